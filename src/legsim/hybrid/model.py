@@ -1,0 +1,178 @@
+"""`Model`: the description of a hybrid system (SimSect digest §1.4, §1.8; DESIGN.md §1).
+
+A model bundles named states and parameters with defaults, the guards with their crossing
+direction and placement, and the compiled hooks of :mod:`legsim.hybrid.signatures`.
+It is immutable; :meth:`Model.params` and :meth:`Model.state` turn user dictionaries into the
+flat arrays the engine reads, with errors that name the unknown key and the closest valid one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+
+from ..errors import InputError
+from . import signatures as sig
+
+__all__ = ["Direction", "Placement", "Guard", "Model"]
+
+
+class Direction(IntEnum):
+    """Which zero crossings of a guard are events."""
+
+    FALLING = -1
+    """Positive to non-positive: leaving the patch (SimSect's only kind)."""
+    EITHER = 0
+    RISING = 1
+
+
+class Placement(IntEnum):
+    """Which side of a located crossing the event state lies on (SimSect STOP_TYPE_*)."""
+
+    LEFT = -1
+    """Just before the crossing: the guard still has its pre-crossing sign."""
+    RIGHT = 1
+    """Just after the crossing: the guard has crossed (within ``stop_precision``)."""
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One boundary function of the model: its name, crossing direction and placement."""
+
+    name: str
+    direction: Direction = Direction.FALLING
+    placement: Placement = Placement.RIGHT
+
+
+def closest(name: str, choices: Sequence[str]) -> str:
+    """A hint naming the valid choice closest to ``name`` (empty when none is close)."""
+    match = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
+    return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+@dataclass(frozen=True)
+class Model:
+    """A hybrid dynamical system written for the legsim engine.
+
+    Parameters
+    ----------
+    name : str
+        Model name (``systemName`` in SimSect init files).
+    state_names, state_defaults : names and default values of the nx states.
+    param_names, param_defaults : names and default values of the np parameters.
+    guards : the nguard guards, in the index order the ``guards`` hook writes them.
+    output_names : names of the ny auxiliary outputs (the columns of SimSect's .data file).
+    vector_field, guard_values, reset, outputs, sample, check : compiled hooks
+        (see :mod:`legsim.hybrid.signatures`). ``sample`` and ``check`` may be omitted.
+    init_partition : Python callable ``(x, p) -> (x, mode)`` that finalises the initial
+        state and chooses the initial mode (SimSect ``InitPartition``). Runs once, in Python.
+    mode_name : Python callable ``mode -> str`` used in messages and plots.
+    error_messages : model error code -> message (codes returned by reset/sample/check).
+    """
+
+    name: str
+    state_names: tuple[str, ...]
+    state_defaults: np.ndarray
+    param_names: tuple[str, ...]
+    param_defaults: np.ndarray
+    guards: tuple[Guard, ...]
+    output_names: tuple[str, ...]
+    vector_field: Callable
+    guard_values: Callable = sig.no_guards
+    reset: Callable = sig.no_reset
+    outputs: Callable | None = None
+    sample: Callable = sig.no_sample
+    check: Callable = sig.no_check
+    init_partition: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, int]] | None = None
+    mode_name: Callable[[int], str] = str
+    error_messages: Mapping[int, str] = field(default_factory=dict)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        sd = np.ascontiguousarray(self.state_defaults, dtype=np.float64)
+        pd = np.ascontiguousarray(self.param_defaults, dtype=np.float64)
+        object.__setattr__(self, "state_defaults", sd)
+        object.__setattr__(self, "param_defaults", pd)
+        if sd.shape != (len(self.state_names),):
+            raise ValueError(f"model '{self.name}': {len(self.state_names)} state names but "
+                             f"{sd.size} state defaults")
+        if pd.shape != (len(self.param_names),):
+            raise ValueError(f"model '{self.name}': {len(self.param_names)} parameter names but "
+                             f"{pd.size} parameter defaults")
+        if self.outputs is None and self.output_names:
+            raise ValueError(f"model '{self.name}': output_names given without an outputs hook")
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def nx(self) -> int:
+        return len(self.state_names)
+
+    @property
+    def nparam(self) -> int:
+        return len(self.param_names)
+
+    @property
+    def nguard(self) -> int:
+        return len(self.guards)
+
+    @property
+    def ny(self) -> int:
+        return len(self.output_names)
+
+    @property
+    def guard_direction(self) -> np.ndarray:
+        return np.array([int(g.direction) for g in self.guards], dtype=np.int64)
+
+    @property
+    def guard_placement(self) -> np.ndarray:
+        return np.array([int(g.placement) for g in self.guards], dtype=np.int64)
+
+    # --------------------------------------------------------- user input
+    def _fill(self, kind: str, names: tuple[str, ...], defaults: np.ndarray,
+              values: Mapping[str, float] | Sequence[float] | np.ndarray | None,
+              where: str) -> np.ndarray:
+        out = defaults.copy()
+        if values is None:
+            return out
+        if isinstance(values, Mapping):
+            index = {n: i for i, n in enumerate(names)}
+            for key, val in values.items():
+                if key not in index:
+                    raise InputError(f"{where}: unknown {kind} '{key}' for model '{self.name}'"
+                                     f"{closest(key, names)}; valid names: {', '.join(names)}")
+                out[index[key]] = _finite(val, f"{where}: {kind} '{key}'")
+            return out
+        arr = np.asarray(values, dtype=np.float64)
+        if arr.shape != out.shape:
+            raise InputError(f"{where}: {kind} vector has wrong size: expected {out.size} "
+                             f"({', '.join(names)}), got {arr.size}")
+        if not np.all(np.isfinite(arr)):
+            bad = [names[i] for i in np.flatnonzero(~np.isfinite(arr))]
+            raise InputError(f"{where}: non-finite {kind} value(s) for {', '.join(bad)}")
+        return arr.copy()
+
+    def params(self, values=None, where: str = "parameters") -> np.ndarray:
+        """Parameter array from defaults overridden by a name->value mapping or a full vector."""
+        return self._fill("parameter", self.param_names, self.param_defaults, values, where)
+
+    def state(self, values=None, where: str = "initial state") -> np.ndarray:
+        """State array from defaults overridden by a name->value mapping or a full vector."""
+        return self._fill("state", self.state_names, self.state_defaults, values, where)
+
+    def message(self, code: int) -> str:
+        """Human-readable text of a model error code."""
+        return self.error_messages.get(int(code), f"model error code {int(code)}")
+
+
+def _finite(val, what: str) -> float:
+    try:
+        f = float(val)
+    except (TypeError, ValueError):
+        raise InputError(f"{what}: expected a real number, got {val!r}") from None
+    if not np.isfinite(f):
+        raise InputError(f"{what}: expected a finite real number, got {val!r}")
+    return f

@@ -1,0 +1,135 @@
+"""Integrator options (DESIGN.md §5: options are typed data, never module globals)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+from enum import IntEnum
+
+import numpy as np
+
+from ..errors import InputError
+from . import _kernels as K
+
+__all__ = ["Method", "Options"]
+
+
+class Method(IntEnum):
+    """Continuous integrators.
+
+    DP45: adaptive Dormand–Prince 5(4) with dense output (error per ``rtol``/``atol``).
+    RK4: SimSect's adaptive classical RK4; error by step doubling, max-norm, absolute, against
+    ``tolerance``; next step h·0.9·(tolerance/err)^``power`` clamped to [0.1 h, 5 h].
+    RK4_FIXED: classical RK4 with the constant step ``h_max``.
+    """
+
+    DP45 = K.M_DP45
+    RK4 = K.M_RK4
+    RK4_FIXED = K.M_RK4_FIXED
+
+
+_METHOD_NAMES = {"dp45": Method.DP45, "rk45": Method.DP45, "dopri5": Method.DP45,
+                 "rk4": Method.RK4, "rk4_fixed": Method.RK4_FIXED}
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to integrate a hybrid model.
+
+    Parameters
+    ----------
+    method : "dp45" | "rk4" | "rk4_fixed" (or a :class:`Method`).
+    rtol, atol : DP45 relative/absolute tolerances.
+    tolerance, power : SimSect adaptive RK4 state-error tolerance and step exponent.
+    h_min, h_max : step bounds [s]; ``h_max`` is the step of "rk4_fixed".
+    h0 : first step [s]; 0 chooses one automatically.
+    stop_precision : event location precision in guard value (SimSect ``stopPrecision``).
+    max_stop_iter : iterations allowed to locate one event (``maxStopIter``).
+    max_transitions : mode changes allowed before the run stops as chattering (0 = no limit;
+        SimSect ``maxChartCount``).
+    record_period : record at exact multiples of this period [s]; 0 records every step.
+    sample_period : period of the model's sampled controller [s]; 0 = no sampled controller.
+    sliding : integrate Filippov sliding motions instead of chattering across a guard.
+    sliding_tolerance : how close to zero a guard must be, and how little a return reset may
+        change the state, for a pair of events to count as a sliding motion.
+    check_every_step : call the model's ``check`` hook after every step (always after events).
+    """
+
+    method: str | Method = "dp45"
+    rtol: float = 1e-8
+    atol: float = 1e-10
+    tolerance: float = 1e-4
+    power: float = 0.33
+    h_min: float = 1e-15
+    h_max: float = 1e-2
+    h0: float = 0.0
+    stop_precision: float = 1e-10
+    max_stop_iter: int = 128
+    max_transitions: int = 1_000_000
+    record_period: float = 0.0
+    sample_period: float = 0.0
+    sliding: bool = True
+    sliding_tolerance: float = 1e-8
+    check_every_step: bool = True
+
+    def __post_init__(self) -> None:
+        m = self.method
+        if isinstance(m, str):
+            key = m.lower()
+            if key not in _METHOD_NAMES:
+                raise InputError(f"integrator method '{m}' is unknown; expected one of "
+                                 f"{', '.join(sorted(_METHOD_NAMES))}")
+            object.__setattr__(self, "method", _METHOD_NAMES[key])
+        else:
+            object.__setattr__(self, "method", Method(m))
+        for name in ("rtol", "atol", "tolerance", "power", "h_min", "h_max", "stop_precision",
+                     "sliding_tolerance"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
+                raise InputError(f"integrator option '{name}' must be a finite number > 0, got {v!r}")
+        for name in ("h0", "record_period", "sample_period"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and math.isfinite(v) and v >= 0):
+                raise InputError(f"integrator option '{name}' must be a finite number >= 0, got {v!r}")
+        if self.h_min > self.h_max:
+            raise InputError(f"integrator options: h_min = {self.h_min} exceeds h_max = {self.h_max}")
+        for name in ("max_stop_iter", "max_transitions"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise InputError(f"integrator option '{name}' must be a whole number >= 0, got {v!r}")
+        if self.max_stop_iter < 1:
+            raise InputError("integrator option 'max_stop_iter' must be at least 1")
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["method"] = Method(self.method).name.lower()
+        return d
+
+    def pack(self, t0: float, t_final: float, max_steps: int) -> tuple[np.ndarray, np.ndarray]:
+        """Option vectors in the kernel's layout."""
+        f = np.zeros(K.N_OPTF)
+        f[K.OF_T0] = t0
+        f[K.OF_TF] = t_final
+        f[K.OF_RTOL] = self.rtol
+        f[K.OF_ATOL] = self.atol
+        f[K.OF_TOL] = self.tolerance
+        f[K.OF_POWER] = self.power
+        f[K.OF_HMIN] = self.h_min
+        f[K.OF_HMAX] = self.h_max
+        f[K.OF_H0] = self.h0
+        f[K.OF_STOP_PREC] = self.stop_precision
+        f[K.OF_REC_PERIOD] = self.record_period
+        f[K.OF_SAMPLE_PERIOD] = self.sample_period
+        f[K.OF_SLIDE_TOL] = self.sliding_tolerance
+        i = np.zeros(K.N_OPTI, dtype=np.int64)
+        i[K.OI_METHOD] = int(self.method)
+        i[K.OI_MAX_STOP_ITER] = self.max_stop_iter
+        i[K.OI_MAX_TRANS] = self.max_transitions
+        i[K.OI_SLIDING] = int(bool(self.sliding))
+        i[K.OI_MAX_STEPS] = max_steps
+        i[K.OI_CHECK_STEPS] = int(bool(self.check_every_step))
+        return f, i

@@ -1,0 +1,69 @@
+"""`Result`: the records of one run (SimSect flow memory, digest §1.6), as numpy arrays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Result", "EVENT_DTYPE", "EVENT_KINDS"]
+
+EVENT_DTYPE = np.dtype([("t", "f8"), ("kind", "i8"), ("guard", "i8"), ("mode_before", "i8"),
+                        ("mode_after", "i8")])
+EVENT_KINDS = {0: "guard", 1: "slide_start", 2: "slide_end", 3: "sample"}
+
+
+@dataclass
+class Result:
+    """Records of a run.
+
+    Attributes
+    ----------
+    t : (n,) record times [s]
+    x : (n, nx) states
+    mode : (n,) modes
+    y : (n, ny) model outputs (SimSect auxiliary functions)
+    events : (m,) structured array: t, kind (0 guard, 1 slide start, 2 slide end, 3 sampled
+        controller changed the mode), guard index (-1 for none), mode_before, mode_after
+    stats : integrator statistics (steps, rejected, fevals, events, transitions, wall time, ...)
+    status : "done" or the reason the run stopped; ``message`` explains it.
+    """
+
+    model_name: str
+    state_names: tuple[str, ...]
+    output_names: tuple[str, ...]
+    params: np.ndarray
+    t: np.ndarray
+    x: np.ndarray
+    mode: np.ndarray
+    y: np.ndarray
+    events: np.ndarray
+    stats: dict = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
+    status: str = "running"
+    message: str = ""
+
+    @classmethod
+    def assemble(cls, model, params, options, rec_chunks, mode_chunks, ev_chunks, stats) -> Result:
+        nx = model.nx
+        width = 1 + nx + model.ny
+        rec = np.concatenate(rec_chunks) if rec_chunks else np.empty((0, width))
+        modes = np.concatenate(mode_chunks) if mode_chunks else np.empty(0, dtype=np.int64)
+        ev = np.concatenate(ev_chunks) if ev_chunks else np.empty(0, dtype=EVENT_DTYPE)
+        return cls(model_name=model.name, state_names=model.state_names,
+                   output_names=model.output_names, params=params.copy(), t=rec[:, 0].copy(),
+                   x=rec[:, 1:1 + nx].copy(), mode=modes, y=rec[:, 1 + nx:].copy(), events=ev,
+                   stats=stats, options=options.as_dict())
+
+    @property
+    def n(self) -> int:
+        """Number of records."""
+        return int(self.t.size)
+
+    def state(self, name: str) -> np.ndarray:
+        """The record column of one state, by name."""
+        return self.x[:, self.state_names.index(name)]
+
+    def output(self, name: str) -> np.ndarray:
+        """The record column of one output, by name."""
+        return self.y[:, self.output_names.index(name)]

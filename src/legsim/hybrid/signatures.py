@@ -1,0 +1,126 @@
+"""The compiled contract between a hybrid model and the engine.
+
+A legsim hybrid model is six small functions, each compiled by numba with one of the
+fixed signatures below. Because the signatures never change, the engine loop is compiled
+once, cached on disk, and called with any model's functions as first-class function
+values (``numba.types.FunctionType``): a new model costs only the compilation of its own
+functions, and a second process pays nothing.
+
+Arguments shared by every hook (SI units throughout):
+
+``t``     float, time [s]
+``x``     float64[nx], the state: continuous states first, then bookkeeping states that
+          change only at events (SimSect convention, digest §1.8)
+``p``     float64[np], parameters (read-only by convention)
+``mode``  int64, the discrete mode ("chart" in SimSect). Any non-negative integer; models
+          with many modes encode them in bits (the hexapod uses 6 stance bits + 12 phase bits)
+
+The hooks (decorate them with the decorator of the same name):
+
+``vector_field(t, x, p, mode, xdot) -> None``
+    Write dx/dt into ``xdot`` (float64[nx]). A *pure* function of its arguments: it is
+    called at Runge–Kutta stages and during event location, out of chronological order.
+``guards(t, x, p, mode, g) -> None``
+    Write the value of every guard (boundary function) into ``g`` (float64[nguard]).
+    A guard that does not apply in ``mode`` is written as NaN (``INACTIVE``). The patch of a
+    mode is where its active guards are positive (SimSect §3.1); an event happens when a
+    guard crosses zero in its declared direction.
+``reset(t, x, p, mode, fired, x_new) -> int``
+    Called at an event. ``fired`` (int64[nguard]) is 1 for each guard that crossed at this
+    event (several when events coincide). ``x_new`` arrives holding a copy of ``x``; write
+    the post-event state into it. Return the new mode (``mode`` itself for an event that
+    changes no mode), or a negative model error code.
+``outputs(t, x, p, mode, y) -> None``
+    Write the auxiliary outputs (SimSect ``AuxFunc``) into ``y`` (float64[ny]).
+``sample(t, x, p, mode, k, x_new) -> int``
+    A discrete controller called exactly at t = t0 + k * sample_period (k = 0, 1, ...).
+    ``x_new`` holds a copy of ``x``; write the controller's bookkeeping states into it and
+    return the new mode (or a negative model error code).
+``check(t, x, p, mode) -> int``
+    Validate the state against the mode (SimSect ``ValidateChart``): 0 when consistent,
+    else a positive model error code whose message the model supplies.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+from numba import types
+
+__all__ = [
+    "INACTIVE",
+    "FLOW_SIG",
+    "GUARD_SIG",
+    "RESET_SIG",
+    "OUTPUT_SIG",
+    "SAMPLE_SIG",
+    "CHECK_SIG",
+    "vector_field",
+    "guards",
+    "reset",
+    "outputs",
+    "sample",
+    "check",
+]
+
+INACTIVE = float("nan")
+"""Guard value meaning "this guard does not apply in this mode"."""
+
+_F8 = types.float64
+_ARR = types.float64[::1]
+_IARR = types.int64[::1]
+_I8 = types.int64
+
+FLOW_SIG = types.void(_F8, _ARR, _ARR, _I8, _ARR)
+GUARD_SIG = types.void(_F8, _ARR, _ARR, _I8, _ARR)
+RESET_SIG = types.int64(_F8, _ARR, _ARR, _I8, _IARR, _ARR)
+OUTPUT_SIG = types.void(_F8, _ARR, _ARR, _I8, _ARR)
+SAMPLE_SIG = types.int64(_F8, _ARR, _ARR, _I8, _I8, _ARR)
+CHECK_SIG = types.int64(_F8, _ARR, _ARR, _I8)
+
+FLOW_T = types.FunctionType(FLOW_SIG)
+GUARD_T = types.FunctionType(GUARD_SIG)
+RESET_T = types.FunctionType(RESET_SIG)
+OUTPUT_T = types.FunctionType(OUTPUT_SIG)
+SAMPLE_T = types.FunctionType(SAMPLE_SIG)
+CHECK_T = types.FunctionType(CHECK_SIG)
+
+
+def _decorator(sig):
+    def deco(fn):
+        return nb.njit(sig, cache=True, nogil=True)(fn)
+
+    deco.__doc__ = f"Compile a model hook with signature {sig} (numba, cached on disk)."
+    return deco
+
+
+vector_field = _decorator(FLOW_SIG)
+guards = _decorator(GUARD_SIG)
+reset = _decorator(RESET_SIG)
+outputs = _decorator(OUTPUT_SIG)
+sample = _decorator(SAMPLE_SIG)
+check = _decorator(CHECK_SIG)
+
+
+# Hooks a model may leave out.
+@sample
+def no_sample(t, x, p, mode, k, x_new):  # pragma: no cover - trivial
+    """Default sampled controller: changes nothing."""
+    return mode
+
+
+@check
+def no_check(t, x, p, mode):  # pragma: no cover - trivial
+    """Default validity check: always valid."""
+    return 0
+
+
+@guards
+def no_guards(t, x, p, mode, g):  # pragma: no cover - trivial
+    """Default for models without events."""
+    return None
+
+
+@reset
+def no_reset(t, x, p, mode, fired, x_new):  # pragma: no cover - trivial
+    """Default reset: the state and mode are unchanged."""
+    return mode

@@ -1,0 +1,223 @@
+"""`simulate`: run a hybrid model with the compiled engine (SimSect ``SS_IntegTraj``, digest §1.7).
+
+The kernel fills fixed-size record and event buffers; this driver hands each full buffer to
+the caller's sinks (so files grow as the run goes), keeps the in-memory result, shows a
+progress bar on runs longer than a couple of seconds, and turns kernel status codes into
+messages that say the time, the mode and the cause. A failed or interrupted run keeps every
+record made before it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError, SimulationError
+from . import _kernels as K
+from . import signatures as sig
+from .model import Model
+from .options import Options
+from .result import EVENT_DTYPE, Result
+
+__all__ = ["simulate", "RecordSink"]
+
+RecordSink = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
+"""Called with (records (n, 1 + nx + ny), modes (n,), events (m,) EVENT_DTYPE) per chunk."""
+
+_REC_CAP = 4096
+_EV_CAP = 1024
+_STEPS_PER_CALL = 20_000
+
+
+@sig.outputs
+def _no_outputs(t, x, p, mode, y):  # pragma: no cover - trivial
+    return None
+
+
+def simulate(model: Model, t_final: float, x0: Mapping[str, float] | Sequence[float] | None = None,
+             params: Mapping[str, float] | Sequence[float] | np.ndarray | None = None,
+             options: Options | None = None, mode0: int | None = None, t0: float = 0.0,
+             sinks: Sequence[RecordSink] = (), progress: bool | None = None,
+             raise_on_error: bool = True) -> Result:
+    """Integrate ``model`` from ``t0`` to ``t_final``.
+
+    Parameters
+    ----------
+    model : the hybrid model.
+    t_final : final time [s]; the last record is at exactly this time.
+    x0 : initial state: a name -> value mapping over the defaults, or a full vector (nx,).
+    params : parameters: a name -> value mapping over the defaults, or a full vector (np,).
+    options : integrator options (defaults: DP45, rtol 1e-8, atol 1e-10).
+    mode0 : initial mode; None lets ``model.init_partition`` choose (or 0 without one).
+    sinks : callables receiving each chunk of records and events as the run goes.
+    progress : show a progress bar (None: only when the run lasts more than ~2 s of wall time).
+    raise_on_error : raise :class:`SimulationError` on failure (its ``result`` keeps the
+        records); False returns the partial result with ``status``/``message`` set.
+
+    Returns
+    -------
+    Result with ``t`` (n,), ``x`` (n, nx), ``mode`` (n,), ``y`` (n, ny), ``events``, ``stats``.
+    """
+    opts = options if options is not None else Options()
+    if not isinstance(opts, Options):
+        raise InputError(f"options must be a legsim.hybrid.Options, got {type(opts).__name__}")
+    try:
+        t_final = float(t_final)
+        t0 = float(t0)
+    except (TypeError, ValueError):
+        raise InputError(f"t0/t_final must be real numbers, got {t0!r}, {t_final!r}") from None
+    if not np.isfinite(t_final) or t_final <= t0:
+        raise InputError(f"final time must be a finite number greater than t0 = {t0}, got {t_final}")
+    p = model.params(params)
+    x = model.state(x0)
+    if mode0 is None:
+        if model.init_partition is not None:
+            x, mode = model.init_partition(x.copy(), p)
+            x = np.ascontiguousarray(x, dtype=np.float64)
+        else:
+            mode = 0
+    else:
+        mode = int(mode0)
+    if mode < 0:
+        raise InputError(f"initial mode must be >= 0, got {mode}")
+
+    of = model.outputs if model.outputs is not None else _no_outputs
+    optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL)
+    sf = np.zeros(K.N_SF)
+    sf[K.SF_T] = t0
+    sf[K.SF_H] = opts.h0
+    si = np.zeros(K.N_SI, dtype=np.int64)
+    si[K.SI_MODE] = mode
+    width = 1 + model.nx + model.ny
+    rec = np.empty((_REC_CAP, width))
+    rec_mode = np.empty(_REC_CAP, dtype=np.int64)
+    ev_t = np.empty(_EV_CAP)
+    ev_i = np.empty((_EV_CAP, 4), dtype=np.int64)
+    gdir = model.guard_direction
+    gplace = model.guard_placement
+
+    rec_chunks: list[np.ndarray] = []
+    mode_chunks: list[np.ndarray] = []
+    ev_chunks: list[np.ndarray] = []
+
+    def flush() -> None:
+        n, m = int(si[K.SI_NREC]), int(si[K.SI_NEV])
+        if n == 0 and m == 0:
+            return
+        r = rec[:n].copy()
+        md = rec_mode[:n].copy()
+        ev = np.empty(m, dtype=EVENT_DTYPE)
+        ev["t"] = ev_t[:m]
+        ev["kind"] = ev_i[:m, 0]
+        ev["guard"] = ev_i[:m, 1]
+        ev["mode_before"] = ev_i[:m, 2]
+        ev["mode_after"] = ev_i[:m, 3]
+        rec_chunks.append(r)
+        mode_chunks.append(md)
+        ev_chunks.append(ev)
+        for sink in sinks:
+            sink(r, md, ev)
+        si[K.SI_NREC] = 0
+        si[K.SI_NEV] = 0
+
+    wall0 = time.perf_counter()
+    bar = _Progress(t0, t_final, progress)
+    status = K.ST_BUDGET
+    interrupted = False
+    try:
+        while True:
+            status = int(K.advance(model.vector_field, model.guard_values, model.reset, of,
+                                   model.sample, model.check, gdir, gplace, p, optf, opti, sf, si,
+                                   x, rec, rec_mode, ev_t, ev_i))
+            if status in (K.ST_RECORDS_FULL, K.ST_EVENTS_FULL):
+                flush()
+            elif status == K.ST_BUDGET:
+                if si[K.SI_NREC] > _REC_CAP // 2:
+                    flush()
+            else:
+                break
+            bar.update(float(sf[K.SF_T]))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        flush()
+        bar.close()
+    wall = time.perf_counter() - wall0
+
+    stats = {
+        "steps": int(si[K.SI_NSTEP]), "rejected": int(si[K.SI_NREJ]),
+        "fevals": int(si[K.SI_NFEV]), "events": int(si[K.SI_NEVENT]),
+        "transitions": int(si[K.SI_NTRANS]), "slides": int(si[K.SI_NSLIDE]),
+        "locate_iterations": int(si[K.SI_NSTOPIT]), "wall_time_s": wall,
+        "sim_time_s": float(sf[K.SF_T]) - t0,
+    }
+    stats["real_time_factor"] = stats["sim_time_s"] / wall if wall > 0 else float("inf")
+    result = Result.assemble(model, p, opts, rec_chunks, mode_chunks, ev_chunks, stats)
+    t_stop = float(sf[K.SF_T])
+    mode_stop = int(si[K.SI_MODE])
+    if interrupted:
+        cause, status_name = "interrupted by the user", "interrupted"
+    elif status == K.ST_DONE:
+        result.status = "done"
+        return result
+    else:
+        status_name, cause = _explain(model, status, si, opts)
+    msg = (f"{model.name}: run stopped at t = {t_stop:.9g} s in mode {model.mode_name(mode_stop)} "
+           f"({mode_stop}): {cause}. {result.n} records up to that time were kept.")
+    result.status = status_name
+    result.message = msg
+    if raise_on_error:
+        raise SimulationError(msg, t=t_stop, mode=model.mode_name(mode_stop), cause=cause,
+                              result=result)
+    return result
+
+
+def _explain(model: Model, status: int, si: np.ndarray, opts: Options) -> tuple[str, str]:
+    guard = int(si[K.SI_ERR_GUARD])
+    gname = model.guards[guard].name if 0 <= guard < model.nguard else "sliding exit"
+    code = int(si[K.SI_ERR])
+    if status == K.ST_STEP_UNDERFLOW:
+        return "step_underflow", (f"step size fell below h_min = {opts.h_min:g} s (stiff or "
+                                  "discontinuous vector field inside a mode?)")
+    if status == K.ST_NONFINITE:
+        return "nonfinite", "the state became non-finite (NaN or inf)"
+    if status == K.ST_CHATTER:
+        return "chattering", (f"chattering: more than {opts.max_transitions} mode transitions "
+                              f"(max_transitions), last at guard '{gname}'; enable sliding or "
+                              "check the guard and reset")
+    if status == K.ST_LOCATE_FAILED:
+        return "event_not_located", (f"guard '{gname}' could not be located to stop_precision = "
+                                     f"{opts.stop_precision:g} in max_stop_iter = "
+                                     f"{opts.max_stop_iter} iterations (discontinuous guard?)")
+    if status == K.ST_MODEL_ERROR:
+        return "model_error", model.message(code)
+    if status == K.ST_CHECK_FAILED:
+        return "invalid_state", model.message(code)
+    return "unknown", f"engine status {status}"
+
+
+class _Progress:
+    """A tqdm bar in simulated seconds that appears only for runs longer than ~2 s."""
+
+    def __init__(self, t0: float, tf: float, enabled: bool | None):
+        self._bar = None
+        self._t0 = t0
+        if enabled is False:
+            return
+        try:
+            from tqdm import tqdm
+        except ImportError:  # pragma: no cover - tqdm is a dependency
+            return
+        self._bar = tqdm(total=tf - t0, unit="sim s", delay=0.0 if enabled else 2.0,
+                         bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} sim s [{elapsed}<{remaining}]",
+                         leave=False)
+
+    def update(self, t: float) -> None:
+        if self._bar is not None:
+            self._bar.update(max(0.0, t - self._t0 - self._bar.n))
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
