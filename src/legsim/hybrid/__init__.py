@@ -8,9 +8,9 @@ describe it with :class:`Model`, and run it with :func:`simulate`. See
 from . import signatures
 from .model import Direction, Guard, Model, Placement
 from .options import Method, Options
-from .result import EVENT_DTYPE, Result
+from .result import Result, event_dtype
 from .signatures import INACTIVE
 from .simulate import simulate
 
 __all__ = ["signatures", "Direction", "Guard", "Model", "Placement", "Method", "Options", "Result",
-           "EVENT_DTYPE", "INACTIVE", "simulate"]
+           "event_dtype", "INACTIVE", "simulate"]

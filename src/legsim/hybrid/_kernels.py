@@ -72,10 +72,12 @@ EV_GUARD, EV_SLIDE_START, EV_SLIDE_END, EV_SAMPLE_MODE = 0, 1, 2, 3
 
 @njit(cache=True)
 def _crossed(g0, g1, direction):
-    """True when a guard went from g0 to g1 across zero in its direction (NaN never crosses)."""
-    if direction <= 0 and g0 > 0.0 and g1 <= 0.0:
+    """True when a guard entered the strictly crossed side from the closed other side, in its
+    direction: falling means g0 >= 0 and g1 < 0 (NaN, an inactive guard, never crosses). A state
+    that starts exactly on a surface and moves across it therefore fires at once."""
+    if direction <= 0 and g0 >= 0.0 and g1 < 0.0:
         return True
-    if direction >= 0 and g0 < 0.0 and g1 >= 0.0:
+    if direction >= 0 and g0 <= 0.0 and g1 > 0.0:
         return True
     return False
 
@@ -243,9 +245,12 @@ def _record(of, t, x, p, mode, rec, rec_mode, si, ybuf):
 
 
 @njit(cache=True)
-def _log_event(t, kind, guard, mode_before, mode_after, ev_t, ev_i, si):
+def _log_event(t, x, kind, guard, mode_before, mode_after, ev_t, ev_i, si):
+    """Append an event: ev_t row = [t, state before the reset...]; ev_i row = kind, guard, modes."""
     r = si[SI_NEV]
-    ev_t[r] = t
+    ev_t[r, 0] = t
+    for i in range(x.size):
+        ev_t[r, 1 + i] = x[i]
     ev_i[r, 0] = kind
     ev_i[r, 1] = guard
     ev_i[r, 2] = mode_before
@@ -423,7 +428,7 @@ _ADVANCE_SIG = T.int64(
     T.float64[::1], T.int64[::1],
     T.float64[::1], T.int64[::1], T.float64[::1],
     T.float64[:, ::1], T.int64[::1],
-    T.float64[::1], T.int64[:, ::1],
+    T.float64[:, ::1], T.int64[:, ::1],
 )
 
 
@@ -457,7 +462,7 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
     max_steps = opti[OI_MAX_STEPS]
     check_steps = opti[OI_CHECK_STEPS]
     rec_cap = rec.shape[0]
-    ev_cap = ev_t.size
+    ev_cap = ev_t.shape[0]
 
     K = np.empty((7, nx))
     xs = np.empty(nx)
@@ -495,7 +500,7 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
             for i in range(nx):
                 x[i] = xnew[i]
             if m2 != mode:
-                _log_event(t, EV_SAMPLE_MODE, -1, mode, m2, ev_t, ev_i, si)
+                _log_event(t, x, EV_SAMPLE_MODE, -1, mode, m2, ev_t, ev_i, si)
                 mode = m2
                 si[SI_MODE] = mode
             si[SI_SAMPLE_K] = 1
@@ -625,7 +630,7 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
                         changed = True
                     x[i] = xnew[i]
                 if m2 != mode:
-                    _log_event(t, EV_SAMPLE_MODE, -1, mode, m2, ev_t, ev_i, si)
+                    _log_event(t, x, EV_SAMPLE_MODE, -1, mode, m2, ev_t, ev_i, si)
                     mode = m2
                     si[SI_SLIDE] = 0
                 if changed:
@@ -711,7 +716,7 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
                     si[SI_ERR] = m2
                     return ST_MODEL_ERROR
                 mode = m2
-            _log_event(te, EV_SLIDE_END, kg, mode_before, mode, ev_t, ev_i, si)
+            _log_event(te, xe, EV_SLIDE_END, kg, mode_before, mode, ev_t, ev_i, si)
         else:
             m2 = rf(te, xe, p, mode, fired, xnew)
             if m2 < 0:
@@ -719,14 +724,14 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
                 sf[SF_T] = te
                 return ST_MODEL_ERROR
             mode = m2
-            _log_event(te, EV_GUARD, best, mode_before, mode, ev_t, ev_i, si)
+            _log_event(te, xe, EV_GUARD, best, mode_before, mode, ev_t, ev_i, si)
             si[SI_NEVENT] += 1
             if mode != mode_before:
                 si[SI_NTRANS] += 1
             if sliding == 1 and mode != mode_before and si[SI_SLIDE] == 0:
                 if _try_slide(vf, gf, rf, si, te, xnew, p, mode_before, mode, best, gdir, g0[best],
                               fired, gbuf, fa, fb, xr, xp, g1, slide_tol):
-                    _log_event(te, EV_SLIDE_START, best, mode_before, mode, ev_t, ev_i, si)
+                    _log_event(te, xe, EV_SLIDE_START, best, mode_before, mode, ev_t, ev_i, si)
                     mode = mode_before
                     si[SI_NTRANS] -= 1
             if (max_trans > 0 and si[SI_NTRANS] > max_trans) or zeno > 1000:

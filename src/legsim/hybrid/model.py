@@ -72,6 +72,9 @@ class Model:
         state and chooses the initial mode (SimSect ``InitPartition``). Runs once, in Python.
     mode_name : Python callable ``mode -> str`` used in messages and plots.
     error_messages : model error code -> message (codes returned by reset/sample/check).
+    stance : for legged models, ``modes (n,) -> (n, nlegs) bool``, True where a leg is in stance
+        (used for gait diagrams).
+    path_states : names of the two states that trace the body path in the ground plane.
     """
 
     name: str
@@ -91,6 +94,8 @@ class Model:
     mode_name: Callable[[int], str] = str
     error_messages: Mapping[int, str] = field(default_factory=dict)
     description: str = ""
+    stance: Callable[[np.ndarray], np.ndarray] | None = None
+    path_states: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         sd = np.ascontiguousarray(self.state_defaults, dtype=np.float64)

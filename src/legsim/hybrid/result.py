@@ -6,10 +6,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Result", "EVENT_DTYPE", "EVENT_KINDS"]
+__all__ = ["Result", "event_dtype", "EVENT_KINDS"]
 
-EVENT_DTYPE = np.dtype([("t", "f8"), ("kind", "i8"), ("guard", "i8"), ("mode_before", "i8"),
-                        ("mode_after", "i8")])
+EVENT_FIELDS = [("t", "f8"), ("kind", "i8"), ("guard", "i8"), ("mode_before", "i8"),
+                ("mode_after", "i8")]
+
+
+def event_dtype(nx: int) -> np.dtype:
+    """Event record: time, kind, guard, modes, and the state x (nx,) just before the reset."""
+    return np.dtype(EVENT_FIELDS + [("x", "f8", (nx,))])
+
 EVENT_KINDS = {0: "guard", 1: "slide_start", 2: "slide_end", 3: "sample"}
 
 
@@ -24,7 +30,8 @@ class Result:
     mode : (n,) modes
     y : (n, ny) model outputs (SimSect auxiliary functions)
     events : (m,) structured array: t, kind (0 guard, 1 slide start, 2 slide end, 3 sampled
-        controller changed the mode), guard index (-1 for none), mode_before, mode_after
+        controller changed the mode), guard index (-1 for none), mode_before, mode_after, and
+        x (nx,), the state at the event before the reset
     stats : integrator statistics (steps, rejected, fevals, events, transitions, wall time, ...)
     status : "done" or the reason the run stopped; ``message`` explains it.
     """
@@ -49,7 +56,7 @@ class Result:
         width = 1 + nx + model.ny
         rec = np.concatenate(rec_chunks) if rec_chunks else np.empty((0, width))
         modes = np.concatenate(mode_chunks) if mode_chunks else np.empty(0, dtype=np.int64)
-        ev = np.concatenate(ev_chunks) if ev_chunks else np.empty(0, dtype=EVENT_DTYPE)
+        ev = np.concatenate(ev_chunks) if ev_chunks else np.empty(0, dtype=event_dtype(nx))
         return cls(model_name=model.name, state_names=model.state_names,
                    output_names=model.output_names, params=params.copy(), t=rec[:, 0].copy(),
                    x=rec[:, 1:1 + nx].copy(), mode=modes, y=rec[:, 1 + nx:].copy(), events=ev,

@@ -60,6 +60,7 @@ __all__ = [
     "outputs",
     "sample",
     "check",
+    "njit_helper",
 ]
 
 INACTIVE = float("nan")
@@ -99,6 +100,11 @@ reset = _decorator(RESET_SIG)
 outputs = _decorator(OUTPUT_SIG)
 sample = _decorator(SAMPLE_SIG)
 check = _decorator(CHECK_SIG)
+
+
+def njit_helper(fn):
+    """Compile a helper that hooks call (numba ``njit``, cached on disk, signature inferred)."""
+    return nb.njit(cache=True, nogil=True)(fn)
 
 
 # Hooks a model may leave out.

@@ -19,12 +19,12 @@ from . import _kernels as K
 from . import signatures as sig
 from .model import Model
 from .options import Options
-from .result import EVENT_DTYPE, Result
+from .result import Result, event_dtype
 
 __all__ = ["simulate", "RecordSink"]
 
 RecordSink = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
-"""Called with (records (n, 1 + nx + ny), modes (n,), events (m,) EVENT_DTYPE) per chunk."""
+"""Called with (records (n, 1 + nx + ny), modes (n,), events (m,) event_dtype(nx)) per chunk."""
 
 _REC_CAP = 4096
 _EV_CAP = 1024
@@ -93,7 +93,7 @@ def simulate(model: Model, t_final: float, x0: Mapping[str, float] | Sequence[fl
     width = 1 + model.nx + model.ny
     rec = np.empty((_REC_CAP, width))
     rec_mode = np.empty(_REC_CAP, dtype=np.int64)
-    ev_t = np.empty(_EV_CAP)
+    ev_t = np.empty((_EV_CAP, 1 + model.nx))
     ev_i = np.empty((_EV_CAP, 4), dtype=np.int64)
     gdir = model.guard_direction
     gplace = model.guard_placement
@@ -108,8 +108,9 @@ def simulate(model: Model, t_final: float, x0: Mapping[str, float] | Sequence[fl
             return
         r = rec[:n].copy()
         md = rec_mode[:n].copy()
-        ev = np.empty(m, dtype=EVENT_DTYPE)
-        ev["t"] = ev_t[:m]
+        ev = np.empty(m, dtype=event_dtype(model.nx))
+        ev["t"] = ev_t[:m, 0]
+        ev["x"] = ev_t[:m, 1:]
         ev["kind"] = ev_i[:m, 0]
         ev["guard"] = ev_i[:m, 1]
         ev["mode_before"] = ev_i[:m, 2]

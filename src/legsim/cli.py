@@ -1,0 +1,140 @@
+"""The ``legsim`` command line: run | simsect | plot | demo | models | fit.
+
+User mistakes (bad files, keys, values) print one clear message and exit with status 2; a run
+that fails says the time, mode and cause, keeps its records, and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from . import __version__
+from .errors import InputError, LegsimError, SimulationError
+
+__all__ = ["main"]
+
+SCENARIO_DIR = Path(__file__).parent / "scenarios"
+
+
+def _cmd_run(args) -> int:
+    from .runner import run_scenario
+
+    run_scenario(args.scenario, args.out, progress=False if args.quiet else None,
+                 plot=args.plot, echo=(lambda s: None) if args.quiet else print)
+    return 0
+
+
+def _cmd_simsect(args) -> int:
+    from .simsect.runner import main_simsect
+
+    return main_simsect(args)
+
+
+def _cmd_plot(args) -> int:
+    from .viz import plot_run
+
+    for f in plot_run(args.run_dir):
+        print(f)
+    return 0
+
+
+def _cmd_demo(args) -> int:
+    from .runner import run_scenario
+
+    scenario = SCENARIO_DIR / f"{args.name}.toml"
+    if not scenario.is_file():
+        names = sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+        raise InputError(f"no demo named '{args.name}'; available: {', '.join(names)}")
+    out = Path(args.out) if args.out else Path(f"{args.name}-out")
+    run_scenario(scenario, out, progress=None, plot=True, echo=print)
+    return 0
+
+
+def _cmd_models(args) -> int:
+    from . import registry
+
+    if args.name is None:
+        for name, target in sorted(registry.available_models().items()):
+            print(f"{name:16s} {target}")
+        return 0
+    model = registry.build(args.name)
+    print(f"{model.name}: {model.description}")
+    print(f"states ({model.nx}):")
+    for n, v in zip(model.state_names, model.state_defaults, strict=True):
+        print(f"  {n} = {v:g}")
+    print(f"parameters ({model.nparam}):")
+    for n, v in zip(model.param_names, model.param_defaults, strict=True):
+        print(f"  {n} = {v:g}")
+    print(f"guards ({model.nguard}): {', '.join(g.name for g in model.guards)}")
+    print(f"outputs ({model.ny}): {', '.join(model.output_names)}")
+    return 0
+
+
+_PLUGINS = ("legsim.identify.cli",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="legsim", description="Simulate legged robots.")
+    parser.add_argument("--version", action="version", version=f"legsim {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("run", help="run a TOML scenario and write its records")
+    p.add_argument("scenario", help="scenario file (TOML)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--plot", action="store_true", help="also write the figures")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("simsect", help="run a SimSect init file (.rc) unchanged")
+    p.add_argument("-c", dest="config", default="SimSect.rc", help="init file (default SimSect.rc)")
+    p.add_argument("--out-dir", default=None, help="where to write the output files (default: .)")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=_cmd_simsect)
+
+    p = sub.add_parser("plot", help="write PNG figures of a run directory")
+    p.add_argument("run_dir")
+    p.set_defaults(func=_cmd_plot)
+
+    p = sub.add_parser("demo", help="run a bundled demo scenario with figures")
+    p.add_argument("name", nargs="?", default="hexapod_walk")
+    p.add_argument("--out", default=None, help="output directory (default NAME-out)")
+    p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("models", help="list models, or show one's states and parameters")
+    p.add_argument("name", nargs="?")
+    p.set_defaults(func=_cmd_models)
+
+    for mod in _PLUGINS:
+        try:
+            plugin = importlib.import_module(mod)
+        except ImportError:
+            continue
+        plugin.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"legsim: error: {exc}", file=sys.stderr)
+        return 2
+    except SimulationError as exc:
+        print(f"legsim: run failed: {exc}", file=sys.stderr)
+        return 1
+    except LegsimError as exc:
+        print(f"legsim: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("legsim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""Model registry: ``systemName`` / scenario ``model`` -> model builder (digest §6.1-6, a plugin
+registry instead of SimSect's hard-wired ``SS_InitSystem``).
+
+Built-in models are listed here; other packages add theirs through the ``legsim.models``
+entry-point group (``name = "package.module:build_model"``), where ``build_model()`` returns a
+:class:`legsim.hybrid.Model`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+
+from .errors import InputError
+from .hybrid.model import Model, closest
+
+__all__ = ["BUILTIN_MODELS", "available_models", "build"]
+
+BUILTIN_MODELS = {
+    "slip": "legsim.robots.slip:build_model",
+    "hexapod": "legsim.robots.rhex.model:build_model",
+    "bouncing_ball": "legsim.examples.bouncing_ball:build_model",
+    "coulomb_block": "legsim.examples.coulomb_block:build_model",
+}
+
+
+def available_models() -> dict[str, str]:
+    """Model name -> "module:function" of its builder (built-ins and installed plugins)."""
+    models = dict(BUILTIN_MODELS)
+    for ep in entry_points(group="legsim.models"):
+        models.setdefault(ep.name, ep.value)
+    return models
+
+
+def build(name: str, where: str = "model") -> Model:
+    """Build the model registered as ``name``; an unknown name gets the closest valid one."""
+    models = available_models()
+    if name not in models:
+        raise InputError(f"{where}: unknown model '{name}'{closest(name, list(models))}; "
+                         f"available: {', '.join(sorted(models))}")
+    module, func = models[name].split(":")
+    return getattr(importlib.import_module(module), func)()

@@ -1,0 +1,186 @@
+"""TOML scenario files: model, parameters, initial state, integrator, controller, terrain, outputs.
+
+A scenario is validated before anything runs: an unknown key gets an error naming the file,
+the table and the closest valid key; a wrong type or out-of-range value gets an error naming
+the file, the key and what is allowed. Example::
+
+    model = "hexapod"          # a registered model (legsim models lists them)
+    t_final = 5.0              # [s]
+    mode = 0                   # optional; otherwise the model's init_partition decides
+
+    [params]                   # any model parameter, by name
+    body_mass = 7.0
+    [controller]               # parameters too, grouped for readability
+    t_c = 0.5
+    [terrain]
+    terrain_type = 0
+    [initial]                  # initial state, by state name
+    r_z = 0.2
+    [integrator]               # legsim.hybrid.Options fields
+    method = "dp45"
+    rtol = 1e-6
+    [outputs]
+    record_period = 0.01
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import registry
+from .errors import InputError
+from .hybrid import Model, Options
+from .hybrid.model import closest
+
+__all__ = ["Scenario", "load_scenario", "parse_scenario"]
+
+_TOP = {"model", "t_final", "t0", "mode", "description", "params", "controller", "terrain",
+        "initial", "integrator", "outputs"}
+_PARAM_TABLES = ("params", "controller", "terrain")
+_OUTPUT_KEYS = {"record_period", "events", "progress"}
+
+# allowed ranges for the integrator options: (type, low, low_inclusive)
+_INTEGRATOR = {
+    "method": (str, None, None), "rtol": (float, 0.0, False), "atol": (float, 0.0, False),
+    "tolerance": (float, 0.0, False), "power": (float, 0.0, False), "h_min": (float, 0.0, False),
+    "h_max": (float, 0.0, False), "h0": (float, 0.0, True),
+    "stop_precision": (float, 0.0, False), "max_stop_iter": (int, 1, True),
+    "max_transitions": (int, 0, True), "record_period": (float, 0.0, True),
+    "sample_period": (float, 0.0, True), "sliding": (bool, None, None),
+    "sliding_tolerance": (float, 0.0, False), "check_every_step": (bool, None, None),
+}
+
+
+@dataclass
+class Scenario:
+    """A validated scenario: the model, its inputs and the integrator options."""
+
+    source: str
+    model: Model
+    model_name: str
+    t_final: float
+    t0: float
+    mode: int | None
+    params: dict[str, float]
+    initial: dict[str, float]
+    options: Options
+    outputs: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def resolved(self) -> dict[str, Any]:
+        """The scenario with every default filled in (written to the run's metadata)."""
+        p = self.model.params(self.params)
+        x = self.model.state(self.initial)
+        return {
+            "model": self.model_name, "t0": self.t0, "t_final": self.t_final, "mode": self.mode,
+            "params": dict(zip(self.model.param_names, map(float, p), strict=True)),
+            "initial": dict(zip(self.model.state_names, map(float, x), strict=True)),
+            "integrator": self.options.as_dict(), "outputs": dict(self.outputs),
+            "source": self.source,
+        }
+
+
+def _where(src: str, table: str | None, key: str) -> str:
+    return f"{src}: [{table}] {key}" if table else f"{src}: {key}"
+
+
+def _number(src: str, table: str | None, key: str, value: Any, kind: type, low=None,
+            inclusive=True) -> Any:
+    where = _where(src, table, key)
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise InputError(f"{where} = {value!r}: expected true or false")
+        return value
+    if kind is str:
+        if not isinstance(value, str):
+            raise InputError(f"{where} = {value!r}: expected a quoted string")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f"{where} = {value!r}: expected a {'whole number' if kind is int else 'number'}")
+    if kind is int and (not float(value).is_integer()):
+        raise InputError(f"{where} = {value!r}: expected a whole number")
+    if not math.isfinite(value):
+        raise InputError(f"{where} = {value!r}: expected a finite number")
+    if low is not None and (value < low or (value == low and not inclusive)):
+        rel = ">=" if inclusive else ">"
+        raise InputError(f"{where} = {value!r}: out of range, allowed {rel} {low:g}")
+    return int(value) if kind is int else float(value)
+
+
+def _check_keys(src: str, table: str | None, got: dict, allowed, what: str) -> None:
+    for key in got:
+        if key not in allowed:
+            raise InputError(f"{_where(src, table, key)}: unknown {what}{closest(key, list(allowed))}; "
+                             f"valid: {', '.join(sorted(allowed))}")
+
+
+def parse_scenario(data: dict[str, Any], source: str = "<scenario>") -> Scenario:
+    """Validate a scenario dictionary (as read from TOML)."""
+    raw = copy.deepcopy(data)
+    _check_keys(source, None, data, _TOP, "key")
+    if "model" not in data:
+        raise InputError(f"{source}: missing key 'model' (the model to run, e.g. \"slip\")")
+    name = _number(source, None, "model", data["model"], str)
+    model = registry.build(name, where=f"{source}: model")
+    if "t_final" not in data:
+        raise InputError(f"{source}: missing key 't_final' (the final time in seconds)")
+    t0 = _number(source, None, "t0", data.get("t0", 0.0), float)
+    t_final = _number(source, None, "t_final", data["t_final"], float, t0, False)
+    mode = _number(source, None, "mode", data["mode"], int, 0) if "mode" in data else None
+    params: dict[str, float] = {}
+    for table in _PARAM_TABLES:
+        section = data.get(table, {})
+        if not isinstance(section, dict):
+            raise InputError(f"{source}: '{table}' must be a table ([{table}])")
+        for key, value in section.items():
+            if key not in model.param_names:
+                raise InputError(f"{_where(source, table, key)}: unknown parameter of model '{name}'"
+                                 f"{closest(key, model.param_names)}")
+            if key in params:
+                raise InputError(f"{_where(source, table, key)}: parameter set twice")
+            params[key] = _number(source, table, key, value, float)
+    initial = data.get("initial", {})
+    if not isinstance(initial, dict):
+        raise InputError(f"{source}: 'initial' must be a table ([initial])")
+    for key, value in initial.items():
+        if key not in model.state_names:
+            raise InputError(f"{_where(source, 'initial', key)}: unknown state of model '{name}'"
+                             f"{closest(key, model.state_names)}")
+        initial[key] = _number(source, "initial", key, value, float)
+    integ = data.get("integrator", {})
+    if not isinstance(integ, dict):
+        raise InputError(f"{source}: 'integrator' must be a table ([integrator])")
+    _check_keys(source, "integrator", integ, _INTEGRATOR, "integrator option")
+    opt_kwargs = {k: _number(source, "integrator", k, v, *_INTEGRATOR[k]) for k, v in integ.items()}
+    outputs = data.get("outputs", {})
+    if not isinstance(outputs, dict):
+        raise InputError(f"{source}: 'outputs' must be a table ([outputs])")
+    _check_keys(source, "outputs", outputs, _OUTPUT_KEYS, "output option")
+    if "record_period" in outputs:
+        opt_kwargs["record_period"] = _number(source, "outputs", "record_period",
+                                              outputs["record_period"], float, 0.0, True)
+    try:
+        options = Options(**opt_kwargs)
+    except InputError as exc:
+        raise InputError(f"{source}: [integrator] {exc}") from None
+    return Scenario(source=source, model=model, model_name=name, t_final=t_final, t0=t0, mode=mode,
+                    params=params, initial=dict(initial), options=options, outputs=dict(outputs),
+                    raw=raw)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a TOML scenario file."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"scenario file '{path}' not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML: {exc}") from None
+    return parse_scenario(data, str(path))
