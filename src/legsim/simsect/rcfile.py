@@ -61,7 +61,7 @@ ALIASES = {"maxStopIterations": "maxStopIter", "rkPower": "power"}
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _LINE = re.compile(r"""^\s*(?P<name>[^\s=#]+)\s*(?:=\s*|\s+)"""
-                   r"""(?P<value>"(?:[^"\\]|\\.)*"|[^#\s]+)\s*(?:\#.*)?$""")
+                   r"""(?P<value>"(?:[^"\\]|\\.)*"|[^#\s="][^#\s]*)\s*(?:\#.*)?$""")
 
 
 def parse_rc(text: str, source: str = "<string>") -> dict[str, Symbol]:

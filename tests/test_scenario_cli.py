@@ -1,0 +1,103 @@
+"""TOML scenarios, run directories and the ``legsim`` command (issue 2 §4)."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from legsim.cli import SCENARIO_DIR, main
+from legsim.errors import InputError, SimulationError
+from legsim.io import load_run
+from legsim.runner import run_scenario
+from legsim.scenario import load_scenario, parse_scenario
+
+
+def _write(tmp_path, text, name="s.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('model = "slip"\nt_fnal = 1\n', "unknown key.*did you mean 't_final'"),
+    ('model = "slip"\nt_final = 1\n[params]\nbody_mas = 1\n', r"\[params\] body_mas.*did you mean 'body_mass'"),
+    ('model = "slip"\nt_final = 1\n[initial]\nydot = "fast"\n', r"\[initial\] ydot.*expected a number"),
+    ('model = "slip"\nt_final = 1\n[integrator]\nrtol = -1\n', r"\[integrator\] rtol = -1.*allowed > 0"),
+    ('model = "slip"\nt_final = 1\n[integrator]\nmax_stop_iter = 2.5\n', "whole number"),
+    ('model = "slip"\nt_final = 1\n[integrator]\nmethod = "euler"\n', "method 'euler' is unknown"),
+    ('model = "slip"\nt_final = -1\n', "t_final = -1.*out of range"),
+    ('model = "slp"\nt_final = 1\n', "did you mean 'slip'"),
+    ('t_final = 1\n', "missing key 'model'"),
+    ('model = "slip"\nt_final = 1\n[outputs]\nrecord_perod = 0.1\n', "did you mean 'record_period'"),
+    ('model = "slip"\nt_final = 1\n[params]\nk = inf\n', "finite"),
+])
+def test_bad_scenarios_name_the_file_key_and_what_is_allowed(tmp_path, text, fragment):
+    path = _write(tmp_path, text)
+    with pytest.raises(InputError, match=fragment) as exc:
+        load_scenario(path)
+    assert str(path) in str(exc.value)
+
+
+def test_invalid_toml_is_reported_with_the_file_name(tmp_path):
+    with pytest.raises(InputError, match="not valid TOML"):
+        load_scenario(_write(tmp_path, "model = \n"))
+
+
+def test_run_writes_columnar_records_pandas_reads_and_metadata(tmp_path):
+    res = run_scenario(SCENARIO_DIR / "slip_run.toml", tmp_path / "run", progress=False,
+                       echo=lambda s: None)
+    df = pd.read_parquet(tmp_path / "run" / "records")
+    assert list(df.columns[:4]) == ["t", "mode", "x", "y"]
+    assert len(df) == res.n == 2001
+    assert np.allclose(df["t"].to_numpy(), np.arange(2001) * 0.005, rtol=0, atol=1e-12)
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert meta["status"] == "done" and meta["model"] == "slip"
+    assert meta["scenario"]["params"]["k"] == 1000.0 and meta["scenario"]["integrator"]["rtol"] == 1e-9
+    assert meta["stats"]["steps"] > 0 and "legsim_version" in meta
+    events = pd.read_parquet(tmp_path / "run" / "events")
+    assert set(events["guard_name"]) == {"apex", "touchdown", "bottom", "liftoff"}
+
+
+def test_a_failed_run_keeps_every_record_and_says_time_mode_and_cause(tmp_path):
+    sc = parse_scenario({"model": "slip", "t_final": 5.0, "params": {"body_mass": 12.0},
+                         "outputs": {"record_period": 0.001}}, "heavy.toml")
+    with pytest.raises(SimulationError) as exc:
+        run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
+    msg = str(exc.value)
+    assert "t = " in msg and "mode" in msg and "toppled" in msg
+    run = load_run(tmp_path / "run")
+    assert run.meta["status"] == "invalid_state"
+    assert len(run.t) == exc.value.result.n > 500
+    assert np.array_equal(run.t, exc.value.result.t)
+    assert run.t[-1] == pytest.approx(exc.value.t, abs=1e-3)
+
+
+def test_plot_writes_state_output_gait_and_path_figures(tmp_path):
+    run_scenario(SCENARIO_DIR / "slip_run.toml", tmp_path / "run", progress=False, echo=lambda s: None)
+    assert main(["plot", str(tmp_path / "run")]) == 0
+    for name in ("states", "outputs", "gait", "path"):
+        png = tmp_path / "run" / "plots" / f"{name}.png"
+        assert png.stat().st_size > 5000
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_errors_are_one_line_without_traceback(tmp_path):
+    bad = _write(tmp_path, 'model = "slip"\nt_final = 1\n[params]\nspring = 3\n')
+    proc = subprocess.run([sys.executable, "-m", "legsim", "run", str(bad), "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "spring" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "legsim", "plot", str(tmp_path / "nothing")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "run.json" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_models_lists_and_describes_models(capsys):
+    assert main(["models"]) == 0
+    assert "slip" in capsys.readouterr().out
+    assert main(["models", "slip"]) == 0
+    out = capsys.readouterr().out
+    assert "touchdown_angle" in out and "body_mass = 1" in out
