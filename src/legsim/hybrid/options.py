@@ -100,13 +100,18 @@ class Options:
         if self.max_stop_iter < 1:
             raise InputError("integrator option 'max_stop_iter' must be at least 1")
 
+    @property
+    def method_code(self) -> Method:
+        """The integrator as a :class:`Method` (``method`` may have been given as a name)."""
+        return self.method if isinstance(self.method, Method) else _METHOD_NAMES[self.method.lower()]
+
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
 
     def as_dict(self) -> dict:
         d = asdict(self)
-        d["method"] = Method(self.method).name.lower()
+        d["method"] = self.method_code.name.lower()
         return d
 
     def pack(self, t0: float, t_final: float, max_steps: int) -> tuple[np.ndarray, np.ndarray]:
@@ -126,7 +131,7 @@ class Options:
         f[K.OF_SAMPLE_PERIOD] = self.sample_period
         f[K.OF_SLIDE_TOL] = self.sliding_tolerance
         i = np.zeros(K.N_OPTI, dtype=np.int64)
-        i[K.OI_METHOD] = int(self.method)
+        i[K.OI_METHOD] = int(self.method_code)
         i[K.OI_MAX_STOP_ITER] = self.max_stop_iter
         i[K.OI_MAX_TRANS] = self.max_transitions
         i[K.OI_SLIDING] = int(bool(self.sliding))

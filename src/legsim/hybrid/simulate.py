@@ -36,7 +36,8 @@ def _no_outputs(t, x, p, mode, y):  # pragma: no cover - trivial
     return None
 
 
-def simulate(model: Model, t_final: float, x0: Mapping[str, float] | Sequence[float] | None = None,
+def simulate(model: Model, t_final: float,
+             x0: Mapping[str, float] | Sequence[float] | np.ndarray | None = None,
              params: Mapping[str, float] | Sequence[float] | np.ndarray | None = None,
              options: Options | None = None, mode0: int | None = None, t0: float = 0.0,
              sinks: Sequence[RecordSink] = (), progress: bool | None = None,
