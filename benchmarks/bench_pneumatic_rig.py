@@ -1,0 +1,189 @@
+"""Benchmark: the pneumatic cylinder rig (Daepp 2011 Ch. 4) — legsim vs scipy, N actuators, ablations.
+
+Run: ``.venv/bin/python benchmarks/bench_pneumatic_rig.py`` (one run of each; not a timed test).
+
+1. The rig, 10 s with the 1 kHz PID controller: legsim hybrid engine (DP45, compiled hooks) vs the
+   same model in ``scipy.integrate.solve_ivp`` (RK45, one call per 1 ms control interval, the
+   right-hand side calling the same compiled scalar kernels). Prints the speed ratio and legsim's
+   real-time factor (target ≥ 50×).
+2. Cost of evaluating N = 1, 12, 100 actuators together (compiled array kernel), per call
+   (target: 12 actuators ≤ 3× one).
+3. Ablation (A11): cost per vector-field evaluation and per run of the fitted vs simple valve and
+   Stribeck-tanh vs viscous friction.
+Cold compile time is printed separately.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+from scipy.integrate import solve_ivp
+
+from legsim.actuators.pneumatic import PneumaticActuator, stack_rows
+from legsim.actuators.pneumatic import _layout as L
+from legsim.actuators.pneumatic._chamber_kernels import cylinder_rates, cylinder_rates_array, pressure_force
+from legsim.actuators.pneumatic._friction_kernels import friction_force
+from legsim.robots.pneumatic_rig import _rig_hooks as H
+from legsim.robots.pneumatic_rig.rig import Reference, RigBench, rig_model
+
+T_END = 10.0
+REF = Reference("table_hold", times=np.arange(0.0, 10.0, 1.0),
+                values=[0.01, 0.03, 0.015, 0.035, 0.02, 0.03, 0.01, 0.025, 0.035, 0.015])
+
+
+def legsim_run(bench: RigBench):
+    t0 = time.perf_counter()
+    run = bench.run(REF, T_END, x0=0.01, p_cap0=3e5, p_rod0=3e5)
+    return time.perf_counter() - t0, run
+
+
+def scipy_run(bench: RigBench):
+    """The same rig in solve_ivp: PID held over each 1 ms, end stops by clamping."""
+    model = rig_model(REF.times.size)
+    p = bench.params(REF, model)
+    stroke = p[L.STROKE]
+    m, grav = p[H.MASS], p[H.GRAV]
+    state = np.zeros(7)
+    state[0] = 0.01
+    state[2:7] = bench.actuator.initial_state(0.01, 3e5, 3e5)[0]
+    integ, e_prev = 0.0, 0.0
+    dt = 1e-3
+    n = int(round(T_END / dt))
+    xs = np.empty(n)
+
+    def rhs(t, y, u):
+        x = min(max(y[0], 0.0), stroke)
+        v = y[1]
+        f_app = pressure_force(p, y[2], y[3]) + m * grav
+        at_stop = (x <= 0.0 and (v < 0 or f_app <= 0)) or (x >= stroke and (v > 0 or f_app >= 0))
+        if at_stop:
+            v = 0.0
+        dpc, dpr, dmc, dmr, dair = cylinder_rates(p, u, x, v, y[2], y[3], y[4], y[5])
+        acc = 0.0 if at_stop else (f_app - friction_force(p, v, 0.0, 0, 0.0)) / m
+        return [v, acc, dpc, dpr, dmc, dmr, dair]
+
+    t0 = time.perf_counter()
+    for k in range(n):
+        t = k * dt
+        r = H.reference(t, p)
+        e = r - state[0]
+        integ_new = integ + e * dt
+        u = p[H.U_BIAS] + p[H.KP] * e + p[H.KI] * integ_new + (0.0 if k == 0 else p[H.KD] * (e - e_prev) / dt)
+        if 0.0 <= u <= 10.0:
+            integ = integ_new
+        u = min(max(u, 0.0), 10.0)
+        e_prev = e
+        sol = solve_ivp(rhs, (t, t + dt), state, method="RK45", rtol=1e-6, atol=1e-9, args=(u,))
+        state = sol.y[:, -1]
+        state[0] = min(max(state[0], 0.0), stroke)
+        if state[0] in (0.0, stroke):
+            state[1] = 0.0
+        xs[k] = state[0]
+    return time.perf_counter() - t0, xs
+
+
+@njit(cache=True)
+def _eval_loop(f, p, x, xdot, mode, n):
+    s = 0.0
+    for i in range(n):
+        x[0] = 0.01 + 1e-9 * i
+        f(0.0, x, p, mode, xdot)
+        s += xdot[1]
+    return s
+
+
+def per_eval_cost(bench: RigBench, n=200_000) -> float:
+    model = rig_model(REF.times.size)
+    p = bench.params(REF, model)
+    x = np.zeros(H.NX)
+    x[H.X], x[H.V] = 0.01, 0.01
+    x[H.PCAP:H.MAIR + 1] = bench.actuator.initial_state(0.01, 3e5, 2.5e5)[0]
+    x[H.U] = 6.0
+    xdot = np.zeros(H.NX)
+    mode = H.SLIDE_POS if p[L.FRICTION_MODEL] in (0, 2) else H.FREE
+    _eval_loop(H.vector_field, p, x, xdot, mode, 10)
+    t0 = time.perf_counter()
+    _eval_loop(H.vector_field, p, x, xdot, mode, n)
+    return (time.perf_counter() - t0) / n
+
+
+def actuator_cost(n_act: int, reps: int = 20_000) -> float:
+    acts = [PneumaticActuator() for _ in range(n_act)]
+    rows = stack_rows(acts)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 0.04, n_act)
+    xd = rng.normal(0, 0.1, n_act)
+    u = rng.uniform(0, 10, n_act)
+    s = acts[0].initial_state(x, 2e5, 3e5, n=n_act)
+    out = np.empty_like(s)
+    cylinder_rates_array(rows, u, x, xd, s, out)
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        cylinder_rates_array(rows, u, x, xd, s, out)
+    return (time.perf_counter() - t0) / reps
+
+
+@njit(cache=True)
+def _array_loop(rows, u, x, xd, s, out, reps):
+    acc = 0.0
+    for _ in range(reps):
+        cylinder_rates_array(rows, u, x, xd, s, out)
+        acc += out[0, 0]
+    return acc
+
+
+def actuator_cost_compiled(n_act: int, reps: int = 20_000) -> float:
+    """Cost per call measured inside compiled code (as a robot model's hook calls it)."""
+    acts = [PneumaticActuator() for _ in range(n_act)]
+    rows = stack_rows(acts)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 0.04, n_act)
+    xd = rng.normal(0, 0.1, n_act)
+    u = rng.uniform(0, 10, n_act)
+    s = acts[0].initial_state(x, 2e5, 3e5, n=n_act)
+    out = np.empty_like(s)
+    _array_loop(rows, u, x, xd, s, out, 2)
+    t0 = time.perf_counter()
+    _array_loop(rows, u, x, xd, s, out, reps)
+    return (time.perf_counter() - t0) / reps
+
+
+def main() -> None:
+    t0 = time.perf_counter()
+    RigBench().run(Reference("step", r0=0.01, r1=0.02, t_start=0.01), 0.05, x0=0.01)
+    print(f"cold start (import + compile or cache load, first short run): {time.perf_counter() - t0:.2f} s")
+
+    bench = RigBench()
+    wall, run = legsim_run(bench)
+    print(f"legsim rig 10 s @ 1 kHz control: {wall:.3f} s wall, real-time factor {T_END / wall:.0f}x, "
+          f"steps {run.result.stats['steps']}")
+    wall_sp, xs = scipy_run(bench)
+    err = np.sqrt(np.mean((np.interp(np.arange(xs.size) * 1e-3, run.t, run.x) - xs) ** 2))
+    print(f"scipy solve_ivp (RK45 per 1 ms interval): {wall_sp:.2f} s wall -> legsim is "
+          f"{wall_sp / wall:.0f}x faster; position RMS difference {err * 1e3:.3f} mm")
+
+    actuator_cost(1)
+    c1 = actuator_cost(1)
+    k1 = actuator_cost_compiled(1)
+    for n in (1, 12, 100):
+        c = actuator_cost(n)
+        k = actuator_cost_compiled(n)
+        print(f"actuator derivatives, N = {n:3d}: from Python {c * 1e6:7.2f} us/call ({c / c1:5.2f}x N = 1);"
+              f" inside compiled code {k * 1e6:7.3f} us/call ({k / k1:5.2f}x)")
+
+    print("ablation (A11): per vector-field evaluation and per 10 s run")
+    base_eval = per_eval_cost(RigBench())
+    base_run = legsim_run(RigBench())[0]
+    for valve, fric in (("fitted", "stribeck"), ("simple", "stribeck"), ("fitted", "viscous"),
+                        ("simple", "viscous")):
+        b = RigBench(valve, fric)
+        ce = per_eval_cost(b)
+        cr, r = legsim_run(b)
+        print(f"  valve={valve:7s} friction={fric:9s}: {ce * 1e9:7.1f} ns/eval ({ce / base_eval:4.2f}x), "
+              f"run {cr:.3f} s ({cr / base_run:4.2f}x), steps {r.result.stats['steps']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Actuator models: electric (DC motor through a gear, battery) and, later, pneumatic."""

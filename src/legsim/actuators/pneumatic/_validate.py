@@ -1,0 +1,55 @@
+"""Input checks shared by the public pneumatic wrappers (raise InputError naming the value)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import InputError
+
+
+def as_array(name: str, value, *, minimum: float | None = 0.0, strict: bool = False) -> np.ndarray:
+    """``value`` as a float64 array; InputError when non-finite or below ``minimum``."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected a real number or array, got {value!r}") from None
+    if not np.all(np.isfinite(arr)):
+        raise InputError(f"{name}: expected finite values, got {_show(arr[~np.isfinite(arr)])}")
+    if minimum is not None:
+        bad = arr <= minimum if strict else arr < minimum
+        if np.any(bad):
+            rel = ">" if strict else ">="
+            raise InputError(f"{name}: expected values {rel} {minimum:g}, got {_show(arr[bad])}")
+    return arr
+
+
+def in_range(name: str, value, lo: float, hi: float) -> np.ndarray:
+    """``value`` as an array; InputError naming the offending entries outside [lo, hi]."""
+    arr = as_array(name, value, minimum=None)
+    bad = (arr < lo) | (arr > hi)
+    if np.any(bad):
+        raise InputError(f"{name}: expected values in [{lo:g}, {hi:g}], got {_show(arr[bad])}")
+    return arr
+
+
+def _show(bad: np.ndarray) -> str:
+    vals = np.atleast_1d(bad).ravel()
+    txt = ", ".join(f"{v:g}" for v in vals[:3])
+    return txt + (f" (and {vals.size - 3} more)" if vals.size > 3 else "")
+
+
+def broadcast_flat(*arrays: np.ndarray) -> tuple[tuple[int, ...], list[np.ndarray]]:
+    """Broadcast arrays together; return the common shape and contiguous 1-D copies."""
+    try:
+        b = np.broadcast_arrays(*arrays)
+    except ValueError as exc:
+        shapes = ", ".join(str(np.shape(a)) for a in arrays)
+        raise InputError(f"arrays do not broadcast together: shapes {shapes}") from exc
+    shape = b[0].shape
+    return shape, [np.ascontiguousarray(a, dtype=np.float64).ravel() for a in b]
+
+
+def finish(out: np.ndarray, shape: tuple[int, ...]):
+    """Reshape a flat result; return a Python float for scalar input."""
+    res = out.reshape(shape)
+    return float(res) if res.ndim == 0 else res

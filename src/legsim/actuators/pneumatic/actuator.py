@@ -1,0 +1,181 @@
+"""`PneumaticActuator`: proportional valve + double-acting cylinder, vectorised over N.
+
+Daepp (2011) Ch. 4: voltage -> equivalent area and input pressure (§4.2.3) -> orifice mass
+flow (4.1.1) -> chamber energy balance (4.1.10) -> force balance with friction (4.1.11).
+The gas state of actuator i is ``state[i] = [P_cap, P_rod, m_cap, m_rod, m_air]`` (Pa, Pa,
+kg, kg, kg), ``m_air`` the cumulative air drawn from the supply. The piston motion (x, ẋ) is
+an input so the actuator plugs into any mechanism (a test-rig mass or a multibody joint).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import IntEnum
+
+import numpy as np
+
+from ...errors import InputError
+from . import _layout as L
+from ._chamber_kernels import cylinder_rates_array, pressure_force_array
+from ._friction_kernels import friction_force as _friction_kernel
+from .cylinder import Cylinder
+from .flow import DEFAULT_LAMINAR_RATIO
+from .friction import Friction
+from .gas import AIR, Gas
+from .units import P_ATM_PSI, PSI
+from .valves import ProportionalValve
+
+__all__ = ["HeatModel", "PneumaticActuator", "stack_rows", "STATE_NAMES"]
+
+STATE_NAMES = ("p_cap", "p_rod", "m_cap", "m_rod", "m_air")
+
+
+class HeatModel(IntEnum):
+    """Chamber thermodynamics: the exponent n of Ṗ = n R Σ T ṁ / V − n P V̇ / V."""
+
+    ADIABATIC = 0
+    """n = k; inflow enters at the supply temperature, outflow leaves at the chamber's."""
+    POLYTROPIC = 1
+    """n given (default 1 + k R / c_p = 1.397, Daepp (4.1.10) as coded)."""
+    ISOTHERMAL = 2
+    """n = 1, every temperature equal to the supply temperature."""
+
+
+@dataclass(frozen=True)
+class PneumaticActuator:
+    """One valve-driven double-acting cylinder (defaults: Daepp's 1-DoF rig at 50 psig).
+
+    Parameters
+    ----------
+    gas : :class:`Gas`; t_supply : supply temperature [K] (298).
+    p_supply : absolute supply pressure [Pa] (50.3 psig + 14.7 = 65 psia).
+    p_exhaust : absolute exhaust pressure [Pa] (15.7 psia rig; the leg setup uses 24.7 ⚠).
+    p_atm : atmosphere on the rod cross-section [Pa] (14.7 psia).
+    cylinder, valve, friction : sub-models; heat : :class:`HeatModel`; n_poly : its exponent.
+    critical_ratio : choke ratio (None: exact (2/(k+1))^(k/(k−1))); laminar_ratio: see flow.
+    """
+
+    gas: Gas = AIR
+    t_supply: float = 298.0
+    p_supply: float = (50.3 + P_ATM_PSI) * PSI
+    p_exhaust: float = 15.7 * PSI
+    p_atm: float = P_ATM_PSI * PSI
+    cylinder: Cylinder = field(default_factory=Cylinder)
+    valve: ProportionalValve = field(default_factory=ProportionalValve)
+    friction: Friction = field(default_factory=Friction)
+    heat: HeatModel = HeatModel.ADIABATIC
+    n_poly: float | None = None
+    critical_ratio: float | None = None
+    laminar_ratio: float = DEFAULT_LAMINAR_RATIO
+
+    def __post_init__(self) -> None:
+        if self.p_exhaust < 0.0:
+            raise InputError(f"p_exhaust={self.p_exhaust!r} Pa: expected an absolute pressure >= 0")
+        if self.p_atm < 0.0:
+            raise InputError(f"p_atm={self.p_atm!r} Pa: expected an absolute pressure >= 0")
+        if not self.p_supply > self.p_exhaust:
+            raise InputError(f"p_supply={self.p_supply!r} Pa is not above p_exhaust="
+                             f"{self.p_exhaust!r} Pa (both absolute)")
+        if not self.t_supply > 0.0:
+            raise InputError(f"t_supply={self.t_supply!r} K: expected > 0")
+        if self.n_poly is not None and not self.n_poly >= 1.0:
+            raise InputError(f"n_poly={self.n_poly!r}: expected a polytropic exponent >= 1")
+
+    def with_(self, **changes) -> PneumaticActuator:
+        return replace(self, **changes)
+
+    def row(self) -> np.ndarray:
+        """The flat parameter row the kernels read (``_layout``), shape (NPARAM,)."""
+        r = np.zeros(L.NPARAM)
+        g = self.gas
+        r[L.GAS_K] = g.k
+        r[L.GAS_R] = g.R
+        r[L.T_SUPPLY] = self.t_supply
+        r[L.P_SUPPLY] = self.p_supply
+        r[L.P_EXHAUST] = self.p_exhaust
+        r[L.P_ATM] = self.p_atm
+        r[L.HEAT_MODEL] = int(self.heat)
+        r[L.N_POLY] = g.n_as_coded if self.n_poly is None else self.n_poly
+        r[L.CRIT_RATIO] = g.critical_ratio if self.critical_ratio is None else self.critical_ratio
+        r[L.LAM_RATIO] = self.laminar_ratio
+        r[L.C1] = g.c1
+        r[L.C2] = g.c2
+        self.cylinder.write(r)
+        self.valve.write(r)
+        self.friction.write(r)
+        return r
+
+    def initial_state(self, x, p_cap, p_rod, n: int = 1) -> np.ndarray:
+        """Gas state (n, 5) at rest at position x [m] with the given chamber pressures [Pa]
+        and the supply temperature (masses from the ideal-gas law)."""
+        v_cap, v_rod = self.cylinder.volumes(x)
+        p_cap = np.asarray(p_cap, dtype=float)
+        p_rod = np.asarray(p_rod, dtype=float)
+        rt = self.gas.R * self.t_supply
+        s = np.zeros((n, 5))
+        s[:, 0] = p_cap
+        s[:, 1] = p_rod
+        s[:, 2] = p_cap * v_cap / rt
+        s[:, 3] = p_rod * v_rod / rt
+        return s
+
+    # -------------------------------------------------------------- vectorised evaluation
+    def derivatives(self, t, state, u, x, xdot, rows: np.ndarray | None = None) -> np.ndarray:
+        """d(state)/dt for N actuators (Daepp (4.1.1), (4.1.10)).
+
+        state (N, 5); u valve voltages [V] (N,) within the valve range; x, xdot piston
+        positions [m] within [0, stroke] and velocities [m/s] (N,). ``rows`` (N, NPARAM)
+        lets N different actuators share the call (default: this actuator for all).
+        Returns (N, 5).
+        """
+        state, u, x, xdot, rows = self._prepare(state, u, x, xdot, rows)
+        out = np.empty_like(state)
+        cylinder_rates_array(rows, u, x, xdot, state, out)
+        return out
+
+    def force(self, state, x=None, xdot=0.0, rows: np.ndarray | None = None) -> np.ndarray:
+        """Piston force F = P_cap A_cap − P_rod A_rod − P_atm A_rod,cs − F_f(ẋ) [N], (4.1.11).
+
+        Friction uses the velocity-only form of the law (no stick state; at rest the Coulomb
+        and stiction laws return 0 for zero applied force). Returns (N,).
+        """
+        state = np.atleast_2d(np.asarray(state, dtype=float))
+        n = state.shape[0]
+        rows = self._rows(rows, n)
+        fp = np.empty(n)
+        pressure_force_array(rows, np.ascontiguousarray(state), fp)
+        v = np.broadcast_to(np.asarray(xdot, dtype=float), (n,))
+        ff = np.array([_friction_kernel(rows[i], v[i], fp[i], 0, 0.0) for i in range(n)])
+        return fp - ff
+
+    def _rows(self, rows, n):
+        if rows is None:
+            return np.ascontiguousarray(np.tile(self.row(), (n, 1)))
+        rows = np.ascontiguousarray(rows, dtype=float)
+        if rows.shape != (n, L.NPARAM):
+            raise InputError(f"rows: expected shape ({n}, {L.NPARAM}), got {rows.shape}")
+        return rows
+
+    def _prepare(self, state, u, x, xdot, rows):
+        state = np.ascontiguousarray(np.atleast_2d(state), dtype=float)
+        if state.ndim != 2 or state.shape[1] != 5:
+            raise InputError(f"state: expected shape (N, 5) [P_cap, P_rod, m_cap, m_rod, m_air], "
+                             f"got {np.shape(state)}")
+        n = state.shape[0]
+        if np.any(state[:, :2] < 0.0):
+            raise InputError(f"state: negative chamber pressure {state[:, :2].min():g} Pa")
+        if np.any(state[:, 2:4] < 0.0):
+            raise InputError(f"state: negative chamber mass {state[:, 2:4].min():g} kg")
+        u = np.ascontiguousarray(np.broadcast_to(self.valve.check_voltage(u), (n,)), dtype=float)
+        x = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (n,)))
+        xdot = np.ascontiguousarray(np.broadcast_to(np.asarray(xdot, dtype=float), (n,)))
+        stroke = self.cylinder.stroke
+        if np.any(x < 0.0) or np.any(x > stroke):
+            raise InputError(f"piston position x: expected values in [0, {stroke:g}] m, got "
+                             f"[{x.min():g}, {x.max():g}]")
+        return state, u, x, xdot, self._rows(rows, n)
+
+
+def stack_rows(actuators) -> np.ndarray:
+    """Parameter rows (N, NPARAM) of several (possibly different) actuators."""
+    return np.ascontiguousarray(np.stack([a.row() for a in actuators]))

@@ -1,0 +1,79 @@
+"""Double-acting cylinder geometry (Daepp (2011) §4.1.3, setup script; digest §3.2)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ...errors import InputError
+from . import _layout as L
+from .units import INCH
+
+__all__ = ["Cylinder", "bimba_rig"]
+
+
+@dataclass(frozen=True)
+class Cylinder:
+    """Bore, rod, slider, stroke and dead lengths of a double-acting cylinder [m].
+
+    Areas: A_cap = π bore²/4 − A_slider, A_rod,cs = π rod²/4, A_rod = A_cap − A_rod,cs
+    (Daepp's ``Ap``, ``Arod``, ``Ar``). x = 0 is fully retracted; chamber lengths are
+    x + dead_cap (cap) and stroke − x + dead_rod (rod).
+    """
+
+    bore: float = 1.0625 * INCH
+    rod: float = 0.375 * INCH
+    slider_area: float = 0.0045 * 0.0025
+    stroke: float = 1.75 * INCH
+    dead_cap: float = 0.012
+    dead_rod: float = 0.018
+
+    def __post_init__(self) -> None:
+        for name in ("bore", "rod", "stroke"):
+            if not getattr(self, name) > 0.0:
+                raise InputError(f"cylinder {name}={getattr(self, name)!r} m: expected > 0")
+        for name in ("slider_area", "dead_cap", "dead_rod"):
+            if getattr(self, name) < 0.0:
+                raise InputError(f"cylinder {name}={getattr(self, name)!r}: expected >= 0")
+        if self.rod >= self.bore:
+            raise InputError(f"cylinder rod {self.rod!r} m must be thinner than bore {self.bore!r} m")
+        if self.a_rod <= 0.0:
+            raise InputError("cylinder: slider area leaves no rod-side annulus")
+
+    def with_(self, **changes) -> Cylinder:
+        return replace(self, **changes)
+
+    @property
+    def a_cap(self) -> float:
+        """Cap-side piston area [m²] (5.608e-4 for the Bimba rig)."""
+        return math.pi * self.bore ** 2 / 4.0 - self.slider_area
+
+    @property
+    def a_rod_cs(self) -> float:
+        """Rod cross-section [m²] (7.126e-5)."""
+        return math.pi * self.rod ** 2 / 4.0
+
+    @property
+    def a_rod(self) -> float:
+        """Rod-side annulus area [m²] (4.895e-4)."""
+        return self.a_cap - self.a_rod_cs
+
+    def volumes(self, x):
+        """Cap and rod chamber volumes [m³] at piston position x [m] (array)."""
+        x = np.asarray(x, dtype=float)
+        return self.a_cap * (x + self.dead_cap), self.a_rod * (self.stroke - x + self.dead_rod)
+
+    def write(self, row: np.ndarray) -> None:
+        row[L.A_CAP] = self.a_cap
+        row[L.A_ROD] = self.a_rod
+        row[L.A_ROD_CS] = self.a_rod_cs
+        row[L.STROKE] = self.stroke
+        row[L.L_DEAD_CAP] = self.dead_cap
+        row[L.L_DEAD_ROD] = self.dead_rod
+
+
+def bimba_rig() -> Cylinder:
+    """The Bimba PFC cylinder of the 1-DoF rig (1.0625 in bore, 0.375 in rod, 1.75 in stroke)."""
+    return Cylinder()

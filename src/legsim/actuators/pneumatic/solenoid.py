@@ -1,0 +1,154 @@
+"""On/off solenoid valves with latency and the RATS command queue (Wagenknecht (2009) §3.1.4, §5.2).
+
+Each RATS leg has a 3-way solenoid valve: energised it connects the tank to the cylinder,
+de-energised it vents the cylinder. The valve opens ``latency`` after the energising signal
+(mean 13.16 ms spool-and-sleeve, ≈5 ms rubber-seat) and closes when the signal ends
+(digest §6.1: an "open" window of duration − latency, then exhaust). Commands are
+(leg, energise duration [ms], wait before the next command [ms]) at 1 ms resolution, executed in
+order by the on-board interrupt timer (Netburner protocol). We read "wait" as measured from the
+start of the command (the next command begins ``wait`` ms after this one began).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import InputError
+
+__all__ = ["SolenoidValve", "Command", "CommandQueue", "SPOOL_SLEEVE", "RUBBER_SEAT"]
+
+
+@dataclass(frozen=True)
+class SolenoidValve:
+    """On/off valve timing and flow rating.
+
+    latency : delay from the energising signal to the open valve [s].
+    close_latency : delay from de-energising to closed [s] (not given by the source: 0).
+    flow : "orifice" (effective area ``area`` [m²], RATS (5.7)) or "cv" (``cv``, RATS (5.8)).
+    leak_tau : tank leakage time constant through the valve [s] (0 = no leak).
+    max_pressure : rated gauge pressure [Pa] (0.758 MPa spool, 1.034 MPa rubber).
+    """
+
+    name: str
+    latency: float
+    flow: str = "orifice"
+    area: float = 0.0
+    cv: float = 0.0
+    close_latency: float = 0.0
+    leak_tau: float = 0.0
+    max_pressure: float = np.inf
+
+    def __post_init__(self) -> None:
+        if self.latency < 0.0 or self.close_latency < 0.0:
+            raise InputError(f"valve '{self.name}': latency {self.latency!r} s / close latency "
+                             f"{self.close_latency!r} s: expected >= 0")
+        if self.flow not in ("orifice", "cv"):
+            raise InputError(f"valve '{self.name}': flow={self.flow!r}; expected 'orifice' or 'cv'")
+        if self.area < 0.0 or self.cv < 0.0 or self.leak_tau < 0.0:
+            raise InputError(f"valve '{self.name}': area, cv and leak_tau must be >= 0")
+
+    def open_window(self, t_command: float, duration: float) -> tuple[float, float]:
+        """(t_open, t_close) [s] of a firing energised at ``t_command`` for ``duration`` [s].
+
+        Empty (t_open == t_close) when the duration does not exceed the latency."""
+        t_open = t_command + self.latency
+        t_close = max(t_open, t_command + duration + self.close_latency)
+        return t_open, t_close
+
+    def is_open(self, t, t_command: float, duration: float):
+        """Whether the valve is open at time(s) ``t`` [s] for one firing."""
+        t0, t1 = self.open_window(t_command, duration)
+        t = np.asarray(t, dtype=float)
+        return (t >= t0) & (t < t1)
+
+
+SPOOL_SLEEVE = SolenoidValve("spool-sleeve", latency=13.16e-3, flow="orifice",
+                             area=0.5378 * 3.2781e-6, leak_tau=300.0 / np.log(2.0),
+                             max_pressure=0.758e6)
+"""Lapped spool valve: C_f A_v = 0.5378 × 3.2781e-6 m² (Table 5.3), latency 13.16 ms (E1),
+leaks: −50 % gauge pressure in 5 min (E10) → τ = 300 s / ln 2 ≈ 433 s."""
+
+RUBBER_SEAT = SolenoidValve("rubber-seat", latency=5e-3, flow="cv", cv=0.3, max_pressure=1.034e6)
+"""Air-pilot rubber-packed valve: C_v = 0.3 (manufacturer), latency ≈ 5 ms (E2), no leak."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One queued command: energise ``leg``'s valve for ``duration_ms``, then wait ``wait_ms``."""
+
+    leg: int
+    duration_ms: int
+    wait_ms: int
+
+
+class CommandQueue:
+    """FIFO of RATS firing commands at 1 ms resolution (the Netburner protocol, §1.4).
+
+    Parameters
+    ----------
+    n_legs : number of valves (12 on RATS); legs are numbered 0 … n_legs − 1 here.
+    commands : iterable of (leg, duration ms, wait ms) tuples or :class:`Command`.
+    """
+
+    def __init__(self, n_legs: int = 12, commands: Iterable = ()) -> None:
+        if int(n_legs) < 1:
+            raise InputError(f"n_legs={n_legs!r}: expected >= 1")
+        self.n_legs = int(n_legs)
+        self.commands: list[Command] = []
+        for c in commands:
+            self.push(*(c if not isinstance(c, Command) else (c.leg, c.duration_ms, c.wait_ms)))
+
+    def push(self, leg, duration_ms, wait_ms) -> None:
+        """Append a command; durations and waits must be whole, non-negative milliseconds."""
+        leg_i = _whole("leg", leg)
+        if not 0 <= leg_i < self.n_legs:
+            raise InputError(f"command leg={leg!r}: expected 0 <= leg < {self.n_legs}")
+        self.commands.append(Command(leg_i, _whole("duration_ms", duration_ms),
+                                     _whole("wait_ms", wait_ms)))
+
+    def schedule(self, t0: float = 0.0) -> np.ndarray:
+        """Energise intervals as a structured array (t_on, t_off [s], leg), in command order."""
+        out = np.zeros(len(self.commands), dtype=[("t_on", "f8"), ("t_off", "f8"), ("leg", "i8")])
+        t_ms = 0
+        for i, c in enumerate(self.commands):
+            out[i] = (t0 + t_ms * 1e-3, t0 + (t_ms + c.duration_ms) * 1e-3, c.leg)
+            t_ms += c.wait_ms
+        return out
+
+    def energised(self, t_ms: int) -> np.ndarray:
+        """Bool (n_legs,) energise signals during the 1 ms tick [t_ms, t_ms + 1) ms."""
+        on = np.zeros(self.n_legs, dtype=bool)
+        start = 0
+        for c in self.commands:
+            if start <= t_ms < start + c.duration_ms:
+                on[c.leg] = True
+            start += c.wait_ms
+        return on
+
+    def valve_open(self, t: float, valves) -> np.ndarray:
+        """Bool (n_legs,) physically open valves at time t [s], given per-leg
+        :class:`SolenoidValve` (one, or a sequence of n_legs), latency applied."""
+        vs = [valves] * self.n_legs if isinstance(valves, SolenoidValve) else list(valves)
+        if len(vs) != self.n_legs:
+            raise InputError(f"valves: expected {self.n_legs} SolenoidValve, got {len(vs)}")
+        out = np.zeros(self.n_legs, dtype=bool)
+        for row in self.schedule():
+            leg = int(row["leg"])
+            t_open, t_close = vs[leg].open_window(row["t_on"], row["t_off"] - row["t_on"])
+            if t_open <= t < t_close:
+                out[leg] = True
+        return out
+
+
+def _whole(name: str, value) -> int:
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"command {name}={value!r}: expected a whole number") from None
+    if f < 0 or f != round(f):
+        raise InputError(f"command {name}={value!r}: expected a whole non-negative number "
+                         "(1 ms resolution)")
+    return int(round(f))

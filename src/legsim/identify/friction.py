@@ -1,0 +1,133 @@
+"""Friction identification (Daepp (2011) §4.2.2.4; digest §2.4).
+
+* stiction: the net pressure force at the "stiction peak" of an open-loop step, minus the
+  rod/load weight offset;
+* Coulomb + viscous: least squares F = F_C sign(v) + C_V v over constant-velocity segments;
+* Stribeck-tanh: nonlinear least squares of (4.2.6) to friction-vs-velocity data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from ..errors import InputError
+
+__all__ = ["stiction_from_step", "constant_velocity_segments", "coulomb_viscous_fit",
+           "fit_stribeck_tanh", "stribeck_tanh_curve"]
+
+
+def _arrays(**kw):
+    out = []
+    n = None
+    for name, v in kw.items():
+        a = np.asarray(v, dtype=float).ravel()
+        if not np.all(np.isfinite(a)):
+            raise InputError(f"{name}: contains NaN or inf")
+        if n is not None and a.size != n:
+            raise InputError(f"{name}: expected {n} samples like the others, got {a.size}")
+        n = a.size
+        out.append(a)
+    return out
+
+
+def stiction_from_step(t, f_net, x, t_step: float = 0.0, offset: float = 0.0,
+                       move_threshold: float = 2e-4) -> float:
+    """Static friction [N] from the pressure peak of an open-loop step.
+
+    ``f_net`` (n,) net pressure force on the piston [N] (P_cap A_cap − P_rod A_rod − P_atm A_rod);
+    ``x`` (n,) piston position [m]; the step is applied at ``t_step``. The breakaway is the first
+    sample after the step where |x − x(t_step)| exceeds ``move_threshold`` [m]; the stiction
+    peak is the largest net force *in the direction of that motion* between the step and the
+    breakaway. Returns peak − ``offset``, where ``offset`` [N] is the part of
+    the breakaway force that is not friction (e.g. the load weight when lifting it, or minus
+    the weight when it helps).
+    """
+    t, f, xx = _arrays(t=t, f_net=f_net, x=x)
+    after = t >= t_step
+    if not np.any(after):
+        raise InputError(f"t_step={t_step!r} s is after the end of the log")
+    i0 = int(np.argmax(after))
+    moved = np.abs(xx[i0:] - xx[i0]) > move_threshold
+    if not np.any(moved):
+        raise InputError("stiction_from_step: the piston never moved more than move_threshold")
+    i_move = i0 + int(np.argmax(moved))
+    direction = np.sign(xx[i_move] - xx[i0])
+    seg = f[i0:i_move + 1]
+    return float((direction * seg).max() - offset)
+
+
+def constant_velocity_segments(v, tol: float, min_len: int = 20) -> list[tuple[int, int]]:
+    """Index ranges [i, j) where the velocity stays within ±tol of its segment mean and moves."""
+    (vv,) = _arrays(v=v)
+    segs = []
+    i = 0
+    n = vv.size
+    while i < n:
+        j = i + 1
+        while j < n and abs(vv[j] - vv[i:j].mean()) <= tol:
+            j += 1
+        if j - i >= min_len and abs(vv[i:j].mean()) > 2 * tol:
+            segs.append((i, j))
+        i = j
+    return segs
+
+
+def coulomb_viscous_fit(v, f, segments=None) -> tuple[float, float]:
+    """(F_C [N], C_V [N s/m]) minimising Σ (f − F_C sign(v) − C_V v)² over the samples of
+    ``segments`` (index ranges; all samples when None). Needs at least two distinct speeds."""
+    vv, ff = _arrays(v=v, f=f)
+    if segments is not None:
+        idx = np.concatenate([np.arange(a, b) for a, b in segments]) if segments else np.array([], int)
+        vv, ff = vv[idx], ff[idx]
+    moving = vv != 0
+    vv, ff = vv[moving], ff[moving]
+    if vv.size < 2 or np.ptp(np.abs(vv)) == 0.0:
+        raise InputError("coulomb_viscous_fit: need samples at two or more different speeds")
+    a = np.column_stack([np.sign(vv), vv])
+    (fc, cv), *_ = np.linalg.lstsq(a, ff, rcond=None)
+    return float(fc), float(cv)
+
+
+def stribeck_tanh_curve(v, f_s, f_c, c_v, v_s, i, k_tanh):
+    """Daepp (4.2.6): [F_C + (F_S − F_C) e^(−(|v|/v_S)^i)] tanh(k_tanh v) + C_v v [N]."""
+    v = np.asarray(v, dtype=float)
+    return (f_c + (f_s - f_c) * np.exp(-(np.abs(v) / v_s) ** i)) * np.tanh(k_tanh * v) + c_v * v
+
+
+def fit_stribeck_tanh(v, f, p0=None, fix: dict | None = None) -> dict:
+    """Fit (4.2.6) to friction-vs-velocity data by bounded nonlinear least squares.
+
+    ``p0``: starting values {f_s, f_c, c_v, v_s, i, k_tanh} (defaults from the data scale);
+    ``fix``: parameters held at given values (the source fitted i and k_tanh by eye).
+    Returns the parameter dict plus ``rms`` [N].
+    """
+    vv, ff = _arrays(v=v, f=f)
+    names = ["f_s", "f_c", "c_v", "v_s", "i", "k_tanh"]
+    fmax = float(np.abs(ff).max())
+    vmax = float(np.abs(vv).max())
+    start = {"f_s": fmax, "f_c": 0.7 * fmax, "c_v": 0.0, "v_s": 0.2 * vmax, "i": 2.0,
+             "k_tanh": 20.0 / max(vmax, 1e-9)}
+    start.update(p0 or {})
+    fix = dict(fix or {})
+    for k in list(start) + list(fix):
+        if k not in names:
+            raise InputError(f"fit_stribeck_tanh: unknown parameter '{k}'; expected {names}")
+    free = [n for n in names if n not in fix]
+    lo = {"f_s": 0.0, "f_c": 0.0, "c_v": -np.inf, "v_s": 1e-6, "i": 0.5, "k_tanh": 1e-3}
+    hi = {"f_s": np.inf, "f_c": np.inf, "c_v": np.inf, "v_s": np.inf, "i": 20.0, "k_tanh": np.inf}
+
+    def full(z):
+        d = dict(fix)
+        d.update(zip(free, z, strict=True))
+        return d
+
+    def resid(z):
+        return stribeck_tanh_curve(vv, **full(z)) - ff
+
+    x0 = np.array([np.clip(start[n], lo[n] + 1e-12, hi[n]) for n in free])
+    sol = least_squares(resid, x0, bounds=([lo[n] for n in free], [hi[n] for n in free]),
+                        x_scale="jac", max_nfev=2000)
+    out = full(sol.x)
+    out["rms"] = float(np.sqrt(np.mean(sol.fun ** 2)))
+    return out

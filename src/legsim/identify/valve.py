@@ -1,0 +1,72 @@
+"""Valve identification (Daepp (2011) §4.2.3, App. B.2; digest §2.5).
+
+* the tanh equivalent input pressure (4.2.7)–(4.2.11) fitted to fixed-piston steady-state
+  pressures: the cutoffs C_HP, C_LP for given supply and exhaust pressures;
+* the quartic equivalent area per side of the offset: ``polyfit`` of A_eq(Vc) on Vc ≤ 0 and
+  Vc ≥ 0 separately (both including Vc = 0), as the source did;
+* A_eq from per-step hand-tuned discharge coefficients: c_d (estA + AL).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from ..errors import InputError
+
+__all__ = ["fit_input_pressure", "fit_quartic_area", "area_from_cd", "input_pressure_curve"]
+
+
+def input_pressure_curve(vc, c_hp, c_lp, p_s, p_e):
+    """P_input(Vc) = (P_S + P_E)/2 + sign(C_HP − C_LP)(P_S − P_E)/2 tanh(2π/|C_LP − C_HP| (Vc − x_off))."""
+    vc = np.asarray(vc, dtype=float)
+    x_off = 0.5 * (c_hp + c_lp)
+    return 0.5 * (p_s + p_e) + np.sign(c_hp - c_lp) * 0.5 * (p_s - p_e) * np.tanh(
+        2 * math.pi / abs(c_lp - c_hp) * (vc - x_off))
+
+
+def fit_input_pressure(vc, p_ss, p_s: float, p_e: float, rising: bool = True) -> tuple[float, float]:
+    """(C_HP, C_LP) [V] of the tanh input pressure fitted to steady-state pressures ``p_ss`` [Pa]
+    at voltages ``vc`` [V]. ``rising``: the port pressurises as Vc increases (Daepp's port 2)."""
+    v = np.asarray(vc, dtype=float).ravel()
+    p = np.asarray(p_ss, dtype=float).ravel()
+    if v.size != p.size or v.size < 3:
+        raise InputError(f"fit_input_pressure: need >= 3 matching samples, got {v.size} and {p.size}")
+    if not p_s > p_e >= 0:
+        raise InputError(f"fit_input_pressure: supply {p_s!r} Pa must exceed exhaust {p_e!r} Pa")
+    sgn = 1.0 if rising else -1.0
+    # parametrise by centre x_off and half-width w = |C_HP - C_LP| / 2 > 0
+    mid = 0.5 * (p_s + p_e)
+    i_mid = int(np.argmin(np.abs(p - mid)))
+
+    def resid(z):
+        x_off, w = z
+        return (mid + sgn * 0.5 * (p_s - p_e) * np.tanh(math.pi / w * (v - x_off)) - p) / (p_s - p_e)
+
+    sol = least_squares(resid, [v[i_mid], max(np.ptp(v) / 4, 1e-3)], bounds=([-np.inf, 1e-6], np.inf))
+    x_off, w = sol.x
+    return (x_off + sgn * w, x_off - sgn * w)
+
+
+def fit_quartic_area(vc, a_eq) -> tuple[np.ndarray, np.ndarray]:
+    """Quartic fits (highest power first) of A_eq [m²] on Vc ≥ 0 and on Vc ≤ 0 (App. B.2).
+
+    Returns (positive-side coefficients, negative-side coefficients); each side needs 5 points.
+    """
+    v = np.asarray(vc, dtype=float).ravel()
+    a = np.asarray(a_eq, dtype=float).ravel()
+    if v.size != a.size:
+        raise InputError(f"fit_quartic_area: {v.size} voltages but {a.size} areas")
+    pos = v >= 0
+    neg = v <= 0
+    if pos.sum() < 5 or neg.sum() < 5:
+        raise InputError("fit_quartic_area: need at least 5 samples on each side of Vc = 0")
+    return np.polyfit(v[pos], a[pos], 4), np.polyfit(v[neg], a[neg], 4)
+
+
+def area_from_cd(vc, cd, slope: float = 2e-6, leak: float = 2e-7) -> np.ndarray:
+    """A_eq = c_d (slope |Vc| + leak·[Vc = 0]) [m²], the source's ``cd .* (estA + AL)``."""
+    v = np.asarray(vc, dtype=float)
+    return np.asarray(cd, dtype=float) * (slope * np.abs(v) + np.where(v == 0, leak, 0.0))

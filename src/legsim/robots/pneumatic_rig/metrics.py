@@ -1,0 +1,109 @@
+"""Response metrics of the rig and leg tests (Daepp (2011) §4.3, §5.4; digest §1.7, §2.9).
+
+RMSE over the response; rise time (10–90 %), overshoot, settling time (within a band of the
+final value); lag of a response behind its reference by cross-correlation; first-order fit
+y = K0 − A0 exp(−(t − t0)/τ) (eq. (4.3.1) with the sign of the exponent corrected, ⚠ 4) with
+its τ and R².
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import curve_fit
+
+from ...errors import InputError
+
+__all__ = ["rmse", "step_metrics", "StepMetrics", "lag_by_xcorr", "first_order_fit", "FirstOrderFit"]
+
+
+def _pair(a, b):
+    a = np.asarray(a, dtype=float).ravel()
+    b = np.asarray(b, dtype=float).ravel()
+    if a.size != b.size:
+        raise InputError(f"metrics: arrays of different lengths {a.size} and {b.size}")
+    return a, b
+
+
+def rmse(y, y_ref) -> float:
+    """Root-mean-square error between two equally sampled signals."""
+    a, b = _pair(y, y_ref)
+    return float(np.sqrt(np.mean((a - b) ** 2)))
+
+
+@dataclass
+class StepMetrics:
+    """rise [s] (10–90 %), overshoot [fraction of the step], settling [s] (to ``band``), final."""
+
+    rise: float
+    overshoot: float
+    settling: float
+    final: float
+
+
+def step_metrics(t, y, y0: float, y1: float, t_step: float, band: float = 0.05) -> StepMetrics:
+    """Step-response metrics of y(t) for a reference step y0 -> y1 at ``t_step``."""
+    t, y = _pair(t, y)
+    sel = t >= t_step
+    ts, ys = t[sel] - t_step, y[sel]
+    span = y1 - y0
+    if span == 0 or ts.size < 3:
+        raise InputError("step_metrics: need a non-zero step and samples after it")
+    frac = (ys - y0) / span
+    i10 = np.argmax(frac >= 0.1) if np.any(frac >= 0.1) else None
+    i90 = np.argmax(frac >= 0.9) if np.any(frac >= 0.9) else None
+    rise = float(ts[i90] - ts[i10]) if i10 is not None and i90 is not None else float("nan")
+    over = float(max(frac.max() - 1.0, 0.0))
+    outside = np.abs(frac - 1.0) > band
+    settling = float(ts[np.nonzero(outside)[0][-1] + 1]) if outside.any() and \
+        np.nonzero(outside)[0][-1] + 1 < ts.size else (0.0 if not outside.any() else float("nan"))
+    return StepMetrics(rise=rise, overshoot=over, settling=settling, final=float(ys[-1]))
+
+
+def lag_by_xcorr(t, y, ref, max_lag: float = 1.0) -> float:
+    """Delay [s] of y behind ref maximising their cross-correlation (means removed)."""
+    t, y = _pair(t, y)
+    _, r = _pair(t, ref)
+    dt = float(np.median(np.diff(t)))
+    n = int(round(max_lag / dt))
+    a = y - y.mean()
+    b = r - r.mean()
+    best, best_k = -np.inf, 0
+    for k in range(0, n + 1):
+        c = np.dot(a[k:], b[:a.size - k]) / (a.size - k)
+        if c > best:
+            best, best_k = c, k
+    return best_k * dt
+
+
+@dataclass
+class FirstOrderFit:
+    """y = k0 − a0 exp(−(t − t0)/τ): τ [s], gains, and the coefficient of determination R²."""
+
+    tau: float
+    k0: float
+    a0: float
+    r2: float
+
+
+def first_order_fit(t, y, t0: float = 0.0, t1: float | None = None) -> FirstOrderFit:
+    """Least-squares first-order fit over [t0, t1] (Daepp (4.3.1), sign corrected)."""
+    t, y = _pair(t, y)
+    sel = (t >= t0) & (t <= (t1 if t1 is not None else t[-1]))
+    ts, ys = t[sel] - t0, y[sel]
+    if ts.size < 5:
+        raise InputError("first_order_fit: fewer than 5 samples in the window")
+    k0 = ys[-1]
+    a0 = ys[-1] - ys[0]
+    target = k0 - (a0 * np.exp(-1.0))
+    i_tau = int(np.argmin(np.abs(ys - target)))
+    tau0 = max(ts[i_tau], 1e-3)
+
+    def model(tt, k, a, tau):
+        return k - a * np.exp(-tt / tau)
+
+    (k, a, tau), _ = curve_fit(model, ts, ys, p0=[k0, a0, tau0], maxfev=20000)
+    res = ys - model(ts, k, a, tau)
+    ss = np.sum((ys - ys.mean()) ** 2)
+    return FirstOrderFit(tau=float(tau), k0=float(k), a0=float(a), r2=float(1 - np.sum(res ** 2) / ss))

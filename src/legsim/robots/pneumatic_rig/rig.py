@@ -1,0 +1,230 @@
+"""The 1-DoF pneumatic cylinder test rig (Daepp (2011) Ch. 4, App. B; digest §5.1, §7 A4–A6).
+
+A Festo MPYE-5 valve drives a Bimba PFC cylinder (1.75 in stroke) moving an attached 0.2 kg
+mass on a vertical board at 50 psig supply. A PID controller sampled at 1 kHz sets the valve
+voltage, saturated to 0–10 V (the engine's ``sample`` hook with ``Options(sample_period=1e-3)``).
+Inputs: step, trapezoid, sine, a recorded CSV (linear or held), or an open-loop voltage.
+Outputs: position, reference, chamber pressures, pressure force, friction, net force, mass flows,
+cumulative air used. Ablations: ``valve="fitted"|"simple"|"underlapped"`` and
+``friction="stribeck"|"viscous"|"stiction"|"coulomb"|"steep"|"lugre"``.
+
+Orientation (⚠ unstated in the source): ``gravity_along_extension`` is the component of g
+along +x; the default +9.81 reads the setup file's "vertical, downward-facing" as rod pointing
+down. End stops are plastic (velocity reset to 0, as the Simulink integrator reset flags).
+PID gains are not given in the source (⚠ 13); the defaults were tuned here so the closed-loop
+step response has the reported dominant time constant τ ≈ 0.08 s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...actuators.pneumatic import _layout as L
+from ...actuators.pneumatic.actuator import HeatModel, PneumaticActuator
+from ...actuators.pneumatic.friction import Friction, FrictionModel, stribeck_tanh_source, viscous_source
+from ...actuators.pneumatic.units import P_ATM_PSI, PSI
+from ...actuators.pneumatic.valves import mpye5_fitted, mpye5_simple, mpye5_underlapped
+from ...errors import InputError
+from ...hybrid import Direction, Guard, Model, Options, Result, simulate
+from ...identify.logs import read_log
+from . import _rig_hooks as H
+
+__all__ = ["rig_model", "RigBench", "RigRun", "Reference", "VALVES", "FRICTIONS"]
+
+STATE_NAMES = ("x", "v", "p_cap", "p_rod", "m_cap", "m_rod", "m_air", "z", "u", "integ", "e_prev",
+               "ref")
+OUTPUT_NAMES = ("ref", "pressure_force", "friction", "force", "mdot_cap", "mdot_rod", "mdot_supply")
+RIG_PARAM_NAMES = ("mass", "gravity_along_extension", "kp", "ki", "kd", "u_bias", "dt_control",
+                   "open_loop", "ref_kind", "r0", "r1", "t_start", "t_ramp", "t_hold", "amplitude",
+                   "omega", "n_table")
+MODE_NAMES = {H.FREE: "moving", H.BOTTOM: "at bottom stop", H.TOP: "at top stop", H.STUCK: "stuck",
+              H.SLIDE_POS: "sliding out", H.SLIDE_NEG: "sliding in"}
+
+VALVES = {"fitted": mpye5_fitted, "simple": mpye5_simple, "underlapped": mpye5_underlapped}
+FRICTIONS = {
+    "stribeck": stribeck_tanh_source,
+    "viscous": viscous_source,
+    "stiction": lambda: Friction(model=FrictionModel.STICTION, c_v=0.0),
+    "coulomb": lambda: Friction(model=FrictionModel.COULOMB, c_v=0.0),
+    "steep": lambda: Friction(model=FrictionModel.STEEP_LINEAR, c_v=0.5 * 4.4482216152605, v_sat=0.01),
+    "lugre": lambda: Friction(model=FrictionModel.LUGRE),
+}
+
+
+def _row_names() -> list[str]:
+    names = [f"p{i}" for i in range(L.NPARAM)]
+    for key, val in vars(L).items():
+        if key.isupper() and isinstance(val, int) and key != "NPARAM" and 0 <= val < L.NPARAM:
+            names[val] = key.lower()
+    for base in ("POLY_CAP_POS", "POLY_CAP_NEG", "POLY_ROD_POS", "POLY_ROD_NEG"):
+        off = getattr(L, base)
+        for j in range(5):
+            names[off + j] = f"{base.lower()}_{4 - j}"
+    return names
+
+
+def rig_model(n_table: int = 0) -> Model:
+    """The rig as a hybrid model; ``n_table`` reference-table points (ref_t_i, ref_v_i params)."""
+    names = _row_names() + list(RIG_PARAM_NAMES)
+    names += [f"ref_t_{i}" for i in range(n_table)] + [f"ref_v_{i}" for i in range(n_table)]
+    defaults = np.zeros(len(names))
+    defaults[:L.NPARAM] = PneumaticActuator().row()
+    rig = dict(mass=0.2, gravity_along_extension=9.81, kp=100.0, ki=0.0, kd=0.0, u_bias=5.25,
+               dt_control=1e-3, open_loop=0.0, ref_kind=0.0, r0=0.0, r1=0.0, t_start=0.0,
+               t_ramp=0.5, t_hold=0.5, amplitude=0.0, omega=1.0, n_table=float(n_table))
+    for k, v in rig.items():
+        defaults[names.index(k)] = v
+    guards = (Guard("hits_bottom"), Guard("hits_top"), Guard("leaves_bottom"), Guard("leaves_top"),
+              Guard("velocity_reverses", Direction.FALLING), Guard("breaks_away"))
+    return Model(name="pneumatic_rig", state_names=STATE_NAMES,
+                 state_defaults=np.zeros(len(STATE_NAMES)), param_names=tuple(names),
+                 param_defaults=defaults, guards=guards, output_names=OUTPUT_NAMES,
+                 vector_field=H.vector_field, guard_values=H.guards, reset=H.reset,
+                 outputs=H.outputs, sample=H.sample,
+                 mode_name=lambda m: MODE_NAMES.get(int(m), str(m)),
+                 description="Daepp (2011) 1-DoF MPYE-5 / Bimba cylinder test rig")
+
+
+@dataclass
+class Reference:
+    """A reference signal: kind "step" | "trapezoid" | "sine" | "table" | "table_hold".
+
+    Closed loop: positions [m]; open loop (``open_loop=True``): valve voltages [V].
+    """
+
+    kind: str = "step"
+    r0: float = 0.0
+    r1: float = 0.0
+    t_start: float = 0.0
+    t_ramp: float = 0.5
+    t_hold: float = 0.5
+    amplitude: float = 0.0
+    omega: float = 1.0
+    times: Any = field(default_factory=lambda: np.zeros(0))
+    values: Any = field(default_factory=lambda: np.zeros(0))
+    open_loop: bool = False
+
+    KINDS = {"step": H.REF_STEP, "trapezoid": H.REF_TRAPEZOID, "sine": H.REF_SINE,
+             "table": H.REF_TABLE, "table_hold": H.REF_TABLE_HOLD}
+
+    def __post_init__(self) -> None:
+        if self.kind not in self.KINDS:
+            raise InputError(f"reference kind {self.kind!r}: expected one of {', '.join(self.KINDS)}")
+        self.times = np.asarray(self.times, dtype=float).ravel()
+        self.values = np.asarray(self.values, dtype=float).ravel()
+        if self.kind.startswith("table"):
+            if self.times.size < 2 or self.times.size != self.values.size:
+                raise InputError("table reference: need >= 2 (time, value) pairs of equal length")
+            if np.any(np.diff(self.times) <= 0):
+                raise InputError("table reference: times must increase strictly")
+
+    @classmethod
+    def from_csv(cls, path, time_column: str = "t", value_column: str = "ref", hold: bool = False,
+                 open_loop: bool = False) -> Reference:
+        """A recorded reference from a CSV log with named columns."""
+        d = read_log(path, [time_column, value_column])
+        return cls(kind="table_hold" if hold else "table", times=d[time_column],
+                   values=d[value_column], open_loop=open_loop)
+
+    def values_at(self, t) -> np.ndarray:
+        """The reference evaluated in Python at times t (for metrics and plots)."""
+        p = np.zeros(L.NPARAM + H.NRIG + 2 * self.times.size)
+        self.write(p)
+        return np.array([H.reference(float(tt), p) for tt in np.atleast_1d(t)])
+
+    def write(self, p: np.ndarray) -> None:
+        p[H.OPEN_LOOP] = 1.0 if self.open_loop else 0.0
+        p[H.REF_KIND] = self.KINDS[self.kind]
+        p[H.R0], p[H.R1], p[H.T_START] = self.r0, self.r1, self.t_start
+        p[H.T_RAMP], p[H.T_HOLD], p[H.AMP], p[H.OMEGA] = self.t_ramp, self.t_hold, self.amplitude, self.omega
+        n = self.times.size
+        p[H.N_TABLE] = n
+        p[H.TABLE:H.TABLE + n] = self.times
+        p[H.TABLE + n:H.TABLE + 2 * n] = self.values
+
+
+@dataclass
+class RigRun:
+    """Time histories of one rig run (SI) and the engine result."""
+
+    t: np.ndarray
+    x: np.ndarray
+    ref: np.ndarray
+    u: np.ndarray
+    p_cap: np.ndarray
+    p_rod: np.ndarray
+    force: np.ndarray
+    friction: np.ndarray
+    mdot_cap: np.ndarray
+    mdot_rod: np.ndarray
+    air_used: np.ndarray
+    mode: np.ndarray
+    result: Result
+
+
+class RigBench:
+    """The rig with its sub-model switches (the ablation harness).
+
+    Parameters
+    ----------
+    valve : "fitted" (default) | "simple" | "underlapped"; friction : see ``FRICTIONS``.
+    supply_psig : supply pressure [psig] (50.3); mass [kg] (0.2);
+    gravity_along_extension [m/s²]; kp, ki, kd : PID gains [V/m, V/(m s), V s/m];
+    heat : chamber thermodynamics; options : engine options (default DP45 with the 1 kHz
+    controller sample, records every 1 ms).
+    """
+
+    def __init__(self, valve: str = "fitted", friction: str = "stribeck", *, supply_psig: float = 50.3,
+                 exhaust_psia: float = 15.7, mass: float = 0.2, gravity_along_extension: float = 9.81,
+                 kp: float = 100.0, ki: float = 0.0, kd: float = 0.0, u_bias: float = 5.25,
+                 heat: HeatModel = HeatModel.ADIABATIC, options: Options | None = None) -> None:
+        if valve not in VALVES:
+            raise InputError(f"valve={valve!r}: expected one of {', '.join(VALVES)}")
+        if friction not in FRICTIONS:
+            raise InputError(f"friction={friction!r}: expected one of {', '.join(FRICTIONS)}")
+        if not mass > 0:
+            raise InputError(f"mass={mass!r} kg: expected > 0")
+        self.actuator = PneumaticActuator(p_supply=(supply_psig + P_ATM_PSI) * PSI,
+                                          p_exhaust=exhaust_psia * PSI, valve=VALVES[valve](),
+                                          friction=FRICTIONS[friction](), heat=heat)
+        self.rig = dict(mass=mass, gravity_along_extension=gravity_along_extension, kp=kp, ki=ki,
+                        kd=kd, u_bias=u_bias)
+        self.options = options or Options(method="dp45", rtol=1e-6, atol=1e-9, h_max=1e-3,
+                                          record_period=1e-3, sample_period=1e-3, sliding=False)
+
+    def params(self, reference: Reference, model: Model) -> np.ndarray:
+        p = model.param_defaults.copy()
+        p[:L.NPARAM] = self.actuator.row()
+        for k, v in self.rig.items():
+            p[model.param_names.index(k)] = v
+        p[H.DT] = self.options.sample_period if self.options.sample_period > 0 else 1e-3
+        reference.write(p)
+        return p
+
+    def run(self, reference: Reference, t_final: float, x0: float | None = None,
+            p_cap0: float | None = None, p_rod0: float | None = None) -> RigRun:
+        """Simulate ``t_final`` seconds from rest at ``x0`` [m] (default: retracted) with the
+        given chamber pressures [Pa abs] (default: exhaust pressure)."""
+        model = rig_model(reference.times.size if reference.kind.startswith("table") else 0)
+        p = self.params(reference, model)
+        stroke = self.actuator.cylinder.stroke
+        x0 = 0.0 if x0 is None else float(x0)
+        if not 0.0 <= x0 <= stroke:
+            raise InputError(f"x0={x0!r} m: expected a position in [0, {stroke:g}] m")
+        pe = self.actuator.p_exhaust
+        gas = self.actuator.initial_state(x0, pe if p_cap0 is None else p_cap0,
+                                          pe if p_rod0 is None else p_rod0)[0]
+        s0 = np.zeros(H.NX)
+        s0[H.X] = x0
+        s0[H.PCAP:H.MAIR + 1] = gas
+        s0[H.U] = self.rig["u_bias"]
+        mode0 = H.BOTTOM if x0 == 0.0 else (H.TOP if x0 == stroke else
+                                            (H.STUCK if p[L.FRICTION_MODEL] in (2, 0) else H.FREE))
+        res = simulate(model, t_final, x0=s0, params=p, options=self.options, mode0=mode0)
+        y = res.y
+        return RigRun(t=res.t, x=res.x[:, H.X], ref=y[:, 0], u=res.x[:, H.U], p_cap=res.x[:, H.PCAP],
+                      p_rod=res.x[:, H.PROD], force=y[:, 3], friction=y[:, 2], mdot_cap=y[:, 4],
+                      mdot_rod=y[:, 5], air_used=res.x[:, H.MAIR], mode=res.mode, result=res)

@@ -1,0 +1,126 @@
+"""Runnable bench scenarios with plots and metrics (Daepp Figs. 25–28; Wagenknecht E3–E5).
+
+``python -m legsim.robots.pneumatic_rig.scenarios OUT_DIR`` runs the closed-loop step series,
+the sine-tracking series, an open-loop step and the hop sweep, writes PNG plots into OUT_DIR and
+prints the metrics as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ...actuators.pneumatic.units import INCH, pa_to_psi
+from . import _rig_hooks as H
+from .hop import HopBench
+from .metrics import first_order_fit, lag_by_xcorr, rmse
+from .rig import Reference, RigBench, RigRun
+
+__all__ = ["plot_rig_run", "plot_hop_sweep", "closed_loop_steps", "sine_tracking", "hop_sweep", "main"]
+
+
+def plot_rig_run(run: RigRun, path, title: str = "") -> None:
+    """Position vs reference [in], chamber pressures [psia], friction [N]; end stops shaded."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(3, 1, sharex=True, figsize=(8, 8))
+    open_loop = bool(run.result.params[H.OPEN_LOOP])
+    if not open_loop:
+        ax[0].plot(run.t, run.ref / INCH, "k--", label="reference")
+    ax[0].plot(run.t, run.x / INCH, label="position")
+    ax[0].set_ylabel("position [in]")
+    twin = ax[0].twinx()
+    twin.plot(run.t, run.u, color="tab:red", lw=0.8)
+    twin.set_ylabel("valve voltage [V]", color="tab:red")
+    ax[1].plot(run.t, pa_to_psi(run.p_cap), label="cap")
+    ax[1].plot(run.t, pa_to_psi(run.p_rod), label="rod")
+    ax[1].set_ylabel("pressure [psia]")
+    ax[2].plot(run.t, run.friction, label="friction")
+    ax[2].set_ylabel("friction [N]")
+    ax[2].set_xlabel("time [s]")
+    stop = np.isin(run.mode, (1, 2))
+    for a in ax:
+        a.fill_between(run.t, 0, 1, where=stop, color="0.85", transform=a.get_xaxis_transform())
+        a.legend(loc="best")
+    fig.suptitle(title)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_hop_sweep(durations, heights: dict, path) -> None:
+    """Hop height [cm] vs valve command duration [ms], one curve per label."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, h in heights.items():
+        ax.plot(durations, np.asarray(h) * 100, "o-", label=label)
+    ax.axhline(31.75, color="k", ls=":", label="measured plateau (spool)")
+    ax.set_xlabel("valve command [ms]")
+    ax.set_ylabel("hop height [cm]")
+    ax.legend()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def closed_loop_steps(bench: RigBench | None = None):
+    """Five closed-loop steps (Daepp §4.3.2): run, first-order τ and R² per step, RMSE [in]."""
+    bench = bench or RigBench()
+    ref = Reference("table_hold", times=[0, 0.5, 1.5, 2.5, 3.5], values=[0.01, 0.03, 0.015, 0.035, 0.02])
+    run = bench.run(ref, 4.5, x0=0.01, p_cap0=3e5, p_rod0=3e5)
+    fits = []
+    for t0, t1 in ((0.5, 1.5), (1.5, 2.5), (2.5, 3.5), (3.5, 4.5)):
+        sel = (run.t >= t0) & (run.t < t1)
+        f = first_order_fit(run.t[sel], run.x[sel], t0)
+        fits.append({"t_step": t0, "tau": f.tau, "r2": f.r2})
+    return run, {"steps": fits, "rmse_in": rmse(run.x, run.ref) / INCH, "air_used_g": run.air_used[-1] * 1e3}
+
+
+def sine_tracking(bench: RigBench | None = None, omegas=(1.0, 3.0, 5.0)):
+    """Closed-loop sines (Daepp §4.3.3): lag by cross-correlation per frequency [s]."""
+    bench = bench or RigBench()
+    out = {}
+    runs = {}
+    for w in omegas:
+        ref = Reference("sine", r0=0.022, amplitude=0.01, omega=w, t_start=0.5)
+        run = bench.run(ref, 0.5 + 3 * 2 * np.pi / w, x0=0.022, p_cap0=3e5, p_rod0=3e5)
+        sel = run.t > 0.5 + 2 * np.pi / w
+        out[w] = lag_by_xcorr(run.t[sel], run.x[sel], run.ref[sel], 1.0)
+        runs[w] = run
+    return runs, out
+
+
+def hop_sweep(durations=(10, 15, 20, 25, 30, 40, 50, 60, 70, 80), p_gauge: float = 0.724e6):
+    """Hop height vs valve time for the spool and rubber presets (E3, E4)."""
+    return {name: [HopBench(name).fire(d, p_gauge).height for d in durations]
+            for name in ("spool", "rubber")}
+
+
+def main(argv=None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    out = Path(args[0] if args else ".")
+    out.mkdir(parents=True, exist_ok=True)
+    run, steps = closed_loop_steps()
+    plot_rig_run(run, out / "rig_steps.png", "closed-loop steps")
+    runs, lags = sine_tracking()
+    plot_rig_run(runs[3.0], out / "rig_sine_3rad.png", "sine 3 rad/s")
+    ol = RigBench().run(Reference("step", r0=0.0, r1=7.0, t_start=5.0, open_loop=True), 6.5)
+    plot_rig_run(ol, out / "rig_open_loop_7V.png", "open-loop step to 7 V")
+    durations = (10, 15, 20, 25, 30, 40, 50, 60, 70, 80)
+    hops = hop_sweep(durations)
+    plot_hop_sweep(durations, hops, out / "hop_sweep.png")
+    json.dump({"steps": steps, "sine_lag_s": lags, "hop_height_m": hops}, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,169 @@
+"""The 1-DoF cylinder test rig on the hybrid engine: pneumatic digest §5.1, §7 A4–A6."""
+
+import numpy as np
+import pytest
+
+from legsim.actuators.pneumatic.units import LBF
+from legsim.errors import InputError
+from legsim.hybrid import Options
+from legsim.identify import stiction_from_step
+from legsim.robots.pneumatic_rig.metrics import first_order_fit, lag_by_xcorr, rmse, step_metrics
+from legsim.robots.pneumatic_rig.rig import Reference, RigBench
+
+WEIGHT = 0.2 * 9.81
+STEPS = Reference("table_hold", times=[0, 0.5, 1.5, 2.5, 3.5], values=[0.01, 0.03, 0.015, 0.035, 0.02])
+START = dict(x0=0.01, p_cap0=3e5, p_rod0=3e5)
+
+
+@pytest.fixture(scope="module")
+def step_runs():
+    return {(v, f): RigBench(v, f).run(STEPS, 4.5, **START)
+            for v, f in (("fitted", "stribeck"), ("simple", "stribeck"), ("fitted", "viscous"))}
+
+
+def test_closed_loop_steps_have_a_dominant_first_order_time_constant_near_0_083_s(step_runs):
+    # A5: tau ~ 0.082-0.085 s with R^2 > 0.92 (the PID gain kp = 100 V/m was tuned for this)
+    r = step_runs[("fitted", "stribeck")]
+    taus = []
+    for t0, t1 in ((0.5, 1.5), (1.5, 2.5), (2.5, 3.5), (3.5, 4.5)):
+        sel = (r.t >= t0) & (r.t < t1)
+        fit = first_order_fit(r.t[sel], r.x[sel], t0)
+        assert fit.r2 > 0.92
+        taus.append(fit.tau)
+    assert 0.074 <= np.mean(taus) <= 0.094
+    m = step_metrics(r.t[r.t < 1.5], r.x[r.t < 1.5], 0.01, 0.03, 0.5)
+    assert 0.05 < m.rise < 0.4 and m.overshoot < 0.2 and m.settling < 0.9
+
+
+def test_model_variants_differ_in_position_by_rmse_of_order_0_05_inch(step_runs):
+    # A5: RMSE differences between variants of order 0.05 in
+    base = step_runs[("fitted", "stribeck")].x
+    for key in (("simple", "stribeck"), ("fitted", "viscous")):
+        d = rmse(step_runs[key].x, base) / 0.0254
+        assert 0.002 < d < 0.1
+
+
+def test_air_consumption_and_chamber_masses_are_consistent_with_the_mass_flows(step_runs):
+    r = step_runs[("fitted", "stribeck")]
+    res = r.result
+    assert np.all(np.diff(r.air_used) >= -1e-15) and r.air_used[-1] > 0
+    used = np.trapezoid(res.y[:, 6], r.t)
+    assert r.air_used[-1] == pytest.approx(used, rel=0.02)
+    m = res.x[:, 4] + res.x[:, 5]
+    assert m[-1] - m[0] == pytest.approx(np.trapezoid(r.mdot_cap + r.mdot_rod, r.t), rel=0.02, abs=1e-9)
+
+
+def test_controller_output_is_saturated_and_held_between_1_khz_samples(step_runs):
+    r = step_runs[("simple", "stribeck")]
+    assert r.u.min() >= 0.0 and r.u.max() <= 10.0
+    res = r.result
+    changes = res.events[res.events["kind"] == 3] if res.events.size else res.events
+    assert changes.size == 0  # the controller never changes the mechanical mode
+    # u only changes at the sample instants: records at 1 ms show a staircase
+    assert np.any(r.u == 10.0) or np.any(r.u == 0.0) or np.ptp(r.u) > 0.5
+
+
+@pytest.mark.parametrize("variant", [("simple", "stribeck"), ("fitted", "viscous")])
+def test_sine_tracking_lag_shrinks_with_frequency_and_variants_agree_at_5_rad_s(variant):
+    # A6: 1, 3, 5 rad/s; the lag decreases and variants differ by <= 0.02 s (at 5 rad/s here;
+    # the simple valve departs at low speed, where the source says it fails)
+    lags = {}
+    for key in (("fitted", "stribeck"), variant):
+        lags[key] = []
+        for w in (1.0, 3.0, 5.0):
+            ref = Reference("sine", r0=0.022, amplitude=0.01, omega=w, t_start=0.5)
+            r = RigBench(*key).run(ref, 0.5 + 3 * 2 * np.pi / w, x0=0.022, p_cap0=3e5, p_rod0=3e5)
+            sel = r.t > 0.5 + 2 * np.pi / w
+            lags[key].append(lag_by_xcorr(r.t[sel], r.x[sel], r.ref[sel], 1.0))
+    full = lags[("fitted", "stribeck")]
+    assert full[0] > full[1] > full[2] > 0
+    assert abs(lags[variant][2] - full[2]) <= 0.02
+    if variant[1] == "viscous":
+        assert np.all(np.abs(np.subtract(lags[variant], full)) <= 0.02)
+
+
+def _open_loop_step(friction, u1, options=None):
+    bench = RigBench(friction=friction, options=options) if options else RigBench(friction=friction)
+    up = u1 > 5.25
+    x0 = 0.0 if up else bench.actuator.cylinder.stroke
+    ref = Reference("step", r0=0.0 if up else 10.0, r1=u1, t_start=5.0, open_loop=True)
+    return bench, bench.run(ref, 6.5, x0=x0)
+
+
+def test_stiction_is_identified_from_the_pressure_peak_of_a_noisy_open_loop_step():
+    # identification: F_S from the net pressure force at breakaway, weight removed
+    bench, r = _open_loop_step("stiction", 5.8)
+    rng = np.random.default_rng(3)
+    f_meas = (r.force + r.friction) + 0.2 * rng.standard_normal(r.t.size)
+    x_meas = r.x + 2e-5 * rng.standard_normal(r.t.size)
+    f_s = stiction_from_step(r.t, f_meas, x_meas, t_step=5.0, offset=-WEIGHT)
+    assert f_s == pytest.approx(bench.actuator.friction.f_s, rel=0.08)
+
+
+@pytest.mark.parametrize("u1", [6.0, 6.5])
+def test_open_loop_step_shows_a_stiction_peak_then_end_stop_repressurisation(u1):
+    # A4: a pressure rise to a stiction peak of net force ~ 4.5 lbf +- weight, a plateau while
+    # moving, repressurisation at the end stop (measured range of the source: 3.5-5.0 lbf)
+    bench, r = _open_loop_step("stribeck", u1)
+    peak = stiction_from_step(r.t, r.force + r.friction, r.x, t_step=5.0)
+    assert (3.5 * LBF - WEIGHT) <= peak <= (5.5 * LBF + WEIGHT)
+    stroke = bench.actuator.cylinder.stroke
+    moving = (r.x > 0.1 * stroke) & (r.x < 0.9 * stroke) & (r.t > 5.0)
+    assert moving.any() and r.x[-1] == pytest.approx(stroke)
+    p_final = r.p_cap[-1]
+    assert r.p_cap[moving].max() < p_final - 0.1 * (p_final - bench.actuator.p_exhaust)
+    p_in = bench.actuator.valve.input_pressure(u1, bench.actuator.p_supply, bench.actuator.p_exhaust)
+    assert p_final == pytest.approx(p_in, rel=0.01)
+
+
+@pytest.mark.parametrize("u1", [7.0, 8.0, 3.0])
+def test_open_loop_pressure_time_constant_is_stable_across_solver_step_sizes(u1):
+    # A4: tau of the pressure within ~15 % for 1 ms vs 1/640 s (fixed-step RK4) and adaptive DP45
+    taus = []
+    for opts in (None,
+                 Options(method="rk4_fixed", h_max=1e-3, record_period=1e-3, sample_period=1e-3,
+                         sliding=False),
+                 Options(method="rk4_fixed", h_max=1 / 640, record_period=1 / 640, sample_period=1e-3,
+                         sliding=False)):
+        _, r = _open_loop_step("stribeck", u1, opts)
+        p = r.p_cap if u1 > 5.25 else r.p_rod
+        fit = first_order_fit(r.t, p, 5.0, 6.5)
+        assert fit.r2 > 0.7
+        taus.append(fit.tau)
+    assert max(taus) / min(taus) < 1.15
+
+
+def test_trapezoid_and_recorded_csv_references(tmp_path):
+    trap = Reference("trapezoid", r0=0.01, r1=0.03, t_start=0.2, t_ramp=0.5, t_hold=0.3)
+    np.testing.assert_allclose(trap.values_at([0.1, 0.45, 0.8, 1.2, 1.5, 1.85]),
+                               [0.01, 0.02, 0.03, 0.022, 0.01, 0.012], atol=1e-12)
+    path = tmp_path / "ref.csv"
+    t = np.linspace(0, 1.0, 11)
+    np.savetxt(path, np.column_stack([t, 0.01 + 0.02 * t]), delimiter=",", header="t,ref", comments="")
+    ref = Reference.from_csv(path)
+    r = RigBench().run(ref, 1.0, x0=0.01, p_cap0=3e5, p_rod0=3e5)
+    assert r.ref[-1] == pytest.approx(0.03, abs=1e-4)
+    assert abs(r.x[-1] - 0.03) < 5e-3 and r.x[-1] > r.x[500] + 5e-3
+    with pytest.raises(InputError, match=r"ref\.csv.*'position'"):
+        Reference.from_csv(path, value_column="position")
+
+
+def test_bad_rig_settings_raise_input_errors():
+    with pytest.raises(InputError, match="valve"):
+        RigBench(valve="bogus")
+    with pytest.raises(InputError, match="x0"):
+        RigBench().run(Reference("step"), 0.1, x0=0.2)
+
+
+def test_bench_scenarios_write_plots_and_report_metrics(tmp_path, capsys):
+    from legsim.robots.pneumatic_rig.scenarios import main
+
+    assert main([str(tmp_path)]) == 0
+    for name in ("rig_steps.png", "rig_sine_3rad.png", "rig_open_loop_7V.png", "hop_sweep.png"):
+        assert (tmp_path / name).stat().st_size > 10_000
+    out = capsys.readouterr().out
+    import json
+
+    report = json.loads(out)
+    assert len(report["steps"]["steps"]) == 4 and report["steps"]["air_used_g"] > 0
+    assert report["hop_height_m"]["spool"][-1] > 0.25
