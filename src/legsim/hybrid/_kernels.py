@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 from numba import types as T
 
-from .signatures import CHECK_T, FLOW_T, GUARD_T, OUTPUT_T, RESET_T, SAMPLE_T
+from ._hooks import HOOKS_T
 from .tableaux import DP_A, DP_C, DP_E, DP_P
 
 # ---- option vector layout (floats) ---------------------------------------------------------
@@ -211,6 +211,8 @@ def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, x
     d0 = math.sqrt(d0 / max(n, 1))
     d1 = math.sqrt(d1 / max(n, 1))
     h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+    if not (h0 > 0.0 and math.isfinite(h0)):
+        h0 = 1e-6
     h0 = min(h0, hmax)
     for i in range(n):
         xs[i] = x[i] + h0 * f0[i]
@@ -224,7 +226,8 @@ def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, x
         h1 = max(1e-6, h0 * 1e-3)
     else:
         h1 = (0.01 / max(d1, d2)) ** 0.2
-    return min(100.0 * h0, h1, hmax)
+    h = min(100.0 * h0, h1, hmax)
+    return h if (h > 0.0 and math.isfinite(h)) else 1e-6
 
 
 @njit(cache=True)
@@ -306,7 +309,7 @@ def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4,
 
 
 @njit(cache=True)
-def _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, xp, gbuf, fa,
+def _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, xp, gbuf, fa_buf,
             ga, gb, hi, direction, place, prec, max_iter, eps_t):
     """Bracket a crossing of guard j (or, for j = -1, the end of sliding) inside θ ∈ [0, hi].
 
@@ -318,6 +321,8 @@ def _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, 
     lo = 0.0
     side = 0
     it = 0
+    fa = ga  # true values at the bracket ends (the Illinois weights below only steer the secant)
+    fb_ = gb
     while it < max_iter:
         it += 1
         w = hi - lo
@@ -330,30 +335,32 @@ def _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, 
         if j >= 0:
             gf(t + th * h, xe, p, mode, gbuf)
             gm = gbuf[j]
-            was = _crossed(ga if direction != 0 else ga, gm, direction)
+            was = _crossed(fa, gm, direction)
         else:
-            am = _slide_alpha(vf, gf, si, t + th * h, xe, p, mode, fa, fb, xp, gbuf)
+            am = _slide_alpha(vf, gf, si, t + th * h, xe, p, mode, fa_buf, fb, xp, gbuf)
             gm = am if am <= 0.5 else 1.0 - am
             was = gm <= 0.0
         if was:
             hi = th
             gb = gm
+            fb_ = gm
             if side == 1:
                 ga *= 0.5
             side = 1
         else:
             lo = th
             ga = gm
+            fa = gm
             if side == -1:
                 gb *= 0.5
             side = -1
         si[SI_NSTOPIT] += 1
         if j >= 0:
-            if place > 0 and abs(gb) <= prec:
+            if place > 0 and abs(fb_) <= prec:
                 return True, lo, hi
-            if place < 0 and lo > 0.0 and abs(ga) <= prec:
+            if place < 0 and lo > 0.0 and abs(fa) <= prec:
                 return True, lo, hi
-        elif abs(gb) <= 1e-10:
+        elif abs(fb_) <= 1e-10:
             return True, lo, hi
         if (hi - lo) * h <= eps_t:
             return True, lo, hi
@@ -366,7 +373,9 @@ def _records_until(method, vf, gf, of, si, t, x, h, t_end, xend, p, mode, K, k2,
     """Records at the multiples of the record period in (t, t_end], from this step's interpolant."""
     while True:
         tr = t0 + si[SI_REC_K] * rp
-        if tr > t_end + eps_t or tr > tf + eps_t:
+        if abs(tr - tf) <= eps_t:
+            tr = tf
+        if tr > t_end + eps_t or tr > tf:
             return
         th = (tr - t) / h
         if th >= 1.0 - 1e-14:
@@ -423,7 +432,7 @@ def _try_slide(vf, gf, rf, si, te, xnew, p, mode_a, mode_b, k, gdir, g0k, fired,
 
 
 _ADVANCE_SIG = T.int64(
-    FLOW_T, GUARD_T, RESET_T, OUTPUT_T, SAMPLE_T, CHECK_T,
+    HOOKS_T,
     T.int64[::1], T.int64[::1], T.float64[::1],
     T.float64[::1], T.int64[::1],
     T.float64[::1], T.int64[::1], T.float64[::1],
@@ -433,13 +442,18 @@ _ADVANCE_SIG = T.int64(
 
 
 @njit(_ADVANCE_SIG, cache=True)
-def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
-            rec, rec_mode, ev_t, ev_i):
+def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i):
     """Integrate until done, a buffer fills, the step budget ends, or an error.
 
     Data flow: (x, sf, si) -> (x, sf, si, rec[si[NREC]:], ev[si[NEV]:]); returns a status code.
     On return ``sf``/``si``/``x`` hold the state to resume from (or where the error happened).
     """
+    vf = hooks.vector_field
+    gf = hooks.guards
+    rf = hooks.reset
+    of = hooks.outputs
+    sfn = hooks.sample
+    cf = hooks.check
     nx = x.size
     ng = gdir.size
     ny = rec.shape[1] - 1 - nx
@@ -512,6 +526,9 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
         si[SI_REC_K] = 1
         si[SI_STARTED] = 1
         si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
+        for i in range(nx):
+            if not (math.isfinite(x[i]) and math.isfinite(K[0, i])):
+                return ST_NONFINITE
         if h <= 0.0:
             if method == M_DP45:
                 h = _initial_step(vf, gf, si, t, x, p, mode, K[0], rtol, atol, hmax, xs, k2,
@@ -561,10 +578,11 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
         t_sample = t0 + si[SI_SAMPLE_K] * spd if spd > 0.0 else np.inf
         h_free = h
         t_end = t + h
-        if t_end >= t_sample - eps_t:
+        snap = max(eps_t, 1e-9 * h)
+        if t_end >= t_sample - snap:
             h = t_sample - t
             t_end = t_sample
-        if t_end >= tf - eps_t:
+        if t_end >= tf - snap:
             h = tf - t
             t_end = tf
         if h <= 0.0:
@@ -600,10 +618,12 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
             a1 = _slide_alpha(vf, gf, si, t_end, xnew, p, mode, fa, fb, xp, gbuf)
             slide_end = a1 <= 0.0 or a1 >= 1.0
         if first < 0 and not slide_end:
-            # ---- plain accepted step
+            # ---- plain accepted step (records at a sample instant show the sampled update)
+            sampled_now = t_end == t_sample
             if rp > 0.0:
-                _records_until(method, vf, gf, of, si, t, x, h, t_end, xnew, p, mode, K, k2, k3,
-                               k4, xs, xr, fb, xp, gbuf, rec, rec_mode, ybuf, t0, rp, tf, eps_t)
+                _records_until(method, vf, gf, of, si, t, x, h,
+                               t_end - 2.0 * eps_t if sampled_now else t_end, xnew, p, mode, K, k2,
+                               k3, k4, xs, xr, fb, xp, gbuf, rec, rec_mode, ybuf, t0, rp, tf, eps_t)
             for i in range(nx):
                 x[i] = xnew[i]
             t = t_end
@@ -614,9 +634,7 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
                 si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
             for j in range(ng):
                 g0[j] = g1[j]
-            if rp == 0.0:
-                _record(of, t, x, p, mode, rec, rec_mode, si, ybuf)
-            if t == t_sample:
+            if sampled_now:
                 for i in range(nx):
                     xnew[i] = x[i]
                 m2 = sfn(t, x, p, mode, si[SI_SAMPLE_K], xnew)
@@ -636,6 +654,11 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
                 if changed:
                     si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
                     gf(t, x, p, mode, g0)
+                if rp > 0.0:
+                    _records_until(method, vf, gf, of, si, t, x, h, t, x, p, mode, K, k2, k3, k4,
+                                   xs, xr, fb, xp, gbuf, rec, rec_mode, ybuf, t0, rp, tf, eps_t)
+            if rp == 0.0:
+                _record(of, t, x, p, mode, rec, rec_mode, si, ybuf)
             if check_steps != 0:
                 code = cf(t, x, p, mode)
                 if code != 0:
@@ -755,3 +778,7 @@ def advance(vf, gf, rf, of, sfn, cf, gdir, gplace, p, optf, opti, sf, si, x,
         si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
         gf(t, x, p, mode, g0)
         h = h_next
+        if method == M_DP45 and mode != mode_before:
+            h = min(h, _initial_step(vf, gf, si, t, x, p, mode, K[0], rtol, atol, hmax, xs, k2,
+                                     fb, xp, gbuf))
+            si[SI_NFEV] += 1

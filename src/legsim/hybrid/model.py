@@ -168,6 +168,18 @@ class Model:
         """State array from defaults overridden by a name->value mapping or a full vector."""
         return self._fill("state", self.state_names, self.state_defaults, values, where)
 
+    def hooks(self, default_outputs: Callable):
+        """The compiled hook bundle the engine calls (built once per model, then reused)."""
+        cached = self.__dict__.get("_hooks")
+        if cached is None:
+            from ._hooks import make_hooks
+
+            of = self.outputs if self.outputs is not None else default_outputs
+            cached = make_hooks(self.vector_field, self.guard_values, self.reset, of, self.sample,
+                                self.check)
+            object.__setattr__(self, "_hooks", cached)
+        return cached
+
     def message(self, code: int) -> str:
         """Human-readable text of a model error code."""
         return self.error_messages.get(int(code), f"model error code {int(code)}")

@@ -84,7 +84,7 @@ def simulate(model: Model, t_final: float,
     if mode < 0:
         raise InputError(f"initial mode must be >= 0, got {mode}")
 
-    of = model.outputs if model.outputs is not None else _no_outputs
+    hooks = model.hooks(_no_outputs)
     optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL)
     sf = np.zeros(K.N_SF)
     sf[K.SF_T] = t0
@@ -130,9 +130,8 @@ def simulate(model: Model, t_final: float,
     interrupted = False
     try:
         while True:
-            status = int(K.advance(model.vector_field, model.guard_values, model.reset, of,
-                                   model.sample, model.check, gdir, gplace, p, optf, opti, sf, si,
-                                   x, rec, rec_mode, ev_t, ev_i))
+            status = int(K.advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
+                                   ev_t, ev_i))
             if status in (K.ST_RECORDS_FULL, K.ST_EVENTS_FULL):
                 flush()
             elif status == K.ST_BUDGET:

@@ -1,0 +1,179 @@
+"""Accuracy and failure modes of the engine's integrators, and the sampled-controller schedule.
+
+Expected values are closed forms: the harmonic oscillator x = cos ωt; ẋ = x² escapes at t = 1; the
+zero-order-hold discretisation of τẏ = −y + Ku (a = e^(−T/τ), b = K(1 − a), computed here with
+scipy.signal.cont2discrete) for the discrete PI loop.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.signal import cont2discrete
+
+from legsim.errors import SimulationError
+from legsim.hybrid import Options, simulate
+from models import odes
+
+W = 2.0 * math.pi
+
+
+def exact_x(t):
+    return np.cos(W * t)
+
+
+def oscillator_error(options, t_final=5.0):
+    res = simulate(odes.build_oscillator(), t_final, options=options)
+    return np.max(np.abs(res.x[:, 0] - exact_x(res.t))), res
+
+
+@pytest.mark.parametrize("rtol", [1e-7, 1e-10])
+def test_dp45_follows_the_harmonic_oscillator_to_the_tolerance_scale(rtol):
+    err, res = oscillator_error(Options(rtol=rtol, atol=rtol * 1e-2, h_max=1.0))
+    # 5 periods: global error stays within a small multiple of the requested tolerance
+    assert err <= 50.0 * rtol
+    assert res.t[-1] == 5.0
+
+
+def test_dp45_error_shrinks_when_the_tolerance_is_tightened():
+    loose, _ = oscillator_error(Options(rtol=1e-5, atol=1e-7, h_max=1.0))
+    tight, _ = oscillator_error(Options(rtol=1e-10, atol=1e-12, h_max=1.0))
+    assert tight < loose / 1000.0
+
+
+def test_dense_output_records_between_steps_are_accurate():
+    err, res = oscillator_error(Options(rtol=1e-10, atol=1e-12, h_max=1.0, record_period=0.001))
+    assert res.stats["steps"] < res.n / 3  # most records are interpolated, not step ends
+    assert err <= 5e-9
+
+
+def test_dense_output_between_fixed_size_steps_converges_at_fourth_order_or_better():
+    """Huge rtol/atol accept every step, so steps equal h_max; records at 0.001 s are almost all
+    interpolated. The Shampine interpolant is 4th order: error ratio ≥ 2⁴ when h halves (allowing
+    20 % slack)."""
+    errs = []
+    for h in (0.05, 0.025, 0.0125):
+        err, res = oscillator_error(Options(rtol=1e3, atol=1e3, h_max=h, h_min=1e-6,
+                                            record_period=0.001), t_final=1.0)
+        assert res.stats["steps"] == pytest.approx(1.0 / h, abs=2)
+        errs.append(err)
+    ratios = np.array(errs[:-1]) / np.array(errs[1:])
+    assert np.all(ratios >= 0.8 * 16.0), ratios
+
+
+def test_simsect_adaptive_rk4_never_steps_beyond_h_max():
+    h_max = 0.004
+    res = simulate(odes.build_oscillator(), 1.0,
+                   options=Options(method="rk4", tolerance=1e-3, h_max=h_max, record_period=0.0))
+    steps = np.diff(res.t)
+    assert steps.max() <= h_max * (1 + 1e-12)
+    assert res.stats["steps"] >= math.ceil(1.0 / h_max)
+    assert res.stats["steps"] == res.n - 1
+
+
+def test_simsect_adaptive_rk4_error_shrinks_with_its_tolerance():
+    errs = []
+    steps = []
+    for tol in (1e-4, 1e-7, 1e-10):
+        err, res = oscillator_error(Options(method="rk4", tolerance=tol, power=0.2, h_max=0.5))
+        errs.append(err)
+        steps.append(res.stats["steps"])
+    assert errs[0] > 10 * errs[1] > 100 * errs[2]
+    assert steps[0] < steps[1] < steps[2]
+    assert errs[2] <= 1e-7
+
+
+def test_fixed_step_rk4_global_error_is_fourth_order_in_h():
+    errs = []
+    for h in (0.02, 0.01, 0.005):
+        res = simulate(odes.build_oscillator(), 5.0, options=Options(method="rk4_fixed", h_max=h))
+        # accumulated rounding of t must not leave an extra sliver step at the end
+        assert res.stats["steps"] == round(5.0 / h)
+        # the phase error (the O(h⁴) part) shows in v at whole periods, so measure both
+        xe, ve = exact_x(5.0), -W * math.sin(W * 5.0)
+        errs.append(math.hypot(res.x[-1, 0] - xe, (res.x[-1, 1] - ve) / W))
+    ratios = np.array(errs[:-1]) / np.array(errs[1:])
+    assert np.all((ratios > 13.0) & (ratios < 19.0)), ratios  # 2⁴ = 16
+
+
+@pytest.mark.parametrize("method, t_tol", [("dp45", 1e-6), ("rk4", 1e-3)])
+def test_a_solution_that_escapes_to_infinity_stops_with_step_underflow_and_keeps_records(method, t_tol):
+    """ẋ = x², x(0) = 1: x = 1/(1 − t) escapes at t = 1; no step can follow it past that time."""
+    with pytest.raises(SimulationError) as info:
+        simulate(odes.build_blowup(), 2.0, options=Options(method=method, h_min=1e-12, h_max=0.1))
+    err = info.value
+    assert err.result.status == "step_underflow"
+    assert "h_min" in str(err)
+    assert abs(err.t - 1.0) <= t_tol
+    res = err.result
+    before = res.t < 0.9  # x <= 10 there; errors grow like x² near the escape time
+    exact = 1.0 / (1.0 - res.t[before])
+    assert np.max(np.abs(res.x[before, 0] / exact - 1.0)) <= 1e-4
+
+
+@pytest.mark.parametrize("method", ["dp45", "rk4", "rk4_fixed"])
+def test_a_vector_field_that_turns_nan_stops_the_run_as_nonfinite(method):
+    with pytest.raises(SimulationError) as info:
+        simulate(odes.build_nan_field(0.5), 2.0, options=Options(method=method, h_max=0.01))
+    err = info.value
+    assert err.result.status == "nonfinite"
+    assert "non-finite" in str(err)
+    assert 0.48 <= err.t <= 0.5
+    assert np.all(np.isfinite(err.result.x))
+    assert np.allclose(err.result.x[:, 0], err.result.t, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["dp45", "rk4", "rk4_fixed"])
+def test_a_vector_field_that_is_nan_from_the_start_stops_at_t0_keeping_the_initial_record(method):
+    with pytest.raises(SimulationError) as info:
+        simulate(odes.build_nan_field(-1.0), 1.0, options=Options(method=method))
+    assert info.value.result.status == "nonfinite" and info.value.t == 0.0
+    assert info.value.result.n == 1 and info.value.result.t[0] == 0.0
+
+
+def test_rk4_fixed_running_through_the_singularity_reports_nonfinite():
+    with pytest.raises(SimulationError) as info:
+        simulate(odes.build_blowup(), 3.0, options=Options(method="rk4_fixed", h_max=0.3))
+    assert info.value.result.status == "nonfinite"
+
+
+def test_the_sampled_controller_runs_exactly_at_every_sample_instant():
+    """1 kHz over 1 s: 1001 calls including t0 and t_final, each at t = k·1e-3 (to 1e-12); a record
+    at a sample instant shows the state after that sample's update, as the one at t0 does."""
+    res = simulate(odes.build_sample_clock(1e-3), 1.0,
+                   options=Options(sample_period=1e-3, record_period=0.0))
+    s = dict(zip(res.state_names, res.x[-1], strict=True))
+    assert s["calls"] == 1001.0
+    assert s["max_dev"] <= 1e-12
+    assert s["t_last"] == pytest.approx(1.0, abs=1e-12)
+    assert res.x[0, 1] == 1.0  # the call at t0 = 0 happened before the first record
+    # the state t_last takes the value of every sample time in turn
+    times = np.unique(res.state("t_last"))
+    times = times[times >= 0.0]
+    assert times.size == 1001
+    assert np.max(np.abs(times - np.arange(1001) * 1e-3)) <= 1e-12
+
+
+def test_a_discrete_pi_loop_matches_the_zero_order_hold_recursion():
+    """y_{k+1} = a y_k + b u_k with (a, b) from scipy's ZOH discretisation of τẏ = −y + Ku;
+    e_k = r − y_k, I_k = I_{k−1} + T e_k, u_k = Kp e_k + Ki I_k."""
+    tau, gain, kp, ki, r, ts = 0.1, 2.0, 0.8, 3.0, 1.0, 0.02
+    ad, bd, _, _, _ = cont2discrete((np.array([[-1.0 / tau]]), np.array([[gain / tau]]),
+                                     np.array([[1.0]]), np.array([[0.0]])), ts, method="zoh")
+    a, b = float(ad[0, 0]), float(bd[0, 0])
+    n = 100
+    y = np.zeros(n + 1)
+    integ = 0.0
+    for k in range(n):
+        e = r - y[k]
+        integ += ts * e
+        u = kp * e + ki * integ
+        y[k + 1] = a * y[k] + b * u
+    res = simulate(odes.build_pi_plant(), n * ts,
+                   options=Options(sample_period=ts, record_period=ts, rtol=1e-11, atol=1e-13))
+    assert res.n == n + 1
+    assert np.max(np.abs(res.t - np.arange(n + 1) * ts)) <= 1e-12
+    assert np.max(np.abs(res.x[:, 0] - y)) <= 1e-8
+    assert abs(y[-1] - r) < 0.05 and np.max(y) > 0.5  # the loop did something (settles near r)
