@@ -23,7 +23,8 @@ def _write(tmp_path, text, name="s.toml"):
 
 @pytest.mark.parametrize("text, fragment", [
     ('model = "slip"\nt_fnal = 1\n', "unknown key.*did you mean 't_final'"),
-    ('model = "slip"\nt_final = 1\n[params]\nbody_mas = 1\n', r"\[params\] body_mas.*did you mean 'body_mass'"),
+    ('model = "slip"\nt_final = 1\n[params]\nbody_mas = 1\n',
+     r"\[params\] body_mas.*did you mean 'body_mass'"),
     ('model = "slip"\nt_final = 1\n[initial]\nydot = "fast"\n', r"\[initial\] ydot.*expected a number"),
     ('model = "slip"\nt_final = 1\n[integrator]\nrtol = -1\n', r"\[integrator\] rtol = -1.*allowed > 0"),
     ('model = "slip"\nt_final = 1\n[integrator]\nmax_stop_iter = 2.5\n', "whole number"),
