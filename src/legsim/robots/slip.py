@@ -81,10 +81,10 @@ def slip_field(t, x, p, mode, xdot):
         lx = x[0] - x[4]
         ly = x[1] - x[5]
         rho = math.sqrt(lx * lx + ly * ly)
-        theta = math.atan2(lx, ly)
-        force = spring_derivative(rho, p[P_Q0], p[P_K], p[P_I], p[P_J])
-        xdot[2] = -force * math.sin(theta) / p[P_M]
-        xdot[3] = -force * math.cos(theta) / p[P_M] - p[P_GST]
+        # sin q_θ = l_x/ρ and cos q_θ = l_y/ρ for q_θ = atan2(l_x, l_y)
+        force = spring_derivative(rho, p[P_Q0], p[P_K], p[P_I], p[P_J]) / (rho * p[P_M])
+        xdot[2] = -force * lx
+        xdot[3] = -force * ly - p[P_GST]
     else:
         xdot[2] = 0.0
         xdot[3] = -p[P_GFL]

@@ -1,0 +1,226 @@
+"""Export a compiled :class:`Model` to URDF (Pinocchio, PyBullet) and MJCF (MuJoCo).
+
+Numbers are written with ``repr`` (17 significant digits) so a round trip is exact to rounding.
+What is not exported: operational frames in URDF (MJCF gets them as sites); armature in URDF;
+contact materials in MJCF (kept as a non-standard ``material`` attribute in URDF ``<collision>``).
+Fixed joints were merged at compile time, so exported robots have moving bodies only.
+
+State conversion to MuJoCo (:func:`qpos_to_mujoco`, :func:`qvel_to_mujoco`): MuJoCo's free joint
+uses ``qpos = [x y z qw qx qy qz]`` and ``qvel = [v_lin (world axes), w (body axes)]``; legsim
+(Pinocchio) uses ``[x y z qx qy qz qw]`` and ``[v_lin (body axes), w (body axes)]``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ..errors import InputError
+from ._layout import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
+from ._spatial import quat_to_rot, rot_to_quat_wxyz, rot_to_rpy
+from .model import Model
+
+
+def _fmt(x):
+    vals = np.ravel(np.asarray(x, dtype=float))
+    return " ".join(repr(float(v)) for v in vals)
+
+
+def _inertia_attrs(I):
+    return {"ixx": repr(float(I[0, 0])), "iyy": repr(float(I[1, 1])), "izz": repr(float(I[2, 2])),
+            "ixy": repr(float(I[0, 1])), "ixz": repr(float(I[0, 2])), "iyz": repr(float(I[1, 2]))}
+
+
+def _check_free_joints(model: Model, fmt):
+    a = model.arrays
+    for i in range(1, model.nbody):
+        if a.jnt_type[i] == JOINT_FREE:
+            if a.body_parent[i] != 0:
+                raise InputError(f"{fmt} export: free joint of body {model.body_names[i]!r} must hang "
+                                 f"from the world, not {model.body_names[a.body_parent[i]]!r}")
+            if not (np.allclose(a.jnt_R[i], np.eye(3)) and np.allclose(a.jnt_p[i], 0.0)):
+                raise InputError(f"{fmt} export: free joint of body {model.body_names[i]!r} must have an "
+                                 f"identity placement")
+
+
+def _urdf_geometry(parent, g, capsules):
+    P = g.params
+    if g.shape == "capsule" and capsules == "cylinder_spheres":
+        for k, (shape, dz) in enumerate((("cylinder", 0.0), ("sphere", 0.5), ("sphere", -0.5))):
+            el = ET.SubElement(parent, "collision", name=f"{g.name}_{k}", material=g.material)
+            ET.SubElement(el, "origin", xyz=_fmt(g.p + g.R[:, 2] * dz * P["length"]),
+                          rpy=_fmt(rot_to_rpy(g.R)))
+            geo = ET.SubElement(el, "geometry")
+            if shape == "cylinder":
+                ET.SubElement(geo, shape, radius=repr(float(P["radius"])), length=repr(float(P["length"])))
+            else:
+                ET.SubElement(geo, shape, radius=repr(float(P["radius"])))
+        return
+    el = ET.SubElement(parent, "collision", name=g.name, material=g.material)
+    ET.SubElement(el, "origin", xyz=_fmt(g.p), rpy=_fmt(rot_to_rpy(g.R)))
+    geo = ET.SubElement(el, "geometry")
+    if g.shape == "box":
+        ET.SubElement(geo, "box", size=_fmt(P["size"]))
+    elif g.shape == "sphere":
+        ET.SubElement(geo, "sphere", radius=repr(float(P["radius"])))
+    elif g.shape in ("cylinder", "capsule"):
+        ET.SubElement(geo, g.shape, radius=repr(float(P["radius"])), length=repr(float(P["length"])))
+    else:
+        ET.SubElement(geo, "mesh", filename=str(P["filename"]), scale=_fmt(P.get("scale", (1, 1, 1))))
+
+
+def to_urdf(model: Model, *, capsules="capsule") -> str:
+    """URDF text of ``model``. A floating-base model (one free joint, on a child of the world with an
+    identity placement) exports its free body as the root link (load it with a free-flyer root joint,
+    or ``useFixedBase=False`` in PyBullet); a fixed-base model gets a root link ``world``.
+    Unlimited revolute joints are written as ``continuous``. ``capsules="capsule"`` writes the
+    ``<capsule>`` element (PyBullet, Drake); ``"cylinder_spheres"`` writes a cylinder and two spheres
+    for parsers that only know the URDF-spec shapes (urdfdom, used by Pinocchio)."""
+    if capsules not in ("capsule", "cylinder_spheres"):
+        raise InputError(f"capsules must be 'capsule' or 'cylinder_spheres', got {capsules!r}")
+    a = model.arrays
+    _check_free_joints(model, "URDF")
+    free = [i for i in range(1, model.nbody) if a.jnt_type[i] == JOINT_FREE]
+    if len(free) > 1:
+        raise InputError(f"URDF export: a URDF holds one tree; model {model.name!r} has {len(free)} "
+                         f"free bodies {[model.body_names[i] for i in free]} (use to_mjcf)")
+    if free and any(a.body_parent[i] == 0 and i != free[0] for i in range(1, model.nbody)):
+        raise InputError("URDF export: bodies fixed to the world next to a floating base are not expressible")
+    robot = ET.Element("robot", name=model.name)
+    root = free[0] if free else 0
+    geoms_by_body: dict[int, list] = {}
+    for g in model.geometries:
+        geoms_by_body.setdefault(g.body, []).append(g)
+    for i in range(model.nbody):
+        if free and i == 0:
+            continue
+        name = model.body_names[i]
+        link = ET.SubElement(robot, "link", name=name)
+        if i != 0:
+            inert = ET.SubElement(link, "inertial")
+            ET.SubElement(inert, "origin", xyz=_fmt(model.body_com[i]), rpy="0 0 0")
+            ET.SubElement(inert, "mass", value=repr(float(model.body_mass[i])))
+            ET.SubElement(inert, "inertia", **_inertia_attrs(model.body_inertia[i]))
+        for g in geoms_by_body.get(name, []):
+            _urdf_geometry(link, g, capsules)
+    for i in range(1, model.nbody):
+        if i == root:
+            continue
+        t = a.jnt_type[i]
+        da = a.jnt_dofadr[i]
+        limited = bool(a.dof_limited[da])
+        jt = {JOINT_REVOLUTE: "revolute" if limited else "continuous", JOINT_PRISMATIC: "prismatic"}[t]
+        j = ET.SubElement(robot, "joint", name=model.jnt_names[i], type=jt)
+        ET.SubElement(j, "parent", link=model.body_names[a.body_parent[i]])
+        ET.SubElement(j, "child", link=model.body_names[i])
+        ET.SubElement(j, "origin", xyz=_fmt(a.jnt_p[i]), rpy=_fmt(rot_to_rpy(a.jnt_R[i])))
+        ET.SubElement(j, "axis", xyz=_fmt(a.jnt_axis[i]))
+        lo, hi = a.dof_range[da] if limited else (-1e10, 1e10)
+        if jt != "continuous":
+            ET.SubElement(j, "limit", lower=repr(float(lo)), upper=repr(float(hi)),
+                          effort=repr(float(model.dof_effort[da])),
+                          velocity=repr(float(model.dof_velocity[da])))
+        ET.SubElement(j, "dynamics", damping=repr(float(a.dof_damping[da])),
+                      friction=repr(float(a.dof_frictionloss[da])))
+    ET.indent(robot)
+    return ET.tostring(robot, encoding="unicode")
+
+
+def _quat_attr(R):
+    return _fmt(rot_to_quat_wxyz(R))
+
+
+def _mjcf_geom(parent, g, meshes):
+    P = g.params
+    attrs = {"name": g.name, "pos": _fmt(g.p), "quat": _quat_attr(g.R)}
+    if g.shape == "box":
+        attrs.update(type="box", size=_fmt(np.asarray(P["size"]) / 2.0))
+    elif g.shape == "sphere":
+        attrs.update(type="sphere", size=repr(float(P["radius"])))
+    elif g.shape in ("cylinder", "capsule"):
+        attrs.update(type=g.shape, size=_fmt([P["radius"], P["length"] / 2.0]))
+    else:
+        key = (str(P["filename"]), tuple(P.get("scale", (1, 1, 1))))
+        if key not in meshes:
+            meshes[key] = f"mesh{len(meshes)}"
+        attrs.update(type="mesh", mesh=meshes[key])
+    ET.SubElement(parent, "geom", **attrs)
+
+
+def to_mjcf(model: Model, *, timestep=1e-3, integrator="RK4") -> str:
+    """MJCF text of ``model`` (MuJoCo). Inertias are written explicitly (``inertiafromgeom=false``);
+    joint damping, ``frictionloss`` (MuJoCo's constraint-based dry friction, not legsim's tanh law),
+    armature and ranges (MuJoCo's constraint limits) are carried over. Frames become sites."""
+    a = model.arrays
+    _check_free_joints(model, "MJCF")
+    mj = ET.Element("mujoco", model=model.name)
+    ET.SubElement(mj, "compiler", angle="radian", autolimits="true", inertiafromgeom="false")
+    ET.SubElement(mj, "option", gravity=_fmt(a.gravity), timestep=repr(float(timestep)),
+                  integrator=integrator)
+    asset = ET.SubElement(mj, "asset")
+    world = ET.SubElement(mj, "worldbody")
+    meshes: dict[tuple[str, tuple], str] = {}
+    elems = {0: world}
+    geoms_by_body: dict[int, list] = {}
+    for g in model.geometries:
+        geoms_by_body.setdefault(g.body, []).append(g)
+    for i in range(1, model.nbody):
+        name = model.body_names[i]
+        body = ET.SubElement(elems[a.body_parent[i]], "body", name=name, pos=_fmt(a.jnt_p[i]),
+                             quat=_quat_attr(a.jnt_R[i]))
+        elems[i] = body
+        I = model.body_inertia[i]
+        ET.SubElement(body, "inertial", pos=_fmt(model.body_com[i]), mass=repr(float(model.body_mass[i])),
+                      fullinertia=_fmt([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]))
+        t = a.jnt_type[i]
+        if t == JOINT_FREE:
+            ET.SubElement(body, "freejoint", name=model.jnt_names[i])
+        else:
+            da = a.jnt_dofadr[i]
+            attrs = {"name": model.jnt_names[i], "type": "hinge" if t == JOINT_REVOLUTE else "slide",
+                     "axis": _fmt(a.jnt_axis[i]), "damping": repr(float(a.dof_damping[da])),
+                     "frictionloss": repr(float(a.dof_frictionloss[da])),
+                     "armature": repr(float(a.dof_armature[da]))}
+            if a.dof_limited[da]:
+                attrs["range"] = _fmt(a.dof_range[da])
+            ET.SubElement(body, "joint", **attrs)
+    for g in model.geometries:
+        _mjcf_geom(elems[model.body_id(g.body)], g, meshes)
+    for f in range(model.nbody, model.nframe):
+        b = int(a.frame_body[f])
+        ET.SubElement(elems[b], "site", name=model.frame_names[f], pos=_fmt(a.frame_p[f]),
+                      quat=_quat_attr(a.frame_R[f]))
+    for (fname, scale), mname in meshes.items():
+        ET.SubElement(asset, "mesh", name=mname, file=fname, scale=_fmt(scale))
+    if len(asset) == 0:
+        mj.remove(asset)
+    ET.indent(mj)
+    return ET.tostring(mj, encoding="unicode")
+
+
+def qpos_to_mujoco(model: Model, q) -> np.ndarray:
+    """legsim/Pinocchio ``q`` (nq,) -> MuJoCo ``qpos`` (nq,) for a model exported by :func:`to_mjcf`."""
+    out = np.array(q, dtype=float)
+    a = model.arrays
+    for i in range(1, model.nbody):
+        if a.jnt_type[i] == JOINT_FREE:
+            k = a.jnt_qposadr[i]
+            out[k + 3] = q[k + 6]
+            out[k + 4:k + 7] = q[k + 3:k + 6]
+    return out
+
+
+def qvel_to_mujoco(model: Model, q, v) -> np.ndarray:
+    """legsim/Pinocchio ``v`` (nv,) -> MuJoCo ``qvel`` (nv,): free-joint linear velocity to world axes."""
+    out = np.array(v, dtype=float)
+    a = model.arrays
+    R = np.empty((3, 3))
+    for i in range(1, model.nbody):
+        if a.jnt_type[i] == JOINT_FREE:
+            k = a.jnt_qposadr[i]
+            d = a.jnt_dofadr[i]
+            quat_to_rot(q[k + 3], q[k + 4], q[k + 5], q[k + 6], R)
+            out[d:d + 3] = R @ v[d:d + 3]
+    return out
+

@@ -1,0 +1,487 @@
+"""Robot description (editable builder) and its compiled, frozen :class:`Model`.
+
+Build a robot body by body with :class:`RobotBuilder` (or load one with
+:func:`legsim.multibody.load_urdf`), then ``compile()`` it into a :class:`Model` of flat numpy arrays
+(DESIGN.md convention 1). ``model.make_data()`` preallocates the scratch the kernels write to.
+
+Configuration conventions
+-------------------------
+- Fixed base: ``q`` and ``v`` follow ``model.joint_names`` (one entry per revolute/prismatic joint,
+  rad or m, rad/s or m/s).
+- Floating base (Pinocchio's convention): a free joint contributes
+  ``q = [x, y, z, qx, qy, qz, qw]`` (position of the body origin in the parent frame, m; unit
+  quaternion, scalar last) and ``v = [vx, vy, vz, wx, wy, wz]``: the body twist in **body axes**
+  (linear velocity of the body origin and angular velocity, both expressed in the body frame).
+  ``dq/dt`` is therefore not ``v``; use :func:`legsim.multibody.qdot` or
+  :func:`legsim.multibody.integrate`.
+- Joints are ordered as bodies are (parents first); body 0 is the world.
+
+Fixed joints are merged at compile time: the child's inertia is added to the nearest moving ancestor
+(parallel-axis theorem), and the child's name becomes a frame on that ancestor; its geometry and
+frames move with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ._layout import (
+    JOINT_FREE,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    DataArrays,
+    ModelArrays,
+    data_buffer_size,
+    data_from_buffer,
+    model_from_buffers,
+    pack_model,
+)
+from ._spatial import rpy_to_rot, spatial_inertia
+
+JOINT_TYPES = {"free": JOINT_FREE, "revolute": JOINT_REVOLUTE, "prismatic": JOINT_PRISMATIC, "fixed": -1}
+SHAPES = {"box": ("size",), "sphere": ("radius",), "cylinder": ("radius", "length"),
+          "capsule": ("radius", "length"), "mesh": ("filename",)}
+Data = DataArrays
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """A collision shape record attached to a body (collision itself lives in ``legsim.contact``).
+
+    ``shape``: ``box`` (``size`` = full edge lengths (3,), m), ``sphere`` (``radius``),
+    ``cylinder`` / ``capsule`` (``radius``, ``length`` of the cylindrical part along the local z
+    axis, m), ``mesh`` (``filename``, optional ``scale`` (3,)). ``R`` (3, 3), ``p`` (3,): placement in
+    the body frame. ``material``: contact-material name used to pick the contact law.
+    """
+
+    name: str
+    body: str
+    shape: str
+    params: dict
+    R: np.ndarray
+    p: np.ndarray
+    material: str = "default"
+
+
+@dataclass
+class BodySpec:
+    """One body and the joint that connects it to its parent (editable; see :class:`RobotBuilder`)."""
+
+    name: str
+    parent: str
+    joint_type: str
+    joint_name: str
+    R: np.ndarray  # joint placement in the parent body frame
+    p: np.ndarray
+    axis: np.ndarray
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray  # (3, 3) about the centre of mass, body axes
+    limits: tuple[float, float] | None = None
+    damping: float = 0.0
+    friction: float = 0.0
+    armature: float = 0.0
+    effort: float = 0.0
+    velocity: float = 0.0
+
+
+def _placement(xyz, rpy, rotation):
+    p = np.asarray(xyz, dtype=float).reshape(3)
+    R = rpy_to_rot(rpy) if rotation is None else np.asarray(rotation, dtype=float).reshape(3, 3)
+    return R, p
+
+
+def _inertia_matrix(inertia, where):
+    a = np.asarray(inertia, dtype=float)
+    if a.shape == (6,):
+        ixx, iyy, izz, ixy, ixz, iyz = a
+        a = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    elif a.shape == (3,):
+        a = np.diag(a)
+    if a.shape != (3, 3) or not np.all(np.isfinite(a)):
+        raise InputError(f"{where}: inertia must be finite (3, 3), (3,) diagonal or (6,) "
+                         f"[ixx, iyy, izz, ixy, ixz, iyz], got {inertia!r}")
+    if not np.allclose(a, a.T, atol=1e-12 * max(1.0, np.abs(a).max())):
+        raise InputError(f"{where}: inertia matrix must be symmetric, got {a.tolist()}")
+    return a
+
+
+@dataclass
+class RobotBuilder:
+    """Editable robot description: bodies, joints, frames and geometry. ``compile()`` -> :class:`Model`.
+
+    ``gravity`` (3,) m/s^2; ``friction_velocity`` (m/s or rad/s) regularises Coulomb joint friction;
+    ``limit_stiffness`` / ``limit_damping`` are the gains of the joint-limit force law applied to
+    every joint that has ``limits`` (0 disables the law; see ``_kernels.passive_forces``).
+
+    Example
+    -------
+    >>> b = RobotBuilder("pendulum")
+    >>> b.add_body("link", parent="world", joint="revolute", axis=(0, 1, 0), mass=1.0,
+    ...            com=(0, 0, -0.5), inertia=np.diag([1e-3, 1e-3, 1e-3]))
+    'link'
+    >>> model = b.compile()
+    """
+
+    name: str = "robot"
+    gravity: tuple = (0.0, 0.0, -9.81)
+    friction_velocity: float = 1e-3
+    limit_stiffness: float = 0.0
+    limit_damping: float = 0.0
+    bodies: list = field(default_factory=list)
+    frames: list = field(default_factory=list)  # (name, body, R, p)
+    geometries: list = field(default_factory=list)
+
+    def _names(self):
+        return {"world"} | {b.name for b in self.bodies}
+
+    def add_body(self, name, parent="world", joint="revolute", *, joint_name=None, xyz=(0, 0, 0),
+                 rpy=(0, 0, 0), rotation=None, axis=(0, 0, 1), mass=0.0, com=(0, 0, 0),
+                 inertia=(0.0, 0.0, 0.0), limits=None, damping=0.0, friction=0.0, armature=0.0,
+                 effort=0.0, velocity=0.0):
+        """Add a body hanging from ``parent`` by a joint of type ``free|revolute|prismatic|fixed``.
+
+        ``xyz`` (m) / ``rpy`` (rad) or ``rotation`` (3, 3): joint frame in the parent body frame
+        (the body frame coincides with the joint frame). ``axis`` (3,): joint axis in the joint frame.
+        ``mass`` kg, ``com`` (3,) m and ``inertia`` (about the centre of mass, body axes, kg m^2) in
+        the body frame. ``limits`` (lower, upper) rad or m for the limit force law; ``damping``
+        N m s/rad, ``friction`` (Coulomb) N m, ``armature`` kg m^2 (or N m, N, kg for prismatic).
+        """
+        where = f"body {name!r}"
+        if name in self._names():
+            raise InputError(f"{where}: duplicate body name (names must be unique; 'world' is reserved)")
+        if parent not in self._names():
+            raise InputError(f"{where}: parent {parent!r} is not a known body (add parents first)")
+        if joint not in JOINT_TYPES:
+            raise InputError(f"{where}: unknown joint type {joint!r} for joint "
+                             f"{joint_name or name!r}; expected one of {sorted(JOINT_TYPES)}")
+        R, p = _placement(xyz, rpy, rotation)
+        ax = np.asarray(axis, dtype=float).reshape(3)
+        if joint in ("revolute", "prismatic"):
+            n = np.linalg.norm(ax)
+            if not n > 0:
+                raise InputError(f"{where}: joint axis must be non-zero, got {tuple(axis)}")
+            ax = ax / n
+        if not np.isfinite(mass) or mass < 0.0:
+            raise InputError(f"{where}: mass must be a finite value >= 0 kg, got {mass!r}")
+        I3 = _inertia_matrix(inertia, where)
+        if np.linalg.eigvalsh(I3).min() < -1e-12 * max(1.0, np.abs(I3).max()):
+            raise InputError(f"{where}: inertia must be positive semi-definite, got {I3.tolist()}")
+        if limits is not None:
+            lo, hi = float(limits[0]), float(limits[1])
+            if not lo <= hi:
+                raise InputError(f"{where}: joint limits must satisfy lower <= upper, got {limits!r}")
+            limits = (lo, hi)
+        for key, val in (("damping", damping), ("friction", friction), ("armature", armature)):
+            if not (np.isfinite(val) and val >= 0.0):
+                raise InputError(f"{where}: {key} must be finite and >= 0, got {val!r}")
+        self.bodies.append(BodySpec(name, parent, joint, joint_name or name, R, p, ax, float(mass),
+                                    np.asarray(com, dtype=float).reshape(3), I3, limits,
+                                    float(damping), float(friction), float(armature),
+                                    float(effort), float(velocity)))
+        return name
+
+    def add_frame(self, name, body, xyz=(0, 0, 0), rpy=(0, 0, 0), rotation=None):
+        """Add an operational frame on ``body`` at ``xyz`` (m) / ``rpy`` (rad) in the body frame."""
+        if body not in self._names():
+            raise InputError(f"frame {name!r}: body {body!r} is not a known body")
+        R, p = _placement(xyz, rpy, rotation)
+        self.frames.append((name, body, R, p))
+        return name
+
+    def add_geometry(self, body, shape, *, xyz=(0, 0, 0), rpy=(0, 0, 0), rotation=None,
+                     material="default", name=None, **params):
+        """Attach a collision shape record to ``body`` (see :class:`Geometry` for ``params``)."""
+        if body not in self._names():
+            raise InputError(f"geometry on {body!r}: body is not a known body")
+        if shape not in SHAPES:
+            raise InputError(f"geometry on {body!r}: unknown shape {shape!r}; "
+                             f"expected one of {sorted(SHAPES)}")
+        for key in SHAPES[shape]:
+            if key not in params:
+                raise InputError(f"geometry {shape!r} on {body!r}: missing parameter {key!r}")
+        for key in ("radius", "length"):
+            if key in params and not float(params[key]) >= 0.0:
+                raise InputError(f"geometry {shape!r} on {body!r}: {key} must be >= 0, got {params[key]!r}")
+        if "size" in params:
+            params["size"] = tuple(float(s) for s in np.asarray(params["size"], dtype=float).reshape(3))
+        R, p = _placement(xyz, rpy, rotation)
+        gname = name or f"{body}_{shape}_{len(self.geometries)}"
+        self.geometries.append(Geometry(gname, body, shape, dict(params), R, p, str(material)))
+        return gname
+
+    def compile(self) -> Model:
+        """Merge fixed joints, number the DoFs and freeze everything into a :class:`Model`."""
+        return _compile(self)
+
+
+def _merge_inertia(m1, c1, I1, m2, c2, I2):
+    """Sum of two rigid inertias (parallel-axis theorem); c, I in the same frame."""
+    m = m1 + m2
+    if m <= 0.0:
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    c = (m1 * c1 + m2 * c2) / m
+    out = np.zeros((3, 3))
+    for mi, ci, Ii in ((m1, c1, I1), (m2, c2, I2)):
+        dd = ci - c
+        out += Ii + mi * (dd @ dd * np.eye(3) - np.outer(dd, dd))
+    return m, c, out
+
+
+def _compile(b: RobotBuilder) -> Model:
+    # effective (moving body, placement in it) of every spec body
+    eff = {"world": ("world", np.eye(3), np.zeros(3))}
+    moving: list[BodySpec] = []
+    inert: dict[str, tuple] = {}
+    extra_frames = []
+    for s in b.bodies:
+        pb, pR, pp = eff[s.parent]
+        R = pR @ s.R
+        p = pp + pR @ s.p
+        if s.joint_type == "fixed":
+            eff[s.name] = (pb, R, p)
+            extra_frames.append((s.name, pb, R, p))
+            if pb != "world" and s.mass > 0.0:
+                m0, c0, I0 = inert[pb]
+                inert[pb] = _merge_inertia(m0, c0, I0, s.mass, p + R @ s.com, R @ s.inertia @ R.T)
+        else:
+            eff[s.name] = (s.name, np.eye(3), np.zeros(3))
+            moving.append(BodySpec(s.name, pb, s.joint_type, s.joint_name, R, p, s.axis, s.mass,
+                                   s.com, s.inertia, s.limits, s.damping, s.friction, s.armature,
+                                   s.effort, s.velocity))
+            inert[s.name] = (s.mass, s.com.copy(), s.inertia.copy())
+    for s in moving:
+        if not inert[s.name][0] > 0.0:
+            raise InputError(f"body {s.name!r} (moved by {s.joint_type} joint {s.joint_name!r}) has no mass: "
+                             f"expected a positive mass on it or on bodies fixed to it (missing "
+                             f"<inertial>?), got {inert[s.name][0]!r} kg")
+    names = ["world"] + [s.name for s in moving]
+    index = {n: i for i, n in enumerate(names)}
+    nb = len(names)
+    parent = np.full(nb, -1, dtype=np.int64)
+    jtype = np.zeros(nb, dtype=np.int64)
+    qadr = np.full(nb, -1, dtype=np.int64)
+    dadr = np.full(nb, -1, dtype=np.int64)
+    jnv = np.zeros(nb, dtype=np.int64)
+    jR = np.tile(np.eye(3), (nb, 1, 1))
+    jp = np.zeros((nb, 3))
+    jaxis = np.zeros((nb, 3))
+    mass = np.zeros(nb)
+    com = np.zeros((nb, 3))
+    I3 = np.zeros((nb, 3, 3))
+    I6 = np.zeros((nb, 6, 6))
+    S_rows: list = []
+    dof_body: list = []
+    dof_q: list = []
+    dof_arm: list = []
+    dof_damp: list = []
+    dof_fric: list = []
+    dof_lim: list = []
+    dof_rng: list = []
+    dof_eff: list = []
+    dof_vel: list = []
+    joint_names, jnt_names = [], [""]
+    nq = nv = 0
+    for i, s in enumerate(moving, start=1):
+        parent[i] = index[s.parent]
+        jtype[i] = JOINT_TYPES[s.joint_type]
+        jR[i], jp[i], jaxis[i] = s.R, s.p, s.axis
+        mass[i], com[i], I3[i] = inert[s.name]
+        I6[i] = spatial_inertia(mass[i], com[i], I3[i])
+        qadr[i], dadr[i] = nq, nv
+        jnt_names.append(s.joint_name)
+        if s.joint_type == "free":
+            jnv[i] = 6
+            S_rows.extend(np.eye(6))
+            dof_body.extend([i] * 6)
+            dof_q.extend([-1] * 6)
+            for lst, val in ((dof_arm, 0.0), (dof_damp, 0.0), (dof_fric, 0.0), (dof_lim, 0),
+                             (dof_eff, 0.0), (dof_vel, 0.0)):
+                lst.extend([val] * 6)
+            dof_rng.extend([(0.0, 0.0)] * 6)
+            nq += 7
+            nv += 6
+        else:
+            jnv[i] = 1
+            col = np.zeros(6)
+            if s.joint_type == "revolute":
+                col[3:] = s.axis
+            else:
+                col[:3] = s.axis
+            S_rows.append(col)
+            dof_body.append(i)
+            dof_q.append(nq)
+            dof_arm.append(s.armature)
+            dof_damp.append(s.damping)
+            dof_fric.append(s.friction)
+            dof_lim.append(0 if s.limits is None else 1)
+            dof_rng.append((-np.inf, np.inf) if s.limits is None else s.limits)
+            dof_eff.append(s.effort)
+            dof_vel.append(s.velocity)
+            joint_names.append(s.joint_name)
+            nq += 1
+            nv += 1
+    frames = [(n, n, np.eye(3), np.zeros(3)) for n in names]
+    frames += extra_frames
+    for fname, body, R, p in b.frames:
+        eb, eR, ep = eff[body]
+        frames.append((fname, eb, eR @ R, ep + eR @ p))
+    fnames = [f[0] for f in frames]
+    if len(set(fnames)) != len(fnames):
+        dup = sorted({n for n in fnames if fnames.count(n) > 1})
+        raise InputError(f"frame names must be unique; duplicated: {dup}")
+    geoms = []
+    for g in b.geometries:
+        eb, eR, ep = eff[g.body]
+        geoms.append(Geometry(g.name, eb, g.shape, g.params, eR @ g.R, ep + eR @ g.p, g.material))
+
+    def arr(x, dtype=float, shape=None):
+        a = np.array(x, dtype=dtype)
+        if shape is not None:
+            a = a.reshape(shape)
+        a.setflags(write=False)
+        return a
+
+    fields = dict(
+        body_parent=arr(parent, np.int64), jnt_type=arr(jtype, np.int64), jnt_qposadr=arr(qadr, np.int64),
+        jnt_dofadr=arr(dadr, np.int64), jnt_nv=arr(jnv, np.int64), jnt_R=arr(jR), jnt_p=arr(jp),
+        jnt_axis=arr(jaxis), body_I=arr(I6), dof_S=arr(S_rows, shape=(nv, 6)),
+        dof_body=arr(dof_body, np.int64, (nv,)), dof_qposadr=arr(dof_q, np.int64, (nv,)),
+        dof_armature=arr(dof_arm, shape=(nv,)), dof_damping=arr(dof_damp, shape=(nv,)),
+        dof_frictionloss=arr(dof_fric, shape=(nv,)), dof_limited=arr(dof_lim, np.int64, (nv,)),
+        dof_range=arr(dof_rng, shape=(nv, 2)),
+        dof_limit_stiffness=arr(b.limit_stiffness * np.array(dof_lim, dtype=float).reshape(nv)),
+        dof_limit_damping=arr(b.limit_damping * np.array(dof_lim, dtype=float).reshape(nv)),
+        gravity=arr(b.gravity, shape=(3,)), opt=arr([b.friction_velocity]),
+        frame_body=arr([index[f[1]] for f in frames], np.int64),
+        frame_R=arr([f[2] for f in frames], shape=(len(frames), 3, 3)),
+        frame_p=arr([f[3] for f in frames], shape=(len(frames), 3)),
+    )
+    fbuf, ibuf = pack_model(fields, nb, nv, len(frames))
+    return Model(name=b.name, nq=nq, nv=nv, nbody=nb, body_names=tuple(names),
+                 joint_names=tuple(joint_names), jnt_names=tuple(jnt_names), frame_names=tuple(fnames),
+                 geometries=tuple(geoms), body_mass=arr(mass), body_com=arr(com), body_inertia=arr(I3),
+                 dof_effort=arr(dof_eff, shape=(nv,)), dof_velocity=arr(dof_vel, shape=(nv,)),
+                 arrays=model_from_buffers(fbuf, ibuf), fbuf=fbuf, ibuf=ibuf)
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """Compiled, read-only multibody model (flat arrays; see the module docstring for conventions).
+
+    Attributes: ``nq``, ``nv``, ``nbody`` (incl. world body 0); ``body_names``; ``joint_names``
+    (revolute/prismatic joints in q order); ``jnt_names`` (joint name per body); ``frame_names``;
+    ``geometries``; ``body_mass`` (nbody,) kg, ``body_com`` (nbody, 3) m, ``body_inertia``
+    (nbody, 3, 3) kg m^2 about the COM; ``arrays`` (:class:`ModelArrays`, passed to the kernels:
+    read-only views of the flat buffers ``fbuf``/``ibuf``, see ``_layout``).
+    Array fields of ``arrays`` are also readable as attributes (``model.body_parent``,
+    ``model.jnt_qposadr``, ``model.jnt_dofadr``, ...).
+    """
+
+    name: str
+    nq: int
+    nv: int
+    nbody: int
+    body_names: tuple
+    joint_names: tuple
+    jnt_names: tuple
+    frame_names: tuple
+    geometries: tuple
+    body_mass: np.ndarray
+    body_com: np.ndarray
+    body_inertia: np.ndarray
+    dof_effort: np.ndarray
+    dof_velocity: np.ndarray
+    arrays: ModelArrays
+    fbuf: np.ndarray
+    ibuf: np.ndarray
+
+    def __getattr__(self, key):
+        arrays = object.__getattribute__(self, "arrays")
+        if key in ModelArrays._fields:
+            return getattr(arrays, key)
+        raise AttributeError(key)
+
+    @property
+    def nframe(self) -> int:
+        return len(self.frame_names)
+
+    @property
+    def floating_base(self) -> bool:
+        """True if any body has a free joint."""
+        return bool(np.any(self.arrays.jnt_type == JOINT_FREE))
+
+    def total_mass(self) -> float:
+        """Sum of the body masses, kg."""
+        return float(self.body_mass.sum())
+
+    def frame_id(self, name) -> int:
+        """Index of a frame (every body name is also a frame name)."""
+        if isinstance(name, (int, np.integer)):
+            if not 0 <= int(name) < self.nframe:
+                raise InputError(f"frame index {name} out of range [0, {self.nframe})")
+            return int(name)
+        try:
+            return self.frame_names.index(name)
+        except ValueError:
+            raise InputError(f"unknown frame {name!r}; known frames: {list(self.frame_names)}") from None
+
+    def body_id(self, name) -> int:
+        """Index of a body by name (0 is the world)."""
+        try:
+            return self.body_names.index(name)
+        except ValueError:
+            raise InputError(f"unknown body {name!r}; known bodies: {list(self.body_names)}") from None
+
+    def neutral(self) -> np.ndarray:
+        """Neutral configuration (nq,): zeros with identity quaternions (qw = 1)."""
+        q = np.zeros(self.nq)
+        a = self.arrays
+        for i in range(1, self.nbody):
+            if a.jnt_type[i] == JOINT_FREE:
+                q[a.jnt_qposadr[i] + 6] = 1.0
+        return q
+
+    def with_options(self, *, gravity=None, friction_velocity=None, limit_stiffness=None,
+                     limit_damping=None, armature=None) -> Model:
+        """A copy with new gravity (3,) m/s^2, friction regularisation velocity, limit law gains
+        (scalars or (nv,) arrays; N m/rad and N m s/rad, or N/m and N s/m for prismatic joints) or
+        armature (reflected rotor inertia added to the mass-matrix diagonal; (nv,) kg m^2 or kg)."""
+        a = self.arrays
+        repl = {}
+
+        def ro(x, shape):
+            y = np.array(np.broadcast_to(np.asarray(x, dtype=float), shape))
+            y.setflags(write=False)
+            return y
+
+        if gravity is not None:
+            repl["gravity"] = ro(gravity, (3,))
+        if friction_velocity is not None:
+            if not float(friction_velocity) > 0.0:
+                raise InputError(f"friction_velocity must be > 0, got {friction_velocity!r}")
+            repl["opt"] = ro([friction_velocity], (1,))
+        for key, val in (("dof_limit_stiffness", limit_stiffness), ("dof_limit_damping", limit_damping),
+                         ("dof_armature", armature)):
+            if val is not None:
+                y = ro(val, (self.nv,))
+                if np.any(y < 0) or not np.all(np.isfinite(y)):
+                    raise InputError(f"{key[4:]} must be finite and >= 0, got {val!r}")
+                repl[key] = y
+        from dataclasses import replace
+
+        fields = a._asdict()
+        fields.update(repl)
+        fbuf, ibuf = pack_model(fields, self.nbody, self.nv, self.nframe)
+        return replace(self, arrays=model_from_buffers(fbuf, ibuf), fbuf=fbuf, ibuf=ibuf)
+
+    def make_data(self) -> DataArrays:
+        """Preallocate the :class:`DataArrays` (named tuple of arrays) the kernels write into.
+
+        All arrays are views of one float64 buffer (see ``_layout.data_from_buffer``, which compiled
+        hooks use to build the same workspace from a buffer of their own)."""
+        nb, nv = self.nbody, self.nv
+        return data_from_buffer(np.zeros(data_buffer_size(nb, nv)), nb, nv)
