@@ -7,6 +7,8 @@ Between impacts y(t) = y0 + v0 t − g t²/2, so every event time is known in cl
 
 from __future__ import annotations
 
+import numpy as np
+
 from legsim import hybrid
 from legsim.hybrid import signatures as hs
 
@@ -39,9 +41,9 @@ def build_model(placement: hybrid.Placement = hybrid.Placement.RIGHT) -> hybrid.
     return hybrid.Model(
         name="bouncing_ball",
         state_names=("y", "v"),
-        state_defaults=[1.0, 0.0],
+        state_defaults=np.array([1.0, 0.0]),
         param_names=("g", "e"),
-        param_defaults=[9.81, 0.9],
+        param_defaults=np.array([9.81, 0.9]),
         guards=(hybrid.Guard("ground", hybrid.Direction.FALLING, placement),),
         output_names=("energy",),
         vector_field=ball_field,

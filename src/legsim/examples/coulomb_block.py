@@ -49,9 +49,9 @@ def init_partition(x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
 def build_model() -> hybrid.Model:
     """m = 1 kg, μ = 0.5, g = 9.81, F0 = 8 N, ω = 2 rad/s (F0 > μmg: stick–slip)."""
     return hybrid.Model(
-        name="coulomb_block", state_names=("x", "v"), state_defaults=[0.0, 0.0],
+        name="coulomb_block", state_names=("x", "v"), state_defaults=np.array([0.0, 0.0]),
         param_names=("mass", "mu", "g", "F0", "omega"),
-        param_defaults=[1.0, 0.5, 9.81, 8.0, 2.0],
+        param_defaults=np.array([1.0, 0.5, 9.81, 8.0, 2.0]),
         guards=(hybrid.Guard("forward_stop"), hybrid.Guard("backward_stop")),
         output_names=(), vector_field=block_field, guard_values=block_guards, reset=block_reset,
         init_partition=init_partition, mode_name=lambda m: ("forward", "backward")[m],

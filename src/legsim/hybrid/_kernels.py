@@ -720,7 +720,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
         for i in range(nx):
             xnew[i] = xe[i]
         mode_before = mode
-        if te - t_last_event <= eps_t:
+        if te - t_last_event <= 1000.0 * eps_t:
             zeno += 1
         else:
             zeno = 0
@@ -757,7 +757,10 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
                     _log_event(te, xe, EV_SLIDE_START, best, mode_before, mode, ev_t, ev_i, si)
                     mode = mode_before
                     si[SI_NTRANS] -= 1
-            if (max_trans > 0 and si[SI_NTRANS] > max_trans) or zeno > 1000:
+                    si[SI_NEVENT] -= 1
+            # every event applies a transition map (possibly into the same mode, SimSect §3.1), so
+            # all of them count against max_transitions; > 1000 in a row at one instant is Zeno
+            if (max_trans > 0 and si[SI_NEVENT] > max_trans) or zeno > 1000:
                 si[SI_ERR_GUARD] = best
                 for i in range(nx):
                     x[i] = xnew[i]

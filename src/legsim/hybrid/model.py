@@ -137,10 +137,10 @@ class Model:
         return np.array([int(g.placement) for g in self.guards], dtype=np.int64)
 
     # --------------------------------------------------------- user input
-    def _fill(self, kind: str, names: tuple[str, ...], defaults: np.ndarray,
+    def _fill(self, kind: str, names: tuple[str, ...], defaults: np.ndarray | Sequence[float],
               values: Mapping[str, float] | Sequence[float] | np.ndarray | None,
               where: str) -> np.ndarray:
-        out = defaults.copy()
+        out = np.array(defaults, dtype=np.float64)
         if values is None:
             return out
         if isinstance(values, Mapping):
@@ -172,11 +172,19 @@ class Model:
         """The compiled hook bundle the engine calls (built once per model, then reused)."""
         cached = self.__dict__.get("_hooks")
         if cached is None:
+            import numba
+
             from ._hooks import make_hooks
 
             of = self.outputs if self.outputs is not None else default_outputs
-            cached = make_hooks(self.vector_field, self.guard_values, self.reset, of, self.sample,
-                                self.check)
+            hooks = (self.vector_field, self.guard_values, self.reset, of, self.sample, self.check)
+            if getattr(numba.config, "DISABLE_JIT", False):  # pure-Python run: a plain namespace
+                from types import SimpleNamespace
+
+                cached = SimpleNamespace(**dict(zip(("vector_field", "guards", "reset", "outputs",
+                                                     "sample", "check"), hooks, strict=True)))
+            else:
+                cached = make_hooks(*hooks)
             object.__setattr__(self, "_hooks", cached)
         return cached
 

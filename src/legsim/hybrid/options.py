@@ -45,8 +45,9 @@ class Options:
     h0 : first step [s]; 0 chooses one automatically.
     stop_precision : event location precision in guard value (SimSect ``stopPrecision``).
     max_stop_iter : iterations allowed to locate one event (``maxStopIter``).
-    max_transitions : mode changes allowed before the run stops as chattering (0 = no limit;
-        SimSect ``maxChartCount``).
+    max_transitions : events (transition maps applied, into a new mode or the same one) allowed
+        before the run stops as chattering (0 = no limit; SimSect ``maxChartCount``). More than
+        1000 events in a row at one instant stop the run as Zeno/chattering whatever this says.
     record_period : record at exact multiples of this period [s]; 0 records every step.
     sample_period : period of the model's sampled controller [s]; 0 = no sampled controller.
     sliding : integrate Filippov sliding motions instead of chattering across a guard.

@@ -185,9 +185,9 @@ def _explain(model: Model, status: int, si: np.ndarray, opts: Options) -> tuple[
     if status == K.ST_NONFINITE:
         return "nonfinite", "the state became non-finite (NaN or inf)"
     if status == K.ST_CHATTER:
-        return "chattering", (f"chattering: more than {opts.max_transitions} mode transitions "
-                              f"(max_transitions), last at guard '{gname}'; enable sliding or "
-                              "check the guard and reset")
+        return "chattering", (f"chattering: more than {opts.max_transitions} events "
+                              f"(max_transitions) or more than 1000 at one instant, last at guard "
+                              f"'{gname}'; enable sliding or check the guard and reset")
     if status == K.ST_LOCATE_FAILED:
         return "event_not_located", (f"guard '{gname}' could not be located to stop_precision = "
                                      f"{opts.stop_precision:g} in max_stop_iter = "
