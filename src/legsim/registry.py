@@ -32,11 +32,19 @@ def available_models() -> dict[str, str]:
     return models
 
 
-def build(name: str, where: str = "model") -> Model:
-    """Build the model registered as ``name``; an unknown name gets the closest valid one."""
+def build(name: str, where: str = "model", **options) -> Model:
+    """Build the model registered as ``name`` (``options`` go to its builder); an unknown name
+    gets the closest valid one."""
     models = available_models()
     if name not in models:
         raise InputError(f"{where}: unknown model '{name}'{closest(name, list(models))}; "
                          f"available: {', '.join(sorted(models))}")
     module, func = models[name].split(":")
-    return getattr(importlib.import_module(module), func)()
+    builder = getattr(importlib.import_module(module), func)
+    try:
+        return builder(**options)
+    except TypeError as exc:
+        if options:
+            raise InputError(f"{where}: model '{name}' does not take these options "
+                             f"{sorted(options)}: {exc}") from None
+        raise

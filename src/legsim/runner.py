@@ -47,8 +47,8 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
     writer.finish(result.status, result.message, result.stats)
     st = result.stats
     echo(f"{sc.model_name}: {result.n} records in {out_dir} — {st['steps']} steps, "
-         f"{st['transitions']} transitions, {st['wall_time_s']:.2f} s wall "
-         f"({st['real_time_factor']:.0f}x real time)")
+         f"{st['events']} events, {st['wall_time_s']:.2f} s wall with output; integration "
+         f"{st['real_time_factor']:.0f}x real time")
     for key, value in summary.items():
         echo(f"  {key}: {value:.6g}" if isinstance(value, float) else f"  {key}: {value}")
     if plot:

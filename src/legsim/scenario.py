@@ -21,6 +21,8 @@ the file, the key and what is allowed. Example::
     rtol = 1e-6
     [outputs]
     record_period = 0.01
+    [model_options]            # passed to the model's builder, e.g. a user heightfield:
+    heightfield = { file = "ground.csv", x0 = -1.0, y0 = -1.0, dx = 0.05, dy = 0.05 }
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from .hybrid.model import closest
 __all__ = ["Scenario", "load_scenario", "parse_scenario"]
 
 _TOP = {"model", "t_final", "t0", "mode", "description", "params", "controller", "terrain",
-        "initial", "integrator", "outputs"}
+        "initial", "integrator", "outputs", "model_options"}
 _PARAM_TABLES = ("params", "controller", "terrain")
 _OUTPUT_KEYS = {"record_period", "events", "progress"}
 
@@ -126,7 +128,14 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>") -> Scenario
     if "model" not in data:
         raise InputError(f"{source}: missing key 'model' (the model to run, e.g. \"slip\")")
     name = _number(source, None, "model", data["model"], str)
-    model = registry.build(name, where=f"{source}: model")
+    model_options = data.get("model_options", {})
+    if not isinstance(model_options, dict):
+        raise InputError(f"{source}: 'model_options' must be a table ([model_options])")
+    base = Path(source).parent
+    for key, value in model_options.items():  # files named in option tables are relative to here
+        if isinstance(value, dict) and isinstance(value.get("file"), str):
+            model_options[key] = {**value, "file": str(base / value["file"])}
+    model = registry.build(name, where=f"{source}: model", **model_options)
     if "t_final" not in data:
         raise InputError(f"{source}: missing key 't_final' (the final time in seconds)")
     t0 = _number(source, None, "t0", data.get("t0", 0.0), float)

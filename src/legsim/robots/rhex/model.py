@@ -71,6 +71,12 @@ def stance_mask(mode: int) -> tuple[bool, ...]:
     return tuple(bool((int(mode) >> i) & 1) for i in range(NLEG))
 
 
+def stance_table(modes: np.ndarray) -> np.ndarray:
+    """(n, 6) stance flags of an array of modes (bits 0–5), for gait diagrams."""
+    m = np.asarray(modes, dtype=np.int64)
+    return ((m[:, None] >> np.arange(NLEG)) & 1).astype(bool)
+
+
 def mode_name(mode: int) -> str:
     """E.g. ``"stance 0,2,4 | phases 0 2 0 2 0 2"``."""
     st = ",".join(str(i) for i, s in enumerate(stance_mask(mode)) if s) or "none"
@@ -163,6 +169,15 @@ def build_model(*, heightfield: HeightField | None = None, posture: str = "clock
     idx = {n: i for i, n in enumerate(names)}
     for k, v in DEFAULT_GAIT.items():
         defaults[idx[k]] = v
+    if isinstance(heightfield, dict):  # from a scenario: {file = ..., x0, y0, dx, dy}
+        opts = dict(heightfield)
+        if "file" not in opts:
+            raise InputError("build_model: heightfield table needs 'file' (and x0, y0, dx, dy)")
+        unknown = set(opts) - {"file", "x0", "y0", "dx", "dy"}
+        if unknown:
+            raise InputError(f"build_model: heightfield has unknown keys {sorted(unknown)}; "
+                             "expected file, x0, y0, dx, dy")
+        heightfield = HeightField.from_file(**opts)
     if heightfield is not None:
         if not isinstance(heightfield, HeightField):
             raise InputError(f"build_model: heightfield must be a HeightField, got {type(heightfield)}")
@@ -187,6 +202,8 @@ def build_model(*, heightfield: HeightField | None = None, posture: str = "clock
         mode_name=mode_name,
         error_messages=_hooks.ERROR_MESSAGES,
         description="SimSect compliant hexapod (RHex-like), digest §4",
+        stance=stance_table,
+        path_states=("x", "y"),
     )
     p = model.params(overrides, where="build_model overrides") if overrides else model.param_defaults
     x = model.state_defaults.copy()

@@ -16,7 +16,7 @@ from ...actuators.electric.dcmotor import armature_current, armature_voltage
 from ...errors import InputError
 from .params import NLEG, PARAM_INDEX, PARAM_NAMES
 
-__all__ = ["MotorBatteryReport", "motor_battery"]
+__all__ = ["MotorBatteryReport", "motor_battery", "summary"]
 
 
 @dataclass(frozen=True)
@@ -92,3 +92,31 @@ def motor_battery(result, params=None, battery: PeukertBattery | None = None) ->
     life, extrap = lifetime(t, charge)
     return MotorBatteryReport(t=t, i_a=i_a, v_a=v_a, current=current, charge=charge,
                               lifetime=life, extrapolated=extrap)
+
+
+def summary(result) -> dict:
+    """Headline numbers of a hexapod run (printed by ``legsim run`` / ``legsim demo``).
+
+    Forward is +y in the world frame (body axes: x lateral, y forward, z up; digest §4.1).
+    """
+    y = np.asarray(result.y, dtype=float)
+    names = list(result.output_names)
+    col = {n: y[:, names.index(n)] for n in ("x", "y", "z", "yaw")}
+    t = np.asarray(result.t, dtype=float)
+    duration = float(t[-1] - t[0]) if t.size > 1 else 0.0
+    report = motor_battery(result, result.params)
+    out = {
+        "duration_s": duration,
+        "distance_forward_m": float(col["y"][-1] - col["y"][0]),
+        "distance_lateral_m": float(col["x"][-1] - col["x"][0]),
+        "mean_forward_speed_m_s": float((col["y"][-1] - col["y"][0]) / duration) if duration else 0.0,
+        "yaw_change_deg": float(np.degrees(np.unwrap(col["yaw"])[-1] - col["yaw"][0])),
+        "body_height_min_m": float(col["z"].min()),
+        "body_height_max_m": float(col["z"].max()),
+        "peak_armature_current_A": float(np.abs(report.i_a).max()),
+        "peak_armature_voltage_V": float(np.abs(report.v_a).max()),
+        "mean_battery_current_A": float(report.current.mean()),
+        "battery_lifetime_s": float(report.lifetime),
+        "battery_lifetime_extrapolated": bool(report.extrapolated),
+    }
+    return out

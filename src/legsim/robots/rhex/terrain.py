@@ -136,6 +136,24 @@ class HeightField:
                 raise InputError(f"HeightField: '{name}' must be a positive spacing, got {v!r}")
         self.z, self.x0, self.y0, self.dx, self.dy = z, float(x0), float(y0), float(dx), float(dy)
 
+    @classmethod
+    def from_file(cls, file: str, x0: float = 0.0, y0: float = 0.0, dx: float = 0.1,
+                  dy: float = 0.1) -> HeightField:
+        """Read heights from a CSV/whitespace text file: row j is y = y0 + j·dy, column i is
+        x = x0 + i·dx [m]."""
+        try:
+            text = open(file).read()
+        except OSError as exc:
+            raise InputError(f"heightfield file '{file}' cannot be read: {exc.strerror}") from None
+        try:
+            z = np.loadtxt(text.splitlines(), delimiter="," if "," in text else None, ndmin=2)
+        except ValueError as exc:
+            raise InputError(f"heightfield file '{file}': expected a grid of numbers ({exc})") from None
+        try:
+            return cls(z, x0, y0, dx, dy)
+        except InputError as exc:
+            raise InputError(f"heightfield file '{file}': {exc}") from None
+
     def header(self) -> tuple[float, ...]:
         """Values of the ``hf_*`` header parameters."""
         ny, nx = self.z.shape
