@@ -70,7 +70,7 @@ ST_CHECK_FAILED = -6
 EV_GUARD, EV_SLIDE_START, EV_SLIDE_END, EV_SAMPLE_MODE = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _crossed(g0, g1, direction):
     """True when a guard entered the strictly crossed side from the closed other side, in its
     direction: falling means g0 >= 0 and g1 < 0 (NaN, an inactive guard, never crosses). A state
@@ -135,21 +135,31 @@ def _slide_alpha(vf, gf, si, t, x, p, mode, fa, fb, xp, gbuf):
 def _rk4(vf, gf, si, t, x, h, p, mode, k1, k2, k3, k4, xs, out, fb, xp, gbuf):
     """One classical RK4 step of size h from (t, x) into ``out``; ``k1`` must hold f(t, x)."""
     n = x.size
+    plain = si[SI_SLIDE] == 0
     for i in range(n):
         xs[i] = x[i] + 0.5 * h * k1[i]
-    nf = _field(vf, gf, si, t + 0.5 * h, xs, p, mode, k2, fb, xp, gbuf)
+    if plain:
+        vf(t + 0.5 * h, xs, p, mode, k2)
+    else:
+        _field(vf, gf, si, t + 0.5 * h, xs, p, mode, k2, fb, xp, gbuf)
     for i in range(n):
         xs[i] = x[i] + 0.5 * h * k2[i]
-    nf += _field(vf, gf, si, t + 0.5 * h, xs, p, mode, k3, fb, xp, gbuf)
+    if plain:
+        vf(t + 0.5 * h, xs, p, mode, k3)
+    else:
+        _field(vf, gf, si, t + 0.5 * h, xs, p, mode, k3, fb, xp, gbuf)
     for i in range(n):
         xs[i] = x[i] + h * k3[i]
-    nf += _field(vf, gf, si, t + h, xs, p, mode, k4, fb, xp, gbuf)
+    if plain:
+        vf(t + h, xs, p, mode, k4)
+    else:
+        _field(vf, gf, si, t + h, xs, p, mode, k4, fb, xp, gbuf)
     for i in range(n):
         out[i] = x[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-    return nf
+    return 3 if plain else 6
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf):
     """Dormand–Prince stages 2..7; K[0] must hold f(t, x). Leaves K[6] = f(t+h, xnew)."""
     n = x.size
@@ -160,13 +170,17 @@ def _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf):
             for r in range(s):
                 acc += DP_A[s, r] * K[r, i]
             xs[i] = x[i] + h * acc
-        nf += _field(vf, gf, si, t + DP_C[s] * h, xs, p, mode, K[s], fb, xp, gbuf)
+        if si[SI_SLIDE] == 0:
+            vf(t + DP_C[s] * h, xs, p, mode, K[s])
+            nf += 1
+        else:
+            nf += _field(vf, gf, si, t + DP_C[s] * h, xs, p, mode, K[s], fb, xp, gbuf)
     for i in range(n):
         xnew[i] = xs[i]
     return nf
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dp_error(x, xnew, K, h, rtol, atol):
     """RMS of the embedded error estimate scaled by atol + rtol·max(|x|, |x_new|)."""
     n = x.size
@@ -261,13 +275,13 @@ def _log_event(t, x, kind, guard, mode_before, mode_after, ev_t, ev_i, si):
     si[SI_NEV] = r + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _armed(si, j):
     """A guard is watched unless it is the surface of the current sliding motion."""
     return not (si[SI_SLIDE] == 1 and si[SI_SLIDE_GUARD] == j)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4, fb, xp, gbuf,
           rtol, atol, tol, power):
     """Attempt one step of size h. Returns (error ratio ≤ 1 when acceptable, proposed next h).
@@ -620,7 +634,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
         if first < 0 and not slide_end:
             # ---- plain accepted step (records at a sample instant show the sampled update)
             sampled_now = t_end == t_sample
-            if rp > 0.0:
+            if rp > 0.0 and t0 + si[SI_REC_K] * rp <= t_end + eps_t:
                 _records_until(method, vf, gf, of, si, t, x, h,
                                t_end - 2.0 * eps_t if sampled_now else t_end, xnew, p, mode, K, k2,
                                k3, k4, xs, xr, fb, xp, gbuf, rec, rec_mode, ybuf, t0, rp, tf, eps_t)
