@@ -170,11 +170,15 @@ def _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf):
             for r in range(s):
                 acc += DP_A[s, r] * K[r, i]
             xs[i] = x[i] + h * acc
+        # the field writes into the scratch row ``fb`` and is copied: a view K[s] per stage
+        # would cost an atomic reference-count pair each time
         if si[SI_SLIDE] == 0:
-            vf(t + DP_C[s] * h, xs, p, mode, K[s])
+            vf(t + DP_C[s] * h, xs, p, mode, xnew)
             nf += 1
         else:
-            nf += _field(vf, gf, si, t + DP_C[s] * h, xs, p, mode, K[s], fb, xp, gbuf)
+            nf += _field(vf, gf, si, t + DP_C[s] * h, xs, p, mode, xnew, fb, xp, gbuf)
+        for i in range(n):
+            K[s, i] = xnew[i]
     for i in range(n):
         xnew[i] = xs[i]
     return nf
