@@ -85,3 +85,45 @@ def test_the_cli_reports_bad_init_files_without_a_traceback(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "SimSect.rc:1" in proc.stderr
+
+
+HEXAPOD_RC = """# SimSect Figure 1 style init file for the compliant hexapod, Table 2 names
+systemName = "hexapod"
+dataBaseName = "hexapod"
+recordPeriod = 0.01
+measurePeriod = 0.1
+useGeomview = 1
+framerate = 30
+finalTime = 2
+maxChartCount = 128000
+stopPrecision = 1e-10
+maxStopIterations = 128
+tolerance = 1e-5
+maxTimeStep = 1e-3
+minTimeStep = 1e-15
+rkPower = 0.33
+body_mass = 7.0
+friction_coeff = 0.5
+rho1_k = 1000
+rho1_d = 20
+theta0_k = 100
+max_torque = 4.6
+"""
+
+
+def test_a_hexapod_init_file_with_table_2_names_runs_unchanged(tmp_path):
+    rc = tmp_path / "hexapod.rc"
+    rc.write_text(HEXAPOD_RC)
+    lines = []
+    run = run_simsect(rc, tmp_path, progress=False, echo=lines.append)
+    cols = run.columns_file.read_text().split()
+    data = np.loadtxt(run.data_file)
+    assert data.shape == (201, len(cols))
+    assert np.allclose(data[:, cols.index("time")], np.arange(201) * 0.01, atol=1e-12, rtol=0)
+    y = data[:, cols.index("y")]
+    assert y[-1] > y[0] + 0.2          # it walks forward (+y)
+    assert data[:, cols.index("z")].min() > 0.1
+    assert len(lines) == 20            # measurePeriod = 0.1 progress messages
+    param = {k: s.value for k, s in read_rc(tmp_path / "hexapod.param").items()}
+    assert param["body_mass"] == 7.0 and param["rho1_k"] == 1000.0 and param["max_torque"] == 4.6
+    assert run.result.options["method"] == "rk4" and run.result.options["tolerance"] == 1e-5

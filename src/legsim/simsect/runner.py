@@ -136,7 +136,7 @@ def run_simsect(rc_path: str | Path = "SimSect.rc", out_dir: str | Path | None =
     columns_file = out / f"{base}.columns"
     columns_file.write_text("\n".join(model.output_names) + "\n")
     nx = model.nx
-    next_measure = [measure]
+    measured = [1]  # index k of the next progress message, at k * measurePeriod
 
     with open(data_file, "w") as fh:
         def sink(rec: np.ndarray, modes: np.ndarray, events: np.ndarray) -> None:
@@ -144,9 +144,9 @@ def run_simsect(rc_path: str | Path = "SimSect.rc", out_dir: str | Path | None =
                 np.savetxt(fh, rec[:, 1 + nx:], fmt="%.17g")
                 fh.flush()
                 if measure > 0:
-                    while next_measure[0] <= rec[-1, 0]:
-                        echo(f"t = {next_measure[0]:g} s")
-                        next_measure[0] += measure
+                    while measured[0] * measure <= rec[-1, 0] * (1 + 1e-12):
+                        echo(f"t = {measured[0] * measure:g} s")
+                        measured[0] += 1
 
         result = simulate(model, t_final, x0=x, params=p, options=opts, mode0=mode, sinks=[sink],
                           progress=progress)
