@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from enum import IntEnum
 
 import numpy as np
@@ -111,7 +111,8 @@ class Options:
         return tuple(f.name for f in fields(cls))
 
     def as_dict(self) -> dict:
-        d = asdict(self)
+        """Plain name -> value dictionary (method as its lower-case name)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["method"] = self.method_code.name.lower()
         return d
 

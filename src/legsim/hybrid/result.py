@@ -54,12 +54,16 @@ class Result:
     def assemble(cls, model, params, options, rec_chunks, mode_chunks, ev_chunks, stats) -> Result:
         nx = model.nx
         width = 1 + nx + model.ny
-        rec = np.concatenate(rec_chunks) if rec_chunks else np.empty((0, width))
-        modes = np.concatenate(mode_chunks) if mode_chunks else np.empty(0, dtype=np.int64)
-        ev = np.concatenate(ev_chunks) if ev_chunks else np.empty(0, dtype=event_dtype(nx))
+        def join(chunks, empty):
+            return chunks[0] if len(chunks) == 1 else (np.concatenate(chunks) if chunks else empty)
+
+        rec = join(rec_chunks, np.empty((0, width)))
+        modes = join(mode_chunks, np.empty(0, dtype=np.int64))
+        ev = join(ev_chunks, np.empty(0, dtype=event_dtype(nx)))
+        # t, x and y are views of one records array owned by the result
         return cls(model_name=model.name, state_names=model.state_names,
-                   output_names=model.output_names, params=params.copy(), t=rec[:, 0].copy(),
-                   x=rec[:, 1:1 + nx].copy(), mode=modes, y=rec[:, 1 + nx:].copy(), events=ev,
+                   output_names=model.output_names, params=params.copy(), t=rec[:, 0],
+                   x=rec[:, 1:1 + nx], mode=modes, y=rec[:, 1 + nx:], events=ev,
                    stats=stats, options=options.as_dict())
 
     @property
