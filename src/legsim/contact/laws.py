@@ -1,0 +1,378 @@
+"""Contact response laws, pluggable per material pair (Konyev 2011 §2.3.8–§2.3.9; digest §1.6–§1.7).
+
+A :class:`ContactLaw` pairs one normal-force law with one friction law. Build them with the
+factory functions below; put them in a :class:`LawTable` that maps each pair of material ids
+to a law. All quantities SI.
+
+Restitution and damping (derivation used by :func:`restitution_damping_exact`)
+--------------------------------------------------------------------------------
+For the family F = k p^n (1 + alpha pdot) (Engelson (2.15) with n = 1, Hunt–Crossley for any
+n), write m pdot dpdot/dp = -k p^n (1 + alpha pdot). Separating variables,
+
+    m pdot dpdot / (1 + alpha pdot) = -k p^n dp
+    (m / alpha^2) [alpha pdot - ln(1 + alpha pdot)] = -k p^(n+1)/(n+1) + C.
+
+Entry (p = 0, pdot = v0) and exit (p = 0, pdot = -e v0) have the same left-hand side, so with
+D = alpha v0 the coefficient of restitution e solves
+
+    D - ln(1 + D) = -D e - ln(1 - D e),
+
+independent of m, k and n. The approximation (2.16) e ~ 1/(1 + D) overshoots (digest §1.6
+table: D = 1 gives e = 0.5936, not 0.5); solving the relation for D at given e inverts it
+exactly. With (2.20), alpha = D / v_impact, so one D serves every impact speed.
+
+For a linear spring–damper F = k p + c pdot that may pull (Kelvin–Voigt), the motion is a
+damped half-oscillation with damping ratio zeta = c / (2 sqrt(k m)) and
+e = exp(-pi zeta / sqrt(1 - zeta^2)); inverted, zeta = -ln e / sqrt(pi^2 + ln^2 e) and
+c = 2 zeta sqrt(k m) (:func:`kelvin_voigt_damping`). Our Kelvin–Voigt law never pulls, so it
+separates a little earlier and its achieved e is slightly higher than requested.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ..errors import InputError
+from . import _laws as K
+
+__all__ = [
+    "NormalLaw",
+    "FrictionLaw",
+    "NormalModel",
+    "FrictionModel",
+    "ContactLaw",
+    "LawTable",
+    "linear_penalty",
+    "engelson",
+    "restitution",
+    "hunt_crossley",
+    "hertz",
+    "kelvin_voigt",
+    "no_friction",
+    "coulomb",
+    "stribeck",
+    "threshold",
+    "anchor_spring",
+    "restitution_damping_thesis",
+    "restitution_damping_exact",
+    "restitution_of_damping",
+    "kelvin_voigt_damping",
+    "normal_force",
+    "friction_force",
+    "threshold_curve",
+]
+
+
+class NormalLaw(IntEnum):
+    """Normal-force law codes (digest §1.6)."""
+
+    LINEAR = K.N_LINEAR
+    ENGELSON = K.N_ENGELSON
+    RESTITUTION = K.N_RESTITUTION
+    HUNT_CROSSLEY = K.N_HUNT_CROSSLEY
+    HERTZ = K.N_HERTZ
+    KELVIN_VOIGT = K.N_KELVIN_VOIGT
+
+
+class FrictionLaw(IntEnum):
+    """Friction law codes (digest §1.7)."""
+
+    NONE = K.F_NONE
+    COULOMB = K.F_COULOMB
+    STRIBECK = K.F_STRIBECK
+    THRESHOLD = K.F_THRESHOLD
+    ANCHOR = K.F_ANCHOR
+
+
+@dataclass(frozen=True)
+class NormalModel:
+    """A normal law and its parameter slots (use the factory functions)."""
+
+    law: NormalLaw
+    slots: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FrictionModel:
+    """A friction law and its parameter slots (use the factory functions)."""
+
+    law: FrictionLaw
+    slots: dict = field(default_factory=dict)
+
+
+def _positive(name, value, allow_zero=False):
+    v = float(value)
+    ok = v >= 0.0 if allow_zero else v > 0.0
+    if not (ok and math.isfinite(v)):
+        need = "a finite number >= 0" if allow_zero else "a finite number > 0"
+        raise InputError(f"contact law parameter '{name}' = {value!r}: expected {need}")
+    return v
+
+
+# ---- normal laws -----------------------------------------------------------------------------
+def linear_penalty(k):
+    """Linear penalty (2.1): F = k p [N], k in N/m. Purely elastic (e = 1, digest A1)."""
+    return NormalModel(NormalLaw.LINEAR, {K.S_K: _positive("k", k)})
+
+
+def engelson(k, d):
+    """Velocity-multiplied damping (2.15): F = k p (1 + d pdot); k [N/m], d [s/m]."""
+    return NormalModel(NormalLaw.ENGELSON, {K.S_K: _positive("k", k), K.S_DAMP: _positive("d", d, True)})
+
+
+def restitution(k, eps, *, v_min=1e-2, exact=False, exponent=1.0):
+    """Restitution-parameterised law (2.20): F = k p^n (1 + D / max(v_imp, v_min) pdot).
+
+    Parameters
+    ----------
+    k : float
+        Stiffness const_contact [N/m^n].
+    eps : float
+        Requested coefficient of restitution, 0 < eps <= 1.
+    v_min : float
+        Floor of the latched impact velocity [m/s]. Guards d -> inf for resting contacts, and
+        bounds the damping coefficient c = k p D / v_min of a resting contact (c = m g D / v_min
+        for a body of mass m); a fixed explicit step dt needs c dt / m < 2, i.e.
+        v_min > g D dt / 2 per contact sharing the weight.
+    exact : bool
+        False: D = (1 - eps)/eps as in the thesis (2.17) (achieved e overshoots, digest §1.6).
+        True: D from :func:`restitution_damping_exact`, so the achieved e equals eps.
+    exponent : float
+        n (1 for the thesis law; 1.5 gives a Hertzian Hunt–Crossley law with latched damping).
+    """
+    e = float(eps)
+    if not (0.0 < e <= 1.0):
+        raise InputError(f"restitution 'eps' = {eps!r}: expected 0 < eps <= 1")
+    D = restitution_damping_exact(e) if exact else restitution_damping_thesis(e)
+    return NormalModel(
+        NormalLaw.RESTITUTION,
+        {
+            K.S_K: _positive("k", k),
+            K.S_D: D,
+            K.S_VMIN: _positive("v_min", v_min),
+            K.S_EXP: _positive("exponent", exponent),
+        },
+    )
+
+
+def hunt_crossley(k, alpha, exponent=1.5):
+    """Hunt–Crossley: F = k p^n (1 + alpha pdot); k [N/m^n], alpha [s/m] (e depends on v0)."""
+    return NormalModel(
+        NormalLaw.HUNT_CROSSLEY,
+        {
+            K.S_K: _positive("k", k),
+            K.S_DAMP: _positive("alpha", alpha, True),
+            K.S_EXP: _positive("exponent", exponent),
+        },
+    )
+
+
+def hertz(k):
+    """Hertz: F = k p^(3/2); k [N/m^1.5] (= 4/3 E* sqrt(R) for a sphere on a flat)."""
+    return NormalModel(NormalLaw.HERTZ, {K.S_K: _positive("k", k)})
+
+
+def kelvin_voigt(k, c):
+    """Linear spring–damper F = max(k p + c pdot, 0); k [N/m], c [N s/m]."""
+    return NormalModel(NormalLaw.KELVIN_VOIGT, {K.S_K: _positive("k", k), K.S_DAMP: _positive("c", c, True)})
+
+
+# ---- friction laws ---------------------------------------------------------------------------
+def no_friction():
+    """Frictionless contact."""
+    return FrictionModel(FrictionLaw.NONE, {})
+
+
+def coulomb(mu, v_eps=1e-3):
+    """Regularised Coulomb: F = -mu F_n v / sqrt(|v|^2 + v_eps^2)."""
+    return FrictionModel(
+        FrictionLaw.COULOMB, {K.S_MU: _positive("mu", mu, True), K.S_VEPS: _positive("v_eps", v_eps)}
+    )
+
+
+def stribeck(mu, brk=1.5, decay=-100.0, viscous=0.0, v_eps=1e-3):
+    """Stribeck + Coulomb + viscous (2.18).
+
+    |F| = F_C + (F_brk - F_C) exp(decay |v|) + viscous |v|, F_C = mu F_n, F_brk = brk F_C;
+    ``decay`` [s/m] must be < 0. The sign function is regularised over ``v_eps`` (0 = exact).
+    """
+    if not float(decay) < 0.0:
+        raise InputError(f"stribeck 'decay' = {decay!r}: expected a negative number (2.18)")
+    return FrictionModel(
+        FrictionLaw.STRIBECK,
+        {
+            K.S_MU: _positive("mu", mu, True),
+            K.S_BRK: _positive("brk", brk),
+            K.S_DECAY: float(decay),
+            K.S_VISC: _positive("viscous", viscous, True),
+            K.S_VEPS: _positive("v_eps", v_eps, True),
+        },
+    )
+
+
+def _threshold_slots(brk, damping, v_th, v_min, decay):
+    if not float(decay) < 0.0:
+        raise InputError(f"threshold friction 'decay' = {decay!r}: expected a negative number (2.19)")
+    return {
+        K.S_BRK: _positive("brk", brk),
+        K.S_VISC: _positive("damping", damping),
+        K.S_VTH: _positive("v_th", v_th),
+        K.S_FVMIN: _positive("v_min", v_min),
+        K.S_DECAY: float(decay),
+    }
+
+
+def threshold(brk, damping, v_th, v_min, decay=-1.0, mu=math.inf):
+    """Threshold-velocity friction (2.19), capped at mu F_n.
+
+    Parameters: const_brk ``brk``, const_damping ``damping`` [N s/m], threshold velocity ``v_th``
+    [m/s], ``v_min`` [m/s], ``decay`` = const (< 0). ``mu`` = inf leaves it uncapped.
+    """
+    slots = _threshold_slots(brk, damping, v_th, v_min, decay)
+    slots[K.S_MU] = float(mu) if math.isfinite(mu) else 1e300
+    return FrictionModel(FrictionLaw.THRESHOLD, slots)
+
+
+def anchor_spring(mu, k_i, *, n=1.0, brk=1.5, damping=100.0, v_th=1e-3, v_min=1e-3, decay=-1.0):
+    """Anchor-spring friction (2.21): F = -(g(|v|)/|v| v / n + K_I s), |F| <= mu F_n.
+
+    g is the (2.19) curve, n the scale-down factor, s the displacement of the contact point from
+    its anchor (integral of v_t: the "second loop with integral properties"), K_I = ``k_i``
+    [N/m]. When the force saturates the anchor slides so that K_I s = -F.
+    """
+    slots = _threshold_slots(brk, damping, v_th, v_min, decay)
+    slots.update(
+        {K.S_MU: _positive("mu", mu, True), K.S_KI: _positive("k_i", k_i), K.S_NSCALE: _positive("n", n)}
+    )
+    return FrictionModel(FrictionLaw.ANCHOR, slots)
+
+
+@dataclass(frozen=True)
+class ContactLaw:
+    """One normal law plus one friction law: the response of one material pair."""
+
+    normal: NormalModel
+    friction: FrictionModel = field(default_factory=no_friction)
+
+    @property
+    def params(self):
+        """The parameter row float64[NPRM] read by the kernels."""
+        row = K.new_params()
+        row[K.S_EXP] = 1.0
+        row[K.S_NSCALE] = 1.0
+        for s, v in self.normal.slots.items():
+            row[s] = v
+        for s, v in self.friction.slots.items():
+            row[s] = v
+        return row
+
+
+class LawTable:
+    """Maps pairs of material ids (symmetric) to contact laws.
+
+    Parameters
+    ----------
+    nmat : int
+        Number of material ids (0 .. nmat-1).
+    default : ContactLaw
+        Law of every pair not set with :meth:`set`.
+    """
+
+    def __init__(self, nmat, default):
+        if int(nmat) < 1:
+            raise InputError(f"LawTable 'nmat' = {nmat!r}: expected at least 1 material")
+        self.laws = [default]
+        self.pair = np.zeros((int(nmat), int(nmat)), dtype=np.int64)
+
+    def set(self, mat_a, mat_b, law):
+        """Use ``law`` for contacts between materials ``mat_a`` and ``mat_b``."""
+        n = self.pair.shape[0]
+        for m in (mat_a, mat_b):
+            if not 0 <= int(m) < n:
+                raise InputError(f"material id {m!r}: expected 0 <= id < {n}")
+        self.laws.append(law)
+        self.pair[mat_a, mat_b] = self.pair[mat_b, mat_a] = len(self.laws) - 1
+        return self
+
+    def arrays(self):
+        """(ncode int64[nlaw], fcode int64[nlaw], prm float64[nlaw, NPRM], pair int64[nmat, nmat])."""
+        ncode = np.array([int(law.normal.law) for law in self.laws], dtype=np.int64)
+        fcode = np.array([int(law.friction.law) for law in self.laws], dtype=np.int64)
+        prm = np.array([law.params for law in self.laws])
+        return ncode, fcode, prm, self.pair.copy()
+
+
+# ---- restitution helpers ---------------------------------------------------------------------
+def restitution_damping_thesis(eps):
+    """D = d v0 = (1 - eps)/eps, Konyev (2.17) (from the approximation (2.16))."""
+    return (1.0 - eps) / eps
+
+
+def _phase_residual(D, e):
+    return D - math.log1p(D) + D * e + math.log1p(-D * e)
+
+
+def restitution_damping_exact(eps):
+    """Exact D = alpha v0 giving restitution ``eps`` for F = k p^n (1 + alpha pdot).
+
+    Solves D - ln(1 + D) = -D eps - ln(1 - D eps) for D in (0, 1/eps) (module docstring).
+    """
+    e = float(eps)
+    if not (0.0 < e <= 1.0):
+        raise InputError(f"restitution 'eps' = {eps!r}: expected 0 < eps <= 1")
+    if e == 1.0:
+        return 0.0
+    hi = 1.0 / e * (1.0 - 1e-15)
+    lo = 1e-9
+    while _phase_residual(lo, e) <= 0.0:  # pragma: no cover - only for e extremely close to 1
+        lo *= 0.1
+    return brentq(_phase_residual, lo, hi, args=(e,), xtol=1e-15, rtol=1e-14)
+
+
+def restitution_of_damping(D):
+    """Achieved restitution e of F = k p^n (1 + alpha pdot) with D = alpha v0 (exact)."""
+    D = float(D)
+    if D < 0.0:
+        raise InputError(f"damping 'D' = {D!r}: expected D >= 0")
+    if D == 0.0:
+        return 1.0
+    target = D - math.log1p(D)
+    f = lambda e: -D * e - math.log1p(-D * e) - target
+    return brentq(f, 1e-300, min(1.0, 1.0 / D * (1.0 - 1e-15)), xtol=1e-15, rtol=1e-14)
+
+
+def kelvin_voigt_damping(eps, k, m):
+    """Damping c [N s/m] of a linear spring–damper giving restitution ``eps`` for mass ``m``.
+
+    zeta = -ln eps / sqrt(pi^2 + ln^2 eps), c = 2 zeta sqrt(k m) (module docstring).
+    """
+    e = float(eps)
+    if not (0.0 < e <= 1.0):
+        raise InputError(f"restitution 'eps' = {eps!r}: expected 0 < eps <= 1")
+    le = math.log(e)
+    zeta = -le / math.sqrt(math.pi**2 + le * le)
+    return 2.0 * zeta * math.sqrt(_positive("k", k) * _positive("m", m))
+
+
+# ---- scalar evaluation (Python convenience over the kernels) ---------------------------------
+def normal_force(law, p, pdot, v_imp=0.0):
+    """Normal force magnitude [N] of ``law`` (ContactLaw) at depth p [m], rate pdot [m/s]."""
+    return K.normal_force(int(law.normal.law), law.params, float(p), float(pdot), float(v_imp))
+
+
+def friction_force(law, fn, vt, anchor=None):
+    """Friction force (3,) [N] of ``law`` for normal force fn [N] and slip velocity vt (3,)."""
+    out = np.zeros(3)
+    a = np.zeros(3) if anchor is None else np.asarray(anchor, dtype=float)
+    K.friction_force(int(law.friction.law), law.params, float(fn), np.asarray(vt, dtype=float), a, out)
+    return out
+
+
+def threshold_curve(law, v):
+    """The (2.19) curve of ``law``'s friction parameters at slip speed v [m/s] (odd in v)."""
+    return K.threshold_curve(law.params, float(v))

@@ -1,0 +1,363 @@
+"""Collision shapes and terrains (Konyev 2011 §2.3; digest §1.3, §7.1 item 1).
+
+Shapes are described in their own frame (SI, metres); the caller places them with world poses
+(position (3,), rotation (3, 3)). Capsules and cylinders have their axis along local z.
+Terrains are static and live in the world frame (heightfields and height functions are z-up).
+
+Every constructor validates its input and raises :class:`~legsim.errors.InputError` naming the
+value and what was expected. :func:`mass_properties` gives mass, centre of mass and inertia of a
+solid shape of uniform density (used by the small rigid-body helper and by tests).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from . import _geom as G
+
+__all__ = [
+    "Sphere",
+    "Capsule",
+    "Box",
+    "Cylinder",
+    "ConvexMesh",
+    "TriangleMesh",
+    "Plane",
+    "HeightFunction",
+    "HeightField",
+    "TerrainMesh",
+    "inclined_plane",
+    "mass_properties",
+    "check_closed_mesh",
+]
+
+
+def _pos(name, v):
+    x = float(v)
+    if not (x > 0.0 and math.isfinite(x)):
+        raise InputError(f"shape parameter '{name}' = {v!r}: expected a finite length > 0 m")
+    return x
+
+
+def _points(name, v, ncols=3):
+    a = np.ascontiguousarray(v, dtype=np.float64)
+    if a.ndim != 2 or a.shape[1] != ncols or not np.all(np.isfinite(a)):
+        raise InputError(f"'{name}' has shape {np.shape(v)}: expected a finite (n, {ncols}) array")
+    return a
+
+
+@dataclass(frozen=True)
+class Sphere:
+    """Sphere of ``radius`` [m] about the origin."""
+
+    radius: float
+    code = G.G_SPHERE
+
+    def __post_init__(self):
+        object.__setattr__(self, "radius", _pos("radius", self.radius))
+
+
+@dataclass(frozen=True)
+class Capsule:
+    """Capsule: segment z in [-half_length, half_length] swept by a sphere of ``radius`` [m]."""
+
+    radius: float
+    half_length: float
+    code = G.G_CAPSULE
+
+    def __post_init__(self):
+        object.__setattr__(self, "radius", _pos("radius", self.radius))
+        object.__setattr__(self, "half_length", _pos("half_length", self.half_length))
+
+
+@dataclass(frozen=True)
+class Box:
+    """Box with ``half_extents`` (hx, hy, hz) [m] about the origin."""
+
+    half_extents: tuple
+    code = G.G_BOX
+
+    def __post_init__(self):
+        h = tuple(_pos(f"half_extents[{i}]", v) for i, v in enumerate(np.ravel(self.half_extents)))
+        if len(h) != 3:
+            raise InputError(f"Box 'half_extents' = {self.half_extents!r}: expected 3 lengths")
+        object.__setattr__(self, "half_extents", h)
+
+
+@dataclass(frozen=True)
+class Cylinder:
+    """Solid cylinder of ``radius`` [m], axis z, z in [-half_length, half_length]."""
+
+    radius: float
+    half_length: float
+    code = G.G_CYLINDER
+
+    def __post_init__(self):
+        object.__setattr__(self, "radius", _pos("radius", self.radius))
+        object.__setattr__(self, "half_length", _pos("half_length", self.half_length))
+
+
+@dataclass(frozen=True, eq=False)
+class ConvexMesh:
+    """Convex polytope: the convex hull of ``vertices`` (n, 3) [m]; only hull vertices are kept."""
+
+    vertices: np.ndarray
+    faces: np.ndarray = field(init=False)
+    code = G.G_CONVEX
+
+    def __post_init__(self):
+        from scipy.spatial import ConvexHull, QhullError
+
+        v = _points("ConvexMesh vertices", self.vertices)
+        if len(v) < 4:
+            raise InputError(f"ConvexMesh has {len(v)} vertices: expected at least 4 non-coplanar points")
+        try:
+            hull = ConvexHull(v)
+        except QhullError as exc:
+            raise InputError(f"ConvexMesh vertices are degenerate (coplanar or collinear): {exc}") from None
+        keep = np.unique(hull.vertices)
+        remap = -np.ones(len(v), dtype=np.int64)
+        remap[keep] = np.arange(len(keep))
+        faces = remap[hull.simplices]
+        verts = v[keep]
+        # orient faces outward
+        c = verts.mean(axis=0)
+        a, b, cc = verts[faces[:, 0]], verts[faces[:, 1]], verts[faces[:, 2]]
+        flip = np.einsum("ij,ij->i", np.cross(b - a, cc - a), a - c) < 0
+        faces[flip] = faces[flip][:, [0, 2, 1]]
+        object.__setattr__(self, "vertices", verts)
+        object.__setattr__(self, "faces", faces)
+
+
+def check_closed_mesh(vertices, faces, name="TriangleMesh"):
+    """Raise InputError unless the mesh is closed and consistently oriented (2-manifold).
+
+    Every directed edge (a, b) must appear in exactly one face and its reverse (b, a) in
+    exactly one other face; faces must not be degenerate.
+    """
+    f = np.asarray(faces)
+    edges = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
+    key = edges[:, 0] * (len(vertices) + 1) + edges[:, 1]
+    uniq, counts = np.unique(key, return_counts=True)
+    if np.any(counts > 1):
+        bad = uniq[counts > 1][0]
+        a, b = divmod(int(bad), len(vertices) + 1)
+        raise InputError(
+            f"{name} is not a consistently oriented 2-manifold: edge ({a}, {b}) is used by "
+            f"{counts[counts > 1][0]} faces in the same direction (expected 1)"
+        )
+    rev = edges[:, 1] * (len(vertices) + 1) + edges[:, 0]
+    missing = ~np.isin(rev, uniq)
+    if np.any(missing):
+        a, b = edges[np.argmax(missing)]
+        raise InputError(
+            f"{name} is not closed: edge ({a}, {b}) has no opposite face "
+            f"(a body mesh must be watertight; use TerrainMesh for open surfaces)"
+        )
+
+
+def _faces(name, faces, nv):
+    f = np.ascontiguousarray(faces, dtype=np.int64)
+    if f.ndim != 2 or f.shape[1] != 3 or len(f) == 0:
+        raise InputError(f"'{name}' has shape {np.shape(faces)}: expected an (m, 3) integer array")
+    if f.min() < 0 or f.max() >= nv:
+        raise InputError(
+            f"'{name}' indexes vertex {int(f.max()) if f.max() >= nv else int(f.min())}: "
+            f"expected 0 <= index < {nv}"
+        )
+    if np.any((f[:, 0] == f[:, 1]) | (f[:, 1] == f[:, 2]) | (f[:, 0] == f[:, 2])):
+        raise InputError(f"'{name}' has a degenerate face (repeated vertex index)")
+    return f
+
+
+@dataclass(frozen=True, eq=False)
+class TriangleMesh:
+    """Closed triangle mesh (body shape), outward-oriented faces (m, 3) over vertices (n, 3).
+
+    Must be watertight (:func:`check_closed_mesh`). Against terrain its vertices are the contact
+    candidates (exact for convex meshes); against other bodies GJK/EPA uses its convex hull.
+    """
+
+    vertices: np.ndarray
+    faces: np.ndarray
+    code = G.G_MESH
+
+    def __post_init__(self):
+        v = _points("TriangleMesh vertices", self.vertices)
+        f = _faces("TriangleMesh faces", self.faces, len(v))
+        check_closed_mesh(v, f)
+        object.__setattr__(self, "vertices", v)
+        object.__setattr__(self, "faces", f)
+
+
+# ---- terrains --------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Plane:
+    """Half-space {x : n . x <= offset}; ``normal`` (3,) points out of the ground."""
+
+    normal: tuple = (0.0, 0.0, 1.0)
+    offset: float = 0.0
+    code = G.G_PLANE
+
+    def __post_init__(self):
+        n = np.asarray(self.normal, dtype=float).ravel()
+        if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-12:
+            raise InputError(f"Plane 'normal' = {self.normal!r}: expected a non-zero 3-vector")
+        object.__setattr__(self, "normal", tuple(n / np.linalg.norm(n)))
+        object.__setattr__(self, "offset", float(self.offset))
+
+
+def inclined_plane(angle, through=(0.0, 0.0, 0.0)):
+    """Plane through ``through`` rising along +x at ``angle`` [rad]: normal (-sin a, 0, cos a)."""
+    a = float(angle)
+    if not (-math.pi / 2 < a < math.pi / 2):
+        raise InputError(f"inclined_plane 'angle' = {angle!r}: expected -pi/2 < angle < pi/2 rad")
+    n = np.array([-math.sin(a), 0.0, math.cos(a)])
+    return Plane(tuple(n), float(n @ np.asarray(through, dtype=float)))
+
+
+HEIGHT_KINDS = {"sines": G.HF_SINES, "bump": G.HF_BUMP, "step": G.HF_STEP}
+
+
+@dataclass(frozen=True, eq=False)
+class HeightFunction:
+    """Analytic terrain z = h(x, y) (compiled; ``kind`` and parameter array).
+
+    kinds and ``params``:
+      "sines": groups (a, kx, ky, phase): h = sum a sin(kx x + ky y + phase)  [m, rad/m, rad]
+      "bump":  (A, x0, y0, sigma): h = A exp(-((x-x0)^2 + (y-y0)^2) / (2 sigma^2))
+      "step":  (H, x0, w): smooth step h = H (1 + tanh((x - x0)/w)) / 2
+    """
+
+    kind: str
+    params: tuple
+    code = G.G_HFUNC
+
+    def __post_init__(self):
+        if self.kind not in HEIGHT_KINDS:
+            raise InputError(f"HeightFunction kind {self.kind!r}: expected one of {sorted(HEIGHT_KINDS)}")
+        p = np.asarray(self.params, dtype=float).ravel()
+        need = {"sines": None, "bump": 4, "step": 3}[self.kind]
+        if (need is None and (len(p) == 0 or len(p) % 4)) or (need is not None and len(p) != need):
+            raise InputError(
+                f"HeightFunction '{self.kind}' params has {len(p)} values: expected "
+                f"{'groups of 4' if need is None else need}"
+            )
+        if not np.all(np.isfinite(p)):
+            raise InputError(f"HeightFunction params {p!r}: expected finite numbers")
+        if (self.kind == "bump" and p[3] <= 0) or (self.kind == "step" and p[2] <= 0):
+            raise InputError(f"HeightFunction '{self.kind}' width {p[-1]!r}: expected > 0")
+        object.__setattr__(self, "params", tuple(p))
+
+
+@dataclass(frozen=True, eq=False)
+class HeightField:
+    """Grid terrain: ``heights`` (nx, ny) [m] at x0 + i dx, y0 + j dy, bilinear in between."""
+
+    heights: np.ndarray
+    dx: float
+    dy: float
+    origin: tuple = (0.0, 0.0)
+    code = G.G_HFIELD
+
+    def __post_init__(self):
+        h = np.ascontiguousarray(self.heights, dtype=float)
+        if h.ndim != 2 or min(h.shape) < 2 or not np.all(np.isfinite(h)):
+            raise InputError(
+                f"HeightField 'heights' shape {np.shape(self.heights)}: expected a finite "
+                f"(nx >= 2, ny >= 2) array"
+            )
+        object.__setattr__(self, "heights", h)
+        object.__setattr__(self, "dx", _pos("dx", self.dx))
+        object.__setattr__(self, "dy", _pos("dy", self.dy))
+        object.__setattr__(self, "origin", tuple(float(v) for v in self.origin))
+
+
+@dataclass(frozen=True, eq=False)
+class TerrainMesh:
+    """Open triangle surface (the thesis' "triangle network"), world frame, normals facing up.
+
+    ``cell`` [m] is the size of the uniform xy grid that accelerates triangle queries
+    (default: twice the mean edge length).
+    """
+
+    vertices: np.ndarray
+    faces: np.ndarray
+    cell: float = 0.0
+    code = G.G_TMESH
+
+    def __post_init__(self):
+        v = _points("TerrainMesh vertices", self.vertices)
+        f = _faces("TerrainMesh faces", self.faces, len(v))
+        nz = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])[:, 2]
+        if np.any(np.abs(nz) < 1e-15):
+            raise InputError("TerrainMesh has a vertical or degenerate face: expected a z-up height surface")
+        f = f.copy()
+        f[nz < 0] = f[nz < 0][:, [0, 2, 1]]
+        cell = float(self.cell)
+        if cell <= 0.0:
+            e = np.linalg.norm(v[f[:, 1]] - v[f[:, 0]], axis=1)
+            cell = 2.0 * float(e.mean())
+        object.__setattr__(self, "vertices", v)
+        object.__setattr__(self, "faces", f)
+        object.__setattr__(self, "cell", cell)
+
+
+# ---- mass properties ---------------------------------------------------------------------------
+def _mesh_mass(v, f, density):
+    a, b, c = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
+    vol6 = np.einsum("ij,ij->i", a, np.cross(b, c))
+    vol = vol6.sum() / 6.0
+    if vol <= 0:
+        raise InputError(f"mesh encloses volume {vol:g} m^3: expected > 0 (faces must point outward)")
+    com = ((a + b + c) * vol6[:, None]).sum(axis=0) / (24.0 * vol)
+    # second moments of the signed tetrahedra (origin, a, b, c)
+    C = np.zeros((3, 3))
+    canon = np.array([[2, 1, 1], [1, 2, 1], [1, 1, 2]]) / 120.0
+    for i in range(len(f)):
+        A = np.stack([a[i], b[i], c[i]])
+        C += vol6[i] * A.T @ canon @ A
+    m = density * vol
+    C = density * C - m * np.outer(com, com)
+    inertia = np.trace(C) * np.eye(3) - C
+    return m, com, inertia
+
+
+def mass_properties(shape, density):
+    """(mass [kg], centre of mass (3,) [m], inertia about the CoM (3, 3) [kg m^2]) of a solid.
+
+    Parameters
+    ----------
+    shape : Sphere | Capsule | Box | Cylinder | ConvexMesh | TriangleMesh
+    density : float
+        [kg/m^3].
+    """
+    rho = _pos("density", density)
+    if isinstance(shape, Sphere):
+        r = shape.radius
+        m = rho * 4.0 / 3.0 * math.pi * r**3
+        return m, np.zeros(3), np.eye(3) * 0.4 * m * r * r
+    if isinstance(shape, Box):
+        hx, hy, hz = shape.half_extents
+        m = rho * 8 * hx * hy * hz
+        return m, np.zeros(3), np.diag([m * (hy**2 + hz**2), m * (hx**2 + hz**2), m * (hx**2 + hy**2)]) / 3.0
+    if isinstance(shape, Cylinder):
+        r, h = shape.radius, shape.half_length
+        m = rho * math.pi * r * r * 2 * h
+        ixx = m * (3 * r * r + 4 * h * h) / 12.0
+        return m, np.zeros(3), np.diag([ixx, ixx, 0.5 * m * r * r])
+    if isinstance(shape, Capsule):
+        r, h = shape.radius, shape.half_length
+        mc = rho * math.pi * r * r * 2 * h
+        ms = rho * 4.0 / 3.0 * math.pi * r**3
+        izz = 0.5 * mc * r * r + 0.4 * ms * r * r
+        # hemisphere CoM at 3r/8 from the flat face; parallel-axis for the two halves
+        ixx = mc * (3 * r * r + 4 * h * h) / 12.0 + ms * (0.4 * r * r + h * h + 0.75 * h * r)
+        return mc + ms, np.zeros(3), np.diag([ixx, ixx, izz])
+    if isinstance(shape, ConvexMesh | TriangleMesh):
+        return _mesh_mass(shape.vertices, shape.faces, rho)
+    raise InputError(f"mass_properties: unsupported shape {type(shape).__name__}")

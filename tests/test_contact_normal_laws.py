@@ -1,0 +1,170 @@
+"""Normal-force laws of Konyev (2.1), (2.15), (2.20), Hunt–Crossley, Hertz: digest §7.4 A1–A5.
+
+Impacts are integrated independently of the library with scipy (rtol 1e-11) on the 1-D model
+m p'' = -F(p, p') (p penetration depth), calling only the law kernel for F.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from legsim.contact import (
+    ContactLaw,
+    LawTable,
+    Plane,
+    RigidWorld,
+    Sphere,
+    engelson,
+    hertz,
+    hunt_crossley,
+    kelvin_voigt_damping,
+    linear_penalty,
+    restitution,
+    restitution_damping_exact,
+    restitution_of_damping,
+)
+from legsim.contact import laws as L
+from legsim.contact._laws import normal_force
+from legsim.errors import InputError
+
+
+def impact(law, m, v0, t_max=1.0):
+    """Integrate one impact from p=0, p'=v0; returns (exit velocity, contact time, max depth)."""
+    prm = law.params
+    code = int(law.normal.law)
+
+    def rhs(t, y):
+        return [y[1], -normal_force(code, prm, y[0], y[1], v0) / m]
+
+    def leave(t, y):
+        return y[0]
+
+    leave.terminal = True
+    leave.direction = -1
+    sol = solve_ivp(
+        rhs, (0.0, t_max), [0.0, v0], method="DOP853", rtol=1e-11, atol=1e-14, events=leave, dense_output=True
+    )
+    assert sol.status == 1, "the body never left the contact"
+    tau = sol.t_events[0][0]
+    ts = np.linspace(0, tau, 2001)
+    return sol.y_events[0][0][1], tau, sol.sol(ts)[0].max()
+
+
+def test_pure_penalty_contact_is_perfectly_elastic_with_contact_time_pi_over_q():
+    # A1: m = 1 kg, k = 1e5 N/m, v0 = 1 m/s
+    v_out, tau, pmax = impact(ContactLaw(linear_penalty(1e5)), 1.0, 1.0)
+    assert v_out == pytest.approx(-1.0, abs=1e-7)
+    assert tau == pytest.approx(math.pi / math.sqrt(1e5), rel=1e-7)
+    assert tau * 1e3 == pytest.approx(9.935, abs=5e-4)
+    assert pmax * 1e3 == pytest.approx(3.162, abs=5e-4)
+
+
+@pytest.mark.parametrize("law", [ContactLaw(hertz(3e6)), ContactLaw(linear_penalty(2e4))])
+def test_any_position_only_force_returns_the_impact_speed(law):
+    # A2: energy argument (2.6)-(2.12)
+    for v0 in (0.2, 3.0):
+        v_out, _, _ = impact(law, 0.7, v0)
+        assert abs(v_out) == pytest.approx(v0, rel=1e-8)
+
+
+TABLE = {0.9: 0.9310, 0.8: 0.8569, 0.7: 0.7767, 0.6: 0.6894, 0.5: 0.5936, 0.3: 0.3702}
+
+
+@pytest.mark.parametrize("eps", sorted(TABLE))
+def test_engelson_damping_with_thesis_d_reproduces_the_digest_restitution_table(eps):
+    # A3: (2.15) with d = (1 - eps)/(eps v0), (2.17); independent of m and k
+    v0 = 1.3
+    for m, k in ((1.0, 1e5), (0.2, 4e3)):
+        law = ContactLaw(engelson(k, (1 - eps) / (eps * v0)))
+        v_out, _, _ = impact(law, m, v0)
+        assert -v_out / v0 == pytest.approx(TABLE[eps], abs=1e-3)
+
+
+def test_phase_plane_relation_gives_the_same_restitution_as_integration():
+    for D in (0.111, 1.0, 2.333):
+        law = ContactLaw(engelson(1e5, D / 1.0))
+        v_out, _, _ = impact(law, 1.0, 1.0)
+        assert restitution_of_damping(D) == pytest.approx(-v_out, abs=1e-7)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_restitution_law_gives_the_same_bounce_for_every_impact_speed(exact):
+    # A4: (2.20) with per-impact latch; exact=True also hits eps itself
+    eps = 0.5
+    law = ContactLaw(restitution(1e5, eps, exact=exact))
+    es = [-impact(law, 1.0, v0)[0] / v0 for v0 in (0.1, 1.0, 5.0)]
+    assert max(es) - min(es) < 1e-6
+    assert es[0] == pytest.approx(0.5 if exact else 0.5936, abs=1e-4 if not exact else 1e-6)
+
+
+def test_exact_inversion_hits_requested_restitution_for_hertzian_exponent_too():
+    law = ContactLaw(restitution(1e6, 0.3, exact=True, exponent=1.5))
+    v_out, _, _ = impact(law, 2.0, 0.8)
+    assert -v_out / 0.8 == pytest.approx(0.3, abs=1e-6)
+
+
+def test_hunt_crossley_restitution_depends_on_impact_speed():
+    law = ContactLaw(hunt_crossley(1e6, 0.5, 1.5))
+    e1 = -impact(law, 1.0, 0.1)[0] / 0.1
+    e2 = -impact(law, 1.0, 2.0)[0] / 2.0
+    assert e1 > e2 + 0.1
+    assert e2 == pytest.approx(restitution_of_damping(0.5 * 2.0), abs=1e-6)
+
+
+def test_kelvin_voigt_damping_formula_matches_a_tension_allowed_integration():
+    eps, k, m = 0.6, 1e4, 0.5
+    c = kelvin_voigt_damping(eps, k, m)
+    sol = solve_ivp(
+        lambda t, y: [y[1], (-k * y[0] - c * y[1]) / m],
+        (0, 1),
+        [0.0, 1.0],
+        rtol=1e-11,
+        atol=1e-14,
+        events=lambda t, y: y[0] if t > 1e-9 else 1.0,
+    )
+    assert -sol.y_events[0][0][1] == pytest.approx(eps, abs=1e-6)
+
+
+def test_exact_damping_is_larger_than_the_thesis_approximation():
+    for eps in (0.3, 0.5, 0.9):
+        assert restitution_damping_exact(eps) > (1 - eps) / eps
+    assert restitution_damping_exact(1.0) == 0.0
+
+
+def test_small_impact_velocity_is_clamped_so_resting_force_stays_finite():
+    law = ContactLaw(restitution(1e5, 0.5, v_min=1e-3))
+    f = L.normal_force(law, 1e-4, 1e-3, v_imp=0.0)
+    assert np.isfinite(f)
+    assert f == pytest.approx(1e5 * 1e-4 * (1 + 1.0 / 1e-3 * 1e-3))
+
+
+def test_laws_never_pull_and_vanish_without_penetration():
+    for law in (ContactLaw(engelson(1e5, 10.0)), ContactLaw(restitution(1e5, 0.2)), ContactLaw(hertz(1e5))):
+        assert L.normal_force(law, 0.0, 1.0, 1.0) == 0.0
+        assert L.normal_force(law, -1e-3, 1.0, 1.0) == 0.0
+        assert L.normal_force(law, 1e-3, -50.0, 1.0) >= 0.0
+
+
+def test_bad_law_parameters_raise_input_errors_naming_the_value():
+    with pytest.raises(InputError, match="eps"):
+        restitution(1e5, 1.5)
+    with pytest.raises(InputError, match="'k'"):
+        linear_penalty(-3.0)
+
+
+def test_resting_sphere_settles_at_mg_over_k_with_no_drift_over_ten_seconds():
+    # A5: m = 1 kg, k = 1e5 N/m, g = 9.81, Ts = 0.1 ms
+    k = 1e5
+    w = RigidWorld(LawTable(1, ContactLaw(restitution(k, 0.5))))
+    r = 0.05
+    w.add_solid(Sphere(r), mass=1.0, pos=(0.0, 0.0, r + 0.01))
+    w.scene.add(Plane())
+    res = w.simulate(10.0, 1e-4, record_every=1000)
+    depth = r - res.pos[:, 0, 2]
+    assert depth[-1] * 1e6 == pytest.approx(98.1, abs=0.01)
+    assert res.contact_force[-1, 0, 2] == pytest.approx(9.81, rel=1e-6)
+    assert abs(res.vel[-1, 0, 2]) < 1e-9
+    # no drift between 5 s and 10 s
+    assert abs(depth[-1] - depth[len(depth) // 2]) < 1e-12
