@@ -9,7 +9,7 @@ from enum import IntEnum
 import numpy as np
 
 from ..errors import InputError
-from . import _kernels as K
+from . import _layout as L
 
 __all__ = ["Method", "Options"]
 
@@ -23,9 +23,9 @@ class Method(IntEnum):
     RK4_FIXED: classical RK4 with the constant step ``h_max``.
     """
 
-    DP45 = K.M_DP45
-    RK4 = K.M_RK4
-    RK4_FIXED = K.M_RK4_FIXED
+    DP45 = L.M_DP45
+    RK4 = L.M_RK4
+    RK4_FIXED = L.M_RK4_FIXED
 
 
 _METHOD_NAMES = {"dp45": Method.DP45, "rk45": Method.DP45, "dopri5": Method.DP45,
@@ -118,25 +118,25 @@ class Options:
 
     def pack(self, t0: float, t_final: float, max_steps: int) -> tuple[np.ndarray, np.ndarray]:
         """Option vectors in the kernel's layout."""
-        f = np.zeros(K.N_OPTF)
-        f[K.OF_T0] = t0
-        f[K.OF_TF] = t_final
-        f[K.OF_RTOL] = self.rtol
-        f[K.OF_ATOL] = self.atol
-        f[K.OF_TOL] = self.tolerance
-        f[K.OF_POWER] = self.power
-        f[K.OF_HMIN] = self.h_min
-        f[K.OF_HMAX] = self.h_max
-        f[K.OF_H0] = self.h0
-        f[K.OF_STOP_PREC] = self.stop_precision
-        f[K.OF_REC_PERIOD] = self.record_period
-        f[K.OF_SAMPLE_PERIOD] = self.sample_period
-        f[K.OF_SLIDE_TOL] = self.sliding_tolerance
-        i = np.zeros(K.N_OPTI, dtype=np.int64)
-        i[K.OI_METHOD] = int(self.method_code)
-        i[K.OI_MAX_STOP_ITER] = self.max_stop_iter
-        i[K.OI_MAX_TRANS] = self.max_transitions
-        i[K.OI_SLIDING] = int(bool(self.sliding))
-        i[K.OI_MAX_STEPS] = max_steps
-        i[K.OI_CHECK_STEPS] = int(bool(self.check_every_step))
+        f = np.zeros(L.N_OPTF)
+        f[L.OF_T0] = t0
+        f[L.OF_TF] = t_final
+        f[L.OF_RTOL] = self.rtol
+        f[L.OF_ATOL] = self.atol
+        f[L.OF_TOL] = self.tolerance
+        f[L.OF_POWER] = self.power
+        f[L.OF_HMIN] = self.h_min
+        f[L.OF_HMAX] = self.h_max
+        f[L.OF_H0] = self.h0
+        f[L.OF_STOP_PREC] = self.stop_precision
+        f[L.OF_REC_PERIOD] = self.record_period
+        f[L.OF_SAMPLE_PERIOD] = self.sample_period
+        f[L.OF_SLIDE_TOL] = self.sliding_tolerance
+        i = np.zeros(L.N_OPTI, dtype=np.int64)
+        i[L.OI_METHOD] = int(self.method_code)
+        i[L.OI_MAX_STOP_ITER] = self.max_stop_iter
+        i[L.OI_MAX_TRANS] = self.max_transitions
+        i[L.OI_SLIDING] = int(bool(self.sliding))
+        i[L.OI_MAX_STEPS] = max_steps
+        i[L.OI_CHECK_STEPS] = int(bool(self.check_every_step))
         return f, i

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import InputError, SimulationError
 from . import _kernels as K
+from . import _layout as L
 from . import signatures as sig
 from .model import Model
 from .options import Options
@@ -86,11 +87,11 @@ def simulate(model: Model, t_final: float,
 
     hooks = model.hooks(_no_outputs)
     optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL)
-    sf = np.zeros(K.N_SF)
-    sf[K.SF_T] = t0
-    sf[K.SF_H] = opts.h0
-    si = np.zeros(K.N_SI, dtype=np.int64)
-    si[K.SI_MODE] = mode
+    sf = np.zeros(L.N_SF)
+    sf[L.SF_T] = t0
+    sf[L.SF_H] = opts.h0
+    si = np.zeros(L.N_SI, dtype=np.int64)
+    si[L.SI_MODE] = mode
     width = 1 + model.nx + model.ny
     rec = np.empty((_REC_CAP, width))
     rec_mode = np.empty(_REC_CAP, dtype=np.int64)
@@ -104,7 +105,7 @@ def simulate(model: Model, t_final: float,
     ev_chunks: list[np.ndarray] = []
 
     def flush() -> None:
-        n, m = int(si[K.SI_NREC]), int(si[K.SI_NEV])
+        n, m = int(si[L.SI_NREC]), int(si[L.SI_NEV])
         if n == 0 and m == 0:
             return
         r = rec[:n].copy()
@@ -121,12 +122,12 @@ def simulate(model: Model, t_final: float,
         ev_chunks.append(ev)
         for sink in sinks:
             sink(r, md, ev)
-        si[K.SI_NREC] = 0
-        si[K.SI_NEV] = 0
+        si[L.SI_NREC] = 0
+        si[L.SI_NEV] = 0
 
     wall0 = time.perf_counter()
     bar = _Progress(t0, t_final, progress)
-    status = K.ST_BUDGET
+    status = L.ST_BUDGET
     interrupted = False
     kernel_time = 0.0
     try:
@@ -135,14 +136,14 @@ def simulate(model: Model, t_final: float,
             status = int(K.advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
                                    ev_t, ev_i))
             kernel_time += time.perf_counter() - k0
-            if status in (K.ST_RECORDS_FULL, K.ST_EVENTS_FULL):
+            if status in (L.ST_RECORDS_FULL, L.ST_EVENTS_FULL):
                 flush()
-            elif status == K.ST_BUDGET:
-                if si[K.SI_NREC] > _REC_CAP // 2:
+            elif status == L.ST_BUDGET:
+                if si[L.SI_NREC] > _REC_CAP // 2:
                     flush()
             else:
                 break
-            bar.update(float(sf[K.SF_T]))
+            bar.update(float(sf[L.SF_T]))
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -151,21 +152,21 @@ def simulate(model: Model, t_final: float,
     wall = time.perf_counter() - wall0
 
     stats = {
-        "steps": int(si[K.SI_NSTEP]), "rejected": int(si[K.SI_NREJ]),
-        "fevals": int(si[K.SI_NFEV]), "events": int(si[K.SI_NEVENT]),
-        "transitions": int(si[K.SI_NTRANS]), "slides": int(si[K.SI_NSLIDE]),
-        "locate_iterations": int(si[K.SI_NSTOPIT]), "wall_time_s": wall,
-        "kernel_time_s": kernel_time, "sim_time_s": float(sf[K.SF_T]) - t0,
+        "steps": int(si[L.SI_NSTEP]), "rejected": int(si[L.SI_NREJ]),
+        "fevals": int(si[L.SI_NFEV]), "events": int(si[L.SI_NEVENT]),
+        "transitions": int(si[L.SI_NTRANS]), "slides": int(si[L.SI_NSLIDE]),
+        "locate_iterations": int(si[L.SI_NSTOPIT]), "wall_time_s": wall,
+        "kernel_time_s": kernel_time, "sim_time_s": float(sf[L.SF_T]) - t0,
     }
     # integration speed: simulated seconds per second spent in the compiled engine (writing
     # records to sinks and the first call's loading of cached machine code are in wall_time_s)
     stats["real_time_factor"] = stats["sim_time_s"] / kernel_time if kernel_time > 0 else float("inf")
     result = Result.assemble(model, p, opts, rec_chunks, mode_chunks, ev_chunks, stats)
-    t_stop = float(sf[K.SF_T])
-    mode_stop = int(si[K.SI_MODE])
+    t_stop = float(sf[L.SF_T])
+    mode_stop = int(si[L.SI_MODE])
     if interrupted:
         cause, status_name = "interrupted by the user", "interrupted"
-    elif status == K.ST_DONE:
+    elif status == L.ST_DONE:
         result.status = "done"
         return result
     else:
@@ -181,25 +182,25 @@ def simulate(model: Model, t_final: float,
 
 
 def _explain(model: Model, status: int, si: np.ndarray, opts: Options) -> tuple[str, str]:
-    guard = int(si[K.SI_ERR_GUARD])
+    guard = int(si[L.SI_ERR_GUARD])
     gname = model.guards[guard].name if 0 <= guard < model.nguard else "sliding exit"
-    code = int(si[K.SI_ERR])
-    if status == K.ST_STEP_UNDERFLOW:
+    code = int(si[L.SI_ERR])
+    if status == L.ST_STEP_UNDERFLOW:
         return "step_underflow", (f"step size fell below h_min = {opts.h_min:g} s (stiff or "
                                   "discontinuous vector field inside a mode?)")
-    if status == K.ST_NONFINITE:
+    if status == L.ST_NONFINITE:
         return "nonfinite", "the state became non-finite (NaN or inf)"
-    if status == K.ST_CHATTER:
+    if status == L.ST_CHATTER:
         return "chattering", (f"chattering: more than {opts.max_transitions} events "
                               f"(max_transitions) or more than 1000 at one instant, last at guard "
                               f"'{gname}'; enable sliding or check the guard and reset")
-    if status == K.ST_LOCATE_FAILED:
+    if status == L.ST_LOCATE_FAILED:
         return "event_not_located", (f"guard '{gname}' could not be located to stop_precision = "
                                      f"{opts.stop_precision:g} in max_stop_iter = "
                                      f"{opts.max_stop_iter} iterations (discontinuous guard?)")
-    if status == K.ST_MODEL_ERROR:
+    if status == L.ST_MODEL_ERROR:
         return "model_error", model.message(code)
-    if status == K.ST_CHECK_FAILED:
+    if status == L.ST_CHECK_FAILED:
         return "invalid_state", model.message(code)
     return "unknown", f"engine status {status}"
 

@@ -1,0 +1,195 @@
+"""Event detection and location, records, the event log and the sliding test (compiled).
+
+A guard crosses when it enters its strictly crossed side from the closed other side in its
+direction; crossings are located by a safeguarded Illinois iteration to ``stop_precision`` on the
+requested side; records fall at exact multiples of the record period; a sliding motion starts
+when an event A→B would be undone at once by B (Filippov, see ``_try_slide``).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ._layout import (
+    SI_NEV,
+    SI_NREC,
+    SI_NSLIDE,
+    SI_NSTOPIT,
+    SI_REC_K,
+    SI_SLIDE,
+    SI_SLIDE_B,
+    SI_SLIDE_GUARD,
+)
+from ._steppers import _lie, _slide_alpha, _state_at
+
+
+@njit(cache=True, inline="always")
+def _crossed(g0, g1, direction):
+    """True when a guard entered the strictly crossed side from the closed other side, in its
+    direction: falling means g0 >= 0 and g1 < 0 (NaN, an inactive guard, never crosses). A state
+    that starts exactly on a surface and moves across it therefore fires at once."""
+    if direction <= 0 and g0 >= 0.0 and g1 < 0.0:
+        return True
+    if direction >= 0 and g0 <= 0.0 and g1 > 0.0:
+        return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _armed(si, j):
+    """A guard is watched unless it is the surface of the current sliding motion."""
+    return not (si[SI_SLIDE] == 1 and si[SI_SLIDE_GUARD] == j)
+
+
+@njit(cache=True)
+def _record(of, t, x, p, mode, rec, rec_mode, si, ybuf):
+    """Append one record row [t, x..., y...] and its mode."""
+    r = si[SI_NREC]
+    n = x.size
+    rec[r, 0] = t
+    for i in range(n):
+        rec[r, 1 + i] = x[i]
+    ny = ybuf.size
+    if ny > 0:
+        of(t, x, p, mode, ybuf)
+        for i in range(ny):
+            rec[r, 1 + n + i] = ybuf[i]
+    rec_mode[r] = mode
+    si[SI_NREC] = r + 1
+
+
+@njit(cache=True)
+def _log_event(t, x, kind, guard, mode_before, mode_after, ev_t, ev_i, si):
+    """Append an event: ev_t row = [t, state before the reset...]; ev_i row = kind, guard, modes."""
+    r = si[SI_NEV]
+    ev_t[r, 0] = t
+    for i in range(x.size):
+        ev_t[r, 1 + i] = x[i]
+    ev_i[r, 0] = kind
+    ev_i[r, 1] = guard
+    ev_i[r, 2] = mode_before
+    ev_i[r, 3] = mode_after
+    si[SI_NEV] = r + 1
+
+
+@njit(cache=True)
+def _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, xp, gbuf, fa_buf,
+            ga, gb, hi, direction, place, prec, max_iter, eps_t):
+    """Bracket a crossing of guard j (or, for j = -1, the end of sliding) inside θ ∈ [0, hi].
+
+    ``ga``/``gb`` are the values at θ = 0 and θ = hi. Safeguarded Illinois iteration with a
+    bisection every third step. Returns (converged, lo, hi): the guard has not crossed at lo and
+    has crossed at hi; the side named by ``place`` satisfies |g| ≤ prec (or the bracket is at
+    the time resolution).
+    """
+    lo = 0.0
+    side = 0
+    it = 0
+    fa = ga  # true values at the bracket ends (the Illinois weights below only steer the secant)
+    fb_ = gb
+    while it < max_iter:
+        it += 1
+        w = hi - lo
+        if it % 3 == 0 or gb == ga:
+            th = lo + 0.5 * w
+        else:
+            th = hi - gb * w / (gb - ga)
+            th = min(max(th, lo + 1e-3 * w), hi - 1e-3 * w)
+        _state_at(method, vf, gf, si, t, x, h, th, p, mode, K, k2, k3, k4, xs, xe, fb, xp, gbuf)
+        if j >= 0:
+            gf(t + th * h, xe, p, mode, gbuf)
+            gm = gbuf[j]
+            was = _crossed(fa, gm, direction)
+        else:
+            am = _slide_alpha(vf, gf, si, t + th * h, xe, p, mode, fa_buf, fb, xp, gbuf)
+            gm = am if am <= 0.5 else 1.0 - am
+            was = gm <= 0.0
+        if was:
+            hi = th
+            gb = gm
+            fb_ = gm
+            if side == 1:
+                ga *= 0.5
+            side = 1
+        else:
+            lo = th
+            ga = gm
+            fa = gm
+            if side == -1:
+                gb *= 0.5
+            side = -1
+        si[SI_NSTOPIT] += 1
+        if j >= 0:
+            if place > 0 and abs(fb_) <= prec:
+                return True, lo, hi
+            if place < 0 and lo > 0.0 and abs(fa) <= prec:
+                return True, lo, hi
+        elif abs(fb_) <= 1e-10:
+            return True, lo, hi
+        if (hi - lo) * h <= eps_t:
+            return True, lo, hi
+    return False, lo, hi
+
+
+@njit(cache=True)
+def _records_until(method, vf, gf, of, si, t, x, h, t_end, xend, p, mode, K, k2, k3, k4, xs, xr,
+                   fb, xp, gbuf, rec, rec_mode, ybuf, t0, rp, tf, eps_t):
+    """Records at the multiples of the record period in (t, t_end], from this step's interpolant."""
+    while True:
+        tr = t0 + si[SI_REC_K] * rp
+        if abs(tr - tf) <= eps_t:
+            tr = tf
+        if tr > t_end + eps_t or tr > tf:
+            return
+        th = (tr - t) / h
+        if th >= 1.0 - 1e-14:
+            _record(of, tr, xend, p, mode, rec, rec_mode, si, ybuf)
+        else:
+            _state_at(method, vf, gf, si, t, x, h, th, p, mode, K, k2, k3, k4, xs, xr, fb, xp, gbuf)
+            _record(of, tr, xr, p, mode, rec, rec_mode, si, ybuf)
+        si[SI_REC_K] += 1
+
+
+@njit(cache=True)
+def _try_slide(vf, gf, rf, si, te, xnew, p, mode_a, mode_b, k, gdir, g0k, fired, g1, fa, fb, xr, xp,
+               gbuf, slide_tol):
+    """Filippov test after an event took mode A to B across guard k at state ``xnew``.
+
+    Sliding starts when some guard j of B is at zero and B's field crosses it at once, B's reset
+    through j returns to A without changing the state, and on the surface g_k = 0 the field of A
+    points towards B's side while the field of B points back. Returns True if sliding started.
+    """
+    ng = gdir.size
+    nx = xnew.size
+    sigma = 1.0 if gdir[k] < 0 else (-1.0 if gdir[k] > 0 else (1.0 if g0k > 0.0 else -1.0))
+    gf(te, xnew, p, mode_b, g1)
+    vf(te, xnew, p, mode_b, fb)
+    for j in range(ng):
+        if not (abs(g1[j]) <= slide_tol):
+            continue
+        lb = _lie(gf, te, xnew, fb, p, mode_b, j, xp, gbuf)
+        leaves = (gdir[j] < 0 and lb < 0.0) or (gdir[j] > 0 and lb > 0.0) or (gdir[j] == 0 and lb != 0.0)
+        if not leaves:
+            continue
+        for i in range(ng):
+            fired[i] = 0
+        fired[j] = 1
+        for i in range(nx):
+            xr[i] = xnew[i]
+        if rf(te, xnew, p, mode_b, fired, xr) != mode_a:
+            continue
+        dev = 0.0
+        for i in range(nx):
+            dev = max(dev, abs(xr[i] - xnew[i]) / (1.0 + abs(xnew[i])))
+        if dev > slide_tol:
+            continue
+        vf(te, xnew, p, mode_a, fa)
+        la = _lie(gf, te, xnew, fa, p, mode_a, k, xp, gbuf)
+        lbk = _lie(gf, te, xnew, fb, p, mode_a, k, xp, gbuf)
+        if sigma * la < 0.0 and sigma * lbk > 0.0:
+            si[SI_SLIDE] = 1
+            si[SI_SLIDE_GUARD] = k
+            si[SI_SLIDE_B] = mode_b
+            si[SI_NSLIDE] += 1
+            return True
+    return False

@@ -1,0 +1,36 @@
+"""Layouts shared by the engine kernels and the Python driver: option and state vector indices,
+method codes, status codes and event kinds (numba reads them as compile-time constants)."""
+
+# ---- option vector layout (floats) ---------------------------------------------------------
+OF_T0, OF_TF, OF_RTOL, OF_ATOL, OF_TOL, OF_POWER, OF_HMIN, OF_HMAX, OF_H0 = range(9)
+OF_STOP_PREC, OF_REC_PERIOD, OF_SAMPLE_PERIOD, OF_SLIDE_TOL = range(9, 13)
+N_OPTF = 13
+# ---- option vector layout (integers) ------------------------------------------------------
+OI_METHOD, OI_MAX_STOP_ITER, OI_MAX_TRANS, OI_SLIDING, OI_MAX_STEPS, OI_CHECK_STEPS = range(6)
+N_OPTI = 6
+# ---- persistent state (floats) ------------------------------------------------------------
+SF_T, SF_H = range(2)
+N_SF = 2
+# ---- persistent state (integers) ----------------------------------------------------------
+(SI_MODE, SI_STARTED, SI_NSTEP, SI_NREJ, SI_NFEV, SI_NTRANS, SI_NEVENT, SI_REC_K, SI_SAMPLE_K,
+ SI_NREC, SI_NEV, SI_ERR, SI_ERR_GUARD, SI_SLIDE, SI_SLIDE_GUARD, SI_SLIDE_B, SI_NSTOPIT,
+ SI_DONE_FINAL, SI_NSLIDE) = range(19)
+N_SI = 19
+
+# ---- methods -------------------------------------------------------------------------------
+M_DP45, M_RK4, M_RK4_FIXED = 0, 1, 2
+
+# ---- status codes --------------------------------------------------------------------------
+ST_DONE = 0
+ST_RECORDS_FULL = 1
+ST_EVENTS_FULL = 2
+ST_BUDGET = 3
+ST_STEP_UNDERFLOW = -1
+ST_NONFINITE = -2
+ST_CHATTER = -3
+ST_LOCATE_FAILED = -4
+ST_MODEL_ERROR = -5
+ST_CHECK_FAILED = -6
+
+# ---- event kinds in the event log ---------------------------------------------------------
+EV_GUARD, EV_SLIDE_START, EV_SLIDE_END, EV_SAMPLE_MODE = 0, 1, 2, 3

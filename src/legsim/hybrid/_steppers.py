@@ -1,0 +1,231 @@
+"""Runge–Kutta steps, dense output and the Filippov sliding field (compiled; numpy/numba/math only).
+
+Dormand–Prince 5(4) stages with Shampine's dense output, scipy's RMS error norm and step law;
+classical RK4 with step doubling (SimSect's adaptive RK4) or a fixed step; the state inside the
+last step by interpolation (DP) or re-stepping (RK4); the sliding combination
+(1 − α) f_A + α f_B with α from Lie derivatives of the sliding guard.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._layout import (
+    M_DP45,
+    M_RK4,
+    SI_NFEV,
+    SI_SLIDE,
+    SI_SLIDE_B,
+    SI_SLIDE_GUARD,
+)
+from .tableaux import DP_A, DP_C, DP_E, DP_P
+
+
+@njit(cache=True)
+def _lie(gf, t, x, xdot, p, mode, k, xp, gbuf):
+    """Directional derivative dg_k/dt along xdot (central difference, time included)."""
+    nrm = 0.0
+    for i in range(x.size):
+        nrm = max(nrm, abs(xdot[i]) / (1.0 + abs(x[i])))
+    eps = 1e-7 / max(1.0, nrm)
+    for i in range(x.size):
+        xp[i] = x[i] + eps * xdot[i]
+    gf(t + eps, xp, p, mode, gbuf)
+    gp = gbuf[k]
+    for i in range(x.size):
+        xp[i] = x[i] - eps * xdot[i]
+    gf(t - eps, xp, p, mode, gbuf)
+    return (gp - gbuf[k]) / (2.0 * eps)
+
+
+@njit(cache=True)
+def _field(vf, gf, si, t, x, p, mode, out, fb, xp, gbuf):
+    """The active vector field: the mode's own, or the Filippov sliding combination."""
+    vf(t, x, p, mode, out)
+    if si[SI_SLIDE] == 0:
+        return 1
+    k = si[SI_SLIDE_GUARD]
+    vf(t, x, p, si[SI_SLIDE_B], fb)
+    la = _lie(gf, t, x, out, p, mode, k, xp, gbuf)
+    lb = _lie(gf, t, x, fb, p, mode, k, xp, gbuf)
+    den = la - lb
+    alpha = la / den if den != 0.0 else 0.5
+    alpha = min(1.0, max(0.0, alpha))
+    for i in range(x.size):
+        out[i] = (1.0 - alpha) * out[i] + alpha * fb[i]
+    return 2
+
+
+@njit(cache=True)
+def _slide_alpha(vf, gf, si, t, x, p, mode, fa, fb, xp, gbuf):
+    """Filippov weight α at (t, x) (unclipped): 0 means f_A is tangent, 1 means f_B is."""
+    k = si[SI_SLIDE_GUARD]
+    vf(t, x, p, mode, fa)
+    vf(t, x, p, si[SI_SLIDE_B], fb)
+    la = _lie(gf, t, x, fa, p, mode, k, xp, gbuf)
+    lb = _lie(gf, t, x, fb, p, mode, k, xp, gbuf)
+    den = la - lb
+    if den == 0.0:
+        return 0.5
+    return la / den
+
+
+@njit(cache=True)
+def _rk4(vf, gf, si, t, x, h, p, mode, k1, k2, k3, k4, xs, out, fb, xp, gbuf):
+    """One classical RK4 step of size h from (t, x) into ``out``; ``k1`` must hold f(t, x)."""
+    n = x.size
+    plain = si[SI_SLIDE] == 0
+    for i in range(n):
+        xs[i] = x[i] + 0.5 * h * k1[i]
+    if plain:
+        vf(t + 0.5 * h, xs, p, mode, k2)
+    else:
+        _field(vf, gf, si, t + 0.5 * h, xs, p, mode, k2, fb, xp, gbuf)
+    for i in range(n):
+        xs[i] = x[i] + 0.5 * h * k2[i]
+    if plain:
+        vf(t + 0.5 * h, xs, p, mode, k3)
+    else:
+        _field(vf, gf, si, t + 0.5 * h, xs, p, mode, k3, fb, xp, gbuf)
+    for i in range(n):
+        xs[i] = x[i] + h * k3[i]
+    if plain:
+        vf(t + h, xs, p, mode, k4)
+    else:
+        _field(vf, gf, si, t + h, xs, p, mode, k4, fb, xp, gbuf)
+    for i in range(n):
+        out[i] = x[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+    return 3 if plain else 6
+
+
+@njit(cache=True, inline="always")
+def _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf):
+    """Dormand–Prince stages 2..7; K[0] must hold f(t, x). Leaves K[6] = f(t+h, xnew)."""
+    n = x.size
+    nf = 0
+    for s in range(1, 7):
+        for i in range(n):
+            acc = 0.0
+            for r in range(s):
+                acc += DP_A[s, r] * K[r, i]
+            xs[i] = x[i] + h * acc
+        # the field writes into the scratch row ``fb`` and is copied: a view K[s] per stage
+        # would cost an atomic reference-count pair each time
+        if si[SI_SLIDE] == 0:
+            vf(t + DP_C[s] * h, xs, p, mode, xnew)
+            nf += 1
+        else:
+            nf += _field(vf, gf, si, t + DP_C[s] * h, xs, p, mode, xnew, fb, xp, gbuf)
+        for i in range(n):
+            K[s, i] = xnew[i]
+    for i in range(n):
+        xnew[i] = xs[i]
+    return nf
+
+
+@njit(cache=True, inline="always")
+def _dp_error(x, xnew, K, h, rtol, atol):
+    """RMS of the embedded error estimate scaled by atol + rtol·max(|x|, |x_new|)."""
+    n = x.size
+    acc = 0.0
+    for i in range(n):
+        e = 0.0
+        for s in range(7):
+            e += DP_E[s] * K[s, i]
+        sc = atol + rtol * max(abs(x[i]), abs(xnew[i]))
+        acc += (h * e / sc) ** 2
+    return math.sqrt(acc / max(n, 1))
+
+
+@njit(cache=True)
+def _state_at(method, vf, gf, si, t, x, h, theta, p, mode, K, k2, k3, k4, xs, out, fb, xp, gbuf):
+    """State at t + θh inside the last step: DP dense output, or an RK4 re-step of size θh."""
+    n = x.size
+    if method == M_DP45:
+        th2 = theta * theta
+        th3 = th2 * theta
+        th4 = th3 * theta
+        for i in range(n):
+            acc = 0.0
+            for s in range(7):
+                acc += K[s, i] * (DP_P[s, 0] * theta + DP_P[s, 1] * th2 + DP_P[s, 2] * th3
+                                  + DP_P[s, 3] * th4)
+            out[i] = x[i] + h * acc
+        return 0
+    return _rk4(vf, gf, si, t, x, theta * h, p, mode, K[0], k2, k3, k4, xs, out, fb, xp, gbuf)
+
+
+@njit(cache=True)
+def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, xp, gbuf):
+    """Hairer–Nørsett–Wanner starting-step heuristic (order 5)."""
+    n = x.size
+    d0 = 0.0
+    d1 = 0.0
+    for i in range(n):
+        sc = atol + rtol * abs(x[i])
+        d0 += (x[i] / sc) ** 2
+        d1 += (f0[i] / sc) ** 2
+    d0 = math.sqrt(d0 / max(n, 1))
+    d1 = math.sqrt(d1 / max(n, 1))
+    h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+    if not (h0 > 0.0 and math.isfinite(h0)):
+        h0 = 1e-6
+    h0 = min(h0, hmax)
+    for i in range(n):
+        xs[i] = x[i] + h0 * f0[i]
+    _field(vf, gf, si, t + h0, xs, p, mode, f1, fb, xp, gbuf)
+    d2 = 0.0
+    for i in range(n):
+        sc = atol + rtol * abs(x[i])
+        d2 += ((f1[i] - f0[i]) / sc) ** 2
+    d2 = math.sqrt(d2 / max(n, 1)) / h0
+    if max(d1, d2) <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** 0.2
+    h = min(100.0 * h0, h1, hmax)
+    return h if (h > 0.0 and math.isfinite(h)) else 1e-6
+
+
+@njit(cache=True, inline="always")
+def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4, fb, xp, gbuf,
+          rtol, atol, tol, power):
+    """Attempt one step of size h. Returns (error ratio ≤ 1 when acceptable, proposed next h).
+
+    The ratio is +inf when the trial state is not finite.
+    """
+    n = x.size
+    if method == M_DP45:
+        si[SI_NFEV] += _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf)
+        err = _dp_error(x, xnew, K, h, rtol, atol)
+        ratio = err
+        fac = 10.0 if err == 0.0 else 0.9 * err ** -0.2
+        fac = min(10.0, max(0.2, fac))
+    elif method == M_RK4:
+        si[SI_NFEV] += _rk4(vf, gf, si, t, x, h, p, mode, K[0], k2, k3, k4, xs, xr, fb, xp, gbuf)
+        si[SI_NFEV] += _rk4(vf, gf, si, t, x, 0.5 * h, p, mode, K[0], k2, k3, k4, xs, xh,
+                            fb, xp, gbuf)
+        si[SI_NFEV] += _field(vf, gf, si, t + 0.5 * h, xh, p, mode, K[1], fb, xp, gbuf)
+        si[SI_NFEV] += _rk4(vf, gf, si, t + 0.5 * h, xh, 0.5 * h, p, mode, K[1], k2, k3, k4,
+                            xs, xnew, fb, xp, gbuf)
+        err = 0.0
+        for i in range(n):
+            err = max(err, abs(xnew[i] - xr[i]) / 15.0)
+        ratio = err / tol
+        fac = 5.0 if err == 0.0 else 0.9 * (tol / err) ** power
+        fac = min(5.0, max(0.1, fac))
+    else:
+        si[SI_NFEV] += _rk4(vf, gf, si, t, x, h, p, mode, K[0], k2, k3, k4, xs, xnew, fb, xp, gbuf)
+        ratio = 0.0
+        fac = 1.0
+    for i in range(n):
+        if not math.isfinite(xnew[i]):
+            return np.inf, 0.1 * h
+    if not math.isfinite(ratio):
+        return np.inf, 0.1 * h
+    if ratio > 1.0:
+        fac = min(fac, 0.9)
+    return ratio, h * fac
