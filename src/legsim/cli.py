@@ -42,6 +42,8 @@ def _cmd_plot(args) -> int:
 
 
 def _cmd_demo(args) -> int:
+    print(f"legsim demo '{args.name}': the first run on a machine compiles legsim's kernels "
+          "(about half a minute); later runs load them from the cache.", file=sys.stderr)
     from .runner import run_scenario
 
     scenario = SCENARIO_DIR / f"{args.name}.toml"
