@@ -102,3 +102,24 @@ def test_models_lists_and_describes_models(capsys):
     assert main(["models", "slip"]) == 0
     out = capsys.readouterr().out
     assert "touchdown_angle" in out and "body_mass = 1" in out
+
+
+@pytest.mark.parametrize("model, t_final", [("slip", 2.0), ("hexapod", 1.0)])
+def test_animate_replays_a_run_as_a_gif_with_one_frame_per_interval(tmp_path, model, t_final):
+    from PIL import Image
+
+    sc = parse_scenario({"model": model, "t_final": t_final, "outputs": {"record_period": 0.01}},
+                        "anim.toml")
+    run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
+    assert main(["animate", str(tmp_path / "run"), "--fps", "5"]) == 0
+    gif = Image.open(tmp_path / "run" / "plots" / "animation.gif")
+    assert gif.n_frames == round(t_final * 5)
+
+
+def test_animate_says_which_models_it_can_draw(tmp_path):
+    sc = parse_scenario({"model": "bouncing_ball", "t_final": 0.5}, "ball.toml")
+    run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
+    with pytest.raises(InputError, match="no animation for model 'bouncing_ball'.*hexapod, slip"):
+        from legsim.viz.animate import animate_run
+
+        animate_run(tmp_path / "run")

@@ -1,4 +1,4 @@
-"""The ``legsim`` command line: run | simsect | plot | demo | models | fit.
+"""The ``legsim`` command line: run | simsect | plot | animate | demo | models | fit.
 
 User mistakes (bad files, keys, values) print one clear message and exit with status 2; a run
 that fails says the time, mode and cause, keeps its records, and exits with status 1.
@@ -38,6 +38,13 @@ def _cmd_plot(args) -> int:
 
     for f in plot_run(args.run_dir):
         print(f)
+    return 0
+
+
+def _cmd_animate(args) -> int:
+    from .viz.animate import animate_run
+
+    print(animate_run(args.run_dir, args.out, fps=args.fps, speed=args.speed))
     return 0
 
 
@@ -100,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plot", help="write PNG figures of a run directory")
     p.add_argument("run_dir")
     p.set_defaults(func=_cmd_plot)
+
+    p = sub.add_parser("animate", help="replay a run directory as an animated GIF")
+    p.add_argument("run_dir")
+    p.add_argument("--out", default=None, help="GIF file (default RUN_DIR/plots/animation.gif)")
+    p.add_argument("--fps", type=float, default=20.0, help="frames per second of the GIF")
+    p.add_argument("--speed", type=float, default=1.0, help="replay speed, x real time")
+    p.set_defaults(func=_cmd_animate)
 
     p = sub.add_parser("demo", help="run a bundled demo scenario with figures")
     p.add_argument("name", nargs="?", default="hexapod_walk")
