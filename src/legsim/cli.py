@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("animate", help="replay a run directory as an animated GIF")
     p.add_argument("run_dir")
     p.add_argument("--out", default=None, help="GIF file (default RUN_DIR/plots/animation.gif)")
-    p.add_argument("--fps", type=float, default=20.0, help="frames per second of the GIF")
+    p.add_argument("--fps", type=int, default=20, help="frames per second of the GIF")
     p.add_argument("--speed", type=float, default=1.0, help="replay speed, x real time")
     p.set_defaults(func=_cmd_animate)
 

@@ -101,7 +101,7 @@ ANIMATORS: dict[str, Callable] = {"slip": _slip, "hexapod": _hexapod}
 """Model name -> scene builder ``(run, figure, frame indices) -> draw(k)``."""
 
 
-def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: float = 20.0,
+def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: int = 20,
                 speed: float = 1.0) -> Path:
     """Write ``DIR/plots/animation.gif`` (or ``out``): the run replayed at ``speed`` × real time,
     ``fps`` frames per second of the GIF. Returns the file written."""
