@@ -18,7 +18,7 @@ def _tool(name):
 
 
 def test_ruff_finds_no_lint_errors():
-    proc = subprocess.run([_tool("ruff"), "check", "src", "tests", "benchmarks"], cwd=ROOT,
+    proc = subprocess.run([_tool("ruff"), "check", "src", "tests", "benchmarks", "examples"], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

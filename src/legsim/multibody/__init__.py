@@ -5,6 +5,10 @@ Model/Data style (DESIGN.md): :class:`RobotBuilder` or :func:`load_urdf` -> froz
 :func:`forward_kinematics`, :func:`frame_placement`, :func:`frame_velocity`, :func:`frame_jacobian`.
 Floating base follows Pinocchio: ``q = [x y z qx qy qz qw, joints]``,
 ``v = [v_lin (body axes), w (body axes), joints]``.
+
+To run a multibody model in the hybrid engine, use
+:func:`legsim.multibody.hybrid_model.articulated_model` (imported on demand: it compiles engine
+hooks).
 """
 
 from .dynamics import (
