@@ -21,6 +21,7 @@ BUILTIN_MODELS = {
     "hexapod": "legsim.robots.rhex.model:build_model",
     "bouncing_ball": "legsim.examples.bouncing_ball:build_model",
     "coulomb_block": "legsim.examples.coulomb_block:build_model",
+    "crr_leg": "legsim.robots.crr_leg.leg:crr_leg_model",
 }
 
 

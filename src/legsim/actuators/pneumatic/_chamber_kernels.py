@@ -10,7 +10,7 @@ from numba import njit
 
 from . import _layout as L
 from ._flow_kernels import orifice_flow, signed_orifice_flow
-from ._valve_kernels import port_paths
+from ._valve_kernels import port_paths, valve_ports
 
 ADIABATIC = 0
 POLYTROPIC = 1
@@ -83,11 +83,28 @@ def chamber_volumes(prm, x, xdot):
 
 
 @njit(cache=True)
+def paths_flow(a1, p1, a2, p2, p_c, t_c, ts, k, c1, c2, rcr, rlam):
+    """Net signed mass flow into a chamber through the two paths of its port [kg/s]; a closed
+    path (area 0) is skipped. Returns (mdot, Σ T_upstream ṁ, supply draw ≥ 0), as :func:`port_flow`."""
+    m1 = 0.0
+    t1 = ts
+    if a1 > 0.0:
+        m1, t1 = signed_orifice_flow(a1, p1, p_c, ts, t_c, k, c1, c2, rcr, rlam)
+    m2 = 0.0
+    t2 = ts
+    if a2 > 0.0:
+        m2, t2 = signed_orifice_flow(a2, p2, p_c, ts, t_c, k, c1, c2, rcr, rlam)
+    return m1 + m2, t1 * m1 + t2 * m2, max(m1, 0.0)
+
+
+@njit(cache=True)
 def cylinder_rates(prm, u, x, xdot, p_cap, p_rod, m_cap, m_rod):
     """Rates of the double-acting cylinder's gas states with its proportional valve.
 
     Returns (Ṗ_cap, Ṗ_rod, ṁ_cap, ṁ_rod, ṁ_supply) [Pa/s, Pa/s, kg/s, kg/s, kg/s];
     ṁ_supply ≥ 0 is the air drawn from the supply (cumulative consumption when integrated).
+    One fused pass: both valve ports at once (:func:`valve_ports`), the parameters read once;
+    the same arithmetic as :func:`port_flow`, :func:`pressure_rate` per chamber.
     """
     r = prm[L.GAS_R]
     n = heat_exponent(prm)
@@ -96,8 +113,14 @@ def cylinder_rates(prm, u, x, xdot, p_cap, p_rod, m_cap, m_rod):
     v_cap, vd_cap, v_rod, vd_rod = chamber_volumes(prm, x, xdot)
     t_cap = ts if iso else gas_temperature(p_cap, v_cap, m_cap, r, ts)
     t_rod = ts if iso else gas_temperature(p_rod, v_rod, m_rod, r, ts)
-    mc, hc, sc = port_flow(prm, u, 0, p_cap, t_cap)
-    mr, hr, sr = port_flow(prm, u, 1, p_rod, t_rod)
+    a1c, p1c, a2c, p2c, a1r, p1r, a2r, p2r = valve_ports(prm, u)
+    k = prm[L.GAS_K]
+    c1 = prm[L.C1]
+    c2 = prm[L.C2]
+    rcr = prm[L.CRIT_RATIO]
+    rlam = prm[L.LAM_RATIO]
+    mc, hc, sc = paths_flow(a1c, p1c, a2c, p2c, p_cap, t_cap, ts, k, c1, c2, rcr, rlam)
+    mr, hr, sr = paths_flow(a1r, p1r, a2r, p2r, p_rod, t_rod, ts, k, c1, c2, rcr, rlam)
     if iso:
         hc = ts * mc
         hr = ts * mr

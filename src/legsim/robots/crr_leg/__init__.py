@@ -1,0 +1,7 @@
+"""The pneumatic 3-DoF CRR leg (Daepp 2011, Ch. 5): multibody leg + MPYE-5 valves + cylinders."""
+
+from .geometry import capsule_inertia, crr_leg_bodies, default_linkages, design_linkage
+from .leg import DEFAULT_GAINS, JOINTS, JointReference, LegBench, LegRun, crr_leg_model
+
+__all__ = ["capsule_inertia", "crr_leg_bodies", "default_linkages", "design_linkage", "DEFAULT_GAINS",
+           "JOINTS", "JointReference", "LegBench", "LegRun", "crr_leg_model"]
