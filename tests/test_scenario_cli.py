@@ -123,3 +123,16 @@ def test_animate_says_which_models_it_can_draw(tmp_path):
         from legsim.viz.animate import animate_run
 
         animate_run(tmp_path / "run")
+
+
+def test_the_quickstart_demo_walks_the_hexapod_and_writes_records_summary_figures_and_replay(
+        tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "demo")]) == 0
+    out = capsys.readouterr().out
+    assert "mean_forward_speed_m_s" in out and "battery_lifetime_s" in out
+    run = load_run(tmp_path / "demo")
+    assert run.meta["status"] == "done" and run.t[-1] == 10.0
+    speed = run.meta["summary"]["mean_forward_speed_m_s"]
+    assert 0.1 < speed < 0.6                      # walks forward (+y), RHex-like pace
+    for name in ("states.png", "outputs.png", "gait.png", "path.png", "animation.gif"):
+        assert (tmp_path / "demo" / "plots" / name).stat().st_size > 5000

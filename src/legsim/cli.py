@@ -58,7 +58,11 @@ def _cmd_demo(args) -> int:
         names = sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
         raise InputError(f"no demo named '{args.name}'; available: {', '.join(names)}")
     out = Path(args.out) if args.out else Path(f"{args.name}-out")
-    run_scenario(scenario, out, progress=None, plot=True, echo=print)
+    result = run_scenario(scenario, out, progress=None, plot=True, echo=print)
+    from .viz.animate import ANIMATORS, animate_run
+
+    if result.model_name in ANIMATORS:
+        print(f"  animation: {animate_run(out, fps=10, speed=2.0)}")
     return 0
 
 
