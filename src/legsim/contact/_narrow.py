@@ -20,6 +20,13 @@ from ._buffer import push
 from ._gjk import gjk_epa
 
 
+@njit(cache=True, inline="always")
+def _push_mid(c, law, b1, b2, g1, g2, feat, p, n, h, depth):
+    """Push a contact at p − h·n (the midpoint between the two surfaces along the normal n)."""
+    push(c, law, b1, b2, g1, g2, feat, p[0] - h * n[0], p[1] - h * n[1], p[2] - h * n[2], n[0], n[1],
+         n[2], depth)
+
+
 @njit(cache=True)
 def _cand_or_support(sv, tmp, g, k, pos, rot, nrm, single):
     """Candidate k (multi) or the deepest support point along -nrm (single) into tmp[0]."""
@@ -50,22 +57,7 @@ def plane_body(m, sv, c, gt, g, pos, rot):
         depth = r - s
         if depth > 0.0:
             h = 0.5 * (r + s)
-            push(
-                c,
-                law,
-                m.gbody[gt],
-                b2,
-                gt,
-                g,
-                k,
-                p[0] - h * n[0],
-                p[1] - h * n[1],
-                p[2] - h * n[2],
-                n[0],
-                n[1],
-                n[2],
-                depth,
-            )
+            _push_mid(c, law, m.gbody[gt], b2, gt, g, k, p, n, h, depth)
 
 
 @njit(cache=True)
@@ -110,44 +102,14 @@ def height_body(m, sv, c, gt, g, pos, rot):
                 p = c.tmp[0]
                 n = c.tmp[1]
                 h = 0.5 * (r + s)
-                push(
-                    c,
-                    law,
-                    m.gbody[gt],
-                    b2,
-                    gt,
-                    g,
-                    k,
-                    p[0] - h * n[0],
-                    p[1] - h * n[1],
-                    p[2] - h * n[2],
-                    n[0],
-                    n[1],
-                    n[2],
-                    depth,
-                )
+                _push_mid(c, law, m.gbody[gt], b2, gt, g, k, p, n, h, depth)
     if bk >= 0:
         r = G.candidate(sv, g, bk, pos, rot, c.tmp[0])
         depth, s = _height_contact(m, c.tmp, gt, c.tmp[0], r)
         p = c.tmp[0]
         n = c.tmp[1]
         h = 0.5 * (r + s)
-        push(
-            c,
-            law,
-            m.gbody[gt],
-            b2,
-            gt,
-            g,
-            np.int64(0),
-            p[0] - h * n[0],
-            p[1] - h * n[1],
-            p[2] - h * n[2],
-            n[0],
-            n[1],
-            n[2],
-            depth,
-        )
+        _push_mid(c, law, m.gbody[gt], b2, gt, g, np.int64(0), p, n, h, depth)
 
 
 @njit(cache=True)
