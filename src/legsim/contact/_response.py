@@ -65,6 +65,19 @@ def _hash(a, b, f, mask):
     return ((a * 73856093) ^ (b * 19349663) ^ (f * 83492791)) & mask
 
 
+@njit(cache=True, inline="always")
+def _claim(s, c, k):
+    """Key contact k of this evaluation by (geom, geom, feature) into the next state's slot k and
+    return the index of its previous state (-1 for a new contact)."""
+    a = c.geom[k, 0]
+    b = c.geom[k, 1]
+    f = c.feature[k]
+    s.key2[k, 0] = a
+    s.key2[k, 1] = b
+    s.key2[k, 2] = f
+    return _lookup(s, a, b, f)
+
+
 @njit(cache=True)
 def _lookup(s, a, b, f):
     mask = s.table.shape[0] - 1
@@ -128,13 +141,7 @@ def contact_forces(c, ncode, fcode, prm, s, vrel, t, dt, force):
         pdot = -vn
         for j in range(3):
             vt[j] = vrel[k, j] - vn * nrm[j]
-        a = c.geom[k, 0]
-        b = c.geom[k, 1]
-        f = c.feature[k]
-        i = _lookup(s, a, b, f)
-        s.key2[k, 0] = a
-        s.key2[k, 1] = b
-        s.key2[k, 2] = f
+        i = _claim(s, c, k)
         anchor = s.anchor2[k]
         if i >= 0:
             vimp = s.vimp[i]

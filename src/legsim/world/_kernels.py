@@ -45,7 +45,7 @@ from numba import njit
 
 from ..contact import _laws as L
 from ..contact._collide import collide, world_poses
-from ..contact._response import _commit, _lookup, contact_forces
+from ..contact._response import _claim, _commit, _lookup, contact_forces
 from ..multibody import _configuration as C
 from ..multibody import _kernels as K
 from ..multibody._layout import JOINT_FREE
@@ -103,13 +103,7 @@ def rk4_commit_forces(c, ncode, fcode, prm, s, vrel, t, h, adelta, ads, force):
     nrm = s.scratch[1]
     for k in range(n):
         pdot = _tangent(c, k, vrel, nrm, vt)
-        a = c.geom[k, 0]
-        b = c.geom[k, 1]
-        f = c.feature[k]
-        i = _lookup(s, a, b, f)
-        s.key2[k, 0] = a
-        s.key2[k, 1] = b
-        s.key2[k, 2] = f
+        i = _claim(s, c, k)
         anchor = s.anchor2[k]
         if i >= 0:
             vimp = s.vimp[i]
