@@ -57,54 +57,25 @@ def port_paths(p, u, port):
     """Flow paths of one port at valve voltage ``u`` [V]; ``port`` 0 = cap (Daepp port 2), 1 = rod.
 
     Returns (a1, p1, a2, p2): effective areas [m²] and node pressures [Pa] (a2 = 0 when unused).
-    The cap port opens to supply for u above the offset, the rod port below it.
+    The cap port opens to supply for u above the offset, the rod port below it. One half of
+    :func:`valve_ports`.
     """
-    u = min(max(u, p[L.U_MIN]), p[L.U_MAX])
-    model = int(p[L.VALVE_MODEL])
-    ps = p[L.P_SUPPLY]
-    pe = p[L.P_EXHAUST]
-    v_adj = u - p[L.U_OFFSET]
-    if model == FITTED:
-        ref = int(p[L.VOLT_REF])
-        v_cen = u - p[L.U_CENTER]
-        v_tanh = v_adj if ref == REF_ADJUSTED else v_cen
-        v_area = v_cen if ref == REF_CENTERED else v_adj
-        if port == 0:
-            p0 = tanh_input_pressure(v_tanh, p[L.C_HP_CAP], p[L.C_LP_CAP], ps, pe)
-            a = fitted_area(p, L.POLY_CAP_POS, L.POLY_CAP_NEG, v_area)
-        else:
-            p0 = tanh_input_pressure(v_tanh, p[L.C_HP_ROD], p[L.C_LP_ROD], ps, pe)
-            a = fitted_area(p, L.POLY_ROD_POS, L.POLY_ROD_NEG, v_area)
-        return a, p0, 0.0, pe
+    a1c, p1c, a2c, p2c, a1r, p1r, a2r, p2r = valve_ports(p, u)
     if port == 0:
-        s = v_adj
-        slope = p[L.SLOPE_CAP]
-        leak = p[L.LEAK_CAP]
-    else:
-        s = -v_adj
-        slope = p[L.SLOPE_ROD]
-        leak = p[L.LEAK_ROD]
-    if model == LINEAR_UNDERLAPPED:
-        lap = p[L.UNDERLAP]
-        a_sup = leak + slope * max(0.0, s + lap)
-        a_exh = leak + slope * max(0.0, lap - s)
-        return a_sup, ps, a_exh, pe
-    # overlapped: the port connects exclusively to supply (s > 0) or exhaust (s <= 0)
-    a = leak + slope * abs(s)
-    if s > 0.0:
-        return a, ps, 0.0, pe
-    return 0.0, ps, a, pe
+        return a1c, p1c, a2c, p2c
+    return a1r, p1r, a2r, p2r
 
 
 @njit(cache=True)
 def valve_ports(p, u):
-    """Flow paths of both ports at once (cap, then rod), as :func:`port_paths` gives them.
+    """Flow paths of both ports at valve voltage ``u`` [V] (cap = Daepp port 2, then rod).
 
-    Returns (a1c, p1c, a2c, p2c, a1r, p1r, a2r, p2r). One pass shares the clamping, the voltage
-    references and the model dispatch between the ports, and evaluates one tanh when the rod
-    cutoffs mirror the cap's (same centre and width, the MPYE-5 default), since the two input
-    pressures then differ only in the sign of C_scale (Daepp (4.2.7)–(4.2.11)). Results are
-    bit-identical to two :func:`port_paths` calls.
+    Returns (a1c, p1c, a2c, p2c, a1r, p1r, a2r, p2r): per port, effective areas [m²] and node
+    pressures [Pa] of its supply and exhaust paths (a2 = 0 when unused). The cap port opens to
+    supply for u above the offset, the rod port below it. One pass shares the clamping, the
+    voltage references and the model dispatch between the ports, and evaluates one tanh when the
+    rod cutoffs mirror the cap's (same centre and width, the MPYE-5 default), since the two input
+    pressures then differ only in the sign of C_scale (Daepp (4.2.7)–(4.2.11)).
     """
     u = min(max(u, p[L.U_MIN]), p[L.U_MAX])
     model = int(p[L.VALVE_MODEL])
