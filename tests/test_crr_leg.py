@@ -187,3 +187,17 @@ def test_bad_coupling_settings_and_initial_angles_are_rejected_with_the_value():
         LegBench(coupling="udp")
     with pytest.raises(InputError, match="gamma angle 120.00 deg"):
         LegBench().initial_state(d([0.0, -30.0, 120.0]))
+
+
+def test_the_bundled_gamma_step_scenario_runs_from_toml_and_tracks_each_step():
+    from legsim.cli import SCENARIO_DIR
+    from legsim.hybrid import simulate
+    from legsim.scenario import load_scenario
+
+    sc = load_scenario(SCENARIO_DIR / "crr_leg_gamma_steps.toml")
+    res = simulate(sc.model, sc.t_final, x0=sc.initial, params=sc.params, options=sc.options)
+    q = np.degrees(res.state("q_gamma"))
+    for t_end, target in ((0.9, 30), (2.4, 80), (3.9, 40), (5.4, 90), (6.9, 20)):
+        i = np.searchsorted(res.t, t_end)
+        assert abs(q[i] - target) < 2.5, (t_end, q[i])
+    assert np.degrees(np.abs(res.state("q_alpha")[res.t > 0.5] - d(20))).max() < 1.0

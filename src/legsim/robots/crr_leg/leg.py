@@ -20,7 +20,7 @@ rise times went unstable at a 3 ms round trip. The exhaust pressure defaults to 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -72,9 +72,21 @@ def _param_names(nfb: int, nib: int) -> list[str]:
     return names
 
 
+HOLD_POSTURE_DEG = (20.0, -30.0, 56.0)
+"""Alpha, Beta, Gamma [deg] that :func:`crr_leg_model`'s defaults hold (the posture of the tests)."""
+
+
 def crr_leg_model() -> Model:
-    """The leg as a hybrid model with default parameters (see :class:`LegBench` to set them)."""
-    return LegBench().model
+    """The leg as a hybrid model (registry name ``crr_leg``) whose defaults are :class:`LegBench`'s:
+    tuned gains and force feedback, supply and exhaust, references holding
+    :data:`HOLD_POSTURE_DEG` from a matching initial state. Change the references through the
+    ``<joint>_tab_t*``/``<joint>_tab_v*`` step tables (``<joint>_n_table`` entries) or the sine
+    parameters ``<joint>_ref_*``; run with ``sample_period = 1e-3`` (the controller's period)."""
+    bench = LegBench()
+    refs = [JointReference.hold(float(np.radians(a))) for a in HOLD_POSTURE_DEG]
+    q0 = [float(r.values_at(0.0)) for r in refs]
+    return replace(bench.model, param_defaults=bench.params(refs),
+                   state_defaults=bench.initial_state(q0))
 
 
 @dataclass
