@@ -23,7 +23,7 @@ from ._layout import (
 from ._steppers import _lie, _slide_alpha, _state_at
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _crossed(g0, g1, direction):
     """True when a guard entered the strictly crossed side from the closed other side, in its
     direction: falling means g0 >= 0 and g1 < 0 (NaN, an inactive guard, never crosses). A state
@@ -35,13 +35,13 @@ def _crossed(g0, g1, direction):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _armed(si, j):
     """A guard is watched unless it is the surface of the current sliding motion."""
     return not (si[SI_SLIDE] == 1 and si[SI_SLIDE_GUARD] == j)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _record(of, t, x, p, mode, rec, rec_mode, si, ybuf):
     """Append one record row [t, x..., y...] and its mode."""
     r = si[SI_NREC]
@@ -58,7 +58,7 @@ def _record(of, t, x, p, mode, rec, rec_mode, si, ybuf):
     si[SI_NREC] = r + 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _log_event(t, x, kind, guard, mode_before, mode_after, ev_t, ev_i, si):
     """Append an event: ev_t row = [t, state before the reset...]; ev_i row = kind, guard, modes."""
     r = si[SI_NEV]
@@ -72,7 +72,7 @@ def _log_event(t, x, kind, guard, mode_before, mode_after, ev_t, ev_i, si):
     si[SI_NEV] = r + 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, xp, gbuf, fa_buf,
             ga, gb, hi, direction, place, prec, max_iter, eps_t):
     """Bracket a crossing of guard j (or, for j = -1, the end of sliding) inside θ ∈ [0, hi].
@@ -131,7 +131,7 @@ def _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, 
     return False, lo, hi
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _records_until(method, vf, gf, of, si, t, x, h, t_end, xend, p, mode, K, k2, k3, k4, xs, xr,
                    fb, xp, gbuf, rec, rec_mode, ybuf, t0, rp, tf, eps_t):
     """Records at the multiples of the record period in (t, t_end], from this step's interpolant."""
@@ -150,7 +150,7 @@ def _records_until(method, vf, gf, of, si, t, x, h, t_end, xend, p, mode, K, k2,
         si[SI_REC_K] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _try_slide(vf, gf, rf, si, te, xnew, p, mode_a, mode_b, k, gdir, g0k, fired, g1, fa, fb, xr, xp,
                gbuf, slide_tol):
     """Filippov test after an event took mode A to B across guard k at state ``xnew``.

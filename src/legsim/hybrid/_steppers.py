@@ -24,7 +24,7 @@ from ._layout import (
 from .tableaux import DP_A, DP_C, DP_E, DP_P
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _lie(gf, t, x, xdot, p, mode, k, xp, gbuf):
     """Directional derivative dg_k/dt along xdot (central difference, time included)."""
     nrm = 0.0
@@ -41,7 +41,7 @@ def _lie(gf, t, x, xdot, p, mode, k, xp, gbuf):
     return (gp - gbuf[k]) / (2.0 * eps)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _field(vf, gf, si, t, x, p, mode, out, fb, xp, gbuf):
     """The active vector field: the mode's own, or the Filippov sliding combination."""
     vf(t, x, p, mode, out)
@@ -59,7 +59,7 @@ def _field(vf, gf, si, t, x, p, mode, out, fb, xp, gbuf):
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _slide_alpha(vf, gf, si, t, x, p, mode, fa, fb, xp, gbuf):
     """Filippov weight α at (t, x) (unclipped): 0 means f_A is tangent, 1 means f_B is."""
     k = si[SI_SLIDE_GUARD]
@@ -73,7 +73,7 @@ def _slide_alpha(vf, gf, si, t, x, p, mode, fa, fb, xp, gbuf):
     return la / den
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rk4(vf, gf, si, t, x, h, p, mode, k1, k2, k3, k4, xs, out, fb, xp, gbuf):
     """One classical RK4 step of size h from (t, x) into ``out``; ``k1`` must hold f(t, x)."""
     n = x.size
@@ -101,7 +101,7 @@ def _rk4(vf, gf, si, t, x, h, p, mode, k1, k2, k3, k4, xs, out, fb, xp, gbuf):
     return 3 if plain else 6
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf):
     """Dormand–Prince stages 2..7; K[0] must hold f(t, x). Leaves K[6] = f(t+h, xnew)."""
     n = x.size
@@ -112,21 +112,18 @@ def _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf):
             for r in range(s):
                 acc += DP_A[s, r] * K[r, i]
             xs[i] = x[i] + h * acc
-        # the field writes into the scratch row ``fb`` and is copied: a view K[s] per stage
-        # would cost an atomic reference-count pair each time
+        # K is a borrowed view (see ``_kernels._borrow``): its rows cost no reference counting
         if si[SI_SLIDE] == 0:
-            vf(t + DP_C[s] * h, xs, p, mode, xnew)
+            vf(t + DP_C[s] * h, xs, p, mode, K[s])
             nf += 1
         else:
-            nf += _field(vf, gf, si, t + DP_C[s] * h, xs, p, mode, xnew, fb, xp, gbuf)
-        for i in range(n):
-            K[s, i] = xnew[i]
+            nf += _field(vf, gf, si, t + DP_C[s] * h, xs, p, mode, K[s], fb, xp, gbuf)
     for i in range(n):
         xnew[i] = xs[i]
     return nf
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _dp_error(x, xnew, K, h, rtol, atol):
     """RMS of the embedded error estimate scaled by atol + rtol·max(|x|, |x_new|)."""
     n = x.size
@@ -140,7 +137,7 @@ def _dp_error(x, xnew, K, h, rtol, atol):
     return math.sqrt(acc / max(n, 1))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy")
 def _state_at(method, vf, gf, si, t, x, h, theta, p, mode, K, k2, k3, k4, xs, out, fb, xp, gbuf):
     """State at t + θh inside the last step: DP dense output, or an RK4 re-step of size θh."""
     n = x.size
@@ -158,7 +155,7 @@ def _state_at(method, vf, gf, si, t, x, h, theta, p, mode, K, k2, k3, k4, xs, ou
     return _rk4(vf, gf, si, t, x, theta * h, p, mode, K[0], k2, k3, k4, xs, out, fb, xp, gbuf)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, xp, gbuf):
     """Hairer–Nørsett–Wanner starting-step heuristic (order 5)."""
     n = x.size
@@ -190,7 +187,7 @@ def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, x
     return h if (h > 0.0 and math.isfinite(h)) else 1e-6
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4, fb, xp, gbuf,
           rtol, atol, tol, power):
     """Attempt one step of size h. Returns (error ratio ≤ 1 when acceptable, proposed next h).

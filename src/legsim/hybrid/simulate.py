@@ -97,6 +97,9 @@ def simulate(model: Model, t_final: float,
     rec_mode = np.empty(_REC_CAP, dtype=np.int64)
     ev_t = np.empty((_EV_CAP, 1 + model.nx))
     ev_i = np.empty((_EV_CAP, 4), dtype=np.int64)
+    nwork, niwork = K.work_sizes(model.nx, model.nguard, model.ny)
+    work = np.empty(nwork)
+    iwork = np.zeros(niwork, dtype=np.int64)
     gdir = model.guard_direction
     gplace = model.guard_placement
 
@@ -134,7 +137,7 @@ def simulate(model: Model, t_final: float,
         while True:
             k0 = time.perf_counter()
             status = int(K.advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
-                                   ev_t, ev_i))
+                                   ev_t, ev_i, work, iwork))
             kernel_time += time.perf_counter() - k0
             if status in (L.ST_RECORDS_FULL, L.ST_EVENTS_FULL):
                 flush()
