@@ -136,3 +136,14 @@ def test_the_quickstart_demo_walks_the_hexapod_and_writes_records_summary_figure
     assert 0.1 < speed < 0.6                      # walks forward (+y), RHex-like pace
     for name in ("states.png", "outputs.png", "gait.png", "path.png", "animation.gif"):
         assert (tmp_path / "demo" / "plots" / name).stat().st_size > 5000
+
+
+def test_a_progress_bar_in_simulated_seconds_is_shown_when_asked_and_not_for_short_runs(capsys):
+    from legsim.hybrid import simulate
+    from legsim.robots import slip
+
+    simulate(slip.build_model(), 2.0, progress=True)
+    err = capsys.readouterr().err
+    assert "sim s" in err and "2.000/2.000" in err
+    simulate(slip.build_model(), 2.0)          # default: only after ~2 s of wall time
+    assert "sim s" not in capsys.readouterr().err

@@ -130,11 +130,20 @@ class Model:
 
     @property
     def guard_direction(self) -> np.ndarray:
-        return np.array([int(g.direction) for g in self.guards], dtype=np.int64)
+        """(nguard,) crossing directions (built once; do not modify)."""
+        return self._guard_array("_gdir", "direction")
 
     @property
     def guard_placement(self) -> np.ndarray:
-        return np.array([int(g.placement) for g in self.guards], dtype=np.int64)
+        """(nguard,) LEFT/RIGHT placements (built once; do not modify)."""
+        return self._guard_array("_gplace", "placement")
+
+    def _guard_array(self, key: str, attr: str) -> np.ndarray:
+        arr = self.__dict__.get(key)
+        if arr is None:
+            arr = np.array([int(getattr(g, attr)) for g in self.guards], dtype=np.int64)
+            object.__setattr__(self, key, arr)
+        return arr
 
     # --------------------------------------------------------- user input
     def _fill(self, kind: str, names: tuple[str, ...], defaults: np.ndarray | Sequence[float],

@@ -111,13 +111,25 @@ class Options:
         return tuple(f.name for f in fields(cls))
 
     def as_dict(self) -> dict:
-        """Plain name -> value dictionary (method as its lower-case name)."""
-        d = {f.name: getattr(self, f.name) for f in fields(self)}
-        d["method"] = self.method_code.name.lower()
-        return d
+        """Plain name -> value dictionary (method as its lower-case name); a fresh copy each call."""
+        cached = self.__dict__.get("_as_dict")
+        if cached is None:
+            cached = {f.name: getattr(self, f.name) for f in fields(self)}
+            cached["method"] = self.method_code.name.lower()
+            object.__setattr__(self, "_as_dict", cached)
+        return dict(cached)
 
     def pack(self, t0: float, t_final: float, max_steps: int) -> tuple[np.ndarray, np.ndarray]:
-        """Option vectors in the kernel's layout."""
+        """Option vectors in the kernel's layout (fresh arrays; the kernel only reads them)."""
+        key = (t0, t_final, max_steps)
+        cache = self.__dict__.get("_packed")
+        if cache is not None and cache[0] == key:
+            return cache[1].copy(), cache[2].copy()
+        f, i = self._pack(t0, t_final, max_steps)
+        object.__setattr__(self, "_packed", (key, f, i))
+        return f.copy(), i.copy()
+
+    def _pack(self, t0: float, t_final: float, max_steps: int) -> tuple[np.ndarray, np.ndarray]:
         f = np.zeros(L.N_OPTF)
         f[L.OF_T0] = t0
         f[L.OF_TF] = t_final

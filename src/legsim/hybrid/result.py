@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,6 +13,7 @@ EVENT_FIELDS = [("t", "f8"), ("kind", "i8"), ("guard", "i8"), ("mode_before", "i
                 ("mode_after", "i8")]
 
 
+@functools.lru_cache(maxsize=64)
 def event_dtype(nx: int) -> np.dtype:
     """Event record: time, kind, guard, modes, and the state x (nx,) just before the reset."""
     return np.dtype(EVENT_FIELDS + [("x", "f8", (nx,))])

@@ -151,6 +151,7 @@ def simulate(model: Model, t_final: float,
         interrupted = True
     finally:
         flush()
+        bar.update(float(sf[L.SF_T]))
         bar.close()
     wall = time.perf_counter() - wall0
 
@@ -214,6 +215,7 @@ class _Progress:
     def __init__(self, t0: float, tf: float, enabled: bool | None):
         self._bar = None
         self._t0 = t0
+        self._shown_after = 0.0 if enabled else time.perf_counter() + 2.0
         if enabled is False:
             return
         try:
@@ -230,4 +232,6 @@ class _Progress:
 
     def close(self) -> None:
         if self._bar is not None:
+            if self._bar.n > 0 and time.perf_counter() >= self._shown_after:
+                self._bar.refresh()  # show where the run ended (tqdm throttles updates)
             self._bar.close()
