@@ -21,6 +21,13 @@ from ._gjk import gjk_epa
 
 
 @njit(cache=True, inline="always")
+def _cells_around(m, gt, c, reach):
+    """Grid cells of mesh terrain ``gt`` under the square of half-side ``reach`` around c[0], c[1]."""
+    return _cells(m.data, m.gdadr[gt], m.gint[gt, 0], m.gint[gt, 1], c[0] - reach, c[1] - reach,
+                  c[0] + reach, c[1] + reach)
+
+
+@njit(cache=True, inline="always")
 def _push_mid(c, law, b1, b2, g1, g2, feat, p, n, h, depth):
     """Push a contact at p − h·n (the midpoint between the two surfaces along the normal n)."""
     push(c, law, b1, b2, g1, g2, feat, p[0] - h * n[0], p[1] - h * n[1], p[2] - h * n[2], n[0], n[1],
@@ -200,16 +207,7 @@ def tmesh_body(m, sv, c, wk, gt, g, pos, rot):
         rb = m.grbound[g]
         if pos[2] - rb > m.data[m.gdadr[gt] + 5]:
             return
-        i0, i1, j0, j1, ny = _cells(
-            m.data,
-            m.gdadr[gt],
-            m.gint[gt, 0],
-            m.gint[gt, 1],
-            pos[0] - rb,
-            pos[1] - rb,
-            pos[0] + rb,
-            pos[1] + rb,
-        )
+        i0, i1, j0, j1, ny = _cells_around(m, gt, pos, rb)
         best = 0.0
         for i in range(i0, i1 + 1):
             for j in range(j0, j1 + 1):
@@ -245,16 +243,7 @@ def tmesh_body(m, sv, c, wk, gt, g, pos, rot):
         if p[2] - r > zmax:
             continue
         reach = r if r > 0.0 else 1e-9
-        i0, i1, j0, j1, ny = _cells(
-            m.data,
-            m.gdadr[gt],
-            m.gint[gt, 0],
-            m.gint[gt, 1],
-            p[0] - reach,
-            p[1] - reach,
-            p[0] + reach,
-            p[1] + reach,
-        )
+        i0, i1, j0, j1, ny = _cells_around(m, gt, p, reach)
         best = 0.0
         maxdepth = m.grbound[g] + r
         for i in range(i0, i1 + 1):
