@@ -13,25 +13,25 @@ from legsim import hybrid
 from legsim.hybrid import signatures as hs
 
 
-@hs.vector_field
+@hs.vector_field(allocates=False)
 def ball_field(t, x, p, mode, xdot):
     xdot[0] = x[1]
     xdot[1] = -p[0]
 
 
-@hs.guards
+@hs.guards(allocates=False)
 def ball_guards(t, x, p, mode, g):
     g[0] = x[0]  # height above the ground: positive in flight
 
 
-@hs.reset
+@hs.reset(allocates=False)
 def ball_reset(t, x, p, mode, fired, x_new):
     x_new[0] = 0.0
     x_new[1] = -p[1] * x[1]
     return mode
 
 
-@hs.outputs
+@hs.outputs(allocates=False)
 def ball_outputs(t, x, p, mode, y):
     y[0] = 0.5 * x[1] * x[1] + p[0] * x[0]  # energy per unit mass
 

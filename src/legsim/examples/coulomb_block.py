@@ -22,7 +22,7 @@ from legsim.hybrid import signatures as hs
 P_M, P_MU, P_G, P_F0, P_W = range(5)
 
 
-@hs.vector_field
+@hs.vector_field(allocates=False)
 def block_field(t, x, p, mode, xdot):
     force = p[P_F0] * math.sin(p[P_W] * t)
     friction = p[P_MU] * p[P_M] * p[P_G]
@@ -30,13 +30,13 @@ def block_field(t, x, p, mode, xdot):
     xdot[1] = (force - friction) / p[P_M] if mode == 0 else (force + friction) / p[P_M]
 
 
-@hs.guards
+@hs.guards(allocates=False)
 def block_guards(t, x, p, mode, g):
     g[0] = x[1] if mode == 0 else hs.INACTIVE   # forward sliding ends when v falls through 0
     g[1] = -x[1] if mode == 1 else hs.INACTIVE  # backward sliding ends when v rises through 0
 
 
-@hs.reset
+@hs.reset(allocates=False)
 def block_reset(t, x, p, mode, fired, x_new):
     return 1 if fired[0] == 1 else 0
 

@@ -77,24 +77,45 @@ def _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, 
             ga, gb, hi, direction, place, prec, max_iter, eps_t):
     """Bracket a crossing of guard j (or, for j = -1, the end of sliding) inside θ ∈ [0, hi].
 
-    ``ga``/``gb`` are the values at θ = 0 and θ = hi. Safeguarded Illinois iteration with a
-    bisection every third step. Returns (converged, lo, hi): the guard has not crossed at lo and
-    has crossed at hi; the side named by ``place`` satisfies |g| ≤ prec (or the bracket is at
-    the time resolution).
+    ``ga``/``gb`` are the values at θ = 0 and θ = hi. Each iterate is the inverse quadratic
+    interpolant of the last three points (Brent's choice) when it falls inside the bracket, else
+    the secant of the bracket ends, aimed 1 % of the precision past the root on the side ``place``
+    asks for, so that a converged estimate ends the search in one evaluation; a bisection
+    follows any two iterations that did not halve the bracket. Returns (converged, lo, hi, g_hi):
+    the guard has not crossed at lo and has crossed at hi, where its value is g_hi; the side named
+    by ``place`` satisfies |g| ≤ prec (or the bracket is at the time resolution).
     """
+    tol_g = prec if j >= 0 else 1e-10
     lo = 0.0
-    side = 0
-    it = 0
-    fa = ga  # true values at the bracket ends (the Illinois weights below only steer the secant)
+    fa = ga  # guard values at the bracket ends: uncrossed at lo, crossed at hi
     fb_ = gb
+    x3 = 0.0  # the point most recently dropped from the bracket, for the quadratic
+    f3 = 0.0
+    have3 = False
+    w_old = 4.0 * hi  # bracket widths one and two iterations ago
+    w_prev = 4.0 * hi
+    it = 0
     while it < max_iter:
         it += 1
         w = hi - lo
-        if it % 3 == 0 or gb == ga:
+        stalled = w > 0.5 * w_old
+        w_old = w_prev
+        w_prev = w
+        if stalled or fb_ == fa:
             th = lo + 0.5 * w
+            w_old = 4.0 * w
+            w_prev = 4.0 * w
         else:
-            th = hi - gb * w / (gb - ga)
-            th = min(max(th, lo + 1e-3 * w), hi - 1e-3 * w)
+            th = hi - fb_ * w / (fb_ - fa)
+            if have3 and f3 != fa and f3 != fb_:
+                q = (lo * fb_ * f3 / ((fa - fb_) * (fa - f3))
+                     + hi * fa * f3 / ((fb_ - fa) * (fb_ - f3))
+                     + x3 * fa * fb_ / ((f3 - fa) * (f3 - fb_)))
+                if lo < q < hi:
+                    th = q
+            nudge = 0.01 * tol_g * w / abs(fb_ - fa)
+            th = th + nudge if place > 0 else th - nudge
+            th = min(max(th, lo + 1e-6 * w), hi - 1e-6 * w)
         _state_at(method, vf, gf, si, t, x, h, th, p, mode, K, k2, k3, k4, xs, xe, fb, xp, gbuf)
         if j >= 0:
             gf(t + th * h, xe, p, mode, gbuf)
@@ -104,31 +125,25 @@ def _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, 
             am = _slide_alpha(vf, gf, si, t + th * h, xe, p, mode, fa_buf, fb, xp, gbuf)
             gm = am if am <= 0.5 else 1.0 - am
             was = gm <= 0.0
+        have3 = True
         if was:
+            x3 = hi
+            f3 = fb_
             hi = th
-            gb = gm
             fb_ = gm
-            if side == 1:
-                ga *= 0.5
-            side = 1
         else:
+            x3 = lo
+            f3 = fa
             lo = th
-            ga = gm
             fa = gm
-            if side == -1:
-                gb *= 0.5
-            side = -1
         si[SI_NSTOPIT] += 1
-        if j >= 0:
-            if place > 0 and abs(fb_) <= prec:
-                return True, lo, hi
-            if place < 0 and lo > 0.0 and abs(fa) <= prec:
-                return True, lo, hi
-        elif abs(fb_) <= 1e-10:
-            return True, lo, hi
+        if place > 0 and abs(fb_) <= tol_g:
+            return True, lo, hi, fb_
+        if place < 0 and lo > 0.0 and abs(fa) <= tol_g:
+            return True, lo, hi, fb_
         if (hi - lo) * h <= eps_t:
-            return True, lo, hi
-    return False, lo, hi
+            return True, lo, hi, fb_
+    return False, lo, hi, fb_
 
 
 @njit(cache=True, error_model="numpy")
@@ -163,10 +178,13 @@ def _try_slide(vf, gf, rf, si, te, xnew, p, mode_a, mode_b, k, gdir, g0k, fired,
     nx = xnew.size
     sigma = 1.0 if gdir[k] < 0 else (-1.0 if gdir[k] > 0 else (1.0 if g0k > 0.0 else -1.0))
     gf(te, xnew, p, mode_b, g1)
-    vf(te, xnew, p, mode_b, fb)
+    have_fb = False
     for j in range(ng):
         if not (abs(g1[j]) <= slide_tol):
             continue
+        if not have_fb:  # B's field only when one of its guards is at zero (rare)
+            vf(te, xnew, p, mode_b, fb)
+            have_fb = True
         lb = _lie(gf, te, xnew, fb, p, mode_b, j, xp, gbuf)
         leaves = (gdir[j] < 0 and lb < 0.0) or (gdir[j] > 0 and lb > 0.0) or (gdir[j] == 0 and lb != 0.0)
         if not leaves:

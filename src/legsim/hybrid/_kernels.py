@@ -405,14 +405,22 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
                 ga = g0[j]
                 gb = ghi[j]
                 place = gplace[j]
-            ok, lo, hi = _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe,
-                                 fb, xp, gbuf, fa, ga, gb, hi, gdir[j] if j >= 0 else -1, place,
-                                 prec, max_iter, eps_t)
+            ok, lo, hi, fb_hi = _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4,
+                                        xs, xe, fb, xp, gbuf, fa, ga, gb, hi,
+                                        gdir[j] if j >= 0 else -1, place, prec, max_iter, eps_t)
             if not ok:
                 si[SI_ERR_GUARD] = j
                 return ST_LOCATE_FAILED
+            alone = best == -2  # the first crossing found, and no later guard crossed either
+            for i in range(j + 1, ng):
+                alone = alone and not (_armed(si, i) and _crossed(g0[i], ghi[i], gdir[i]))
             best = j
             best_lo = lo
+            if alone:
+                # only j fires: the others keep their uncrossed values from the step's end
+                if j >= 0:
+                    g1[j] = fb_hi
+                break
             # guard values at the new upper end, for the remaining candidates
             _state_at(method, vf, gf, si, t, x, h, hi, p, mode, K, k2, k3, k4, xs, xe, fb, xp, gbuf)
             gf(t + hi * h, xe, p, mode, gbuf)

@@ -54,17 +54,18 @@ class Result:
 
     @classmethod
     def assemble(cls, model, params, options, rec_chunks, mode_chunks, ev_chunks, stats) -> Result:
+        """The result of a run from its record chunks; it keeps ``params`` (not a copy)."""
         nx = model.nx
-        width = 1 + nx + model.ny
-        def join(chunks, empty):
-            return chunks[0] if len(chunks) == 1 else (np.concatenate(chunks) if chunks else empty)
-
-        rec = join(rec_chunks, np.empty((0, width)))
-        modes = join(mode_chunks, np.empty(0, dtype=np.int64))
-        ev = join(ev_chunks, np.empty(0, dtype=event_dtype(nx)))
+        if rec_chunks:
+            rec, modes, ev = (chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+                              for chunks in (rec_chunks, mode_chunks, ev_chunks))
+        else:
+            rec = np.empty((0, 1 + nx + model.ny))
+            modes = np.empty(0, dtype=np.int64)
+            ev = np.empty(0, dtype=event_dtype(nx))
         # t, x and y are views of one records array owned by the result
         return cls(model_name=model.name, state_names=model.state_names,
-                   output_names=model.output_names, params=params.copy(), t=rec[:, 0],
+                   output_names=model.output_names, params=params, t=rec[:, 0],
                    x=rec[:, 1:1 + nx], mode=modes, y=rec[:, 1 + nx:], events=ev,
                    stats=stats, options=options.as_dict())
 

@@ -9,6 +9,7 @@ record made before it stopped.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 
@@ -70,13 +71,13 @@ def simulate(model: Model, t_final: float,
         t0 = float(t0)
     except (TypeError, ValueError):
         raise InputError(f"t0/t_final must be real numbers, got {t0!r}, {t_final!r}") from None
-    if not np.isfinite(t_final) or t_final <= t0:
+    if not math.isfinite(t_final) or t_final <= t0:
         raise InputError(f"final time must be a finite number greater than t0 = {t0}, got {t_final}")
     p = model.params(params)
     x = model.state(x0)
     if mode0 is None:
         if model.init_partition is not None:
-            x, mode = model.init_partition(x.copy(), p)
+            x, mode = model.init_partition(x, p)  # x is a fresh array of ours
             x = np.ascontiguousarray(x, dtype=np.float64)
         else:
             mode = 0

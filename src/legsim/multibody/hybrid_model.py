@@ -144,7 +144,7 @@ def _energies(m, d, q, v):
     return T, V
 
 
-@hs.outputs
+@hs.outputs(allocates=False)
 def articulated_outputs(t, x, p, mode, y):
     """``y = [T, V, T + V, unit quaternions of the free joints (4 each)]``; energies in J."""
     m, d, nq, nv, na = _workspace(p)

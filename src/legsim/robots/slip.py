@@ -69,7 +69,7 @@ def spring_potential(qr, qr0, k, i, j):
     return k / (abs(i) * abs(j)) * ((qr ** j - qr0 ** j) * sj) ** i
 
 
-@hs.vector_field
+@hs.vector_field(allocates=False)
 def slip_field(t, x, p, mode, xdot):
     """Stance: ẍ = −U'(q_r) sin q_θ / m, ÿ = −U'(q_r) cos q_θ / m − g_stance; flight: ẍ = 0,
     ÿ = −g_flight (digest §3.1), with q_θ = atan2(x − f_x, y − f_y)."""
@@ -90,7 +90,7 @@ def slip_field(t, x, p, mode, xdot):
         xdot[3] = -p[P_GFL]
 
 
-@hs.guards
+@hs.guards(allocates=False)
 def slip_guards(t, x, p, mode, g):
     """The boundary function of the current chart (digest §3.2); the others are inactive."""
     for i in range(4):
@@ -109,7 +109,7 @@ def slip_guards(t, x, p, mode, g):
             g[3] = p[P_QRL] - rho
 
 
-@hs.reset
+@hs.reset(allocates=False)
 def slip_reset(t, x, p, mode, fired, x_new):
     """Chart transitions (digest §3.5): touchdown places the foot, liftoff sets the next
     touchdown angle (−liftoff angle, or a fixed angle with touchdown_policy = 1)."""
@@ -130,7 +130,7 @@ def slip_reset(t, x, p, mode, fired, x_new):
     return ASCENT if x[3] > 0.0 else DESCENT
 
 
-@hs.outputs
+@hs.outputs(allocates=False)
 def slip_outputs(t, x, p, mode, y):
     """SimSect's slip_AuxFunc columns: time, x, y, xdot, ydot (digest §3.3)."""
     y[0] = t
@@ -143,7 +143,7 @@ def slip_outputs(t, x, p, mode, y):
 SLIP_BELOW_GROUND = 1
 
 
-@hs.check
+@hs.check(allocates=False)
 def slip_check(t, x, p, mode):
     """slip_ValidateChart: the body must stay above the ground (y ≥ 0)."""
     return 0 if x[1] >= 0.0 else SLIP_BELOW_GROUND

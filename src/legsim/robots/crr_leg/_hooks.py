@@ -186,7 +186,7 @@ def paused(t, p):
     return dur > 0.0 and t >= p[PAUSE_T0] - eps and t < p[PAUSE_T0] + dur - eps
 
 
-@sig.sample
+@sig.sample(allocates=False)
 def sample(t, x, p, mode, k, x_new):
     """The target's 1 kHz tick: packet exchange (COSIM), then per joint the PID on the joint angle
     plus feedback of the net pressure force F_p (the prototype's "position and pressure feedback",
@@ -245,7 +245,7 @@ def sample(t, x, p, mode, k, x_new):
     return new_mode
 
 
-@sig.outputs
+@sig.outputs(allocates=False)
 def outputs(t, x, p, mode, y):
     """y = [ref (3) rad, applied torque (3) N m, piston force (3) N, piston position (3) m]."""
     for j in range(3):

@@ -80,7 +80,7 @@ def chamber_flow(x, p, valve):
     return 0.0
 
 
-@sig.vector_field
+@sig.vector_field(allocates=False)
 def vector_field(t, x, p, mode, xdot):
     phase = mode % 8
     valve = mode >= VALVE
@@ -111,7 +111,7 @@ def vector_field(t, x, p, mode, xdot):
 NAN = math.nan
 
 
-@sig.guards
+@sig.guards(allocates=False)
 def guards(t, x, p, mode, g):
     phase = mode % 8
     valve = mode >= VALVE
@@ -136,7 +136,7 @@ def guards(t, x, p, mode, g):
         g[8] = x[Y]
 
 
-@sig.reset
+@sig.reset(allocates=False)
 def reset(t, x, p, mode, fired, x_new):
     phase = mode % 8
     valve = 1 if mode >= VALVE else 0
@@ -174,7 +174,7 @@ def reset(t, x, p, mode, fired, x_new):
     return phase + VALVE * valve
 
 
-@sig.outputs
+@sig.outputs(allocates=False)
 def outputs(t, x, p, mode, y):
     phase = mode % 8
     valve = mode >= VALVE

@@ -169,7 +169,7 @@ def start_moving(p, f_app):
     return SLIDE_POS if f_app > 0.0 else SLIDE_NEG
 
 
-@sig.vector_field
+@sig.vector_field(allocates=False)
 def vector_field(t, x, p, mode, xdot):
     for i in range(xdot.size):
         xdot[i] = 0.0
@@ -192,7 +192,7 @@ def vector_field(t, x, p, mode, xdot):
 NAN = math.nan
 
 
-@sig.guards
+@sig.guards(allocates=False)
 def guards(t, x, p, mode, g):
     for i in range(g.size):
         g[i] = NAN
@@ -213,7 +213,7 @@ def guards(t, x, p, mode, g):
         g[5] = lvl - abs(f_app)
 
 
-@sig.reset
+@sig.reset(allocates=False)
 def reset(t, x, p, mode, fired, x_new):
     if fired[0] != 0:
         x_new[X] = 0.0
@@ -236,7 +236,7 @@ def reset(t, x, p, mode, fired, x_new):
     return mode
 
 
-@sig.sample
+@sig.sample(allocates=False)
 def sample(t, x, p, mode, k, x_new):
     """PID valve-voltage controller at the sample instants, saturated to the valve range."""
     r = reference(t, p)
@@ -260,7 +260,7 @@ def sample(t, x, p, mode, k, x_new):
     return mode
 
 
-@sig.outputs
+@sig.outputs(allocates=False)
 def outputs(t, x, p, mode, y):
     fp = pressure_force(p, x[PCAP], x[PROD])
     ff = friction_now(x, p, mode)

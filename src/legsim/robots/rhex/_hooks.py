@@ -115,7 +115,7 @@ def normal_force(x, p, mode, i):
     return n
 
 
-@sig.vector_field
+@sig.vector_field(allocates=False)
 def vector_field(t, x, p, mode, xdot):
     """Hexapod vector field (digest §4.6–§4.7, §4.13): writes dx/dt, float64[81], SI units."""
     m_body = p[P_MASS]
@@ -239,7 +239,7 @@ def toe_height(x, p, i):
     return x[X_TOE + 3 * i + 2] - hh
 
 
-@sig.guards
+@sig.guards(allocates=False)
 def guards(t, x, p, mode, g):
     """Guard values: 2i liftoff (N_i), 2i+1 touchdown (toe height), 12..18 clock (digest §4.8)."""
     for i in range(NLEG):
@@ -310,7 +310,7 @@ NOUT_BODY = 13
 LEG_OUTPUTS = ("stance", "phase", "tau", "rho", "theta", "phi", "phidot", "phi_ref", "normal_force")
 
 
-@sig.outputs
+@sig.outputs(allocates=False)
 def outputs(t, x, p, mode, y):
     """Auxiliary outputs (``OUTPUT_NAMES`` in :mod:`.model`): time, body pose/velocity,
     roll/pitch/yaw (R = Rz(yaw) Rx(pitch) Ry(roll); x lateral, y forward), angular velocity,
@@ -345,7 +345,7 @@ def outputs(t, x, p, mode, y):
             y[base + 8] = 0.0
 
 
-@sig.check
+@sig.check(allocates=False)
 def check(t, x, p, mode):
     """State/mode consistency (``hex_ValidateChart``, digest §4.8): 0 or an error code.
 
