@@ -1,7 +1,11 @@
 """Benchmark of the hybrid engine against scipy.integrate.solve_ivp (issue 2 §7).
 
-Same model, same tolerance, one run, side by side; every time is the median of ``--repeats``
-runs measured with ``time.perf_counter`` after one warm-up run:
+Same model, same tolerance, one run, side by side. The two run in alternating rounds
+(``--repeats`` rounds after one warm-up run each, ``time.perf_counter``): per round legsim runs
+a few times, then the peer once. legsim's time is its warm (steady-state) run; its first run
+after the peer, with caches emptied by the peer's run, is reported too ("cold"). Ratios are
+formed within a round and the median over rounds is reported, so that a slow spell of this
+shared machine (seconds long, up to 2x) hits both sides of a ratio alike:
 
 * SLIP, 20 strides (digest §3, defaults, body_mass 1 kg): legsim DP45 vs solve_ivp RK45 with
   terminal, directional events restarted per chart, on the numpy twin ``_slip_numpy.py``;
@@ -55,6 +59,7 @@ class Row:
     max_dt: float | None = None
     max_dx: float | None = None
     note: str = ""
+    ratio: float | None = None  # median of paired ratios; None: ratio of the median times
 
 
 @dataclass
@@ -77,7 +82,8 @@ class Report:
         print("-" * len(head))
         for r in self.rows:
             peer = f"{1e3 * r.peer_s:12.2f}" if r.peer_s is not None else f"{'-':>12}"
-            ratio = f"{r.peer_s / r.legsim_s:13.1f}" if r.peer_s is not None else f"{'-':>13}"
+            q = r.ratio if r.ratio is not None else (r.peer_s / r.legsim_s if r.peer_s else None)
+            ratio = f"{q:13.1f}" if q is not None else f"{'-':>13}"
             dt = f"{r.max_dt:14.1e}" if r.max_dt is not None else f"{'-':>14}"
             dx = f"{r.max_dx:11.1e}" if r.max_dx is not None else f"{'-':>11}"
             print(f"{r.name:<22}{1e3 * r.legsim_s:13.2f}{peer}{r.peer:>14}{ratio}{dt}{dx}  {r.note}")
@@ -85,16 +91,40 @@ class Report:
             print(line)
 
 
-def median_time(fn, repeats: int) -> tuple[float, float, object]:
-    """Median and best wall time of ``fn()`` over ``repeats`` calls after one warm-up call, and
-    the last result."""
-    out = fn()
-    times = []
-    for _ in range(repeats):
+@dataclass
+class Paired:
+    """Times of alternating runs: per round, one run of ``fn`` straight after the peer (cold
+    caches), ``block - 1`` more (warm), then one run of the peer."""
+
+    fn_warm: float  # median over rounds of the median warm run of fn [s]
+    fn_cold: float  # median over rounds of fn's first run after the peer [s]
+    peer: float  # median run of the peer [s]
+    ratio_warm: float  # median over rounds of peer / warm fn
+    ratio_cold: float  # median over rounds of peer / cold fn
+    out: object = None
+    out_peer: object = None
+
+
+def paired_times(fn, peer, rounds: int, block: int = 5) -> Paired:
+    """Run ``fn`` (``block`` times) and ``peer`` (once) alternately for ``rounds`` rounds, after
+    one warm-up call each; see :class:`Paired`. Ratios are formed within a round, so a slow spell
+    of the machine hits both sides alike."""
+    out, out_peer = fn(), peer()
+    warm, cold, tp = [], [], []
+    for _ in range(rounds):
+        ts = []
+        for _ in range(block):
+            t0 = time.perf_counter()
+            out = fn()
+            ts.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), min(times), out
+        out_peer = peer()
+        tp.append(time.perf_counter() - t0)
+        cold.append(ts[0])
+        warm.append(statistics.median(ts[1:]) if block > 1 else ts[0])
+    med = statistics.median
+    return Paired(med(warm), med(cold), med(tp), med(p / w for p, w in zip(tp, warm, strict=True)),
+                  med(p / c for p, c in zip(tp, cold, strict=True)), out, out_peer)
 
 
 def bench_slip(report: Report, repeats: int) -> None:
@@ -107,10 +137,11 @@ def bench_slip(report: Report, repeats: int) -> None:
     # the run starts at mid-stance; 20 full strides end at the 21st liftoff
     t_final = float(liftoffs[N_STRIDES]) + 1e-3
 
-    t_leg, best_leg, res = median_time(lambda: simulate(model, t_final, options=opts, progress=False),
-                                       repeats)
-    t_sci, best_sci, twin = median_time(lambda: sn.simulate_slip([0.0, 0.9, 1.0, 0.0], t_final, method="RK45",
-                                                       rtol=RTOL, atol=ATOL), repeats)
+    pt = paired_times(
+        lambda: simulate(model, t_final, options=opts, progress=False),
+        lambda: sn.simulate_slip([0.0, 0.9, 1.0, 0.0], t_final, method="RK45", rtol=RTOL, atol=ATOL),
+        repeats)
+    t_leg, t_sci, res, twin = pt.fn_warm, pt.peer, pt.out, pt.out_peer
     t_ref, before, _, x_ref = twin.arrays()
     ev = res.events
     n = min(ev.size, t_ref.size)
@@ -121,10 +152,12 @@ def bench_slip(report: Report, repeats: int) -> None:
     max_apex = float(np.max(np.abs(ev["x"][:n][apex][:, [1, 2]] - x_ref[apex][:, [1, 2]])))
     strides = int(np.sum(ev["mode_before"] == slip.DECOMPRESSION)) - 1
     report.add(Row(f"SLIP {strides} strides", t_leg, t_sci, "RK45", max_dt, max_dx,
-                   f"best-of ratio {best_sci / best_leg:.1f}; "
-                   f"{ev.size} events ({'same sequence' if same else 'SEQUENCES DIFFER'}), "
+                   f"cold run straight after the peer {1e3 * pt.fn_cold:.2f} ms (ratio "
+                   f"{pt.ratio_cold:.0f}); {ev.size} events "
+                   f"({'same sequence' if same else 'SEQUENCES DIFFER'}), "
                    f"apex max|d(y, xdot)| {max_apex:.1e}, legsim {res.stats['steps']} steps / "
-                   f"{res.stats['fevals']} f-evals, scipy {twin.nfev} f-evals, t_final {t_final:.4f} s"))
+                   f"{res.stats['fevals']} f-evals, scipy {twin.nfev} f-evals, t_final {t_final:.4f} s",
+                   pt.ratio_warm))
 
 
 def bench_hexapod(report: Report, repeats: int) -> None:
@@ -138,23 +171,23 @@ def bench_hexapod(report: Report, repeats: int) -> None:
                    max_transitions=200_000)
     p = model.param_defaults
     x0, mode0 = model.init_partition(model.state_defaults.copy(), p)
-    t_leg, best_leg, res = median_time(
+    pt = paired_times(
         lambda: simulate(model, t_final, x0=x0, params=p, mode0=mode0, options=opts, progress=False),
-        repeats)
-    t_sci, best_sci, twin = median_time(
         lambda: simulate_scipy(model, t_final, x0, p, mode0, 1e-6, 1e-8, max_step=5e-3),
-        max(1, repeats // 3))
+        max(3, repeats // 3), block=3)
+    t_leg, t_sci, res, twin = pt.fn_warm, pt.peer, pt.out, pt.out_peer
     ix, iy = model.state_names.index("x"), model.state_names.index("y")
     dpos = float(np.hypot(res.x[-1, ix] - twin.x_final[ix], res.x[-1, iy] - twin.x_final[iy]))
     rtf = t_final / t_leg
     # legsim reports guards that cross together as one event, scipy one at a time: compare the
     # final state instead of event lists
     report.add(Row("hexapod 5 s walk", t_leg, t_sci, "RK45+jit", None, dpos,
-                   f"best-of ratio {best_sci / best_leg:.1f}; real-time factor {rtf:.0f}x "
+                   f"cold run straight after the peer: ratio {pt.ratio_cold:.1f}; "
+                   f"real-time factor {rtf:.0f}x "
                    f"(kernel {res.stats['real_time_factor']:.0f}x); {res.events.size} vs "
                    f"{twin.t_events.size} events; |dx| = final body position difference [m]; "
                    f"legsim {res.stats['fevals']} f-evals, scipy {twin.nfev}; peer calls the "
-                   "compiled hooks"))
+                   "compiled hooks", pt.ratio_warm))
     interp = _interpreted_hexapod(t_final)
     if interp is not None:
         dpos_i = float(np.hypot(res.x[-1, ix] - interp["x"], res.x[-1, iy] - interp["y"]))
@@ -238,7 +271,7 @@ def run(report: Report, repeats: int = 5, compile_time: bool = True) -> Report:
         bench_compile(report, repeats)
     report.note(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
                 f"Python {platform.python_version()}, numpy {np.__version__}; "
-                f"times are medians of {repeats} runs after a warm-up")
+                f"times are medians over alternating rounds (see the module doc)")
     return report
 
 

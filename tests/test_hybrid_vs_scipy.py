@@ -166,6 +166,7 @@ def slip_reference():
     (Options(method="rk4", tolerance=1e-12, h_max=1e-2), 1e-9),
     (Options(method="rk4_fixed", h_max=1e-3), 1e-6),
     (Options(method="dp45", rtol=1e-10, atol=1e-12), 1e-7),
+    (Options(method="dp45", rtol=1e-10, atol=1e-12, restart_step_after_event=True), 1e-7),
 ])
 def test_every_integrator_reproduces_the_slip_events_of_a_tight_scipy_reference(slip_reference, options,
                                                                                  bound):
@@ -189,3 +190,17 @@ def test_slip_event_states_lie_on_the_crossed_side_of_their_guard_within_stop_pr
                   [x[:, 3], x[:, 1] - np.cos(x[:, 6]), -(lx * x[:, 2] + ly * x[:, 3]) / rho],
                   1.0 - rho)
     assert np.all(b < 0.0) and np.all(b >= -1e-10)
+
+
+def test_restarting_the_step_at_mode_changes_trades_rejections_for_steps():
+    # keeping the controller's step across an event: the first step in stance is often too long
+    # (rejected); restarting (solve_ivp style) costs extra short steps in flight instead
+    model = slip.build_model()
+    keep = simulate(model, T_10_STRIDES, options=Options(rtol=1e-8, atol=1e-10, h_max=1.0))
+    restart = simulate(model, T_10_STRIDES, options=Options(rtol=1e-8, atol=1e-10, h_max=1.0,
+                                                           restart_step_after_event=True))
+    assert keep.events.size == restart.events.size
+    assert np.max(np.abs(keep.events["t"] - restart.events["t"])) <= 1e-6
+    assert keep.stats["rejected"] > restart.stats["rejected"]
+    assert keep.stats["steps"] < restart.stats["steps"]
+    assert keep.stats["fevals"] < restart.stats["fevals"]

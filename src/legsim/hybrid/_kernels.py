@@ -67,6 +67,7 @@ from ._layout import (
     OI_MAX_STOP_ITER,
     OI_MAX_TRANS,
     OI_METHOD,
+    OI_RESTART_STEP,
     OI_SLIDING,
     SF_H,
     SF_T,
@@ -191,6 +192,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
     sliding = opti[OI_SLIDING]
     max_steps = opti[OI_MAX_STEPS]
     check_steps = opti[OI_CHECK_STEPS]
+    restart_step = opti[OI_RESTART_STEP]
     rec_cap = rec.shape[0]
     ev_cap = ev_t.shape[0]
 
@@ -506,7 +508,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
         si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
         gf(t, x, p, mode, g0)
         h = h_next
-        if method == M_DP45 and mode != mode_before:
+        if method == M_DP45 and mode != mode_before and restart_step != 0:
             h = min(h, _initial_step(vf, gf, si, t, x, p, mode, K[0], rtol, atol, hmax, xs, k2,
                                      fb, xp, gbuf))
             si[SI_NFEV] += 1

@@ -6,8 +6,9 @@ OF_T0, OF_TF, OF_RTOL, OF_ATOL, OF_TOL, OF_POWER, OF_HMIN, OF_HMAX, OF_H0 = rang
 OF_STOP_PREC, OF_REC_PERIOD, OF_SAMPLE_PERIOD, OF_SLIDE_TOL = range(9, 13)
 N_OPTF = 13
 # ---- option vector layout (integers) ------------------------------------------------------
-OI_METHOD, OI_MAX_STOP_ITER, OI_MAX_TRANS, OI_SLIDING, OI_MAX_STEPS, OI_CHECK_STEPS = range(6)
-N_OPTI = 6
+(OI_METHOD, OI_MAX_STOP_ITER, OI_MAX_TRANS, OI_SLIDING, OI_MAX_STEPS, OI_CHECK_STEPS,
+ OI_RESTART_STEP) = range(7)
+N_OPTI = 7
 # ---- persistent state (floats) ------------------------------------------------------------
 SF_T, SF_H = range(2)
 N_SF = 2

@@ -54,6 +54,11 @@ class Options:
     sliding_tolerance : how close to zero a guard must be, and how little a return reset may
         change the state, for a pair of events to count as a sliding motion.
     check_every_step : call the model's ``check`` hook after every step (always after events).
+    restart_step_after_event : after an event that changes the mode, choose the next DP45 step
+        afresh (Hairer–Nørsett–Wanner starting step, as a restarted ``solve_ivp`` does). False
+        (default) keeps the step the controller proposed: when it is too long for the new mode's
+        dynamics the error control rejects and shrinks it, which costs less than the restart's
+        extra evaluation and slow regrowth (SLIP: 15 % fewer steps, same accuracy class).
     """
 
     method: str | Method = "dp45"
@@ -72,6 +77,7 @@ class Options:
     sliding: bool = True
     sliding_tolerance: float = 1e-8
     check_every_step: bool = True
+    restart_step_after_event: bool = False
 
     def __post_init__(self) -> None:
         m = self.method
@@ -151,4 +157,5 @@ class Options:
         i[L.OI_SLIDING] = int(bool(self.sliding))
         i[L.OI_MAX_STEPS] = max_steps
         i[L.OI_CHECK_STEPS] = int(bool(self.check_every_step))
+        i[L.OI_RESTART_STEP] = int(bool(self.restart_step_after_event))
         return f, i
