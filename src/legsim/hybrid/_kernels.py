@@ -23,7 +23,7 @@ Algorithms (SimSect digest §2, extended):
   Filippov convex combination f = (1−α) f_A + α f_B with α chosen so that dg_k/dt = 0, and leaves
   the surface when α reaches 0 (into A) or 1 (into B, through the model's reset).
 
-Speed: every array in the loop is a borrowed view (:func:`_borrow`) of the arguments, so passing
+Speed: every array in the loop is a borrowed view (:mod:`legsim._borrow`) of the arguments, so passing
 arrays to the helpers and hooks costs no atomic reference counting; the helpers run on every
 step or locate iteration are inlined; the kernels use ``error_model="numpy"`` (no zero-division
 checks: every division is by a positive step, tolerance or period, or guarded).
@@ -33,13 +33,11 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
-from llvmlite import ir
 from numba import njit
 from numba import types as T
-from numba.extending import intrinsic
 
+from .._borrow import borrow as _borrow
 from ._events import _armed, _crossed, _locate, _log_event, _record, _records_until, _try_slide
 from ._hooks import HOOKS_T
 from ._layout import (
@@ -120,28 +118,6 @@ def work_sizes(nx: int, ng: int, ny: int) -> tuple[int, int]:
     return N_WORK_NX * nx + 3 * ng + ny, ng
 
 
-if getattr(numba.config, "DISABLE_JIT", False):  # pragma: no cover - pure-Python runs (coverage, debugging)
-    def _borrow(a):
-        """Pure-Python twin of the compiled :func:`_borrow`: the array itself."""
-        return a
-else:
-    @intrinsic
-    def _borrow(typingctx, a):
-        """A view of array ``a`` that numba does not reference-count (its meminfo is null).
-
-        Every array a compiled function receives or rebinds costs an atomic increment and
-        decrement of its reference count (numba cannot prune them across the engine's loops):
-        ~100 000 atomic operations per SLIP run, ~20 % of its time. Views made from a borrowed
-        array are borrowed too, and the model hooks called with them skip the counting as well.
-        Only for arrays that outlive every use of the view: :func:`advance`'s arguments, which
-        the Python caller holds for the whole call.
-        """
-        def codegen(context, builder, sig, args):
-            null = ir.Constant(args[0].type.elements[0], None)
-            return builder.insert_value(args[0], null, 0)
-        return a(a), codegen
-
-
 @njit(_ADVANCE_SIG, cache=True, error_model="numpy")
 def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i, work,
             iwork):
@@ -150,7 +126,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
     Data flow: (x, sf, si) -> (x, sf, si, rec[si[NREC]:], ev[si[NEV]:]); returns a status code.
     On return ``sf``/``si``/``x`` hold the state to resume from (or where the error happened).
     ``work``/``iwork`` are scratch vectors of the lengths :func:`work_sizes` gives (contents
-    irrelevant); every array is used through a borrowed view (see :func:`_borrow`).
+    irrelevant); every array is used through a borrowed view (see :mod:`legsim._borrow`).
     """
     gdir = _borrow(gdir)
     gplace = _borrow(gplace)

@@ -112,7 +112,7 @@ def _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf):
             for r in range(s):
                 acc += DP_A[s, r] * K[r, i]
             xs[i] = x[i] + h * acc
-        # K is a borrowed view (see ``_kernels._borrow``): its rows cost no reference counting
+        # K is a borrowed view (see :mod:`legsim._borrow`): its rows cost no reference counting
         if si[SI_SLIDE] == 0:
             vf(t + DP_C[s] * h, xs, p, mode, K[s])
             nf += 1

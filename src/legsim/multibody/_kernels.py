@@ -5,6 +5,9 @@ Every kernel takes ``m`` (a :class:`ModelArrays` named tuple of read-only arrays
 numba loop (contact, integrator) can call them directly. Public, validating wrappers are in
 :mod:`legsim.multibody.dynamics`.
 
+Each kernel borrows the arrays of ``m`` and ``d`` (:mod:`legsim._borrow`): the per-body views its
+loops take then cost no atomic reference counting.
+
 ``aba``, ``rnea`` (via ``forward_kinematics``) and ``crba`` differ in what they leave in ``d``:
 ``forward_kinematics``/``rnea``/``frame_jacobian`` update world placements ``oR, op``; ``aba`` and
 ``crba`` update only the local placements ``liR, lip`` (call ``joint_placements`` for world ones).
@@ -25,6 +28,7 @@ import math
 
 from numba import njit
 
+from .._borrow import borrow_all
 from ._layout import (  # noqa: F401 (codes re-exported for kernel users)
     JOINT_FREE,
     JOINT_NONE,
@@ -57,6 +61,8 @@ def local_placements(m, d, q):
     Free joint: ``R = P_R R(quat)``, ``p = P_p + P_R xyz``; revolute: ``R = P_R Rot(axis, q)``;
     prismatic: ``p = P_p + P_R axis q`` (``P`` = the joint placement in the parent body).
     """
+    m = borrow_all(m)
+    d = borrow_all(d)
     nb = m.body_parent.shape[0]
     R = d.tmpR
     for i in range(1, nb):
@@ -89,6 +95,8 @@ def local_placements(m, d, q):
 @njit(cache=True)
 def joint_placements(m, d, q):
     """Local placements (:func:`local_placements`) and world placements ``oR, op`` of all bodies."""
+    m = borrow_all(m)
+    d = borrow_all(d)
     local_placements(m, d, q)
     _init_world(m, d)
     nb = m.body_parent.shape[0]
@@ -99,6 +107,8 @@ def joint_placements(m, d, q):
 
 @njit(cache=True)
 def _init_world(m, d):
+    m = borrow_all(m)
+    d = borrow_all(d)
     for k in range(3):
         for j in range(3):
             d.oR[0, k, j] = 1.0 if k == j else 0.0
@@ -117,6 +127,8 @@ def forward_kinematics(m, d, q, v, a):
 
     ``q`` (nq,), ``v`` (nv,), ``a`` (nv,) generalised acceleration. Writes ``d.v``, ``d.a`` (body axes).
     """
+    m = borrow_all(m)
+    d = borrow_all(d)
     _init_world(m, d)
     joint_placements(m, d, q)
     nb = m.body_parent.shape[0]
@@ -146,6 +158,8 @@ def rnea(m, d, q, v, a, fext, tau):
 
     ``fext`` (nb, 6) wrenches on each body in body axes (N, N m); writes ``tau`` (nv,).
     """
+    m = borrow_all(m)
+    d = borrow_all(d)
     forward_kinematics(m, d, q, v, a)
     nb = m.body_parent.shape[0]
     for i in range(1, nb):
@@ -173,6 +187,8 @@ def crba(m, d, q, M):
 
     Fills the full symmetric matrix; the armature is added on the diagonal.
     """
+    m = borrow_all(m)
+    d = borrow_all(d)
     local_placements(m, d, q)
     nb = m.body_parent.shape[0]
     nv = M.shape[0]
@@ -242,13 +258,34 @@ def aba(m, d, q, v, tau, fext, ddq):
     wrenches on the bodies in body axes. Returns False if an articulated joint inertia is not
     positive definite (massless leaf body).
     """
+    m = borrow_all(m)
+    d = borrow_all(d)
     _init_world(m, d)
     local_placements(m, d, q)
+    return _aba_passes(m, d, v, tau, fext, ddq, True)
+
+
+@njit(cache=True)
+def aba_prepared(m, d, v, tau, fext, ddq):
+    """:func:`aba` for a caller that has just computed the local placements ``d.liR, d.lip`` and
+    the body twists ``d.v`` of the same (q, v) (as ``world._kernels.placements_and_twists`` does):
+    the kinematic part of ABA's first pass is skipped."""
+    m = borrow_all(m)
+    d = borrow_all(d)
+    _init_world(m, d)
+    return _aba_passes(m, d, v, tau, fext, ddq, False)
+
+
+@njit(cache=True)
+def _aba_passes(m, d, v, tau, fext, ddq, twists):
+    """ABA's three passes (Featherstone Table 7.1) on current local placements; ``twists``:
+    compute the body twists ``d.v`` in the first pass (else they are given)."""
     nb = m.body_parent.shape[0]
     vJ = d.tmp6
     for i in range(1, nb):
         par = m.body_parent[i]
-        motion_to_child(d.liR[i], d.lip[i], d.v[par], d.v[i])
+        if twists:
+            motion_to_child(d.liR[i], d.lip[i], d.v[par], d.v[i])
         for k in range(6):
             vJ[k] = 0.0
         da = m.jnt_dofadr[i]
@@ -256,8 +293,9 @@ def aba(m, d, q, v, tau, fext, ddq):
             S = m.dof_S[da + j]
             for k in range(6):
                 vJ[k] += S[k] * v[da + j]
-        for k in range(6):
-            d.v[i, k] += vJ[k]
+        if twists:
+            for k in range(6):
+                d.v[i, k] += vJ[k]
         motion_cross(d.v[i], vJ, d.c[i])
         for r in range(6):
             for s in range(6):
@@ -382,6 +420,7 @@ def passive_forces(m, q, v, out):
     ``|xd| > v_f``). The ``max(0, .)`` keeps the limit unilateral: it never pulls the joint back into
     the limit when it separates fast (Hunt-Crossley-like clamp). Free-joint DoFs get 0.
     """
+    m = borrow_all(m)
     vf = m.opt[0]
     for k in range(out.shape[0]):
         qa = m.dof_qposadr[k]
@@ -404,17 +443,24 @@ def passive_forces(m, q, v, out):
 
 
 @njit(cache=True)
-def forward_dynamics(m, d, q, v, tau, fext, ddq):
-    """``ddq`` of ``tau`` plus the joint passive forces (``d.qfrc_passive``) and ``fext``, by ABA."""
+def forward_dynamics(m, d, q, v, tau, fext, ddq, prepared=False):
+    """``ddq`` of ``tau`` plus the joint passive forces (``d.qfrc_passive``) and ``fext``, by ABA
+    (:func:`aba_prepared` when ``prepared``: local placements and body twists are current)."""
+    m = borrow_all(m)
+    d = borrow_all(d)
     passive_forces(m, q, v, d.qfrc_passive)
     for k in range(tau.shape[0]):
         d.qfrc_passive[k] += tau[k]
+    if prepared:
+        return aba_prepared(m, d, v, d.qfrc_passive, fext, ddq)
     return aba(m, d, q, v, d.qfrc_passive, fext, ddq)
 
 
 @njit(cache=True)
 def frame_world_placement(m, d, fid, R, p):
     """World placement ``(R, p)`` of frame ``fid`` (after :func:`joint_placements`)."""
+    m = borrow_all(m)
+    d = borrow_all(d)
     b = m.frame_body[fid]
     compose(d.oR[b], d.op[b], m.frame_R[fid], m.frame_p[fid], R, p)
 
@@ -426,6 +472,8 @@ def frame_jacobian(m, d, fid, reference, J):
     ``reference``: REF_WORLD (twist at the world origin, world axes), REF_LOCAL_WORLD_ALIGNED
     (velocity of the frame origin and angular velocity, world axes) or REF_LOCAL (frame axes).
     """
+    m = borrow_all(m)
+    d = borrow_all(d)
     nv = J.shape[1]
     for r in range(6):
         for k in range(nv):
@@ -473,6 +521,7 @@ def add_world_force(d, body, point, force, fext):
     """Add a force (3,) N in world axes applied at ``point`` (3,) m in world coordinates on ``body``
     to ``fext[body]`` as a body-axes wrench about the body origin (after world placements):
     ``f_b = R^T f``, ``n_b = R^T ((point - o_b) x f)``. Its generalised force is ``J_point^T f``."""
+    d = borrow_all(d)
     R = d.oR[body]
     o = d.op[body]
     r0 = point[0] - o[0]
@@ -489,6 +538,8 @@ def add_world_force(d, body, point, force, fext):
 @njit(cache=True)
 def frame_velocity(m, d, fid, reference, out):
     """Frame twist (6,) after :func:`forward_kinematics` (same ``reference`` codes as the Jacobian)."""
+    m = borrow_all(m)
+    d = borrow_all(d)
     b = m.frame_body[fid]
     motion_to_child(m.frame_R[fid], m.frame_p[fid], d.v[b], out)
     if reference == REF_LOCAL:

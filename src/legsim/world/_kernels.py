@@ -359,7 +359,8 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
         dof = w.act_dof[j]
         qa = m.dof_qposadr[dof]
         tau[dof] = w.kp[j] * (w.qref[j] - q[qa]) - w.kd[j] * v[dof]
-    if not K.forward_dynamics(m, d, q, v, tau, fext, ddq):
+    # placements_and_twists left d.liR, d.lip and d.v current for (q, v)
+    if not K.forward_dynamics(m, d, q, v, tau, fext, ddq, True):
         return ERR_SINGULAR
     return ERR_OK
 
