@@ -62,7 +62,7 @@ def axis_angle_to_rot(ax, ay, az, angle, R):
     R[2, 2] = c + az * az * t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def matmul3(A, B, out):
     """``out = A @ B`` for 3x3 matrices (``out`` must not alias ``A`` or ``B``)."""
     for i in range(3):
@@ -77,7 +77,7 @@ def matvec3(A, x, out):
         out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def compose(Ra, pa, Rb, pb, Rout, pout):
     """Placement composition ``(Ra, pa) * (Rb, pb)``: ``Rout = Ra Rb``, ``pout = pa + Ra pb``."""
     matmul3(Ra, Rb, Rout)
@@ -111,7 +111,7 @@ def motion_transform(R, p, X):
         X[i, 5] = -(r0 * p[1] - r1 * p[0])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def motion_to_child(R, p, m_parent, m_child):
     """Twist in parent coordinates -> child coordinates for the child placement ``(R, p)``:
     ``w_c = R^T w``, ``v_c = R^T (v + w x p)``."""
@@ -126,7 +126,7 @@ def motion_to_child(R, p, m_parent, m_child):
         m_child[3 + i] = R[0, i] * wx + R[1, i] * wy + R[2, i] * wz
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def force_to_parent_add(R, p, f_child, f_parent):
     """Add a wrench in child coordinates to ``f_parent`` in parent coordinates:
     ``f_p += R f``, ``n_p += R n + p x (R f)``."""
@@ -144,7 +144,7 @@ def force_to_parent_add(R, p, f_child, f_parent):
     f_parent[5] += nz + p[0] * fy - p[1] * fx
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def motion_cross(m, x, out):
     """Spatial motion cross product ``out = m x x`` (Featherstone (2.31)):
     ``[w x xv + v x xw, w x xw]``."""
@@ -158,7 +158,7 @@ def motion_cross(m, x, out):
     out[5] = w0 * b1 - w1 * b0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def force_cross_add(m, f, out):
     """Add the spatial force cross product ``m x* f`` (Featherstone (2.32)) to ``out``:
     ``[w x ff, w x fn + v x ff]``."""
@@ -172,7 +172,7 @@ def force_cross_add(m, f, out):
     out[5] += w0 * b1 - w1 * b0 + v0 * a1 - v1 * a0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mat6_vec(A, x, out):
     """``out = A @ x`` for a 6x6 matrix (no aliasing)."""
     for i in range(6):
@@ -200,7 +200,7 @@ def congruence_add(X, A, tmp, out):
             out[i, j] += s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rot_block(R, A, r0, c0, T, out, o0, o1):
     """``out[o0:o0+3, o1:o1+3] = R A[r0:r0+3, c0:c0+3] R^T`` using 3x3 scratch ``T``."""
     for i in range(3):
@@ -211,7 +211,7 @@ def _rot_block(R, A, r0, c0, T, out, o0, o1):
             out[o0 + i, o1 + j] = T[i, 0] * R[j, 0] + T[i, 1] * R[j, 1] + T[i, 2] * R[j, 2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def inertia_to_parent_add(R, p, A, B, T, out):
     """``out += X^T A X`` for a symmetric 6x6 inertia ``A`` in child axes, with ``X`` the motion
     transform of the child placement ``(R, p)`` (same result as :func:`congruence_add`).
