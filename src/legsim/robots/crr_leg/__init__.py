@@ -2,6 +2,17 @@
 
 from .geometry import capsule_inertia, crr_leg_bodies, default_linkages, design_linkage
 from .leg import DEFAULT_GAINS, JOINTS, JointReference, LegBench, LegRun, crr_leg_model
+from .walking import (
+    WalkingPath,
+    foot_position,
+    inverse_kinematics,
+    lag_compensated_rmse,
+    plot_tracking,
+    tracking_rmse,
+    walking_references,
+)
 
 __all__ = ["capsule_inertia", "crr_leg_bodies", "default_linkages", "design_linkage", "DEFAULT_GAINS",
-           "JOINTS", "JointReference", "LegBench", "LegRun", "crr_leg_model"]
+           "JOINTS", "JointReference", "LegBench", "LegRun", "crr_leg_model", "WalkingPath",
+           "foot_position", "inverse_kinematics", "lag_compensated_rmse", "plot_tracking",
+           "tracking_rmse", "walking_references"]

@@ -39,20 +39,22 @@ COSIM = 1
 PAUSED = 2
 
 NA = L.NPARAM
-NTAB = 16                     # reference table points per joint
+NTAB = 64                     # reference table points per joint (a walking run needs ~40)
 # per-joint block, offsets inside it
 KIND, L1, L2, L3, L4, L5, KP, KI, KD, GAIN, U_BIAS = range(11)
 REF_KIND, REF_T0, REF_AMP, REF_OMEGA, REF_OFF, N_TAB = range(11, 17)
 KF = 17                       # pressure-force feedback gains: static [V/N]
 KFD = 18                      # and on its rate [V s/N]
-TAB = 19                      # NTAB times, then NTAB values
+REF_PERIOD = 19               # table repeat period [s] (0: not cyclic)
+TAB = 20                      # NTAB times, then NTAB values
 NJ = TAB + 2 * NTAB
 O_J = 3 * NA                  # first joint block
 G = O_J + 3 * NJ              # coupling block
 DT, COUPLING, D_UP, D_DOWN, PAUSE_T0, PAUSE_DUR, NFB, NIB = range(G, G + 8)
 MB = G + 8                    # multibody fbuf, then ibuf
-REF_TABLE = 0
+REF_TABLE = 0                 # held steps
 REF_SINE = 1
+REF_LINEAR = 2                # piecewise linear through the table points (ramps, trapezoids)
 
 # states: continuous, then bookkeeping
 Q = 0                         # joint angles (3) [rad]
@@ -162,20 +164,40 @@ def vector_field(t, x, p, mode, xdot):
 
 @njit(cache=True)
 def reference(t, p, j):
-    """Joint j's reference angle [rad] at time t: a held table (step series) or a sine."""
+    """Joint j's reference angle [rad] at time t [s]: a sine, or a table of n points (t_i, θ_i).
+
+    REF_TABLE holds θ_i on [t_i, t_{i+1}); REF_LINEAR interpolates linearly between the points.
+    Both give θ_0 before t_0 and θ_{n-1} after t_{n-1}. With a period P > 0 the table repeats:
+    r(t) = r(t_0 + (t − t_0) mod P) for t ≥ t_0, and the linear kind closes the cycle with a ramp
+    from (t_{n-1}, θ_{n-1}) back to (t_0 + P, θ_0) (the held kind keeps θ_{n-1} until t_0 + P).
+    """
     b = joint_block(j)
-    if int(p[b + REF_KIND]) == REF_SINE:
+    kind = int(p[b + REF_KIND])
+    if kind == REF_SINE:
         if t < p[b + REF_T0]:
             return p[b + REF_OFF]
         return p[b + REF_OFF] + p[b + REF_AMP] * math.sin(p[b + REF_OMEGA] * (t - p[b + REF_T0]))
     n = int(p[b + N_TAB])
     ts = b + TAB
     vs = ts + NTAB
-    val = p[vs]
-    for i in range(n):
-        if p[ts + i] <= t:
-            val = p[vs + i]
-    return val
+    period = p[b + REF_PERIOD]
+    tq = t
+    if period > 0.0 and t > p[ts]:
+        tq = p[ts] + (t - p[ts]) % period
+    if tq <= p[ts]:
+        return p[vs]
+    i = 0                                   # last point with t_i <= tq
+    while i + 1 < n and p[ts + i + 1] <= tq:
+        i += 1
+    if kind == REF_TABLE:
+        return p[vs + i]
+    if i + 1 < n:
+        t_a, t_b, v_b = p[ts + i], p[ts + i + 1], p[vs + i + 1]
+    elif period > 0.0:
+        t_a, t_b, v_b = p[ts + i], p[ts] + period, p[vs]
+    else:
+        return p[vs + i]
+    return p[vs + i] + (v_b - p[vs + i]) * (tq - t_a) / (t_b - t_a)
 
 
 @njit(cache=True)

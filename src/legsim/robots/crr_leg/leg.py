@@ -27,7 +27,7 @@ import numpy as np
 from ...actuators.pneumatic import _layout as L
 from ...actuators.pneumatic.actuator import PneumaticActuator
 from ...actuators.pneumatic.cylinder import Cylinder
-from ...actuators.pneumatic.friction import stribeck_tanh_source
+from ...actuators.pneumatic.friction import Friction, FrictionModel, stribeck_tanh_source
 from ...actuators.pneumatic.linkage import JointLinkage
 from ...actuators.pneumatic.units import P_ATM_PSI, PSI
 from ...actuators.pneumatic.valves import mpye5_fitted
@@ -62,7 +62,8 @@ COUPLINGS = {"monolithic": H.MONOLITHIC, "cosim": H.COSIM}
 def _param_names(nfb: int, nib: int) -> list[str]:
     names = [f"{j}_row_{i}" for j in JOINTS for i in range(L.NPARAM)]
     blk = ["kind", "l1", "l2", "l3", "l4", "l5", "kp", "ki", "kd", "gain", "u_bias", "ref_kind",
-           "ref_t0", "ref_amp", "ref_omega", "ref_offset", "n_table", "k_force", "k_force_rate"]
+           "ref_t0", "ref_amp", "ref_omega", "ref_offset", "n_table", "k_force", "k_force_rate",
+           "ref_period"]
     for j in JOINTS:
         names += [f"{j}_{b}" for b in blk]
         names += [f"{j}_tab_t{i}" for i in range(H.NTAB)] + [f"{j}_tab_v{i}" for i in range(H.NTAB)]
@@ -81,7 +82,9 @@ def crr_leg_model() -> Model:
     tuned gains and force feedback, supply and exhaust, references holding
     :data:`HOLD_POSTURE_DEG` from a matching initial state. Change the references through the
     ``<joint>_tab_t*``/``<joint>_tab_v*`` step tables (``<joint>_n_table`` entries) or the sine
-    parameters ``<joint>_ref_*``; run with ``sample_period = 1e-3`` (the controller's period)."""
+    parameters ``<joint>_ref_*``; ``<joint>_ref_kind`` selects held steps (0), a sine (1) or linear
+    interpolation between the table points (2), ``<joint>_ref_period`` [s] > 0 repeats the table
+    (see :class:`JointReference`); run with ``sample_period = 1e-3`` (the controller's period)."""
     bench = LegBench()
     refs = [JointReference.hold(float(np.radians(a))) for a in HOLD_POSTURE_DEG]
     q0 = [float(r.values_at(0.0)) for r in refs]
@@ -89,33 +92,82 @@ def crr_leg_model() -> Model:
                    state_defaults=bench.initial_state(q0))
 
 
+INTERPOLATIONS = {"hold": H.REF_TABLE, "linear": H.REF_LINEAR}
+
+
 @dataclass
 class JointReference:
-    """A joint reference [rad]: ``steps`` = ((t_0, θ_0), (t_1, θ_1), …) held (≤ 16 entries), or a
-    sine ``offset + amplitude sin(omega (t − t0))`` for t ≥ t0 (``omega`` rad/s)."""
+    """A joint reference [rad]: a table of points or a sine.
+
+    ``steps`` = ((t_0, θ_0), (t_1, θ_1), …) [s, rad], at most :data:`._hooks.NTAB` (64) points with
+    strictly increasing times. ``interpolate="hold"`` holds θ_i on [t_i, t_{i+1}) (step series);
+    ``"linear"`` interpolates linearly between the points (ramps, trapezoids, sampled paths, digest
+    §7 item 11). Both give θ_0 before t_0 and θ_{n-1} after the last point. ``period`` P [s] > 0
+    repeats the table from t_0: r(t) = r(t_0 + (t − t_0) mod P); the linear kind then closes the
+    cycle with a ramp from the last point back to (t_0 + P, θ_0), so the points must lie within
+    [t_0, t_0 + P). Without ``steps``: the sine ``offset + amplitude sin(omega (t − t0))`` for
+    t ≥ t0 (``omega`` rad/s), ``offset`` before.
+    """
 
     steps: tuple = ()
     offset: float = 0.0
     amplitude: float = 0.0
     omega: float = 0.0
     t0: float = 0.0
+    interpolate: str = "hold"
+    period: float = 0.0
 
     def __post_init__(self) -> None:
+        if self.interpolate not in INTERPOLATIONS:
+            raise InputError(f"JointReference: interpolate={self.interpolate!r}, expected one of "
+                             f"{', '.join(INTERPOLATIONS)}")
         if len(self.steps) > H.NTAB:
             raise InputError(f"JointReference: {len(self.steps)} steps, at most {H.NTAB} supported")
-        times = [s[0] for s in self.steps]
+        if any(len(s) != 2 for s in self.steps):
+            raise InputError(f"JointReference: steps must be (time, angle) pairs, got {self.steps!r}")
+        arr = np.asarray(self.steps, dtype=float).reshape(-1, 2)
+        if not np.all(np.isfinite(arr)):
+            raise InputError(f"JointReference: steps must be finite, got {self.steps!r}")
+        times = [float(s[0]) for s in self.steps]
         if any(b <= a for a, b in zip(times, times[1:], strict=False)):
             raise InputError(f"JointReference: step times must increase strictly, got {times}")
+        if not (np.isfinite(self.period) and self.period >= 0.0):
+            raise InputError(f"JointReference: period={self.period!r} s, expected a finite value >= 0")
+        if self.period > 0.0:
+            if not self.steps:
+                raise InputError("JointReference: a period needs a table (steps), not a sine")
+            if times[-1] >= times[0] + self.period:
+                raise InputError(f"JointReference: period={self.period!r} s must exceed the table's "
+                                 f"span {times[-1] - times[0]!r} s (last point before t_0 + period)")
 
     @classmethod
     def hold(cls, theta: float) -> JointReference:
         return cls(steps=((0.0, float(theta)),))
 
+    @classmethod
+    def trapezoid(cls, low: float, high: float, t_start: float, ramp: float, hold: float,
+                  period: float = 0.0) -> JointReference:
+        """Ramp–hold–ramp [rad]: ``low`` until ``t_start`` [s], a ``ramp`` [s] to ``high``, held for
+        ``hold`` [s], a ``ramp`` back to ``low`` (Fig. 39's Gamma trapezoids); ``period`` > 0
+        repeats it every ``period`` s from ``t_start`` (must exceed 2 ramp + hold)."""
+        if not (ramp > 0.0 and hold >= 0.0):
+            raise InputError(f"trapezoid: ramp={ramp!r} s must be > 0 and hold={hold!r} s >= 0")
+        pts = [(t_start, low), (t_start + ramp, high), (t_start + ramp + hold, high),
+               (t_start + 2.0 * ramp + hold, low)]
+        if hold == 0.0:
+            del pts[2]
+        if 0.0 < period <= 2.0 * ramp + hold:
+            raise InputError(f"trapezoid: period={period!r} s must exceed 2 ramp + hold = "
+                             f"{2.0 * ramp + hold!r} s")
+        return cls(steps=tuple((float(a), float(b)) for a, b in pts), interpolate="linear",
+                   period=float(period))
+
     def write(self, p: np.ndarray, b: int) -> None:
         if self.steps:
             n = len(self.steps)
-            p[b + H.REF_KIND] = H.REF_TABLE
+            p[b + H.REF_KIND] = INTERPOLATIONS[self.interpolate]
             p[b + H.N_TAB] = n
+            p[b + H.REF_PERIOD] = self.period
             p[b + H.TAB:b + H.TAB + n] = [s[0] for s in self.steps]
             p[b + H.TAB + H.NTAB:b + H.TAB + H.NTAB + n] = [s[1] for s in self.steps]
         else:
@@ -124,14 +176,22 @@ class JointReference:
             p[b + H.REF_OMEGA], p[b + H.REF_T0] = self.omega, self.t0
 
     def values_at(self, t) -> np.ndarray:
+        """The reference [rad] at times ``t`` [s] (any shape), as the compiled controller sees it."""
         t = np.asarray(t, dtype=float)
-        if self.steps:
-            out = np.full(t.shape, float(self.steps[0][1]))
-            for ts, v in self.steps:
-                out[t >= ts] = v
-            return out
-        return np.where(t < self.t0, self.offset,
-                        self.offset + self.amplitude * np.sin(self.omega * (t - self.t0)))
+        if not self.steps:
+            return np.where(t < self.t0, self.offset,
+                            self.offset + self.amplitude * np.sin(self.omega * (t - self.t0)))
+        ts = np.array([s[0] for s in self.steps], dtype=float)
+        vs = np.array([s[1] for s in self.steps], dtype=float)
+        if self.period > 0.0:
+            t = np.where(t > ts[0], ts[0] + np.mod(t - ts[0], self.period), t)
+            if self.interpolate == "linear":
+                ts = np.append(ts, ts[0] + self.period)
+                vs = np.append(vs, vs[0])
+        if self.interpolate == "linear":
+            return np.interp(t, ts, vs)
+        idx = np.searchsorted(ts, t, side="right") - 1
+        return vs[np.clip(idx, 0, None)]
 
 
 @dataclass
@@ -163,7 +223,10 @@ class LegBench:
     supply_psig, exhaust_psia : supply [psig] (50.3) and exhaust [psia] (24.7, leg setup ⚠ 7).
     gains : joint -> (kp, ki, kd); gain_scale : joint -> overall factor (Alpha 0.75 = the thesis's
     −25 %); force_gain [V/N], force_rate_gain [V s/N] : net-pressure-force feedback per joint.
-    linkages : Alpha, Beta, Gamma :class:`JointLinkage`. coupling : "monolithic" | "cosim";
+    linkages : Alpha, Beta, Gamma :class:`JointLinkage`. friction : cylinder friction of all three
+    joints (default the source's Stribeck-tanh, §2.4; the viscous and steep-linear laws are
+    ablations: the compiled leg evaluates friction from the piston velocity alone).
+    coupling : "monolithic" | "cosim";
     delay_up / delay_down : one-way exchange delays [ticks of 1 ms] (0 … 3): the round trip is
     delay_up + delay_down + 1 ticks, since even without latency SrLib's answer to a torque sent at
     one tick is read at the next; pause_t0 / pause_duration : an exchange pause [s] (COSIM only).
@@ -178,6 +241,7 @@ class LegBench:
     force_gain: dict = field(default_factory=lambda: dict(DEFAULT_FORCE_GAIN))
     force_rate_gain: dict = field(default_factory=lambda: dict(DEFAULT_FORCE_RATE_GAIN))
     linkages: tuple = field(default_factory=default_linkages)
+    friction: Friction = field(default_factory=stribeck_tanh_source)
     coupling: str = "monolithic"
     delay_up: int = 0
     delay_down: int = 0
@@ -199,6 +263,10 @@ class LegBench:
             raise InputError(f"pause_duration={self.pause_duration!r} s: expected >= 0")
         if len(self.linkages) != 3 or not all(isinstance(k, JointLinkage) for k in self.linkages):
             raise InputError("linkages: expected three JointLinkage (Alpha, Beta, Gamma)")
+        laws = (FrictionModel.STRIBECK_TANH, FrictionModel.VISCOUS, FrictionModel.STEEP_LINEAR)
+        if not isinstance(self.friction, Friction) or self.friction.model not in laws:
+            raise InputError(f"friction={self.friction!r}: expected a Friction with a velocity-only "
+                             f"law ({', '.join(m.name for m in laws)})")
         for key in (*self.gains, *self.gain_scale):
             if key not in JOINTS:
                 raise InputError(f"gains/gain_scale key {key!r}: expected one of {', '.join(JOINTS)}")
@@ -207,7 +275,7 @@ class LegBench:
             PneumaticActuator(p_supply=(self.supply_psig + P_ATM_PSI) * PSI,
                               p_exhaust=self.exhaust_psia * PSI,
                               cylinder=Cylinder(stroke=STROKES[j]), valve=mpye5_fitted(),
-                              friction=stribeck_tanh_source())
+                              friction=self.friction)
             for j in range(3))
         nfb, nib = self.bodies.fbuf.size, self.bodies.ibuf.size
         names = _param_names(nfb, nib)
