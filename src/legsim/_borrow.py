@@ -25,12 +25,17 @@ from numba.extending import intrinsic
 __all__ = ["borrow", "borrow_all"]
 
 
+def _members(ty) -> list:
+    """Element types of a numba tuple type (every concrete tuple type is iterable)."""
+    return list(ty)
+
+
 def _plain(ty) -> bool:
     """Types a borrowed tuple may hold: arrays, scalars and (nested) tuples of them."""
     if isinstance(ty, T.Array | T.Number | T.Boolean):
         return True
     if isinstance(ty, T.BaseTuple):
-        return all(_plain(t) for t in ty)
+        return all(_plain(t) for t in _members(ty))
     return False
 
 
@@ -38,7 +43,7 @@ def _borrow_value(builder, ty, val):
     if isinstance(ty, T.Array):
         return builder.insert_value(val, ir.Constant(val.type.elements[0], None), 0)
     if isinstance(ty, T.BaseTuple):
-        for i, ti in enumerate(ty):
+        for i, ti in enumerate(_members(ty)):
             val = builder.insert_value(val, _borrow_value(builder, ti, builder.extract_value(val, i)), i)
     return val
 
