@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 from numba import types as T
 
-from .._borrow import borrow as _borrow
+from .._borrow import borrow_all
 from ._events import _armed, _crossed, _locate, _log_event, _record, _records_until, _try_slide
 from ._hooks import HOOKS_T
 from ._layout import (
@@ -128,19 +128,8 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
     ``work``/``iwork`` are scratch vectors of the lengths :func:`work_sizes` gives (contents
     irrelevant); every array is used through a borrowed view (see :mod:`legsim._borrow`).
     """
-    gdir = _borrow(gdir)
-    gplace = _borrow(gplace)
-    p = _borrow(p)
-    optf = _borrow(optf)
-    opti = _borrow(opti)
-    sf = _borrow(sf)
-    si = _borrow(si)
-    x = _borrow(x)
-    rec = _borrow(rec)
-    rec_mode = _borrow(rec_mode)
-    ev_t = _borrow(ev_t)
-    ev_i = _borrow(ev_i)
-    work = _borrow(work)
+    (gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i, work, iwork) = borrow_all(
+        (gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i, work, iwork))
     vf = hooks.vector_field
     gf = hooks.guards
     rf = hooks.reset
@@ -188,7 +177,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
     g1 = work[18 * nx + ng:18 * nx + 2 * ng]
     gbuf = work[18 * nx + 2 * ng:18 * nx + 3 * ng]
     ybuf = work[18 * nx + 3 * ng:18 * nx + 3 * ng + ny]
-    fired = _borrow(iwork)[:ng]
+    fired = iwork[:ng]
     fired[:] = 0
     eps_t = 8.0 * 2.220446049250313e-16 * max(1.0, abs(tf), abs(t0))
 

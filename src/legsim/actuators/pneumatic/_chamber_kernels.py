@@ -64,13 +64,7 @@ def port_flow(prm, u, port, p_c, t_c):
     c2 = prm[L.C2]
     rcr = prm[L.CRIT_RATIO]
     rlam = prm[L.LAM_RATIO]
-    ts = prm[L.T_SUPPLY]
-    m1, t1 = signed_orifice_flow(a1, p1, p_c, ts, t_c, k, c1, c2, rcr, rlam)
-    m2 = 0.0
-    t2 = ts
-    if a2 > 0.0:
-        m2, t2 = signed_orifice_flow(a2, p2, p_c, ts, t_c, k, c1, c2, rcr, rlam)
-    return m1 + m2, t1 * m1 + t2 * m2, max(m1, 0.0)
+    return paths_flow(a1, p1, a2, p2, p_c, t_c, prm[L.T_SUPPLY], k, c1, c2, rcr, rlam)
 
 
 @njit(cache=True)
