@@ -2,6 +2,7 @@
 
 from .geometry import capsule_inertia, crr_leg_bodies, default_linkages, design_linkage
 from .leg import DEFAULT_GAINS, JOINTS, JointReference, LegBench, LegRun, crr_leg_model
+from .recorded import knots_from_samples, references_from_csv
 from .walking import (
     WalkingPath,
     foot_position,
@@ -13,6 +14,7 @@ from .walking import (
 )
 
 __all__ = ["capsule_inertia", "crr_leg_bodies", "default_linkages", "design_linkage", "DEFAULT_GAINS",
-           "JOINTS", "JointReference", "LegBench", "LegRun", "crr_leg_model", "WalkingPath",
+           "JOINTS", "JointReference", "LegBench", "LegRun", "crr_leg_model", "knots_from_samples",
+           "references_from_csv", "WalkingPath",
            "foot_position", "inverse_kinematics", "lag_compensated_rmse", "plot_tracking",
            "tracking_rmse", "walking_references"]

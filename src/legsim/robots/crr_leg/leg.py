@@ -77,16 +77,33 @@ HOLD_POSTURE_DEG = (20.0, -30.0, 56.0)
 """Alpha, Beta, Gamma [deg] that :func:`crr_leg_model`'s defaults hold (the posture of the tests)."""
 
 
-def crr_leg_model() -> Model:
+def crr_leg_model(reference: dict | None = None) -> Model:
     """The leg as a hybrid model (registry name ``crr_leg``) whose defaults are :class:`LegBench`'s:
     tuned gains and force feedback, supply and exhaust, references holding
     :data:`HOLD_POSTURE_DEG` from a matching initial state. Change the references through the
     ``<joint>_tab_t*``/``<joint>_tab_v*`` step tables (``<joint>_n_table`` entries) or the sine
     parameters ``<joint>_ref_*``; ``<joint>_ref_kind`` selects held steps (0), a sine (1) or linear
     interpolation between the table points (2), ``<joint>_ref_period`` [s] > 0 repeats the table
-    (see :class:`JointReference`); run with ``sample_period = 1e-3`` (the controller's period)."""
+    (see :class:`JointReference`); run with ``sample_period = 1e-3`` (the controller's period).
+
+    ``reference`` (a scenario's ``[model_options] reference = {file = "walk.csv", unit = "deg"}``)
+    loads a recorded trajectory instead: keys ``file``, and optionally ``time_column``,
+    ``columns`` (three names), ``unit`` ("rad"/"deg"), ``tolerance`` [rad] of
+    :func:`.recorded.references_from_csv`; the leg then starts at rest at the log's first angles.
+    """
     bench = LegBench()
-    refs = [JointReference.hold(float(np.radians(a))) for a in HOLD_POSTURE_DEG]
+    if reference is None:
+        refs = [JointReference.hold(float(np.radians(a))) for a in HOLD_POSTURE_DEG]
+    else:
+        from .recorded import references_from_csv
+        keys = {"file", "time_column", "columns", "unit", "tolerance"}
+        if not isinstance(reference, dict) or "file" not in reference or set(reference) - keys:
+            raise InputError(f"crr_leg option reference={reference!r}: expected a table with 'file' "
+                             f"and optionally {', '.join(sorted(keys - {'file'}))}")
+        opts = {k: v for k, v in reference.items() if k != "file"}
+        if "columns" in opts:
+            opts["columns"] = tuple(opts["columns"])
+        refs = list(references_from_csv(reference["file"], **opts))
     q0 = [float(r.values_at(0.0)) for r in refs]
     return replace(bench.model, param_defaults=bench.params(refs),
                    state_defaults=bench.initial_state(q0))
