@@ -1,10 +1,14 @@
-"""Articulated robots touching terrain: a compiled fixed-step world (issue 3 §2, §6).
+"""Articulated robots touching terrain (issue 3 §2, §6).
 
 :class:`RobotWorld` couples a :class:`legsim.multibody.Model` (fixed or floating base) with terrain
 and contact laws of :mod:`legsim.contact`, and runs whole simulations in one compiled call
 (semi-implicit Euler or RK4 at a fixed step, joint PD control, records in preallocated buffers).
+:func:`event_contact_model` makes the same robot's sphere contacts on a plane a hybrid-engine
+model whose contact onsets and separations are located events (exact impact-velocity latch,
+adaptive integration across contacts).
 """
 
+from .event_contact import event_contact_model
 from .robot_world import METHODS, RobotWorld, WorldResult
 
-__all__ = ["METHODS", "RobotWorld", "WorldResult"]
+__all__ = ["METHODS", "RobotWorld", "WorldResult", "event_contact_model"]

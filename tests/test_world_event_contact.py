@@ -1,0 +1,121 @@
+"""Contact onset/separation as engine events (issue 3: per-contact state exact at the event)."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from legsim.contact import ContactLaw, Plane, coulomb, linear_penalty, restitution
+from legsim.contact.laws import anchor_spring, restitution_damping_exact
+from legsim.errors import InputError
+from legsim.hybrid import Options, simulate
+from legsim.multibody import RobotBuilder
+from legsim.multibody.samples import HEXAPOD_STANCE, hexapod, hexapod_stance
+from legsim.world import RobotWorld
+from legsim.world.event_contact import event_contact_model
+
+M = 0.5
+R = 0.05
+OPTS = Options(method="dp45", rtol=1e-11, atol=1e-13, record_period=0.0, stop_precision=1e-13)
+
+
+def _ball(gravity=(0.0, 0.0, 0.0)):
+    b = RobotBuilder("ball", gravity=gravity)
+    b.add_body("ball", "world", "free", mass=M, inertia=(1e-3, 1e-3, 1e-3))
+    b.add_geometry("ball", "sphere", radius=R, material="ball")
+    return b.compile()
+
+
+def _drop(law, v0, t_final, gravity=(0.0, 0.0, 0.0), height=0.1):
+    model = event_contact_model(_ball(gravity), law)
+    q0 = np.array([0.0, 0.0, R + height, 0.0, 0.0, 0.0, 1.0])
+    x0 = np.concatenate([q0, [0.0, 0.0, -v0, 0.0, 0.0, 0.0], [0.0]])
+    return simulate(model, t_final, x0=x0, options=OPTS)
+
+
+def _contact_events(res):
+    ev = res.events[res.events["kind"] == 0]             # guard events: 2k touchdown, 2k+1 liftoff
+    return ev["t"][ev["guard"] % 2 == 0], ev["t"][ev["guard"] % 2 == 1]
+
+
+@pytest.mark.parametrize("v0", [0.5, 2.0])
+def test_pure_penalty_contact_lasts_pi_over_q_and_returns_the_impact_speed(v0):
+    # digest A1: a linear spring alone, no gravity: contact time pi / sqrt(k/m), exit speed = entry
+    k = 1e4
+    res = _drop(ContactLaw(linear_penalty(k)), v0, 0.1 / v0 + 0.05)
+    on, off = _contact_events(res)
+    assert on.size == 1 and off.size == 1
+    assert on[0] == pytest.approx(0.1 / v0, abs=1e-10)
+    assert off[0] - on[0] == pytest.approx(math.pi / math.sqrt(k / M), rel=1e-9)
+    assert res.x[-1, 9] == pytest.approx(v0, rel=1e-9)          # vz after separation
+    assert res.state("v_imp_ball_sphere_0")[-1] == pytest.approx(v0, rel=1e-10)
+
+
+@pytest.mark.parametrize("v0", [0.3, 1.0, 4.0])
+def test_restitution_law_latches_the_located_impact_speed_and_gives_exactly_the_requested_e(v0):
+    # (2.20) with the exact inversion: e = eps independent of the impact speed (A4), here to
+    # integration tolerance because the latch is the located onset speed (RobotWorld: within ~1 %)
+    eps = 0.6
+    law = ContactLaw(restitution(1e5, eps, exact=True, v_min=1e-3))
+    res = _drop(law, v0, 0.1 / v0 + 0.05)
+    on, off = _contact_events(res)
+    assert on.size == 1 and off.size == 1
+    assert res.x[-1, -1] == pytest.approx(v0, rel=1e-10)         # latched v_imp
+    assert res.x[-1, 9] / v0 == pytest.approx(eps, rel=1e-7)     # exit speed / entry speed
+
+
+def test_exact_damping_inversion_is_what_the_law_uses():
+    # guards the test above against a law that ignores D: D(0.6) is not small
+    assert restitution_damping_exact(0.6) > 0.3
+
+
+def test_dropped_ball_under_gravity_bounces_lower_each_time_and_separates_at_the_ground():
+    res = _drop(ContactLaw(restitution(1e5, 0.8, exact=True)), 0.0, 1.5, gravity=(0, 0, -9.81))
+    on, off = _contact_events(res)
+    assert on.size >= 3 and off.size >= 3
+    assert np.all(on[1:] - off[:on.size - 1] > 0)               # flights between contacts
+    apex = [res.x[(res.t > a) & (res.t < b), 2].max() for a, b in zip(off, on[1:], strict=False)]
+    assert np.all(np.diff(apex) < 0)
+    # located events sit on the ground to stop precision: gap at every event is ~0
+    z_at_events = res.events["x"][res.events["kind"] == 0, 2] - R
+    assert np.max(np.abs(z_at_events)) < 1e-9
+
+
+def test_standing_hexapod_rests_on_six_contacts_and_matches_the_fixed_step_world():
+    mb = hexapod()
+    q0 = hexapod_stance(mb)                       # lowest foot exactly on the ground
+    # v_eps = 1e-2: with 1e-3 the tangential friction slope mu F_n / v_eps is too stiff for RK4 at
+    # 0.1 ms (RobotWorld then strays 0.8 mm from the converged motion in 1 s; at 5 us it agrees)
+    law = ContactLaw(linear_penalty(2e4), coulomb(1.0, v_eps=1e-2))
+    q_ref = {f"leg{k}_{s}": v for k in range(6) for s, v in HEXAPOD_STANCE.items()}
+    model = event_contact_model(mb, law, kp=30.0, kd=0.3, q_ref=q_ref)
+    x0 = np.concatenate([q0, np.zeros(mb.nv), np.zeros(6)])
+    res = simulate(model, 1.0, x0=x0, options=Options(method="dp45", rtol=1e-8, atol=1e-10,
+                                                      record_period=0.01))
+    assert res.output("n_touching")[-1] == 6
+    assert res.output("fn_total")[-1] == pytest.approx(3.5 * 9.81, rel=1e-3)
+    # the same robot in the fixed-step RobotWorld (RK4, 20 us; the same six foot spheres, since
+    # RobotWorld would also let the tibia capsules touch) follows the same settling
+    feet_only = dataclasses.replace(mb, geometries=tuple(g for g in mb.geometries if g.shape == "sphere"))
+    w = RobotWorld(feet_only, contact_law=law, kp=30.0, kd=0.3)
+    w.reset(q=q0)
+    w.set_targets(np.array([q_ref[j] for j in mb.joint_names]))
+    wr = w.simulate(1.0, 2e-5, method="rk4", record_every=500)
+    z = np.interp(wr.t, res.t, res.state("base_z"))
+    assert np.max(np.abs(z - wr.q[:, 2])) < 1e-6
+
+
+def test_bad_inputs_name_the_value():
+    with pytest.raises(InputError, match="anchor-spring"):
+        event_contact_model(_ball(), ContactLaw(linear_penalty(1e4), anchor_spring(1.0, 1e3)))
+    with pytest.raises(InputError, match="expected a ContactLaw"):
+        event_contact_model(_ball(), "penalty")
+    with pytest.raises(InputError, match="expected a legsim.contact.Plane"):
+        event_contact_model(_ball(), ContactLaw(linear_penalty(1e4)), ground=(0, 0, 1))
+    b = RobotBuilder("box")
+    b.add_body("box", "world", "free", mass=1.0, inertia=(1, 1, 1))
+    b.add_geometry("box", "box", size=(0.1, 0.1, 0.1))
+    with pytest.raises(InputError, match="no sphere geometry"):
+        event_contact_model(b.compile(), ContactLaw(linear_penalty(1e4)))
+    assert Plane()  # the default ground exists
