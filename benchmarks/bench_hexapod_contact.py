@@ -25,7 +25,10 @@ step and to the Python+Pinocchio loop, the base position at the end (a sanity ch
 engine stands and walks). The machine is shared: each timing is the best of ``--repeat`` runs.
 Optionally (``--work-precision``) the final base-position error of legsim RK4 (anchor-spring
 friction, and stateless regularised Coulomb with v_eps = 0.05 m/s) and MuJoCo (Euler, RK4) against
-each engine's own dt = 25 us solution vs wall time.
+each engine's own dt = 25 us solution vs wall time; and of legsim's event-located contact model
+(``legsim.world.event_contact_model``: the six foot spheres, Kelvin-Voigt + regularised Coulomb
+v_eps = 0.05 m/s, adaptive DP45 with touchdowns and liftoffs located as events) against its own
+rtol = 1e-11 solution.
 
 Usage: ``.venv/bin/python benchmarks/bench_hexapod_contact.py [--t 2] [--repeat 2] [--work-precision]``
 """
@@ -89,6 +92,23 @@ def make_legsim(model, q0, tab, friction="anchor"):
         w.reset(q0)
         w.simulate(t_final, dt, method=method, record_every=max(1, int(round(0.01 / dt))))
         return w.q.copy()
+
+    return run
+
+
+def make_legsim_events(model, q0, tab):
+    """The hexapod as a hybrid-engine model with event-located foot contacts; run(t, rtol) -> q."""
+    from legsim.contact import ContactLaw, coulomb, kelvin_voigt
+    from legsim.hybrid import Options, simulate
+    from legsim.world import event_contact_model
+
+    hm = event_contact_model(model, ContactLaw(kelvin_voigt(K_N, C_N), coulomb(MU, 0.05)), kp=KP, kd=KD,
+                             targets=tab, dt_targets=DT_TABLE)
+    x0 = np.concatenate([q0, np.zeros(model.nv), np.zeros(len(hm.state_names) - model.nq - model.nv)])
+
+    def run(t_final, rtol):
+        opts = Options(method="dp45", rtol=rtol, atol=1e-2 * rtol, record_period=0.0, h_max=0.01)
+        return simulate(hm, t_final, x0=x0, options=opts, progress=False).x[-1, :model.nq]
 
     return run
 
@@ -331,6 +351,13 @@ def work_precision(model, q0, tab, engines, args):
                 print(f"  {name:14s} {method:6s} dt={dt:7.1e}  error {err:9.2e} m  wall {wall * 1e3:8.1f} ms")
             except Exception as e:  # noqa: BLE001 - report divergence and go on
                 print(f"  {name:14s} {method:6s} dt={dt:7.1e}  failed: {type(e).__name__}: {str(e)[:80]}")
+    events = make_legsim_events(model, q0, tab)
+    events(0.01, 1e-4)  # compile or load the hooks outside the timings
+    ref = events(t_wp, 1e-11)[:3]
+    for rtol in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8):
+        wall, qf = best_time(lambda rtol=rtol: events(t_wp, rtol), 1)
+        print(f"  {'legsim-events':14s} dp45   rtol={rtol:5.0e}  error {np.abs(qf[:3] - ref).max():9.2e} m  "
+              f"wall {wall * 1e3:8.1f} ms  (feet only, vs its own rtol 1e-11 run)")
 
 
 if __name__ == "__main__":

@@ -119,3 +119,31 @@ def test_bad_inputs_name_the_value():
     with pytest.raises(InputError, match="no sphere geometry"):
         event_contact_model(b.compile(), ContactLaw(linear_penalty(1e4)))
     assert Plane()  # the default ground exists
+
+
+def test_walking_hexapod_lifts_and_plants_feet_as_events_and_matches_the_fixed_step_world():
+    # tripod gait from a 1 ms target table; feet lift off and touch down as located events
+    mb = hexapod()
+    q0 = hexapod_stance(mb)
+    t = np.arange(0.0, 1.2, 1e-3)
+    tab = np.tile(q0[7:], (t.size, 1))
+    ramp = np.clip((t - 0.2) / 0.3, 0.0, 1.0)
+    for k in range(6):
+        phi = 2 * np.pi * 1.5 * t + (0.0 if k in (0, 3, 4) else np.pi)
+        tab[:, 3 * k] += ramp * (1 if k % 2 == 0 else -1) * 0.25 * np.sin(phi)
+        tab[:, 3 * k + 1] -= ramp * 0.15 * (1 + np.cos(phi))
+        tab[:, 3 * k + 2] += ramp * 0.15 * (1 + np.cos(phi))
+    law = ContactLaw(linear_penalty(2e4), coulomb(1.0, v_eps=0.05))
+    model = event_contact_model(mb, law, kp=30.0, kd=0.3, targets=tab, dt_targets=1e-3)
+    res = simulate(model, 1.0, x0=np.concatenate([q0, np.zeros(mb.nv), np.zeros(6)]),
+                   options=Options(method="dp45", rtol=1e-8, atol=1e-10, record_period=0.01))
+    on, off = _contact_events(res)
+    assert off.size >= 6 and on.size >= 6                     # every leg swung at least once
+    feet_only = dataclasses.replace(mb, geometries=tuple(g for g in mb.geometries if g.shape == "sphere"))
+    w = RobotWorld(feet_only, contact_law=law, kp=30.0, kd=0.3)
+    w.reset(q=q0)
+    w.set_targets(tab, 1e-3)
+    wr = w.simulate(1.0, 2e-5, method="rk4", record_every=500)
+    for i in range(3):                                        # base x, y, z
+        assert np.max(np.abs(np.interp(wr.t, res.t, res.x[:, i]) - wr.q[:, i])) < 2e-6
+    assert abs(res.x[-1, 0] - q0[0]) > 0.01                   # and it did walk

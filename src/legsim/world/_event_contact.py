@@ -5,13 +5,16 @@ Parameter vector: the layout of :mod:`legsim.multibody.hybrid_model` (sizes, joi
 multibody buffers), then the contact block at offset ``oc`` = 5 + 5 na + len(fbuf) + len(ibuf)::
 
     [nc, n_x, n_y, n_z, d, normal law code, friction law code, law row (NPRM),
-     nc x (body, o_x, o_y, o_z, radius)]
+     nc x (body, o_x, o_y, o_z, radius), K, dt_table, table (K x na)]
 
 for the ground half-space {x : n . x <= d} and spheres of radius r centred at body point o
 (body axes). State: ``x = [q (nq), v (nv), v_imp (nc)]``; ``v_imp`` is the approach speed latched
 at each contact's onset (Konyev (2.20)); it changes only at events. Mode: bit k set while contact
 k touches. Guards 2k (falling, active while k is open) and 2k + 1 (rising, active while k
-touches) are both the gap g_k = n . c_k − d − r_k of the sphere centre c_k.
+touches) are both the gap g_k = n . c_k − d − r_k of the sphere centre c_k. With K > 0 rows, the
+joint PD targets q_ref(t) are the table sampled every ``dt_table`` s from t = 0, linearly
+interpolated and held beyond its ends (as :meth:`legsim.world.RobotWorld.set_targets`), instead of
+the constant ``q_ref_<joint>`` parameters.
 """
 
 from __future__ import annotations
@@ -122,6 +125,39 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn):
             fext[b, 3 + i] += R[0, i] * n0 + R[1, i] * n1 + R[2, i] * n2
 
 
+@hs.njit_helper
+def table_torques(m, p, x, t, nq, nv, na, tau):
+    """PD torque (nv,) toward the tabled targets q_ref(t) (module docstring); returns False when
+    the model has no table (then the constant-target law of ``hybrid_model`` applies)."""
+    oc = contact_offset(p)
+    ot = oc + HEAD + NCON * int(p[oc])
+    rows = int(p[ot])
+    if rows == 0:
+        return False
+    s = t / p[ot + 1]
+    i0 = 0
+    fr = 0.0
+    if rows > 1 and s >= rows - 1:
+        i0 = rows - 2
+        fr = 1.0
+    elif rows > 1 and s > 0.0:
+        i0 = int(s)
+        fr = s - i0
+    i1 = i0 + 1 if rows > 1 else i0
+    tab = ot + 2
+    j = 0
+    for k in range(nv):
+        qa = m.dof_qposadr[k]
+        if qa < 0:
+            tau[k] = 0.0
+            continue
+        qr = (1.0 - fr) * p[tab + i0 * na + j] + fr * p[tab + i1 * na + j]
+        tau[k] = (p[5 + 4 * na + j] + p[5 + j] * (qr - x[qa])
+                  + p[5 + na + j] * (p[5 + 3 * na + j] - x[nq + k]))
+        j += 1
+    return True
+
+
 @hs.vector_field
 def contact_field(t, x, p, mode, xdot):
     """``xdot = [qdot, ABA(q, v, tau_PD + tau_passive, contact wrenches), 0 (v_imp)]``."""
@@ -135,7 +171,8 @@ def contact_field(t, x, p, mode, xdot):
     v = x[nq:nq + nv]
     C.qdot(m, q, v, xdot[:nq])
     tau = d.tau
-    _joint_torques(m, p, x, nq, nv, na, tau)
+    if not table_torques(m, p, x, t, nq, nv, na, tau):
+        _joint_torques(m, p, x, nq, nv, na, tau)
     ok = K.forward_dynamics(m, d, q, v, tau, fext, d.ddq)
     for k in range(nv):
         xdot[nq + k] = d.ddq[k] if ok else math.nan

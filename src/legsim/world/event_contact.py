@@ -30,6 +30,7 @@ from ..contact.laws import ContactLaw, FrictionLaw
 from ..contact.shapes import Plane
 from ..errors import InputError
 from ..hybrid import Direction, Guard, Placement
+from ..hybrid import Model as HybridModel
 from ..multibody.hybrid_model import articulated_model
 from ..multibody.model import Model
 from . import _event_contact as H
@@ -52,8 +53,21 @@ def contact_spheres(model: Model) -> list[tuple[str, int, np.ndarray, float]]:
     return out
 
 
+def _target_table(targets, dt, na: int) -> np.ndarray:
+    if targets is None:
+        return np.zeros((0, na))
+    tab = np.array(targets, dtype=float)
+    if tab.ndim != 2 or tab.shape[1] != na or tab.shape[0] < 1 or not np.all(np.isfinite(tab)):
+        raise InputError(f"event_contact_model: targets of shape {np.shape(targets)}, expected a finite "
+                         f"table (K, {na}) (one column per joint of model.joint_names)")
+    if not (np.isfinite(dt) and dt > 0.0):
+        raise InputError(f"event_contact_model: dt_targets={dt!r} s, expected > 0 with a targets table")
+    return tab
+
+
 def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane | None = None,
-                        name: str | None = None, **gains) -> object:
+                        targets=None, dt_targets: float = 0.0, name: str | None = None,
+                        **gains) -> HybridModel:
     """The robot ``model`` with its sphere geometries touching ``ground`` (default: the plane z = 0).
 
     Parameters
@@ -61,6 +75,9 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     model : legsim.multibody.Model (fixed or floating base) with sphere geometries.
     contact_law : ContactLaw with a stateless friction law (not ``anchor_spring``).
     ground : Plane, optional.
+    targets, dt_targets : optional joint PD targets over time: a table (K, na) [rad or m] sampled
+        every ``dt_targets`` s from t = 0, linearly interpolated and held beyond its ends (as
+        :meth:`RobotWorld.set_targets`); replaces the constant ``q_ref``.
     gains : kp, kd, q_ref, v_ref, tau_ff, q0, v0 of :func:`legsim.multibody.articulated_model`.
 
     Returns
@@ -92,10 +109,13 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
              float(int(contact_law.friction.law)), *contact_law.params]
     for _, body, centre, radius in spheres:
         block += [float(body), *centre, radius]
+    table = _target_table(targets, dt_targets, len(model.joint_names))
+    block += [float(table.shape[0]), float(dt_targets), *table.ravel()]
     names = [s[0] for s in spheres]
     block_names = (["c_n", "c_normal_x", "c_normal_y", "c_normal_z", "c_offset", "c_normal_law",
                     "c_friction_law"] + [f"c_law_{i}" for i in range(LW.NPRM)]
-                   + [f"c_{n}_{f}" for n in names for f in ("body", "x", "y", "z", "radius")])
+                   + [f"c_{n}_{f}" for n in names for f in ("body", "x", "y", "z", "radius")]
+                   + ["target_rows", "target_dt"] + [f"target_{i}" for i in range(table.size)])
     nqv = model.nq + model.nv
 
     def start(x, p):
