@@ -103,12 +103,11 @@ def make_legsim_events(model, q0, tab):
     from legsim.world import event_contact_model
 
     hm = event_contact_model(model, ContactLaw(kelvin_voigt(K_N, C_N), coulomb(MU, 0.05)), kp=KP, kd=KD,
-                             targets=tab, dt_targets=DT_TABLE)
-    x0 = np.concatenate([q0, np.zeros(model.nv), np.zeros(len(hm.state_names) - model.nq - model.nv)])
+                             targets=tab, dt_targets=DT_TABLE, q0=q0)
 
     def run(t_final, rtol):
         opts = Options(method="dp45", rtol=rtol, atol=1e-2 * rtol, record_period=0.0, h_max=0.01)
-        return simulate(hm, t_final, x0=x0, options=opts, progress=False).x[-1, :model.nq]
+        return simulate(hm, t_final, options=opts, progress=False).x[-1, :model.nq]
 
     return run
 
