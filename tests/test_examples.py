@@ -79,3 +79,38 @@ def test_anchor_spring_friction_holds_the_block_with_bounded_creep_while_mujoco_
         assert r["final"] > 20 * anchor["final"]
     # legsim's own regularised Coulomb law creeps too: it is the anchor that removes the creep
     assert res["legsim regularised Coulomb"]["rate"] > 5e-4
+
+
+def test_contact_acceptance_example_prints_every_item_with_digest_numbers_and_writes_its_plots(
+    tmp_path, capsys
+):
+    # issue 3 §5: acceptance table A1-A9 of the digest §7.4 plus the rolling sphere, runnable
+    res = load("contact_acceptance").main(["--out", str(tmp_path), "--quick"])
+    lines = capsys.readouterr().out.splitlines()
+    for tag in ("A1 ", "A2 ", "A3 ", "A4 ", "A5 ", "A6 ", "A7 ", "A8 ", "A9 ", "rolling sphere"):
+        hits = [ln for ln in lines if ln.startswith(tag)]
+        assert hits, f"no line for {tag!r}"
+        assert all(("digest:" in ln or "issue 3" in ln) and ln.endswith("[ok]") for ln in hits), hits
+    assert "all items within the digest tolerances" in lines
+    pngs = sorted(tmp_path.glob("*.png"))
+    assert len(pngs) == 11 and all(p.stat().st_size > 10_000 for p in pngs)
+    # the returned numbers against the digest's values (typed here, not taken from the code)
+    assert res["A1"]["tau"] * 1e3 == pytest.approx(9.935, abs=5e-4)  # pi / sqrt(k/m)
+    assert res["A1"]["pmax"] * 1e3 == pytest.approx(3.162, abs=5e-4)  # v0 / q
+    assert res["A1"]["e"] == pytest.approx(1.0, abs=1e-6)
+    table = {0.8: 0.8569, 0.5: 0.5936, 0.3: 0.3702}  # digest §1.6
+    for eps, e in zip(res["A3"]["eps"], res["A3"]["e"], strict=True):
+        np.testing.assert_allclose(e, table[eps], atol=1e-3)
+    np.testing.assert_allclose(res["A4"]["e"]["(2.20) exact D"], 0.5, atol=1e-4)
+    assert res["A5"]["x_rest"] * 1e6 == pytest.approx(98.1, abs=0.01)
+    np.testing.assert_allclose(res["A8"]["out"]["simultaneous"], [-1 / 3, 2 / 3, 2 / 3], atol=1e-12)
+    assert res["rolling"]["a"] == pytest.approx(5 / 7 * 9.81 * math.sin(0.25), rel=5e-3)
+
+
+def test_quadruped_example_stands_carries_its_weight_and_squats(tmp_path, capsys):
+    # pneumatic digest §7 item 7: the 12-cylinder CRR quadruped on its feet (quick: stand + squat)
+    res = load("crr_quadruped_stand").main(["--out", str(tmp_path), "--quick"])
+    assert (tmp_path / "quadruped_stand.png").stat().st_size > 10_000
+    assert res["weight_ratio"] == pytest.approx(1.0, abs=5e-3)       # the feet carry m g
+    assert res["low"] - res["before"] == pytest.approx(res["kinematic"], abs=6e-3)
+    assert "squat: trunk moved" in capsys.readouterr().out

@@ -27,7 +27,7 @@ from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody import _configuration as C
 from ..multibody import _kernels as K
-from ..multibody.hybrid_model import _joint_torques, _workspace
+from ..multibody.hybrid_model import _joint_torques, _workspace, pd_torques
 
 NCON = 5          # per-contact block: body, o (3), radius
 HEAD = 7 + LW.NPRM
@@ -144,29 +144,25 @@ def table_torques(m, p, x, t, nq, nv, na, tau):
         i0 = int(s)
         fr = s - i0
     i1 = i0 + 1 if rows > 1 else i0
-    tab = ot + 2
-    j = 0
-    for k in range(nv):
-        qa = m.dof_qposadr[k]
-        if qa < 0:
-            tau[k] = 0.0
-            continue
-        qr = (1.0 - fr) * p[tab + i0 * na + j] + fr * p[tab + i1 * na + j]
-        tau[k] = (p[5 + 4 * na + j] + p[5 + j] * (qr - x[qa])
-                  + p[5 + na + j] * (p[5 + 3 * na + j] - x[nq + k]))
-        j += 1
+    pd_torques(m, p, x, nq, nv, na, tau, ot + 2, i0, i1, fr)
     return True
+
+
+@hs.njit_helper
+def evaluate_contacts(p, x, mode):
+    """``(m, d, nq, nv, na, nc, fext, fn)`` after :func:`contact_wrenches` at state ``x``."""
+    m, d, nq, nv, na = _workspace(p)
+    nc = int(p[contact_offset(p)])
+    fext = np.empty((m.body_parent.shape[0], 6))
+    fn = np.empty(nc)
+    contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn)
+    return m, d, nq, nv, na, nc, fext, fn
 
 
 @hs.vector_field
 def contact_field(t, x, p, mode, xdot):
     """``xdot = [qdot, ABA(q, v, tau_PD + tau_passive, contact wrenches), 0 (v_imp)]``."""
-    m, d, nq, nv, na = _workspace(p)
-    nb = m.body_parent.shape[0]
-    nc = int(p[contact_offset(p)])
-    fext = np.empty((nb, 6))
-    fn = np.empty(nc)
-    contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn)
+    m, d, nq, nv, na, nc, fext, fn = evaluate_contacts(p, x, mode)
     q = x[:nq]
     v = x[nq:nq + nv]
     C.qdot(m, q, v, xdot[:nq])
@@ -217,11 +213,7 @@ def contact_reset(t, x, p, mode, fired, x_new):
 @hs.outputs
 def contact_outputs(t, x, p, mode, y):
     """``y = [normal force of each contact (nc) N, their sum N, number touching]``."""
-    m, d, nq, nv, na = _workspace(p)
-    nc = int(p[contact_offset(p)])
-    fext = np.empty((m.body_parent.shape[0], 6))
-    fn = np.empty(nc)
-    contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn)
+    m, d, nq, nv, na, nc, fext, fn = evaluate_contacts(p, x, mode)
     total = 0.0
     touching = 0
     for k in range(nc):

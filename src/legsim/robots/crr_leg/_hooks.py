@@ -32,7 +32,7 @@ from legsim.actuators.pneumatic._friction_kernels import friction_force
 from legsim.actuators.pneumatic._linkage_kernels import GAMMA, cylinder_of_joint
 from legsim.hybrid import signatures as sig
 from legsim.multibody._kernels import forward_dynamics
-from legsim.multibody._layout import data_buffer_size, data_from_buffer, model_from_buffers
+from legsim.multibody.hybrid_model import model_workspace
 
 MONOLITHIC = 0
 COSIM = 1
@@ -81,60 +81,101 @@ def joint_block(j):
     return O_J + j * NJ
 
 
+# ---- per-joint kernels at explicit offsets (shared with the quadruped, robots.crr_quadruped) --
+# ``ra``: first entry of the joint's actuator row in p; ``b``: its joint block (linkage, PID,
+# reference; slots KIND ... TAB above); ``g``: its five gas states [P_cap, P_rod, m_cap, m_rod,
+# m_air] in x; ``ui``: its held valve voltage in x.
+
 @njit(cache=True)
-def piston(p, j, theta, theta_dot):
-    """(x, ẋ, dx/dθ) of joint j's cylinder, x clamped to [0, stroke] (Daepp (5.2.1)–(5.2.9))."""
-    b = joint_block(j)
+def piston_at(p, ra, b, theta, theta_dot):
+    """(x, ẋ, dx/dθ) of a joint's cylinder, x clamped to [0, stroke] (Daepp (5.2.1)–(5.2.9))."""
     x, xd, arm = cylinder_of_joint(int(p[b + KIND]), p[b + L1], p[b + L2], p[b + L3], p[b + L4],
                                    p[b + L5], theta, theta_dot)
-    stroke = p[j * NA + L.STROKE]
+    stroke = p[ra + L.STROKE]
     return min(max(x, 0.0), stroke), xd, arm
 
 
 @njit(cache=True)
-def piston_force(p, j, x, xd):
+def piston_force_at(p, ra, x, g, xd):
     """Piston force F = P_cap A_cap − P_rod A_rod − P_atm A_rod,cs − F_f(ẋ) [N], Daepp (4.1.11)."""
-    row = p[j * NA:(j + 1) * NA]
-    g = GAS + 5 * j
+    row = p[ra:ra + NA]
     return pressure_force(row, x[g], x[g + 1]) - friction_force(row, xd, 0.0, 0, 0.0)
 
 
 @njit(cache=True)
-def joint_torque(p, x, j, theta, theta_dot):
-    """T = F dx/dθ [N m] for joint j seeing (θ, θ̇) (virtual work; (5.2.7)–(5.2.9) with sign)."""
-    _, xd, arm = piston(p, j, theta, theta_dot)
-    return piston_force(p, j, x, xd) * arm
+def joint_torque_at(p, ra, b, x, g, theta, theta_dot):
+    """T = F dx/dθ [N m] of a joint seeing (θ, θ̇) (virtual work; (5.2.7)–(5.2.9) with sign)."""
+    _, xd, arm = piston_at(p, ra, b, theta, theta_dot)
+    return piston_force_at(p, ra, x, g, xd) * arm
 
 
 @njit(cache=True)
-def gas_rates(p, x, j, theta, theta_dot, xdot):
-    """Chamber-state rates of joint j's actuator (Daepp (4.1.1), (4.1.10)) into ``xdot``."""
-    xp, xd, _ = piston(p, j, theta, theta_dot)
-    g = GAS + 5 * j
-    row = p[j * NA:(j + 1) * NA]
-    a, b, c, d, e = cylinder_rates(row, x[U + j], xp, xd, x[g], x[g + 1], x[g + 2], x[g + 3])
+def gas_rates_at(p, ra, b, x, g, ui, theta, theta_dot, xdot):
+    """Chamber-state rates of a joint's actuator (Daepp (4.1.1), (4.1.10)) into ``xdot[g:g+5]``."""
+    xp, xd, _ = piston_at(p, ra, b, theta, theta_dot)
+    row = p[ra:ra + NA]
+    a, bb, c, d, e = cylinder_rates(row, x[ui], xp, xd, x[g], x[g + 1], x[g + 2], x[g + 3])
     xdot[g] = a
-    xdot[g + 1] = b
+    xdot[g + 1] = bb
     xdot[g + 2] = c
     xdot[g + 3] = d
     xdot[g + 4] = e
 
 
 @njit(cache=True)
+def pid_voltage(p, ra, b, x, g, theta, r, integ_prev, e_prev, f_prev, k, dt):
+    """One 1 kHz tick of a joint's controller (see :func:`sample`): the PID on e = r − θ plus the
+    net-pressure-force feedback, u = u_bias + s g (kp e + ki ∫e + kd Δe/Δt) − g (k_F F_p +
+    k_Fd ΔF_p/Δt), s = sign(dx/dθ), saturated to [u_min, u_max] with the integrator held while
+    saturated. Returns (u [V], ∫e [rad s], e [rad], F_p [N]); tick ``k`` = 0 has no derivative."""
+    e = r - theta
+    integ = integ_prev + e * dt
+    deriv = 0.0 if k == 0 else (e - e_prev) / dt
+    c = p[b + GAIN] * (p[b + KP] * e + p[b + KI] * integ + p[b + KD] * deriv)
+    sgn = -1.0 if int(p[b + KIND]) == GAMMA else 1.0
+    f_p = pressure_force(p[ra:ra + NA], x[g], x[g + 1])
+    df = 0.0 if k == 0 else (f_p - f_prev) / dt
+    u = p[b + U_BIAS] + sgn * c - p[b + GAIN] * (p[b + KF] * f_p + p[b + KFD] * df)
+    lo = p[ra + L.U_MIN]
+    hi = p[ra + L.U_MAX]
+    if u > hi or u < lo:
+        integ = integ_prev
+        u = min(max(u, lo), hi)
+    return u, integ, e, f_p
+
+
+# ---- the leg's joint j (offsets of this module's layout) ------------------------------------
+
+@njit(cache=True)
+def piston(p, j, theta, theta_dot):
+    """(x, ẋ, dx/dθ) of joint j's cylinder, x clamped to [0, stroke] (Daepp (5.2.1)–(5.2.9))."""
+    return piston_at(p, j * NA, joint_block(j), theta, theta_dot)
+
+
+@njit(cache=True)
+def piston_force(p, j, x, xd):
+    """Piston force F = P_cap A_cap − P_rod A_rod − P_atm A_rod,cs − F_f(ẋ) [N], Daepp (4.1.11)."""
+    return piston_force_at(p, j * NA, x, GAS + 5 * j, xd)
+
+
+@njit(cache=True)
+def joint_torque(p, x, j, theta, theta_dot):
+    """T = F dx/dθ [N m] for joint j seeing (θ, θ̇) (virtual work; (5.2.7)–(5.2.9) with sign)."""
+    return joint_torque_at(p, j * NA, joint_block(j), x, GAS + 5 * j, theta, theta_dot)
+
+
+@njit(cache=True)
+def gas_rates(p, x, j, theta, theta_dot, xdot):
+    """Chamber-state rates of joint j's actuator (Daepp (4.1.1), (4.1.10)) into ``xdot``."""
+    gas_rates_at(p, j * NA, joint_block(j), x, GAS + 5 * j, U + j, theta, theta_dot, xdot)
+
+
+@njit(cache=True)
 def leg_acceleration(p, q, v, tau, ddq):
     """q̈ (3,) = ABA(q, v, τ + passive joint-limit forces) of the multibody leg (Featherstone 7.1)."""
-    nfb = int(p[NFB])
-    nib = int(p[NIB])
-    ib = np.empty(nib, dtype=np.int64)
-    for i in range(nib):
-        ib[i] = int(p[MB + nfb + i])
-    m = model_from_buffers(p[MB:MB + nfb], ib)
-    nb = ib[0]
-    nv = ib[1]
-    d = data_from_buffer(np.empty(data_buffer_size(nb, nv)), nb, nv)
-    ok = forward_dynamics(m, d, q, v, tau, d.zero_nb6, ddq)
-    if not ok:
-        for i in range(nv):
+    m, d, _ = model_workspace(p, MB, int(p[NFB]), int(p[NIB]), 0)
+    if not forward_dynamics(m, d, q, v, tau, d.zero_nb6, ddq):
+        for i in range(ddq.size):
             ddq[i] = math.nan
 
 
@@ -163,15 +204,15 @@ def vector_field(t, x, p, mode, xdot):
 
 
 @njit(cache=True)
-def reference(t, p, j):
-    """Joint j's reference angle [rad] at time t [s]: a sine, or a table of n points (t_i, θ_i).
+def reference_at(t, p, b):
+    """Reference angle [rad] at time t [s] of the joint whose block starts at ``p[b]``: a sine, or
+    a table of n points (t_i, θ_i).
 
     REF_TABLE holds θ_i on [t_i, t_{i+1}); REF_LINEAR interpolates linearly between the points.
     Both give θ_0 before t_0 and θ_{n-1} after t_{n-1}. With a period P > 0 the table repeats:
     r(t) = r(t_0 + (t − t_0) mod P) for t ≥ t_0, and the linear kind closes the cycle with a ramp
     from (t_{n-1}, θ_{n-1}) back to (t_0 + P, θ_0) (the held kind keeps θ_{n-1} until t_0 + P).
     """
-    b = joint_block(j)
     kind = int(p[b + REF_KIND])
     if kind == REF_SINE:
         if t < p[b + REF_T0]:
@@ -198,6 +239,12 @@ def reference(t, p, j):
     else:
         return p[vs + i]
     return p[vs + i] + (v_b - p[vs + i]) * (tq - t_a) / (t_b - t_a)
+
+
+@njit(cache=True)
+def reference(t, p, j):
+    """Joint j's reference angle [rad] at time t [s] (:func:`reference_at` of its block)."""
+    return reference_at(t, p, joint_block(j))
 
 
 @njit(cache=True)
@@ -234,24 +281,11 @@ def sample(t, x, p, mode, k, x_new):
                 x_new[VRX + j] = x_new[src + 3 + j]
     dt = p[DT]
     for j in range(3):
-        b = joint_block(j)
         th = x_new[QRX + j] if cosim else x[Q + j]
         r = reference(t, p, j)
-        e = r - th
-        integ = x[INTEG + j] + e * dt
-        deriv = 0.0 if k == 0 else (e - x[EPREV + j]) / dt
-        c = p[b + GAIN] * (p[b + KP] * e + p[b + KI] * integ + p[b + KD] * deriv)
-        sgn = -1.0 if int(p[b + KIND]) == GAMMA else 1.0
-        g = GAS + 5 * j
-        f_p = pressure_force(p[j * NA:(j + 1) * NA], x[g], x[g + 1])
-        df = 0.0 if k == 0 else (f_p - x[FPREV + j]) / dt
-        u = p[b + U_BIAS] + sgn * c - p[b + GAIN] * (p[b + KF] * f_p + p[b + KFD] * df)
+        u, integ, e, f_p = pid_voltage(p, j * NA, joint_block(j), x, GAS + 5 * j, th, r,
+                                       x[INTEG + j], x[EPREV + j], x[FPREV + j], k, dt)
         x_new[FPREV + j] = f_p
-        lo = p[j * NA + L.U_MIN]
-        hi = p[j * NA + L.U_MAX]
-        if u > hi or u < lo:
-            integ = x[INTEG + j]
-            u = min(max(u, lo), hi)
         x_new[U + j] = u
         x_new[INTEG + j] = integ
         x_new[EPREV + j] = e

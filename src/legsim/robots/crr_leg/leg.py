@@ -35,6 +35,7 @@ from ...errors import InputError
 from ...hybrid import Model, Options, Result, simulate
 from . import _hooks as H
 from .geometry import JOINT_LIMITS, STROKES, crr_leg_bodies, default_linkages
+from .prismatic import crr_leg_with_cylinders, default_cylinder_inertias
 
 __all__ = ["JointReference", "LegBench", "LegRun", "crr_leg_model", "DEFAULT_GAINS", "JOINTS"]
 
@@ -57,6 +58,7 @@ OUTPUT_NAMES = (tuple(f"ref_{j}" for j in JOINTS) + tuple(f"torque_{j}" for j in
                 + tuple(f"force_{j}" for j in JOINTS) + tuple(f"x_{j}" for j in JOINTS))
 MODE_NAMES = {H.MONOLITHIC: "monolithic", H.COSIM: "co-simulation", H.PAUSED: "exchange paused"}
 COUPLINGS = {"monolithic": H.MONOLITHIC, "cosim": H.COSIM}
+ACTUATIONS = ("torque", "prismatic")
 
 
 def _param_names(nfb: int, nib: int) -> list[str]:
@@ -248,6 +250,11 @@ class LegBench:
     delay_up + delay_down + 1 ticks, since even without latency SrLib's answer to a torque sent at
     one tick is read at the next; pause_t0 / pause_duration : an exchange pause [s] (COSIM only).
     options : engine options.
+    actuation : "torque" (the thesis: T = F dx/dθ on massless cylinders) | "prismatic" (each
+    cylinder a barrel + piston-rod closed loop with mass, digest §6 item 3; :mod:`.prismatic`).
+    cylinders : three :class:`.prismatic.CylinderInertia` for "prismatic" (default: the Bimba
+    estimates of :func:`.prismatic.bimba_cylinder_inertia`; those used: ``cylinder_inertias``).
+    With "prismatic" the ``torque_*`` outputs are the equivalent joint torques F dx/dθ.
     """
 
     supply_psig: float = 50.3
@@ -267,6 +274,8 @@ class LegBench:
     options: Options = field(default_factory=lambda: Options(
         method="dp45", rtol=1e-6, atol=1e-8, h_max=1e-3, record_period=1e-3, sample_period=1e-3,
         sliding=False))
+    actuation: str = "torque"
+    cylinders: tuple | None = None
 
     def __post_init__(self) -> None:
         if self.coupling not in COUPLINGS:
@@ -287,7 +296,18 @@ class LegBench:
         for key in (*self.gains, *self.gain_scale):
             if key not in JOINTS:
                 raise InputError(f"gains/gain_scale key {key!r}: expected one of {', '.join(JOINTS)}")
+        if self.actuation not in ACTUATIONS:
+            raise InputError(f"actuation={self.actuation!r}: expected one of {', '.join(ACTUATIONS)}")
         self.bodies = crr_leg_bodies()
+        field_hook = H.vector_field
+        self.cylinder_inertias = None
+        if self.actuation == "prismatic":
+            from . import _prismatic_hooks  # compiled on first use only
+            self.cylinder_inertias = self.cylinders or default_cylinder_inertias(self.linkages)
+            self.bodies = crr_leg_with_cylinders(self.bodies, self.linkages, self.cylinder_inertias)
+            field_hook = _prismatic_hooks.vector_field
+        elif self.cylinders is not None:
+            raise InputError("cylinders: only used with actuation='prismatic'")
         self.actuators = tuple(
             PneumaticActuator(p_supply=(self.supply_psig + P_ATM_PSI) * PSI,
                               p_exhaust=self.exhaust_psia * PSI,
@@ -299,7 +319,7 @@ class LegBench:
         self.model = Model(name="crr_leg", state_names=STATE_NAMES,
                            state_defaults=np.zeros(len(STATE_NAMES)), param_names=tuple(names),
                            param_defaults=self._defaults(len(names)), guards=(),
-                           output_names=OUTPUT_NAMES, vector_field=H.vector_field,
+                           output_names=OUTPUT_NAMES, vector_field=field_hook,
                            outputs=H.outputs, sample=H.sample,
                            mode_name=lambda m: MODE_NAMES.get(int(m), str(m)),
                            description="Daepp (2011) pneumatic 3-DoF CRR leg, fixed base")
