@@ -28,6 +28,7 @@ from ..hybrid import signatures as hs
 from ..multibody import _configuration as C
 from ..multibody import _kernels as K
 from ..multibody.hybrid_model import _joint_torques, _workspace, pd_torques
+from ._kernels import placements_and_twists
 
 NCON = 5          # per-contact block: body, o (3), radius
 HEAD = 7 + LW.NPRM
@@ -42,7 +43,7 @@ def contact_offset(p):
 
 @hs.njit_helper
 def sphere_contact(m, d, p, oc, k, out):
-    """Kinematics of contact k after ``forward_kinematics``: writes ``out`` = [gap (m),
+    """Kinematics of contact k after ``placements_and_twists``: writes ``out`` = [gap (m),
     approach rate pdot = −dgap/dt (m/s), contact point (3) m, velocity (3) m/s of the body point
     there], world axes. The contact point is midway between the sphere's lowest point and the
     plane, c − (r + gap/2) n."""
@@ -80,10 +81,10 @@ def sphere_contact(m, d, p, oc, k, out):
 
 @hs.njit_helper
 def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn):
-    """Forward kinematics of (q, v), then the force of every touching contact (normal law with
+    """Placements and twists of (q, v), then the force of every touching contact (normal law with
     its latched v_imp, stateless friction law) as body-axes wrenches about the body origins in
     ``fext`` (nb, 6); ``fn`` (nc,) receives the normal forces [N] (0 when open)."""
-    K.forward_kinematics(m, d, x[:nq], x[nq:nq + nv], d.zero_nv)
+    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
     nc = int(p[oc])
     ncode = int(p[oc + 5])
@@ -169,7 +170,7 @@ def contact_field(t, x, p, mode, xdot):
     tau = d.tau
     if not table_torques(m, p, x, t, nq, nv, na, tau):
         _joint_torques(m, p, x, nq, nv, na, tau)
-    ok = K.forward_dynamics(m, d, q, v, tau, fext, d.ddq)
+    ok = K.forward_dynamics(m, d, q, v, tau, fext, d.ddq, True)  # placements/twists reused
     for k in range(nv):
         xdot[nq + k] = d.ddq[k] if ok else math.nan
     for k in range(nc):
@@ -181,7 +182,7 @@ def contact_guards(t, x, p, mode, g):
     """g[2k] = gap_k while k is open (onset, falling), g[2k+1] = gap_k while it touches
     (separation, rising); NaN otherwise."""
     m, d, nq, nv, na = _workspace(p)
-    K.forward_kinematics(m, d, x[:nq], x[nq:nq + nv], d.zero_nv)
+    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
     kin = np.empty(9)
     for k in range(int(p[oc])):
@@ -196,7 +197,7 @@ def contact_reset(t, x, p, mode, fired, x_new):
     """Onset: set the bit and latch v_imp = max(pdot, 0) at the located instant; separation:
     clear the bit."""
     m, d, nq, nv, na = _workspace(p)
-    K.forward_kinematics(m, d, x[:nq], x[nq:nq + nv], d.zero_nv)
+    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
     kin = np.empty(9)
     new = mode
@@ -228,7 +229,7 @@ def contact_outputs(t, x, p, mode, y):
 def gaps_and_rates(p, x, out):
     """(nc, 2) gap [m] and approach rate [m/s] of every contact at state x (for the start mode)."""
     m, d, nq, nv, na = _workspace(p)
-    K.forward_kinematics(m, d, x[:nq], x[nq:nq + nv], d.zero_nv)
+    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
     kin = np.empty(9)
     for k in range(int(p[oc])):
