@@ -53,8 +53,15 @@ def test_spatial_transforms_match_their_dense_matrix_definitions():
         assert abs(out @ f - m @ fp) < 1e-13
         A = spatial_inertia(rng.uniform(0.1, 2), rng.normal(size=3), np.diag(rng.uniform(0.1, 1, 3)))
         acc = np.zeros((6, 6))
-        inertia_to_parent_add(R, p, A, np.zeros((6, 6)), np.zeros((3, 3)), acc)
+        inertia_to_parent_add(R, p, A, acc)
         np.testing.assert_allclose(acc, X.T @ A @ X, atol=1e-13)
+        # an articulated inertia is a general symmetric 6x6 (not of the rigid-body form)
+        G = rng.normal(size=(6, 6))
+        A = G @ G.T
+        acc = rng.normal(size=(6, 6))
+        ref = acc + X.T @ A @ X
+        inertia_to_parent_add(R, p, A, acc)
+        np.testing.assert_allclose(acc, ref, atol=1e-12)
 
 
 def test_rotation_conversions_round_trip():
@@ -106,3 +113,58 @@ def test_make_data_gives_writable_contiguous_arrays_with_cleared_zero_arrays():
     assert not d.zero_nb6.any() and not d.zero_nv.any()
     for arr in d:
         assert arr.flags.c_contiguous and arr.flags.writeable and arr.dtype == np.float64
+
+
+def test_unit_axis_joints_take_the_column_path_and_agree_with_pinocchio():
+    """ABA and placements read ``I S`` as a column of ``I`` for joints about ``+e_k`` (``dof_axis``);
+    ``-e_k`` and oblique axes keep the general path. Both agree with Pinocchio (exported URDF)."""
+    import pinocchio as pin
+
+    rng = np.random.default_rng(7)
+    b = mb.RobotBuilder("unit_axes")
+    b.add_body("b0", "world", "free", mass=1.5, com=rng.uniform(-0.1, 0.1, 3), inertia=(0.02, 0.03, 0.04))
+    names = ["b0"]
+    for i in range(1, 16):
+        jt = "prismatic" if i % 3 == 0 else "revolute"
+        axis = np.eye(3)[i % 3] if i % 5 else -np.eye(3)[i % 3]
+        if i == 7:
+            axis = rng.normal(size=3)
+        b.add_body(f"b{i}", names[rng.integers(len(names))], jt, joint_name=f"j{i}",
+                   xyz=rng.uniform(-0.3, 0.3, 3), rpy=rng.uniform(-np.pi, np.pi, 3), axis=axis,
+                   mass=rng.uniform(0.2, 1.0), com=rng.uniform(-0.1, 0.1, 3),
+                   inertia=tuple(rng.uniform(0.01, 0.02, 3)), limits=(-4.0, 4.0), armature=0.01 * (i % 2))
+        names.append(f"b{i}")
+    model = b.compile()
+    codes = model.arrays.dof_axis
+    assert codes[:6].tolist() == list(range(6))
+    assert (codes[6:] >= 0).sum() == 11 and (codes[6:] < 0).sum() == 4  # i = 5, 10, 15: -e_k; i = 7: oblique
+    S = model.arrays.dof_S
+    for j in range(model.nv):
+        if codes[j] >= 0:
+            assert S[j, codes[j]] == 1.0 and np.count_nonzero(S[j]) == 1
+
+    pm = pin.buildModelFromXML(mb.to_urdf(model), pin.JointModelFreeFlyer())
+    pm.armature[:] = 0.0
+    pv = np.zeros(model.nv, dtype=int)
+    pq = np.zeros(model.nq, dtype=int)
+    pv[:6], pq[:7] = np.arange(6), np.arange(7)
+    for i in range(2, model.nbody):
+        jid = pm.getJointId(model.jnt_names[i])
+        pv[model.arrays.jnt_dofadr[i]] = pm.idx_vs[jid]
+        pq[model.arrays.jnt_qposadr[i]] = pm.idx_qs[jid]
+        pm.armature[pm.idx_vs[jid]] = model.arrays.dof_armature[model.arrays.jnt_dofadr[i]]
+    data = model.make_data()
+    pd = pm.createData()
+    for _ in range(3):
+        q = np.concatenate([rng.uniform(-1, 1, 3), np.ones(4) / 2.0, rng.uniform(-2, 2, model.nq - 7)])
+        v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
+        Q, V, T = np.empty(pm.nq), np.empty(pm.nv), np.empty(pm.nv)
+        Q[pq], V[pv], T[pv] = q, v, tau
+        ref = pin.aba(pm, pd, Q, V, T)[pv]
+        ddq = mb.aba(model, data, q, v, tau)
+        assert np.abs(ddq - ref).max() <= 1e-9 * np.abs(ref).max()
+        pin.forwardKinematics(pm, pd, Q)
+        mb.forward_kinematics(model, data, q, v, np.zeros(model.nv))
+        for i in range(2, model.nbody):
+            jid = pm.getJointId(model.jnt_names[i])
+            np.testing.assert_allclose(data.oR[i], pd.oMi[jid].rotation, atol=1e-12)

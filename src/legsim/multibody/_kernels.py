@@ -1,5 +1,8 @@
 """Compiled rigid-body dynamics kernels (numba): kinematics, RNEA, CRBA, ABA, Jacobians, joint force laws.
 
+The joint placements live in :mod:`._placements`, ABA and the joint force laws in :mod:`._aba`;
+both are re-exported here, so kernel users import everything from this module.
+
 Every kernel takes ``m`` (a :class:`ModelArrays` named tuple of read-only arrays) and ``d`` (a
 :class:`DataArrays` named tuple of preallocated scratch) and never allocates, so a caller's own
 numba loop (contact, integrator) can call them directly. Public, validating wrappers are in
@@ -24,11 +27,15 @@ ABA Table 7.1, all with gravity entered as a fictitious base acceleration ``a_0 
 
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
 from .._borrow import borrow_all
+from ._aba import (  # noqa: F401 (ABA and the joint force laws, re-exported)
+    aba,
+    aba_prepared,
+    forward_dynamics,
+    passive_forces,
+)
 from ._layout import (  # noqa: F401 (codes re-exported for kernel users)
     JOINT_FREE,
     JOINT_NONE,
@@ -40,56 +47,16 @@ from ._layout import (  # noqa: F401 (codes re-exported for kernel users)
     DataArrays,
     ModelArrays,
 )
+from ._placements import _init_world, local_placements  # noqa: F401 (re-exported)
 from ._spatial import (
-    axis_angle_to_rot,
     compose,
     force_cross_add,
     force_to_parent_add,
     inertia_to_parent_add,
     mat6_vec,
-    matmul3,
     motion_cross,
     motion_to_child,
-    quat_to_rot,
 )
-
-
-@njit(cache=True)
-def local_placements(m, d, q):
-    """Joint transforms ``liR, lip`` (body in its parent) for configuration ``q`` (nq,).
-
-    Free joint: ``R = P_R R(quat)``, ``p = P_p + P_R xyz``; revolute: ``R = P_R Rot(axis, q)``;
-    prismatic: ``p = P_p + P_R axis q`` (``P`` = the joint placement in the parent body).
-    """
-    m = borrow_all(m)
-    d = borrow_all(d)
-    nb = m.body_parent.shape[0]
-    R = d.tmpR
-    for i in range(1, nb):
-        t = m.jnt_type[i]
-        a = m.jnt_qposadr[i]
-        PR = m.jnt_R[i]
-        Pp = m.jnt_p[i]
-        liR = d.liR[i]
-        lip = d.lip[i]
-        if t == JOINT_FREE:
-            quat_to_rot(q[a + 3], q[a + 4], q[a + 5], q[a + 6], R)
-            matmul3(PR, R, liR)
-            for k in range(3):
-                lip[k] = Pp[k] + PR[k, 0] * q[a] + PR[k, 1] * q[a + 1] + PR[k, 2] * q[a + 2]
-        elif t == JOINT_REVOLUTE:
-            ax = m.jnt_axis[i]
-            axis_angle_to_rot(ax[0], ax[1], ax[2], q[a], R)
-            matmul3(PR, R, liR)
-            for k in range(3):
-                lip[k] = Pp[k]
-        else:  # prismatic
-            ax = m.jnt_axis[i]
-            s = q[a]
-            for k in range(3):
-                for j in range(3):
-                    liR[k, j] = PR[k, j]
-                lip[k] = Pp[k] + s * (PR[k, 0] * ax[0] + PR[k, 1] * ax[1] + PR[k, 2] * ax[2])
 
 
 @njit(cache=True)
@@ -103,22 +70,6 @@ def joint_placements(m, d, q):
     for i in range(1, nb):
         par = m.body_parent[i]
         compose(d.oR[par], d.op[par], d.liR[i], d.lip[i], d.oR[i], d.op[i])
-
-
-@njit(cache=True)
-def _init_world(m, d):
-    m = borrow_all(m)
-    d = borrow_all(d)
-    for k in range(3):
-        for j in range(3):
-            d.oR[0, k, j] = 1.0 if k == j else 0.0
-        d.op[0, k] = 0.0
-    for k in range(6):
-        d.v[0, k] = 0.0
-        d.c[0, k] = 0.0
-    for k in range(3):
-        d.a[0, k] = -m.gravity[k]
-        d.a[0, 3 + k] = 0.0
 
 
 @njit(cache=True)
@@ -226,234 +177,9 @@ def crba(m, d, q, M):
                 b = par
         par = m.body_parent[i]
         if par > 0:
-            inertia_to_parent_add(d.liR[i], d.lip[i], d.IA[i], d.tmp66, d.tmpR, d.IA[par])
+            inertia_to_parent_add(d.liR[i], d.lip[i], d.IA[i], d.IA[par])
     for r in range(nv):
         M[r, r] += m.dof_armature[r]
-
-
-@njit(cache=True)
-def _spd_inverse_inplace(A, n):
-    """Gauss-Jordan inversion in place of the leading n x n block of a symmetric positive definite A."""
-    for k in range(n):
-        piv = A[k, k]
-        if not piv > 0.0:
-            return False
-        A[k, k] = 1.0
-        for j in range(n):
-            A[k, j] /= piv
-        for i in range(n):
-            if i != k:
-                f = A[i, k]
-                A[i, k] = 0.0
-                for j in range(n):
-                    A[i, j] -= f * A[k, j]
-    return True
-
-
-@njit(cache=True)
-def aba(m, d, q, v, tau, fext, ddq):
-    """Forward dynamics by the articulated-body algorithm (Featherstone Table 7.1).
-
-    Solves ``M(q) ddq + b(q, v) = tau + J^T fext`` for ``ddq`` (nv,), in O(nbody). ``fext`` (nb, 6)
-    wrenches on the bodies in body axes. Returns False if an articulated joint inertia is not
-    positive definite (massless leaf body).
-    """
-    m = borrow_all(m)
-    d = borrow_all(d)
-    _init_world(m, d)
-    local_placements(m, d, q)
-    return _aba_passes(m, d, v, tau, fext, ddq, True)
-
-
-@njit(cache=True)
-def aba_prepared(m, d, v, tau, fext, ddq):
-    """:func:`aba` for a caller that has just computed the local placements ``d.liR, d.lip`` and
-    the body twists ``d.v`` of the same (q, v) (as ``world._kernels.placements_and_twists`` does):
-    the kinematic part of ABA's first pass is skipped."""
-    m = borrow_all(m)
-    d = borrow_all(d)
-    _init_world(m, d)
-    return _aba_passes(m, d, v, tau, fext, ddq, False)
-
-
-@njit(cache=True)
-def _aba_passes(m, d, v, tau, fext, ddq, twists):
-    """ABA's three passes (Featherstone Table 7.1) on current local placements; ``twists``:
-    compute the body twists ``d.v`` in the first pass (else they are given)."""
-    nb = m.body_parent.shape[0]
-    vJ = d.tmp6
-    for i in range(1, nb):
-        par = m.body_parent[i]
-        if twists:
-            motion_to_child(d.liR[i], d.lip[i], d.v[par], d.v[i])
-        for k in range(6):
-            vJ[k] = 0.0
-        da = m.jnt_dofadr[i]
-        for j in range(m.jnt_nv[i]):
-            S = m.dof_S[da + j]
-            for k in range(6):
-                vJ[k] += S[k] * v[da + j]
-        if twists:
-            for k in range(6):
-                d.v[i, k] += vJ[k]
-        motion_cross(d.v[i], vJ, d.c[i])
-        for r in range(6):
-            for s in range(6):
-                d.IA[i, r, s] = m.body_I[i, r, s]
-        mat6_vec(m.body_I[i], d.v[i], d.tmp6b)
-        for k in range(6):
-            d.pA[i, k] = -fext[i, k]
-        force_cross_add(d.v[i], d.tmp6b, d.pA[i])
-    W = d.tmp66b
-    for i in range(nb - 1, 0, -1):
-        da = m.jnt_dofadr[i]
-        n = m.jnt_nv[i]
-        IA = d.IA[i]
-        pA = d.pA[i]
-        par = m.body_parent[i]
-        if n == 1:  # fast path for revolute/prismatic: scalar D, rank-1 update
-            S = m.dof_S[da]
-            U = d.U[da]
-            mat6_vec(IA, S, U)
-            D = m.dof_armature[da]
-            s = 0.0
-            for k in range(6):
-                D += S[k] * U[k]
-                s += S[k] * pA[k]
-            if not D > 0.0:
-                return False
-            iD = 1.0 / D
-            d.Dinv[i, 0, 0] = iD
-            ui = tau[da] - s
-            d.u[da] = ui
-            if par > 0:
-                pa = d.tmp6
-                for r in range(6):
-                    Ur = U[r] * iD
-                    for s_ in range(6):
-                        IA[r, s_] -= Ur * U[s_]
-                for r in range(6):
-                    acc = pA[r] + U[r] * ui * iD
-                    for s_ in range(6):
-                        acc += IA[r, s_] * d.c[i, s_]
-                    pa[r] = acc
-                inertia_to_parent_add(d.liR[i], d.lip[i], IA, d.tmp66, d.tmpR, d.IA[par])
-                force_to_parent_add(d.liR[i], d.lip[i], pa, d.pA[par])
-            continue
-        for j in range(n):
-            mat6_vec(IA, m.dof_S[da + j], d.U[da + j])
-            s = 0.0
-            for k in range(6):
-                s += m.dof_S[da + j, k] * pA[k]
-            d.u[da + j] = tau[da + j] - s
-        Dinv = d.Dinv[i]
-        for j in range(n):
-            for jj in range(n):
-                s = 0.0
-                for k in range(6):
-                    s += m.dof_S[da + j, k] * d.U[da + jj, k]
-                Dinv[j, jj] = s
-            Dinv[j, j] += m.dof_armature[da + j]
-        if not _spd_inverse_inplace(Dinv, n):
-            return False
-        if par > 0:
-            # W = U Dinv (6 x n); Ia = IA - W U^T; pa = pA + Ia c + W u
-            for r in range(6):
-                for j in range(n):
-                    s = 0.0
-                    for jj in range(n):
-                        s += d.U[da + jj, r] * Dinv[jj, j]
-                    W[r, j] = s
-            for r in range(6):
-                for s_ in range(6):
-                    acc = 0.0
-                    for j in range(n):
-                        acc += W[r, j] * d.U[da + j, s_]
-                    IA[r, s_] -= acc
-            pa = d.tmp6
-            for r in range(6):
-                acc = pA[r]
-                for s_ in range(6):
-                    acc += IA[r, s_] * d.c[i, s_]
-                for j in range(n):
-                    acc += W[r, j] * d.u[da + j]
-                pa[r] = acc
-            inertia_to_parent_add(d.liR[i], d.lip[i], IA, d.tmp66, d.tmpR, d.IA[par])
-            force_to_parent_add(d.liR[i], d.lip[i], pa, d.pA[par])
-    for i in range(1, nb):
-        par = m.body_parent[i]
-        ai = d.a[i]
-        motion_to_child(d.liR[i], d.lip[i], d.a[par], ai)
-        for k in range(6):
-            ai[k] += d.c[i, k]
-        da = m.jnt_dofadr[i]
-        n = m.jnt_nv[i]
-        Dinv = d.Dinv[i]
-        for j in range(n):
-            s = d.u[da + j]
-            for k in range(6):
-                s -= d.U[da + j, k] * ai[k]
-            d.tmp6b[j] = s
-        for j in range(n):
-            s = 0.0
-            for jj in range(n):
-                s += Dinv[j, jj] * d.tmp6b[jj]
-            ddq[da + j] = s
-        for j in range(n):
-            S = m.dof_S[da + j]
-            for k in range(6):
-                ai[k] += S[k] * ddq[da + j]
-    return True
-
-
-@njit(cache=True)
-def passive_forces(m, q, v, out):
-    """Joint damping, regularised Coulomb friction and limit spring-dampers, ``out`` (nv,).
-
-    For each 1-DoF joint with coordinate ``x``, rate ``xd``::
-
-        tau = -b xd - F_c tanh(xd / v_f) + tau_lim
-        tau_lim = max(0, k (lo - x) - c xd)   if x < lo   (pushes up)
-                 -max(0, k (x - hi) + c xd)   if x > hi   (pushes down)
-
-    ``v_f = opt[0]`` is the friction regularisation velocity (``|tau_fric| >= 0.76 F_c`` once
-    ``|xd| > v_f``). The ``max(0, .)`` keeps the limit unilateral: it never pulls the joint back into
-    the limit when it separates fast (Hunt-Crossley-like clamp). Free-joint DoFs get 0.
-    """
-    m = borrow_all(m)
-    vf = m.opt[0]
-    for k in range(out.shape[0]):
-        qa = m.dof_qposadr[k]
-        if qa < 0:
-            out[k] = 0.0
-            continue
-        x = q[qa]
-        xd = v[k]
-        t = -m.dof_damping[k] * xd
-        if m.dof_frictionloss[k] > 0.0:
-            t -= m.dof_frictionloss[k] * math.tanh(xd / vf)
-        if m.dof_limited[k] != 0:
-            lo = m.dof_range[k, 0]
-            hi = m.dof_range[k, 1]
-            if x < lo:
-                t += max(0.0, m.dof_limit_stiffness[k] * (lo - x) - m.dof_limit_damping[k] * xd)
-            elif x > hi:
-                t -= max(0.0, m.dof_limit_stiffness[k] * (x - hi) + m.dof_limit_damping[k] * xd)
-        out[k] = t
-
-
-@njit(cache=True)
-def forward_dynamics(m, d, q, v, tau, fext, ddq, prepared=False):
-    """``ddq`` of ``tau`` plus the joint passive forces (``d.qfrc_passive``) and ``fext``, by ABA
-    (:func:`aba_prepared` when ``prepared``: local placements and body twists are current)."""
-    m = borrow_all(m)
-    d = borrow_all(d)
-    passive_forces(m, q, v, d.qfrc_passive)
-    for k in range(tau.shape[0]):
-        d.qfrc_passive[k] += tau[k]
-    if prepared:
-        return aba_prepared(m, d, v, d.qfrc_passive, fext, ddq)
-    return aba(m, d, q, v, d.qfrc_passive, fext, ddq)
 
 
 @njit(cache=True)

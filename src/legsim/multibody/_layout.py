@@ -42,6 +42,7 @@ class ModelArrays(NamedTuple):
     jnt_axis: np.ndarray  # (nb, 3) unit axis in the joint frame (revolute, prismatic)
     body_I: np.ndarray  # (nb, 6, 6) spatial inertia about the body origin, body axes
     dof_S: np.ndarray  # (nv, 6) motion subspace column of each DoF, body axes
+    dof_axis: np.ndarray  # (nv,) int64, k if dof_S[dof] is the unit vector e_k, else -1 (unit_axis_codes)
     dof_body: np.ndarray  # (nv,) int64 body of each DoF
     dof_qposadr: np.ndarray  # (nv,) int64 q index of a 1-DoF joint's coordinate, -1 for free joints
     dof_armature: np.ndarray  # (nv,) reflected rotor inertia added to the mass matrix diagonal
@@ -72,7 +73,7 @@ class DataArrays(NamedTuple):
     f: np.ndarray  # (nb, 6) body wrench (RNEA)
     IA: np.ndarray  # (nb, 6, 6) articulated / composite inertia
     pA: np.ndarray  # (nb, 6) articulated bias force
-    Dinv: np.ndarray  # (nb, 6, 6) inverse joint-space articulated inertia
+    Dinv: np.ndarray  # (nb, 6, 6) ABA's D^-1 (free root joint: the Cholesky factor of D instead)
     U: np.ndarray  # (nv, 6) IA S columns
     u: np.ndarray  # (nv,)
     M: np.ndarray  # (nv, nv) joint-space mass matrix
@@ -159,15 +160,29 @@ def data_from_buffer(buf, nb, nv):
 
 
 MODEL_INT_FIELDS = ("body_parent", "jnt_type", "jnt_qposadr", "jnt_dofadr", "jnt_nv", "dof_body",
-                    "dof_qposadr", "dof_limited", "frame_body")
+                    "dof_qposadr", "dof_limited", "dof_axis", "frame_body")
 MODEL_FLOAT_FIELDS = ("jnt_R", "jnt_p", "jnt_axis", "body_I", "dof_S", "dof_armature", "dof_damping",
                       "dof_frictionloss", "dof_range", "dof_limit_stiffness", "dof_limit_damping",
                       "gravity", "opt", "frame_R", "frame_p")
 
 
+def unit_axis_codes(dof_S):
+    """Per-DoF code (nv,) int64: ``k`` if the motion subspace column ``dof_S[dof]`` (nv, 6) is exactly
+    the unit vector ``e_k`` (a revolute or prismatic joint about a coordinate axis of its frame, or
+    one DoF of a free joint), else -1. The kernels then read ``I S`` as column ``k`` of ``I``."""
+    S = np.asarray(dof_S, dtype=np.float64).reshape(-1, 6)
+    codes = np.full(S.shape[0], -1, dtype=np.int64)
+    for j, col in enumerate(S):
+        k = int(np.argmax(np.abs(col)))
+        if col[k] == 1.0 and np.count_nonzero(col) == 1:
+            codes[j] = k
+    return codes
+
+
 def pack_model(fields: dict, nb: int, nv: int, nf: int):
     """Flatten model arrays (dict of the :class:`ModelArrays` fields) into read-only ``(fbuf, ibuf)``
-    in the order :func:`model_from_buffers` reads them."""
+    in the order :func:`model_from_buffers` reads them; ``dof_axis`` is (re)derived from ``dof_S``."""
+    fields = {**fields, "dof_axis": unit_axis_codes(fields["dof_S"])}
     ibuf = np.concatenate([np.array([nb, nv, nf], dtype=np.int64)]
                           + [np.asarray(fields[k], dtype=np.int64).ravel() for k in MODEL_INT_FIELDS])
     fbuf = np.concatenate([np.asarray(fields[k], dtype=np.float64).ravel() for k in MODEL_FLOAT_FIELDS])
@@ -198,6 +213,8 @@ def model_from_buffers(fbuf, ibuf):
     dof_qposadr = ibuf[o:o + nv]
     o += nv
     dof_limited = ibuf[o:o + nv]
+    o += nv
+    dof_axis = ibuf[o:o + nv]
     o += nv
     frame_body = ibuf[o:o + nf]
     o = 0
@@ -231,6 +248,6 @@ def model_from_buffers(fbuf, ibuf):
     o += 9 * nf
     frame_p = fbuf[o:o + 3 * nf].reshape((nf, 3))
     return ModelArrays(body_parent, jnt_type, jnt_qposadr, jnt_dofadr, jnt_nv, jnt_R, jnt_p, jnt_axis,
-                       body_I, dof_S, dof_body, dof_qposadr, dof_armature, dof_damping, dof_frictionloss,
-                       dof_limited, dof_range, dof_limit_stiffness, dof_limit_damping, gravity, opt,
-                       frame_body, frame_R, frame_p)
+                       body_I, dof_S, dof_axis, dof_body, dof_qposadr, dof_armature, dof_damping,
+                       dof_frictionloss, dof_limited, dof_range, dof_limit_stiffness, dof_limit_damping,
+                       gravity, opt, frame_body, frame_R, frame_p)

@@ -201,58 +201,174 @@ def congruence_add(X, A, tmp, out):
 
 
 @njit(cache=True, inline="always")
-def _rot_block(R, A, r0, c0, T, out, o0, o1):
-    """``out[o0:o0+3, o1:o1+3] = R A[r0:r0+3, c0:c0+3] R^T`` using 3x3 scratch ``T``."""
-    for i in range(3):
-        for j in range(3):
-            T[i, j] = R[i, 0] * A[r0, c0 + j] + R[i, 1] * A[r0 + 1, c0 + j] + R[i, 2] * A[r0 + 2, c0 + j]
-    for i in range(3):
-        for j in range(3):
-            out[o0 + i, o1 + j] = T[i, 0] * R[j, 0] + T[i, 1] * R[j, 1] + T[i, 2] * R[j, 2]
+def _rot_sym3(R, a00, a01, a02, a11, a12, a22):
+    """Upper entries ``(00, 01, 02, 11, 12, 22)`` of ``R A R^T`` for a symmetric 3x3 ``A`` given by
+    its upper entries (``T = R A``, then only the upper half of ``T R^T``)."""
+    r00, r01, r02 = R[0, 0], R[0, 1], R[0, 2]
+    r10, r11, r12 = R[1, 0], R[1, 1], R[1, 2]
+    r20, r21, r22 = R[2, 0], R[2, 1], R[2, 2]
+    t00 = r00 * a00 + r01 * a01 + r02 * a02
+    t01 = r00 * a01 + r01 * a11 + r02 * a12
+    t02 = r00 * a02 + r01 * a12 + r02 * a22
+    t10 = r10 * a00 + r11 * a01 + r12 * a02
+    t11 = r10 * a01 + r11 * a11 + r12 * a12
+    t12 = r10 * a02 + r11 * a12 + r12 * a22
+    t20 = r20 * a00 + r21 * a01 + r22 * a02
+    t21 = r20 * a01 + r21 * a11 + r22 * a12
+    t22 = r20 * a02 + r21 * a12 + r22 * a22
+    return (t00 * r00 + t01 * r01 + t02 * r02, t00 * r10 + t01 * r11 + t02 * r12,
+            t00 * r20 + t01 * r21 + t02 * r22, t10 * r10 + t11 * r11 + t12 * r12,
+            t10 * r20 + t11 * r21 + t12 * r22, t20 * r20 + t21 * r21 + t22 * r22)
 
 
 @njit(cache=True, inline="always")
-def inertia_to_parent_add(R, p, A, B, T, out):
-    """``out += X^T A X`` for a symmetric 6x6 inertia ``A`` in child axes, with ``X`` the motion
-    transform of the child placement ``(R, p)`` (same result as :func:`congruence_add`).
+def _rot_row(R, i, x0, x1, x2):
+    """Row ``i`` of ``R`` dotted with ``(x0, x1, x2)``."""
+    return R[i, 0] * x0 + R[i, 1] * x1 + R[i, 2] * x2
 
-    Uses ``X = diag(R^T, R^T) [[1, -[p]x], [0, 1]]``: rotate the blocks (``B_ij = R A_ij R^T``),
-    then shift: ``C11 = B11``, ``C12 = B12 - B11 [p]x``, ``C22 = B22 - B12^T [p]x + [p]x C12``.
-    ``B`` (6, 6) and ``T`` (3, 3) are scratch.
+
+@njit(cache=True, inline="always")
+def _add_sym3(out, o, s00, s01, s02, s11, s12, s22):
+    """``out[o:o+3, o:o+3] +=`` the symmetric 3x3 with upper entries ``s``."""
+    out[o, o] += s00
+    out[o, o + 1] += s01
+    out[o + 1, o] += s01
+    out[o, o + 2] += s02
+    out[o + 2, o] += s02
+    out[o + 1, o + 1] += s11
+    out[o + 1, o + 2] += s12
+    out[o + 2, o + 1] += s12
+    out[o + 2, o + 2] += s22
+
+
+@njit(cache=True, inline="always")
+def inertia_to_parent_add(R, p, A, out):
+    """``out += X^T A X`` for a symmetric 6x6 (articulated) inertia ``A`` in child axes, ``X`` the
+    motion transform of the child placement ``(R, p)`` (Featherstone (2.66); same result as
+    :func:`congruence_add`). Reads only the upper triangle of ``A``; writes both halves of ``out``.
+    See :func:`downdated_inertia_to_parent_add`."""
+    downdated_inertia_to_parent_add(R, p, A, A[0], 0.0, out)
+
+
+@njit(cache=True, inline="always")
+def _dd(A, U, iD, r, s):
+    """Entry ``(r, s)`` of ``A - U U^T iD``."""
+    return A[r, s] - U[r] * iD * U[s]
+
+
+@njit(cache=True, inline="always")
+def downdated_inertia_to_parent_add(R, p, A, U, iD, out):
+    """``out += X^T (A - U U^T iD) X``: :func:`inertia_to_parent_add` of the rank-1 downdated
+    inertia ``A - U U^T / D`` that ABA passes to the parent of a 1-DoF joint (Featherstone Table 7.1,
+    ``I^a = I^A - U D^-1 U^T``; ``U`` (6,), ``iD = 1/D``), without storing it. ``iD = 0`` gives
+    ``X^T A X``. Reads only the upper triangle of ``A``; writes both halves of ``out``.
+
+    Uses ``X = diag(R^T, R^T) [[1, -P], [0, 1]]`` with ``P = [p]x``: rotate the blocks
+    (``A' = R A11 R^T``, ``B' = R A12 R^T``, ``C' = R A22 R^T``, the symmetric ones by their 6 upper
+    entries), then shift: ``C11 = A'``, ``C12 = B' - A' P``, ``C22 = C' - B'^T P + P C12``
+    (symmetric: upper entries only). All intermediate values stay in registers (no scratch).
     """
-    _rot_block(R, A, 0, 0, T, B, 0, 0)
-    _rot_block(R, A, 0, 3, T, B, 0, 3)
-    _rot_block(R, A, 3, 3, T, B, 3, 3)
+    a00, a01, a02, a11, a12, a22 = _rot_sym3(R, _dd(A, U, iD, 0, 0), _dd(A, U, iD, 0, 1), _dd(A, U, iD, 0, 2),
+                                             _dd(A, U, iD, 1, 1), _dd(A, U, iD, 1, 2), _dd(A, U, iD, 2, 2))
+    c00, c01, c02, c11, c12, c22 = _rot_sym3(R, _dd(A, U, iD, 3, 3), _dd(A, U, iD, 3, 4), _dd(A, U, iD, 3, 5),
+                                             _dd(A, U, iD, 4, 4), _dd(A, U, iD, 4, 5), _dd(A, U, iD, 5, 5))
+    # T = R A12 (rows of T), then B' = T R^T
+    h00, h01, h02 = _dd(A, U, iD, 0, 3), _dd(A, U, iD, 0, 4), _dd(A, U, iD, 0, 5)
+    h10, h11, h12 = _dd(A, U, iD, 1, 3), _dd(A, U, iD, 1, 4), _dd(A, U, iD, 1, 5)
+    h20, h21, h22 = _dd(A, U, iD, 2, 3), _dd(A, U, iD, 2, 4), _dd(A, U, iD, 2, 5)
+    t00 = _rot_row(R, 0, h00, h10, h20)
+    t01 = _rot_row(R, 0, h01, h11, h21)
+    t02 = _rot_row(R, 0, h02, h12, h22)
+    t10 = _rot_row(R, 1, h00, h10, h20)
+    t11 = _rot_row(R, 1, h01, h11, h21)
+    t12 = _rot_row(R, 1, h02, h12, h22)
+    t20 = _rot_row(R, 2, h00, h10, h20)
+    t21 = _rot_row(R, 2, h01, h11, h21)
+    t22 = _rot_row(R, 2, h02, h12, h22)
+    b00 = _rot_row(R, 0, t00, t01, t02)
+    b01 = _rot_row(R, 1, t00, t01, t02)
+    b02 = _rot_row(R, 2, t00, t01, t02)
+    b10 = _rot_row(R, 0, t10, t11, t12)
+    b11 = _rot_row(R, 1, t10, t11, t12)
+    b12 = _rot_row(R, 2, t10, t11, t12)
+    b20 = _rot_row(R, 0, t20, t21, t22)
+    b21 = _rot_row(R, 1, t20, t21, t22)
+    b22 = _rot_row(R, 2, t20, t21, t22)
     p0, p1, p2 = p[0], p[1], p[2]
-    # C12 = B12 - B11 P  (stored in B[3:, :3] as scratch, transposed later)
-    for i in range(3):
-        m0, m1, m2 = B[i, 0], B[i, 1], B[i, 2]
-        B[3 + 0, i] = B[i, 3] - (m1 * p2 - m2 * p1)
-        B[3 + 1, i] = B[i, 4] - (-m0 * p2 + m2 * p0)
-        B[3 + 2, i] = B[i, 5] - (m0 * p1 - m1 * p0)
-    # now B[3+j, i] = C12[i, j]
-    for i in range(3):
-        for j in range(3):
-            out[i, j] += B[i, j]
-            out[i, 3 + j] += B[3 + j, i]
-            out[3 + j, i] += B[3 + j, i]
-    # C22 = B22 - B21 P + P C12, B21 = B12^T (B[j, 3+i] = B12[j, i])
-    for i in range(3):
-        # row i of B21 = column i of B12 = (B[0,3+i], B[1,3+i], B[2,3+i])
-        m0, m1, m2 = B[0, 3 + i], B[1, 3 + i], B[2, 3 + i]
-        bp0 = m1 * p2 - m2 * p1
-        bp1 = -m0 * p2 + m2 * p0
-        bp2 = m0 * p1 - m1 * p0
-        for j in range(3):
-            c0, c1, c2 = B[3 + j, 0], B[3 + j, 1], B[3 + j, 2]  # column j of C12
-            if i == 0:
-                pc = -p2 * c1 + p1 * c2
-            elif i == 1:
-                pc = p2 * c0 - p0 * c2
-            else:
-                pc = -p1 * c0 + p0 * c1
-            bpj = bp0 if j == 0 else (bp1 if j == 1 else bp2)
-            out[3 + i, 3 + j] += B[3 + i, 3 + j] - bpj + pc
+    # C12 = B' - A' P: row i of A' P is (row i of A') x p
+    e00 = b00 - (a01 * p2 - a02 * p1)
+    e01 = b01 - (a02 * p0 - a00 * p2)
+    e02 = b02 - (a00 * p1 - a01 * p0)
+    e10 = b10 - (a11 * p2 - a12 * p1)
+    e11 = b11 - (a12 * p0 - a01 * p2)
+    e12 = b12 - (a01 * p1 - a11 * p0)
+    e20 = b20 - (a12 * p2 - a22 * p1)
+    e21 = b21 - (a22 * p0 - a02 * p2)
+    e22 = b22 - (a02 * p1 - a12 * p0)
+    # C22 = C' - G + H, G = B'^T P (row i: (column i of B') x p), H = P C12 (column j: p x column j)
+    _add_sym3(out, 0, a00, a01, a02, a11, a12, a22)
+    _add_sym3(out, 3,
+              c00 - (b10 * p2 - b20 * p1) + (p1 * e20 - p2 * e10),
+              c01 - (b20 * p0 - b00 * p2) + (p1 * e21 - p2 * e11),
+              c02 - (b00 * p1 - b10 * p0) + (p1 * e22 - p2 * e12),
+              c11 - (b21 * p0 - b01 * p2) + (p2 * e01 - p0 * e21),
+              c12 - (b01 * p1 - b11 * p0) + (p2 * e02 - p0 * e22),
+              c22 - (b02 * p1 - b12 * p0) + (p0 * e12 - p1 * e02))
+    out[0, 3] += e00
+    out[0, 4] += e01
+    out[0, 5] += e02
+    out[1, 3] += e10
+    out[1, 4] += e11
+    out[1, 5] += e12
+    out[2, 3] += e20
+    out[2, 4] += e21
+    out[2, 5] += e22
+    out[3, 0] += e00
+    out[4, 0] += e01
+    out[5, 0] += e02
+    out[3, 1] += e10
+    out[4, 1] += e11
+    out[5, 1] += e12
+    out[3, 2] += e20
+    out[4, 2] += e21
+    out[5, 2] += e22
+
+
+@njit(cache=True, inline="always")
+def cholesky6_inplace(L):
+    """Cholesky factor in place of a symmetric positive definite 6x6 ``L`` (lower triangle read and
+    overwritten by ``L_f`` with ``L_f L_f^T = L``; the strict upper triangle is left as is).
+    Returns False if a pivot is not positive."""
+    for j in range(6):
+        s = L[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not s > 0.0:
+            return False
+        ljj = math.sqrt(s)
+        L[j, j] = ljj
+        inv = 1.0 / ljj
+        for i in range(j + 1, 6):
+            t = L[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t * inv
+    return True
+
+
+@njit(cache=True, inline="always")
+def cholesky6_solve(L, x, o):
+    """Solve ``L L^T y = x[o:o+6]`` in place (``L`` from :func:`cholesky6_inplace`)."""
+    for i in range(6):
+        t = x[o + i]
+        for k in range(i):
+            t -= L[i, k] * x[o + k]
+        x[o + i] = t / L[i, i]
+    for i in range(5, -1, -1):
+        t = x[o + i]
+        for k in range(i + 1, 6):
+            t -= L[k, i] * x[o + k]
+        x[o + i] = t / L[i, i]
 
 
 def spatial_inertia(mass, com, inertia_com):
