@@ -103,8 +103,15 @@ def test_the_plane_fast_path_finds_exactly_the_contacts_of_the_generic_collision
         c1, c2 = make_contacts(cm, 256), make_contacts(cm, 256)
         n1 = collide(cm, gpos, grot, c1, new_work())
         n2 = plane_contacts(cm.gtype, cm.gsize, cm.gbody, cm.gmat, cm.grbound, cm.pair_law, W.pnorm, W.poff,
-                            W.planes, W.bgeoms, gpos, grot, c2)
+                            W.planes, W.bgeoms, gpos, grot, c2, np.zeros((0, 3, 3)), W.lrot)
         assert n1 == n2
+        # lazily rotated geoms (as RobotWorld runs it): the same contacts
+        c3 = make_contacts(cm, 256)
+        n3 = plane_contacts(cm.gtype, cm.gsize, cm.gbody, cm.gmat, cm.grbound, cm.pair_law, W.pnorm, W.poff,
+                            W.planes, W.bgeoms, gpos, np.zeros_like(grot), c3, R, W.lrot)
+        assert n3 == n1
+        for f in ("pos", "normal", "depth", "geom", "body", "law", "feature"):
+            np.testing.assert_array_equal(getattr(c3, f)[:n3], getattr(c1, f)[:n1])
         found += n1
         for f in ("pos", "normal", "depth", "geom", "body", "law", "feature"):
             np.testing.assert_array_equal(getattr(c1, f)[:n1], getattr(c2, f)[:n2])

@@ -19,8 +19,9 @@ from ._narrow import convex_pair, height_body, plane_body, swept_pair, tmesh_bod
 
 
 @njit(cache=True)
-def world_poses(m, lpos, lrot, bpos, brot, gpos, grot):
-    """Geom world poses (gpos (ng, 3), grot (ng, 3, 3)) from body poses; static geoms keep local."""
+def world_poses(m, lpos, lrot, bpos, brot, gpos, grot, rotations=True):
+    """Geom world poses (gpos (ng, 3), grot (ng, 3, 3)) from body poses; static geoms keep local.
+    ``rotations=False``: positions only (a caller that computes rotations where it needs them)."""
     for g in range(m.gtype.shape[0]):
         b = m.gbody[g]
         if b < 0:
@@ -34,6 +35,8 @@ def world_poses(m, lpos, lrot, bpos, brot, gpos, grot):
             for k in range(3):
                 acc += brot[b, i, k] * lpos[g, k]
             gpos[g, i] = acc
+            if not rotations:
+                continue
             for j in range(3):
                 acc = 0.0
                 for k in range(3):

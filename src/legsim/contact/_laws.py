@@ -18,6 +18,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .._fastmath import FASTMATH
+
 # ---- law codes -------------------------------------------------------------------------------
 N_LINEAR = 0  # (2.1) linear penalty
 N_ENGELSON = 1  # (2.15) velocity-multiplied damping, fixed damping factor d
@@ -50,7 +52,7 @@ S_KI = 16  # anchor-spring (integral loop) stiffness [N/m]
 NPRM = 20
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def normal_force(ncode, prm, p, pdot, v_imp):
     """Normal contact force magnitude [N] for one contact (digest §1.6).
 
@@ -93,7 +95,7 @@ def normal_force(ncode, prm, p, pdot, v_imp):
     return f if f > 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def threshold_curve(prm, v):
     """Friction curve (2.19), odd-symmetric, [N] (no sign flip: same sign as ``v``).
 
@@ -111,7 +113,7 @@ def threshold_curve(prm, v):
     return g if v >= 0.0 else -g
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def stribeck_magnitude(prm, fn, v):
     """Stribeck + Coulomb + viscous friction magnitude (2.18) at speed |v| [N].
 
@@ -123,7 +125,7 @@ def stribeck_magnitude(prm, fn, v):
     return fc + (prm[S_BRK] * fc - fc) * math.exp(prm[S_DECAY] * a) + prm[S_VISC] * a
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def friction_force(fcode, prm, fn, vt, anchor, out):
     """Tangential friction force on the second body [N], written into ``out`` (3,).
 
@@ -191,7 +193,7 @@ def friction_force(fcode, prm, fn, vt, anchor, out):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def anchor_update(prm, fn, vt, normal, dt, anchor, force):
     """Advance the anchor displacement of (2.21) over one step and slide it when saturated.
 

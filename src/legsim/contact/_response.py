@@ -15,6 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .._fastmath import FASTMATH
 from . import _laws as L
 
 ContactState = namedtuple(
@@ -60,12 +61,12 @@ def new_state(capacity):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _hash(a, b, f, mask):
     return ((a * 73856093) ^ (b * 19349663) ^ (f * 83492791)) & mask
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _claim(s, c, k):
     """Key contact k of this evaluation by (geom, geom, feature) into the next state's slot k and
     return the index of its previous state (-1 for a new contact)."""
@@ -78,7 +79,7 @@ def _claim(s, c, k):
     return _lookup(s, a, b, f)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _lookup(s, a, b, f):
     mask = s.table.shape[0] - 1
     h = _hash(a, b, f, mask)
@@ -91,7 +92,7 @@ def _lookup(s, a, b, f):
         h = (h + 1) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _commit(s, n):
     """Make the freshly written state (key2, ...) current and rebuild the hash."""
     s.table[:] = -1
@@ -109,7 +110,7 @@ def _commit(s, n):
     s.n[0] = n
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def contact_forces(c, ncode, fcode, prm, s, vrel, t, dt, force):
     """Contact forces on the second geom of every contact [N], written to ``force`` (ncontact, 3).
 
@@ -168,7 +169,7 @@ def contact_forces(c, ncode, fcode, prm, s, vrel, t, dt, force):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def free_body_velocities(c, bcom, bvel, bomega, vrel):
     """vrel[k] = v2(p) - v1(p) for free rigid bodies: v(p) = v_com + omega x (p - com).
 
@@ -193,7 +194,7 @@ def free_body_velocities(c, bcom, bvel, bomega, vrel):
             vrel[k, 2] += sg * (bvel[b, 2] + w[0] * ry - w[1] * rx)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def accumulate_wrenches(c, force, bcom, wrench):
     """Add contact wrenches about each body's CoM: wrench[b] += (F, (p - com) x F), world frame.
 

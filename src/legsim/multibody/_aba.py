@@ -11,6 +11,7 @@ import math
 from numba import njit
 
 from .._borrow import borrow_all
+from .._fastmath import FASTMATH
 from ._placements import _init_world, local_placements
 from ._spatial import (
     cholesky6_inplace,
@@ -25,7 +26,7 @@ from ._spatial import (
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _spd_inverse_inplace(A, n):
     """Gauss-Jordan inversion in place of the leading n x n block of a symmetric positive definite A
     (inlined: a literal ``n`` lets the compiler unroll the loops)."""
@@ -46,7 +47,7 @@ def _spd_inverse_inplace(A, n):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def aba(m, d, q, v, tau, fext, ddq):
     """Forward dynamics by the articulated-body algorithm (Featherstone Table 7.1).
 
@@ -61,7 +62,7 @@ def aba(m, d, q, v, tau, fext, ddq):
     return _aba_passes(m, d, v, tau, fext, ddq, True)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def aba_prepared(m, d, v, tau, fext, ddq):
     """:func:`aba` for a caller that has just computed the local placements ``d.liR, d.lip`` and
     the body twists ``d.v`` of the same (q, v) (as ``world._kernels.placements_and_twists`` does):
@@ -72,7 +73,7 @@ def aba_prepared(m, d, v, tau, fext, ddq):
     return _aba_passes(m, d, v, tau, fext, ddq, False)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _aba_passes(m, d, v, tau, fext, ddq, twists):
     """ABA's three passes (Featherstone Table 7.1) on current local placements; ``twists``:
     compute the body twists ``d.v`` in the first pass (else they are given).
@@ -263,7 +264,7 @@ def _aba_passes(m, d, v, tau, fext, ddq, twists):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def passive_forces(m, q, v, out):
     """Joint damping, regularised Coulomb friction and limit spring-dampers, ``out`` (nv,).
 
@@ -299,7 +300,7 @@ def passive_forces(m, q, v, out):
         out[k] = t
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def forward_dynamics(m, d, q, v, tau, fext, ddq, prepared=False):
     """``ddq`` of ``tau`` plus the joint passive forces (``d.qfrc_passive``) and ``fext``, by ABA
     (:func:`aba_prepared` when ``prepared``: local placements and body twists are current)."""

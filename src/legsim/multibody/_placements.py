@@ -10,6 +10,7 @@ import math
 from numba import njit
 
 from .._borrow import borrow_all
+from .._fastmath import FASTMATH
 from ._layout import (
     JOINT_FREE,
     JOINT_REVOLUTE,
@@ -21,7 +22,7 @@ from ._spatial import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def local_placements(m, d, q):
     """Joint transforms ``liR, lip`` (body in its parent) for configuration ``q`` (nq,).
 
@@ -72,7 +73,7 @@ def local_placements(m, d, q):
                 lip[k] = Pp[k] + s * (PR[k, 0] * ax[0] + PR[k, 1] * ax[1] + PR[k, 2] * ax[2])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _init_world(m, d):
     m = borrow_all(m)
     d = borrow_all(d)

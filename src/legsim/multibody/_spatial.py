@@ -24,8 +24,10 @@ import math
 import numpy as np
 from numba import njit
 
+from .._fastmath import FASTMATH
 
-@njit(cache=True)
+
+@njit(cache=True, fastmath=FASTMATH)
 def quat_to_rot(qx, qy, qz, qw, R):
     """Rotation matrix (3, 3) of the unit quaternion ``(qx, qy, qz, qw)`` (Hamilton convention,
     scalar last as in Pinocchio/Eigen). The quaternion is normalised first."""
@@ -45,7 +47,7 @@ def quat_to_rot(qx, qy, qz, qw, R):
     R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def axis_angle_to_rot(ax, ay, az, angle, R):
     """Rodrigues' formula: rotation (3, 3) by ``angle`` (rad) about the unit axis ``(ax, ay, az)``."""
     s = math.sin(angle)
@@ -62,7 +64,7 @@ def axis_angle_to_rot(ax, ay, az, angle, R):
     R[2, 2] = c + az * az * t
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def matmul3(A, B, out):
     """``out = A @ B`` for 3x3 matrices (``out`` must not alias ``A`` or ``B``)."""
     for i in range(3):
@@ -70,14 +72,14 @@ def matmul3(A, B, out):
             out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def matvec3(A, x, out):
     """``out = A @ x`` for a 3x3 matrix and a 3-vector (no aliasing)."""
     for i in range(3):
         out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def compose(Ra, pa, Rb, pb, Rout, pout):
     """Placement composition ``(Ra, pa) * (Rb, pb)``: ``Rout = Ra Rb``, ``pout = pa + Ra pb``."""
     matmul3(Ra, Rb, Rout)
@@ -85,7 +87,7 @@ def compose(Ra, pa, Rb, pb, Rout, pout):
         pout[i] = pa[i] + Ra[i, 0] * pb[0] + Ra[i, 1] * pb[1] + Ra[i, 2] * pb[2]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def motion_transform(R, p, X):
     """6x6 motion transform ``B_X_A`` for the placement ``(R, p)`` of B in A.
 
@@ -111,7 +113,7 @@ def motion_transform(R, p, X):
         X[i, 5] = -(r0 * p[1] - r1 * p[0])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def motion_to_child(R, p, m_parent, m_child):
     """Twist in parent coordinates -> child coordinates for the child placement ``(R, p)``:
     ``w_c = R^T w``, ``v_c = R^T (v + w x p)``."""
@@ -126,7 +128,7 @@ def motion_to_child(R, p, m_parent, m_child):
         m_child[3 + i] = R[0, i] * wx + R[1, i] * wy + R[2, i] * wz
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def force_to_parent_add(R, p, f_child, f_parent):
     """Add a wrench in child coordinates to ``f_parent`` in parent coordinates:
     ``f_p += R f``, ``n_p += R n + p x (R f)``."""
@@ -144,7 +146,7 @@ def force_to_parent_add(R, p, f_child, f_parent):
     f_parent[5] += nz + p[0] * fy - p[1] * fx
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def motion_cross(m, x, out):
     """Spatial motion cross product ``out = m x x`` (Featherstone (2.31)):
     ``[w x xv + v x xw, w x xw]``."""
@@ -158,7 +160,7 @@ def motion_cross(m, x, out):
     out[5] = w0 * b1 - w1 * b0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def force_cross_add(m, f, out):
     """Add the spatial force cross product ``m x* f`` (Featherstone (2.32)) to ``out``:
     ``[w x ff, w x fn + v x ff]``."""
@@ -172,7 +174,7 @@ def force_cross_add(m, f, out):
     out[5] += w0 * b1 - w1 * b0 + v0 * a1 - v1 * a0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def mat6_vec(A, x, out):
     """``out = A @ x`` for a 6x6 matrix (no aliasing)."""
     for i in range(6):
@@ -182,7 +184,7 @@ def mat6_vec(A, x, out):
         out[i] = s
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def congruence_add(X, A, tmp, out):
     """``out += X^T A X`` for 6x6 matrices (force-transform an inertia to the parent frame,
     Featherstone (2.66)); ``tmp`` is 6x6 scratch."""
@@ -200,7 +202,7 @@ def congruence_add(X, A, tmp, out):
             out[i, j] += s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _rot_sym3(R, a00, a01, a02, a11, a12, a22):
     """Upper entries ``(00, 01, 02, 11, 12, 22)`` of ``R A R^T`` for a symmetric 3x3 ``A`` given by
     its upper entries (``T = R A``, then only the upper half of ``T R^T``)."""
@@ -221,13 +223,13 @@ def _rot_sym3(R, a00, a01, a02, a11, a12, a22):
             t10 * r20 + t11 * r21 + t12 * r22, t20 * r20 + t21 * r21 + t22 * r22)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _rot_row(R, i, x0, x1, x2):
     """Row ``i`` of ``R`` dotted with ``(x0, x1, x2)``."""
     return R[i, 0] * x0 + R[i, 1] * x1 + R[i, 2] * x2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _add_sym3(out, o, s00, s01, s02, s11, s12, s22):
     """``out[o:o+3, o:o+3] +=`` the symmetric 3x3 with upper entries ``s``."""
     out[o, o] += s00
@@ -241,7 +243,7 @@ def _add_sym3(out, o, s00, s01, s02, s11, s12, s22):
     out[o + 2, o + 2] += s22
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def inertia_to_parent_add(R, p, A, out):
     """``out += X^T A X`` for a symmetric 6x6 (articulated) inertia ``A`` in child axes, ``X`` the
     motion transform of the child placement ``(R, p)`` (Featherstone (2.66); same result as
@@ -250,13 +252,13 @@ def inertia_to_parent_add(R, p, A, out):
     downdated_inertia_to_parent_add(R, p, A, A[0], 0.0, out)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _dd(A, U, iD, r, s):
     """Entry ``(r, s)`` of ``A - U U^T iD``."""
     return A[r, s] - U[r] * iD * U[s]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def downdated_inertia_to_parent_add(R, p, A, U, iD, out):
     """``out += X^T (A - U U^T iD) X``: :func:`inertia_to_parent_add` of the rank-1 downdated
     inertia ``A - U U^T / D`` that ABA passes to the parent of a 1-DoF joint (Featherstone Table 7.1,
@@ -334,7 +336,7 @@ def downdated_inertia_to_parent_add(R, p, A, U, iD, out):
     out[5, 2] += e22
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def cholesky6_inplace(L):
     """Cholesky factor in place of a symmetric positive definite 6x6 ``L`` (lower triangle read and
     overwritten by ``L_f`` with ``L_f L_f^T = L``; the strict upper triangle is left as is).
@@ -356,7 +358,7 @@ def cholesky6_inplace(L):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def cholesky6_solve(L, x, o):
     """Solve ``L L^T y = x[o:o+6]`` in place (``L`` from :func:`cholesky6_inplace`)."""
     for i in range(6):

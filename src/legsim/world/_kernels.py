@@ -48,6 +48,7 @@ import math
 from numba import njit
 
 from .._borrow import borrow_all
+from .._fastmath import FASTMATH
 from ..contact import _laws as L
 from ..contact._collide import collide, world_poses
 from ..contact._response import _claim, _commit, _lookup, contact_forces
@@ -67,7 +68,7 @@ EULER = 0
 RK4 = 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _tangent(c, k, vrel, nrm, vt):
     """Unit normal of contact k into ``nrm``, tangential slip into ``vt``; returns pdot = -vrel . n."""
     for j in range(3):
@@ -78,7 +79,7 @@ def _tangent(c, k, vrel, nrm, vt):
     return -vn
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _since_onset(depth, pdot, dt_max):
     """Time since a new contact began [s], from its depth and approach rate (linear estimate
     ``depth / pdot``, at most ``dt_max``): the anchor of a contact first seen mid-step starts at
@@ -89,7 +90,7 @@ def _since_onset(depth, pdot, dt_max):
     return tau if tau < dt_max else dt_max
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def rk4_commit_forces(c, ncode, fcode, prm, s, vrel, t, h, adelta, ads, force):
     """First RK4 stage at t_n: advance and commit the per-contact state, then the forces [N].
 
@@ -147,7 +148,7 @@ def rk4_commit_forces(c, ncode, fcode, prm, s, vrel, t, h, adelta, ads, force):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def rk4_stage_forces(c, ncode, fcode, prm, s, vrel, dt_stage, wgt, adelta, ads, force):
     """Contact forces (ncontact, 3) [N] at an RK4 stage 2-4, reading the committed state.
 
@@ -185,7 +186,7 @@ def rk4_stage_forces(c, ncode, fcode, prm, s, vrel, dt_stage, wgt, adelta, ads, 
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def placements_and_twists(m, d, q, v):
     """World placements ``d.oR, d.op`` and body twists ``d.v`` (body axes) only: the part of
     forward kinematics the contact stage needs (Featherstone (5.1)-(5.2), no accelerations).
@@ -237,7 +238,7 @@ def placements_and_twists(m, d, q, v):
                 tw[i, k] += m.dof_S[da + j, k] * vj
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _target(w, t, na):
     """Joint targets q_ref(t) (na,) into ``w.qref``: linear interpolation in the table
     ``w.tab`` (K, na) sampled every ``w.prm[0]`` s from t = 0, held constant beyond its ends."""
@@ -262,7 +263,7 @@ def _target(w, t, na):
         w.qref[j] = (1.0 - fr) * tab[i0, j] + fr * tab[i0 + 1, j]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
     """Generalised acceleration ``ddq`` (nv,) at ``(q, v, t)`` (module docstring pipeline).
 
@@ -281,11 +282,12 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
     w = borrow_all(w)
     nb = m.body_parent.shape[0]
     placements_and_twists(m, d, q, v)
-    world_poses(cm, w.lpos, w.lrot, d.op, d.oR, w.gpos, w.grot)
-    if w.fast[0] == 1:
+    if w.fast[0] == 1:  # rotations only where a candidate needs them (_terrain.plane_contacts)
+        world_poses(cm, w.lpos, w.lrot, d.op, d.oR, w.gpos, w.grot, False)
         nc = plane_contacts(cm.gtype, cm.gsize, cm.gbody, cm.gmat, cm.grbound, cm.pair_law, w.pnorm,
-                            w.poff, w.planes, w.bgeoms, w.gpos, w.grot, c)
+                            w.poff, w.planes, w.bgeoms, w.gpos, w.grot, c, d.oR, w.lrot)
     else:
+        world_poses(cm, w.lpos, w.lrot, d.op, d.oR, w.gpos, w.grot)
         nc = collide(cm, w.gpos, w.grot, c, wk)
     if nc > c.depth.shape[0]:
         w.info[2] = nc
@@ -379,7 +381,7 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
     return ERR_OK
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _normalise_quats(m, q):
     nb = m.body_parent.shape[0]
     for i in range(1, nb):
@@ -390,7 +392,7 @@ def _normalise_quats(m, q):
                 q[a + j] /= n
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _check(m, w, q, v, vmax, max_depth, err):
     """Blow-up test after a step: non-finite state, |v_i| > vmax, deepest contact > max_depth."""
     for i in range(q.shape[0]):
@@ -418,7 +420,7 @@ def _check(m, w, q, v, vmax, max_depth, err):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def run(m, d, cm, c, wk, s, w, q, v, t0, h, nsteps, method, every, vmax, max_depth,
         rec_t, rec_q, rec_v, rec_f, rec_nc, err):
     """Advance ``nsteps`` fixed steps of ``h`` [s] from ``t0`` (``method`` EULER or RK4).

@@ -16,16 +16,23 @@ from __future__ import annotations
 
 from numba import njit
 
+from .._fastmath import FASTMATH
 from ..contact import _geom as G
 from ..contact._buffer import push
 
 
-@njit(cache=True)
-def plane_contacts(gtype, gsize, gbody, gmat, grbound, pair_law, pnorm, poff, planes, bodies, gpos, grot, c):
+@njit(cache=True, fastmath=FASTMATH)
+def plane_contacts(gtype, gsize, gbody, gmat, grbound, pair_law, pnorm, poff, planes, bodies, gpos, grot, c,
+                   brot, lrot):
     """Fill the contact buffer ``c`` with every candidate of the body geoms ``bodies`` (int64[nb_g])
     below the planes ``planes`` (int64[np]; unit normals ``pnorm`` (ng, 3), offsets ``poff`` (ng,)
-    in metres: the half-space ``n . x <= offset``). Geom world poses ``gpos`` (ng, 3) m,
-    ``grot`` (ng, 3, 3). Returns the number of contacts found (may exceed the capacity)."""
+    in metres: the half-space ``n . x <= offset``). Geom world positions ``gpos`` (ng, 3) m and
+    rotations ``grot`` (ng, 3, 3). Returns the number of contacts found (may exceed the capacity).
+
+    With body rotations ``brot`` (nb, 3, 3) given (not empty), ``grot`` is computed here as
+    ``brot[body] lrot[g]`` (``lrot`` (ng, 3, 3) local geom rotations), and only for the boxes and
+    capsules within their bounding radius of a plane: the rest never need it."""
+    lazy = brot.shape[0] > 0
     c.n[0] = 0
     for ip in range(planes.shape[0]):
         gt = planes[ip]
@@ -44,6 +51,12 @@ def plane_contacts(gtype, gsize, gbody, gmat, grbound, pair_law, pnorm, poff, pl
             t = gtype[g]
             law = pair_law[gmat[gt], gmat[g]]
             R = grot[g]
+            if lazy and t != G.G_SPHERE:
+                B = brot[gbody[g]]
+                L = lrot[g]
+                for i in range(3):
+                    for j in range(3):
+                        R[i, j] = B[i, 0] * L[0, j] + B[i, 1] * L[1, j] + B[i, 2] * L[2, j]
             if t == G.G_SPHERE:
                 ncand = 1
                 r = gsize[g, 0]
