@@ -181,15 +181,12 @@ def contact_field(t, x, p, mode, xdot):
 def contact_guards(t, x, p, mode, g):
     """g[2k] = gap_k while k is open (onset, falling), g[2k+1] = gap_k while it touches
     (separation, rising); NaN otherwise."""
-    m, d, nq, nv, na = _workspace(p)
-    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
-    oc = contact_offset(p)
-    kin = np.empty(9)
-    for k in range(int(p[oc])):
-        sphere_contact(m, d, p, oc, k, kin)
+    gr = np.empty((int(p[contact_offset(p)]), 2))
+    gaps_and_rates(p, x, gr)
+    for k in range(gr.shape[0]):
         on = (mode >> k) & 1
-        g[2 * k] = hs.INACTIVE if on else kin[0]
-        g[2 * k + 1] = kin[0] if on else hs.INACTIVE
+        g[2 * k] = hs.INACTIVE if on else gr[k, 0]
+        g[2 * k + 1] = gr[k, 0] if on else hs.INACTIVE
 
 
 @hs.reset

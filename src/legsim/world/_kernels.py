@@ -273,13 +273,7 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
     total world contact force per body [N] and ``w.info`` = (deepest depth [m], its contact index,
     ncontact). Returns an ``ERR_*`` code.
     """
-    m = borrow_all(m)
-    d = borrow_all(d)
-    cm = borrow_all(cm)
-    c = borrow_all(c)
-    wk = borrow_all(wk)
-    s = borrow_all(s)
-    w = borrow_all(w)
+    m, d, cm, c, wk, s, w = borrow_all((m, d, cm, c, wk, s, w))
     nb = m.body_parent.shape[0]
     placements_and_twists(m, d, q, v)
     if w.fast[0] == 1:  # rotations only where a candidate needs them (_terrain.plane_contacts)
@@ -432,13 +426,7 @@ def run(m, d, cm, c, wk, s, w, q, v, t0, h, nsteps, method, every, vmax, max_dep
     deepest contact of the failing step stays in ``c`` at index ``w.info[1]``. Returns the number
     of records written.
     """
-    m = borrow_all(m)
-    d = borrow_all(d)
-    cm = borrow_all(cm)
-    c = borrow_all(c)
-    wk = borrow_all(wk)
-    s = borrow_all(s)
-    w = borrow_all(w)
+    m, d, cm, c, wk, s, w = borrow_all((m, d, cm, c, wk, s, w))
     nq = q.shape[0]
     nv = v.shape[0]
     nb = m.body_parent.shape[0]
