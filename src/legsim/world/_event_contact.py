@@ -177,6 +177,19 @@ def contact_field(t, x, p, mode, xdot):
         xdot[nq + nv + k] = 0.0
 
 
+@hs.njit_helper
+def gaps_and_rates(p, x, out):
+    """(nc, 2) gap [m] and approach rate [m/s] of every contact at state x (for the start mode)."""
+    m, d, nq, nv, na = _workspace(p)
+    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
+    oc = contact_offset(p)
+    kin = np.empty(9)
+    for k in range(int(p[oc])):
+        sphere_contact(m, d, p, oc, k, kin)
+        out[k, 0] = kin[0]
+        out[k, 1] = kin[1]
+
+
 @hs.guards
 def contact_guards(t, x, p, mode, g):
     """g[2k] = gap_k while k is open (onset, falling), g[2k+1] = gap_k while it touches
@@ -220,16 +233,3 @@ def contact_outputs(t, x, p, mode, y):
         touching += (mode >> k) & 1
     y[nc] = total
     y[nc + 1] = touching
-
-
-@hs.njit_helper
-def gaps_and_rates(p, x, out):
-    """(nc, 2) gap [m] and approach rate [m/s] of every contact at state x (for the start mode)."""
-    m, d, nq, nv, na = _workspace(p)
-    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
-    oc = contact_offset(p)
-    kin = np.empty(9)
-    for k in range(int(p[oc])):
-        sphere_contact(m, d, p, oc, k, kin)
-        out[k, 0] = kin[0]
-        out[k, 1] = kin[1]
