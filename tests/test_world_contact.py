@@ -115,8 +115,10 @@ def test_the_plane_fast_path_finds_exactly_the_contacts_of_the_generic_collision
         for f in ("pos", "depth"):  # rotations formed in the kernel (fused multiply-adds): round-off
             np.testing.assert_allclose(getattr(c3, f)[:n3], getattr(c1, f)[:n1], rtol=0, atol=1e-15)
         found += n1
-        for f in ("pos", "normal", "depth", "geom", "body", "law", "feature"):
+        for f in ("normal", "geom", "body", "law", "feature"):
             np.testing.assert_array_equal(getattr(c1, f)[:n1], getattr(c2, f)[:n2])
+        for f in ("pos", "depth"):  # the fast path is compiled with fused multiply-adds: round-off
+            np.testing.assert_allclose(getattr(c2, f)[:n2], getattr(c1, f)[:n1], rtol=0, atol=1e-15)
     assert found > 40  # the random poses do touch both planes
 
 

@@ -2,8 +2,9 @@
 
 For a robot whose geoms are spheres, capsules and boxes and whose terrain is planes (the common
 legged-robot case), this produces exactly the contacts of ``legsim.contact._collide.collide`` with
-``legsim.contact._narrow.plane_body`` in multi-point mode (same order, features, points, normals
-and depths; tested in ``tests/test_world_contact.py``): the manifold candidates are the sphere
+``legsim.contact._narrow.plane_body`` in multi-point mode (same order, features and normals;
+points and depths to round-off, since this path is compiled with fused multiply-adds; tested in
+``tests/test_world_contact.py``): the manifold candidates are the sphere
 centre, the two capsule end spheres and the eight box corners (``_geom.candidate``), a candidate at
 signed height ``s`` above the plane with sweep radius ``r`` gives depth ``r - s`` and the contact
 point midway between the candidate's lowest point and the plane.
