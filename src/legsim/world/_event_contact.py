@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody import _configuration as C
 from ..multibody import _kernels as K
-from ..multibody.hybrid_model import _joint_torques, _workspace, pd_torques
+from ..multibody.hybrid_model import _joint_torques, model_workspace, pd_torques
 from ._kernels import placements_and_twists
 
 NCON = 5          # per-contact block: body, o (3), radius
 HEAD = 7 + LW.NPRM
+NSCR = 18         # hook scratch: contact kinematics (9), v_t (3), F_t (3), zero anchor (3)
 
 
 @hs.njit_helper
@@ -39,6 +38,26 @@ def contact_offset(p):
     """Offset of the contact block in ``p``."""
     na = int(p[2])
     return 5 + 5 * na + int(p[3]) + int(p[4])
+
+
+@hs.njit_helper
+def contact_workspace(p):
+    """``(m, d, nq, nv, na, nc, fext, fn, gr, scr)``: the multibody model viewed from ``p``, its data
+    workspace and every scratch array of the hooks — external wrenches ``fext`` (nb, 6), normal
+    forces ``fn`` (nc,), gaps and approach rates ``gr`` (nc, 2), ``scr`` (NSCR,) — from one
+    allocation (:func:`legsim.multibody.hybrid_model.model_workspace`)."""
+    nq = int(p[0])
+    nv = int(p[1])
+    na = int(p[2])
+    of = 5 + 5 * na
+    nf = int(p[3])
+    ni = int(p[4])
+    nb = int(p[of + nf])
+    nc = int(p[of + nf + ni])
+    m, d, e = model_workspace(p, of, nf, ni, 6 * nb + 3 * nc + NSCR)
+    o = 6 * nb
+    return (m, d, nq, nv, na, nc, e[:o].reshape((nb, 6)), e[o:o + nc],
+            e[o + nc:o + 3 * nc].reshape((nc, 2)), e[o + 3 * nc:])
 
 
 @hs.njit_helper
@@ -80,10 +99,11 @@ def sphere_contact(m, d, p, oc, k, out):
 
 
 @hs.njit_helper
-def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn):
+def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, scr):
     """Placements and twists of (q, v), then the force of every touching contact (normal law with
     its latched v_imp, stateless friction law) as body-axes wrenches about the body origins in
-    ``fext`` (nb, 6); ``fn`` (nc,) receives the normal forces [N] (0 when open)."""
+    ``fext`` (nb, 6); ``fn`` (nc,) receives the normal forces [N] (0 when open); ``scr``
+    (NSCR,) scratch."""
     placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
     nc = int(p[oc])
@@ -91,10 +111,12 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn):
     fcode = int(p[oc + 6])
     prm = p[oc + 7:oc + 7 + LW.NPRM]
     nx, ny, nz = p[oc + 1], p[oc + 2], p[oc + 3]
-    kin = np.empty(9)
-    vt = np.empty(3)
-    ft = np.empty(3)
-    zero = np.zeros(3)
+    kin = scr[0:9]
+    vt = scr[9:12]
+    ft = scr[12:15]
+    zero = scr[15:18]
+    for i in range(3):
+        zero[i] = 0.0
     for b in range(fext.shape[0]):
         for i in range(6):
             fext[b, i] = 0.0
@@ -110,20 +132,10 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn):
         vt[2] = kin[8] - vn * nz
         LW.friction_force(fcode, prm, f_n, vt, zero, ft)
         fn[k] = f_n
-        b = int(p[oc + HEAD + NCON * k])
-        f0 = f_n * nx + ft[0]
-        f1 = f_n * ny + ft[1]
-        f2 = f_n * nz + ft[2]
-        r0 = kin[2] - d.op[b, 0]
-        r1 = kin[3] - d.op[b, 1]
-        r2 = kin[4] - d.op[b, 2]
-        n0 = r1 * f2 - r2 * f1
-        n1 = r2 * f0 - r0 * f2
-        n2 = r0 * f1 - r1 * f0
-        R = d.oR[b]
-        for i in range(3):
-            fext[b, i] += R[0, i] * f0 + R[1, i] * f1 + R[2, i] * f2
-            fext[b, 3 + i] += R[0, i] * n0 + R[1, i] * n1 + R[2, i] * n2
+        ft[0] += f_n * nx
+        ft[1] += f_n * ny
+        ft[2] += f_n * nz
+        K.add_world_force(d, int(p[oc + HEAD + NCON * k]), kin[2:5], ft, fext)
 
 
 @hs.njit_helper
@@ -152,11 +164,8 @@ def table_torques(m, p, x, t, nq, nv, na, tau):
 @hs.njit_helper
 def evaluate_contacts(p, x, mode):
     """``(m, d, nq, nv, na, nc, fext, fn)`` after :func:`contact_wrenches` at state ``x``."""
-    m, d, nq, nv, na = _workspace(p)
-    nc = int(p[contact_offset(p)])
-    fext = np.empty((m.body_parent.shape[0], 6))
-    fn = np.empty(nc)
-    contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn)
+    m, d, nq, nv, na, nc, fext, fn, gr, scr = contact_workspace(p)
+    contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, scr)
     return m, d, nq, nv, na, nc, fext, fn
 
 
@@ -178,24 +187,24 @@ def contact_field(t, x, p, mode, xdot):
 
 
 @hs.njit_helper
-def gaps_and_rates(p, x, out):
-    """(nc, 2) gap [m] and approach rate [m/s] of every contact at state x (for the start mode)."""
-    m, d, nq, nv, na = _workspace(p)
+def gaps_and_rates(p, x):
+    """``(gr, nq, nv)``: gr (nc, 2) the gap [m] and approach rate [m/s] of every contact at x."""
+    m, d, nq, nv, na, nc, fext, fn, gr, scr = contact_workspace(p)
     placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
-    kin = np.empty(9)
-    for k in range(int(p[oc])):
+    kin = scr[0:9]
+    for k in range(nc):
         sphere_contact(m, d, p, oc, k, kin)
-        out[k, 0] = kin[0]
-        out[k, 1] = kin[1]
+        gr[k, 0] = kin[0]
+        gr[k, 1] = kin[1]
+    return gr, nq, nv
 
 
 @hs.guards
 def contact_guards(t, x, p, mode, g):
     """g[2k] = gap_k while k is open (onset, falling), g[2k+1] = gap_k while it touches
     (separation, rising); NaN otherwise."""
-    gr = np.empty((int(p[contact_offset(p)]), 2))
-    gaps_and_rates(p, x, gr)
+    gr, nq, nv = gaps_and_rates(p, x)
     for k in range(gr.shape[0]):
         on = (mode >> k) & 1
         g[2 * k] = hs.INACTIVE if on else gr[k, 0]
@@ -206,15 +215,11 @@ def contact_guards(t, x, p, mode, g):
 def contact_reset(t, x, p, mode, fired, x_new):
     """Onset: set the bit and latch v_imp = max(pdot, 0) at the located instant; separation:
     clear the bit."""
-    m, d, nq, nv, na = _workspace(p)
-    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
-    oc = contact_offset(p)
-    kin = np.empty(9)
+    gr, nq, nv = gaps_and_rates(p, x)
     new = mode
-    for k in range(int(p[oc])):
+    for k in range(gr.shape[0]):
         if fired[2 * k]:
-            sphere_contact(m, d, p, oc, k, kin)
-            x_new[nq + nv + k] = kin[1] if kin[1] > 0.0 else 0.0
+            x_new[nq + nv + k] = gr[k, 1] if gr[k, 1] > 0.0 else 0.0
             new |= 1 << k
         elif fired[2 * k + 1]:
             new &= ~(1 << k)

@@ -121,8 +121,7 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     def start(x, p):
         x = base.init_partition(x[:nqv], p)[0] if base.init_partition else x[:nqv]
         x = np.concatenate([x, np.zeros(nc)])
-        gr = np.empty((nc, 2))
-        H.gaps_and_rates(p, x, gr)
+        gr = H.gaps_and_rates(p, x)[0]
         mode = 0
         for k in range(nc):
             if gr[k, 0] <= 0.0:
