@@ -61,24 +61,22 @@ def contact_workspace(p):
 
 
 @hs.njit_helper
-def sphere_contact(m, d, p, oc, k, out):
-    """Kinematics of contact k after ``placements_and_twists``: writes ``out`` = [gap (m),
-    approach rate pdot = −dgap/dt (m/s), contact point (3) m, velocity (3) m/s of the body point
-    there], world axes. The contact point is midway between the sphere's lowest point and the
-    plane, c − (r + gap/2) n."""
-    b = int(p[oc + HEAD + NCON * k])
-    o = oc + HEAD + NCON * k + 1
-    r = p[o + 3]
-    nx, ny, nz = p[oc + 1], p[oc + 2], p[oc + 3]
+def sphere_on_plane(d, b, lx, ly, lz, r, nx, ny, nz, off, midway, out):
+    """Kinematics of a sphere of radius r [m] centred at body point (lx, ly, lz) (body axes) of body
+    ``b`` against the plane {x : n . x <= off}, after ``placements_and_twists``: writes ``out`` =
+    [gap (m), approach rate pdot = −dgap/dt (m/s), contact point (3) m, velocity (3) m/s of the
+    body point there], world axes. The contact point is the sphere's lowest point c − r n, or with
+    ``midway`` the point midway between it and the plane, c − (r + gap/2) n (as RobotWorld and
+    MuJoCo place it)."""
     R = d.oR[b]
     op = d.op[b]
     vb = d.v[b]
-    cx = op[0] + R[0, 0] * p[o] + R[0, 1] * p[o + 1] + R[0, 2] * p[o + 2]
-    cy = op[1] + R[1, 0] * p[o] + R[1, 1] * p[o + 1] + R[1, 2] * p[o + 2]
-    cz = op[2] + R[2, 0] * p[o] + R[2, 1] * p[o + 1] + R[2, 2] * p[o + 2]
-    gap = nx * cx + ny * cy + nz * cz - p[oc + 4] - r
-    h = r + 0.5 * gap                    # contact point midway between the sphere's lowest point
-    px = cx - h * nx                     # and the plane (as RobotWorld and MuJoCo place it)
+    cx = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
+    cy = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
+    cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
+    gap = nx * cx + ny * cy + nz * cz - off - r
+    h = r + 0.5 * gap if midway else r
+    px = cx - h * nx
     py = cy - h * ny
     pz = cz - h * nz
     wx = R[0, 0] * vb[3] + R[0, 1] * vb[4] + R[0, 2] * vb[5]
@@ -96,6 +94,14 @@ def sphere_contact(m, d, p, oc, k, out):
     out[2] = px
     out[3] = py
     out[4] = pz
+
+
+@hs.njit_helper
+def sphere_contact(m, d, p, oc, k, out):
+    """:func:`sphere_on_plane` of contact k of the contact block (contact point midway)."""
+    o = oc + HEAD + NCON * k
+    sphere_on_plane(d, int(p[o]), p[o + 1], p[o + 2], p[o + 3], p[o + 4], p[oc + 1], p[oc + 2],
+                    p[oc + 3], p[oc + 4], True, out)
 
 
 @hs.njit_helper

@@ -40,6 +40,7 @@ from legsim.hybrid import signatures as sig
 from legsim.multibody import _configuration as C
 from legsim.multibody._kernels import add_world_force, forward_dynamics
 from legsim.multibody.hybrid_model import model_workspace
+from legsim.world._event_contact import sphere_on_plane
 from legsim.world._kernels import placements_and_twists
 
 from ..crr_leg import _hooks as LH
@@ -73,6 +74,7 @@ REF = EPREV + NJOINT
 FPREV = REF + NJOINT
 NX = FPREV + NJOINT
 
+FOOT_F = 18                             # scratch: contact kinematics (9), v_t, anchor, F_t, then feet
 NY = 5 * NJOINT                         # outputs: ref, torque, force, piston x, foot forces
 
 
@@ -85,10 +87,10 @@ def joint_offsets(J):
 @sig.njit_helper
 def workspace(p):
     """``(m, d, fext, scratch)``: the multibody model viewed from ``p``, a fresh data workspace,
-    external wrenches (nb, 6) and a scratch (9 + 3 NLEG,) — one allocation (as
+    external wrenches (nb, 6) and a scratch (FOOT_F + 3 NLEG,) — one allocation (as
     ``multibody.hybrid_model._workspace``)."""
     nb = int(p[MB + int(p[NFB])])
-    m, d, extra = model_workspace(p, MB, int(p[NFB]), int(p[NIB]), 6 * nb + 9 + 3 * NLEG)
+    m, d, extra = model_workspace(p, MB, int(p[NFB]), int(p[NIB]), 6 * nb + FOOT_F + 3 * NLEG)
     fext = extra[:6 * nb].reshape((nb, 6))
     return m, d, fext, extra[6 * nb:]
 
@@ -97,54 +99,36 @@ def workspace(p):
 def foot_forces(m, d, p, fext, scratch):
     """Penalty contact of the four foot spheres with the plane (module docstring). Needs world
     placements and body twists in ``d`` (``placements_and_twists``). Adds the wrenches to ``fext``
-    (nb, 6) and writes the world force on each foot [N] into ``scratch[9 + 3 i : 12 + 3 i]``."""
+    (nb, 6) and writes the world force on each foot [N] into ``scratch[FOOT_F + 3 i : + 3]``."""
     r = p[FOOT_R]
-    zg = p[GROUND_Z]
     law = p[LAW:LAW + CL.NPRM]
-    vt = scratch[0:3]
-    anchor = scratch[3:6]
-    ft = scratch[6:9]
+    kin = scratch[0:9]
+    vt = scratch[9:12]
+    anchor = scratch[12:15]
+    ft = scratch[15:18]
     anchor[:] = 0.0
     for i in range(fext.shape[0]):
         for k in range(6):
             fext[i, k] = 0.0
     for leg in range(NLEG):
-        f = scratch[9 + 3 * leg:12 + 3 * leg]
+        f = scratch[FOOT_F + 3 * leg:FOOT_F + 3 * leg + 3]
         f[:] = 0.0
         fid = int(p[FID0 + leg])
         b = m.frame_body[fid]
-        R = d.oR[b]
-        o = d.op[b]
         fp = m.frame_p[fid]
-        cx = o[0] + R[0, 0] * fp[0] + R[0, 1] * fp[1] + R[0, 2] * fp[2]
-        cy = o[1] + R[1, 0] * fp[0] + R[1, 1] * fp[1] + R[1, 2] * fp[2]
-        cz = o[2] + R[2, 0] * fp[0] + R[2, 1] * fp[1] + R[2, 2] * fp[2]
-        depth = r - (cz - zg)
-        if depth <= 0.0:
+        # contact at the sphere's lowest point (cx, cy, cz - r) on the plane z = z_g
+        sphere_on_plane(d, b, fp[0], fp[1], fp[2], r, 0.0, 0.0, 1.0, p[GROUND_Z], False, kin)
+        if kin[0] >= 0.0:
             continue
-        # velocity of the body point at the contact (cx, cy, cz - r): R v_lin + (R w) x (P - o)
-        tw = d.v[b]
-        wx = R[0, 0] * tw[3] + R[0, 1] * tw[4] + R[0, 2] * tw[5]
-        wy = R[1, 0] * tw[3] + R[1, 1] * tw[4] + R[1, 2] * tw[5]
-        wz = R[2, 0] * tw[3] + R[2, 1] * tw[4] + R[2, 2] * tw[5]
-        rx = cx - o[0]
-        ry = cy - o[1]
-        rz = cz - r - o[2]
-        vx = R[0, 0] * tw[0] + R[0, 1] * tw[1] + R[0, 2] * tw[2] + wy * rz - wz * ry
-        vy = R[1, 0] * tw[0] + R[1, 1] * tw[1] + R[1, 2] * tw[2] + wz * rx - wx * rz
-        vz = R[2, 0] * tw[0] + R[2, 1] * tw[1] + R[2, 2] * tw[2] + wx * ry - wy * rx
-        fn = CL.normal_force(CL.N_HUNT_CROSSLEY, law, depth, -vz, 0.0)
-        vt[0] = vx
-        vt[1] = vy
+        fn = CL.normal_force(CL.N_HUNT_CROSSLEY, law, -kin[0], kin[1], 0.0)
+        vt[0] = kin[6]
+        vt[1] = kin[7]
         vt[2] = 0.0
         CL.friction_force(CL.F_COULOMB, law, fn, vt, anchor, ft)
         f[0] = ft[0]
         f[1] = ft[1]
         f[2] = fn
-        ft[0] = cx
-        ft[1] = cy
-        ft[2] = cz - r
-        add_world_force(d, b, ft, f, fext)
+        add_world_force(d, b, kin[2:5], f, fext)
 
 
 @sig.vector_field
@@ -216,4 +200,4 @@ def outputs(t, x, p, mode, y):
         placements_and_twists(m, d, x[POSE:POSE + 7 + NJOINT], x[TWIST:TWIST + 6 + NJOINT])
         foot_forces(m, d, p, fext, scratch)
         for i in range(3 * NLEG):
-            y[4 * NJOINT + i] = scratch[9 + i]
+            y[4 * NJOINT + i] = scratch[FOOT_F + i]
