@@ -392,10 +392,24 @@ def run(quick: bool = False) -> dict:
 
 
 # ---- plots ------------------------------------------------------------------------------------
+def _label(ax, xlabel: str, ylabel: str, title: str | None = None, legend: int | None = None) -> None:
+    """Axis labels, an optional title and an optional legend (font size)."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title)
+    if legend is not None:
+        ax.legend(fontsize=legend)
+
+
 def _save(fig, out: Path, name: str, files: list) -> None:
+    """Write ``fig`` as ``out/name``, note the path in ``files`` and close the figure."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     files.append(out / name)
     fig.savefig(files[-1], dpi=110)
+    plt.close(fig)
 
 
 def plot(res: dict, out: Path) -> list[Path]:
@@ -417,22 +431,16 @@ def plot(res: dict, out: Path) -> list[Path]:
     ax2.plot(ts * 1e3, r["v0"] * np.cos(r["q"] * ts), "k:", label="v0 cos(qt) (2.5)")
     for ax, lab in ((ax1, "penetration p [mm]"), (ax2, "penetration rate dp/dt [m/s]")):
         ax.axvline(math.pi / r["q"] * 1e3, color="r", lw=0.8, ls="--", label="π/q = 9.935 ms")
-        ax.set_xlabel("t from first contact [ms]")
-        ax.set_ylabel(lab)
-        ax.legend(fontsize=8)
+        _label(ax, "t from first contact [ms]", lab, legend=8)
     fig.suptitle("A1: linear penalty (2.1), m = 1 kg, k = 1e5 N/m, v0 = 1 m/s: elastic, contact time π/q")
     _save(fig, out, "a1_penalty_impact.png", files)
-    plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for (name, v0), r in res["A2"]["runs"].items():
         ax.plot(r["p"] / r["pmax"], r["pdot"] / v0, label=f"{name}, v0 = {v0:g} m/s (e = {r['e']:.6f})")
-    ax.set_xlabel("p / p_max")
-    ax.set_ylabel("(dp/dt) / v0")
-    ax.set_title("A2: position-only forces: exit speed = entry speed (2.6–2.12)")
-    ax.legend(fontsize=7)
+    _label(ax, "p / p_max",
+           "(dp/dt) / v0", "A2: position-only forces: exit speed = entry speed (2.6–2.12)", legend=7)
     _save(fig, out, "a2_position_only.png", files)
-    plt.close(fig)
 
     r = res["A3"]
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
@@ -444,12 +452,9 @@ def plot(res: dict, out: Path) -> list[Path]:
     ax.plot(tab, [TABLE_A3[x] for x in tab], "ks", mfc="none", ms=9, label="digest §1.6 table")
     for j, (m, k) in enumerate(r["pairs"]):
         ax.plot(r["eps"], r["e"][:, j], "o+"[j], label=f"legsim RigidWorld, m = {m:g} kg, k = {k:g} N/m")
-    ax.set_xlabel("requested restitution ε")
-    ax.set_ylabel("achieved restitution e")
-    ax.set_title("A3: Engelson (2.15) with d = (1-ε)/(ε v0) overshoots ε")
-    ax.legend(fontsize=8)
+    _label(ax, "requested restitution ε",
+           "achieved restitution e", "A3: Engelson (2.15) with d = (1-ε)/(ε v0) overshoots ε", legend=8)
     _save(fig, out, "a3_engelson_restitution.png", files)
-    plt.close(fig)
 
     r = res["A4"]
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
@@ -457,12 +462,9 @@ def plot(res: dict, out: Path) -> list[Path]:
         ax.semilogx(r["speeds"], e, mk + "-", label=name)
     ax.axhline(r["eps"], color="k", ls=":", lw=1, label=f"requested ε = {r['eps']}")
     ax.axhline(0.5936, color="0.5", ls="--", lw=1, label="digest: 0.5936 (thesis D)")
-    ax.set_xlabel("impact speed v0 [m/s]")
-    ax.set_ylabel("achieved restitution e")
-    ax.set_title("A4: latched v_impact (2.20) makes e independent of impact speed")
-    ax.legend(fontsize=8)
+    _label(ax, "impact speed v0 [m/s]", "achieved restitution e",
+           "A4: latched v_impact (2.20) makes e independent of impact speed", legend=8)
     _save(fig, out, "a4_restitution_vs_speed.png", files)
-    plt.close(fig)
 
     r = res["A5"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -479,7 +481,6 @@ def plot(res: dict, out: Path) -> list[Path]:
         ax.legend(fontsize=8)
     fig.suptitle("A5: resting sphere (C4), m = 1 kg, k = 1e5 N/m, Ts = 0.1 ms, 10 s")
     _save(fig, out, "a5_resting_contact.png", files)
-    plt.close(fig)
 
     r = res["A6"]
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
@@ -488,49 +489,35 @@ def plot(res: dict, out: Path) -> list[Path]:
     for s in (-1, 1):
         ax.axvline(s * A6_PARAMS["v_th"] * 1e3, color="r", ls="--", lw=0.8)
     ax.plot([A6_PARAMS["v_th"] * 1e3], [r["peak"]], "ro", mfc="none", label="brk·damping·v_th at v_th")
-    ax.set_xlabel("tangential slip speed [mm/s]")
-    ax.set_ylabel("friction curve g(v) [N]")
-    ax.set_title("A6: threshold-velocity friction (2.19): continuous, decaying, odd")
-    ax.legend(fontsize=8)
+    _label(ax, "tangential slip speed [mm/s]", "friction curve g(v) [N]",
+           "A6: threshold-velocity friction (2.19): continuous, decaying, odd", legend=8)
     _save(fig, out, "a6_threshold_friction.png", files)
-    plt.close(fig)
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     for name, (speed, ratio) in res["A7"]["samples"].items():
         ax1.semilogx(speed, ratio, ".", ms=3, label=name)
     ax1.axhline(1.0, color="k", lw=1, label="|F_t| = μ F_n")
-    ax1.set_xlabel("slip speed |v_t| [m/s]")
-    ax1.set_ylabel("|F_t| / (μ F_n)")
-    ax1.set_title("A7: random states, μ = 0.6")
-    ax1.legend(fontsize=7)
+    _label(ax1, "slip speed |v_t| [m/s]", "|F_t| / (μ F_n)", "A7: random states, μ = 0.6", legend=7)
     inc = res["incline"]
     for key, lab in (("hold", "tanθ = 0.8 μ"), ("slide", "tanθ = 1.2 μ")):
         ax2.plot(inc[key]["t"], inc[key]["ratio"], label=f"box on incline, {lab}")
     ax2.axhline(inc["mu"], color="k", ls=":", label="μ")
     ax2.set_ylim(0, 1.0)
-    ax2.set_xlabel("t [s]")
-    ax2.set_ylabel("|F_t| / F_n (total on the box)")
-    ax2.set_title("A7: friction saturates at μ only when sliding")
-    ax2.legend(fontsize=8)
+    _label(ax2, "t [s]",
+           "|F_t| / F_n (total on the box)", "A7: friction saturates at μ only when sliding", legend=8)
     _save(fig, out, "a7_friction_limit.png", files)
-    plt.close(fig)
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     h = inc["hold"]
     ax1.plot(h["t"], h["s"] * 1e6)
-    ax1.set_xlabel("t [s]")
-    ax1.set_ylabel("downhill displacement [µm]")
-    ax1.set_title("tanθ = 0.8 μ: holds (anchor stretch, then no creep)")
+    _label(ax1, "t [s]", "downhill displacement [µm]", "tanθ = 0.8 μ: holds (anchor stretch, then no creep)")
     s = inc["slide"]
     ax2.plot(s["t"], s["s"] * 1e3, label="legsim")
     ax2.plot(s["t"], 0.5 * inc["a_ref"] * s["t"] ** 2 * 1e3, "k:", label="g (sinθ − μ cosθ) t²/2")
-    ax2.set_xlabel("t [s]")
-    ax2.set_ylabel("downhill displacement [mm]")
-    ax2.set_title("tanθ = 1.2 μ: slides with Coulomb acceleration")
-    ax2.legend(fontsize=8)
+    _label(ax2, "t [s]",
+           "downhill displacement [mm]", "tanθ = 1.2 μ: slides with Coulomb acceleration", legend=8)
     fig.suptitle("A7: 1 kg box on an incline, anchor-spring friction (2.21), μ = 0.5")
     _save(fig, out, "a7_incline_hold_slide.png", files)
-    plt.close(fig)
 
     r = res["A8"]
     fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -546,7 +533,6 @@ def plot(res: dict, out: Path) -> list[Path]:
     ax.set_title("A8: impulse billiards (Fig. 2.7): propagation vs simultaneous")
     ax.legend(fontsize=8)
     _save(fig, out, "a8_billiards.png", files)
-    plt.close(fig)
 
     r = res["A9"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
@@ -565,7 +551,6 @@ def plot(res: dict, out: Path) -> list[Path]:
     ax1.set_title("A9: drop and settle on a mesh surface, Ts = 0.1 ms")
     ax2.set_title(f"late window (std over t > {r['t_late']:g} s)")
     _save(fig, out, "a9_scene_reactions.png", files)
-    plt.close(fig)
 
     r = res["rolling"]
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
@@ -573,12 +558,9 @@ def plot(res: dict, out: Path) -> list[Path]:
     ax.plot(r["t"], 0.5 * r["a_ref"] * r["t"] ** 2 * 1e3, "k:", label="5/7 g sinθ t²/2 (rolling)")
     ax.plot(r["t"], 0.5 * G * math.sin(r["theta"]) * r["t"] ** 2 * 1e3, color="0.6", ls="--",
             label="g sinθ t²/2 (frictionless slide)")
-    ax.set_xlabel("t [s]")
-    ax.set_ylabel("downhill displacement [mm]")
-    ax.set_title(f"Solid sphere rolling down an incline, θ = {r['theta']} rad")
-    ax.legend(fontsize=8)
+    _label(ax, "t [s]", "downhill displacement [mm]",
+           f"Solid sphere rolling down an incline, θ = {r['theta']} rad", legend=8)
     _save(fig, out, "rolling_sphere.png", files)
-    plt.close(fig)
     return files
 
 
