@@ -126,6 +126,22 @@ def stribeck_magnitude(prm, fn, v):
 
 
 @njit(cache=True, fastmath=FASTMATH)
+def anchor_raw_force(prm, vt, anchor, out):
+    """Unsaturated anchor-spring force (2.21) ``F_raw = -(g(|v|)/|v| v / n + K_I s)`` [N] into
+    ``out`` (3,), for the tangential slip ``vt`` (3,) [m/s] and anchor displacement ``anchor`` (3,)
+    [m] (g the (2.19) curve, n the scale-down factor); returns ``|F_raw|``."""
+    speed = math.sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2])
+    if speed > 0.0:
+        cv = threshold_curve(prm, speed) / speed / prm[S_NSCALE]
+    else:
+        cv = prm[S_BRK] * prm[S_VISC] / prm[S_NSCALE]
+    ki = prm[S_KI]
+    for i in range(3):
+        out[i] = -(cv * vt[i] + ki * anchor[i])
+    return math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2])
+
+
+@njit(cache=True, fastmath=FASTMATH)
 def friction_force(fcode, prm, fn, vt, anchor, out):
     """Tangential friction force on the second body [N], written into ``out`` (3,).
 
@@ -158,15 +174,7 @@ def friction_force(fcode, prm, fn, vt, anchor, out):
     speed = math.sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2])
     mu_fn = prm[S_MU] * fn
     if fcode == F_ANCHOR:
-        # (2.21): F_raw = -(g(|v|)/|v| * v / n + K_I s), |F| <= mu F_n
-        if speed > 0.0:
-            cv = threshold_curve(prm, speed) / speed / prm[S_NSCALE]
-        else:
-            cv = prm[S_BRK] * prm[S_VISC] / prm[S_NSCALE]
-        ki = prm[S_KI]
-        for i in range(3):
-            out[i] = -(cv * vt[i] + ki * anchor[i])
-        mag = math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2])
+        mag = anchor_raw_force(prm, vt, anchor, out)
         if mag > mu_fn:
             s = mu_fn / mag
             for i in range(3):

@@ -8,10 +8,13 @@ multibody buffers), then the contact block at offset ``oc`` = 5 + 5 na + len(fbu
      nc x (body, o_x, o_y, o_z, radius), K, dt_table, table (K x na)]
 
 for the ground half-space {x : n . x <= d} and spheres of radius r centred at body point o
-(body axes). State: ``x = [q (nq), v (nv), v_imp (nc)]``; ``v_imp`` is the approach speed latched
-at each contact's onset (Konyev (2.20)); it changes only at events. Mode: bit k set while contact
-k touches. Guards 2k (falling, active while k is open) and 2k + 1 (rising, active while k
-touches) are both the gap g_k = n . c_k − d − r_k of the sphere centre c_k. With K > 0 rows, the
+(body axes). State: ``x = [q (nq), v (nv), v_imp (nc)]``, then with the anchor-spring friction
+(2.21) ``s (nc x 3)``. ``v_imp`` is the approach speed latched at each contact's onset (Konyev
+(2.20)); it changes only at events. ``s`` is the anchor displacement (contact point minus anchor,
+tangent plane, m): zero at the located onset, then integrated with :func:`anchor_rate`. Mode:
+bit k set while contact k touches. Guards 2k (falling, active while k is open) and 2k + 1
+(rising, active while k touches) are both the gap g_k = n . c_k − d − r_k of the sphere centre
+c_k. With K > 0 rows, the
 joint PD targets q_ref(t) are the table sampled every ``dt_table`` s from t = 0, linearly
 interpolated and held beyond its ends (as :meth:`legsim.world.RobotWorld.set_targets`), instead of
 the constant ``q_ref_<joint>`` parameters.
@@ -30,7 +33,7 @@ from ._kernels import placements_and_twists
 
 NCON = 5          # per-contact block: body, o (3), radius
 HEAD = 7 + LW.NPRM
-NSCR = 18         # hook scratch: contact kinematics (9), v_t (3), F_t (3), zero anchor (3)
+NSCR = 15         # hook scratch: contact kinematics (9), v_t (3), F_t (3)
 
 
 @hs.njit_helper
@@ -42,10 +45,10 @@ def contact_offset(p):
 
 @hs.njit_helper
 def contact_workspace(p):
-    """``(m, d, nq, nv, na, nc, fext, fn, gr, scr)``: the multibody model viewed from ``p``, its data
-    workspace and every scratch array of the hooks — external wrenches ``fext`` (nb, 6), normal
-    forces ``fn`` (nc,), gaps and approach rates ``gr`` (nc, 2), ``scr`` (NSCR,) — from one
-    allocation (:func:`legsim.multibody.hybrid_model.model_workspace`)."""
+    """``(m, d, nq, nv, na, nc, fext, fn, gr, sdot, scr)``: the multibody model viewed from ``p``, its
+    data workspace and every scratch array of the hooks — external wrenches ``fext`` (nb, 6), normal
+    forces ``fn`` (nc,), gaps and approach rates ``gr`` (nc, 2), anchor rates ``sdot`` (nc, 3),
+    ``scr`` (NSCR,) — from one allocation (:func:`legsim.multibody.hybrid_model.model_workspace`)."""
     nq = int(p[0])
     nv = int(p[1])
     na = int(p[2])
@@ -54,10 +57,11 @@ def contact_workspace(p):
     ni = int(p[4])
     nb = int(p[of + nf])
     nc = int(p[of + nf + ni])
-    m, d, e = model_workspace(p, of, nf, ni, 6 * nb + 3 * nc + NSCR)
+    m, d, e = model_workspace(p, of, nf, ni, 6 * nb + 6 * nc + NSCR)
     o = 6 * nb
     return (m, d, nq, nv, na, nc, e[:o].reshape((nb, 6)), e[o:o + nc],
-            e[o + nc:o + 3 * nc].reshape((nc, 2)), e[o + 3 * nc:])
+            e[o + nc:o + 3 * nc].reshape((nc, 2)), e[o + 3 * nc:o + 6 * nc].reshape((nc, 3)),
+            e[o + 6 * nc:])
 
 
 @hs.njit_helper
@@ -105,10 +109,39 @@ def sphere_contact(m, d, p, oc, k, out):
 
 
 @hs.njit_helper
-def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, scr):
+def anchor_rate(prm, fn, vt, s, out):
+    """Rate of the anchor displacement ``s`` (3,) [m] of the anchor-spring friction (2.21) [m/s].
+
+    Continuous-time form of the per-step law of ``legsim.contact._laws.anchor_update``, which adds
+    ``v_t h`` and, when the force ``F_raw = -(c_v v_t + K_I s)`` exceeds mu F_n, slides the anchor
+    at once so that the spring alone carries the saturated force. Here the anchor holds
+    (``ds/dt = v_t``: no creep under any load below the limit) until ``|F_raw|`` exceeds mu F_n,
+    and then slides at the rate of the overstress (viscoplastic, Perzyna)::
+
+        ds/dt = v_t - (|F_raw| - mu F_n)^+ / (c |F_raw|) (c_v v_t + K_I s),
+        c = c_v(0) = const_brk const_damping / n    [N s/m]
+
+    while ``_laws.friction_force`` clamps the force at mu F_n. In steady sliding at speed v this
+    settles where ``|F_raw| = mu F_n + c v``, i.e. (with c_v = c) where ``K_I |s| = mu F_n``: the
+    spring alone carries the saturated force, as in the per-step law. The right-hand side is
+    continuous, so an adaptive integrator needs no stick/slip events and does not chatter when
+    F_n dips while the point moves toward its anchor.
+    """
+    mag = LW.anchor_raw_force(prm, vt, s, out)
+    over = mag - prm[LW.S_MU] * (fn if fn > 0.0 else 0.0)
+    rate = 0.0
+    if over > 0.0:
+        rate = over / (prm[LW.S_BRK] * prm[LW.S_VISC] / prm[LW.S_NSCALE]) / mag
+    for i in range(3):
+        out[i] = vt[i] + rate * out[i]
+
+
+@hs.njit_helper
+def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, sdot, scr):
     """Placements and twists of (q, v), then the force of every touching contact (normal law with
-    its latched v_imp, stateless friction law) as body-axes wrenches about the body origins in
-    ``fext`` (nb, 6); ``fn`` (nc,) receives the normal forces [N] (0 when open); ``scr``
+    its latched v_imp, friction law with its anchor displacement) as body-axes wrenches about the
+    body origins in ``fext`` (nb, 6); ``fn`` (nc,) receives the normal forces [N] (0 when open),
+    ``sdot`` (nc, 3) the anchor rates (:func:`anchor_rate`; 0 when open; unused by stateless laws); ``scr``
     (NSCR,) scratch."""
     placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
@@ -120,14 +153,14 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, scr):
     kin = scr[0:9]
     vt = scr[9:12]
     ft = scr[12:15]
-    zero = scr[15:18]
-    for i in range(3):
-        zero[i] = 0.0
+    os_ = nq + nv + nc
     for b in range(fext.shape[0]):
         for i in range(6):
             fext[b, i] = 0.0
     for k in range(nc):
         fn[k] = 0.0
+        for i in range(3):
+            sdot[k, i] = 0.0
         if not (mode >> k) & 1:
             continue
         sphere_contact(m, d, p, oc, k, kin)
@@ -136,7 +169,12 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, scr):
         vt[0] = kin[6] - vn * nx
         vt[1] = kin[7] - vn * ny
         vt[2] = kin[8] - vn * nz
-        LW.friction_force(fcode, prm, f_n, vt, zero, ft)
+        if fcode == LW.F_ANCHOR:
+            anchor = x[os_ + 3 * k:os_ + 3 * k + 3]
+            LW.friction_force(fcode, prm, f_n, vt, anchor, ft)
+            anchor_rate(prm, f_n, vt, anchor, sdot[k])
+        else:
+            LW.friction_force(fcode, prm, f_n, vt, sdot[k], ft)  # stateless: the anchor is unused
         fn[k] = f_n
         ft[0] += f_n * nx
         ft[1] += f_n * ny
@@ -169,16 +207,16 @@ def table_torques(m, p, x, t, nq, nv, na, tau):
 
 @hs.njit_helper
 def evaluate_contacts(p, x, mode):
-    """``(m, d, nq, nv, na, nc, fext, fn)`` after :func:`contact_wrenches` at state ``x``."""
-    m, d, nq, nv, na, nc, fext, fn, gr, scr = contact_workspace(p)
-    contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, scr)
-    return m, d, nq, nv, na, nc, fext, fn
+    """``(m, d, nq, nv, na, nc, fext, fn, sdot)`` after :func:`contact_wrenches` at state ``x``."""
+    m, d, nq, nv, na, nc, fext, fn, gr, sdot, scr = contact_workspace(p)
+    contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, sdot, scr)
+    return m, d, nq, nv, na, nc, fext, fn, sdot
 
 
 @hs.vector_field
 def contact_field(t, x, p, mode, xdot):
-    """``xdot = [qdot, ABA(q, v, tau_PD + tau_passive, contact wrenches), 0 (v_imp)]``."""
-    m, d, nq, nv, na, nc, fext, fn = evaluate_contacts(p, x, mode)
+    """``xdot = [qdot, ABA(q, v, tau_PD + tau_passive, contact wrenches), 0 (v_imp), ds/dt]``."""
+    m, d, nq, nv, na, nc, fext, fn, sdot = evaluate_contacts(p, x, mode)
     q = x[:nq]
     v = x[nq:nq + nv]
     C.qdot(m, q, v, xdot[:nq])
@@ -190,12 +228,17 @@ def contact_field(t, x, p, mode, xdot):
         xdot[nq + k] = d.ddq[k] if ok else math.nan
     for k in range(nc):
         xdot[nq + nv + k] = 0.0
+    if x.shape[0] > nq + nv + nc:  # anchor states
+        os_ = nq + nv + nc
+        for k in range(nc):
+            for i in range(3):
+                xdot[os_ + 3 * k + i] = sdot[k, i]
 
 
 @hs.njit_helper
 def gaps_and_rates(p, x):
     """``(gr, nq, nv)``: gr (nc, 2) the gap [m] and approach rate [m/s] of every contact at x."""
-    m, d, nq, nv, na, nc, fext, fn, gr, scr = contact_workspace(p)
+    m, d, nq, nv, na, nc, fext, fn, gr, sdot, scr = contact_workspace(p)
     placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
     kin = scr[0:9]
@@ -219,11 +262,16 @@ def contact_guards(t, x, p, mode, g):
 
 @hs.reset
 def contact_reset(t, x, p, mode, fired, x_new):
-    """Onset: set the bit and latch v_imp = max(pdot, 0) at the located instant; separation:
-    clear the bit."""
+    """Onset: set the bit, latch v_imp = max(pdot, 0) and put the friction anchor at the contact
+    point (s = 0) at the located instant; separation: clear the bit and the anchor."""
     gr, nq, nv = gaps_and_rates(p, x)
     new = mode
-    for k in range(gr.shape[0]):
+    nc = gr.shape[0]
+    anchors = x.shape[0] > nq + nv + nc
+    for k in range(nc):
+        if anchors and (fired[2 * k] or fired[2 * k + 1]):
+            for i in range(3):
+                x_new[nq + nv + nc + 3 * k + i] = 0.0
         if fired[2 * k]:
             x_new[nq + nv + k] = gr[k, 1] if gr[k, 1] > 0.0 else 0.0
             new |= 1 << k
@@ -235,7 +283,7 @@ def contact_reset(t, x, p, mode, fired, x_new):
 @hs.outputs
 def contact_outputs(t, x, p, mode, y):
     """``y = [normal force of each contact (nc) N, their sum N, number touching]``."""
-    m, d, nq, nv, na, nc, fext, fn = evaluate_contacts(p, x, mode)
+    m, d, nq, nv, na, nc, fext, fn, sdot = evaluate_contacts(p, x, mode)
     total = 0.0
     touching = 0
     for k in range(nc):

@@ -12,11 +12,18 @@ events the force law is smooth, so an adaptive integrator (``dp45``) keeps its o
 contacts. Dynamics: ``legsim.multibody.hybrid_model`` (ABA, joint PD ``kp (q_ref − q) + kd (v_ref
 − v)``, passive joint forces) plus the contact wrenches: normal law of the
 :class:`legsim.contact.ContactLaw` ((2.1), (2.15), (2.20), Hunt–Crossley, Hertz, Kelvin–Voigt;
-penetration p = −g, rate ṗ = −ġ) and a stateless friction law (none, regularised Coulomb,
-Stribeck (2.18), threshold (2.19)) on the tangential velocity of the sphere's lowest point.
+penetration p = −g, rate ṗ = −ġ) and a friction law (none, regularised Coulomb, Stribeck (2.18),
+threshold (2.19), anchor spring (2.21)) on the tangential velocity of the contact point.
 
-Not here (use RobotWorld): the anchor-spring friction (2.21), whose stick/slip switch would need
-its own events; shapes other than spheres; terrain other than one plane.
+The anchor spring keeps its per-contact state exactly: the anchor is put at the contact point at
+the located onset, and its displacement ``s`` is a state integrated with the rest,
+``ds/dt = v_t`` while the force ``|c_v v_t + K_I s|`` is below mu F_n (sticking, no creep). Where
+RobotWorld's per-step law slides the anchor at once when the force saturates, here it slides at
+the rate of the overstress ``(|c_v v_t + K_I s| − mu F_n)^+ / c`` (c = (2.21)'s viscous slope at
+rest), which keeps the right-hand side continuous: no stick/slip events, no chattering
+(``_event_contact.anchor_rate``; DESIGN.md "Contact: two paths" for how the two paths differ).
+
+Not here (use RobotWorld): shapes other than spheres; terrain other than one plane.
 """
 
 from __future__ import annotations
@@ -73,7 +80,7 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     Parameters
     ----------
     model : legsim.multibody.Model (fixed or floating base) with sphere geometries.
-    contact_law : ContactLaw with a stateless friction law (not ``anchor_spring``).
+    contact_law : ContactLaw (any normal and friction law).
     ground : Plane, optional.
     targets, dt_targets : optional joint PD targets over time: a table (K, na) [rad or m] sampled
         every ``dt_targets`` s from t = 0, linearly interpolated and held beyond its ends (as
@@ -83,17 +90,15 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     Returns
     -------
     legsim.hybrid.Model
-        States ``q``, ``v`` (articulated_model's names), then ``v_imp_<sphere>`` [m/s]; mode bit k
+        States ``q``, ``v`` (articulated_model's names), then ``v_imp_<sphere>`` [m/s], then with
+        the anchor-spring friction the anchor displacements ``s_<sphere>_x``, ``_y``, ``_z`` [m]
+        (world axes); mode bit k
         set while sphere k touches (guards ``touchdown_<sphere>``, ``liftoff_<sphere>``); outputs
         ``fn_<sphere>`` [N], ``fn_total`` [N], ``n_touching``. The start mode has the bits of the
         spheres that begin at or below the ground (their ``v_imp`` = the approach rate then).
     """
     if not isinstance(contact_law, ContactLaw):
         raise InputError(f"event_contact_model: contact_law={contact_law!r}, expected a ContactLaw")
-    if contact_law.friction.law == FrictionLaw.ANCHOR:
-        raise InputError("event_contact_model: the anchor-spring friction (2.21) keeps a per-contact "
-                         "anchor that this model does not have; use RobotWorld, or a stateless law "
-                         "(coulomb, stribeck, threshold)")
     ground = Plane() if ground is None else ground
     if not isinstance(ground, Plane):
         raise InputError(f"event_contact_model: ground={ground!r}, expected a legsim.contact.Plane")
@@ -117,10 +122,11 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
                    + [f"c_{n}_{f}" for n in names for f in ("body", "x", "y", "z", "radius")]
                    + ["target_rows", "target_dt"] + [f"target_{i}" for i in range(table.size)])
     nqv = model.nq + model.nv
+    ns = 3 * nc if contact_law.friction.law == FrictionLaw.ANCHOR else 0
 
     def start(x, p):
         x = base.init_partition(x[:nqv], p)[0] if base.init_partition else x[:nqv]
-        x = np.concatenate([x, np.zeros(nc)])
+        x = np.concatenate([x, np.zeros(nc + ns)])
         gr = H.gaps_and_rates(p, x)[0]
         mode = 0
         for k in range(nc):
@@ -131,8 +137,9 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
 
     return replace(
         base,
-        state_names=(*base.state_names, *(f"v_imp_{n}" for n in names)),
-        state_defaults=np.concatenate([base.state_defaults, np.zeros(nc)]),
+        state_names=(*base.state_names, *(f"v_imp_{n}" for n in names),
+                     *(f"s_{n}_{a}" for n in names for a in "xyz" if ns)),
+        state_defaults=np.concatenate([base.state_defaults, np.zeros(nc + ns)]),
         param_names=(*base.param_names, *block_names),
         param_defaults=np.concatenate([base.param_defaults, np.asarray(block, dtype=float)]),
         guards=tuple(g for n in names for g in (Guard(f"touchdown_{n}", Direction.FALLING, Placement.RIGHT),
