@@ -26,9 +26,9 @@ engine stands and walks). The machine is shared: each timing is the best of ``--
 Optionally (``--work-precision``) the final base-position error of legsim RK4 (anchor-spring
 friction, and stateless regularised Coulomb with v_eps = 0.05 m/s) and MuJoCo (Euler, RK4) against
 each engine's own dt = 25 us solution vs wall time; and of legsim's event-located contact model
-(``legsim.world.event_contact_model``: the six foot spheres, Kelvin-Voigt + regularised Coulomb
-v_eps = 0.05 m/s, adaptive DP45 with touchdowns and liftoffs located as events) against its own
-rtol = 1e-11 solution.
+(``legsim.world.event_contact_model``: all 25 geoms as 50 contact points, Kelvin-Voigt + regularised
+Coulomb v_eps = 0.05 m/s or the anchor spring, adaptive DP45 with touchdowns and liftoffs located
+as events) against its own rtol = 1e-11 solution.
 
 Usage: ``.venv/bin/python benchmarks/bench_hexapod_contact.py [--t 2] [--repeat 2] [--work-precision]``
 """
@@ -96,13 +96,15 @@ def make_legsim(model, q0, tab, friction="anchor"):
     return run
 
 
-def make_legsim_events(model, q0, tab):
-    """The hexapod as a hybrid-engine model with event-located foot contacts; run(t, rtol) -> q."""
-    from legsim.contact import ContactLaw, coulomb, kelvin_voigt
+def make_legsim_events(model, q0, tab, friction="coulomb"):
+    """The hexapod as a hybrid-engine model with event-located contacts (all 25 geoms as 50 contact
+    points: box corners, capsule ends, foot spheres); run(t, rtol) -> q."""
+    from legsim.contact import ContactLaw, anchor_spring, coulomb, kelvin_voigt
     from legsim.hybrid import Options, simulate
     from legsim.world import event_contact_model
 
-    hm = event_contact_model(model, ContactLaw(kelvin_voigt(K_N, C_N), coulomb(MU, 0.05)), kp=KP, kd=KD,
+    fr = anchor_spring(MU, K_I, brk=1.0, damping=C_T) if friction == "anchor" else coulomb(MU, 0.05)
+    hm = event_contact_model(model, ContactLaw(kelvin_voigt(K_N, C_N), fr), kp=KP, kd=KD,
                              targets=tab, dt_targets=DT_TABLE, q0=q0)
 
     def run(t_final, rtol):
@@ -350,14 +352,14 @@ def work_precision(model, q0, tab, engines, args):
                 print(f"  {name:14s} {method:6s} dt={dt:7.1e}  error {err:9.2e} m  wall {wall * 1e3:8.1f} ms")
             except Exception as e:  # noqa: BLE001 - report divergence and go on
                 print(f"  {name:14s} {method:6s} dt={dt:7.1e}  failed: {type(e).__name__}: {str(e)[:80]}")
-    events = make_legsim_events(model, q0, tab)
-    events(0.01, 1e-4)  # compile or load the hooks outside the timings
-    ref = events(t_wp, 1e-11)[:3]
-    for rtol in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8):
-        wall, qf = best_time(lambda rtol=rtol: events(t_wp, rtol), 1)
-        print(f"  {'legsim-events':14s} dp45   rtol={rtol:5.0e}  error {np.abs(qf[:3] - ref).max():9.2e} m  "
-              f"wall {wall * 1e3:8.1f} ms  (feet only, vs its own rtol 1e-11 run)")
-
+    for friction in ("coulomb", "anchor"):
+        events = make_legsim_events(model, q0, tab, friction)
+        events(0.01, 1e-4)  # compile or load the hooks outside the timings
+        ref = events(t_wp, 1e-11)[:3]
+        for rtol in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8):
+            wall, qf = best_time(lambda rtol=rtol, events=events: events(t_wp, rtol), 1)
+            print(f"  {'legsim-events':14s} {friction:7s} rtol={rtol:5.0e}  error "
+                  f"{np.abs(qf[:3] - ref).max():9.2e} m  wall {wall * 1e3:8.1f} ms  (vs its own rtol 1e-11)")
 
 if __name__ == "__main__":
     main()

@@ -1,11 +1,13 @@
-"""Contact onset and separation as engine events: an articulated robot with sphere contacts on a
-plane as a :class:`legsim.hybrid.Model` (issue 3: "contact onset and separation are events, so
+"""Contact onset and separation as engine events: an articulated robot with point and sphere
+contacts on a plane as a :class:`legsim.hybrid.Model` (issue 3: "contact onset and separation are events, so
 per-contact state (impact velocity latch ...) is exact").
 
 :class:`legsim.world.RobotWorld` steps at a fixed h and notices a new contact at the first step
 inside it, so the impact velocity that Konyev's restitution law (2.20) latches is the velocity of
-that step, O(h) late. Here every sphere geometry of the model gets two guards on its gap
-g = n . c − d − r to the ground half-space {x : n . x <= d} (c the sphere centre, r its radius):
+that step, O(h) late. Here every contact point of the model's geometries (a sphere's centre, a
+capsule's segment ends, a box's corners: RobotWorld's multi-point manifolds on a plane) is a
+sphere of radius r (0 for a corner) with two guards on its gap g = n . c − d − r to the ground
+half-space {x : n . x <= d} (c the sphere centre):
 onset (g falling through 0) and separation (g rising through 0). The engine locates each to its
 ``stop_precision``, the reset latches ``v_imp`` = −dg/dt at the located instant, and between
 events the force law is smooth, so an adaptive integrator (``dp45``) keeps its order across
@@ -23,7 +25,7 @@ the rate of the overstress ``(|c_v v_t + K_I s| − mu F_n)^+ / c`` (c = (2.21)'
 rest), which keeps the right-hand side continuous: no stick/slip events, no chattering
 (``_event_contact.anchor_rate``; DESIGN.md "Contact: two paths" for how the two paths differ).
 
-Not here (use RobotWorld): shapes other than spheres; terrain other than one plane.
+Not here (use RobotWorld): cylinders and meshes; terrain other than one plane; body-body contact.
 """
 
 from __future__ import annotations
@@ -42,22 +44,50 @@ from ..multibody.hybrid_model import articulated_model
 from ..multibody.model import Model
 from . import _event_contact as H
 
-__all__ = ["event_contact_model", "contact_spheres", "MAX_CONTACTS"]
+__all__ = ["event_contact_model", "contact_points", "MAX_CONTACTS"]
 
 MAX_CONTACTS = 62
 """Contacts are the bits of the engine's int64 mode."""
 
 
-def contact_spheres(model: Model) -> list[tuple[str, int, np.ndarray, float]]:
-    """The sphere geometries of ``model`` on moving bodies: (name, body index, centre in body
-    axes (3,) m, radius m)."""
-    out = []
-    for g in model.geometries:
-        if g.shape != "sphere" or g.body == model.body_names[0]:
-            continue
-        out.append((g.name, model.body_id(g.body), np.asarray(g.p, dtype=float).copy(),
-                    float(g.params["radius"])))
-    return out
+def _geometry_points(g) -> list[tuple[str, np.ndarray, float]]:
+    """Contact candidates of one geometry as (name, centre in body axes (3,) m, radius m): a
+    sphere's centre; a capsule's two segment ends (its axis is the geometry's z); a box's eight
+    corners (radius 0) — the multi-point manifolds of primitives on a plane that RobotWorld uses
+    (``legsim.contact._geom.candidate``)."""
+    P = g.params
+    R = np.asarray(g.R, dtype=float)
+    p = np.asarray(g.p, dtype=float)
+    if g.shape == "sphere":
+        return [(g.name, p.copy(), float(P["radius"]))]
+    if g.shape == "capsule":
+        h = 0.5 * float(P["length"])
+        return [(f"{g.name}_end{k}", p + R @ np.array([0.0, 0.0, z]), float(P["radius"]))
+                for k, z in enumerate((h, -h))]
+    if g.shape == "box":
+        hx, hy, hz = 0.5 * np.asarray(P["size"], dtype=float)
+        return [(f"{g.name}_corner{k}", p + R @ np.array([hx if k & 1 else -hx, hy if k & 2 else -hy,
+                                                            hz if k & 4 else -hz]), 0.0)
+                for k in range(8)]
+    raise InputError(f"event_contact_model: geometry {g.name!r} on body {g.body!r} is a {g.shape}; "
+                     f"expected sphere, capsule or box (leave it out with geometries=, or use RobotWorld)")
+
+
+def contact_points(model: Model, geometries=None) -> list[tuple[str, int, np.ndarray, float]]:
+    """The contact candidates of ``model``'s geometries on moving bodies (all of them, or those
+    named in ``geometries``): (name, body index, centre in body axes (3,) m, radius m); see
+    :func:`_geometry_points`."""
+    moving = [g for g in model.geometries if g.body != model.body_names[0]]
+    if geometries is not None:
+        wanted = [str(n) for n in geometries]
+        known = {g.name for g in moving}
+        for n in wanted:
+            if n not in known:
+                raise InputError(f"event_contact_model: geometries item {n!r} is not a geometry on a "
+                                 f"moving body of {model.name!r}; expected one of {sorted(known)}")
+        moving = [g for g in moving if g.name in wanted]
+    return [(name, model.body_id(g.body), centre, radius)
+            for g in moving for name, centre, radius in _geometry_points(g)]
 
 
 def _target_table(targets, dt, na: int) -> np.ndarray:
@@ -73,15 +103,22 @@ def _target_table(targets, dt, na: int) -> np.ndarray:
 
 
 def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane | None = None,
-                        targets=None, dt_targets: float = 0.0, name: str | None = None,
+                        geometries=None, targets=None, dt_targets: float = 0.0, name: str | None = None,
                         **gains) -> HybridModel:
-    """The robot ``model`` with its sphere geometries touching ``ground`` (default: the plane z = 0).
+    """The robot ``model`` with its geometries touching ``ground`` (default: the plane z = 0).
+
+    Each sphere, capsule and box is reduced to its contact points as RobotWorld's multi-point
+    manifolds do (sphere centre; capsule segment ends; box corners, radius 0), and every point is
+    one event contact (spheres of that radius below).
 
     Parameters
     ----------
-    model : legsim.multibody.Model (fixed or floating base) with sphere geometries.
+    model : legsim.multibody.Model (fixed or floating base) with sphere, capsule or box geometries.
     contact_law : ContactLaw (any normal and friction law).
     ground : Plane, optional.
+    geometries : sequence of str, optional
+        Names of the geometries that touch the ground (default: every geometry on a moving body;
+        at most 62 contact points).
     targets, dt_targets : optional joint PD targets over time: a table (K, na) [rad or m] sampled
         every ``dt_targets`` s from t = 0, linearly interpolated and held beyond its ends (as
         :meth:`RobotWorld.set_targets`); replaces the constant ``q_ref``.
@@ -90,12 +127,13 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     Returns
     -------
     legsim.hybrid.Model
-        States ``q``, ``v`` (articulated_model's names), then ``v_imp_<sphere>`` [m/s], then with
-        the anchor-spring friction the anchor displacements ``s_<sphere>_x``, ``_y``, ``_z`` [m]
-        (world axes); mode bit k
-        set while sphere k touches (guards ``touchdown_<sphere>``, ``liftoff_<sphere>``); outputs
-        ``fn_<sphere>`` [N], ``fn_total`` [N], ``n_touching``. The start mode has the bits of the
-        spheres that begin at or below the ground (their ``v_imp`` = the approach rate then).
+        States ``q``, ``v`` (articulated_model's names), then ``v_imp_<point>`` [m/s], then with
+        the anchor-spring friction the anchor displacements ``s_<point>_x``, ``_y``, ``_z`` [m]
+        (world axes); mode bit k set while point k touches (guards ``touchdown_<point>``,
+        ``liftoff_<point>``); outputs ``fn_<point>`` [N], ``fn_total`` [N], ``n_touching``.
+        Points are named after their geometry (``<geom>``, ``<geom>_end0``/``_end1``,
+        ``<geom>_corner0``..``7``). The start mode has the bits of the points that begin at or
+        below the ground (their ``v_imp`` = the approach rate then).
     """
     if not isinstance(contact_law, ContactLaw):
         raise InputError(f"event_contact_model: contact_law={contact_law!r}, expected a ContactLaw")
@@ -103,12 +141,12 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     if not isinstance(ground, Plane):
         raise InputError(f"event_contact_model: ground={ground!r}, expected a legsim.contact.Plane")
     base = articulated_model(model, name=name, **gains)
-    spheres = contact_spheres(model)
+    spheres = contact_points(model, geometries)
     if not spheres:
-        raise InputError(f"event_contact_model: model {model.name!r} has no sphere geometry on a "
-                         f"moving body")
+        raise InputError(f"event_contact_model: model {model.name!r} has no geometry on a moving body")
     if len(spheres) > MAX_CONTACTS:
-        raise InputError(f"event_contact_model: {len(spheres)} spheres, at most {MAX_CONTACTS}")
+        raise InputError(f"event_contact_model: {len(spheres)} contact points (a sphere gives 1, a capsule "
+                         f"2, a box 8), at most {MAX_CONTACTS}: leave some out with geometries=")
     nc = len(spheres)
     block = [float(nc), *ground.normal, ground.offset, float(int(contact_law.normal.law)),
              float(int(contact_law.friction.law)), *contact_law.params]
@@ -152,5 +190,5 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
         init_partition=start,
         mode_name=lambda mode: "touching: " + (",".join(n for k, n in enumerate(names) if (mode >> k) & 1)
                                              or "none"),
-        description=f"{base.description}; {nc} sphere contacts on a plane, onset/separation as events",
+        description=f"{base.description}; {nc} contact points on a plane, onset/separation as events",
     )
