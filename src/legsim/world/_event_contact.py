@@ -14,10 +14,9 @@ for the ground half-space {x : n . x <= d} and spheres of radius r centred at bo
 tangent plane, m): zero at the located onset, then integrated with :func:`anchor_rate`. Mode:
 bit k set while contact k touches. Guards 2k (falling, active while k is open) and 2k + 1
 (rising, active while k touches) are both the gap g_k = n . c_k − d − r_k of the sphere centre
-c_k. With K > 0 rows, the
-joint PD targets q_ref(t) are the table sampled every ``dt_table`` s from t = 0, linearly
-interpolated and held beyond its ends (as :meth:`legsim.world.RobotWorld.set_targets`), instead of
-the constant ``q_ref_<joint>`` parameters.
+c_k. With K > 0 rows, the joint PD targets q_ref(t) are the table sampled every ``dt_table`` s
+from t = 0, linearly interpolated and held beyond its ends (as
+:meth:`legsim.world.RobotWorld.set_targets`), instead of the constant ``q_ref_<joint>`` parameters.
 """
 
 from __future__ import annotations
@@ -141,8 +140,8 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, sdot, scr):
     """Placements and twists of (q, v), then the force of every touching contact (normal law with
     its latched v_imp, friction law with its anchor displacement) as body-axes wrenches about the
     body origins in ``fext`` (nb, 6); ``fn`` (nc,) receives the normal forces [N] (0 when open),
-    ``sdot`` (nc, 3) the anchor rates (:func:`anchor_rate`; 0 when open; unused by stateless laws); ``scr``
-    (NSCR,) scratch."""
+    ``sdot`` (nc, 3) the anchor rates (:func:`anchor_rate`; 0 when open; unused by stateless
+    laws); ``scr`` (NSCR,) scratch."""
     placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
     nc = int(p[oc])
