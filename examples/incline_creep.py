@@ -10,6 +10,10 @@ static friction can hold it with a 20 % margin. Any steady downhill motion is cr
   Below the friction limit the spring ``K_I s`` carries the load with zero slip velocity, so the
   block moves only by the springs' static stretch (``m g sin(theta) / (4 K_I)``) and then stops.
   ``RigidWorld`` at 0.1 ms, normal law (2.20) with k = 1e5 N/m.
+- legsim, the same law in the event-located model (``legsim.world.event_contact_model``: the
+  box's corners are event contacts on the inclined plane, the anchor is a state set at the
+  located onset and integrated with the motion, DP45 at rtol 1e-8): the same static stretch, and
+  a creep rate of zero to the integration tolerance.
 - legsim, regularised Coulomb ``-mu F_n v / sqrt(|v|^2 + v_eps^2)`` (v_eps = 1 mm/s): the same
   failure as MuJoCo's, for reference (a regularised law needs slip to make force).
 - MuJoCo, default soft contact at its default 2 ms step, pyramidal (default) and elliptic cones.
@@ -32,6 +36,7 @@ from legsim.contact import Box as BoxShape
 from legsim.contact import (
     ContactLaw,
     LawTable,
+    Plane,
     RigidWorld,
     anchor_spring,
     coulomb,
@@ -64,19 +69,44 @@ MJCF = """<mujoco>
 </mujoco>"""
 
 
-def legsim_block(friction: str, t_final: float):
-    """Box on the incline in legsim with ``friction`` = "anchor" or "coulomb"; returns (t, s_downhill)."""
+def _law(friction: str) -> ContactLaw:
     fric = (anchor_spring(MU, K_ANCHOR, n=1.0, brk=1.5, damping=200.0, v_th=1e-3, v_min=1e-3)
             if friction == "anchor" else coulomb(MU, v_eps=1e-3))
-    world = RigidWorld(LawTable(1, ContactLaw(restitution(K_NORMAL, 0.3, v_min=0.05), fric)))
-    rest = MASS * G * math.cos(THETA) / (4 * K_NORMAL)  # static depth of each corner
+    return ContactLaw(restitution(K_NORMAL, 0.3, v_min=0.05), fric)
+
+
+REST = MASS * G * math.cos(THETA) / (4 * K_NORMAL)  # static depth of each corner, m
+P0 = NORMAL * (HALF[2] - REST)  # start position of the box centre, m (at its static depth)
+
+
+def legsim_block(friction: str, t_final: float):
+    """Box on the incline in legsim with ``friction`` = "anchor" or "coulomb"; returns (t, s_downhill)."""
+    world = RigidWorld(LawTable(1, _law(friction)))
     c, s = math.cos(-THETA), math.sin(-THETA)
     rot = np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
-    world.add_solid(BoxShape(HALF), mass=MASS, pos=NORMAL * (HALF[2] - rest), rot=rot)
+    world.add_solid(BoxShape(HALF), mass=MASS, pos=P0, rot=rot)
     world.scene.add(inclined_plane(THETA))
     rec = world.simulate(t_final, DT_LEGSIM, record_every=100)
     pos = rec.pos[:, 0, :]
-    return np.r_[0.0, rec.t], np.r_[0.0, (pos - NORMAL * (HALF[2] - rest)) @ DOWNHILL]
+    return np.r_[0.0, rec.t], np.r_[0.0, (pos - P0) @ DOWNHILL]
+
+
+def legsim_block_events(t_final: float):
+    """The anchor-spring box in the event-located model (corners as event contacts on the tilted
+    plane, anchor as a state); returns (t, s_downhill)."""
+    from legsim.hybrid import Options, simulate
+    from legsim.multibody import RobotBuilder
+    from legsim.world import event_contact_model
+
+    b = RobotBuilder("block")
+    b.add_body("block", "world", "free", mass=MASS, inertia=MASS / 3.0 * np.array(
+        [HALF[1] ** 2 + HALF[2] ** 2, HALF[0] ** 2 + HALF[2] ** 2, HALF[0] ** 2 + HALF[1] ** 2]))
+    b.add_geometry("block", "box", size=tuple(2.0 * h for h in HALF), material="block")
+    q0 = np.r_[P0, 0.0, math.sin(-THETA / 2.0), 0.0, math.cos(-THETA / 2.0)]  # tilted by -theta about y
+    model = event_contact_model(b.compile(), _law("anchor"), ground=Plane(tuple(NORMAL), 0.0), q0=q0)
+    res = simulate(model, t_final, options=Options(method="dp45", rtol=1e-8, atol=1e-12, record_period=0.01),
+                   progress=False)
+    return res.t, (res.x[:, :3] - P0) @ DOWNHILL
 
 
 def mujoco_block(cone: str, t_final: float):
@@ -104,6 +134,7 @@ def run(quick: bool = False) -> dict:
     """Every variant; returns {name: {"t", "s", "final", "rate"}} plus "t_final"."""
     t_final = 2.0 if quick else 5.0
     runs = {"legsim anchor-spring (2.21)": legsim_block("anchor", t_final),
+            "legsim anchor-spring, events": legsim_block_events(t_final),
             "legsim regularised Coulomb": legsim_block("coulomb", t_final),
             "MuJoCo pyramidal cone": mujoco_block("pyramidal", t_final),
             "MuJoCo elliptic cone": mujoco_block("elliptic", t_final)}
@@ -140,8 +171,9 @@ def plot(res: dict, out: Path) -> list[Path]:
     ax1.set_ylabel("downhill displacement [mm]")
     ax1.set_title(f"Block on an incline, tanθ = 0.8 μ (μ = {res['mu']})")
     ax1.legend(fontsize=8)
-    r = res["legsim anchor-spring (2.21)"]
-    ax2.plot(r["t"], r["s"] * 1e6, color="C0")
+    for k, name in enumerate(("legsim anchor-spring (2.21)", "legsim anchor-spring, events")):
+        ax2.plot(res[name]["t"], res[name]["s"] * 1e6, color=f"C{k}", label=name)
+    ax2.legend(fontsize=8)
     ax2.set_xlabel("t [s]")
     ax2.set_ylabel("downhill displacement [µm]")
     ax2.set_title("legsim anchor-spring: static stretch, then no creep")
