@@ -13,7 +13,7 @@ from legsim.hybrid import Options, simulate
 from legsim.multibody import RobotBuilder
 from legsim.multibody.samples import HEXAPOD_STANCE, hexapod, hexapod_stance
 from legsim.world import RobotWorld
-from legsim.world.event_contact import contact_points, event_contact_model
+from legsim.world.event_contact import contact_points, event_contact_model, joint_controller
 
 M = 0.5
 R = 0.05
@@ -276,3 +276,74 @@ def test_capsule_lying_on_the_ground_rests_on_both_segment_ends():
     assert res.y[-1, 0] == pytest.approx(9.81 / 2, rel=1e-6)
     assert res.y[-1, 1] == pytest.approx(9.81 / 2, rel=1e-6)
     assert res.state("body_z")[-1] == pytest.approx(0.02 - 9.81 / 2e5, abs=1e-9)
+
+
+# ---- a compiled joint controller sampled at a fixed rate ------------------------------------------
+@joint_controller
+def _constant_torques(t, q, v, params, tau):
+    for j in range(tau.shape[0]):
+        tau[j] = params[j]
+
+
+@joint_controller
+def _clock_torques(t, q, v, params, tau):
+    for j in range(tau.shape[0]):
+        tau[j] = t
+
+
+@joint_controller
+def _pd_controller(t, q, v, params, tau):
+    # params = [kp, kd, q_ref (na)]; q, v of a floating base: joints after the 7 / 6 base entries
+    for j in range(tau.shape[0]):
+        tau[j] = params[0] * (params[2 + j] - q[7 + j]) - params[1] * v[6 + j]
+
+
+def test_controller_torques_are_held_between_samples_taken_at_exact_multiples_of_the_period():
+    law = ContactLaw(linear_penalty(2e4), coulomb(1.0, v_eps=0.05))
+    mb = hexapod()
+    model = event_contact_model(mb, law, q0=hexapod_stance(mb), controller=_clock_torques,
+                                control_period=2e-3)
+    assert model.sample_period == 2e-3                        # simulate picks it up by itself
+    res = simulate(model, 0.02, options=Options(method="dp45", rtol=1e-8, atol=1e-10, record_period=5e-4))
+    u = res.state("u_leg0_coxa")
+    held = np.floor(res.t / 2e-3 + 1e-9) * 2e-3               # the last sample at or before t
+    assert np.max(np.abs(u - held)) < 1e-12
+
+
+def test_constant_controller_torques_equal_the_same_feed_forward_torques():
+    law = ContactLaw(linear_penalty(2e4), coulomb(1.0, v_eps=0.05))
+    mb = hexapod()
+    q0 = hexapod_stance(mb)
+    q_ref = {n: HEXAPOD_STANCE[n.split("_")[1]] for n in mb.joint_names}
+    ff = np.linspace(-0.2, 0.2, len(mb.joint_names))
+    opts = Options(method="dp45", rtol=1e-10, atol=1e-12, record_period=0.01)
+    with_ctrl = simulate(event_contact_model(mb, law, kp=30.0, kd=0.3, q_ref=q_ref, q0=q0,
+                                             controller=_constant_torques, controller_params=ff), 0.3,
+                         options=opts)
+    with_ff = simulate(event_contact_model(mb, law, kp=30.0, kd=0.3, q_ref=q_ref, tau_ff=ff, q0=q0), 0.3,
+                       options=opts)
+    assert np.max(np.abs(with_ctrl.x[:, :mb.nq] - with_ff.x[:, :mb.nq])) < 1e-9
+
+
+def test_a_sampled_pd_controller_stands_the_hexapod_like_the_continuous_pd_law():
+    law = ContactLaw(linear_penalty(2e4), coulomb(1.0, v_eps=0.05))
+    mb = hexapod()
+    q0 = hexapod_stance(mb)
+    q_ref = np.array([HEXAPOD_STANCE[n.split("_")[1]] for n in mb.joint_names])
+    opts = Options(method="dp45", rtol=1e-8, atol=1e-10, record_period=0.01)
+    sampled = simulate(event_contact_model(mb, law, q0=q0, controller=_pd_controller, control_period=5e-4,
+                                           controller_params=np.r_[30.0, 0.3, q_ref]), 1.0, options=opts)
+    targets = dict(zip(mb.joint_names, q_ref, strict=True))
+    continuous = simulate(event_contact_model(mb, law, kp=30.0, kd=0.3, q_ref=targets, q0=q0), 1.0,
+                          options=opts)
+    z_s, z_c = sampled.state("base_z"), continuous.state("base_z")
+    assert np.max(np.abs(z_s - z_c)) < 1e-4                   # a 2 kHz zero-order hold vs continuous
+    assert sampled.y[-1, -1] == 6                             # standing on its six feet
+
+
+def test_bad_controllers_are_refused_with_the_expected_signature():
+    law = ContactLaw(linear_penalty(1e4))
+    with pytest.raises(InputError, match="joint_controller"):
+        event_contact_model(_ball(), law, controller=lambda t, q, v, p, tau: None)
+    with pytest.raises(InputError, match="control_period"):
+        event_contact_model(_ball(), law, controller=_constant_torques, control_period=0.0)

@@ -9,6 +9,7 @@ flat arrays the engine reads, with errors that name the unknown key and the clos
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -75,6 +76,9 @@ class Model:
     stance : for legged models, ``modes (n,) -> (n, nlegs) bool``, True where a leg is in stance
         (used for gait diagrams).
     path_states : names of the two states that trace the body path in the ground plane.
+    sample_period : period [s] of the model's own sampled controller (its ``sample`` hook);
+        :func:`legsim.hybrid.simulate` uses it when ``Options.sample_period`` is 0, so a model
+        whose controller has a fixed rate runs it without the caller having to know. 0: none.
     """
 
     name: str
@@ -96,6 +100,7 @@ class Model:
     description: str = ""
     stance: Callable[[np.ndarray], np.ndarray] | None = None
     path_states: tuple[str, str] | None = None
+    sample_period: float = 0.0
 
     def __post_init__(self) -> None:
         sd = np.ascontiguousarray(self.state_defaults, dtype=np.float64)
@@ -110,6 +115,9 @@ class Model:
                              f"{pd.size} parameter defaults")
         if self.outputs is None and self.output_names:
             raise ValueError(f"model '{self.name}': output_names given without an outputs hook")
+        if not (math.isfinite(self.sample_period) and self.sample_period >= 0.0):
+            raise ValueError(f"model '{self.name}': sample_period = {self.sample_period!r}, expected a "
+                             f"finite number >= 0 s")
 
     # ------------------------------------------------------------------ sizes
     @property

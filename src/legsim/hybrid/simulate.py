@@ -9,6 +9,7 @@ record made before it stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -66,6 +67,8 @@ def simulate(model: Model, t_final: float,
     opts = options if options is not None else Options()
     if not isinstance(opts, Options):
         raise InputError(f"options must be a legsim.hybrid.Options, got {type(opts).__name__}")
+    if opts.sample_period == 0.0 and model.sample_period > 0.0:  # the model's own controller rate
+        opts = dataclasses.replace(opts, sample_period=model.sample_period)
     try:
         t_final = float(t_final)
         t0 = float(t0)

@@ -3,12 +3,13 @@
 :class:`RobotWorld` couples a :class:`legsim.multibody.Model` (fixed or floating base) with terrain
 and contact laws of :mod:`legsim.contact`, and runs whole simulations in one compiled call
 (semi-implicit Euler or RK4 at a fixed step, joint PD control, records in preallocated buffers).
-:func:`event_contact_model` makes the same robot's sphere contacts on a plane a hybrid-engine
-model whose contact onsets and separations are located events (exact impact-velocity latch,
-adaptive integration across contacts).
+:func:`event_contact_model` makes the same robot's contacts on a plane (spheres, capsule ends, box
+corners) a hybrid-engine model whose contact onsets and separations are located events (exact
+impact-velocity latch and friction anchor, adaptive integration across contacts), optionally with
+a compiled :func:`joint_controller` sampled at a fixed rate.
 """
 
-from .event_contact import event_contact_model
+from .event_contact import event_contact_model, joint_controller
 from .robot_world import METHODS, RobotWorld, WorldResult
 
-__all__ = ["METHODS", "RobotWorld", "WorldResult", "event_contact_model"]
+__all__ = ["METHODS", "RobotWorld", "WorldResult", "event_contact_model", "joint_controller"]

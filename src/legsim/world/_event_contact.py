@@ -5,13 +5,16 @@ Parameter vector: the layout of :mod:`legsim.multibody.hybrid_model` (sizes, joi
 multibody buffers), then the contact block at offset ``oc`` = 5 + 5 na + len(fbuf) + len(ibuf)::
 
     [nc, n_x, n_y, n_z, d, normal law code, friction law code, law row (NPRM),
-     nc x (body, o_x, o_y, o_z, radius), K, dt_table, table (K x na)]
+     nc x (body, o_x, o_y, o_z, radius), K, dt_table, table (K x na), nu, ncp, cp (ncp)]
 
 for the ground half-space {x : n . x <= d} and spheres of radius r centred at body point o
 (body axes). State: ``x = [q (nq), v (nv), v_imp (nc)]``, then with the anchor-spring friction
-(2.21) ``s (nc x 3)``. ``v_imp`` is the approach speed latched at each contact's onset (Konyev
+(2.21) ``s (nc x 3)``, then with a controller ``u (nu = na)``. ``v_imp`` is the approach speed
+latched at each contact's onset (Konyev
 (2.20)); it changes only at events. ``s`` is the anchor displacement (contact point minus anchor,
-tangent plane, m): zero at the located onset, then integrated with :func:`anchor_rate`. Mode:
+tangent plane, m): zero at the located onset, then integrated with :func:`anchor_rate`. ``u`` are
+the joint torques of the user's controller, held between its samples (written by the model's
+``sample`` hook, added to the PD torques here; ``cp`` its parameters). Mode:
 bit k set while contact k touches. Guards 2k (falling, active while k is open) and 2k + 1
 (rising, active while k touches) are both the gap g_k = n . c_k − d − r_k of the sphere centre
 c_k. With K > 0 rows, the joint PD targets q_ref(t) are the table sampled every ``dt_table`` s
@@ -40,6 +43,25 @@ def contact_offset(p):
     """Offset of the contact block in ``p``."""
     na = int(p[2])
     return 5 + 5 * na + int(p[3]) + int(p[4])
+
+
+@hs.njit_helper
+def state_offsets(p, nq, nv, nc):
+    """``(os, ou, nu)``: where the anchor displacements and the controller torques start in the
+    state, and the number of controller torques (0 without a controller)."""
+    oc = contact_offset(p)
+    os_ = nq + nv + nc
+    ou = os_ + (3 * nc if int(p[oc + 6]) == LW.F_ANCHOR else 0)
+    return os_, ou, int(p[controller_offset(p)])
+
+
+@hs.njit_helper
+def controller_offset(p):
+    """Offset of ``[nu, ncp, cp (ncp)]`` (after the target table) in ``p``."""
+    oc = contact_offset(p)
+    na = int(p[2])
+    ot = oc + HEAD + NCON * int(p[oc])
+    return ot + 2 + int(p[ot]) * na
 
 
 @hs.njit_helper
@@ -222,16 +244,21 @@ def contact_field(t, x, p, mode, xdot):
     tau = d.tau
     if not table_torques(m, p, x, t, nq, nv, na, tau):
         _joint_torques(m, p, x, nq, nv, na, tau)
+    os_, ou, nu = state_offsets(p, nq, nv, nc)
+    if nu > 0:  # the controller's held torques, on the 1-DoF joints in joint order
+        j = 0
+        for k in range(nv):
+            if m.dof_qposadr[k] >= 0:
+                tau[k] += x[ou + j]
+                j += 1
     ok = K.forward_dynamics(m, d, q, v, tau, fext, d.ddq, True)  # placements/twists reused
     for k in range(nv):
         xdot[nq + k] = d.ddq[k] if ok else math.nan
-    for k in range(nc):
-        xdot[nq + nv + k] = 0.0
-    if x.shape[0] > nq + nv + nc:  # anchor states
-        os_ = nq + nv + nc
-        for k in range(nc):
-            for i in range(3):
-                xdot[os_ + 3 * k + i] = sdot[k, i]
+    for k in range(nq + nv, x.shape[0]):  # v_imp, controller torques: change only at events
+        xdot[k] = 0.0
+    for k in range(nc if ou > os_ else 0):  # anchor displacements
+        for i in range(3):
+            xdot[os_ + 3 * k + i] = sdot[k, i]
 
 
 @hs.njit_helper
@@ -266,7 +293,8 @@ def contact_reset(t, x, p, mode, fired, x_new):
     gr, nq, nv = gaps_and_rates(p, x)
     new = mode
     nc = gr.shape[0]
-    anchors = x.shape[0] > nq + nv + nc
+    os_, ou, nu = state_offsets(p, nq, nv, nc)
+    anchors = ou > os_
     for k in range(nc):
         if anchors and (fired[2 * k] or fired[2 * k + 1]):
             for i in range(3):

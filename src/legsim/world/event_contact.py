@@ -25,6 +25,10 @@ the rate of the overstress ``(|c_v v_t + K_I s| − mu F_n)^+ / c`` (c = (2.21)'
 rest), which keeps the right-hand side continuous: no stick/slip events, no chattering
 (``_event_contact.anchor_rate``; DESIGN.md "Contact: two paths" for how the two paths differ).
 
+A controller of the user's (:func:`joint_controller`, compiled, fixed signature) can run at a fixed
+control period through the engine's ``sample`` hook; its joint torques are held between samples
+(states ``u_<joint>``) and added to the PD law.
+
 Not here (use RobotWorld): cylinders and meshes; terrain other than one plane; body-body contact.
 """
 
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numba as nb
 import numpy as np
 
 from ..contact import _laws as LW
@@ -40,14 +45,46 @@ from ..contact.shapes import Plane
 from ..errors import InputError
 from ..hybrid import Direction, Guard, Placement
 from ..hybrid import Model as HybridModel
+from ..hybrid import signatures as hs
 from ..multibody.hybrid_model import articulated_model
 from ..multibody.model import Model
 from . import _event_contact as H
 
-__all__ = ["event_contact_model", "contact_points", "MAX_CONTACTS"]
+__all__ = ["event_contact_model", "contact_points", "joint_controller", "CONTROLLER_SIG", "MAX_CONTACTS"]
 
 MAX_CONTACTS = 62
 """Contacts are the bits of the engine's int64 mode."""
+
+_ARR = nb.types.float64[::1]
+CONTROLLER_SIG = nb.types.void(nb.types.float64, _ARR, _ARR, _ARR, _ARR)
+"""``controller(t, q, v, params, tau) -> None``: t [s], q (nq,), v (nv,) (multibody conventions),
+``params`` (ncp,) the controller's own parameters, ``tau`` (na,) the joint torques to hold until
+the next sample [N m or N] (arrives as the previous sample's values), in ``joint_names`` order."""
+
+
+def joint_controller(fn):
+    """Compile a joint-torque controller for :func:`event_contact_model` (numba, signature
+    :data:`CONTROLLER_SIG`, cached on disk). It runs at the model's control period, in compiled
+    code, at exactly ``t = k * control_period``; its torques are added to the PD law's."""
+    return nb.njit(CONTROLLER_SIG, cache=True, nogil=True)(fn)
+
+
+def _sample_hook(controller):
+    """The model's ``sample`` hook calling ``controller`` (compiled per model: a closure)."""
+
+    def sample(t, x, p, mode, k, x_new):
+        nq = int(p[0])
+        nv = int(p[1])
+        na = int(p[2])
+        oc = H.contact_offset(p)
+        nc = int(p[oc])
+        ou = H.state_offsets(p, nq, nv, nc)[1]
+        oq = H.controller_offset(p)
+        ncp = int(p[oq + 1])
+        controller(t, x[:nq], x[nq:nq + nv], p[oq + 2:oq + 2 + ncp], x_new[ou:ou + na])
+        return mode
+
+    return hs.sample(sample)
 
 
 def _geometry_points(g) -> list[tuple[str, np.ndarray, float]]:
@@ -102,8 +139,24 @@ def _target_table(targets, dt, na: int) -> np.ndarray:
     return tab
 
 
+def _controller_params(controller, period, params) -> np.ndarray:
+    if controller is None:
+        return np.zeros(0)
+    sigs = getattr(controller, "signatures", None)
+    if sigs is None or CONTROLLER_SIG.args not in [tuple(sg) for sg in sigs]:
+        raise InputError(f"event_contact_model: controller={controller!r}, expected a function compiled "
+                         f"with @legsim.world.joint_controller (signature {CONTROLLER_SIG})")
+    if not (np.isfinite(period) and period > 0.0):
+        raise InputError(f"event_contact_model: control_period={period!r} s, expected > 0")
+    cp = np.array(params, dtype=float).ravel()
+    if not np.all(np.isfinite(cp)):
+        raise InputError(f"event_contact_model: controller_params={params!r}, expected finite numbers")
+    return cp
+
+
 def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane | None = None,
-                        geometries=None, targets=None, dt_targets: float = 0.0, name: str | None = None,
+                        geometries=None, targets=None, dt_targets: float = 0.0, controller=None,
+                        control_period: float = 1e-3, controller_params=(), name: str | None = None,
                         **gains) -> HybridModel:
     """The robot ``model`` with its geometries touching ``ground`` (default: the plane z = 0).
 
@@ -122,6 +175,11 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     targets, dt_targets : optional joint PD targets over time: a table (K, na) [rad or m] sampled
         every ``dt_targets`` s from t = 0, linearly interpolated and held beyond its ends (as
         :meth:`RobotWorld.set_targets`); replaces the constant ``q_ref``.
+    controller : a :func:`joint_controller`, optional
+        Compiled joint-torque controller, sampled every ``control_period`` s (zero-order hold;
+        the model's ``sample_period``, so ``simulate`` runs it without further options); its
+        torques add to the PD law (set kp = kd = 0 for pure torque control). ``controller_params``
+        (ncp,) reach it as ``params``.
     gains : kp, kd, q_ref, v_ref, tau_ff, q0, v0 of :func:`legsim.multibody.articulated_model`.
 
     Returns
@@ -129,7 +187,8 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     legsim.hybrid.Model
         States ``q``, ``v`` (articulated_model's names), then ``v_imp_<point>`` [m/s], then with
         the anchor-spring friction the anchor displacements ``s_<point>_x``, ``_y``, ``_z`` [m]
-        (world axes); mode bit k set while point k touches (guards ``touchdown_<point>``,
+        (world axes), then with a controller the held torques ``u_<joint>``; mode bit k set while
+        point k touches (guards ``touchdown_<point>``,
         ``liftoff_<point>``); outputs ``fn_<point>`` [N], ``fn_total`` [N], ``n_touching``.
         Points are named after their geometry (``<geom>``, ``<geom>_end0``/``_end1``,
         ``<geom>_corner0``..``7``). The start mode has the bits of the points that begin at or
@@ -154,17 +213,22 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
         block += [float(body), *centre, radius]
     table = _target_table(targets, dt_targets, len(model.joint_names))
     block += [float(table.shape[0]), float(dt_targets), *table.ravel()]
+    joints = list(model.joint_names)
+    cparams = _controller_params(controller, control_period, controller_params)
+    nu = len(joints) if controller is not None else 0
+    block += [float(nu), float(cparams.size), *cparams]
     names = [s[0] for s in spheres]
     block_names = (["c_n", "c_normal_x", "c_normal_y", "c_normal_z", "c_offset", "c_normal_law",
                     "c_friction_law"] + [f"c_law_{i}" for i in range(LW.NPRM)]
                    + [f"c_{n}_{f}" for n in names for f in ("body", "x", "y", "z", "radius")]
-                   + ["target_rows", "target_dt"] + [f"target_{i}" for i in range(table.size)])
+                   + ["target_rows", "target_dt"] + [f"target_{i}" for i in range(table.size)]
+                   + ["controller_nu", "controller_ncp"] + [f"controller_p{i}" for i in range(cparams.size)])
     nqv = model.nq + model.nv
     ns = 3 * nc if contact_law.friction.law == FrictionLaw.ANCHOR else 0
 
     def start(x, p):
         x = base.init_partition(x[:nqv], p)[0] if base.init_partition else x[:nqv]
-        x = np.concatenate([x, np.zeros(nc + ns)])
+        x = np.concatenate([x, np.zeros(nc + ns + nu)])
         gr = H.gaps_and_rates(p, x)[0]
         mode = 0
         for k in range(nc):
@@ -176,8 +240,9 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     return replace(
         base,
         state_names=(*base.state_names, *(f"v_imp_{n}" for n in names),
-                     *(f"s_{n}_{a}" for n in names for a in "xyz" if ns)),
-        state_defaults=np.concatenate([base.state_defaults, np.zeros(nc + ns)]),
+                     *(f"s_{n}_{a}" for n in names for a in "xyz" if ns),
+                     *(f"u_{j}" for j in joints if nu)),
+        state_defaults=np.concatenate([base.state_defaults, np.zeros(nc + ns + nu)]),
         param_names=(*base.param_names, *block_names),
         param_defaults=np.concatenate([base.param_defaults, np.asarray(block, dtype=float)]),
         guards=tuple(g for n in names for g in (Guard(f"touchdown_{n}", Direction.FALLING, Placement.RIGHT),
@@ -187,6 +252,8 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
         guard_values=H.contact_guards,
         reset=H.contact_reset,
         outputs=H.contact_outputs,
+        sample=_sample_hook(controller) if controller is not None else hs.no_sample,
+        sample_period=float(control_period) if controller is not None else 0.0,
         init_partition=start,
         mode_name=lambda mode: "touching: " + (",".join(n for k, n in enumerate(names) if (mode >> k) & 1)
                                              or "none"),
