@@ -86,7 +86,8 @@ def crr_leg_model(reference: dict | None = None) -> Model:
     ``<joint>_tab_t*``/``<joint>_tab_v*`` step tables (``<joint>_n_table`` entries) or the sine
     parameters ``<joint>_ref_*``; ``<joint>_ref_kind`` selects held steps (0), a sine (1) or linear
     interpolation between the table points (2), ``<joint>_ref_period`` [s] > 0 repeats the table
-    (see :class:`JointReference`); run with ``sample_period = 1e-3`` (the controller's period).
+    (see :class:`JointReference`). The model's ``sample_period`` is the controller's 1 ms, so
+    ``simulate`` runs the PID without further options.
 
     ``reference`` (a scenario's ``[model_options] reference = {file = "walk.csv", unit = "deg"}``)
     loads a recorded trajectory instead: keys ``file``, and optionally ``time_column``,
@@ -108,7 +109,7 @@ def crr_leg_model(reference: dict | None = None) -> Model:
         refs = list(references_from_csv(reference["file"], **opts))
     q0 = [float(r.values_at(0.0)) for r in refs]
     return replace(bench.model, param_defaults=bench.params(refs),
-                   state_defaults=bench.initial_state(q0))
+                   state_defaults=bench.initial_state(q0), sample_period=1e-3)
 
 
 INTERPOLATIONS = {"hold": H.REF_TABLE, "linear": H.REF_LINEAR}
