@@ -188,8 +188,8 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
         States ``q``, ``v`` (articulated_model's names), then ``v_imp_<point>`` [m/s], then with
         the anchor-spring friction the anchor displacements ``s_<point>_x``, ``_y``, ``_z`` [m]
         (world axes), then with a controller the held torques ``u_<joint>``; mode bit k set while
-        point k touches (guards ``touchdown_<point>``,
-        ``liftoff_<point>``); outputs ``fn_<point>`` [N], ``fn_total`` [N], ``n_touching``.
+        point k touches (guards ``touchdown_<point>``, ``liftoff_<point>``); outputs
+        ``fn_<point>`` [N], ``fn_total`` [N], ``n_touching``.
         Points are named after their geometry (``<geom>``, ``<geom>_end0``/``_end1``,
         ``<geom>_corner0``..``7``). The start mode has the bits of the points that begin at or
         below the ground (their ``v_imp`` = the approach rate then).
@@ -200,16 +200,16 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     if not isinstance(ground, Plane):
         raise InputError(f"event_contact_model: ground={ground!r}, expected a legsim.contact.Plane")
     base = articulated_model(model, name=name, **gains)
-    spheres = contact_points(model, geometries)
-    if not spheres:
+    points = contact_points(model, geometries)
+    if not points:
         raise InputError(f"event_contact_model: model {model.name!r} has no geometry on a moving body")
-    if len(spheres) > MAX_CONTACTS:
-        raise InputError(f"event_contact_model: {len(spheres)} contact points (a sphere gives 1, a capsule "
+    if len(points) > MAX_CONTACTS:
+        raise InputError(f"event_contact_model: {len(points)} contact points (a sphere gives 1, a capsule "
                          f"2, a box 8), at most {MAX_CONTACTS}: leave some out with geometries=")
-    nc = len(spheres)
+    nc = len(points)
     block = [float(nc), *ground.normal, ground.offset, float(int(contact_law.normal.law)),
              float(int(contact_law.friction.law)), *contact_law.params]
-    for _, body, centre, radius in spheres:
+    for _, body, centre, radius in points:
         block += [float(body), *centre, radius]
     table = _target_table(targets, dt_targets, len(model.joint_names))
     block += [float(table.shape[0]), float(dt_targets), *table.ravel()]
@@ -217,7 +217,7 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     cparams = _controller_params(controller, control_period, controller_params)
     nu = len(joints) if controller is not None else 0
     block += [float(nu), float(cparams.size), *cparams]
-    names = [s[0] for s in spheres]
+    names = [pt[0] for pt in points]
     block_names = (["c_n", "c_normal_x", "c_normal_y", "c_normal_z", "c_offset", "c_normal_law",
                     "c_friction_law"] + [f"c_law_{i}" for i in range(LW.NPRM)]
                    + [f"c_{n}_{f}" for n in names for f in ("body", "x", "y", "z", "radius")]
