@@ -280,19 +280,19 @@ def test_capsule_lying_on_the_ground_rests_on_both_segment_ends():
 
 # ---- a compiled joint controller sampled at a fixed rate ------------------------------------------
 @joint_controller
-def _constant_torques(t, q, v, params, tau):
+def _constant_torques(t, q, v, fn, params, tau):
     for j in range(tau.shape[0]):
         tau[j] = params[j]
 
 
 @joint_controller
-def _clock_torques(t, q, v, params, tau):
+def _clock_torques(t, q, v, fn, params, tau):
     for j in range(tau.shape[0]):
         tau[j] = t
 
 
 @joint_controller
-def _pd_controller(t, q, v, params, tau):
+def _pd_controller(t, q, v, fn, params, tau):
     # params = [kp, kd, q_ref (na)]; q, v of a floating base: joints after the 7 / 6 base entries
     for j in range(tau.shape[0]):
         tau[j] = params[0] * (params[2 + j] - q[7 + j]) - params[1] * v[6 + j]
@@ -308,6 +308,31 @@ def test_controller_torques_are_held_between_samples_taken_at_exact_multiples_of
     u = res.state("u_leg0_coxa")
     held = np.floor(res.t / 2e-3 + 1e-9) * 2e-3               # the last sample at or before t
     assert np.max(np.abs(u - held)) < 1e-12
+
+
+@joint_controller
+def _load_sensing(t, q, v, fn, params, tau):
+    total = 0.0
+    for k in range(fn.shape[0]):
+        total += fn[k]
+    for j in range(tau.shape[0]):
+        tau[j] = params[0] * total
+
+
+def test_the_controller_reads_the_contact_normal_forces_at_its_sample():
+    # torques = 1e-6 x total normal force (negligible effect): the torque held over (t_k, t_k+1)
+    # is 1e-6 x the recorded fn_total at t_k
+    law = ContactLaw(linear_penalty(2e4), coulomb(1.0, v_eps=0.05))
+    mb = hexapod()
+    q_ref = {n: HEXAPOD_STANCE[n.split("_")[1]] for n in mb.joint_names}
+    model = event_contact_model(mb, law, kp=30.0, kd=0.3, q_ref=q_ref, q0=hexapod_stance(mb),
+                                controller=_load_sensing, control_period=1e-3, controller_params=[1e-6])
+    res = simulate(model, 0.05, options=Options(method="dp45", rtol=1e-9, atol=1e-11, record_period=5e-4))
+    at_samples = np.isclose(res.t % 1e-3, 0.0) & (res.t < 0.0495)
+    fn_total = res.y[at_samples, -2]
+    held = res.state("u_leg3_tibia")[np.flatnonzero(at_samples) + 1]  # 0.5 ms after each sample
+    assert fn_total.max() > 10.0                              # the robot settles onto its feet
+    assert np.max(np.abs(held - 1e-6 * fn_total)) < 1e-12
 
 
 def test_constant_controller_torques_equal_the_same_feed_forward_torques():
@@ -344,6 +369,6 @@ def test_a_sampled_pd_controller_stands_the_hexapod_like_the_continuous_pd_law()
 def test_bad_controllers_are_refused_with_the_expected_signature():
     law = ContactLaw(linear_penalty(1e4))
     with pytest.raises(InputError, match="joint_controller"):
-        event_contact_model(_ball(), law, controller=lambda t, q, v, p, tau: None)
+        event_contact_model(_ball(), law, controller=lambda t, q, v, fn, p, tau: None)
     with pytest.raises(InputError, match="control_period"):
         event_contact_model(_ball(), law, controller=_constant_torques, control_period=0.0)

@@ -56,10 +56,12 @@ MAX_CONTACTS = 62
 """Contacts are the bits of the engine's int64 mode."""
 
 _ARR = nb.types.float64[::1]
-CONTROLLER_SIG = nb.types.void(nb.types.float64, _ARR, _ARR, _ARR, _ARR)
-"""``controller(t, q, v, params, tau) -> None``: t [s], q (nq,), v (nv,) (multibody conventions),
-``params`` (ncp,) the controller's own parameters, ``tau`` (na,) the joint torques to hold until
-the next sample [N m or N] (arrives as the previous sample's values), in ``joint_names`` order."""
+CONTROLLER_SIG = nb.types.void(nb.types.float64, _ARR, _ARR, _ARR, _ARR, _ARR)
+"""``controller(t, q, v, fn, params, tau) -> None``: t [s], q (nq,), v (nv,) (multibody
+conventions), ``fn`` (nc,) the normal force of every contact point [N] (0 when open; the order
+of :func:`contact_points`), ``params`` (ncp,) the controller's own parameters, ``tau`` (na,) the
+joint torques to hold until the next sample [N m or N] (arrives as the previous sample's values),
+in ``joint_names`` order."""
 
 
 def joint_controller(fn):
@@ -73,15 +75,11 @@ def _sample_hook(controller):
     """The model's ``sample`` hook calling ``controller`` (compiled per model: a closure)."""
 
     def sample(t, x, p, mode, k, x_new):
-        nq = int(p[0])
-        nv = int(p[1])
-        na = int(p[2])
-        oc = H.contact_offset(p)
-        nc = int(p[oc])
+        m, d, nq, nv, na, nc, fext, fn, sdot = H.evaluate_contacts(p, x, mode)
         ou = H.state_offsets(p, nq, nv, nc)[1]
         oq = H.controller_offset(p)
         ncp = int(p[oq + 1])
-        controller(t, x[:nq], x[nq:nq + nv], p[oq + 2:oq + 2 + ncp], x_new[ou:ou + na])
+        controller(t, x[:nq], x[nq:nq + nv], fn, p[oq + 2:oq + 2 + ncp], x_new[ou:ou + na])
         return mode
 
     return hs.sample(sample)
