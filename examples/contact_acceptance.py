@@ -41,7 +41,6 @@ The process exits with status 1 if any item misses its digest tolerance.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -72,6 +71,7 @@ from legsim.contact import (
 )
 from legsim.contact import laws as L
 from legsim.contact.meshes import capsule_mesh, grid_surface, sphere_mesh
+from legsim.viz.example_cli import run_example
 
 G = 9.81
 R_BALL = 0.05  # m, radius of the impacting / resting spheres
@@ -564,21 +564,18 @@ def plot(res: dict, out: Path) -> list[Path]:
     return files
 
 
-def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True, type=Path, help="directory for the PNG plots (created)")
-    ap.add_argument("--quick", action="store_true", help="fewer cases and shorter runs (tests)")
-    args = ap.parse_args(argv)
-    if args.out.exists() and not args.out.is_dir():
-        ap.error(f"--out {args.out}: exists and is not a directory")
-    res = run(quick=args.quick)
-    for key in ("A1", "A2", "A3", "A4", "A5", "A6", "A7", "incline", "A8", "A9", "rolling"):
-        print(res[key]["line"])
+ITEMS = ("A1", "A2", "A3", "A4", "A5", "A6", "A7", "incline", "A8", "A9", "rolling")
+
+
+def report(res: dict) -> str:
+    """One line per item, then whether every item is within the digest's tolerance."""
     missed = [k for k, r in res.items() if not r["ok"]]
-    print("all items within the digest tolerances" if not missed else f"MISSED: {', '.join(missed)}")
-    for f in plot(res, args.out):
-        print(f"wrote {f}")
-    return res
+    verdict = "all items within the digest tolerances" if not missed else f"MISSED: {', '.join(missed)}"
+    return "\n".join([*(res[key]["line"] for key in ITEMS), verdict])
+
+
+def main(argv=None) -> dict:
+    return run_example(__doc__, run, report, plot, "fewer cases and shorter runs (tests)", argv)
 
 
 if __name__ == "__main__":

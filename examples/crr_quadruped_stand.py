@@ -12,13 +12,13 @@ Usage: ``python examples/crr_quadruped_stand.py --out DIR [--quick]`` (quick: no
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from legsim.robots.crr_quadruped import Quadruped, squat_posture, squat_references
+from legsim.viz.example_cli import run_example
 
 DEPTH = 0.03          # m
 T_SQUAT = 2.5         # s: squat starts
@@ -91,15 +91,7 @@ def plot(res: dict, out: Path) -> list[Path]:
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True, type=Path, help="directory for the PNG plot")
-    ap.add_argument("--quick", action="store_true", help="stop after the squat hold (tests)")
-    args = ap.parse_args(argv)
-    res = run(quick=args.quick)
-    print(report(res))
-    for f in plot(res, args.out):
-        print(f"wrote {f}")
-    return res
+    return run_example(__doc__, run, report, plot, "stop after the squat hold (tests)", argv)
 
 
 if __name__ == "__main__":

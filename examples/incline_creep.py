@@ -25,7 +25,6 @@ downhill speed over the second half of the run. Usage:
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -43,6 +42,7 @@ from legsim.contact import (
     inclined_plane,
     restitution,
 )
+from legsim.viz.example_cli import run_example
 
 G = 9.81
 MU = 0.5
@@ -185,15 +185,7 @@ def plot(res: dict, out: Path) -> list[Path]:
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True, type=Path, help="directory for the PNG plot")
-    ap.add_argument("--quick", action="store_true", help="2 s instead of 5 s (tests)")
-    args = ap.parse_args(argv)
-    res = run(quick=args.quick)
-    print(report(res))
-    for f in plot(res, args.out):
-        print(f"wrote {f}")
-    return res
+    return run_example(__doc__, run, report, plot, "2 s instead of 5 s (tests)", argv)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ Usage: ``python examples/restitution_bounce.py --out DIR [--quick]``; prints a t
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -35,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from legsim.contact import ContactLaw, LawTable, Plane, RigidWorld, Sphere, restitution
+from legsim.viz.example_cli import run_example
 
 G = 9.81
 RADIUS = 0.02  # m
@@ -202,15 +202,7 @@ def _ideal_bounce(t, h0, e):
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True, type=Path, help="directory for the PNG plots")
-    ap.add_argument("--quick", action="store_true", help="fewer cases and a shorter trajectory (tests)")
-    args = ap.parse_args(argv)
-    res = run(quick=args.quick)
-    print(report(res))
-    for f in plot(res, args.out):
-        print(f"wrote {f}")
-    return res
+    return run_example(__doc__, run, report, plot, "fewer cases and a shorter trajectory (tests)", argv)
 
 
 if __name__ == "__main__":
