@@ -11,13 +11,20 @@ femur lift at 1.5 Hz, amplitudes ramped in over 0.5 s). The targets are a table 
 
 Contact models (each engine's own, as a user would run it):
 - legsim: Kelvin-Voigt normal force ``k p + c pdot`` (k = 2e4 N/m, c = 20 N s/m, never pulling) and
-  the anchor-spring friction of Konyev (2.21) (mu = 1, K_I = 5e3 N/m, viscous 20 N s/m); all 25
-  geoms (box, 18 capsules, 6 spheres) against the plane; semi-implicit Euler and RK4.
+  the anchor-spring friction of Konyev (2.21) (mu = 1, K_I = 5e3 N/m, viscous 20 N s/m), or
+  (``legsim-coulomb``) regularised Coulomb v_eps = 0.05 m/s; all 25 geoms (box, 18 capsules,
+  6 spheres) against the plane; semi-implicit Euler and RK4.
 - MuJoCo: exported MJCF (``to_mjcf``), default soft contacts, same collision pairs (robot geoms
   touch only the floor), Euler and RK4 integrators.
 - PyBullet: exported URDF, DIRECT mode, default LCP contacts, lateral friction 1.
-- Python + Pinocchio: ``pin.aba`` in a Python RK4 loop, numpy Kelvin-Voigt + regularised Coulomb
-  forces at the six feet through ``J^T f`` (the "plain Python loop" of the issue).
+- Python + Pinocchio (the "plain Python loop" of the issue, ``_pinocchio_hexapod.py``): ``pin.aba``
+  in a Python RK4 loop with numpy contact forces through ``J^T f``, the same model as legsim's
+  ``coulomb`` row (all 50 contact points of the 25 geoms, Kelvin-Voigt + regularised Coulomb
+  v_eps = 0.05 m/s, forces at legsim's contact points, targets interpolated at each stage): its
+  trajectory equals legsim's to ~1e-10 m (``tests/test_world_contact.py``), so the ratio compares
+  the same work. Also a minimal loop (``feet only``): the six foot-sphere centres, targets held
+  over the step, v_eps = 0.01 m/s: what a hand-written loop costs when it drops the other
+  geometry; a lower bound on a Python loop's time, not the same model.
 
 Reported: wall time per step (steady state: after a warm-up run, so numba compile is excluded and
 printed separately), real-time factor (simulated s / wall s), ratios to MuJoCo Euler at the same
@@ -203,8 +210,17 @@ def make_pybullet(model, q0, tab):
     return run
 
 
-# ---- Python loop around Pinocchio --------------------------------------------------------------
+# ---- Python loops around Pinocchio -------------------------------------------------------------
 def make_pinocchio(model, q0, tab):
+    """The same model as legsim-coulomb (``_pinocchio_hexapod.py``); run(t, dt, _) -> q."""
+    from _pinocchio_hexapod import make_pinocchio_loop
+
+    loop = make_pinocchio_loop(model, q0, tab, DT_TABLE, k_n=K_N, c_n=C_N, mu=MU, v_eps=0.05, kp=KP, kd=KD)
+    return lambda t_final, dt, _unused=None: loop(t_final, dt)[0]
+
+
+def make_pinocchio_feet(model, q0, tab):
+    """Minimal loop: the six foot-sphere centres only, targets held over each RK4 step."""
     import pinocchio as pin
 
     from legsim.multibody import to_urdf
@@ -217,9 +233,6 @@ def make_pinocchio(model, q0, tab):
         feet.append(pm.addFrame(pin.Frame(f"leg{k}_foot", jid, pin.SE3(np.eye(3), np.array([0.12, 0, 0])),
                                           pin.FrameType.OP_FRAME)))
     pd = pm.createData()
-    # joint order of Pinocchio vs legsim
-    order = [pm.idx_vs[pm.getJointId(n)] - 6 for n in model.joint_names]
-    assert order == list(range(18)), "Pinocchio joint order differs from legsim's"
     v_eps = 1e-2
 
     def accel(q, v, qref):
@@ -273,7 +286,8 @@ def main():
     ap.add_argument("--t", type=float, default=2.0, help="simulated time per run, s (issue: 10)")
     ap.add_argument("--stand", type=float, default=0.5, help="standing phase before the gait, s")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--pin-t", type=float, default=0.5, help="simulated time of the slow Pinocchio loop, s")
+    ap.add_argument("--pin-t", type=float, default=1.5,
+                    help="simulated time of the slow peers (PyBullet, Python loops), s: stand + 1 s of gait")
     ap.add_argument("--work-precision", action="store_true")
     args = ap.parse_args()
 
@@ -292,7 +306,10 @@ def main():
     print(f"hexapod nq={model.nq} nv={model.nv} mass={model.total_mass():.3f} kg; simulated {args.t} s "
           f"(stand {args.stand} s, then tripod gait); best of {args.repeat}\n")
 
-    engines = [("legsim", "euler", legsim_run), ("legsim", "rk4", legsim_run)]
+    coulomb_run = make_legsim(model, q0, tab, friction="coulomb")
+    coulomb_run(0.002, 1e-3, "rk4")
+    engines = [("legsim", "euler", legsim_run), ("legsim", "rk4", legsim_run),
+               ("legsim-coulomb", "euler", coulomb_run), ("legsim-coulomb", "rk4", coulomb_run)]
     try:
         mj = make_mujoco(model, q0, tab)
         engines += [("mujoco", "Euler", mj), ("mujoco", "RK4", mj)]
@@ -304,34 +321,38 @@ def main():
         print("pybullet unavailable:", e)
     try:
         engines.append(("python+pinocchio", "rk4", make_pinocchio(model, q0, tab)))
+        engines.append(("py+pin feet only", "rk4", make_pinocchio_feet(model, q0, tab)))
     except ImportError as e:  # pragma: no cover
         print("pinocchio unavailable:", e)
 
     rows = []
     for dt in (1e-3, 1e-4):
         for name, method, run in engines:
-            t_sim = min(args.t, args.pin_t) if name == "python+pinocchio" else args.t
+            slow = name.startswith("py")
+            t_sim = min(args.t, args.pin_t) if slow else args.t
             wall, qf = best_time(lambda run=run, method=method, t_sim=t_sim, dt=dt: run(t_sim, dt, method),
-                                 args.repeat if name != "python+pinocchio" else 1)
+                                 1 if slow else args.repeat)
             n = int(round(t_sim / dt))
             rows.append(dict(engine=name, method=method, dt=dt, us=wall / n * 1e6, rtf=t_sim / wall,
                              base=np.asarray(qf)[:3], t_sim=t_sim))
     print(f"{'engine':18s} {'method':8s} {'dt':>7s} {'us/step':>9s} {'RTF':>8s} {'vs MuJoCo Euler':>16s} "
-          f"{'vs Py+Pin':>10s}  base x, y, z at the end [m]")
+          f"{'vs Py+Pin':>10s} {'vs feet only':>12s}  base x, y, z at the end [m]")
+
+    def same_step(engine, r):
+        return next((x["us"] for x in rows if x["engine"] == engine and x["dt"] == r["dt"]
+                     and (engine != "mujoco" or x["method"] == "Euler")), np.nan)
+
     for r in rows:
-        ref_mj = next((x["us"] for x in rows if x["engine"] == "mujoco" and x["method"] == "Euler"
-                       and x["dt"] == r["dt"]), np.nan)
-        ref_pin = next((x["us"] for x in rows if x["engine"] == "python+pinocchio"
-                        and x["dt"] == r["dt"]), np.nan)
         note = f" (over {r['t_sim']} s)" if r["t_sim"] != args.t else ""
         print(f"{r['engine']:18s} {r['method']:8s} {r['dt']:7.0e} {r['us']:9.1f} {r['rtf']:8.1f} "
-              f"{r['us'] / ref_mj:16.2f} {ref_pin / r['us']:9.1f}x  "
+              f"{r['us'] / same_step('mujoco', r):16.2f} {same_step('python+pinocchio', r) / r['us']:9.1f}x "
+              f"{same_step('py+pin feet only', r) / r['us']:11.1f}x  "
               f"{np.array2string(r['base'], precision=4, suppress_small=True)}{note}")
     print("\n'vs MuJoCo Euler' = per-step time / MuJoCo Euler's at the same step (lower is faster); "
-          "'vs Py+Pin' = how many times faster than the Python+Pinocchio RK4 loop.")
+          "'vs Py+Pin' = how many times faster than the Python+Pinocchio RK4 loop of the same model "
+          "(legsim-coulomb's); 'vs feet only' = than the minimal six-feet loop.")
 
     if args.work_precision:
-        engines.insert(2, ("legsim-coulomb", "rk4", make_legsim(model, q0, tab, friction="coulomb")))
         work_precision(model, q0, tab, engines, args)
 
 
