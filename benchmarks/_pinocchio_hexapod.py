@@ -52,8 +52,7 @@ def make_pinocchio_loop(model, q0, tab, dt_table, *, k_n, c_n, mu, v_eps, kp, kd
         i0 = min(max(int(x), 0), len(tab) - 2)
         fr = min(max(x - i0, 0.0), 1.0)
         qref = (1.0 - fr) * tab[i0] + fr * tab[i0 + 1]
-        pin.forwardKinematics(pm, pd, q, v)
-        pin.computeJointJacobians(pm, pd, q)
+        pin.computeJointJacobians(pm, pd, q)                 # also the joint placements oMi
         hom = np.array([pd.oMi[j].homogeneous for j in used])[slot]
         org = hom[:, :3, 3]
         world = org + (hom[:, :3, :3] @ loc[:, :, None])[:, :, 0]

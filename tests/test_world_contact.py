@@ -170,9 +170,9 @@ def test_the_walking_hexapod_follows_a_python_pinocchio_loop_of_the_same_contact
     k = 2e4 N/m, c = 20 N s/m, regularised Coulomb mu = 1, v_eps = 0.05 m/s, joint PD) against an
     independent loop: ``pinocchio.aba`` with numpy forces at the same 50 manifold points through
     point Jacobians, classical RK4 on the configuration manifold (benchmarks/_pinocchio_hexapod.py).
-    The tripod gait starts at 0.05 s; 0.25 s at 0.2 ms. Measured: 5.8e-11 m, 2.0e-9 m/s over 0.3 s
-    at 0.1 ms; bounds 1e-8 m and 1e-6 m/s (round-off grown through contact; the base has moved
-    about a millimetre, 1e5 times the bound's)."""
+    The tripod gait starts at 0.05 s; 0.25 s at 0.2 ms. Measured: 6.1e-11 m, 3.3e-9 m/s; bounds
+    1e-8 m and 1e-6 m/s (round-off grown through contact; the base has moved 4.7 mm, 5e5 times the
+    position bound)."""
     bench = _benchmark_module("bench_hexapod_contact")
     peer = _benchmark_module("_pinocchio_hexapod")
     model = hexapod()
