@@ -68,6 +68,7 @@ class DataArrays(NamedTuple):
     oR: np.ndarray  # (nb, 3, 3) body rotation in the world
     op: np.ndarray  # (nb, 3) body origin in the world, m
     v: np.ndarray  # (nb, 6) body twist, body axes
+    ov: np.ndarray  # (nb, 6) body spatial velocity, world coordinates (about the world origin)
     a: np.ndarray  # (nb, 6) body spatial acceleration (including -g), body axes
     c: np.ndarray  # (nb, 6) velocity-product acceleration
     f: np.ndarray  # (nb, 6) body wrench (RNEA)
@@ -75,6 +76,7 @@ class DataArrays(NamedTuple):
     pA: np.ndarray  # (nb, 6) articulated bias force
     Dinv: np.ndarray  # (nb, 6, 6) ABA's D^-1 (free root joint: the Cholesky factor of D instead)
     U: np.ndarray  # (nv, 6) IA S columns
+    oS: np.ndarray  # (nv, 6) motion subspace columns, world coordinates (_aba_world)
     u: np.ndarray  # (nv,)
     M: np.ndarray  # (nv, nv) joint-space mass matrix
     ddq: np.ndarray  # (nv,) generalised acceleration
@@ -88,14 +90,15 @@ class DataArrays(NamedTuple):
     tmp66b: np.ndarray  # (6, 6)
     tmp6: np.ndarray  # (6,)
     tmp6b: np.ndarray  # (6,)
+    tmp3: np.ndarray  # (3,)
 
 
 @njit(cache=True)
 def data_buffer_size(nb, nv):
     """Number of float64 values :func:`data_from_buffer` needs for ``nb`` bodies and ``nv`` DoFs."""
-    per_body = 9 + 3 + 9 + 3 + 6 * 4 + 36 + 6 + 36 + 6
-    per_dof = 6 + 1 + nv + 1 + 1 + 1 + 6 + 1
-    return nb * per_body + nv * per_dof + 9 + 36 * 2 + 12
+    per_body = 9 + 3 + 9 + 3 + 6 * 5 + 36 + 6 + 36 + 6
+    per_dof = 6 + 6 + 1 + nv + 1 + 1 + 1 + 6 + 1
+    return nb * per_body + nv * per_dof + 9 + 36 * 2 + 12 + 3
 
 
 @njit(cache=True)
@@ -113,6 +116,8 @@ def data_from_buffer(buf, nb, nv):
     o += nb * 3
     v = buf[o:o + nb * 6].reshape((nb, 6))
     o += nb * 6
+    ov = buf[o:o + nb * 6].reshape((nb, 6))
+    o += nb * 6
     a = buf[o:o + nb * 6].reshape((nb, 6))
     o += nb * 6
     c = buf[o:o + nb * 6].reshape((nb, 6))
@@ -128,6 +133,8 @@ def data_from_buffer(buf, nb, nv):
     zero_nb6 = buf[o:o + nb * 6].reshape((nb, 6))
     o += nb * 6
     U = buf[o:o + nv * 6].reshape((nv, 6))
+    o += nv * 6
+    oS = buf[o:o + nv * 6].reshape((nv, 6))
     o += nv * 6
     u = buf[o:o + nv]
     o += nv
@@ -153,10 +160,12 @@ def data_from_buffer(buf, nb, nv):
     o += 6
     tmp6b = buf[o:o + 6]
     o += 6
+    tmp3 = buf[o:o + 3]
+    o += 3
     zero_nb6[:, :] = 0.0
     zero_nv[:] = 0.0
-    return DataArrays(buf, liR, lip, oR, op, v, a, c, f, IA, pA, Dinv, U, u, M, ddq, tau, qfrc_passive, J,
-                      zero_nb6, zero_nv, tmpR, tmp66, tmp66b, tmp6, tmp6b)
+    return DataArrays(buf, liR, lip, oR, op, v, ov, a, c, f, IA, pA, Dinv, U, oS, u, M, ddq, tau,
+                      qfrc_passive, J, zero_nb6, zero_nv, tmpR, tmp66, tmp66b, tmp6, tmp6b, tmp3)
 
 
 MODEL_INT_FIELDS = ("body_parent", "jnt_type", "jnt_qposadr", "jnt_dofadr", "jnt_nv", "dof_body",

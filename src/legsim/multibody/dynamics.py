@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import InputError
 from . import _kernels as K
 from . import _packed as P
+from ._layout import data_buffer_size
 from .model import Model
 
 _REFS = {"world": K.REF_WORLD, "local_world_aligned": K.REF_LOCAL_WORLD_ALIGNED, "local": K.REF_LOCAL}
@@ -30,7 +31,7 @@ def _vec(x, n, name, model):
 
 def _check_data(model, data):
     nb, nv = model.nbody, model.nv
-    size = nb * 132 + nv * (17 + nv) + 93  # == _layout.data_buffer_size(nb, nv)
+    size = data_buffer_size(nb, nv)
     buf = getattr(data, "buf", None)
     if buf is None or buf.shape != (size,):
         raise InputError(f"`data` does not belong to model {model.name!r} (nbody={nb}, nv={nv}); "

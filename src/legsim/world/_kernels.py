@@ -54,6 +54,7 @@ from ..contact._collide import collide, world_poses
 from ..contact._response import _claim, _commit, _lookup, contact_forces
 from ..multibody import _configuration as C
 from ..multibody import _kernels as K
+from ..multibody._aba_world import forward_dynamics_world, world_kinematics
 from ..multibody._layout import JOINT_FREE
 from ._terrain import plane_contacts
 
@@ -275,7 +276,7 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
     """
     m, d, cm, c, wk, s, w = borrow_all((m, d, cm, c, wk, s, w))
     nb = m.body_parent.shape[0]
-    placements_and_twists(m, d, q, v)
+    world_kinematics(m, d, q, v)
     if w.fast[0] == 1:  # rotations only where a candidate needs them (_terrain.plane_contacts)
         world_poses(cm, w.lpos, w.lrot, d.op, d.oR, w.gpos, w.grot, False)
         nc = plane_contacts(cm.gtype, cm.gsize, cm.gbody, cm.gmat, cm.grbound, cm.pair_law, w.pnorm,
@@ -286,29 +287,22 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
     if nc > c.depth.shape[0]:
         w.info[2] = nc
         return ERR_OVERFLOW
-    # contact point velocities: body 2 minus body 1, world axes
+    # contact point velocities, body 2 minus body 1: v_O + w x x (world spatial velocities)
+    ov = d.ov
     for k in range(nc):
         for i in range(3):
             w.vrel[k, i] = 0.0
+        x0 = c.pos[k, 0]
+        x1 = c.pos[k, 1]
+        x2 = c.pos[k, 2]
         for side in range(2):
             b = c.body[k, side]
             if b <= 0:
                 continue
             sg = 1.0 if side == 1 else -1.0
-            R = d.oR[b]
-            vb = d.v[b]
-            wx = R[0, 0] * vb[3] + R[0, 1] * vb[4] + R[0, 2] * vb[5]
-            wy = R[1, 0] * vb[3] + R[1, 1] * vb[4] + R[1, 2] * vb[5]
-            wz = R[2, 0] * vb[3] + R[2, 1] * vb[4] + R[2, 2] * vb[5]
-            rx = c.pos[k, 0] - d.op[b, 0]
-            ry = c.pos[k, 1] - d.op[b, 1]
-            rz = c.pos[k, 2] - d.op[b, 2]
-            for i in range(3):
-                vo = R[i, 0] * vb[0] + R[i, 1] * vb[1] + R[i, 2] * vb[2]
-                w.vrel[k, i] += sg * vo
-            w.vrel[k, 0] += sg * (wy * rz - wz * ry)
-            w.vrel[k, 1] += sg * (wz * rx - wx * rz)
-            w.vrel[k, 2] += sg * (wx * ry - wy * rx)
+            w.vrel[k, 0] += sg * (ov[b, 0] + ov[b, 4] * x2 - ov[b, 5] * x1)
+            w.vrel[k, 1] += sg * (ov[b, 1] + ov[b, 5] * x0 - ov[b, 3] * x2)
+            w.vrel[k, 2] += sg * (ov[b, 2] + ov[b, 3] * x1 - ov[b, 4] * x0)
     if mode == 0:
         contact_forces(c, w.ncode, w.fcode, w.lprm, s, w.vrel, t, h, w.force)
     elif mode == 2:
@@ -333,11 +327,11 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
         w.info[0] = deep
         w.info[1] = kdeep
         w.info[2] = nc
-    # body-axes wrench about the body origin of a world force f at world point p (as
-    # multibody._kernels.add_world_force): f_b = R^T f, n_b = R^T ((p - o) x f)
-    oR = d.oR
-    op = d.op
+    # world wrench about the world origin of the force f at the world point x: (f, x x f)
     for k in range(nc):
+        x0 = c.pos[k, 0]
+        x1 = c.pos[k, 1]
+        x2 = c.pos[k, 2]
         for side in range(2):
             b = c.body[k, side]
             if b <= 0:
@@ -346,15 +340,12 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
             f0 = sg * w.force[k, 0]
             f1 = sg * w.force[k, 1]
             f2 = sg * w.force[k, 2]
-            r0 = c.pos[k, 0] - op[b, 0]
-            r1 = c.pos[k, 1] - op[b, 1]
-            r2 = c.pos[k, 2] - op[b, 2]
-            n0 = r1 * f2 - r2 * f1
-            n1 = r2 * f0 - r0 * f2
-            n2 = r0 * f1 - r1 * f0
-            for i in range(3):
-                fext[b, i] += oR[b, 0, i] * f0 + oR[b, 1, i] * f1 + oR[b, 2, i] * f2
-                fext[b, 3 + i] += oR[b, 0, i] * n0 + oR[b, 1, i] * n1 + oR[b, 2, i] * n2
+            fext[b, 0] += f0
+            fext[b, 1] += f1
+            fext[b, 2] += f2
+            fext[b, 3] += x1 * f2 - x2 * f1
+            fext[b, 4] += x2 * f0 - x0 * f2
+            fext[b, 5] += x0 * f1 - x1 * f0
             if mode != 1:
                 w.fbody[b, 0] += f0
                 w.fbody[b, 1] += f1
@@ -369,8 +360,7 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
         dof = w.act_dof[j]
         qa = m.dof_qposadr[dof]
         tau[dof] = w.kp[j] * (w.qref[j] - q[qa]) - w.kd[j] * v[dof]
-    # placements_and_twists left d.liR, d.lip and d.v current for (q, v)
-    if not K.forward_dynamics(m, d, q, v, tau, fext, ddq, True):
+    if not forward_dynamics_world(m, d, q, v, tau, fext, ddq):
         return ERR_SINGULAR
     return ERR_OK
 

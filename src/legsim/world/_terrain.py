@@ -32,7 +32,9 @@ def plane_contacts(gtype, gsize, gbody, gmat, grbound, pair_law, pnorm, poff, pl
 
     With body rotations ``brot`` (nb, 3, 3) given (not empty), ``grot`` is computed here as
     ``brot[body] lrot[g]`` (``lrot`` (ng, 3, 3) local geom rotations), and only for the boxes and
-    capsules within their bounding radius of a plane: the rest never need it."""
+    capsules with a candidate below a plane: candidate heights need only the plane normal in geom
+    axes, ``R^T n``, and a box or capsule whose lowest point (support along ``-n``) is clear of
+    the plane is skipped without looking at its candidates."""
     lazy = brot.shape[0] > 0
     c.n[0] = 0
     for ip in range(planes.shape[0]):
@@ -47,43 +49,67 @@ def plane_contacts(gtype, gsize, gbody, gmat, grbound, pair_law, pnorm, poff, pl
             x0 = gpos[g, 0]
             x1 = gpos[g, 1]
             x2 = gpos[g, 2]
-            if n0 * x0 + n1 * x1 + n2 * x2 - off > grbound[g]:
+            sc = n0 * x0 + n1 * x1 + n2 * x2 - off  # height of the geom centre
+            if sc > grbound[g]:
                 continue
             t = gtype[g]
             law = pair_law[gmat[gt], gmat[g]]
+            if t == G.G_SPHERE:
+                r = gsize[g, 0]
+                if sc < r:
+                    h = 0.5 * (r + sc)
+                    push(c, law, bt, gbody[g], gt, g, 0, x0 - h * n0, x1 - h * n1, x2 - h * n2,
+                         n0, n1, n2, r - sc)
+                continue
+            # the normal in geom axes, m = R^T n (R = brot[body] lrot[g] when lazy): a candidate at
+            # l (geom axes) has height sc + m . l, so only a penetrating one needs R itself
             R = grot[g]
-            if lazy and t != G.G_SPHERE:
+            if lazy:
                 B = brot[gbody[g]]
                 L = lrot[g]
-                for i in range(3):
-                    for j in range(3):
-                        R[i, j] = B[i, 0] * L[0, j] + B[i, 1] * L[1, j] + B[i, 2] * L[2, j]
-            if t == G.G_SPHERE:
-                ncand = 1
-                r = gsize[g, 0]
-            elif t == G.G_CAPSULE:
+                b0 = B[0, 0] * n0 + B[1, 0] * n1 + B[2, 0] * n2
+                b1 = B[0, 1] * n0 + B[1, 1] * n1 + B[2, 1] * n2
+                b2 = B[0, 2] * n0 + B[1, 2] * n1 + B[2, 2] * n2
+                m0 = L[0, 0] * b0 + L[1, 0] * b1 + L[2, 0] * b2
+                m1 = L[0, 1] * b0 + L[1, 1] * b1 + L[2, 1] * b2
+                m2 = L[0, 2] * b0 + L[1, 2] * b1 + L[2, 2] * b2
+            else:
+                m0 = R[0, 0] * n0 + R[1, 0] * n1 + R[2, 0] * n2
+                m1 = R[0, 1] * n0 + R[1, 1] * n1 + R[2, 1] * n2
+                m2 = R[0, 2] * n0 + R[1, 2] * n1 + R[2, 2] * n2
+            if t == G.G_CAPSULE:
                 ncand = 2
                 r = gsize[g, 0]
+                if sc - abs(m2) * gsize[g, 1] >= r:  # lowest end sphere clear of the plane
+                    continue
             else:  # box
                 ncand = 8
                 r = 0.0
+                if sc - abs(m0) * gsize[g, 0] - abs(m1) * gsize[g, 1] - abs(m2) * gsize[g, 2] >= 0.0:
+                    continue
+            rotated = not lazy
             for k in range(ncand):
                 l0 = 0.0
                 l1 = 0.0
                 l2 = 0.0
                 if t == G.G_CAPSULE:
                     l2 = gsize[g, 1] if k == 0 else -gsize[g, 1]
-                elif t == G.G_BOX:
+                else:
                     l0 = gsize[g, 0] if (k & 1) else -gsize[g, 0]
                     l1 = gsize[g, 1] if (k & 2) else -gsize[g, 1]
                     l2 = gsize[g, 2] if (k & 4) else -gsize[g, 2]
-                p0 = x0 + R[0, 0] * l0 + R[0, 1] * l1 + R[0, 2] * l2
-                p1 = x1 + R[1, 0] * l0 + R[1, 1] * l1 + R[1, 2] * l2
-                p2 = x2 + R[2, 0] * l0 + R[2, 1] * l1 + R[2, 2] * l2
-                s = n0 * p0 + n1 * p1 + n2 * p2 - off
+                s = sc + m0 * l0 + m1 * l1 + m2 * l2
                 depth = r - s
                 if depth > 0.0:
+                    if not rotated:
+                        for i in range(3):
+                            for j in range(3):
+                                R[i, j] = B[i, 0] * L[0, j] + B[i, 1] * L[1, j] + B[i, 2] * L[2, j]
+                        rotated = True
                     h = 0.5 * (r + s)
-                    push(c, law, bt, gbody[g], gt, g, k, p0 - h * n0, p1 - h * n1, p2 - h * n2,
+                    push(c, law, bt, gbody[g], gt, g, k,
+                         x0 + R[0, 0] * l0 + R[0, 1] * l1 + R[0, 2] * l2 - h * n0,
+                         x1 + R[1, 0] * l0 + R[1, 1] * l1 + R[1, 2] * l2 - h * n1,
+                         x2 + R[2, 0] * l0 + R[2, 1] * l1 + R[2, 2] * l2 - h * n2,
                          n0, n1, n2, depth)
     return c.n[0]
