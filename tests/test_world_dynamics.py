@@ -110,22 +110,6 @@ def test_a_target_table_is_interpolated_linearly_in_time():
     assert w.q[0] == pytest.approx(1.0, abs=1e-4)
 
 
-def test_placements_and_twists_equal_the_multibody_forward_kinematics_on_a_floating_tree():
-    from legsim.multibody.samples import random_state, random_tree
-    from legsim.world._kernels import placements_and_twists
-
-    rng = np.random.default_rng(7)
-    model = random_tree(rng, 12, floating_base=True).compile()
-    d1, d2 = model.make_data(), model.make_data()
-    for _ in range(3):
-        q, v, _a, _tau = random_state(rng, model)
-        mb.forward_kinematics(model, d1, q, v)
-        placements_and_twists(model.arrays, d2, q, v)
-        np.testing.assert_allclose(d2.oR, d1.oR, atol=1e-12)
-        np.testing.assert_allclose(d2.op, d1.op, atol=1e-12)
-        np.testing.assert_allclose(d2.v, d1.v, atol=1e-12)
-
-
 def test_bad_inputs_raise_input_errors_that_name_the_value():
     model = double_pendulum()
     with pytest.raises(InputError, match="contact_law"):

@@ -59,24 +59,13 @@ def aba(m, d, q, v, tau, fext, ddq):
     d = borrow_all(d)
     _init_world(m, d)
     local_placements(m, d, q)
-    return _aba_passes(m, d, v, tau, fext, ddq, True)
+    return _aba_passes(m, d, v, tau, fext, ddq)
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def aba_prepared(m, d, v, tau, fext, ddq):
-    """:func:`aba` for a caller that has just computed the local placements ``d.liR, d.lip`` and
-    the body twists ``d.v`` of the same (q, v) (as ``world._kernels.placements_and_twists`` does):
-    the kinematic part of ABA's first pass is skipped."""
-    m = borrow_all(m)
-    d = borrow_all(d)
-    _init_world(m, d)
-    return _aba_passes(m, d, v, tau, fext, ddq, False)
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _aba_passes(m, d, v, tau, fext, ddq, twists):
-    """ABA's three passes (Featherstone Table 7.1) on current local placements; ``twists``:
-    compute the body twists ``d.v`` in the first pass (else they are given).
+def _aba_passes(m, d, v, tau, fext, ddq):
+    """ABA's three passes (Featherstone Table 7.1) on current local placements; the first pass also
+    computes the body twists ``d.v``.
 
     A 1-DoF joint whose motion subspace is a unit axis ``S = e_k`` (``m.dof_axis``) reads
     ``U = I^A S`` as column k of ``I^A``, ``D = U_k``, ``S^T p^A = p^A_k``: no 6x6 products. The
@@ -91,8 +80,7 @@ def _aba_passes(m, d, v, tau, fext, ddq, twists):
     vJ = d.tmp6
     for i in range(1, nb):
         par = m.body_parent[i]
-        if twists:
-            motion_to_child(d.liR[i], d.lip[i], d.v[par], d.v[i])
+        motion_to_child(d.liR[i], d.lip[i], d.v[par], d.v[i])
         for k in range(6):
             vJ[k] = 0.0
         da = m.jnt_dofadr[i]
@@ -100,9 +88,8 @@ def _aba_passes(m, d, v, tau, fext, ddq, twists):
             S = m.dof_S[da + j]
             for k in range(6):
                 vJ[k] += S[k] * v[da + j]
-        if twists:
-            for k in range(6):
-                d.v[i, k] += vJ[k]
+        for k in range(6):
+            d.v[i, k] += vJ[k]
         motion_cross(d.v[i], vJ, d.c[i])
         for r in range(6):
             for s in range(6):
@@ -301,14 +288,12 @@ def passive_forces(m, q, v, out):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def forward_dynamics(m, d, q, v, tau, fext, ddq, prepared=False):
-    """``ddq`` of ``tau`` plus the joint passive forces (``d.qfrc_passive``) and ``fext``, by ABA
-    (:func:`aba_prepared` when ``prepared``: local placements and body twists are current)."""
+def forward_dynamics(m, d, q, v, tau, fext, ddq):
+    """``ddq`` of ``tau`` plus the joint passive forces (``d.qfrc_passive``) and the body-axes
+    wrenches ``fext``, by :func:`aba` (world-coordinate twin: ``_aba_world.forward_dynamics_world``)."""
     m = borrow_all(m)
     d = borrow_all(d)
     passive_forces(m, q, v, d.qfrc_passive)
     for k in range(tau.shape[0]):
         d.qfrc_passive[k] += tau[k]
-    if prepared:
-        return aba_prepared(m, d, v, d.qfrc_passive, fext, ddq)
     return aba(m, d, q, v, d.qfrc_passive, fext, ddq)

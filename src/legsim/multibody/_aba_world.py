@@ -469,6 +469,19 @@ def _multi_dof_downdate(m, d, i, tau):
     return True
 
 
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def add_point_force(fext, body, x, f):
+    """Add the force ``f`` (3,) N (world axes) applied at the world point ``x`` (3,) m to body
+    ``body``'s world wrench about the world origin: ``fext[body] += (f, x x f)`` (its generalised
+    force is ``J_x^T f``)."""
+    fext[body, 0] += f[0]
+    fext[body, 1] += f[1]
+    fext[body, 2] += f[2]
+    fext[body, 3] += x[1] * f[2] - x[2] * f[1]
+    fext[body, 4] += x[2] * f[0] - x[0] * f[2]
+    fext[body, 5] += x[0] * f[1] - x[1] * f[0]
+
+
 @njit(cache=True, fastmath=FASTMATH)
 def forward_dynamics_world(m, d, q, v, tau, fext, ddq):
     """``ddq`` of ``tau`` plus the joint passive forces (``d.qfrc_passive``) and the world wrenches

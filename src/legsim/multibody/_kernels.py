@@ -32,7 +32,6 @@ from numba import njit
 from .._borrow import borrow_all
 from ._aba import (  # noqa: F401 (ABA and the joint force laws, re-exported)
     aba,
-    aba_prepared,
     forward_dynamics,
     passive_forces,
 )

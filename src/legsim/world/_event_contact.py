@@ -29,9 +29,8 @@ import math
 from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody import _configuration as C
-from ..multibody import _kernels as K
+from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
 from ..multibody.hybrid_model import _joint_torques, model_workspace, pd_torques
-from ._kernels import placements_and_twists
 
 NCON = 5          # per-contact block: body, o (3), radius
 HEAD = 7 + LW.NPRM
@@ -88,14 +87,14 @@ def contact_workspace(p):
 @hs.njit_helper
 def sphere_on_plane(d, b, lx, ly, lz, r, nx, ny, nz, off, midway, out):
     """Kinematics of a sphere of radius r [m] centred at body point (lx, ly, lz) (body axes) of body
-    ``b`` against the plane {x : n . x <= off}, after ``placements_and_twists``: writes ``out`` =
+    ``b`` against the plane {x : n . x <= off}, after ``world_kinematics``: writes ``out`` =
     [gap (m), approach rate pdot = −dgap/dt (m/s), contact point (3) m, velocity (3) m/s of the
     body point there], world axes. The contact point is the sphere's lowest point c − r n, or with
     ``midway`` the point midway between it and the plane, c − (r + gap/2) n (as RobotWorld and
     MuJoCo place it)."""
     R = d.oR[b]
     op = d.op[b]
-    vb = d.v[b]
+    vo = d.ov[b]  # spatial velocity about the world origin: v_x = v_O + w x x
     cx = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
     cy = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
     cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
@@ -104,15 +103,9 @@ def sphere_on_plane(d, b, lx, ly, lz, r, nx, ny, nz, off, midway, out):
     px = cx - h * nx
     py = cy - h * ny
     pz = cz - h * nz
-    wx = R[0, 0] * vb[3] + R[0, 1] * vb[4] + R[0, 2] * vb[5]
-    wy = R[1, 0] * vb[3] + R[1, 1] * vb[4] + R[1, 2] * vb[5]
-    wz = R[2, 0] * vb[3] + R[2, 1] * vb[4] + R[2, 2] * vb[5]
-    rx = px - op[0]
-    ry = py - op[1]
-    rz = pz - op[2]
-    out[6] = R[0, 0] * vb[0] + R[0, 1] * vb[1] + R[0, 2] * vb[2] + wy * rz - wz * ry
-    out[7] = R[1, 0] * vb[0] + R[1, 1] * vb[1] + R[1, 2] * vb[2] + wz * rx - wx * rz
-    out[8] = R[2, 0] * vb[0] + R[2, 1] * vb[1] + R[2, 2] * vb[2] + wx * ry - wy * rx
+    out[6] = vo[0] + vo[4] * pz - vo[5] * py
+    out[7] = vo[1] + vo[5] * px - vo[3] * pz
+    out[8] = vo[2] + vo[3] * py - vo[4] * px
     # n . v_point = n . v_centre (omega x (-h n) is normal to n), so pdot = -dgap/dt exactly
     out[0] = gap
     out[1] = -(nx * out[6] + ny * out[7] + nz * out[8])
@@ -159,12 +152,12 @@ def anchor_rate(prm, fn, vt, s, out):
 
 @hs.njit_helper
 def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, sdot, scr):
-    """Placements and twists of (q, v), then the force of every touching contact (normal law with
-    its latched v_imp, friction law with its anchor displacement) as body-axes wrenches about the
-    body origins in ``fext`` (nb, 6); ``fn`` (nc,) receives the normal forces [N] (0 when open),
+    """World kinematics of (q, v), then the force of every touching contact (normal law with
+    its latched v_imp, friction law with its anchor displacement) as world wrenches about the
+    world origin in ``fext`` (nb, 6); ``fn`` (nc,) receives the normal forces [N] (0 when open),
     ``sdot`` (nc, 3) the anchor rates (:func:`anchor_rate`; 0 when open; unused by stateless
     laws); ``scr`` (NSCR,) scratch."""
-    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
+    world_kinematics(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
     nc = int(p[oc])
     ncode = int(p[oc + 5])
@@ -200,7 +193,7 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, sdot, scr):
         ft[0] += f_n * nx
         ft[1] += f_n * ny
         ft[2] += f_n * nz
-        K.add_world_force(d, int(p[oc + HEAD + NCON * k]), kin[2:5], ft, fext)
+        add_point_force(fext, int(p[oc + HEAD + NCON * k]), kin[2:5], ft)
 
 
 @hs.njit_helper
@@ -251,7 +244,7 @@ def contact_field(t, x, p, mode, xdot):
             if m.dof_qposadr[k] >= 0:
                 tau[k] += x[ou + j]
                 j += 1
-    ok = K.forward_dynamics(m, d, q, v, tau, fext, d.ddq, True)  # placements/twists reused
+    ok = forward_dynamics_world(m, d, q, v, tau, fext, d.ddq)  # kinematics reused
     for k in range(nv):
         xdot[nq + k] = d.ddq[k] if ok else math.nan
     for k in range(nq + nv, x.shape[0]):  # v_imp, controller torques: change only at events
@@ -265,7 +258,7 @@ def contact_field(t, x, p, mode, xdot):
 def gaps_and_rates(p, x):
     """``(gr, nq, nv)``: gr (nc, 2) the gap [m] and approach rate [m/s] of every contact at x."""
     m, d, nq, nv, na, nc, fext, fn, gr, sdot, scr = contact_workspace(p)
-    placements_and_twists(m, d, x[:nq], x[nq:nq + nv])
+    world_kinematics(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
     kin = scr[0:9]
     for k in range(nc):

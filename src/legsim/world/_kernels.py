@@ -2,14 +2,18 @@
 
 One evaluation of the dynamics (:func:`evaluate`) at ``(q, v, t)``::
 
-    placements and body twists                        placements_and_twists (Featherstone (5.1)-(5.2))
+    placements, world twists and motion subspaces     multibody._aba_world.world_kinematics
+                                                      (Featherstone (5.1)-(5.2), world coordinates)
     -> geom world poses -> contacts                   legsim.contact._collide.world_poses / collide
                                                       (primitives on planes: _terrain.plane_contacts)
-    -> contact point velocities (body 2 minus body 1) v_p = v_o + w x (p - o), world axes
+    -> contact point velocities (body 2 minus body 1) v_x = v_O + w x x (spatial velocity about the
+                                                      world origin), world axes
     -> contact forces with the per-pair laws          legsim.contact._response.contact_forces
-    -> body wrenches fext (J^T f through ABA)         as legsim.multibody._kernels.add_world_force
+    -> world wrenches fext = (f, x x f) (J^T f through ABA)
     -> joint PD  tau = kp (q_ref(t) - q) - kd v
-    -> passive joint forces + ABA -> ddq              legsim.multibody._kernels.forward_dynamics
+    -> passive joint forces + ABA -> ddq              multibody._aba_world.forward_dynamics_world
+                                                      (ABA in world coordinates: no transform
+                                                      between a body and its parent)
 
 Per-contact state (impact-velocity latch of Konyev (2.20), friction anchor of (2.21)) is kept in a
 ``ContactState`` keyed by (geom 1, geom 2, feature) and **committed once per step**, so a
@@ -30,7 +34,7 @@ walking hexapod the anchor-spring runs converge at first order, the regularised 
 about fourth order (benchmarks/bench_hexapod_contact.py --work-precision). Locating those
 switches exactly is the hybrid engine's job (events), not this fixed-step loop's.
 
-``run``, ``evaluate`` and ``placements_and_twists`` borrow their array arguments
+``run`` and ``evaluate`` borrow their array arguments
 (:mod:`legsim._borrow`): passing the model, data, contact and world tuples to the per-stage calls
 then costs no atomic reference counting (it was about a sixth of a semi-implicit Euler step).
 
@@ -53,7 +57,6 @@ from ..contact import _laws as L
 from ..contact._collide import collide, world_poses
 from ..contact._response import _claim, _commit, _lookup, contact_forces
 from ..multibody import _configuration as C
-from ..multibody import _kernels as K
 from ..multibody._aba_world import forward_dynamics_world, world_kinematics
 from ..multibody._layout import JOINT_FREE
 from ._terrain import plane_contacts
@@ -185,58 +188,6 @@ def rk4_stage_forces(c, ncode, fcode, prm, s, vrel, dt_stage, wgt, adelta, ads, 
         for j in range(3):
             ft[j] += fn * nrm[j]
     return n
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def placements_and_twists(m, d, q, v):
-    """World placements ``d.oR, d.op`` and body twists ``d.v`` (body axes) only: the part of
-    forward kinematics the contact stage needs (Featherstone (5.1)-(5.2), no accelerations).
-
-    ``oR_i = oR_p liR_i``, ``op_i = op_p + oR_p lip_i``; ``v_i = X_i v_p + S_i qd_i`` with the
-    motion transform ``[R^T (v + w x p), R^T w]`` of the joint placement ``(R, p) = (liR_i, lip_i)``.
-    Written with scalar indexing (no array views per body) because it runs at every evaluation.
-    """
-    m = borrow_all(m)
-    d = borrow_all(d)
-    K.local_placements(m, d, q)
-    oR = d.oR
-    op = d.op
-    tw = d.v
-    liR = d.liR
-    lip = d.lip
-    for k in range(3):
-        for j in range(3):
-            oR[0, k, j] = 1.0 if k == j else 0.0
-        op[0, k] = 0.0
-    for k in range(6):
-        tw[0, k] = 0.0
-    nb = m.body_parent.shape[0]
-    for i in range(1, nb):
-        par = m.body_parent[i]
-        for r in range(3):
-            a0 = oR[par, r, 0]
-            a1 = oR[par, r, 1]
-            a2 = oR[par, r, 2]
-            for cc in range(3):
-                oR[i, r, cc] = a0 * liR[i, 0, cc] + a1 * liR[i, 1, cc] + a2 * liR[i, 2, cc]
-            op[i, r] = op[par, r] + a0 * lip[i, 0] + a1 * lip[i, 1] + a2 * lip[i, 2]
-        w0 = tw[par, 3]
-        w1 = tw[par, 4]
-        w2 = tw[par, 5]
-        p0 = lip[i, 0]
-        p1 = lip[i, 1]
-        p2 = lip[i, 2]
-        u0 = tw[par, 0] + w1 * p2 - w2 * p1
-        u1 = tw[par, 1] + w2 * p0 - w0 * p2
-        u2 = tw[par, 2] + w0 * p1 - w1 * p0
-        for cc in range(3):
-            tw[i, cc] = liR[i, 0, cc] * u0 + liR[i, 1, cc] * u1 + liR[i, 2, cc] * u2
-            tw[i, 3 + cc] = liR[i, 0, cc] * w0 + liR[i, 1, cc] * w1 + liR[i, 2, cc] * w2
-        da = m.jnt_dofadr[i]
-        for j in range(m.jnt_nv[i]):
-            vj = v[da + j]
-            for k in range(6):
-                tw[i, k] += m.dof_S[da + j, k] * vj
 
 
 @njit(cache=True, fastmath=FASTMATH)

@@ -16,8 +16,8 @@ field, so the adaptive integrator sees a smooth ODE (no events):
     F_n = k δ^n (1 + α δ̇), clipped at 0 (Hunt–Crossley; :func:`legsim.contact._laws.normal_force`)
     F_t = −μ F_n v_t / √(|v_t|² + ε²)   (regularised Coulomb; ``_laws.friction_force``)
 
-applied at the contact point to the tibia (``multibody._kernels.add_world_force``) and passed to
-ABA as external body wrenches. Only the feet touch the ground: the trunk and the other links pass
+applied at the contact point to the tibia (``multibody._aba_world.add_point_force``) and passed to
+ABA as world wrenches. Only the feet touch the ground: the trunk and the other links pass
 through it (a fallen robot is not modelled). Units SI (m, N, s, Pa, kg, rad).
 
 Parameter vector ``p``: 12 actuator rows (``actuators.pneumatic._layout``, ``NA`` each, joint J =
@@ -38,10 +38,10 @@ import math
 from legsim.contact import _laws as CL
 from legsim.hybrid import signatures as sig
 from legsim.multibody import _configuration as C
-from legsim.multibody._kernels import add_world_force, forward_dynamics
+from legsim.multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
+from legsim.multibody._kernels import forward_dynamics
 from legsim.multibody.hybrid_model import model_workspace
 from legsim.world._event_contact import sphere_on_plane
-from legsim.world._kernels import placements_and_twists
 
 from ..crr_leg import _hooks as LH
 
@@ -98,8 +98,9 @@ def workspace(p):
 @sig.njit_helper
 def foot_forces(m, d, p, fext, scratch):
     """Penalty contact of the four foot spheres with the plane (module docstring). Needs world
-    placements and body twists in ``d`` (``placements_and_twists``). Adds the wrenches to ``fext``
-    (nb, 6) and writes the world force on each foot [N] into ``scratch[FOOT_F + 3 i : + 3]``."""
+    placements and velocities in ``d`` (``world_kinematics``). Adds the world wrenches (about the
+    world origin) to ``fext`` (nb, 6) and writes the world force on each foot [N] into
+    ``scratch[FOOT_F + 3 i : + 3]``."""
     r = p[FOOT_R]
     law = p[LAW:LAW + CL.NPRM]
     kin = scratch[0:9]
@@ -128,7 +129,7 @@ def foot_forces(m, d, p, fext, scratch):
         f[0] = ft[0]
         f[1] = ft[1]
         f[2] = fn
-        add_world_force(d, b, kin[2:5], f, fext)
+        add_point_force(fext, b, kin[2:5], f)
 
 
 @sig.vector_field
@@ -151,9 +152,9 @@ def vector_field(t, x, p, mode, xdot):
         q = x[POSE:POSE + 7 + NJOINT]
         v = x[TWIST:TWIST + 6 + NJOINT]
         C.qdot(m, q, v, xdot[POSE:POSE + 7 + NJOINT])
-        placements_and_twists(m, d, q, v)
+        world_kinematics(m, d, q, v)
         foot_forces(m, d, p, fext, scratch)
-        ok = forward_dynamics(m, d, q, v, tau, fext, d.ddq, True)
+        ok = forward_dynamics_world(m, d, q, v, tau, fext, d.ddq)
         for k in range(6 + NJOINT):
             xdot[TWIST + k] = d.ddq[k] if ok else math.nan
     else:
@@ -197,7 +198,7 @@ def outputs(t, x, p, mode, y):
         y[4 * NJOINT + i] = 0.0
     if int(p[BASE]) == FLOATING:
         m, d, fext, scratch = workspace(p)
-        placements_and_twists(m, d, x[POSE:POSE + 7 + NJOINT], x[TWIST:TWIST + 6 + NJOINT])
+        world_kinematics(m, d, x[POSE:POSE + 7 + NJOINT], x[TWIST:TWIST + 6 + NJOINT])
         foot_forces(m, d, p, fext, scratch)
         for i in range(3 * NLEG):
             y[4 * NJOINT + i] = scratch[FOOT_F + i]
