@@ -49,6 +49,8 @@ allocate is refused at import with a message that names it and where it allocate
 
 from __future__ import annotations
 
+import re
+
 import numba as nb
 from numba import types
 
@@ -116,7 +118,8 @@ def _compile(fn, sig, kind: str, allocates: bool):
         # _nrt is a numba target option its type stubs do not list
         return nb.njit(sig, cache=True, nogil=True, _nrt=False)(fn)  # type: ignore[call-overload]
     except nb.core.errors.NumbaError as exc:
-        lines = [ln.strip() for ln in str(exc).splitlines()]
+        # numba marks up its messages with terminal escapes (bold) when TERM is set: drop them
+        lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in str(exc).splitlines()]
         what = next((ln for ln in lines if ln.startswith(("No implementation", "NRT required"))),
                     lines[0])
         where = next((ln[ln.rfind(" at ") + 4:] for ln in lines
