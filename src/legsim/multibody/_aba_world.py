@@ -28,7 +28,7 @@ from .._borrow import borrow_all
 from .._fastmath import FASTMATH
 from ._aba import _spd_inverse_inplace, passive_forces
 from ._layout import JOINT_FREE
-from ._placements import _init_world, local_placements
+from ._placements import _init_world, joint_transform
 from ._spatial import (
     _rot_sym3,
     cholesky6_inplace,
@@ -43,8 +43,9 @@ from ._spatial import (
 
 @njit(cache=True, fastmath=FASTMATH)
 def world_kinematics(m, d, q, v):
-    """``(q, v) -> (liR, lip, oR, op, oS, ov)``: local and world placements, world motion
-    subspaces ``d.oS`` (nv, 6) and world spatial velocities ``d.ov`` (nb, 6) (Featherstone (5.1),
+    """``(q, v) -> (oR, op, oS, ov)``: world placements (the joint transforms of
+    :func:`._placements.joint_transform` composed in registers; ``d.liR, d.lip`` are not written),
+    world motion subspaces ``d.oS`` (nv, 6) and world spatial velocities ``d.ov`` (nb, 6) (Featherstone (5.1),
     (5.2) in world coordinates: ``v_i = v_parent + S_i qd_i``, ``S_i = X_(O<-i) S_i^body``).
 
     A column ``S^body = [l; w]`` becomes ``w_O = oR w``, ``l_O = oR l + op x w_O``; unit axes
@@ -53,13 +54,10 @@ def world_kinematics(m, d, q, v):
     m = borrow_all(m)
     d = borrow_all(d)
     _init_world(m, d)
-    local_placements(m, d, q)
     oR = d.oR
     op = d.op
     ov = d.ov
     oS = d.oS
-    liR = d.liR
-    lip = d.lip
     for k in range(6):
         ov[0, k] = 0.0
     nb = m.body_parent.shape[0]
@@ -70,10 +68,7 @@ def world_kinematics(m, d, q, v):
         a00, a01, a02 = oR[par, 0, 0], oR[par, 0, 1], oR[par, 0, 2]
         a10, a11, a12 = oR[par, 1, 0], oR[par, 1, 1], oR[par, 1, 2]
         a20, a21, a22 = oR[par, 2, 0], oR[par, 2, 1], oR[par, 2, 2]
-        b00, b01, b02 = liR[i, 0, 0], liR[i, 0, 1], liR[i, 0, 2]
-        b10, b11, b12 = liR[i, 1, 0], liR[i, 1, 1], liR[i, 1, 2]
-        b20, b21, b22 = liR[i, 2, 0], liR[i, 2, 1], liR[i, 2, 2]
-        l0, l1, l2 = lip[i, 0], lip[i, 1], lip[i, 2]
+        b00, b01, b02, b10, b11, b12, b20, b21, b22, l0, l1, l2 = joint_transform(m, i, q)
         v0, v1, v2, v3, v4, v5 = ov[par, 0], ov[par, 1], ov[par, 2], ov[par, 3], ov[par, 4], ov[par, 5]
         r00 = a00 * b00 + a01 * b10 + a02 * b20
         r01 = a00 * b01 + a01 * b11 + a02 * b21

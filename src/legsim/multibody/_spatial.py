@@ -27,41 +27,43 @@ from numba import njit
 from .._fastmath import FASTMATH
 
 
-@njit(cache=True, fastmath=FASTMATH)
-def quat_to_rot(qx, qy, qz, qw, R):
-    """Rotation matrix (3, 3) of the unit quaternion ``(qx, qy, qz, qw)`` (Hamilton convention,
-    scalar last as in Pinocchio/Eigen). The quaternion is normalised first."""
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def quat_rotation(qx, qy, qz, qw):
+    """Rotation matrix of the unit quaternion ``(qx, qy, qz, qw)`` (Hamilton convention, scalar last
+    as in Pinocchio/Eigen) as 9 numbers, row by row. The quaternion is normalised first."""
     n = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
     x = qx / n
     y = qy / n
     z = qz / n
     w = qw / n
-    R[0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    R[0, 1] = 2.0 * (x * y - z * w)
-    R[0, 2] = 2.0 * (x * z + y * w)
-    R[1, 0] = 2.0 * (x * y + z * w)
-    R[1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    R[1, 2] = 2.0 * (y * z - x * w)
-    R[2, 0] = 2.0 * (x * z - y * w)
-    R[2, 1] = 2.0 * (y * z + x * w)
-    R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    return (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w),
+            2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w),
+            2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y))
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _store3x3(R, r):
+    R[0, 0], R[0, 1], R[0, 2] = r[0], r[1], r[2]
+    R[1, 0], R[1, 1], R[1, 2] = r[3], r[4], r[5]
+    R[2, 0], R[2, 1], R[2, 2] = r[6], r[7], r[8]
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def axis_angle_to_rot(ax, ay, az, angle, R):
-    """Rodrigues' formula: rotation (3, 3) by ``angle`` (rad) about the unit axis ``(ax, ay, az)``."""
+def quat_to_rot(qx, qy, qz, qw, R):
+    """:func:`quat_rotation` into the (3, 3) array ``R``."""
+    _store3x3(R, quat_rotation(qx, qy, qz, qw))
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def axis_angle_rotation(ax, ay, az, angle):
+    """Rodrigues' formula: rotation by ``angle`` (rad) about the unit axis ``(ax, ay, az)``, as 9
+    numbers row by row."""
     s = math.sin(angle)
     c = math.cos(angle)
     t = 1.0 - c
-    R[0, 0] = c + ax * ax * t
-    R[0, 1] = ax * ay * t - az * s
-    R[0, 2] = ax * az * t + ay * s
-    R[1, 0] = ay * ax * t + az * s
-    R[1, 1] = c + ay * ay * t
-    R[1, 2] = ay * az * t - ax * s
-    R[2, 0] = az * ax * t - ay * s
-    R[2, 1] = az * ay * t + ax * s
-    R[2, 2] = c + az * az * t
+    return (c + ax * ax * t, ax * ay * t - az * s, ax * az * t + ay * s,
+            ay * ax * t + az * s, c + ay * ay * t, ay * az * t - ax * s,
+            az * ax * t - ay * s, az * ay * t + ax * s, c + az * az * t)
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
