@@ -36,7 +36,6 @@ from ._spatial import (
     force_to_parent_add,
     inertia_to_parent_add,
     mat6_vec,
-    motion_cross,
     motion_to_child,
 )
 
@@ -202,13 +201,13 @@ def rigid_inertia_to_world(R, p, Ib, out):
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def _rigid_body_bias(R, p, Ib, vel, fe, IA, pA):
+def _rigid_body_bias(R, p, Ib, v0, v1, v2, w0, w1, w2, fe, IA, pA):
     """Pass 1 of :func:`aba_world` for one body: ``IA`` (upper triangle) = its rigid inertia ``I``
     in world coordinates, ``pA = v x* (I v) - fext`` (Featherstone Table 7.1) for its world spatial
-    velocity ``vel`` (6) and world wrench ``fe`` (6). ``I v = (m v_l + w x h, h x v_l + J w)``."""
+    velocity ``v = (v0, v1, v2, w0, w1, w2)`` and world wrench ``fe`` (6).
+    ``I v = (m v_l + w x h, h x v_l + J w)``."""
     mass, h0, h1, h2, J00, J01, J02, J11, J12, J22 = _rigid_in_world(R, p, Ib)
     _store_rigid_upper(IA, mass, h0, h1, h2, J00, J01, J02, J11, J12, J22)
-    v0, v1, v2, w0, w1, w2 = vel[0], vel[1], vel[2], vel[3], vel[4], vel[5]
     f0 = mass * v0 + w1 * h2 - w2 * h1
     f1 = mass * v1 + w2 * h0 - w0 * h2
     f2 = mass * v2 + w0 * h1 - w1 * h0
@@ -310,13 +309,24 @@ def aba_world(m, d, v, tau, fext, ddq):
     m = borrow_all(m)
     d = borrow_all(d)
     nb = m.body_parent.shape[0]
-    vJ = d.tmp6
     for i in range(1, nb):
         par = m.body_parent[i]
-        for k in range(6):
-            vJ[k] = d.ov[i, k] - d.ov[par, k]
-        motion_cross(d.ov[i], vJ, d.c[i])
-        _rigid_body_bias(d.oR[i], d.op[i], m.body_I[i], d.ov[i], fext[i], d.IA[i], d.pA[i])
+        v0, v1, v2, w0, w1, w2 = d.ov[i, 0], d.ov[i, 1], d.ov[i, 2], d.ov[i, 3], d.ov[i, 4], d.ov[i, 5]
+        # c = v x vJ, vJ = v - v_parent (motion cross product, linear part first)
+        a0 = v0 - d.ov[par, 0]
+        a1 = v1 - d.ov[par, 1]
+        a2 = v2 - d.ov[par, 2]
+        b0 = w0 - d.ov[par, 3]
+        b1 = w1 - d.ov[par, 4]
+        b2 = w2 - d.ov[par, 5]
+        _rigid_body_bias(d.oR[i], d.op[i], m.body_I[i], v0, v1, v2, w0, w1, w2, fext[i], d.IA[i], d.pA[i])
+        c = d.c[i]
+        c[0] = w1 * a2 - w2 * a1 + v1 * b2 - v2 * b1
+        c[1] = w2 * a0 - w0 * a2 + v2 * b0 - v0 * b2
+        c[2] = w0 * a1 - w1 * a0 + v0 * b1 - v1 * b0
+        c[3] = w1 * b2 - w2 * b1
+        c[4] = w2 * b0 - w0 * b2
+        c[5] = w0 * b1 - w1 * b0
     Rt = d.tmpR
     pt = d.tmp3
     for i in range(nb - 1, 0, -1):
@@ -366,19 +376,26 @@ def aba_world(m, d, v, tau, fext, ddq):
         ai = d.a[i]
         da = m.jnt_dofadr[i]
         n = m.jnt_nv[i]
-        for k in range(6):
-            ai[k] = d.a[par, k] + d.c[i, k]
+        a0 = d.a[par, 0] + d.c[i, 0]
+        a1 = d.a[par, 1] + d.c[i, 1]
+        a2 = d.a[par, 2] + d.c[i, 2]
+        a3 = d.a[par, 3] + d.c[i, 3]
+        a4 = d.a[par, 4] + d.c[i, 4]
+        a5 = d.a[par, 5] + d.c[i, 5]
         if n == 1:
             S = d.oS[da]
             U = d.U[da]
-            s = d.u[da]
-            for k in range(6):
-                s -= U[k] * ai[k]
-            qdd = d.Dinv[i, 0, 0] * s
+            qdd = d.Dinv[i, 0, 0] * (d.u[da] - (U[0] * a0 + U[1] * a1 + U[2] * a2 + U[3] * a3 + U[4] * a4
+                                                + U[5] * a5))
             ddq[da] = qdd
-            for k in range(6):
-                ai[k] += S[k] * qdd
+            ai[0] = a0 + S[0] * qdd
+            ai[1] = a1 + S[1] * qdd
+            ai[2] = a2 + S[2] * qdd
+            ai[3] = a3 + S[3] * qdd
+            ai[4] = a4 + S[4] * qdd
+            ai[5] = a5 + S[5] * qdd
             continue
+        ai[0], ai[1], ai[2], ai[3], ai[4], ai[5] = a0, a1, a2, a3, a4, a5
         if n == 6 and par == 0 and m.jnt_type[i] == JOINT_FREE:
             # D ddq = u - S^T I^A a_parent (c = 0 for a joint on the world); a_i = a_parent + S ddq
             _world_in_body(d.oR[i], d.op[i], Rt, pt)
