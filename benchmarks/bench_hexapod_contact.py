@@ -37,7 +37,8 @@ each engine's own dt = 25 us solution vs wall time; and of legsim's event-locate
 Coulomb v_eps = 0.05 m/s or the anchor spring, adaptive DP45 with touchdowns and liftoffs located
 as events) against its own rtol = 1e-11 solution.
 
-Usage: ``.venv/bin/python benchmarks/bench_hexapod_contact.py [--t 2] [--repeat 2] [--work-precision]``
+Usage: ``python benchmarks/bench_hexapod_contact.py [--t 10] [--pin-t T] [--repeat 2] [--work-precision]``
+(every engine runs the same ``--t`` unless ``--pin-t`` shortens the slow peers' runs).
 """
 
 from __future__ import annotations
@@ -283,11 +284,11 @@ def make_pinocchio_feet(model, q0, tab):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--t", type=float, default=2.0, help="simulated time per run, s (issue: 10)")
+    ap.add_argument("--t", type=float, default=10.0, help="simulated time per run, s (issue: 10)")
     ap.add_argument("--stand", type=float, default=0.5, help="standing phase before the gait, s")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--pin-t", type=float, default=1.5,
-                    help="simulated time of the slow peers (PyBullet, Python loops), s: stand + 1 s of gait")
+    ap.add_argument("--pin-t", type=float, default=None,
+                    help="simulated time of the slow peers (PyBullet, Python loops), s (default: --t)")
     ap.add_argument("--work-precision", action="store_true")
     args = ap.parse_args()
 
@@ -329,7 +330,7 @@ def main():
     for dt in (1e-3, 1e-4):
         for name, method, run in engines:
             slow = name.startswith("py")
-            t_sim = min(args.t, args.pin_t) if slow else args.t
+            t_sim = min(args.t, args.pin_t) if slow and args.pin_t is not None else args.t
             wall, qf = best_time(lambda run=run, method=method, t_sim=t_sim, dt=dt: run(t_sim, dt, method),
                                  1 if slow else args.repeat)
             n = int(round(t_sim / dt))

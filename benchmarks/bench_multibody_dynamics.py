@@ -7,6 +7,9 @@ the minimum robust on a shared, loaded machine):
 - ``legsim public``   : ``legsim.multibody.aba(model, data, q, v, tau)`` (validation + kernel call)
 - ``legsim packed``   : the compiled buffer entry point (``_packed.aba``) called from Python, no validation
 - ``legsim in-loop``  : the kernel called from a compiled loop, as a simulation step runs it
+- ``legsim world``    : (ABA only) the world-coordinate kernels from a compiled loop, kinematics
+                        included (``_aba_world.world_kinematics`` + ``aba_world``), as RobotWorld and
+                        the event-contact model run them
 - ``pinocchio``       : ``pin.aba(model, data, q, v, tau)`` from Python
 
 Cold start (import + first call, i.e. numba compile or cache load) is printed separately.
@@ -39,6 +42,7 @@ def main():
 
     t0 = time.perf_counter()
     import legsim.multibody as mb
+    from legsim.multibody import _aba_world as W
     from legsim.multibody import _kernels as K
     from legsim.multibody import _packed as P
     from legsim.multibody.samples import hexapod, hexapod_stance
@@ -67,6 +71,12 @@ def main():
             K.aba(m, d, q, v, tau, fext, out)
 
     @njit(cache=True)
+    def aba_world_loop(m, d, q, v, tau, fext, out, n):
+        for _ in range(n):
+            W.world_kinematics(m, d, q, v)
+            W.aba_world(m, d, v, tau, fext, out)
+
+    @njit(cache=True)
     def rnea_loop(m, d, q, v, a, fext, out, n):
         for _ in range(n):
             K.rnea(m, d, q, v, a, fext, out)
@@ -79,6 +89,9 @@ def main():
     ma, fz = model.arrays, data.zero_nb6
     fb, ib, db = model.fbuf, model.ibuf, data.buf
     aba_loop(ma, data, q, v, tau, fz, data.ddq, 1)
+    ddq_world = np.zeros(model.nv)
+    aba_world_loop(ma, data, q, v, tau, fz, ddq_world, 1)
+    err_world = np.abs(pin.aba(pm, pd, q, v, tau) - ddq_world).max()
     rnea_loop(ma, data, q, v, tau, fz, data.tau, 1)
     crba_loop(ma, data, q, data.M, 1)
 
@@ -94,6 +107,8 @@ def main():
             "legsim public": best_per_call(py_loop(lambda: mb.aba(model, data, q, v, tau)), n, r),
             "legsim packed": best_per_call(py_loop(lambda: P.aba(fb, ib, db, q, v, tau, fz)), n, r),
             "legsim in-loop": best_per_call(lambda k: aba_loop(ma, data, q, v, tau, fz, data.ddq, k), n, r),
+            "legsim world": best_per_call(lambda k: aba_world_loop(ma, data, q, v, tau, fz, ddq_world, k),
+                                          n, r),
             "pinocchio": best_per_call(py_loop(lambda: pin.aba(pm, pd, q, v, tau)), n, r),
         },
         "rnea": {
@@ -109,7 +124,8 @@ def main():
     }
     print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}, "
           f"pinocchio {pin.__version__}")
-    print(f"hexapod: nq={model.nq} nv={model.nv} nbody={model.nbody}; |ddq_legsim - ddq_pin|_max = {err:.1e}")
+    print(f"hexapod: nq={model.nq} nv={model.nv} nbody={model.nbody}; |ddq_legsim - ddq_pin|_max = {err:.1e} "
+          f"(world coordinates: {err_world:.1e})")
     print(f"cold start (import + first aba/rnea/crba, numba compile or cache load): {cold:.2f} s")
     for alg, res in rows.items():
         pin_t = res["pinocchio"]
