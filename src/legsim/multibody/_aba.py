@@ -47,6 +47,54 @@ def _spd_inverse_inplace(A, n):
     return True
 
 
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def multi_dof_downdate(d, i, da, n, W, pa):
+    """For an n-DoF joint of body i whose ``d.U`` (columns ``da:da+n``), ``d.u`` and ``d.Dinv[i]``
+    are set: ``W = U D^-1`` (6, n) into ``W``, the articulated inertia ``I^a = I^A - W U^T`` in
+    place of ``d.IA[i]`` and the bias ``p^a = p^A + I^a c + W u`` into ``pa`` (Featherstone
+    Table 7.1), in whichever coordinates ``d`` holds them."""
+    IA = d.IA[i]
+    Dinv = d.Dinv[i]
+    for r in range(6):
+        for j in range(n):
+            s = 0.0
+            for jj in range(n):
+                s += d.U[da + jj, r] * Dinv[jj, j]
+            W[r, j] = s
+    for r in range(6):
+        for s_ in range(6):
+            acc = 0.0
+            for j in range(n):
+                acc += W[r, j] * d.U[da + j, s_]
+            IA[r, s_] -= acc
+    for r in range(6):
+        acc = d.pA[i, r]
+        for s_ in range(6):
+            acc += IA[r, s_] * d.c[i, s_]
+        for j in range(n):
+            acc += W[r, j] * d.u[da + j]
+        pa[r] = acc
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def multi_dof_acceleration(d, i, da, n, S, ai, ddq):
+    """Pass 3 for an n-DoF joint of body i: ``ddq = D^-1 (u - U^T a)`` into ``ddq[da:da+n]``, then
+    ``a += S ddq`` (``S`` (nv, 6): the motion subspace columns in the coordinates of ``ai`` (6))."""
+    for j in range(n):
+        s = d.u[da + j]
+        for k in range(6):
+            s -= d.U[da + j, k] * ai[k]
+        d.tmp6b[j] = s
+    for j in range(n):
+        s = 0.0
+        for jj in range(n):
+            s += d.Dinv[i, j, jj] * d.tmp6b[jj]
+        ddq[da + j] = s
+    for j in range(n):
+        for k in range(6):
+            ai[k] += S[da + j, k] * ddq[da + j]
+
+
 @njit(cache=True, fastmath=FASTMATH)
 def aba(m, d, q, v, tau, fext, ddq):
     """Forward dynamics by the articulated-body algorithm (Featherstone Table 7.1).
@@ -98,7 +146,6 @@ def _aba_passes(m, d, v, tau, fext, ddq):
         for k in range(6):
             d.pA[i, k] = -fext[i, k]
         force_cross_add(d.v[i], d.tmp6b, d.pA[i])
-    W = d.tmp66b
     for i in range(nb - 1, 0, -1):
         da = m.jnt_dofadr[i]
         n = m.jnt_nv[i]
@@ -178,27 +225,8 @@ def _aba_passes(m, d, v, tau, fext, ddq):
         elif not _spd_inverse_inplace(Dinv, n):
             return False
         if par > 0:
-            # W = U Dinv (6 x n); Ia = IA - W U^T; pa = pA + Ia c + W u
-            for r in range(6):
-                for j in range(n):
-                    s = 0.0
-                    for jj in range(n):
-                        s += d.U[da + jj, r] * Dinv[jj, j]
-                    W[r, j] = s
-            for r in range(6):
-                for s_ in range(6):
-                    acc = 0.0
-                    for j in range(n):
-                        acc += W[r, j] * d.U[da + j, s_]
-                    IA[r, s_] -= acc
             pa = d.tmp6
-            for r in range(6):
-                acc = pA[r]
-                for s_ in range(6):
-                    acc += IA[r, s_] * d.c[i, s_]
-                for j in range(n):
-                    acc += W[r, j] * d.u[da + j]
-                pa[r] = acc
+            multi_dof_downdate(d, i, da, n, d.tmp66b, pa)
             inertia_to_parent_add(d.liR[i], d.lip[i], IA, d.IA[par])
             force_to_parent_add(d.liR[i], d.lip[i], pa, d.pA[par])
     for i in range(1, nb):
@@ -233,21 +261,7 @@ def _aba_passes(m, d, v, tau, fext, ddq):
             for k in range(6):
                 ai[k] += ddq[da + k]
             continue
-        Dinv = d.Dinv[i]
-        for j in range(n):
-            s = d.u[da + j]
-            for k in range(6):
-                s -= d.U[da + j, k] * ai[k]
-            d.tmp6b[j] = s
-        for j in range(n):
-            s = 0.0
-            for jj in range(n):
-                s += Dinv[j, jj] * d.tmp6b[jj]
-            ddq[da + j] = s
-        for j in range(n):
-            S = m.dof_S[da + j]
-            for k in range(6):
-                ai[k] += S[k] * ddq[da + j]
+        multi_dof_acceleration(d, i, da, n, m.dof_S, ai, ddq)
     return True
 
 

@@ -26,7 +26,7 @@ from numba import njit
 
 from .._borrow import borrow_all
 from .._fastmath import FASTMATH
-from ._aba import _spd_inverse_inplace, passive_forces
+from ._aba import _spd_inverse_inplace, multi_dof_acceleration, multi_dof_downdate, passive_forces
 from ._layout import JOINT_FREE
 from ._placements import _init_world, joint_transform
 from ._spatial import (
@@ -36,6 +36,7 @@ from ._spatial import (
     force_to_parent_add,
     inertia_to_parent_add,
     mat6_vec,
+    motion_cross,
     motion_to_child,
 )
 
@@ -201,13 +202,13 @@ def rigid_inertia_to_world(R, p, Ib, out):
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def _rigid_body_bias(R, p, Ib, v0, v1, v2, w0, w1, w2, fe, IA, pA):
+def _rigid_body_bias(R, p, Ib, vel, fe, IA, pA):
     """Pass 1 of :func:`aba_world` for one body: ``IA`` (upper triangle) = its rigid inertia ``I``
     in world coordinates, ``pA = v x* (I v) - fext`` (Featherstone Table 7.1) for its world spatial
-    velocity ``v = (v0, v1, v2, w0, w1, w2)`` and world wrench ``fe`` (6).
-    ``I v = (m v_l + w x h, h x v_l + J w)``."""
+    velocity ``vel`` (6) and world wrench ``fe`` (6). ``I v = (m v_l + w x h, h x v_l + J w)``."""
     mass, h0, h1, h2, J00, J01, J02, J11, J12, J22 = _rigid_in_world(R, p, Ib)
     _store_rigid_upper(IA, mass, h0, h1, h2, J00, J01, J02, J11, J12, J22)
+    v0, v1, v2, w0, w1, w2 = vel[0], vel[1], vel[2], vel[3], vel[4], vel[5]
     f0 = mass * v0 + w1 * h2 - w2 * h1
     f1 = mass * v1 + w2 * h0 - w0 * h2
     f2 = mass * v2 + w0 * h1 - w1 * h0
@@ -309,24 +310,13 @@ def aba_world(m, d, v, tau, fext, ddq):
     m = borrow_all(m)
     d = borrow_all(d)
     nb = m.body_parent.shape[0]
+    vJ = d.tmp6
     for i in range(1, nb):
         par = m.body_parent[i]
-        v0, v1, v2, w0, w1, w2 = d.ov[i, 0], d.ov[i, 1], d.ov[i, 2], d.ov[i, 3], d.ov[i, 4], d.ov[i, 5]
-        # c = v x vJ, vJ = v - v_parent (motion cross product, linear part first)
-        a0 = v0 - d.ov[par, 0]
-        a1 = v1 - d.ov[par, 1]
-        a2 = v2 - d.ov[par, 2]
-        b0 = w0 - d.ov[par, 3]
-        b1 = w1 - d.ov[par, 4]
-        b2 = w2 - d.ov[par, 5]
-        _rigid_body_bias(d.oR[i], d.op[i], m.body_I[i], v0, v1, v2, w0, w1, w2, fext[i], d.IA[i], d.pA[i])
-        c = d.c[i]
-        c[0] = w1 * a2 - w2 * a1 + v1 * b2 - v2 * b1
-        c[1] = w2 * a0 - w0 * a2 + v2 * b0 - v0 * b2
-        c[2] = w0 * a1 - w1 * a0 + v0 * b1 - v1 * b0
-        c[3] = w1 * b2 - w2 * b1
-        c[4] = w2 * b0 - w0 * b2
-        c[5] = w0 * b1 - w1 * b0
+        for k in range(6):
+            vJ[k] = d.ov[i, k] - d.ov[par, k]
+        motion_cross(d.ov[i], vJ, d.c[i])
+        _rigid_body_bias(d.oR[i], d.op[i], m.body_I[i], d.ov[i], fext[i], d.IA[i], d.pA[i])
     Rt = d.tmpR
     pt = d.tmp3
     for i in range(nb - 1, 0, -1):
@@ -369,7 +359,7 @@ def aba_world(m, d, v, tau, fext, ddq):
             if not cholesky6_inplace(L):
                 return False
             continue
-        if not _multi_dof_downdate(m, d, i, tau):
+        if not _multi_dof_joint(m, d, i, tau):
             return False
     for i in range(1, nb):
         par = m.body_parent[i]
@@ -412,27 +402,15 @@ def aba_world(m, d, v, tau, fext, ddq):
                 ai[k] += d.tmp6[k]
             continue
         if n > 1:
-            for j in range(n):
-                s = d.u[da + j]
-                for k in range(6):
-                    s -= d.U[da + j, k] * ai[k]
-                d.tmp6b[j] = s
-            for j in range(n):
-                s = 0.0
-                for jj in range(n):
-                    s += d.Dinv[i, j, jj] * d.tmp6b[jj]
-                ddq[da + j] = s
-            for j in range(n):
-                for k in range(6):
-                    ai[k] += d.oS[da + j, k] * ddq[da + j]
+            multi_dof_acceleration(d, i, da, n, d.oS, ai, ddq)
     return True
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _multi_dof_downdate(m, d, i, tau):
+def _multi_dof_joint(m, d, i, tau):
     """Pass 2 of :func:`aba_world` for an n-DoF joint (1 < n <= 6) of body i: ``U = I^A S``,
-    ``u = tau - S^T p^A``, ``D^-1`` into ``d.Dinv[i]``; the parent gets ``I^A - U D^-1 U^T`` and
-    ``p^A + I^a c + U D^-1 u``."""
+    ``u = tau - S^T p^A``, ``D^-1`` into ``d.Dinv[i]``; the parent gets ``I^a = I^A - U D^-1 U^T``
+    and ``p^a = p^A + I^a c + U D^-1 u`` (:func:`._aba.multi_dof_downdate`)."""
     da = m.jnt_dofadr[i]
     n = m.jnt_nv[i]
     IA = d.IA[i]
@@ -456,42 +434,26 @@ def _multi_dof_downdate(m, d, i, tau):
         return False
     if par == 0:
         return True
-    W = d.tmp66b
+    pa = d.tmp6
+    multi_dof_downdate(d, i, da, n, d.tmp66b, pa)
     for r in range(6):
-        for j in range(n):
-            s = 0.0
-            for jj in range(n):
-                s += d.U[da + jj, r] * Dinv[jj, j]
-            W[r, j] = s
-    for r in range(6):
-        for s_ in range(6):
-            acc = 0.0
-            for j in range(n):
-                acc += W[r, j] * d.U[da + j, s_]
-            IA[r, s_] -= acc
-    for r in range(6):
-        acc = pA[r]
-        for s_ in range(6):
-            acc += IA[r, s_] * d.c[i, s_]
-        for j in range(n):
-            acc += W[r, j] * d.u[da + j]
-        d.pA[par, r] += acc
+        d.pA[par, r] += pa[r]
         for s_ in range(r, 6):
             d.IA[par, r, s_] += IA[r, s_]
     return True
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def add_point_force(fext, body, x, f):
-    """Add the force ``f`` (3,) N (world axes) applied at the world point ``x`` (3,) m to body
-    ``body``'s world wrench about the world origin: ``fext[body] += (f, x x f)`` (its generalised
-    force is ``J_x^T f``)."""
-    fext[body, 0] += f[0]
-    fext[body, 1] += f[1]
-    fext[body, 2] += f[2]
-    fext[body, 3] += x[1] * f[2] - x[2] * f[1]
-    fext[body, 4] += x[2] * f[0] - x[0] * f[2]
-    fext[body, 5] += x[0] * f[1] - x[1] * f[0]
+def add_point_force(fext, body, x0, x1, x2, f0, f1, f2):
+    """Add the force ``f = (f0, f1, f2)`` N (world axes) applied at the world point
+    ``x = (x0, x1, x2)`` m to body ``body``'s world wrench about the world origin:
+    ``fext[body] += (f, x x f)`` (its generalised force is ``J_x^T f``)."""
+    fext[body, 0] += f0
+    fext[body, 1] += f1
+    fext[body, 2] += f2
+    fext[body, 3] += x1 * f2 - x2 * f1
+    fext[body, 4] += x2 * f0 - x0 * f2
+    fext[body, 5] += x0 * f1 - x1 * f0
 
 
 @njit(cache=True, fastmath=FASTMATH)

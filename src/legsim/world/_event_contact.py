@@ -193,7 +193,7 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, sdot, scr):
         ft[0] += f_n * nx
         ft[1] += f_n * ny
         ft[2] += f_n * nz
-        add_point_force(fext, int(p[oc + HEAD + NCON * k]), kin[2:5], ft)
+        add_point_force(fext, int(p[oc + HEAD + NCON * k]), kin[2], kin[3], kin[4], ft[0], ft[1], ft[2])
 
 
 @hs.njit_helper

@@ -57,7 +57,7 @@ from ..contact import _laws as L
 from ..contact._collide import collide, world_poses
 from ..contact._response import _claim, _commit, _lookup, contact_forces
 from ..multibody import _configuration as C
-from ..multibody._aba_world import forward_dynamics_world, world_kinematics
+from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
 from ..multibody._layout import JOINT_FREE
 from ._terrain import plane_contacts
 
@@ -291,12 +291,7 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
             f0 = sg * w.force[k, 0]
             f1 = sg * w.force[k, 1]
             f2 = sg * w.force[k, 2]
-            fext[b, 0] += f0
-            fext[b, 1] += f1
-            fext[b, 2] += f2
-            fext[b, 3] += x1 * f2 - x2 * f1
-            fext[b, 4] += x2 * f0 - x0 * f2
-            fext[b, 5] += x0 * f1 - x1 * f0
+            add_point_force(fext, b, x0, x1, x2, f0, f1, f2)
             if mode != 1:
                 w.fbody[b, 0] += f0
                 w.fbody[b, 1] += f1

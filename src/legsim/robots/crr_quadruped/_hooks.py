@@ -129,7 +129,7 @@ def foot_forces(m, d, p, fext, scratch):
         f[0] = ft[0]
         f[1] = ft[1]
         f[2] = fn
-        add_point_force(fext, b, kin[2:5], f)
+        add_point_force(fext, b, kin[2], kin[3], kin[4], f[0], f[1], f[2])
 
 
 @sig.vector_field
