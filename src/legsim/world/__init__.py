@@ -9,7 +9,17 @@ impact-velocity latch and friction anchor, adaptive integration across contacts)
 a compiled :func:`joint_controller` sampled at a fixed rate.
 """
 
-from .event_contact import event_contact_model, joint_controller
 from .robot_world import METHODS, RobotWorld, WorldResult
 
 __all__ = ["METHODS", "RobotWorld", "WorldResult", "event_contact_model", "joint_controller"]
+
+
+def __getattr__(name: str):
+    """``event_contact_model`` and ``joint_controller`` load on first use (PEP 562): the event-contact
+    hooks are compiled when their module is imported (about 50 s with an empty numba cache), which a
+    RobotWorld user should not wait for."""
+    if name in ("event_contact_model", "joint_controller"):
+        from . import event_contact
+
+        return getattr(event_contact, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,6 +11,10 @@ point midway between the candidate's lowest point and the plane.
 
 Why a second path: the generic pass receives whole record tuples (20 + 16 arrays) at every
 nested call, which costs more than the geometry itself for ~25 geoms on one plane.
+
+:func:`sphere_on_plane` is the kinematics of one sphere against a plane (gap, approach rate,
+contact point and its velocity) for the models that keep their contacts as events or as a few
+feet (the event-contact model, the CRR quadruped).
 """
 
 from __future__ import annotations
@@ -113,3 +117,33 @@ def plane_contacts(gtype, gsize, gbody, gmat, grbound, pair_law, pnorm, poff, pl
                          x2 + R[2, 0] * l0 + R[2, 1] * l1 + R[2, 2] * l2 - h * n2,
                          n0, n1, n2, depth)
     return c.n[0]
+
+
+@njit(cache=True)
+def sphere_on_plane(d, b, lx, ly, lz, r, nx, ny, nz, off, midway, out):
+    """Kinematics of a sphere of radius r [m] centred at body point (lx, ly, lz) (body axes) of body
+    ``b`` against the plane {x : n . x <= off}, after ``world_kinematics``: writes ``out`` =
+    [gap (m), approach rate pdot = −dgap/dt (m/s), contact point (3) m, velocity (3) m/s of the
+    body point there], world axes. The contact point is the sphere's lowest point c − r n, or with
+    ``midway`` the point midway between it and the plane, c − (r + gap/2) n (as RobotWorld and
+    MuJoCo place it)."""
+    R = d.oR[b]
+    op = d.op[b]
+    vo = d.ov[b]  # spatial velocity about the world origin: v_x = v_O + w x x
+    cx = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
+    cy = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
+    cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
+    gap = nx * cx + ny * cy + nz * cz - off - r
+    h = r + 0.5 * gap if midway else r
+    px = cx - h * nx
+    py = cy - h * ny
+    pz = cz - h * nz
+    out[6] = vo[0] + vo[4] * pz - vo[5] * py
+    out[7] = vo[1] + vo[5] * px - vo[3] * pz
+    out[8] = vo[2] + vo[3] * py - vo[4] * px
+    # n . v_point = n . v_centre (omega x (-h n) is normal to n), so pdot = -dgap/dt exactly
+    out[0] = gap
+    out[1] = -(nx * out[6] + ny * out[7] + nz * out[8])
+    out[2] = px
+    out[3] = py
+    out[4] = pz

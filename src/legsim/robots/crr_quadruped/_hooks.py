@@ -41,7 +41,7 @@ from legsim.multibody import _configuration as C
 from legsim.multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
 from legsim.multibody._kernels import forward_dynamics
 from legsim.multibody.hybrid_model import model_workspace
-from legsim.world._event_contact import sphere_on_plane
+from legsim.world._terrain import sphere_on_plane
 
 from ..crr_leg import _hooks as LH
 
