@@ -6,9 +6,12 @@ Run: ``.venv/bin/python benchmarks/bench_pneumatic_rig.py`` (one run of each; no
    same model in ``scipy.integrate.solve_ivp`` (RK45, one call per 1 ms control interval, the
    right-hand side calling the same compiled scalar kernels). Prints the speed ratio and legsim's
    real-time factor (target ≥ 50×).
-2. Cost of evaluating N = 1, 12, 100 actuators together (compiled array kernel, one fused pass
-   over N: both valve ports per actuator at once), per call, best of 7 repeats (the machine is
-   shared; the minimum is the least disturbed estimate). Target: 12 actuators ≤ 3× one.
+2. Cost of evaluating N = 1, 12, 100 actuators together, per call, best of 7 repeats (the
+   machine is shared; the minimum is the least disturbed estimate), for two kernels: the scalar
+   array loop (``cylinder_rates_array``, one actuator after the other) and the SIMD lane kernel
+   (``ActuatorBatch``: four actuators per AVX2 vector). Each is timed from Python and inside
+   compiled code (as a robot model's hook calls it). Target: 12 actuators ≤ 3× one, where "one"
+   is the cheapest way to evaluate one actuator (the scalar kernel).
 3. Ablation (A11): cost per vector-field evaluation and per run of the fitted vs simple valve and
    Stribeck-tanh vs viscous friction.
 Cold compile time is printed separately.
@@ -22,7 +25,8 @@ import numpy as np
 from numba import njit
 from scipy.integrate import solve_ivp
 
-from legsim.actuators.pneumatic import PneumaticActuator, stack_rows
+from legsim.actuators.pneumatic import ActuatorBatch, PneumaticActuator, stack_rows
+from legsim.actuators.pneumatic import _lane_kernels as LK
 from legsim.actuators.pneumatic import _layout as L
 from legsim.actuators.pneumatic._chamber_kernels import cylinder_rates, cylinder_rates_array, pressure_force
 from legsim.actuators.pneumatic._friction_kernels import friction_force
@@ -111,27 +115,18 @@ def per_eval_cost(bench: RigBench, n=200_000) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def actuator_cost(n_act: int, reps: int = 20_000) -> float:
+def _inputs(n_act: int):
     acts = [PneumaticActuator() for _ in range(n_act)]
-    rows = stack_rows(acts)
     rng = np.random.default_rng(0)
     x = rng.uniform(0, 0.04, n_act)
     xd = rng.normal(0, 0.1, n_act)
     u = rng.uniform(0, 10, n_act)
     s = acts[0].initial_state(x, 2e5, 3e5, n=n_act)
-    out = np.empty_like(s)
-    cylinder_rates_array(rows, u, x, xd, s, out)
-    best = np.inf
-    for _ in range(REPEATS):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            cylinder_rates_array(rows, u, x, xd, s, out)
-        best = min(best, (time.perf_counter() - t0) / reps)
-    return best
+    return acts, u, x, xd, s
 
 
 @njit(cache=True)
-def _array_loop(rows, u, x, xd, s, out, reps):
+def _scalar_loop(rows, u, x, xd, s, out, reps):
     acc = 0.0
     for _ in range(reps):
         cylinder_rates_array(rows, u, x, xd, s, out)
@@ -139,23 +134,46 @@ def _array_loop(rows, u, x, xd, s, out, reps):
     return acc
 
 
-def actuator_cost_compiled(n_act: int, reps: int = 20_000) -> float:
-    """Cost per call measured inside compiled code (as a robot model's hook calls it)."""
-    acts = [PneumaticActuator() for _ in range(n_act)]
-    rows = stack_rows(acts)
-    rng = np.random.default_rng(0)
-    x = rng.uniform(0, 0.04, n_act)
-    xd = rng.normal(0, 0.1, n_act)
-    u = rng.uniform(0, 10, n_act)
-    s = acts[0].initial_state(x, 2e5, 3e5, n=n_act)
-    out = np.empty_like(s)
-    _array_loop(rows, u, x, xd, s, out, 2)
+@njit(cache=True)
+def _lane_loop(lanes, order, block_lanes, nfb, u, x, xd, s, lin, lout, out, reps):
+    acc = 0.0
+    for _ in range(reps):
+        LK.cylinder_rates_lanes(lanes, order, block_lanes, nfb, u, x, xd, s, lin, lout, out)
+        acc += out[0, 0]
+    return acc
+
+
+def _best(call, reps: int) -> float:
+    call(2)
     best = np.inf
     for _ in range(REPEATS):
         t0 = time.perf_counter()
-        _array_loop(rows, u, x, xd, s, out, reps)
+        call(reps)
         best = min(best, (time.perf_counter() - t0) / reps)
     return best
+
+
+def actuator_costs(n_act: int, reps: int = 20_000) -> dict[str, float]:
+    """Seconds per evaluation of n_act actuators: scalar / lane kernel, from Python / compiled."""
+    acts, u, x, xd, s = _inputs(n_act)
+    rows = stack_rows(acts)
+    out = np.empty_like(s)
+    b = ActuatorBatch(acts)
+    lane_args = (b.lanes, b.order, b.block_lanes, b.n_fitted_blocks, u, x, xd, s, b._lin,
+                 b._lout, out)
+
+    def py_loop(kernel, args):
+        def run(k):
+            for _ in range(k):
+                kernel(*args)
+        return run
+
+    return {
+        "scalar_py": _best(py_loop(cylinder_rates_array, (rows, u, x, xd, s, out)), reps),
+        "scalar_jit": _best(lambda k: _scalar_loop(rows, u, x, xd, s, out, k), reps),
+        "lanes_py": _best(py_loop(LK.cylinder_rates_lanes, lane_args), reps),
+        "lanes_jit": _best(lambda k: _lane_loop(*lane_args, k), reps),
+    }
 
 
 def main() -> None:
@@ -172,14 +190,18 @@ def main() -> None:
     print(f"scipy solve_ivp (RK45 per 1 ms interval): {wall_sp:.2f} s wall -> legsim is "
           f"{wall_sp / wall:.0f}x faster; position RMS difference {err * 1e3:.3f} mm")
 
-    actuator_cost(1)
-    c1 = actuator_cost(1)
-    k1 = actuator_cost_compiled(1)
-    for n in (1, 12, 100):
-        c = actuator_cost(n)
-        k = actuator_cost_compiled(n)
-        print(f"actuator derivatives, N = {n:3d}: from Python {c * 1e6:7.2f} us/call ({c / c1:5.2f}x N = 1);"
-              f" inside compiled code {k * 1e6:7.3f} us/call ({k / k1:5.2f}x)")
+    costs = {n: actuator_costs(n) for n in (1, 12, 100)}
+    one = costs[1]
+    for n, c in costs.items():
+        print(f"actuator derivatives, N = {n:3d}:")
+        for key, label in (("scalar_py", "scalar kernel, from Python  "),
+                           ("scalar_jit", "scalar kernel, compiled loop"),
+                           ("lanes_py", "lane kernel,   from Python  "),
+                           ("lanes_jit", "lane kernel,   compiled loop")):
+            print(f"  {label} {c[key] * 1e6:7.3f} us/call ({c[key] / one[key]:5.2f}x its N = 1)")
+    for where in ("py", "jit"):
+        print(f"12 actuators (lane kernel) vs one (scalar kernel), {where}: "
+              f"{costs[12]['lanes_' + where] / one['scalar_' + where]:.2f}x  (target <= 3x)")
 
     print("ablation (A11): per vector-field evaluation and per 10 s run")
     base_eval = per_eval_cost(RigBench())

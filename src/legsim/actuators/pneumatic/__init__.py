@@ -6,6 +6,7 @@ Sources: Daepp (2011) CRR quadruped thesis (digest ``pneumatic-quadruped.md``) a
 """
 
 from .actuator import STATE_NAMES, HeatModel, PneumaticActuator, stack_rows
+from .batch import ActuatorBatch
 from .cylinder import Cylinder, bimba_rig
 from .flow import (
     cv_mass_flow,
@@ -31,7 +32,7 @@ from .valves import (
 __all__ = [
     "AIR", "NITROGEN", "Gas", "orifice_mass_flow", "signed_mass_flow", "flow_function",
     "iso6358_mass_flow", "cv_mass_flow", "Cylinder", "bimba_rig", "HeatModel", "PneumaticActuator",
-    "stack_rows", "STATE_NAMES", "Friction", "FrictionModel", "friction_force",
+    "ActuatorBatch", "stack_rows", "STATE_NAMES", "Friction", "FrictionModel", "friction_force",
     "stribeck_tanh_source", "viscous_source", "ProportionalValve", "ValveModel", "VoltageReference",
     "mpye5_fitted", "mpye5_simple", "mpye5_underlapped", "SolenoidValve", "CommandQueue",
     "SPOOL_SLEEVE", "RUBBER_SEAT", "SupplyTank", "Joint", "JointLinkage", "LinearLinkage",

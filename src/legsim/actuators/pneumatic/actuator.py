@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
+from functools import lru_cache
 
 import numpy as np
 
 from ...errors import InputError
 from . import _layout as L
-from ._chamber_kernels import cylinder_rates_array, pressure_force_array
+from ._chamber_kernels import pressure_force_array
 from ._friction_kernels import friction_force as _friction_kernel
+from .batch import ActuatorBatch
 from .cylinder import Cylinder
 from .flow import DEFAULT_LAMINAR_RATIO
 from .friction import Friction
@@ -28,6 +30,9 @@ from .valves import ProportionalValve
 __all__ = ["HeatModel", "PneumaticActuator", "stack_rows", "STATE_NAMES"]
 
 STATE_NAMES = ("p_cap", "p_rod", "m_cap", "m_rod", "m_air")
+MIN_CRITICAL_RATIO = 0.01
+"""Smallest accepted choke ratio: the lane kernels' power law r^(1/k) is exact for
+r ≥ 0.0067 (:mod:`._lane_math`); real gases have 0.48–0.61."""
 
 
 class HeatModel(IntEnum):
@@ -80,6 +85,13 @@ class PneumaticActuator:
             raise InputError(f"t_supply={self.t_supply!r} K: expected > 0")
         if self.n_poly is not None and not self.n_poly >= 1.0:
             raise InputError(f"n_poly={self.n_poly!r}: expected a polytropic exponent >= 1")
+        r_cr = self.gas.critical_ratio if self.critical_ratio is None else self.critical_ratio
+        if not MIN_CRITICAL_RATIO <= r_cr < 1.0:
+            raise InputError(f"critical_ratio={r_cr!r}: expected {MIN_CRITICAL_RATIO} <= "
+                             f"critical_ratio < 1 (air: 0.528)")
+        if not (self.laminar_ratio == 0.0 or r_cr < self.laminar_ratio < 1.0):
+            raise InputError(f"laminar_ratio={self.laminar_ratio!r}: expected 0 (no linear "
+                             f"region) or a value in (critical_ratio={r_cr:g}, 1)")
 
     def with_(self, **changes) -> PneumaticActuator:
         return replace(self, **changes)
@@ -129,9 +141,8 @@ class PneumaticActuator:
         Returns (N, 5).
         """
         state, u, x, xdot, rows = self._prepare(state, u, x, xdot, rows)
-        out = np.empty_like(state)
-        cylinder_rates_array(rows, u, x, xdot, state, out)
-        return out
+        batch = _copies(self, state.shape[0]) if rows is None else ActuatorBatch(rows)
+        return batch._evaluate(state, u, x, xdot, np.empty_like(state))
 
     def force(self, state, x=None, xdot=0.0, rows: np.ndarray | None = None) -> np.ndarray:
         """Piston force F = P_cap A_cap − P_rod A_rod − P_atm A_rod,cs − F_f(ẋ) [N], (4.1.11).
@@ -174,6 +185,12 @@ class PneumaticActuator:
             raise InputError(f"piston position x: expected values in [0, {stroke:g}] m, got "
                              f"[{x.min():g}, {x.max():g}]")
         return state, u, x, xdot, self._rows(rows, n)
+
+
+@lru_cache(maxsize=64)
+def _copies(actuator: PneumaticActuator, n: int) -> ActuatorBatch:
+    """The packed batch of n copies of one actuator (packed once per (actuator, n))."""
+    return ActuatorBatch(np.tile(actuator.row(), (n, 1)))
 
 
 def stack_rows(actuators) -> np.ndarray:
