@@ -10,6 +10,10 @@ Tolerance: 1e-12 of each rate's largest magnitude over the batch (measured: ~1e-
 
 from __future__ import annotations
 
+import re
+
+import llvmlite.binding as llvm
+import numba
 import numpy as np
 import pytest
 
@@ -21,6 +25,7 @@ from legsim.actuators.pneumatic import (
     mpye5_underlapped,
     stack_rows,
 )
+from legsim.actuators.pneumatic import _lane_kernels as LK
 from legsim.actuators.pneumatic._chamber_kernels import cylinder_rates_array
 from legsim.actuators.pneumatic._lane_math import LOG_UNIT_MIN, exp_neg, log_unit, pow_unit, tanh_lane
 from legsim.errors import InputError
@@ -145,3 +150,20 @@ def test_batch_rejects_bad_input_naming_the_value():
 def test_flow_ratios_outside_their_physical_range_are_refused(kw, match):
     with pytest.raises(InputError, match=match):
         PneumaticActuator(**kw)
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="no machine code when numba is off")
+@pytest.mark.parametrize("loop", ["fitted_rates", "linear_rates"])
+def test_the_lane_loops_compile_to_vector_instructions_on_an_avx2_host(loop):
+    """Guards the rules of DESIGN.md "Many actuators at once": a change that stops LLVM from
+    vectorising the loop (a libm call, a load under a select, the body moved into an inlined
+    function, …) keeps the results right but makes 12 actuators cost ~7× one instead of ~2.5×."""
+    if not llvm.get_host_cpu_features().get("avx2", False):
+        pytest.skip("host without AVX2: the loop compiles to scalar code by design")
+    fn = numba.njit(error_model="numpy")(getattr(LK, loop).py_func)
+    w = LK.LANE_WIDTH
+    lanes = np.full(LK.NLANE * w, 0.5)
+    fn(lanes, np.full(LK.NIN * w, 0.5), np.zeros(LK.NOUT * w), np.array([w]), 0, 1)
+    asm = fn.inspect_asm(fn.signatures[0])
+    packed = re.findall(r"\bv\w+pd\b[^\n]*%[yz]mm", asm)
+    assert len(packed) > 100, f"{len(packed)} packed-double vector instructions in {loop}"

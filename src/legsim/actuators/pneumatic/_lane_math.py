@@ -21,9 +21,11 @@ about a third as deep as Horner's chain.
 
 from __future__ import annotations
 
+import math
+
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 LN2 = 0.6931471805599453
 SQRT1_2 = 0.7071067811865476
@@ -32,7 +34,7 @@ LOG_UNIT_MIN = 0.005524271728019903
 
 
 @intrinsic
-def sqrt_lane(typingctx, x):
+def _llvm_sqrt(typingctx, x):
     """√x of a float64 (NaN for x < 0), as the LLVM instruction."""
     if not isinstance(x, types.Float):
         return None
@@ -43,6 +45,19 @@ def sqrt_lane(typingctx, x):
         return builder.call(fn, [value])
 
     return types.float64(x), codegen
+
+
+def sqrt_lane(x):
+    """√x (NaN for x < 0): ``llvm.sqrt`` in compiled code, ``math.sqrt`` in plain Python
+    (``NUMBA_DISABLE_JIT``)."""
+    return math.sqrt(x) if x >= 0.0 else math.nan
+
+
+@overload(sqrt_lane, inline="always")
+def _sqrt_lane_compiled(x):
+    if isinstance(x, types.Float):
+        return lambda x: _llvm_sqrt(x)
+    return None
 
 
 @njit(cache=True, inline="always", error_model="numpy")

@@ -133,7 +133,8 @@ class PneumaticActuator:
 
     # -------------------------------------------------------------- vectorised evaluation
     def derivatives(self, t, state, u, x, xdot, rows: np.ndarray | None = None) -> np.ndarray:
-        """d(state)/dt for N actuators (Daepp (4.1.1), (4.1.10)).
+        """d(state)/dt for N actuators (Daepp (4.1.1), (4.1.10)), by the SIMD lane kernel
+        (:class:`~.batch.ActuatorBatch`, packed once per distinct set of actuators).
 
         state (N, 5); u valve voltages [V] (N,) within the valve range; x, xdot piston
         positions [m] within [0, stroke] and velocities [m/s] (N,). ``rows`` (N, NPARAM)
@@ -141,7 +142,7 @@ class PneumaticActuator:
         Returns (N, 5).
         """
         state, u, x, xdot, rows = self._prepare(state, u, x, xdot, rows)
-        batch = _copies(self, state.shape[0]) if rows is None else ActuatorBatch(rows)
+        batch = _copies(self, state.shape[0]) if rows is None else _packed(rows.tobytes(), rows.shape)
         return batch._evaluate(state, u, x, xdot, np.empty_like(state))
 
     def force(self, state, x=None, xdot=0.0, rows: np.ndarray | None = None) -> np.ndarray:
@@ -184,13 +185,19 @@ class PneumaticActuator:
         if np.any(x < 0.0) or np.any(x > stroke):
             raise InputError(f"piston position x: expected values in [0, {stroke:g}] m, got "
                              f"[{x.min():g}, {x.max():g}]")
-        return state, u, x, xdot, self._rows(rows, n)
+        return state, u, x, xdot, (None if rows is None else self._rows(rows, n))
 
 
 @lru_cache(maxsize=64)
 def _copies(actuator: PneumaticActuator, n: int) -> ActuatorBatch:
     """The packed batch of n copies of one actuator (packed once per (actuator, n))."""
     return ActuatorBatch(np.tile(actuator.row(), (n, 1)))
+
+
+@lru_cache(maxsize=64)
+def _packed(row_bytes: bytes, shape: tuple) -> ActuatorBatch:
+    """The packed batch of given parameter rows (packed once per distinct rows)."""
+    return ActuatorBatch(np.frombuffer(row_bytes).reshape(shape))
 
 
 def stack_rows(actuators) -> np.ndarray:
