@@ -90,6 +90,36 @@ def test_fixed_base_legs_reproduce_the_single_leg_bench_joint_by_joint():
     np.testing.assert_array_equal(run.trunk_position, np.tile([0.0, 0.0, 0.3], (run.t.size, 1)))
 
 
+@pytest.mark.parametrize("base, valves", [("floating", "fitted"), ("fixed", "shut")])
+def test_the_twelve_chambers_evaluated_together_match_the_per_joint_kernel(base, valves):
+    """The vector field evaluates the 12 chambers with the SIMD lane kernel; each joint's rates
+    must equal the scalar per-joint kernel (``crr_leg._hooks.gas_rates_at``) to 1e-12 of each
+    rate's largest magnitude, at a state with every valve, pressure and joint rate different."""
+    from legsim.robots.crr_leg import _hooks as LH
+    from legsim.robots.crr_quadruped import _hooks as H
+
+    q = Quadruped(base=base, valves=valves)
+    p = q.params(stance_references((10.0, -20.0, 70.0)))
+    rng = np.random.default_rng(7)
+    x = q.initial_state(np.tile(d([10.0, -20.0, 70.0]), 4))
+    x[H.VJ:H.VJ + 12] = rng.normal(0.0, 1.0, 12)
+    x[H.U:H.U + 12] = rng.uniform(0.0, 10.0, 12)
+    gas = x[H.GAS:H.GAS + 60].reshape(12, 5)
+    gas[:, :2] *= rng.uniform(0.5, 1.5, (12, 2))
+    xdot = np.zeros_like(x)
+    H.vector_field(0.0, x, p, 0, xdot)
+    want = np.zeros_like(x)
+    for J in range(12):
+        ra, b, g, ui = H.joint_offsets(J)
+        LH.gas_rates_at(p, ra, b, x, g, ui, x[H.QJ + J], x[H.VJ + J], want)
+    got = xdot[H.GAS:H.GAS + 60].reshape(12, 5)
+    want = want[H.GAS:H.GAS + 60].reshape(12, 5)
+    scale = np.maximum(np.abs(want).max(axis=0), 1e-300)
+    assert np.all(np.abs(got - want) / scale < 1e-12)
+    if valves == "fitted":
+        assert np.all(np.abs(want[:, :2]).max(axis=0) > 1e3)          # Pa/s: the valves do flow
+
+
 def test_shut_valves_keep_every_chamber_mass_and_compress_the_gas_adiabatically():
     # A9: sealed chambers (all port areas 0): m constant, P V^k constant with k = 1.4 (adiabatic),
     # V_cap = A_cap (x + L_dead,cap), L_dead,cap = 0.012 m (digest §3.2). The legs sag under gravity

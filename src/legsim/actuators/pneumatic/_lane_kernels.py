@@ -281,7 +281,7 @@ def fitted_rates(lanes, lin, lout, block_lanes, b0, b1):
     """
     W = LANE_WIDTH
     for b in range(b0, b1):
-        for la in range(block_lanes[b]):
+        for la in range(int(block_lanes[b])):
             lp = b * NLANE * W + la
             ip = b * NIN * W + la
             op = b * NOUT * W + la
@@ -312,7 +312,7 @@ def linear_rates(lanes, lin, lout, block_lanes, b0, b1):
     :func:`fitted_rates`."""
     W = LANE_WIDTH
     for b in range(b0, b1):
-        for la in range(block_lanes[b]):
+        for la in range(int(block_lanes[b])):
             lp = b * NLANE * W + la
             ip = b * NIN * W + la
             op = b * NOUT * W + la
@@ -352,10 +352,34 @@ def lane_rates(lanes, block_lanes, n_fitted_blocks, lin, lout):
     """Rates of every block: fitted valves in blocks [0, n_fitted_blocks), linear valves after.
     A family without blocks is not called. Inlined (numba IR): a layer of calls between these
     kernels costs 20–60 ns (measured), the loop work of one to three actuators."""
-    if n_fitted_blocks > 0:
-        fitted_rates(lanes, lin, lout, block_lanes, 0, n_fitted_blocks)
-    if block_lanes.size > n_fitted_blocks:
-        linear_rates(lanes, lin, lout, block_lanes, n_fitted_blocks, block_lanes.size)
+    nfb = int(n_fitted_blocks)
+    if nfb > 0:
+        fitted_rates(lanes, lin, lout, block_lanes, 0, nfb)
+    if block_lanes.size > nfb:
+        linear_rates(lanes, lin, lout, block_lanes, nfb, block_lanes.size)
+
+
+@njit(cache=True, inline="always")
+def set_lane_inputs(lin, j, u, x, xdot, p_cap, p_rod, m_cap, m_rod):
+    """Inputs of lane j (= b·W + l): valve voltage [V], piston position [m] and velocity [m/s],
+    chamber pressures [Pa] and masses [kg]."""
+    W = LANE_WIDTH
+    ip = (j // W) * NIN * W + j % W
+    lin[ip] = u
+    lin[ip + IN_X * W] = x
+    lin[ip + IN_XDOT * W] = xdot
+    lin[ip + IN_PCAP * W] = p_cap
+    lin[ip + IN_PROD * W] = p_rod
+    lin[ip + IN_MCAP * W] = m_cap
+    lin[ip + IN_MROD * W] = m_rod
+
+
+@njit(cache=True, inline="always")
+def rates_of_lane(lout, j):
+    """(Ṗ_cap, Ṗ_rod, ṁ_cap, ṁ_rod, ṁ_supply) of lane j [Pa/s, Pa/s, kg/s, kg/s, kg/s]."""
+    W = LANE_WIDTH
+    op = (j // W) * NOUT * W + j % W
+    return lout[op], lout[op + W], lout[op + 2 * W], lout[op + 3 * W], lout[op + 4 * W]
 
 
 @_kernel()
@@ -365,16 +389,10 @@ def gather_inputs(order, block_lanes, u, x, xdot, state, lin):
     W = LANE_WIDTH
     for b in range(block_lanes.size):
         i = 0
-        for la in range(block_lanes[b]):
+        for la in range(int(block_lanes[b])):
             i = order[b * W + la] if order[b * W + la] >= 0 else i
-            ip = b * NIN * W + la
-            lin[ip] = u[i]
-            lin[ip + IN_X * W] = x[i]
-            lin[ip + IN_XDOT * W] = xdot[i]
-            lin[ip + IN_PCAP * W] = state[i, 0]
-            lin[ip + IN_PROD * W] = state[i, 1]
-            lin[ip + IN_MCAP * W] = state[i, 2]
-            lin[ip + IN_MROD * W] = state[i, 3]
+            set_lane_inputs(lin, b * W + la, u[i], x[i], xdot[i], state[i, 0], state[i, 1],
+                            state[i, 2], state[i, 3])
 
 
 @_kernel()
@@ -384,9 +402,7 @@ def scatter_rates(order, lout, out):
     for j in range(order.size):
         i = order[j]
         if i >= 0:
-            op = (j // W) * NOUT * W + j % W
-            for c in range(NOUT):
-                out[i, c] = lout[op + c * W]
+            out[i, 0], out[i, 1], out[i, 2], out[i, 3], out[i, 4] = rates_of_lane(lout, j)
 
 
 @_kernel()
@@ -420,3 +436,37 @@ def lane_order(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         counts.append(-(-in_block // VECTOR) * VECTOR)
     return (np.concatenate(order).astype(np.int64), np.concatenate(counts).astype(np.int64),
             n_blocks(int(fitted.sum())))
+
+
+# ------------------------------------------------------------------ a lane block inside a model's p
+# Layout at offset ``off`` of a hook's parameter vector (floats): [N, n_blocks, n_fitted_blocks,
+# lane of each actuator (N), block_lanes (n_blocks), lanes (n_blocks·NLANE·W)]. The lanes are
+# derived from the actuator rows: whoever writes the rows into p writes this block with them.
+
+def embedded_lanes(rows: np.ndarray) -> np.ndarray:
+    """The flat lane block of parameter rows (N, NPARAM), for a model's parameter vector."""
+    order, block_lanes, nfb = lane_order(rows)
+    nb = block_lanes.size
+    lanes = np.zeros(nb * NLANE * LANE_WIDTH)
+    pack_lanes(np.ascontiguousarray(rows, dtype=float), order, lanes)
+    lane_of = np.empty(rows.shape[0])
+    real = order >= 0
+    lane_of[order[real]] = np.flatnonzero(real)
+    return np.concatenate([[rows.shape[0], nb, nfb], lane_of, block_lanes, lanes]).astype(float)
+
+
+@njit(cache=True, inline="always")
+def embedded_view(p, off):
+    """(lane_of (N,), block_lanes (n_blocks,), n_fitted_blocks, lanes) viewed from ``p[off:]``
+    (:func:`embedded_lanes`); the lane of actuator i is ``int(lane_of[i])``."""
+    n = int(p[off])
+    nb = int(p[off + 1])
+    o = off + 3
+    return (p[o:o + n], p[o + n:o + n + nb], p[off + 2],
+            p[o + n + nb:o + n + nb + nb * NLANE * LANE_WIDTH])
+
+
+@njit(cache=True, inline="always")
+def scratch_size(p, off):
+    """Floats of ``lin`` + ``lout`` scratch the embedded block at ``off`` needs."""
+    return int(p[off + 1]) * (NIN + NOUT) * LANE_WIDTH

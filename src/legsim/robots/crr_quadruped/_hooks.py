@@ -22,8 +22,11 @@ through it (a fallen robot is not modelled). Units SI (m, N, s, Pa, kg, rad).
 
 Parameter vector ``p``: 12 actuator rows (``actuators.pneumatic._layout``, ``NA`` each, joint J =
 3 leg + j at ``J*NA``), 12 joint blocks (the crr_leg block layout, ``NJ`` each, at
-``O_J + J*NJ``), the header (``DT`` … ``NIB``), a contact-law row (``_laws.NPRM``), then the
-multibody ``fbuf`` and ``ibuf`` (as exact floats).
+``O_J + J*NJ``), the header (``DT`` … ``NIB``), a contact-law row (``_laws.NPRM``), the
+multibody ``fbuf`` and ``ibuf`` (as exact floats), then the actuators' SIMD lane block
+(``actuators.pneumatic._lane_kernels.embedded_lanes`` of the 12 rows: derived from them, written
+with them by :class:`.quadruped.Quadruped`). The twelve chambers' rates are evaluated together by
+the lane kernel (four per AVX2 vector); forces and torques per joint by the scalar kernels.
 
 State ``x``: trunk pose (7), joint angles (12), trunk twist (6), joint rates (12) — in FIXED the
 trunk entries are constants —, gas states 12 × [P_cap, P_rod, m_cap, m_rod, m_air], then the
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import math
 
+from legsim.actuators.pneumatic import _lane_kernels as LK
 from legsim.contact import _laws as CL
 from legsim.hybrid import signatures as sig
 from legsim.multibody import _configuration as C
@@ -85,14 +89,22 @@ def joint_offsets(J):
 
 
 @sig.njit_helper
+def lanes_offset(p):
+    """Offset of the actuators' lane block in ``p`` (after the multibody buffers)."""
+    return MB + int(p[NFB]) + int(p[NIB])
+
+
+@sig.njit_helper
 def workspace(p):
-    """``(m, d, fext, scratch)``: the multibody model viewed from ``p``, a fresh data workspace,
-    external wrenches (nb, 6) and a scratch (FOOT_F + 3 NLEG,) — one allocation (as
-    ``multibody.hybrid_model._workspace``)."""
+    """``(m, d, fext, scratch, lanes_scratch)``: the multibody model viewed from ``p``, a fresh
+    data workspace, external wrenches (nb, 6), a scratch (FOOT_F + 3 NLEG,) and the lane kernel's
+    ``lin`` + ``lout`` — one allocation (as ``multibody.hybrid_model._workspace``)."""
     nb = int(p[MB + int(p[NFB])])
-    m, d, extra = model_workspace(p, MB, int(p[NFB]), int(p[NIB]), 6 * nb + FOOT_F + 3 * NLEG)
+    nl = LK.scratch_size(p, lanes_offset(p))
+    nfoot = FOOT_F + 3 * NLEG
+    m, d, extra = model_workspace(p, MB, int(p[NFB]), int(p[NIB]), 6 * nb + nfoot + nl)
     fext = extra[:6 * nb].reshape((nb, 6))
-    return m, d, fext, extra[6 * nb:]
+    return m, d, fext, extra[6 * nb:6 * nb + nfoot], extra[6 * nb + nfoot:]
 
 
 @sig.njit_helper
@@ -136,7 +148,11 @@ def foot_forces(m, d, p, fext, scratch):
 def vector_field(t, x, p, mode, xdot):
     for i in range(xdot.size):
         xdot[i] = 0.0
-    m, d, fext, scratch = workspace(p)
+    m, d, fext, scratch, lane_scratch = workspace(p)
+    lane_of, block_lanes, nfb, lanes = LK.embedded_view(p, lanes_offset(p))
+    nlin = lane_scratch.size * LK.NIN // (LK.NIN + LK.NOUT)
+    lin = lane_scratch[:nlin]
+    lout = lane_scratch[nlin:]
     floating = int(p[BASE]) == FLOATING
     off = 6 if floating else 0
     tau = d.tau
@@ -144,10 +160,14 @@ def vector_field(t, x, p, mode, xdot):
         tau[i] = 0.0
     for J in range(NJOINT):
         ra, b, g, ui = joint_offsets(J)
-        th = x[QJ + J]
-        thd = x[VJ + J]
-        tau[off + J] = LH.joint_torque_at(p, ra, b, x, g, th, thd)
-        LH.gas_rates_at(p, ra, b, x, g, ui, th, thd, xdot)
+        xp, xd, arm = LH.piston_at(p, ra, b, x[QJ + J], x[VJ + J])
+        tau[off + J] = LH.piston_force_at(p, ra, x, g, xd) * arm      # T = F dx/dθ
+        LK.set_lane_inputs(lin, int(lane_of[J]), x[ui], xp, xd, x[g], x[g + 1], x[g + 2], x[g + 3])
+    LK.lane_rates(lanes, block_lanes, nfb, lin, lout)                  # Daepp (4.1.1), (4.1.10)
+    for J in range(NJOINT):
+        g = GAS + 5 * J
+        (xdot[g], xdot[g + 1], xdot[g + 2], xdot[g + 3],
+         xdot[g + 4]) = LK.rates_of_lane(lout, int(lane_of[J]))
     if floating:
         q = x[POSE:POSE + 7 + NJOINT]
         v = x[TWIST:TWIST + 6 + NJOINT]
@@ -197,7 +217,7 @@ def outputs(t, x, p, mode, y):
     for i in range(3 * NLEG):
         y[4 * NJOINT + i] = 0.0
     if int(p[BASE]) == FLOATING:
-        m, d, fext, scratch = workspace(p)
+        m, d, fext, scratch, _ = workspace(p)
         world_kinematics(m, d, x[POSE:POSE + 7 + NJOINT], x[TWIST:TWIST + 6 + NJOINT])
         foot_forces(m, d, p, fext, scratch)
         for i in range(3 * NLEG):

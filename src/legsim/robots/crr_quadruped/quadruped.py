@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...actuators.pneumatic import _lane_kernels as LK
 from ...actuators.pneumatic.friction import Friction, stribeck_tanh_source
 from ...actuators.pneumatic.valves import mpye5_simple
 from ...contact import _laws as CL
@@ -197,7 +198,8 @@ class Quadruped:
                  + ("dt_control", "base", "foot_radius", "ground_height")
                  + tuple(f"foot_frame_{leg}" for leg in LEGS) + ("n_fbuf", "n_ibuf")
                  + tuple(f"contact_law_{i}" for i in range(CL.NPRM))
-                 + tuple(f"mb_f{i}" for i in range(fb.size)) + tuple(f"mb_i{i}" for i in range(ib.size)))
+                 + tuple(f"mb_f{i}" for i in range(fb.size)) + tuple(f"mb_i{i}" for i in range(ib.size))
+                 + tuple(f"lanes_{i}" for i in range(self._lane_block(self._actuator_rows()).size)))
         self.model = Model(name="crr_quadruped", state_names=STATE_NAMES,
                            state_defaults=np.zeros(H.NX), param_names=names,
                            param_defaults=self._defaults(len(names)), guards=(),
@@ -205,17 +207,21 @@ class Quadruped:
                            outputs=H.outputs, sample=H.sample, mode_name=lambda m: self.base,
                            description=f"Daepp (2011) pneumatic CRR quadruped, {self.base} base")
 
-    def _defaults(self, n: int) -> np.ndarray:
-        p = np.zeros(n)
-        leg_p = self.leg_bench.model.param_defaults
-        rows = leg_p[:3 * LH.NA].copy()
+    def _actuator_rows(self) -> np.ndarray:
+        """The 12 actuator rows, flat (12 NA,): one leg's three rows (shut valves if asked), per leg."""
+        rows = self.leg_bench.model.param_defaults[:3 * LH.NA].copy()
         if self.valves == "shut":
             closed = mpye5_simple(slope_cap=0.0, leak_cap=0.0, slope_rod=0.0, leak_rod=0.0)
             for j in range(3):
                 closed.write(rows[j * LH.NA:(j + 1) * LH.NA])
+        return np.tile(rows, len(LEGS))
+
+    def _defaults(self, n: int) -> np.ndarray:
+        p = np.zeros(n)
+        leg_p = self.leg_bench.model.param_defaults
+        p[:H.O_J] = self._actuator_rows()
         blocks = leg_p[LH.O_J:LH.O_J + 3 * LH.NJ]
         for k in range(len(LEGS)):
-            p[3 * k * H.NA:3 * (k + 1) * H.NA] = rows
             p[H.O_J + 3 * k * H.NJ:H.O_J + 3 * (k + 1) * H.NJ] = blocks
         p[H.DT] = self.options.sample_period
         p[H.BASE] = BASES[self.base]
@@ -228,7 +234,19 @@ class Quadruped:
         p[H.LAW:H.LAW + CL.NPRM] = self.contact.row()
         p[H.MB:H.MB + fb.size] = fb
         p[H.MB + fb.size:H.MB + fb.size + ib.size] = ib.astype(float)
+        self._write_lanes(p)
         return p
+
+    @staticmethod
+    def _lane_block(p: np.ndarray) -> np.ndarray:
+        """The SIMD lane block of the 12 actuator rows at the start of ``p`` (``_hooks`` layout)."""
+        return LK.embedded_lanes(p[:H.O_J].reshape(H.NJOINT, H.NA))
+
+    def _write_lanes(self, p: np.ndarray) -> None:
+        """(Re)derive the lane block from the actuator rows in ``p``: it must follow the rows."""
+        off = H.MB + int(p[H.NFB]) + int(p[H.NIB])
+        block = self._lane_block(p)
+        p[off:off + block.size] = block
 
     # ------------------------------------------------------------------ references and state
     def leg_references(self, refs) -> list:
@@ -262,11 +280,13 @@ class Quadruped:
 
     def params(self, refs) -> np.ndarray:
         """Parameter vector with the joint references written in (``refs`` as
-        :meth:`leg_references`)."""
+        :meth:`leg_references`) and the actuators' lane block re-derived from the actuator rows
+        (an edit of a row in a parameter vector takes effect only through this re-derivation)."""
         p = self.model.param_defaults.copy()
         for leg, triple in enumerate(self.leg_references(refs)):
             for j, r in enumerate(triple):
                 r.write(p, H.O_J + (3 * leg + j) * H.NJ)
+        self._write_lanes(p)
         return p
 
     def foot_heights(self, q) -> np.ndarray:
