@@ -398,7 +398,6 @@ def gather_inputs(order, block_lanes, u, x, xdot, state, lin):
 @_kernel()
 def scatter_rates(order, lout, out):
     """Copy each actuator's rates from its lane of ``lout`` into ``out`` (N, 5)."""
-    W = LANE_WIDTH
     for j in range(order.size):
         i = order[j]
         if i >= 0:
