@@ -167,3 +167,24 @@ def test_the_lane_loops_compile_to_vector_instructions_on_an_avx2_host(loop):
     asm = fn.inspect_asm(fn.signatures[0])
     packed = re.findall(r"\bv\w+pd\b[^\n]*%[yz]mm", asm)
     assert len(packed) > 100, f"{len(packed)} packed-double vector instructions in {loop}"
+
+
+def test_batch_forces_match_each_actuators_own_force_law():
+    """ActuatorBatch.force: (4.1.11) with each actuator's friction model (Stribeck-tanh, viscous,
+    Coulomb at rest balancing the pressure force) equals PneumaticActuator.force one by one."""
+    from legsim.actuators.pneumatic import Friction, FrictionModel
+    acts = [PneumaticActuator(),
+            PneumaticActuator(friction=Friction(model=FrictionModel.VISCOUS, c_v=40.0)),
+            PneumaticActuator(friction=Friction(model=FrictionModel.COULOMB, f_c_pos=8.0,
+                                                f_c_neg=6.0))] * 2
+    s = PneumaticActuator().initial_state(0.02, [2.0e5, 3.1e5, 1.5e5, 2.0e5, 3.0e5, 2.02e5],
+                                          2.0e5, n=6)
+    v = np.array([0.1, -0.2, 0.0, 0.0, 0.3, -0.05])
+    got = ActuatorBatch(acts).force(s, v)
+    want = np.array([a.force(s[i:i + 1], xdot=v[i])[0] for i, a in enumerate(acts)])
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-12)
+    # Coulomb at rest (index 2, v = 0): the friction balances the pressure force up to F_C
+    from legsim.actuators.pneumatic._chamber_kernels import pressure_force
+    fp = pressure_force(acts[2].row(), s[2, 0], s[2, 1])
+    level = 8.0 if fp >= 0.0 else 6.0
+    assert abs(fp) > level and got[2] == pytest.approx(fp - np.sign(fp) * level, rel=1e-14)

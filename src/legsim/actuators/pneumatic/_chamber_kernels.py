@@ -10,6 +10,7 @@ from numba import njit
 
 from . import _layout as L
 from ._flow_kernels import orifice_flow, signed_orifice_flow
+from ._friction_kernels import friction_force
 from ._valve_kernels import port_paths, valve_ports
 
 ADIABATIC = 0
@@ -147,9 +148,13 @@ def cylinder_rates_array(prm, u, x, xdot, state, out):
 
 
 @njit(cache=True)
-def pressure_force_array(prm, state, out):
-    for i in range(state.shape[0]):
-        out[i] = pressure_force(prm[i], state[i, 0], state[i, 1])
+def piston_force_array(prm, state, xdot, out):
+    """Piston forces [N] of N actuators, Daepp (4.1.11): the pressure force minus the velocity-only
+    friction law (no stick state: at rest the friction balances the pressure force up to its
+    breakaway level). prm (N, NPARAM); state (N, ≥ 2) [P_cap, P_rod, …]; xdot (N,); out (N,)."""
+    for i in range(out.size):
+        fp = pressure_force(prm[i], state[i, 0], state[i, 1])
+        out[i] = fp - friction_force(prm[i], xdot[i], fp, 0, 0.0)
 
 
 @njit(cache=True)

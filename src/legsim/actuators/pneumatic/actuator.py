@@ -17,8 +17,7 @@ import numpy as np
 
 from ...errors import InputError
 from . import _layout as L
-from ._chamber_kernels import pressure_force_array
-from ._friction_kernels import friction_force as _friction_kernel
+from ._chamber_kernels import piston_force_array
 from .batch import ActuatorBatch
 from .cylinder import Cylinder
 from .flow import DEFAULT_LAMINAR_RATIO
@@ -149,16 +148,15 @@ class PneumaticActuator:
         """Piston force F = P_cap A_cap − P_rod A_rod − P_atm A_rod,cs − F_f(ẋ) [N], (4.1.11).
 
         Friction uses the velocity-only form of the law (no stick state; at rest the Coulomb
-        and stiction laws return 0 for zero applied force). Returns (N,).
+        and stiction laws balance the pressure force up to their breakaway level). Returns (N,).
         """
-        state = np.atleast_2d(np.asarray(state, dtype=float))
+        state = np.ascontiguousarray(np.atleast_2d(np.asarray(state, dtype=float)))
         n = state.shape[0]
         rows = self._rows(rows, n)
-        fp = np.empty(n)
-        pressure_force_array(rows, np.ascontiguousarray(state), fp)
-        v = np.broadcast_to(np.asarray(xdot, dtype=float), (n,))
-        ff = np.array([_friction_kernel(rows[i], v[i], fp[i], 0, 0.0) for i in range(n)])
-        return fp - ff
+        v = np.ascontiguousarray(np.broadcast_to(np.asarray(xdot, dtype=float), (n,)))
+        out = np.empty(n)
+        piston_force_array(rows, state, v, out)
+        return out
 
     def _rows(self, rows, n):
         if rows is None:

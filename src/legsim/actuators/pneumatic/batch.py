@@ -16,6 +16,7 @@ import numpy as np
 from ...errors import InputError
 from . import _lane_kernels as K
 from . import _layout as L
+from ._chamber_kernels import piston_force_array
 from ._validate import in_range
 
 __all__ = ["ActuatorBatch"]
@@ -68,13 +69,22 @@ class ActuatorBatch:
             raise InputError(f"out: expected a C-contiguous float64 array of shape ({self.n}, 5)")
         return self._evaluate(state, u, x, xdot, out)
 
+    def force(self, state, xdot=0.0) -> np.ndarray:
+        """Piston forces (N,) [N], Daepp (4.1.11): P_cap A_cap − P_rod A_rod − P_atm A_rod,cs
+        minus each actuator's friction law in its velocity-only form (as
+        :meth:`PneumaticActuator.force`). state (N, 5); xdot [m/s] scalar or (N,)."""
+        state = self._checked_state(state)
+        out = np.empty(self.n)
+        piston_force_array(self.rows, state, self._per_actuator("piston velocity xdot", xdot), out)
+        return out
+
     def _evaluate(self, state, u, x, xdot, out):
         """The compiled pass on checked, contiguous float64 inputs (no validation)."""
         K.cylinder_rates_lanes(self.lanes, self.order, self.block_lanes, self.n_fitted_blocks,
                                u, x, xdot, state, self._lin, self._lout, out)
         return out
 
-    def _checked(self, state, u, x, xdot):
+    def _checked_state(self, state) -> np.ndarray:
         n = self.n
         state = np.ascontiguousarray(np.atleast_2d(state), dtype=float)
         if state.shape != (n, 5):
@@ -84,6 +94,10 @@ class ActuatorBatch:
             raise InputError(f"state: negative chamber pressure {state[:, :2].min():g} Pa")
         if np.any(state[:, 2:4] < 0.0):
             raise InputError(f"state: negative chamber mass {state[:, 2:4].min():g} kg")
+        return state
+
+    def _checked(self, state, u, x, xdot):
+        state = self._checked_state(state)
         rows = self.rows
         u = self._per_actuator("valve voltage u", u)
         x = self._per_actuator("piston position x", x)
