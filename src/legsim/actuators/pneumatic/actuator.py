@@ -142,7 +142,8 @@ class PneumaticActuator:
         """
         state, u, x, xdot, rows = self._prepare(state, u, x, xdot, rows)
         batch = _copies(self, state.shape[0]) if rows is None else _packed(rows.tobytes(), rows.shape)
-        return batch._evaluate(state, u, x, xdot, np.empty_like(state))
+        # the packed batch is shared (cached): fresh scratch keeps this call thread-safe
+        return batch._evaluate(state, u, x, xdot, np.empty_like(state), own_scratch=True)
 
     def force(self, state, x=None, xdot=0.0, rows: np.ndarray | None = None) -> np.ndarray:
         """Piston force F = P_cap A_cap − P_rod A_rod − P_atm A_rod,cs − F_f(ẋ) [N], (4.1.11).

@@ -78,10 +78,13 @@ class ActuatorBatch:
         piston_force_array(self.rows, state, self._per_actuator("piston velocity xdot", xdot), out)
         return out
 
-    def _evaluate(self, state, u, x, xdot, out):
-        """The compiled pass on checked, contiguous float64 inputs (no validation)."""
+    def _evaluate(self, state, u, x, xdot, out, own_scratch: bool = False):
+        """The compiled pass on checked, contiguous float64 inputs (no validation).
+        ``own_scratch``: use fresh scratch buffers (for a batch shared between callers)."""
+        lin, lout = ((np.empty_like(self._lin), np.empty_like(self._lout)) if own_scratch
+                     else (self._lin, self._lout))
         K.cylinder_rates_lanes(self.lanes, self.order, self.block_lanes, self.n_fitted_blocks,
-                               u, x, xdot, state, self._lin, self._lout, out)
+                               u, x, xdot, state, lin, lout, out)
         return out
 
     def _checked_state(self, state) -> np.ndarray:
