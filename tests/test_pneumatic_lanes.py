@@ -188,3 +188,17 @@ def test_batch_forces_match_each_actuators_own_force_law():
     fp = pressure_force(acts[2].row(), s[2, 0], s[2, 1])
     level = 8.0 if fp >= 0.0 else 6.0
     assert abs(fp) > level and got[2] == pytest.approx(fp - np.sign(fp) * level, rel=1e-14)
+
+
+def test_derivatives_accept_an_actuator_with_array_valued_fields():
+    """An actuator built from fitted numpy coefficients is unhashable; ``derivatives`` caches its
+    packed batch by parameter row instead, and agrees with the scalar kernel."""
+    from legsim.actuators.pneumatic import mpye5_fitted
+    coeffs = np.array(mpye5_fitted().poly_cap_pos) * 1.1
+    act = PneumaticActuator(valve=mpye5_fitted().__class__(poly_cap_pos=coeffs))
+    s = act.initial_state(0.01, 2e5, 3e5, n=2)
+    got = act.derivatives(0.0, s, [6.0, 4.0], 0.01, [0.0, 0.1])
+    want = np.empty_like(s)
+    cylinder_rates_array(np.tile(act.row(), (2, 1)), np.array([6.0, 4.0]), np.full(2, 0.01),
+                         np.array([0.0, 0.1]), s, want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())

@@ -141,7 +141,8 @@ class PneumaticActuator:
         Returns (N, 5).
         """
         state, u, x, xdot, rows = self._prepare(state, u, x, xdot, rows)
-        batch = _copies(self, state.shape[0]) if rows is None else _packed(rows.tobytes(), rows.shape)
+        batch = (_copies(self.row().tobytes(), state.shape[0]) if rows is None
+                 else _packed(rows.tobytes(), rows.shape))
         # the packed batch is shared (cached): fresh scratch keeps this call thread-safe
         return batch._evaluate(state, u, x, xdot, np.empty_like(state), own_scratch=True)
 
@@ -188,9 +189,10 @@ class PneumaticActuator:
 
 
 @lru_cache(maxsize=64)
-def _copies(actuator: PneumaticActuator, n: int) -> ActuatorBatch:
-    """The packed batch of n copies of one actuator (packed once per (actuator, n))."""
-    return ActuatorBatch(np.tile(actuator.row(), (n, 1)))
+def _copies(row_bytes: bytes, n: int) -> ActuatorBatch:
+    """The packed batch of n copies of one actuator's parameter row (packed once per (row, n);
+    keyed by the row's bytes: an actuator may hold unhashable fields such as numpy arrays)."""
+    return ActuatorBatch(np.tile(np.frombuffer(row_bytes), (n, 1)))
 
 
 @lru_cache(maxsize=64)
