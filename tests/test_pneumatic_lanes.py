@@ -152,14 +152,17 @@ def test_flow_ratios_outside_their_physical_range_are_refused(kw, match):
         PneumaticActuator(**kw)
 
 
-@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="no machine code when numba is off")
+@pytest.mark.skipif(numba.config.DISABLE_JIT,
+                    reason="NUMBA_DISABLE_JIT is set: the kernels run as Python, there is no "
+                           "machine code to inspect (the results are tested in that mode too)")
 @pytest.mark.parametrize("loop", ["fitted_rates", "linear_rates"])
 def test_the_lane_loops_compile_to_vector_instructions_on_an_avx2_host(loop):
     """Guards the rules of DESIGN.md "Many actuators at once": a change that stops LLVM from
     vectorising the loop (a libm call, a load under a select, the body moved into an inlined
     function, …) keeps the results right but makes 12 actuators cost ~7× one instead of ~2.5×."""
     if not llvm.get_host_cpu_features().get("avx2", False):
-        pytest.skip("host without AVX2: the loop compiles to scalar code by design")
+        pytest.skip("this CPU has no AVX2: the lane loops compile to scalar code there by design "
+                    "(results are still checked by the other tests)")
     fn = numba.njit(error_model="numpy")(getattr(LK, loop).py_func)
     w = LK.LANE_WIDTH
     lanes = np.full(LK.NLANE * w, 0.5)

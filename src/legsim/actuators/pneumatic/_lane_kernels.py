@@ -130,6 +130,7 @@ def pack_lanes(rows, order, lanes):
     :func:`._chamber_kernels.heat_exponent` and :func:`._flow_kernels.orifice_psi`.
     """
     W = LANE_WIDTH
+    v = np.empty(NLANE)            # one lane's fields, then spread at stride W
     i = 0
     for j in range(order.size):
         i = order[j] if order[j] >= 0 else i
@@ -142,7 +143,6 @@ def pack_lanes(rows, order, lanes):
         pe = p[L.P_EXHAUST]
         r_lam = p[L.LAM_RATIO]
         hc, lc, hr, lr = p[L.C_HP_CAP], p[L.C_LP_CAP], p[L.C_HP_ROD], p[L.C_LP_ROD]
-        v = np.empty(NLANE)
         v[R_GAS] = p[L.GAS_R]
         v[N_EXP] = 1.0 if heat == ISOTHERMAL else (p[L.N_POLY] if heat == POLYTROPIC
                                                   else p[L.GAS_K])

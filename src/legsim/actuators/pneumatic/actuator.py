@@ -18,7 +18,7 @@ import numpy as np
 from ...errors import InputError
 from . import _layout as L
 from ._chamber_kernels import piston_force_array
-from .batch import ActuatorBatch
+from .batch import ActuatorBatch, checked_state, stack_rows
 from .cylinder import Cylinder
 from .flow import DEFAULT_LAMINAR_RATIO
 from .friction import Friction
@@ -169,15 +169,8 @@ class PneumaticActuator:
         return rows
 
     def _prepare(self, state, u, x, xdot, rows):
-        state = np.ascontiguousarray(np.atleast_2d(state), dtype=float)
-        if state.ndim != 2 or state.shape[1] != 5:
-            raise InputError(f"state: expected shape (N, 5) [P_cap, P_rod, m_cap, m_rod, m_air], "
-                             f"got {np.shape(state)}")
+        state = checked_state(state)
         n = state.shape[0]
-        if np.any(state[:, :2] < 0.0):
-            raise InputError(f"state: negative chamber pressure {state[:, :2].min():g} Pa")
-        if np.any(state[:, 2:4] < 0.0):
-            raise InputError(f"state: negative chamber mass {state[:, 2:4].min():g} kg")
         u = np.ascontiguousarray(np.broadcast_to(self.valve.check_voltage(u), (n,)), dtype=float)
         x = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (n,)))
         xdot = np.ascontiguousarray(np.broadcast_to(np.asarray(xdot, dtype=float), (n,)))
@@ -199,8 +192,3 @@ def _copies(row_bytes: bytes, n: int) -> ActuatorBatch:
 def _packed(row_bytes: bytes, shape: tuple) -> ActuatorBatch:
     """The packed batch of given parameter rows (packed once per distinct rows)."""
     return ActuatorBatch(np.frombuffer(row_bytes).reshape(shape))
-
-
-def stack_rows(actuators) -> np.ndarray:
-    """Parameter rows (N, NPARAM) of several (possibly different) actuators."""
-    return np.ascontiguousarray(np.stack([a.row() for a in actuators]))

@@ -19,7 +19,26 @@ from . import _layout as L
 from ._chamber_kernels import piston_force_array
 from ._validate import in_range
 
-__all__ = ["ActuatorBatch"]
+__all__ = ["ActuatorBatch", "stack_rows", "checked_state"]
+
+
+def stack_rows(actuators) -> np.ndarray:
+    """Parameter rows (N, NPARAM) of several (possibly different) actuators."""
+    return np.ascontiguousarray(np.stack([a.row() for a in actuators]))
+
+
+def checked_state(state, n: int | None = None) -> np.ndarray:
+    """Gas states as a C-contiguous float64 (N, 5) array [P_cap, P_rod, m_cap, m_rod, m_air];
+    InputError for another shape (N = ``n`` when given) or a negative pressure or mass."""
+    state = np.ascontiguousarray(np.atleast_2d(state), dtype=float)
+    if state.ndim != 2 or state.shape[1] != 5 or (n is not None and state.shape[0] != n):
+        raise InputError(f"state: expected shape ({'N' if n is None else n}, 5) [P_cap, P_rod, "
+                         f"m_cap, m_rod, m_air], got {np.shape(state)}")
+    if np.any(state[:, :2] < 0.0):
+        raise InputError(f"state: negative chamber pressure {state[:, :2].min():g} Pa")
+    if np.any(state[:, 2:4] < 0.0):
+        raise InputError(f"state: negative chamber mass {state[:, 2:4].min():g} kg")
+    return state
 
 
 class ActuatorBatch:
@@ -42,7 +61,7 @@ class ActuatorBatch:
             actuators = list(actuators)
             if not actuators:
                 raise InputError("ActuatorBatch: expected at least one actuator, got none")
-            rows = np.ascontiguousarray(np.stack([a.row() for a in actuators]))
+            rows = stack_rows(actuators)
         self.rows = rows
         self.n = rows.shape[0]
         self.order, self.block_lanes, self.n_fitted_blocks = K.lane_order(rows)
@@ -73,7 +92,7 @@ class ActuatorBatch:
         """Piston forces (N,) [N], Daepp (4.1.11): P_cap A_cap − P_rod A_rod − P_atm A_rod,cs
         minus each actuator's friction law in its velocity-only form (as
         :meth:`PneumaticActuator.force`). state (N, 5); xdot [m/s] scalar or (N,)."""
-        state = self._checked_state(state)
+        state = checked_state(state, self.n)
         out = np.empty(self.n)
         piston_force_array(self.rows, state, self._per_actuator("piston velocity xdot", xdot), out)
         return out
@@ -87,20 +106,8 @@ class ActuatorBatch:
                                u, x, xdot, state, lin, lout, out)
         return out
 
-    def _checked_state(self, state) -> np.ndarray:
-        n = self.n
-        state = np.ascontiguousarray(np.atleast_2d(state), dtype=float)
-        if state.shape != (n, 5):
-            raise InputError(f"state: expected shape ({n}, 5) [P_cap, P_rod, m_cap, m_rod, m_air],"
-                             f" got {np.shape(state)}")
-        if np.any(state[:, :2] < 0.0):
-            raise InputError(f"state: negative chamber pressure {state[:, :2].min():g} Pa")
-        if np.any(state[:, 2:4] < 0.0):
-            raise InputError(f"state: negative chamber mass {state[:, 2:4].min():g} kg")
-        return state
-
     def _checked(self, state, u, x, xdot):
-        state = self._checked_state(state)
+        state = checked_state(state, self.n)
         rows = self.rows
         u = self._per_actuator("valve voltage u", u)
         x = self._per_actuator("piston position x", x)

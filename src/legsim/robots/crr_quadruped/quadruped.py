@@ -244,7 +244,7 @@ class Quadruped:
 
     def _write_lanes(self, p: np.ndarray) -> None:
         """(Re)derive the lane block from the actuator rows in ``p``: it must follow the rows."""
-        off = H.MB + int(p[H.NFB]) + int(p[H.NIB])
+        off = H.lanes_offset(p)
         block = self._lane_block(p)
         p[off:off + block.size] = block
 
