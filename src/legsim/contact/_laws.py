@@ -244,3 +244,31 @@ def anchor_update(prm, fn, vt, normal, dt, anchor, force):
 def new_params():
     """A zeroed parameter row (float64[NPRM])."""
     return np.zeros(NPRM)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def anchor_rate(prm, fn, vt, s, out):
+    """Rate of the anchor displacement ``s`` (3,) [m] of the anchor-spring friction (2.21) [m/s].
+
+    Continuous-time form of the per-step law of :func:`anchor_update`, which adds
+    ``v_t h`` and, when the force ``F_raw = -(c_v v_t + K_I s)`` exceeds mu F_n, slides the anchor
+    at once so that the spring alone carries the saturated force. Here the anchor holds
+    (``ds/dt = v_t``: no creep under any load below the limit) until ``|F_raw|`` exceeds mu F_n,
+    and then slides at the rate of the overstress (viscoplastic, Perzyna)::
+
+        ds/dt = v_t - (|F_raw| - mu F_n)^+ / (c |F_raw|) (c_v v_t + K_I s),
+        c = c_v(0) = const_brk const_damping / n    [N s/m]
+
+    while ``_laws.friction_force`` clamps the force at mu F_n. In steady sliding at speed v this
+    settles where ``|F_raw| = mu F_n + c v``, i.e. (with c_v = c) where ``K_I |s| = mu F_n``: the
+    spring alone carries the saturated force, as in the per-step law. The right-hand side is
+    continuous, so an adaptive integrator needs no stick/slip events and does not chatter when
+    F_n dips while the point moves toward its anchor.
+    """
+    mag = anchor_raw_force(prm, vt, s, out)
+    over = mag - prm[S_MU] * (fn if fn > 0.0 else 0.0)
+    rate = 0.0
+    if over > 0.0:
+        rate = over / (prm[S_BRK] * prm[S_VISC] / prm[S_NSCALE]) / mag
+    for i in range(3):
+        out[i] = vt[i] + rate * out[i]

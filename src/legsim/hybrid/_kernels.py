@@ -67,6 +67,7 @@ from ._layout import (
     OI_METHOD,
     OI_RESTART_STEP,
     OI_SLIDING,
+    OI_YIELD_EVERY,
     SF_H,
     SF_T,
     SI_DONE_FINAL,
@@ -80,6 +81,7 @@ from ._layout import (
     SI_NREJ,
     SI_NSTEP,
     SI_NTRANS,
+    SI_PENDING,
     SI_REC_K,
     SI_SAMPLE_K,
     SI_SLIDE,
@@ -94,6 +96,7 @@ from ._layout import (
     ST_MODEL_ERROR,
     ST_NONFINITE,
     ST_RECORDS_FULL,
+    ST_SAMPLED,
     ST_STEP_UNDERFLOW,
 )
 from ._steppers import _field, _initial_step, _slide_alpha, _state_at, _step
@@ -158,6 +161,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
     max_steps = opti[OI_MAX_STEPS]
     check_steps = opti[OI_CHECK_STEPS]
     restart_step = opti[OI_RESTART_STEP]
+    yield_every = opti[OI_YIELD_EVERY]
     rec_cap = rec.shape[0]
     ev_cap = ev_t.shape[0]
 
@@ -188,7 +192,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
     if si[SI_STARTED] == 0:
         if rec_cap - si[SI_NREC] < 2 or ev_cap - si[SI_NEV] < 2:
             return ST_RECORDS_FULL
-        if spd > 0.0:
+        if spd > 0.0 and si[SI_SAMPLE_K] == 0:
             for i in range(nx):
                 xnew[i] = x[i]
             m2 = sfn(t, x, p, mode, 0, xnew)
@@ -202,6 +206,8 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
                 mode = m2
                 si[SI_MODE] = mode
             si[SI_SAMPLE_K] = 1
+            if yield_every > 0:  # the controller in Python sees the first sample (k = 0)
+                return ST_SAMPLED
         code = cf(t, x, p, mode)
         if code != 0:
             si[SI_ERR] = code
@@ -225,6 +231,18 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
         si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
 
     gf(t, x, p, mode, g0)
+    if si[SI_PENDING] == 1:
+        # finish a sample instant handed to Python: its record and check see the controller's x
+        si[SI_PENDING] = 0
+        if rp > 0.0:
+            _records_until(method, vf, gf, of, si, t, x, h, t, x, p, mode, K, k2, k3, k4,
+                           xs, xr, fb, xp, gbuf, rec, rec_mode, ybuf, t0, rp, tf, eps_t)
+        else:
+            _record(of, t, x, p, mode, rec, rec_mode, si, ybuf)
+        code = cf(t, x, p, mode)
+        if code != 0:
+            si[SI_ERR] = code
+            return ST_CHECK_FAILED
     steps_this_call = 0
     zeno = 0
     t_last_event = -np.inf
@@ -335,6 +353,12 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
                     _log_event(t, x, EV_SAMPLE_MODE, -1, mode, m2, ev_t, ev_i, si)
                     mode = m2
                     si[SI_SLIDE] = 0
+                if yield_every > 0 and (si[SI_SAMPLE_K] - 1) % yield_every == 0:
+                    si[SI_PENDING] = 1  # the next call re-evaluates the field at the new x
+                    sf[SF_T] = t
+                    sf[SF_H] = h_next
+                    si[SI_MODE] = mode
+                    return ST_SAMPLED
                 if changed:
                     si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
                     gf(t, x, p, mode, g0)

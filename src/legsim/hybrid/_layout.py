@@ -7,16 +7,16 @@ OF_STOP_PREC, OF_REC_PERIOD, OF_SAMPLE_PERIOD, OF_SLIDE_TOL = range(9, 13)
 N_OPTF = 13
 # ---- option vector layout (integers) ------------------------------------------------------
 (OI_METHOD, OI_MAX_STOP_ITER, OI_MAX_TRANS, OI_SLIDING, OI_MAX_STEPS, OI_CHECK_STEPS,
- OI_RESTART_STEP) = range(7)
-N_OPTI = 7
+ OI_RESTART_STEP, OI_YIELD_EVERY) = range(8)
+N_OPTI = 8
 # ---- persistent state (floats) ------------------------------------------------------------
 SF_T, SF_H = range(2)
 N_SF = 2
 # ---- persistent state (integers) ----------------------------------------------------------
 (SI_MODE, SI_STARTED, SI_NSTEP, SI_NREJ, SI_NFEV, SI_NTRANS, SI_NEVENT, SI_REC_K, SI_SAMPLE_K,
  SI_NREC, SI_NEV, SI_ERR, SI_ERR_GUARD, SI_SLIDE, SI_SLIDE_GUARD, SI_SLIDE_B, SI_NSTOPIT,
- SI_DONE_FINAL, SI_NSLIDE) = range(19)
-N_SI = 19
+ SI_DONE_FINAL, SI_NSLIDE, SI_PENDING) = range(20)
+N_SI = 20
 
 # ---- methods -------------------------------------------------------------------------------
 M_DP45, M_RK4, M_RK4_FIXED = 0, 1, 2
@@ -26,6 +26,10 @@ ST_DONE = 0
 ST_RECORDS_FULL = 1
 ST_EVENTS_FULL = 2
 ST_BUDGET = 3
+ST_SAMPLED = 4
+"""A sample instant whose index k is a multiple of ``OI_YIELD_EVERY``: the model's ``sample`` hook has
+run, and the state waits for a controller in Python (the driver may change ``x``); the next call
+finishes the instant (its record, the check) and goes on."""
 ST_STEP_UNDERFLOW = -1
 ST_NONFINITE = -2
 ST_CHATTER = -3

@@ -125,13 +125,16 @@ class Options:
             object.__setattr__(self, "_as_dict", cached)
         return dict(cached)
 
-    def pack(self, t0: float, t_final: float, max_steps: int) -> tuple[np.ndarray, np.ndarray]:
-        """Option vectors in the kernel's layout (fresh arrays; the kernel only reads them)."""
-        key = (t0, t_final, max_steps)
+    def pack(self, t0: float, t_final: float, max_steps: int,
+             yield_every: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Option vectors in the kernel's layout (fresh arrays; the kernel only reads them).
+        ``yield_every`` > 0 hands every sample instant k with k % yield_every == 0 to Python."""
+        key = (t0, t_final, max_steps, yield_every)
         cache = self.__dict__.get("_packed")
         if cache is not None and cache[0] == key:
             return cache[1].copy(), cache[2].copy()
         f, i = self._pack(t0, t_final, max_steps)
+        i[L.OI_YIELD_EVERY] = yield_every
         object.__setattr__(self, "_packed", (key, f, i))
         return f.copy(), i.copy()
 

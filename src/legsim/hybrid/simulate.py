@@ -24,10 +24,15 @@ from .model import Model
 from .options import Options
 from .result import Result, event_dtype
 
-__all__ = ["simulate", "RecordSink"]
+__all__ = ["simulate", "RecordSink", "SampleCallback"]
 
 RecordSink = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 """Called with (records (n, 1 + nx + ny), modes (n,), events (m,) event_dtype(nx)) per chunk."""
+
+SampleCallback = Callable[[float, np.ndarray, int], None]
+"""A controller in Python: called as ``callback(t, x, mode)`` at sample instants, after the model's
+``sample`` hook, with the live state ``x`` (nx,) that it may change in place (the model's held
+commands); always the same array object, so views of it can be made once."""
 
 _REC_CAP = 4096
 _EV_CAP = 1024
@@ -44,7 +49,8 @@ def simulate(model: Model, t_final: float,
              params: Mapping[str, float] | Sequence[float] | np.ndarray | None = None,
              options: Options | None = None, mode0: int | None = None, t0: float = 0.0,
              sinks: Sequence[RecordSink] = (), progress: bool | None = None,
-             raise_on_error: bool = True) -> Result:
+             raise_on_error: bool = True, controller: SampleCallback | None = None,
+             controller_every: int = 1) -> Result:
     """Integrate ``model`` from ``t0`` to ``t_final``.
 
     Parameters
@@ -59,6 +65,12 @@ def simulate(model: Model, t_final: float,
     progress : show a progress bar (None: only when the run lasts more than ~2 s of wall time).
     raise_on_error : raise :class:`SimulationError` on failure (its ``result`` keeps the
         records); False returns the partial result with ``status``/``message`` set.
+    controller : a controller in Python (:data:`SampleCallback`), called at every
+        ``controller_every``-th sample instant (k = 0, n, 2n, ...; the sample period is the model's
+        or ``options.sample_period``) after the model's ``sample`` hook. The engine integrates
+        compiled between calls; what the callback writes into ``x`` holds until it writes again.
+        An exception it raises stops the run like a model error: the message says the time,
+        the mode and the cause, and the records so far are kept.
 
     Returns
     -------
@@ -89,8 +101,14 @@ def simulate(model: Model, t_final: float,
     if mode < 0:
         raise InputError(f"initial mode must be >= 0, got {mode}")
 
+    if controller is not None:
+        if opts.sample_period <= 0.0:
+            raise InputError(f"{model.name}: a controller needs a sample period: the model has none "
+                             "and options.sample_period is 0")
+        if not (isinstance(controller_every, int) and controller_every >= 1):
+            raise InputError(f"controller_every must be a whole number >= 1, got {controller_every!r}")
     hooks = model.hooks(_no_outputs)
-    optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL)
+    optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL, controller_every if controller else 0)
     sf = np.zeros(L.N_SF)
     sf[L.SF_T] = t0
     sf[L.SF_H] = opts.h0
@@ -136,6 +154,7 @@ def simulate(model: Model, t_final: float,
     bar = _Progress(t0, t_final, progress)
     status = L.ST_BUDGET
     interrupted = False
+    failure: BaseException | None = None
     kernel_time = 0.0
     try:
         while True:
@@ -143,6 +162,13 @@ def simulate(model: Model, t_final: float,
             status = int(K.advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
                                    ev_t, ev_i, work, iwork))
             kernel_time += time.perf_counter() - k0
+            if status == L.ST_SAMPLED:
+                try:
+                    controller(float(sf[L.SF_T]), x, int(si[L.SI_MODE]))  # type: ignore[misc]
+                except Exception as exc:  # the run stops, as at a model error, keeping its records
+                    failure = exc
+                    break
+                continue
             if status in (L.ST_RECORDS_FULL, L.ST_EVENTS_FULL):
                 flush()
             elif status == L.ST_BUDGET:
@@ -174,6 +200,8 @@ def simulate(model: Model, t_final: float,
     mode_stop = int(si[L.SI_MODE])
     if interrupted:
         cause, status_name = "interrupted by the user", "interrupted"
+    elif failure is not None:
+        cause, status_name = f"the controller failed: {failure}", "controller_error"
     elif status == L.ST_DONE:
         result.status = "done"
         return result
@@ -185,7 +213,7 @@ def simulate(model: Model, t_final: float,
     result.message = msg
     if raise_on_error:
         raise SimulationError(msg, t=t_stop, mode=model.mode_name(mode_stop), cause=cause,
-                              result=result)
+                              result=result) from failure
     return result
 
 

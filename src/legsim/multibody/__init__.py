@@ -6,6 +6,9 @@ Model/Data style (DESIGN.md): :class:`RobotBuilder` or :func:`load_urdf` -> froz
 Floating base follows Pinocchio: ``q = [x y z qx qy qz qw, joints]``,
 ``v = [v_lin (body axes), w (body axes), joints]``.
 
+Comparing with Pinocchio: :class:`PinocchioMap` (:mod:`legsim.multibody.peers`) converts q and v,
+matching joints by name (continuous joints are angles here, unit-circle points in Pinocchio).
+
 To run a multibody model in the hybrid engine, use
 :func:`legsim.multibody.hybrid_model.articulated_model` (imported on demand: it compiles engine
 hooks).
@@ -29,12 +32,14 @@ from .dynamics import (
 )
 from .export import qpos_to_mujoco, qvel_to_mujoco, to_mjcf, to_urdf
 from .model import Data, Geometry, Model, RobotBuilder
+from .peers import PinocchioMap, from_pinocchio_q, from_pinocchio_v, pinocchio_q, pinocchio_v
 from .urdf import load_urdf, parse_urdf
 
 __all__ = [
     "Data",
     "Geometry",
     "Model",
+    "PinocchioMap",
     "RobotBuilder",
     "aba",
     "add_world_force",
@@ -46,10 +51,14 @@ __all__ = [
     "frame_jacobian",
     "frame_placement",
     "frame_velocity",
+    "from_pinocchio_q",
+    "from_pinocchio_v",
     "integrate",
     "load_urdf",
     "parse_urdf",
     "passive_forces",
+    "pinocchio_q",
+    "pinocchio_v",
     "qpos_to_mujoco",
     "qvel_to_mujoco",
     "qdot",

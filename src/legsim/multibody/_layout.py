@@ -19,6 +19,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .._borrow import view_c
+
 JOINT_NONE = 0
 JOINT_FREE = 1
 JOINT_REVOLUTE = 2
@@ -106,39 +108,39 @@ def data_from_buffer(buf, nb, nv):
     """A :class:`DataArrays` of views into ``buf`` (float64, at least ``data_buffer_size(nb, nv)``);
     the two zero arrays are cleared, everything else is scratch."""
     o = 0
-    liR = buf[o:o + nb * 9].reshape((nb, 3, 3))
+    liR = view_c(buf[o:o + nb * 9], (nb, 3, 3))
     o += nb * 9
-    lip = buf[o:o + nb * 3].reshape((nb, 3))
+    lip = view_c(buf[o:o + nb * 3], (nb, 3))
     o += nb * 3
-    oR = buf[o:o + nb * 9].reshape((nb, 3, 3))
+    oR = view_c(buf[o:o + nb * 9], (nb, 3, 3))
     o += nb * 9
-    op = buf[o:o + nb * 3].reshape((nb, 3))
+    op = view_c(buf[o:o + nb * 3], (nb, 3))
     o += nb * 3
-    v = buf[o:o + nb * 6].reshape((nb, 6))
+    v = view_c(buf[o:o + nb * 6], (nb, 6))
     o += nb * 6
-    ov = buf[o:o + nb * 6].reshape((nb, 6))
+    ov = view_c(buf[o:o + nb * 6], (nb, 6))
     o += nb * 6
-    a = buf[o:o + nb * 6].reshape((nb, 6))
+    a = view_c(buf[o:o + nb * 6], (nb, 6))
     o += nb * 6
-    c = buf[o:o + nb * 6].reshape((nb, 6))
+    c = view_c(buf[o:o + nb * 6], (nb, 6))
     o += nb * 6
-    f = buf[o:o + nb * 6].reshape((nb, 6))
+    f = view_c(buf[o:o + nb * 6], (nb, 6))
     o += nb * 6
-    IA = buf[o:o + nb * 36].reshape((nb, 6, 6))
+    IA = view_c(buf[o:o + nb * 36], (nb, 6, 6))
     o += nb * 36
-    pA = buf[o:o + nb * 6].reshape((nb, 6))
+    pA = view_c(buf[o:o + nb * 6], (nb, 6))
     o += nb * 6
-    Dinv = buf[o:o + nb * 36].reshape((nb, 6, 6))
+    Dinv = view_c(buf[o:o + nb * 36], (nb, 6, 6))
     o += nb * 36
-    zero_nb6 = buf[o:o + nb * 6].reshape((nb, 6))
+    zero_nb6 = view_c(buf[o:o + nb * 6], (nb, 6))
     o += nb * 6
-    U = buf[o:o + nv * 6].reshape((nv, 6))
+    U = view_c(buf[o:o + nv * 6], (nv, 6))
     o += nv * 6
-    oS = buf[o:o + nv * 6].reshape((nv, 6))
+    oS = view_c(buf[o:o + nv * 6], (nv, 6))
     o += nv * 6
     u = buf[o:o + nv]
     o += nv
-    M = buf[o:o + nv * nv].reshape((nv, nv))
+    M = view_c(buf[o:o + nv * nv], (nv, nv))
     o += nv * nv
     ddq = buf[o:o + nv]
     o += nv
@@ -146,15 +148,15 @@ def data_from_buffer(buf, nb, nv):
     o += nv
     qfrc_passive = buf[o:o + nv]
     o += nv
-    J = buf[o:o + 6 * nv].reshape((6, nv))
+    J = view_c(buf[o:o + 6 * nv], (6, nv))
     o += 6 * nv
     zero_nv = buf[o:o + nv]
     o += nv
-    tmpR = buf[o:o + 9].reshape((3, 3))
+    tmpR = view_c(buf[o:o + 9], (3, 3))
     o += 9
-    tmp66 = buf[o:o + 36].reshape((6, 6))
+    tmp66 = view_c(buf[o:o + 36], (6, 6))
     o += 36
-    tmp66b = buf[o:o + 36].reshape((6, 6))
+    tmp66b = view_c(buf[o:o + 36], (6, 6))
     o += 36
     tmp6 = buf[o:o + 6]
     o += 6
@@ -227,15 +229,15 @@ def model_from_buffers(fbuf, ibuf):
     o += nv
     frame_body = ibuf[o:o + nf]
     o = 0
-    jnt_R = fbuf[o:o + 9 * nb].reshape((nb, 3, 3))
+    jnt_R = view_c(fbuf[o:o + 9 * nb], (nb, 3, 3))
     o += 9 * nb
-    jnt_p = fbuf[o:o + 3 * nb].reshape((nb, 3))
+    jnt_p = view_c(fbuf[o:o + 3 * nb], (nb, 3))
     o += 3 * nb
-    jnt_axis = fbuf[o:o + 3 * nb].reshape((nb, 3))
+    jnt_axis = view_c(fbuf[o:o + 3 * nb], (nb, 3))
     o += 3 * nb
-    body_I = fbuf[o:o + 36 * nb].reshape((nb, 6, 6))
+    body_I = view_c(fbuf[o:o + 36 * nb], (nb, 6, 6))
     o += 36 * nb
-    dof_S = fbuf[o:o + 6 * nv].reshape((nv, 6))
+    dof_S = view_c(fbuf[o:o + 6 * nv], (nv, 6))
     o += 6 * nv
     dof_armature = fbuf[o:o + nv]
     o += nv
@@ -243,7 +245,7 @@ def model_from_buffers(fbuf, ibuf):
     o += nv
     dof_frictionloss = fbuf[o:o + nv]
     o += nv
-    dof_range = fbuf[o:o + 2 * nv].reshape((nv, 2))
+    dof_range = view_c(fbuf[o:o + 2 * nv], (nv, 2))
     o += 2 * nv
     dof_limit_stiffness = fbuf[o:o + nv]
     o += nv
@@ -253,9 +255,9 @@ def model_from_buffers(fbuf, ibuf):
     o += 3
     opt = fbuf[o:o + 1]
     o += 1
-    frame_R = fbuf[o:o + 9 * nf].reshape((nf, 3, 3))
+    frame_R = view_c(fbuf[o:o + 9 * nf], (nf, 3, 3))
     o += 9 * nf
-    frame_p = fbuf[o:o + 3 * nf].reshape((nf, 3))
+    frame_p = view_c(fbuf[o:o + 3 * nf], (nf, 3))
     return ModelArrays(body_parent, jnt_type, jnt_qposadr, jnt_dofadr, jnt_nv, jnt_R, jnt_p, jnt_axis,
                        body_I, dof_S, dof_axis, dof_body, dof_qposadr, dof_armature, dof_damping,
                        dof_frictionloss, dof_limited, dof_range, dof_limit_stiffness, dof_limit_damping,

@@ -17,8 +17,8 @@ Configuration conventions
 - Joints are ordered as bodies are (parents first); body 0 is the world.
 
 Fixed joints are merged at compile time: the child's inertia is added to the nearest moving ancestor
-(parallel-axis theorem), and the child's name becomes a frame on that ancestor; its geometry and
-frames move with it.
+(parallel-axis theorem; a massless child's rotational inertia is kept too, as in Pinocchio), and the
+child's name becomes a frame on that ancestor; its geometry and frames move with it.
 """
 
 from __future__ import annotations
@@ -53,8 +53,11 @@ class Geometry:
 
     ``shape``: ``box`` (``size`` = full edge lengths (3,), m), ``sphere`` (``radius``),
     ``cylinder`` / ``capsule`` (``radius``, ``length`` of the cylindrical part along the local z
-    axis, m), ``mesh`` (``filename``, optional ``scale`` (3,)). ``R`` (3, 3), ``p`` (3,): placement in
-    the body frame. ``material``: contact-material name used to pick the contact law.
+    axis, m), ``mesh`` (``filename``, optional ``scale`` (3,); from :func:`~legsim.multibody.load_urdf`
+    also ``vertices`` (n, 3) m and ``faces`` (k, 3) int: the scaled mesh's convex hull in the
+    geometry frame, outward faces, read-only; ``uri``: the filename as written in the URDF).
+    ``R`` (3, 3), ``p`` (3,): placement in the body frame. ``material``: contact-material name used
+    to pick the contact law.
     """
 
     name: str
@@ -219,11 +222,13 @@ class RobotBuilder:
 
 
 def _merge_inertia(m1, c1, I1, m2, c2, I2):
-    """Sum of two rigid inertias (parallel-axis theorem); c, I in the same frame."""
+    """Sum of two rigid inertias (parallel-axis theorem); c, I in the same frame.
+
+    A massless part may still carry rotational inertia (URDF ``<mass value="0">`` with a non-zero
+    ``<inertia>``, kept as Pinocchio keeps it): a pure rotational inertia is the same about every
+    point, so it adds unchanged. With no mass at all the COM is that of the first part."""
     m = m1 + m2
-    if m <= 0.0:
-        return 0.0, np.zeros(3), np.zeros((3, 3))
-    c = (m1 * c1 + m2 * c2) / m
+    c = (m1 * c1 + m2 * c2) / m if m > 0.0 else np.array(c1, dtype=float)
     out = np.zeros((3, 3))
     for mi, ci, Ii in ((m1, c1, I1), (m2, c2, I2)):
         dd = ci - c
@@ -244,7 +249,7 @@ def _compile(b: RobotBuilder) -> Model:
         if s.joint_type == "fixed":
             eff[s.name] = (pb, R, p)
             extra_frames.append((s.name, pb, R, p))
-            if pb != "world" and s.mass > 0.0:
+            if pb != "world" and (s.mass > 0.0 or np.any(s.inertia != 0.0)):
                 m0, c0, I0 = inert[pb]
                 inert[pb] = _merge_inertia(m0, c0, I0, s.mass, p + R @ s.com, R @ s.inertia @ R.T)
         else:

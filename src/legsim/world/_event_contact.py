@@ -12,7 +12,7 @@ for the ground half-space {x : n . x <= d} and spheres of radius r centred at bo
 (2.21) ``s (nc x 3)``, then with a controller ``u (nu = na)``. ``v_imp`` is the approach speed
 latched at each contact's onset (Konyev
 (2.20)); it changes only at events. ``s`` is the anchor displacement (contact point minus anchor,
-tangent plane, m): zero at the located onset, then integrated with :func:`anchor_rate`. ``u`` are
+tangent plane, m): zero at the located onset, then integrated with ``contact._laws.anchor_rate``. ``u`` are
 the joint torques of the user's controller, held between its samples (written by the model's
 ``sample`` hook, added to the PD torques here; ``cp`` its parameters). Mode:
 bit k set while contact k touches. Guards 2k (falling, active while k is open) and 2k + 1
@@ -94,39 +94,11 @@ def sphere_contact(m, d, p, oc, k, out):
 
 
 @hs.njit_helper
-def anchor_rate(prm, fn, vt, s, out):
-    """Rate of the anchor displacement ``s`` (3,) [m] of the anchor-spring friction (2.21) [m/s].
-
-    Continuous-time form of the per-step law of ``legsim.contact._laws.anchor_update``, which adds
-    ``v_t h`` and, when the force ``F_raw = -(c_v v_t + K_I s)`` exceeds mu F_n, slides the anchor
-    at once so that the spring alone carries the saturated force. Here the anchor holds
-    (``ds/dt = v_t``: no creep under any load below the limit) until ``|F_raw|`` exceeds mu F_n,
-    and then slides at the rate of the overstress (viscoplastic, Perzyna)::
-
-        ds/dt = v_t - (|F_raw| - mu F_n)^+ / (c |F_raw|) (c_v v_t + K_I s),
-        c = c_v(0) = const_brk const_damping / n    [N s/m]
-
-    while ``_laws.friction_force`` clamps the force at mu F_n. In steady sliding at speed v this
-    settles where ``|F_raw| = mu F_n + c v``, i.e. (with c_v = c) where ``K_I |s| = mu F_n``: the
-    spring alone carries the saturated force, as in the per-step law. The right-hand side is
-    continuous, so an adaptive integrator needs no stick/slip events and does not chatter when
-    F_n dips while the point moves toward its anchor.
-    """
-    mag = LW.anchor_raw_force(prm, vt, s, out)
-    over = mag - prm[LW.S_MU] * (fn if fn > 0.0 else 0.0)
-    rate = 0.0
-    if over > 0.0:
-        rate = over / (prm[LW.S_BRK] * prm[LW.S_VISC] / prm[LW.S_NSCALE]) / mag
-    for i in range(3):
-        out[i] = vt[i] + rate * out[i]
-
-
-@hs.njit_helper
 def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, sdot, scr):
     """World kinematics of (q, v), then the force of every touching contact (normal law with
     its latched v_imp, friction law with its anchor displacement) as world wrenches about the
     world origin in ``fext`` (nb, 6); ``fn`` (nc,) receives the normal forces [N] (0 when open),
-    ``sdot`` (nc, 3) the anchor rates (:func:`anchor_rate`; 0 when open; unused by stateless
+    ``sdot`` (nc, 3) the anchor rates (``contact._laws.anchor_rate``; 0 when open; unused by stateless
     laws); ``scr`` (NSCR,) scratch."""
     world_kinematics(m, d, x[:nq], x[nq:nq + nv])
     oc = contact_offset(p)
@@ -157,7 +129,7 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, sdot, scr):
         if fcode == LW.F_ANCHOR:
             anchor = x[os_ + 3 * k:os_ + 3 * k + 3]
             LW.friction_force(fcode, prm, f_n, vt, anchor, ft)
-            anchor_rate(prm, f_n, vt, anchor, sdot[k])
+            LW.anchor_rate(prm, f_n, vt, anchor, sdot[k])
         else:
             LW.friction_force(fcode, prm, f_n, vt, sdot[k], ft)  # stateless: the anchor is unused
         fn[k] = f_n

@@ -23,7 +23,7 @@ the located onset, and its displacement ``s`` is a state integrated with the res
 RobotWorld's per-step law slides the anchor at once when the force saturates, here it slides at
 the rate of the overstress ``(|c_v v_t + K_I s| − mu F_n)^+ / c`` (c = (2.21)'s viscous slope at
 rest), which keeps the right-hand side continuous: no stick/slip events, no chattering
-(``_event_contact.anchor_rate``; DESIGN.md "Contact: two paths" for how the two paths differ).
+(``contact._laws.anchor_rate``; DESIGN.md "Contact: two paths" for how the two paths differ).
 
 A controller of the user's (:func:`joint_controller`, compiled, fixed signature) can run at a fixed
 control period through the engine's ``sample`` hook; its joint torques are held between samples
@@ -49,6 +49,7 @@ from ..hybrid import signatures as hs
 from ..multibody.hybrid_model import articulated_model
 from ..multibody.model import Model
 from . import _event_contact as H
+from . import _points
 
 __all__ = ["event_contact_model", "contact_points", "joint_controller", "CONTROLLER_SIG", "MAX_CONTACTS"]
 
@@ -85,44 +86,11 @@ def _sample_hook(controller):
     return hs.sample(sample)
 
 
-def _geometry_points(g) -> list[tuple[str, np.ndarray, float]]:
-    """Contact candidates of one geometry as (name, centre in body axes (3,) m, radius m): a
-    sphere's centre; a capsule's two segment ends (its axis is the geometry's z); a box's eight
-    corners (radius 0) — the multi-point manifolds of primitives on a plane that RobotWorld uses
-    (``legsim.contact._geom.candidate``)."""
-    P = g.params
-    R = np.asarray(g.R, dtype=float)
-    p = np.asarray(g.p, dtype=float)
-    if g.shape == "sphere":
-        return [(g.name, p.copy(), float(P["radius"]))]
-    if g.shape == "capsule":
-        h = 0.5 * float(P["length"])
-        return [(f"{g.name}_end{k}", p + R @ np.array([0.0, 0.0, z]), float(P["radius"]))
-                for k, z in enumerate((h, -h))]
-    if g.shape == "box":
-        hx, hy, hz = 0.5 * np.asarray(P["size"], dtype=float)
-        return [(f"{g.name}_corner{k}", p + R @ np.array([hx if k & 1 else -hx, hy if k & 2 else -hy,
-                                                            hz if k & 4 else -hz]), 0.0)
-                for k in range(8)]
-    raise InputError(f"event_contact_model: geometry {g.name!r} on body {g.body!r} is a {g.shape}; "
-                     f"expected sphere, capsule or box (leave it out with geometries=, or use RobotWorld)")
-
-
 def contact_points(model: Model, geometries=None) -> list[tuple[str, int, np.ndarray, float]]:
     """The contact candidates of ``model``'s geometries on moving bodies (all of them, or those
     named in ``geometries``): (name, body index, centre in body axes (3,) m, radius m); see
-    :func:`_geometry_points`."""
-    moving = [g for g in model.geometries if g.body != model.body_names[0]]
-    if geometries is not None:
-        wanted = [str(n) for n in geometries]
-        known = {g.name for g in moving}
-        for n in wanted:
-            if n not in known:
-                raise InputError(f"event_contact_model: geometries item {n!r} is not a geometry on a "
-                                 f"moving body of {model.name!r}; expected one of {sorted(known)}")
-        moving = [g for g in moving if g.name in wanted]
-    return [(name, model.body_id(g.body), centre, radius)
-            for g in moving for name, centre, radius in _geometry_points(g)]
+    :func:`legsim.world._points.contact_points`."""
+    return [pt[:4] for pt in _points.contact_points(model, geometries, "event_contact_model")]
 
 
 def _target_table(targets, dt, na: int) -> np.ndarray:

@@ -25,7 +25,17 @@ from ..contact._response import new_state
 from ..contact.detection import make_contacts
 from ..contact.laws import ContactLaw, LawTable
 from ..contact.scene import Scene
-from ..contact.shapes import Box, Capsule, Cylinder, HeightField, HeightFunction, Plane, Sphere, TerrainMesh
+from ..contact.shapes import (
+    Box,
+    Capsule,
+    ConvexMesh,
+    Cylinder,
+    HeightField,
+    HeightFunction,
+    Plane,
+    Sphere,
+    TerrainMesh,
+)
 from ..errors import InputError, SimulationError
 from ..multibody.model import Model
 from . import _kernels as K
@@ -77,8 +87,14 @@ def _shape_of(g):
         return Capsule(float(P["radius"]), 0.5 * float(P["length"]))
     if g.shape == "cylinder":
         return Cylinder(float(P["radius"]), 0.5 * float(P["length"]))
+    if g.shape == "mesh" and "vertices" in P:  # load_urdf's convex hull of the mesh file
+        return ConvexMesh(P["vertices"])
+    if g.shape == "mesh":
+        raise InputError(f"geometry {g.name!r} on body {g.body!r}: a mesh without vertices (only its file "
+                         f"name {P.get('filename')!r}); load the URDF with meshes='hull' (the default) "
+                         "to get its convex hull")
     raise InputError(f"geometry {g.name!r} on body {g.body!r}: shape {g.shape!r} is not supported by "
-                     f"RobotWorld; expected sphere, box, capsule or cylinder")
+                     f"RobotWorld; expected sphere, box, capsule, cylinder or mesh")
 
 
 def _gains(x, na, name):

@@ -1,0 +1,157 @@
+"""The six engine hooks every assembled robot uses (compiled once, shared by all robots).
+
+Layouts: :mod:`._layout`; stages: :mod:`._kernels`. Event path: bit k of the mode is set while
+contact point k touches; guards 2k (gap falling, while open) and 2k + 1 (gap rising, while
+touching), as :mod:`legsim.world.event_contact`. Smooth path: one mode, no guards.
+
+The hooks borrow their arrays (:mod:`legsim._borrow`): every view of ``p`` they make (the model, the
+data workspace, the scratch) then costs no reference counting. They are compiled with numba's
+reference counting all the same, not ``allocates=False``: numba reuses a callee's machine code
+across callers, and a helper such as ``model_from_buffers`` compiled for a caller without
+reference counting returns unreferenced arrays to every other caller in the process (measured:
+heap corruption in a loop that views the model after these hooks had compiled).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._borrow import borrow_all
+from ..hybrid import signatures as hs
+from ..multibody import _configuration as C
+from . import _kernels as K
+from . import _layout as L
+
+
+@hs.vector_field
+def robot_field(t, x, p, mode, xdot):
+    """``xdot = [qdot, ddq, 0 (v_imp), anchor rates, actuator state rates, 0 (commands, sensors)]``."""
+    x, p, xdot = borrow_all((x, p, xdot))
+    m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
+    ok = K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+    nq = int(p[L.P_NQ])
+    nv = int(p[L.P_NV])
+    C.qdot(m, x[:nq], x[nq:nq + nv], xdot[:nq])
+    for k in range(nv):
+        xdot[nq + k] = d.ddq[k] if ok else math.nan
+    for k in range(nq + nv, x.shape[0]):
+        xdot[k] = 0.0
+    xs = int(p[L.P_XS])
+    if xs >= 0:
+        for k in range(fn.shape[0]):
+            for i in range(3):
+                xdot[xs + 3 * k + i] = sdot[k, i]
+    oa = int(p[L.P_OA])
+    for a in range(cur.shape[0]):
+        s = int(p[oa + L.AW * a + L.A_STATE])
+        if s >= 0:
+            xdot[s] = adot[a]
+
+
+@hs.guards
+def robot_guards(t, x, p, mode, g):
+    """g[2k] = gap_k while point k is open (onset, falling), g[2k+1] = gap_k while it touches
+    (separation, rising); NaN otherwise. No guards on the smooth path."""
+    x, p, g = borrow_all((x, p, g))
+    if p[L.P_SMOOTH] != 0.0:
+        return
+    m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
+    nq = int(p[L.P_NQ])
+    nv = int(p[L.P_NV])
+    K.world_kinematics(m, d, x[:nq], x[nq:nq + nv])
+    for k in range(fn.shape[0]):
+        K.contact_point(d, p, k, scr)
+        on = (mode >> k) & 1
+        g[2 * k] = hs.INACTIVE if on else scr[0]
+        g[2 * k + 1] = scr[0] if on else hs.INACTIVE
+
+
+@hs.reset
+def robot_reset(t, x, p, mode, fired, x_new):
+    """Onset: set the bit, latch v_imp = max(approach rate, 0), put the friction anchor at the
+    contact point (s = 0); separation: clear the bit and the anchor."""
+    x, p, fired, x_new = borrow_all((x, p, fired, x_new))
+    m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
+    nq = int(p[L.P_NQ])
+    nv = int(p[L.P_NV])
+    K.world_kinematics(m, d, x[:nq], x[nq:nq + nv])
+    xc = int(p[L.P_XC])
+    xs = int(p[L.P_XS])
+    new = mode
+    for k in range(fn.shape[0]):
+        if not (fired[2 * k] or fired[2 * k + 1]):
+            continue
+        if xs >= 0:
+            for i in range(3):
+                x_new[xs + 3 * k + i] = 0.0
+        if fired[2 * k]:
+            K.contact_point(d, p, k, scr)
+            x_new[xc + k] = scr[1] if scr[1] > 0.0 else 0.0
+            new |= 1 << k
+        else:
+            new &= ~(1 << k)
+    return new
+
+
+@hs.outputs
+def robot_outputs(t, x, p, mode, y):
+    """``y = [true value of every sensor channel (nch), actuator forces (nact) N m or N,
+    actuator currents (nact) A, normal force of every contact point (nc) N, their sum N]``."""
+    x, p, y = borrow_all((x, p, y))
+    m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
+    K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+    K.body_accelerations(m, d, d.ddq, acc)
+    nch = int(p[L.P_NCH])
+    os_ = int(p[L.P_OS])
+    for r in range(int(p[L.P_NROW])):
+        o = os_ + L.SW * r
+        c0 = int(p[o + L.S_CH0])
+        for c in range(int(p[o + L.S_NCH])):
+            y[c0 + c] = K.sensor_truth(m, d, p, x, o, c, acc, fc, cur)
+    na = cur.shape[0]
+    for a in range(na):
+        y[nch + a] = force[a]
+        y[nch + na + a] = cur[a]
+    total = 0.0
+    nc = fn.shape[0]
+    for k in range(nc):
+        y[nch + 2 * na + k] = fn[k]
+        total += fn[k]
+    y[nch + 2 * na + nc] = total
+
+
+@hs.sample
+def robot_sample(t, x, p, mode, k, x_new):
+    """Sample instant k of the control period: every sensor whose period (in control periods)
+    divides k measures (:func:`._kernels.measure`) and holds its value in the sensordata."""
+    x, p, x_new = borrow_all((x, p, x_new))
+    nrow = int(p[L.P_NROW])
+    if nrow == 0:
+        return mode
+    m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
+    K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+    K.body_accelerations(m, d, d.ddq, acc)
+    os_ = int(p[L.P_OS])
+    for r in range(nrow):
+        o = os_ + L.SW * r
+        ticks = int(p[o + L.S_TICKS])
+        if k % ticks != 0:
+            continue
+        for c in range(int(p[o + L.S_NCH])):
+            K.measure(p, o, c, k // ticks, K.sensor_truth(m, d, p, x, o, c, acc, fc, cur), x, x_new)
+    return mode
+
+
+@hs.check
+def robot_check(t, x, p, mode):
+    """Every held command finite and within its actuator's range, else ``ERR_CMD + 2 a + r``."""
+    xu = int(p[L.P_XU])
+    oa = int(p[L.P_OA])
+    for a in range(int(p[L.P_NACT])):
+        u = x[xu + a]
+        if not math.isfinite(u):
+            return L.ERR_CMD + 2 * a
+        o = oa + L.AW * a
+        if u < p[o + L.A_ULO] or u > p[o + L.A_UHI]:
+            return L.ERR_CMD + 2 * a + 1
+    return 0

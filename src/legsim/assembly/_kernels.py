@@ -1,0 +1,345 @@
+"""Compiled stages of an assembled robot (private; layouts in :mod:`._layout`).
+
+Every robot shares these functions: they read the robot from its parameter vector, so a second
+robot compiles nothing. Stages, in the order the vector field runs them (DESIGN.md "Robots from
+parts")::
+
+    world kinematics -> contact forces -> actuator forces (and actuator state rates) -> ABA
+
+and, at a sample instant, sensors (truth -> measurement pipeline -> held sensordata).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._borrow import view_c
+from ..contact import _laws as LW
+from ..hybrid import signatures as hs
+from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
+from ..multibody._layout import data_buffer_size, data_from_buffer, model_from_buffers
+from ..world._terrain import sphere_on_plane
+from . import _layout as L
+
+NSCR = 15  # contact kinematics (9), v_t (3), F_t (3)
+
+
+@hs.njit_helper
+def scratch_size(nb, nv, nc, na):
+    """Length of the scratch at the end of ``p`` (:func:`workspace`)."""
+    return data_buffer_size(nb, nv) + 12 * nb + 7 * nc + 3 * na + NSCR
+
+
+@hs.njit_helper
+def workspace(p):
+    """``(m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr)``: the multibody model viewed from ``p``,
+    its data workspace and the stages' scratch, all views of ``p`` (:mod:`._layout`): world wrenches
+    ``fext`` (nb, 6), normal forces ``fn`` (nc,) [N], contact forces ``fc`` (nc, 3) [N, world axes],
+    anchor rates ``sdot`` (nc, 3), body accelerations ``acc`` (nb, 6), actuator forces ``force``
+    (nact,) [N m or N], currents ``cur`` (nact,) [A], actuator state rates ``adot`` (nact,), contact
+    scratch ``scr`` (NSCR,)."""
+    nf = int(p[L.P_NF])
+    ni = int(p[L.P_NI])
+    oi = L.HEAD + nf
+    ib = p[oi:oi + ni].view(np.int64)
+    nb = ib[0]
+    nv = ib[1]
+    nc = int(p[L.P_NC])
+    na = int(p[L.P_NACT])
+    m = model_from_buffers(p[L.HEAD:oi], ib)
+    o0 = int(p[L.P_OSCR])
+    dsize = data_buffer_size(nb, nv)
+    d = data_from_buffer(p[o0:o0 + dsize], nb, nv)
+    o1 = o0 + dsize + 6 * nb
+    o2 = o1 + nc
+    o3 = o2 + 3 * nc
+    o4 = o3 + 3 * nc
+    o5 = o4 + 6 * nb
+    o6 = o5 + na
+    o7 = o6 + na
+    o8 = o7 + na
+    return (m, d, view_c(p[o0 + dsize:o1], (nb, 6)), p[o1:o2], view_c(p[o2:o3], (nc, 3)),
+            view_c(p[o3:o4], (nc, 3)), view_c(p[o4:o5], (nb, 6)), p[o5:o6], p[o6:o7], p[o7:o8],
+            p[o8:o8 + NSCR])
+
+
+@hs.njit_helper
+def contact_point(d, p, k, out):
+    """:func:`sphere_on_plane` of contact point k (gap, approach rate, point, point velocity)."""
+    oc = int(p[L.P_OC])
+    o = oc + L.C_LAW + LW.NPRM + L.CW * k
+    sphere_on_plane(d, int(p[o + L.CP_BODY]), p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z],
+                    p[o + L.CP_R], p[oc + L.C_NX], p[oc + L.C_NY], p[oc + L.C_NZ], p[oc + L.C_OFF],
+                    True, out)
+
+
+@hs.njit_helper
+def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
+    """Contact forces of every touching point (after world kinematics): normal law (with the
+    latched impact speed on the event path) and friction law (anchor spring: its rate into
+    ``sdot``), as world wrenches added to ``fext``; ``fn`` (nc,) normal forces, ``fc`` (nc, 3)
+    total contact forces [N]. Event path: point k touches while mode bit k is set; smooth path:
+    while its gap is negative."""
+    oc = int(p[L.P_OC])
+    nc = int(p[L.P_NC])
+    smooth = p[L.P_SMOOTH] != 0.0
+    ncode = int(p[oc + L.C_NLAW])
+    fcode = int(p[oc + L.C_FLAW])
+    prm = p[oc + L.C_LAW:oc + L.C_LAW + LW.NPRM]
+    nx, ny, nz = p[oc + L.C_NX], p[oc + L.C_NY], p[oc + L.C_NZ]
+    rows = oc + L.C_LAW + LW.NPRM
+    xc = int(p[L.P_XC])
+    xs = int(p[L.P_XS])
+    kin = scr[0:9]
+    vt = scr[9:12]
+    ft = scr[12:15]
+    for b in range(fext.shape[0]):
+        for i in range(6):
+            fext[b, i] = 0.0
+    for k in range(nc):
+        fn[k] = 0.0
+        for i in range(3):
+            sdot[k, i] = 0.0
+            fc[k, i] = 0.0
+        if not smooth and not (mode >> k) & 1:
+            continue
+        contact_point(d, p, k, kin)
+        if smooth and kin[0] >= 0.0:
+            continue
+        f_n = LW.normal_force(ncode, prm, -kin[0], kin[1], 0.0 if smooth else x[xc + k])
+        vn = nx * kin[6] + ny * kin[7] + nz * kin[8]
+        vt[0] = kin[6] - vn * nx
+        vt[1] = kin[7] - vn * ny
+        vt[2] = kin[8] - vn * nz
+        if fcode == LW.F_ANCHOR:
+            anchor = x[xs + 3 * k:xs + 3 * k + 3]
+            LW.friction_force(fcode, prm, f_n, vt, anchor, ft)
+            LW.anchor_rate(prm, f_n, vt, anchor, sdot[k])
+        else:
+            LW.friction_force(fcode, prm, f_n, vt, sdot[k], ft)  # stateless: the anchor is unused
+        fn[k] = f_n
+        fc[k, 0] = ft[0] + f_n * nx
+        fc[k, 1] = ft[1] + f_n * ny
+        fc[k, 2] = ft[2] + f_n * nz
+        add_point_force(fext, int(p[rows + L.CW * k + L.CP_BODY]), kin[2], kin[3], kin[4],
+                        fc[k, 0], fc[k, 1], fc[k, 2])
+
+
+@hs.njit_helper
+def _clip(u, lo, hi):
+    return lo if u < lo else (hi if u > hi else u)
+
+
+@hs.njit_helper
+def actuator_forces(p, x, tau, force, cur, adot):
+    """Generalised force of every actuator on its joint, ``force`` (nact,), summed per joint into
+    ``tau`` (nv,) (zeroed first); ``cur`` (nact,) the DC motors' armature currents [A] (0 for other
+    types), ``adot`` (nact,) the rates of actuator states (DC motor current with inductance).
+    Equations: :mod:`legsim.assembly.components`."""
+    nq = int(p[L.P_NQ])
+    na = int(p[L.P_NACT])
+    oa = int(p[L.P_OA])
+    xu = int(p[L.P_XU])
+    for k in range(tau.shape[0]):
+        tau[k] = 0.0
+    for a in range(na):
+        o = oa + L.AW * a
+        typ = int(p[o + L.A_TYPE])
+        dof = int(p[o + L.A_DOF])
+        gear = p[o + L.A_GEAR]
+        u = x[xu + a]
+        qd = x[nq + dof]
+        q = x[int(p[o + L.A_QADR])]
+        pp = o + L.A_P0
+        cur[a] = 0.0
+        adot[a] = 0.0
+        if typ == L.ACT_TORQUE:
+            f = gear * _clip(u, p[pp], p[pp + 1])
+        elif typ == L.ACT_POSITION:
+            f = _clip(p[pp] * (u - q) - p[pp + 1] * qd, -p[pp + 2], p[pp + 2])
+        elif typ == L.ACT_VELOCITY:
+            f = _clip(p[pp] * (u - qd), -p[pp + 1], p[pp + 1])
+        else:  # DC motor through a gear: R, L, kt, kb, i_max, v_max, torque command?, efficiency
+            res, ind, kt, kb = p[pp], p[pp + 1], p[pp + 2], p[pp + 3]
+            imax, vmax, eta = p[pp + 4], p[pp + 5], p[pp + 7]
+            emf = kb * gear * qd
+            if p[pp + 6] != 0.0:  # torque command within the voltage- and current-limited band
+                ihi = _clip((vmax - emf) / res, -imax, imax)
+                ilo = _clip((-vmax - emf) / res, -imax, imax)
+                i = _clip(u / (eta * gear * kt), ilo, ihi)
+                ieff = i
+            else:
+                volt = _clip(u, -vmax, vmax)
+                if ind > 0.0:
+                    i = x[int(p[o + L.A_STATE])]
+                    adot[a] = (volt - res * i - emf) / ind
+                else:
+                    i = (volt - emf) / res
+                ieff = _clip(i, -imax, imax)
+            cur[a] = i
+            f = eta * gear * kt * ieff
+        force[a] = f
+        tau[dof] += f
+
+
+@hs.njit_helper
+def dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
+    """Every stage at state ``x``: world kinematics, contact forces, actuator forces, then the joint
+    accelerations ``d.ddq`` (world-coordinate ABA with the joints' passive forces); False when the
+    articulated inertia is singular."""
+    nq = int(p[L.P_NQ])
+    nv = int(p[L.P_NV])
+    q = x[:nq]
+    v = x[nq:nq + nv]
+    world_kinematics(m, d, q, v)
+    contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr)
+    actuator_forces(p, x, d.tau, force, cur, adot)
+    return forward_dynamics_world(m, d, q, v, d.tau, fext, d.ddq)
+
+
+@hs.njit_helper
+def body_accelerations(m, d, ddq, acc):
+    """World spatial accelerations ``acc`` (nb, 6) [linear about the world origin, angular] of every
+    body, after :func:`dynamics`: ``a_i = a_parent + S_i ddq_i + v_i x (v_i - v_parent)``
+    (Featherstone (7.31) in world coordinates, where ``dS_i/dt = v_i x S_i`` for axes fixed in body i)."""
+    ov = d.ov
+    for k in range(6):
+        acc[0, k] = 0.0
+    for i in range(1, m.body_parent.shape[0]):
+        par = m.body_parent[i]
+        jl0, jl1, jl2 = ov[i, 0] - ov[par, 0], ov[i, 1] - ov[par, 1], ov[i, 2] - ov[par, 2]
+        jw0, jw1, jw2 = ov[i, 3] - ov[par, 3], ov[i, 4] - ov[par, 4], ov[i, 5] - ov[par, 5]
+        vl0, vl1, vl2, w0, w1, w2 = ov[i, 0], ov[i, 1], ov[i, 2], ov[i, 3], ov[i, 4], ov[i, 5]
+        a0 = acc[par, 0] + (w1 * jl2 - w2 * jl1) + (vl1 * jw2 - vl2 * jw1)
+        a1 = acc[par, 1] + (w2 * jl0 - w0 * jl2) + (vl2 * jw0 - vl0 * jw2)
+        a2 = acc[par, 2] + (w0 * jl1 - w1 * jl0) + (vl0 * jw1 - vl1 * jw0)
+        a3 = acc[par, 3] + (w1 * jw2 - w2 * jw1)
+        a4 = acc[par, 4] + (w2 * jw0 - w0 * jw2)
+        a5 = acc[par, 5] + (w0 * jw1 - w1 * jw0)
+        da = m.jnt_dofadr[i]
+        for j in range(m.jnt_nv[i]):
+            s = d.oS[da + j]
+            qa = ddq[da + j]
+            a0 += s[0] * qa
+            a1 += s[1] * qa
+            a2 += s[2] * qa
+            a3 += s[3] * qa
+            a4 += s[4] * qa
+            a5 += s[5] * qa
+        acc[i, 0], acc[i, 1], acc[i, 2], acc[i, 3], acc[i, 4], acc[i, 5] = a0, a1, a2, a3, a4, a5
+
+
+# ------------------------------------------------------------------------------------ sensors
+_M32 = np.uint64(0xFFFFFFFF)
+_H1 = np.uint64(0x7FEB352D)
+_H2 = np.uint64(0x846CA68B)
+_S15 = np.uint64(15)
+_S16 = np.uint64(16)
+
+
+@hs.njit_helper
+def _hash32(z):
+    """A 32-bit integer hash (Wellons' "lowbias32": xor-shift-multiply, products < 2**64)."""
+    z = z & _M32
+    z = z ^ (z >> _S16)
+    z = (z * _H1) & _M32
+    z = z ^ (z >> _S15)
+    z = (z * _H2) & _M32
+    return z ^ (z >> _S16)
+
+
+@hs.njit_helper
+def gaussian(seed, sensor, channel, k):
+    """A standard normal draw that depends only on (seed, sensor, channel, sample k): Box–Muller on
+    two 32-bit hashes of the four, so a run's noise does not depend on its integrator steps."""
+    h = _hash32(np.uint64(seed) ^ _hash32(np.uint64(sensor) ^ _hash32(np.uint64(channel)
+                                                                       ^ _hash32(np.uint64(k)))))
+    u1 = (float(_hash32(h ^ np.uint64(0x9E3779B9))) + 0.5) / 4294967296.0
+    u2 = (float(_hash32(h ^ np.uint64(0x85EBCA6B))) + 0.5) / 4294967296.0
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+@hs.njit_helper
+def sensor_truth(m, d, p, x, o, c, acc, fc, cur):
+    """True value of channel c of the sensor row at ``p[o]`` (after :func:`dynamics`, and
+    :func:`body_accelerations` for an accelerometer): joint position/velocity, specific force
+    ``a - g`` of a body point or the body's angular velocity in sensor axes, contact force of a
+    geometry (world axes), or motor current."""
+    typ = int(p[o + L.S_TYPE])
+    src = int(p[o + L.S_SRC])
+    if typ == L.SEN_JPOS:
+        return x[src]
+    if typ == L.SEN_JVEL:
+        return x[int(p[L.P_NQ]) + src]
+    if typ == L.SEN_CURRENT:
+        return cur[src]
+    if typ == L.SEN_FORCE:
+        oc = int(p[L.P_OC])
+        rows = oc + L.C_LAW + LW.NPRM
+        total = 0.0
+        for k in range(int(p[L.P_NC])):
+            if int(p[rows + L.CW * k + L.CP_GEOM]) == src:
+                total += fc[k, c]
+        return total
+    R = d.oR[src]
+    if typ == L.SEN_GYRO:
+        w0, w1, w2 = d.ov[src, 3], d.ov[src, 4], d.ov[src, 5]
+    else:  # accelerometer: classical acceleration of the point minus gravity
+        px, py, pz = p[o + L.S_POS], p[o + L.S_POS + 1], p[o + L.S_POS + 2]
+        x0 = d.op[src, 0] + R[0, 0] * px + R[0, 1] * py + R[0, 2] * pz
+        x1 = d.op[src, 1] + R[1, 0] * px + R[1, 1] * py + R[1, 2] * pz
+        x2 = d.op[src, 2] + R[2, 0] * px + R[2, 1] * py + R[2, 2] * pz
+        v = d.ov[src]
+        a = acc[src]
+        u0 = v[0] + v[4] * x2 - v[5] * x1  # point velocity
+        u1 = v[1] + v[5] * x0 - v[3] * x2
+        u2 = v[2] + v[3] * x1 - v[4] * x0
+        g = m.gravity
+        w0 = a[0] + a[4] * x2 - a[5] * x1 + v[4] * u2 - v[5] * u1 - g[0]
+        w1 = a[1] + a[5] * x0 - a[3] * x2 + v[5] * u0 - v[3] * u2 - g[1]
+        w2 = a[2] + a[3] * x1 - a[4] * x0 + v[3] * u1 - v[4] * u0 - g[2]
+    b0 = R[0, 0] * w0 + R[1, 0] * w1 + R[2, 0] * w2  # body axes
+    b1 = R[0, 1] * w0 + R[1, 1] * w1 + R[2, 1] * w2
+    b2 = R[0, 2] * w0 + R[1, 2] * w1 + R[2, 2] * w2
+    r = o + L.S_ROT
+    return p[r + c] * b0 + p[r + 3 + c] * b1 + p[r + 6 + c] * b2  # sensor axes: R_s^T b
+
+
+@hs.njit_helper
+def measure(p, o, c, ks, truth, x, x_new):
+    """Sample ``ks`` of channel c of the sensor row at ``p[o]``: scale error, offset, noise,
+    saturation, quantisation, first-order Butterworth low-pass, delay (``components.Measurement``);
+    writes the held value into the sensordata and the filter and delay states into ``x_new``."""
+    lo = p[o + L.S_LO]
+    hi = p[o + L.S_HI]
+    y = (1.0 + p[o + L.S_SCALE]) * truth + p[o + L.S_OFFSET]
+    std = p[o + L.S_STD]
+    if std > 0.0:
+        y += std * gaussian(int(p[o + L.S_SEED]), int(p[o + L.S_ID]), c, ks)
+    y = _clip(y, lo, hi)
+    bits = int(p[o + L.S_BITS])
+    if bits > 0:
+        levels = 2.0 ** bits
+        lsb = (hi - lo) / levels
+        y = lo + _clip(math.floor((y - lo) / lsb + 0.5), 0.0, levels - 1.0) * lsb
+    delay = int(p[o + L.S_DELAY])
+    xs = int(p[o + L.S_XSTATE]) + c * (L.NFSTATE + delay)
+    b0 = p[o + L.S_B0]
+    if ks == 0:  # start in steady state at the first value
+        x_new[xs] = y
+        x_new[xs + 1] = y
+        for j in range(delay):
+            x_new[xs + L.NFSTATE + j] = y
+    elif b0 > 0.0:  # y_k = b0 (u_k + u_{k-1}) - a1 y_{k-1}
+        yf = b0 * (y + x[xs]) - p[o + L.S_A1] * x[xs + 1]
+        x_new[xs] = y
+        x_new[xs + 1] = yf
+        y = yf
+    if delay > 0 and ks > 0:
+        slot = xs + L.NFSTATE + ks % delay
+        out = x[slot]
+        x_new[slot] = y
+        y = out
+    x_new[int(p[L.P_XY]) + int(p[o + L.S_CH0]) + c] = y

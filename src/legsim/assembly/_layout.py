@@ -1,0 +1,54 @@
+"""Where an assembled robot keeps its tables in the parameter vector ``p`` and its states in ``x``
+(shared by the compiled hooks and :mod:`legsim.assembly.robot`, which packs them; numba reads
+these as compile-time constants).
+
+``p = [header (HEAD), multibody fbuf (nf), ibuf (ni int64 stored as their raw bits), contact block,
+actuator rows (nact x AW), sensor rows (nrow x SW), scratch]``; the header holds the sizes and
+every offset. The hooks' scratch (the multibody data workspace and the stages' buffers) lives at
+the end of ``p`` and ``ibuf`` is read through an int64 view of its bits, so a hook call allocates
+nothing and copies nothing (hence the hooks compile without reference counting). The scratch is
+rewritten before it is read in every call; a run's ``p`` is its own copy (``Model.params``), so
+runs in parallel threads do not share it.
+
+``x = [q (nq), v (nv), v_imp (nc), anchors (3 nc, anchor-spring friction only), actuator states,
+commands (nu), sensordata (nch), sensor filter and delay states]``: continuous states first
+(q, v, anchors, actuator states), the rest bookkeeping states that change only at events and
+samples (v_imp at contact onsets; commands, sensordata and filter states at samples).
+"""
+
+# ---- header ------------------------------------------------------------------------------
+(P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
+ P_XU, P_XY, P_XF, P_NGEOM, P_OSCR) = range(20)
+HEAD = 20
+
+# ---- contact block at p[P_OC]: ground, law, then one row per contact point ------------------
+C_NX, C_NY, C_NZ, C_OFF, C_NLAW, C_FLAW, C_LAW = range(7)
+CW = 6
+"""Per contact point: body, centre in body axes (3), radius, index of its geometry."""
+CP_BODY, CP_X, CP_Y, CP_Z, CP_R, CP_GEOM = range(CW)
+
+# ---- actuator rows at p[P_OA] ----------------------------------------------------------------
+AW = 16
+A_TYPE, A_DOF, A_QADR, A_STATE, A_GEAR, A_ULO, A_UHI = range(7)
+A_P0 = 7
+"""Type parameters from here: torque (none), servo (kp, kd, effort), velocity servo (kv, effort),
+DC motor (R, L, kt, kb, i_max, v_max, torque command?, efficiency)."""
+ACT_TORQUE, ACT_POSITION, ACT_VELOCITY, ACT_DC = range(4)
+
+# ---- sensor rows at p[P_OS] ------------------------------------------------------------------
+SW = 32
+(S_TYPE, S_SRC, S_NCH, S_CH0, S_TICKS, S_STD, S_OFFSET, S_SCALE, S_LO, S_HI, S_BITS, S_B0, S_A1,
+ S_DELAY, S_SEED, S_XSTATE, S_ID) = range(17)
+S_POS = 17
+"""Body point of an accelerometer (3) [m], then the mounting rotation (9, row-major, sensor ->
+body axes) from S_ROT."""
+S_ROT = 20
+SEN_JPOS, SEN_JVEL, SEN_ACC, SEN_GYRO, SEN_FORCE, SEN_CURRENT = range(6)
+
+NFSTATE = 2
+"""Filter states per channel (previous input, previous output), then its delay line."""
+
+# ---- model error codes -------------------------------------------------------------------------
+ERR_CMD = 1000
+"""Check-hook code ``ERR_CMD + 2 a + r``: actuator a's command is not finite (r = 0) or outside its
+range (r = 1)."""

@@ -1,0 +1,402 @@
+"""Robot parts declared as data: actuators, sensors and contacts (DESIGN.md "Robots from parts").
+
+Each part is a frozen dataclass that checks its own values when it is made (an
+:class:`~legsim.errors.InputError` naming the part, the field and the allowed range); whether the
+joint, body or geometry it names exists is checked when :class:`legsim.assembly.Robot` compiles
+the robot. Every actuator takes one command per control sample (MuJoCo's ``ctrl``), held between
+samples (zero-order hold). Units are SI: rad, m, N m, N, V, A, s, Hz.
+
+Actuators (one per 1-DoF joint, revolute or prismatic; generalised force ``tau`` on the joint)
+--------------------------------------------------------------------------------------------
+* :class:`TorqueSource` — ``tau = gear * clip(u, lo, hi)``; ``u`` [N m or N at the motor side].
+* :class:`PositionServo` — ``tau = clip(kp (u - q) - kd qdot, -effort, effort)``; ``u`` [rad or m].
+* :class:`VelocityServo` — ``tau = clip(kv (u - qdot), -effort, effort)``; ``u`` [rad/s or m/s].
+* :class:`DCMotor` — brushed DC motor through a gear of ratio N and efficiency eta (motor speed
+  ``omega_m = N qdot``, back-EMF ``kb omega_m``, torque ``tau = eta N kt i``):
+
+  - ``command="voltage"``: ``u`` is the armature voltage, clipped to ``±v_max``; without
+    inductance ``i = (u - kb omega_m) / R``, with inductance ``L > 0`` the current is a state,
+    ``L di/dt = u - R i - kb omega_m``; the torque-producing current is clipped to ``±i_max``.
+  - a rotor inertia ``J_r`` adds the reflected inertia ``N^2 J_r`` to the joint (armature).
+  - ``command="torque"``: ``u`` is the joint torque wanted, clipped to what the motor can give at
+    this speed, ``eta N kt clip((±v_max - kb omega_m) / R, -i_max, i_max)``: the linear
+    torque-speed limit of SimSect's hexapod motor (digest §4.9; :func:`DCMotor.simsect`).
+
+Sensors (each sampled at its own rate; the engine's sample clock is the least common multiple of all rates)
+--------------------------------------------------------------------------------
+:class:`JointEncoder` (joint positions), :class:`JointVelocity`, :class:`IMU` (accelerometer: the
+specific force ``a - g`` of a body point, and/or gyro: the body's angular velocity, in sensor
+axes rotated by ``rotation`` from the body's), :class:`ContactForce` (3-axis contact force in world
+axes on a contact geometry), :class:`MotorCurrent` (a DC motor's armature current). Every channel
+goes through :class:`Measurement`: scale error, offset, Gaussian noise (seeded, reproducible),
+saturation, quantisation, a first-order low-pass (Butterworth order 1), a delay of whole samples
+and a hold until its next sample (module ``_sensing``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
+from ..contact.shapes import Plane
+from ..errors import InputError
+
+__all__ = [
+    "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
+    "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Actuator", "Sensor",
+]
+
+
+def _num(owner: str, name: str, value, *, lo: float = -math.inf, hi: float = math.inf,
+         lo_open: bool = False) -> float:
+    """``value`` as a finite float in [lo, hi] (or (lo, hi] with ``lo_open``), else InputError."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{owner}: '{name}' = {value!r}, expected a number") from None
+    ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi
+    if not ok:
+        lo_s = "(" if lo_open else "["
+        raise InputError(f"{owner}: '{name}' = {value!r}, expected a finite number in "
+                         f"{lo_s}{lo:g}, {hi:g}]")
+    return v
+
+
+def _name(kind: str, value) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{kind}: name = {value!r}, expected a non-empty string")
+    return value
+
+
+# ----------------------------------------------------------------------------------- actuators
+@dataclass(frozen=True)
+class TorqueSource:
+    """Ideal torque (revolute) or force (prismatic) source: ``tau = gear * clip(u, lo, hi)``."""
+
+    name: str
+    joint: str
+    gear: float = 1.0
+    lo: float = -math.inf
+    hi: float = math.inf
+
+    def __post_init__(self):
+        o = f"TorqueSource {self.name!r}"
+        _name("TorqueSource", self.name)
+        object.__setattr__(self, "gear", _num(o, "gear", self.gear, lo=0.0, lo_open=True))
+        for k in ("lo", "hi"):
+            v = float(getattr(self, k))
+            if math.isnan(v):
+                raise InputError(f"{o}: '{k}' is NaN, expected a number")
+            object.__setattr__(self, k, v)
+        if not self.lo < self.hi:
+            raise InputError(f"{o}: lo = {self.lo:g} must be below hi = {self.hi:g}")
+
+
+@dataclass(frozen=True)
+class PositionServo:
+    """Position servo: ``tau = clip(kp (u - q) - kd qdot, -effort, effort)`` (u: target [rad or m])."""
+
+    name: str
+    joint: str
+    kp: float
+    kd: float = 0.0
+    effort: float = math.inf
+
+    def __post_init__(self):
+        o = f"PositionServo {self.name!r}"
+        _name("PositionServo", self.name)
+        object.__setattr__(self, "kp", _num(o, "kp", self.kp, lo=0.0))
+        object.__setattr__(self, "kd", _num(o, "kd", self.kd, lo=0.0))
+        object.__setattr__(self, "effort", _effort(o, self.effort))
+
+
+@dataclass(frozen=True)
+class VelocityServo:
+    """Velocity servo: ``tau = clip(kv (u - qdot), -effort, effort)`` (u: target [rad/s or m/s])."""
+
+    name: str
+    joint: str
+    kv: float
+    effort: float = math.inf
+
+    def __post_init__(self):
+        o = f"VelocityServo {self.name!r}"
+        _name("VelocityServo", self.name)
+        object.__setattr__(self, "kv", _num(o, "kv", self.kv, lo=0.0))
+        object.__setattr__(self, "effort", _effort(o, self.effort))
+
+
+def _effort(owner: str, value) -> float:
+    v = float(value)
+    if not (v > 0.0):
+        raise InputError(f"{owner}: 'effort' = {value!r}, expected a number > 0 (inf: no limit)")
+    return v
+
+
+@dataclass(frozen=True)
+class DCMotor:
+    """Brushed DC motor through a gear (module docstring for the equations).
+
+    Parameters
+    ----------
+    name, joint : actuator name and the 1-DoF joint it drives.
+    resistance : armature resistance R [ohm] (> 0).
+    torque_constant : kt [N m/A] (> 0).
+    back_emf : kb [V s/rad]; default ``torque_constant`` (an ideal machine in SI units).
+    inductance : L [H]; 0 (default) neglects the electrical dynamics, > 0 makes the current a state.
+    gear : ratio N (motor turns per joint turn, > 0).
+    efficiency : eta of the gear, in (0, 1].
+    v_max : supply voltage [V] (commands are clipped to ±v_max).
+    i_max : current limit [A] (inf: none).
+    command : ``"voltage"`` or ``"torque"``.
+    rotor_inertia : J_r [kg m^2] of the rotor (and first gear stage); the joint gets the reflected
+        inertia ``N^2 J_r`` as armature (added to its mass-matrix diagonal, as MuJoCo's
+        ``armature``). With a large gear this dominates a light link's inertia, and leaving it out
+        makes the joint's electrical damping ``eta N^2 kt kb / R`` over the link inertia a stiff mode.
+    """
+
+    name: str
+    joint: str
+    resistance: float
+    torque_constant: float
+    v_max: float
+    back_emf: float | None = None
+    inductance: float = 0.0
+    gear: float = 1.0
+    efficiency: float = 1.0
+    i_max: float = math.inf
+    command: str = "voltage"
+    rotor_inertia: float = 0.0
+
+    def __post_init__(self):
+        o = f"DCMotor {self.name!r}"
+        object.__setattr__(self, "rotor_inertia", _num(o, "rotor_inertia", self.rotor_inertia, lo=0.0))
+        _name("DCMotor", self.name)
+        for k in ("resistance", "torque_constant", "v_max", "gear"):
+            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0, lo_open=True))
+        kb = self.torque_constant if self.back_emf is None else self.back_emf
+        object.__setattr__(self, "back_emf", _num(o, "back_emf", kb, lo=0.0))
+        object.__setattr__(self, "inductance", _num(o, "inductance", self.inductance, lo=0.0))
+        object.__setattr__(self, "efficiency", _num(o, "efficiency", self.efficiency, lo=0.0,
+                                                    hi=1.0, lo_open=True))
+        i_max = float(self.i_max)
+        if not i_max > 0.0:
+            raise InputError(f"{o}: 'i_max' = {self.i_max!r}, expected a number > 0 (inf: no limit)")
+        object.__setattr__(self, "i_max", i_max)
+        if self.command not in ("voltage", "torque"):
+            raise InputError(f"{o}: command = {self.command!r}, expected 'voltage' or 'torque'")
+        if self.command == "torque" and self.inductance > 0.0:
+            raise InputError(f"{o}: a torque-commanded motor has no current state: set inductance = 0 "
+                             "or command = 'voltage'")
+
+    @classmethod
+    def simsect(cls, name: str, joint: str, *, max_speed_rpm: float = 10000.0,
+                speed_constant: float = 61.261056, resistance: float = 2.0,
+                gear: float = 33.0) -> DCMotor:
+        """SimSect's hexapod motor (digest §4.9; ``legsim.actuators.electric.MAXON_RE118751``): a
+        torque command clipped to the linear torque-speed band of a motor whose supply gives
+        ``max_speed_rpm`` at no load (``v_max = w_nl / K_omega``, ``kt = kb = 1 / K_omega``)."""
+        k_omega = _num(f"DCMotor {name!r}", "speed_constant", speed_constant, lo=0.0, lo_open=True)
+        w_nl = max_speed_rpm * 2.0 * math.pi / 60.0
+        v_max = w_nl / k_omega
+        return cls(name, joint, resistance=resistance, torque_constant=1.0 / k_omega, v_max=v_max,
+                   gear=gear, i_max=v_max / resistance, command="torque")
+
+
+Actuator = TorqueSource | PositionServo | VelocityServo | DCMotor
+"""Any actuator component."""
+
+
+# ------------------------------------------------------------------------------------ sensors
+@dataclass(frozen=True)
+class Measurement:
+    """How a sensor channel turns the true value into the measured one, in this order (DESIGN.md):
+
+    ``y = (1 + scale_error) * truth + offset + noise_std * N(0, 1)``, clipped to ``[lo, hi]``
+    (``saturate``), rounded to ``bits`` over ``[lo, hi]`` (LSB = (hi - lo) / 2**bits; 0: no
+    quantisation), low-passed (first-order Butterworth by the bilinear transform at the sensor's
+    rate, cutoff ``cutoff_hz``; 0: none), delayed by ``delay`` whole samples, and held until the
+    next sample. ``seed`` makes the noise reproducible: the draw of channel c at sample k depends
+    only on (seed, sensor, c, k), not on the integrator's steps.
+    """
+
+    noise_std: float = 0.0
+    offset: float = 0.0
+    scale_error: float = 0.0
+    lo: float = -math.inf
+    hi: float = math.inf
+    bits: int = 0
+    cutoff_hz: float = 0.0
+    delay: int = 0
+    seed: int = 0
+
+    def check(self, owner: str) -> None:
+        _num(owner, "noise_std", self.noise_std, lo=0.0)
+        _num(owner, "offset", self.offset)
+        _num(owner, "scale_error", self.scale_error, lo=-1.0, lo_open=True)
+        if math.isnan(self.lo) or math.isnan(self.hi) or not self.lo < self.hi:
+            raise InputError(f"{owner}: range lo = {self.lo!r}, hi = {self.hi!r}: expected lo < hi")
+        if not (isinstance(self.bits, int) and 0 <= self.bits <= 32):
+            raise InputError(f"{owner}: 'bits' = {self.bits!r}, expected a whole number in [0, 32]")
+        if self.bits > 0 and not (math.isfinite(self.lo) and math.isfinite(self.hi)):
+            raise InputError(f"{owner}: quantising to {self.bits} bits needs a finite range lo, hi")
+        _num(owner, "cutoff_hz", self.cutoff_hz, lo=0.0)
+        if not (isinstance(self.delay, int) and 0 <= self.delay <= 64):
+            raise InputError(f"{owner}: 'delay' = {self.delay!r}, expected a whole number of samples "
+                             "in [0, 64]")
+        if not (isinstance(self.seed, int) and self.seed >= 0):
+            raise InputError(f"{owner}: 'seed' = {self.seed!r}, expected a whole number >= 0")
+
+
+@dataclass(frozen=True)
+class _Sensor:
+    """Fields every sensor has: its name, sampling ``rate_hz`` (0: the controller's rate) and
+    :class:`Measurement`."""
+
+    name: str
+    rate_hz: float = 0.0
+    measurement: Measurement = field(default_factory=Measurement)
+
+    def __post_init__(self):
+        owner = f"{type(self).__name__} {self.name!r}"
+        _name(type(self).__name__, self.name)
+        _num(owner, "rate_hz", self.rate_hz, lo=0.0)
+        if not isinstance(self.measurement, Measurement):
+            raise InputError(f"{owner}: measurement = {self.measurement!r}, expected a Measurement")
+        self.measurement.check(owner)
+
+
+def _names(owner: str, what: str, values) -> tuple[str, ...]:
+    if isinstance(values, str):
+        values = (values,)
+    out = tuple(values)
+    if not out or not all(isinstance(v, str) and v for v in out):
+        raise InputError(f"{owner}: {what} = {values!r}, expected one or more names")
+    return out
+
+
+@dataclass(frozen=True)
+class JointEncoder(_Sensor):
+    """Positions of ``joints`` [rad or m], one channel each."""
+
+    joints: Sequence[str] = ()
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "joints", _names(f"JointEncoder {self.name!r}", "joints", self.joints))
+
+
+@dataclass(frozen=True)
+class JointVelocity(_Sensor):
+    """Velocities of ``joints`` [rad/s or m/s], one channel each."""
+
+    joints: Sequence[str] = ()
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "joints", _names(f"JointVelocity {self.name!r}", "joints", self.joints))
+
+
+@dataclass(frozen=True)
+class IMU(_Sensor):
+    """Accelerometer (specific force ``a - g`` of the body point ``position`` [m/s^2], 3 channels)
+    and/or gyro (the body's angular velocity [rad/s], 3 channels), in sensor axes: ``rotation``
+    (3, 3) maps sensor axes to body axes (the mounting rotation). Channels: accelerometer x, y, z
+    then gyro x, y, z (those present)."""
+
+    body: str = ""
+    position: Sequence[float] = (0.0, 0.0, 0.0)
+    rotation: Sequence[Sequence[float]] = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    accelerometer: bool = True
+    gyro: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        owner = f"IMU {self.name!r}"
+        if not isinstance(self.body, str) or not self.body:
+            raise InputError(f"{owner}: body = {self.body!r}, expected the name of a body")
+        pos = np.asarray(self.position, dtype=float)
+        rot = np.asarray(self.rotation, dtype=float)
+        if pos.shape != (3,) or not np.all(np.isfinite(pos)):
+            raise InputError(f"{owner}: position = {self.position!r}, expected 3 finite numbers [m]")
+        if rot.shape != (3, 3) or not np.allclose(rot @ rot.T, np.eye(3), atol=1e-9) \
+                or np.linalg.det(rot) < 0:
+            raise InputError(f"{owner}: rotation = {self.rotation!r}, expected a 3x3 rotation matrix")
+        if not (self.accelerometer or self.gyro):
+            raise InputError(f"{owner}: neither accelerometer nor gyro: expected at least one")
+        object.__setattr__(self, "position", tuple(pos))
+        object.__setattr__(self, "rotation", tuple(map(tuple, rot)))
+
+
+@dataclass(frozen=True)
+class ContactForce(_Sensor):
+    """The contact force on each geometry in ``geometries`` [N], world axes, 3 channels each (the
+    sum over its contact points; 0 while it does not touch)."""
+
+    geometries: Sequence[str] = ()
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "geometries",
+                           _names(f"ContactForce {self.name!r}", "geometries", self.geometries))
+
+
+@dataclass(frozen=True)
+class MotorCurrent(_Sensor):
+    """Armature current [A] of each DC motor named in ``actuators``, one channel each."""
+
+    actuators: Sequence[str] = ()
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "actuators",
+                           _names(f"MotorCurrent {self.name!r}", "actuators", self.actuators))
+
+
+Sensor = JointEncoder | JointVelocity | IMU | ContactForce | MotorCurrent
+"""Any sensor component."""
+
+
+# ----------------------------------------------------------------------------------- contacts
+_LATCHED = (NormalLaw.RESTITUTION,)
+
+
+@dataclass(frozen=True)
+class Contacts:
+    """Which geometries touch the ground, and how.
+
+    Parameters
+    ----------
+    law : ContactLaw (normal law + friction law of :mod:`legsim.contact.laws`).
+    ground : Plane (default z = 0; a slope is a tilted plane, ``legsim.contact.inclined_plane``).
+    geometries : names of the touching geometries (default: every sphere, capsule and box on a moving
+        body); each gives contact points as in :func:`legsim.world.contact_points`.
+    path : ``"event"`` — onset and separation are located events (the impact-velocity latch of
+        (2.20) and the friction anchor of (2.21) are exact; DESIGN.md "Contact: two paths");
+        ``"smooth"`` — the force is a function of the state inside the vector field, no events (for
+        fixed-step RK4 runs; laws that latch the impact velocity or keep an anchor need ``"event"``).
+    """
+
+    law: ContactLaw
+    ground: Plane = field(default_factory=Plane)
+    geometries: Sequence[str] | None = None
+    path: str = "event"
+
+    def __post_init__(self):
+        if not isinstance(self.law, ContactLaw):
+            raise InputError(f"Contacts: law = {self.law!r}, expected a legsim.contact.ContactLaw")
+        if not isinstance(self.ground, Plane):
+            raise InputError(f"Contacts: ground = {self.ground!r}, expected a legsim.contact.Plane")
+        if self.path not in ("event", "smooth"):
+            raise InputError(f"Contacts: path = {self.path!r}, expected 'event' or 'smooth'")
+        if self.path == "smooth" and (self.law.normal.law in _LATCHED
+                                      or self.law.friction.law == FrictionLaw.ANCHOR):
+            raise InputError(f"Contacts: the {self.law.normal.law.name.lower()} normal law with "
+                             f"{self.law.friction.law.name.lower()} friction keeps per-contact state "
+                             "(latched impact velocity or friction anchor): use path = 'event'")
+        if self.geometries is not None:
+            object.__setattr__(self, "geometries", _names("Contacts", "geometries", self.geometries))

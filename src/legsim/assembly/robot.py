@@ -1,0 +1,549 @@
+""":class:`Robot`: a multibody model plus declared parts, compiled into one hybrid-engine model.
+
+The parts (:mod:`legsim.assembly.components`) are packed into tables in the parameter vector
+(:mod:`._layout`) that the shared compiled hooks (:mod:`._hooks`) read, so assembling a robot
+writes no numba and compiles nothing new. A controller written in Python runs at the control
+period, at exact sample instants, between compiled stretches of integration::
+
+    def controller(t, sensors):          # sensors.<name>: read-only arrays of held measurements
+        return kp * (q_ref - sensors.encoders) - kd * sensors.rates   # one command per actuator
+
+    result = robot.simulate(2.0, controller)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..contact import _laws as LW
+from ..errors import InputError
+from ..hybrid import Direction, Guard, Options, Placement, Result, simulate
+from ..hybrid import Model as HybridModel
+from ..hybrid.model import closest
+from ..multibody.hybrid_model import _state_names
+from ..multibody.model import Model
+from ..world._points import contact_points
+from . import _kernels as K
+from . import _layout as L
+from .components import (
+    IMU,
+    ContactForce,
+    Contacts,
+    DCMotor,
+    JointEncoder,
+    JointVelocity,
+    MotorCurrent,
+    PositionServo,
+    TorqueSource,
+    VelocityServo,
+)
+
+__all__ = ["Robot", "SensorReadings", "Controller"]
+
+Controller = Callable[[float, "SensorReadings"], object]
+"""``controller(t, sensors) -> commands``: t [s]; commands (nact,) in actuator order, a mapping
+{actuator name: value}, or None to keep the held commands."""
+
+_RESERVED = {"q", "v", "names", "t"}
+
+
+@dataclass(frozen=True)
+class _Channels:
+    """One sensor's place in the sensordata: its name, first channel and channel labels."""
+
+    name: str
+    start: int
+    labels: tuple[str, ...]
+
+
+def _lookup(what: str, name: str, names: Sequence[str], owner: str) -> int:
+    if name not in names:
+        raise InputError(f"{owner}: {what} {name!r} does not exist{closest(name, names)}; "
+                         f"{what}s: {', '.join(names)}")
+    return list(names).index(name)
+
+
+class Robot:
+    """A robot assembled from a multibody model and declared parts.
+
+    Parameters
+    ----------
+    model : legsim.multibody.Model (``RobotBuilder`` or ``load_urdf``), fixed or floating base.
+    actuators : sequence of actuator components, each on a 1-DoF joint (forces on the same joint add).
+    sensors : sequence of sensor components.
+    contacts : :class:`~legsim.assembly.components.Contacts`, optional (no ground contact without).
+    control_period : the controller's period [s]. The engine's sample clock is the least common
+        multiple of the controller's and the sensors' rates (1 kHz with a 16 Hz sensor: 2 kHz).
+    name : model name (default: the multibody model's).
+
+    Attributes
+    ----------
+    model : the compiled :class:`legsim.hybrid.Model` (states ``q``, ``v`` of
+        :func:`legsim.multibody.articulated_model`, then ``v_imp_<point>``, anchors, actuator states,
+        the held commands ``u_<actuator>``, the sensordata ``<sensor>_<channel>`` and filter states;
+        outputs ``true_<sensor>_<channel>``, ``tau_<actuator>``, ``current_<actuator>``,
+        ``fn_<point>``, ``fn_total``).
+    actuator_names, sensor_names : in declaration order.
+    """
+
+    def __init__(self, model: Model, *, actuators: Sequence = (), sensors: Sequence = (),
+                 contacts: Contacts | None = None, control_period: float = 1e-3,
+                 name: str | None = None):
+        if not isinstance(model, Model):
+            raise InputError(f"Robot: model = {type(model).__name__}, expected a legsim.multibody.Model "
+                             "(RobotBuilder(...).compile() or legsim.multibody.load_urdf)")
+        try:
+            period = float(control_period)
+        except (TypeError, ValueError):
+            period = math.nan
+        if not (math.isfinite(period) and period > 0.0):
+            raise InputError(f"Robot: control_period = {control_period!r}, expected a number > 0 [s]")
+        self.mb = _with_rotor_inertia(model, actuators)
+        self.control_period = period
+        self.sample_rate, self.controller_every = _sample_clock(period, sensors)
+        self.name = name or model.name
+        self.actuators = tuple(actuators)
+        self.sensors = tuple(sensors)
+        self.contacts = contacts
+        self._pack()
+
+    # ------------------------------------------------------------------------------ packing
+    def _joint(self, owner: str, joint: str) -> tuple[int, int]:
+        """(dof, q address) of the 1-DoF joint named ``joint``."""
+        mb = self.mb
+        names = list(mb.joint_names)
+        if joint not in names:
+            raise InputError(f"{owner}: joint {joint!r} does not exist in {mb.name!r}"
+                             f"{closest(joint, names)}; 1-DoF joints: {', '.join(names)}")
+        body = list(mb.jnt_names).index(joint)
+        a = mb.arrays
+        return int(a.jnt_dofadr[body]), int(a.jnt_qposadr[body])
+
+    def _pack(self) -> None:
+        mb = self.mb
+        nq, nv = mb.nq, mb.nv
+        # ---- contacts
+        c = self.contacts
+        if c is not None and not isinstance(c, Contacts):
+            raise InputError(f"Robot: contacts = {c!r}, expected a legsim.assembly.Contacts")
+        points = contact_points(mb, c.geometries, "Robot contacts") if c is not None else []
+        if c is not None and not points:
+            raise InputError(f"Robot contacts: model {mb.name!r} has no sphere, capsule or box on a "
+                             "moving body")
+        if len(points) > 62:
+            raise InputError(f"Robot contacts: {len(points)} contact points (a sphere gives 1, a capsule "
+                             "2, a box 8); at most 62: choose fewer with Contacts(geometries=...)")
+        smooth = c is not None and c.path == "smooth"
+        nc = len(points)
+        geoms = list(dict.fromkeys(pt[4] for pt in points))
+        anchors = c is not None and c.law.friction.law == LW.F_ANCHOR
+        # ---- actuators
+        names: list[str] = []
+        rows: list[np.ndarray] = []
+        act_states: list[str] = []
+        commands0: list[float] = []
+        servo_q: list[tuple[int, int]] = []
+        ranges: list[tuple[float, float]] = []
+        xa = nq + nv + (0 if smooth else nc) + (3 * nc if anchors else 0)
+        for act in self.actuators:
+            if not isinstance(act, TorqueSource | PositionServo | VelocityServo | DCMotor):
+                raise InputError(f"Robot: actuator {act!r} is not an actuator component (TorqueSource, "
+                                 "PositionServo, VelocityServo, DCMotor)")
+            owner = f"{type(act).__name__} {act.name!r}"
+            if act.name in names:
+                raise InputError(f"{owner}: another actuator has this name; names must be unique")
+            names.append(act.name)
+            dof, qadr = self._joint(owner, act.joint)
+            row = np.zeros(L.AW)
+            row[L.A_DOF], row[L.A_QADR], row[L.A_STATE] = dof, qadr, -1
+            row[L.A_GEAR], row[L.A_ULO], row[L.A_UHI] = 1.0, -np.inf, np.inf
+            p0 = L.A_P0
+            u0 = 0.0
+            if isinstance(act, TorqueSource):
+                row[L.A_TYPE], row[L.A_GEAR], row[p0], row[p0 + 1] = L.ACT_TORQUE, act.gear, act.lo, act.hi
+            elif isinstance(act, PositionServo):
+                row[L.A_TYPE] = L.ACT_POSITION
+                row[p0:p0 + 3] = act.kp, act.kd, act.effort
+                u0 = float(mb.neutral()[qadr])  # a servo holds its joint's initial position
+                servo_q.append((len(rows), qadr))
+            elif isinstance(act, VelocityServo):
+                row[L.A_TYPE], row[p0], row[p0 + 1] = L.ACT_VELOCITY, act.kv, act.effort
+            else:
+                row[L.A_TYPE], row[L.A_GEAR] = L.ACT_DC, act.gear
+                row[p0:p0 + 8] = (act.resistance, act.inductance, act.torque_constant, act.back_emf,
+                                  act.i_max, act.v_max, 1.0 if act.command == "torque" else 0.0,
+                                  act.efficiency)
+                if act.inductance > 0.0:
+                    row[L.A_STATE] = xa + len(act_states)
+                    act_states.append(f"i_{act.name}")
+            rows.append(row)
+            commands0.append(u0)
+            ranges.append((row[L.A_ULO], row[L.A_UHI]))
+        nact = len(rows)
+        xu = xa + len(act_states)
+        xy = xu + nact
+        # ---- sensors
+        srows: list[np.ndarray] = []
+        channels: list[_Channels] = []
+        snames: list[str] = []
+        nch = 0
+        state_names_f: list[str] = []
+        nfs = 0
+        bodies = list(mb.body_names)
+        for sen in self.sensors:
+            kinds = (JointEncoder, JointVelocity, IMU, ContactForce, MotorCurrent)
+            if not isinstance(sen, kinds):
+                raise InputError(f"Robot: sensor {sen!r} is not a sensor component "
+                                 f"({', '.join(k.__name__ for k in kinds)})")
+            owner = f"{type(sen).__name__} {sen.name!r}"
+            if sen.name in snames:
+                raise InputError(f"{owner}: another sensor has this name; names must be unique")
+            if sen.name in _RESERVED or not sen.name.isidentifier():
+                raise InputError(f"{owner}: a sensor name must be a Python identifier other than "
+                                 f"{sorted(_RESERVED)} (it is an attribute of the controller's readings)")
+            snames.append(sen.name)
+            ticks = self._ticks(owner, sen.rate_hz)
+            parts: list[tuple[int, int, int, tuple[str, ...]]] = []  # (type, source, nch, labels)
+            if isinstance(sen, JointEncoder | JointVelocity):
+                for j in sen.joints:
+                    dof, qadr = self._joint(owner, j)
+                    if isinstance(sen, JointEncoder):
+                        parts.append((L.SEN_JPOS, qadr, 1, (j,)))
+                    else:
+                        parts.append((L.SEN_JVEL, dof, 1, (j,)))
+            elif isinstance(sen, IMU):
+                b = _lookup("body", sen.body, bodies[1:], owner) + 1
+                if sen.accelerometer:
+                    parts.append((L.SEN_ACC, b, 3, ("acc_x", "acc_y", "acc_z")))
+                if sen.gyro:
+                    parts.append((L.SEN_GYRO, b, 3, ("gyro_x", "gyro_y", "gyro_z")))
+            elif isinstance(sen, ContactForce):
+                if c is None:
+                    raise InputError(f"{owner}: the robot has no contacts (Robot(contacts=...))")
+                for g in sen.geometries:
+                    gi = _lookup("contact geometry", g, geoms, owner)
+                    parts.append((L.SEN_FORCE, gi, 3, (f"{g}_x", f"{g}_y", f"{g}_z")))
+            else:
+                for a in sen.actuators:
+                    ai = _lookup("actuator", a, names, owner)
+                    if not isinstance(self.actuators[ai], DCMotor):
+                        raise InputError(f"{owner}: actuator {a!r} is a "
+                                         f"{type(self.actuators[ai]).__name__}; a current sensor needs "
+                                         "a DCMotor")
+                    parts.append((L.SEN_CURRENT, ai, 1, (a,)))
+            ms = sen.measurement
+            b0, a1 = _butterworth1(ms.cutoff_hz, float(ticks / self.sample_rate), owner)
+            labels: list[str] = []
+            for typ, src, n, labs in parts:
+                row = np.zeros(L.SW)
+                row[L.S_TYPE], row[L.S_SRC], row[L.S_NCH], row[L.S_CH0] = typ, src, n, nch
+                row[L.S_TICKS], row[L.S_STD], row[L.S_OFFSET], row[L.S_SCALE] = (
+                    ticks, ms.noise_std, ms.offset, ms.scale_error)
+                row[L.S_LO], row[L.S_HI], row[L.S_BITS] = ms.lo, ms.hi, ms.bits
+                row[L.S_B0], row[L.S_A1], row[L.S_DELAY], row[L.S_SEED] = b0, a1, ms.delay, ms.seed
+                row[L.S_XSTATE], row[L.S_ID] = nfs, len(srows)  # state offset made absolute below
+                if isinstance(sen, IMU):
+                    row[L.S_POS:L.S_POS + 3] = sen.position
+                    row[L.S_ROT:L.S_ROT + 9] = np.asarray(sen.rotation, dtype=float).ravel()
+                srows.append(row)
+                for lab in labs:
+                    state_names_f += [f"_{sen.name}_{lab}_u", f"_{sen.name}_{lab}_y",
+                                      *(f"_{sen.name}_{lab}_d{k}" for k in range(ms.delay))]
+                nch += n
+                nfs += n * (L.NFSTATE + ms.delay)
+                labels += labs
+            channels.append(_Channels(sen.name, nch - len(labels), tuple(labels)))
+        xf = xy + nch
+        for row in srows:
+            row[L.S_XSTATE] += xf
+        # ---- the parameter vector
+        fbuf = np.asarray(mb.fbuf, dtype=np.float64)
+        ibuf = np.ascontiguousarray(mb.ibuf, dtype=np.int64).view(np.float64)  # raw bits (_layout)
+        head = np.zeros(L.HEAD)
+        oc = L.HEAD + fbuf.size + ibuf.size
+        cblock = np.zeros(L.C_LAW + LW.NPRM + L.CW * nc)
+        if c is not None:
+            cblock[L.C_NX:L.C_NZ + 1] = c.ground.normal
+            cblock[L.C_OFF] = c.ground.offset
+            cblock[L.C_NLAW], cblock[L.C_FLAW] = int(c.law.normal.law), int(c.law.friction.law)
+            cblock[L.C_LAW:L.C_LAW + LW.NPRM] = c.law.params
+            for k, (_, body, centre, radius, gname) in enumerate(points):
+                o = L.C_LAW + LW.NPRM + L.CW * k
+                cblock[o:o + L.CW] = (body, *centre, radius, geoms.index(gname))
+        oa = oc + cblock.size
+        os_ = oa + L.AW * nact
+        head[[L.P_NQ, L.P_NV, L.P_NF, L.P_NI, L.P_NC, L.P_SMOOTH, L.P_NACT, L.P_NROW, L.P_NCH]] = (
+            nq, nv, fbuf.size, ibuf.size, nc, float(smooth), nact, len(srows), nch)
+        head[[L.P_OC, L.P_OA, L.P_OS, L.P_NGEOM]] = oc, oa, os_, len(geoms)
+        head[[L.P_XC, L.P_XS, L.P_XA, L.P_XU, L.P_XY, L.P_XF]] = (
+            nq + nv, (nq + nv + (0 if smooth else nc)) if anchors else -1, xa, xu, xy, xf)
+        scratch = np.zeros(K.scratch_size(mb.nbody, nv, nc, nact))
+        head[L.P_OSCR] = os_ + L.SW * len(srows)
+        pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, scratch])
+        # ---- names
+        qn, vn, _ = _state_names(mb)
+        pnames = [f"_p{k}" for k in range(pvec.size)]
+        pnames[:L.HEAD] = [f"_header{k}" for k in range(L.HEAD)]
+        pnames[int(head[L.P_OSCR]):] = [f"_scratch{k}" for k in range(scratch.size)]
+        pt_names = [pt[0] for pt in points]
+        sensordata = [f"{ch.name}_{lab}" for ch in channels for lab in ch.labels]
+        state_names = (qn + vn + ([] if smooth else [f"v_imp_{n}" for n in pt_names])
+                       + ([f"s_{n}_{a}" for n in pt_names for a in "xyz"] if anchors else [])
+                       + act_states + [f"u_{n}" for n in names] + sensordata + state_names_f)
+        x0 = np.zeros(len(state_names))
+        x0[:nq] = mb.neutral()
+        x0[xu:xu + nact] = commands0
+        outputs = ([f"true_{s}" for s in sensordata] + [f"tau_{n}" for n in names]
+                   + [f"current_{n}" for n in names] + [f"fn_{n}" for n in pt_names] + ["fn_total"])
+        messages: dict[int, str] = {}
+        for ia, aname in enumerate(names):
+            lo, hi = ranges[ia]
+            what = f"the command of actuator {aname!r}"
+            messages[L.ERR_CMD + 2 * ia] = f"{what} is not finite (NaN or inf)"
+            messages[L.ERR_CMD + 2 * ia + 1] = f"{what} is outside [{lo:g}, {hi:g}]"
+        self.actuator_names = tuple(names)
+        self.sensor_names = tuple(snames)
+        self.channels = tuple(channels)
+        self.point_names = tuple(pt_names)
+        self._servo_q = tuple(servo_q)
+        self._x = {"xu": xu, "xy": xy, "nact": nact, "nch": nch}
+        from . import _hooks as H
+
+        guards = () if (smooth or nc == 0) else tuple(
+            g for n in pt_names for g in (Guard(f"touchdown_{n}", Direction.FALLING, Placement.RIGHT),
+                                          Guard(f"liftoff_{n}", Direction.RISING, Placement.RIGHT)))
+        robot = self
+
+        def start(x, p):
+            return robot._start(x, p)
+
+        self.model = HybridModel(
+            name=self.name, state_names=tuple(state_names), state_defaults=x0,
+            param_names=tuple(pnames), param_defaults=pvec, guards=guards,
+            output_names=tuple(outputs), vector_field=H.robot_field, guard_values=H.robot_guards,
+            reset=H.robot_reset, outputs=H.robot_outputs, sample=H.robot_sample, check=H.robot_check,
+            init_partition=start, error_messages=messages, sample_period=float(1 / self.sample_rate),
+            mode_name=lambda mode: ("touching: " + (",".join(n for k, n in enumerate(pt_names)
+                                                          if (mode >> k) & 1) or "none")
+                                    if guards else "free"),
+            description=f"assembled robot {self.name!r}: {nact} actuators, {len(snames)} sensors "
+                        f"({nch} channels), {nc} contact points ({'smooth' if smooth else 'event'} path)",
+        )
+
+    def _ticks(self, owner: str, rate_hz: float) -> int:
+        """The sensor's period in ticks of the sample clock (rate 0: the controller's rate)."""
+        if rate_hz == 0.0:
+            return self.controller_every
+        return int(round(self.sample_rate / _rate(owner, rate_hz)))
+
+    def _start(self, x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
+        """Normalise the quaternions; on the event path, points at or below the ground start touching
+        (through the model's own guards and reset: their bit set, their approach rate latched)."""
+        from ..multibody.hybrid_model import _normalise
+
+        nq, nv = self.mb.nq, self.mb.nv
+        x = np.array(x, dtype=float)
+        x[:nq + nv] = _normalise(self.mb, x[:nq + nv])
+        ng = self.model.nguard
+        if not ng:
+            return x, 0
+        g = np.empty(ng)
+        self.model.guard_values(0.0, x, p, 0, g)
+        fired = np.zeros(ng, dtype=np.int64)
+        fired[0::2] = g[0::2] <= 0.0
+        x_new = x.copy()
+        mode = int(self.model.reset(0.0, x, p, 0, fired, x_new))
+        return x_new, mode
+
+    # ---------------------------------------------------------------------------- running
+    def initial_state(self, q0=None, v0=None, commands0=None) -> np.ndarray:
+        """The engine state (nx,) from ``q0`` (nq,), ``v0`` (nv,) (default: neutral, at rest) and
+        the first held commands (default: 0, and a position servo's joint position in ``q0``)."""
+        mb = self.mb
+        x = self.model.state_defaults.copy()
+        if q0 is not None:
+            q = np.asarray(q0, dtype=float).ravel()
+            if q.shape != (mb.nq,) or not np.all(np.isfinite(q)):
+                raise InputError(f"{self.name}: q0 has shape {np.shape(q0)}, expected ({mb.nq},) finite")
+            x[:mb.nq] = q
+        if v0 is not None:
+            v = np.asarray(v0, dtype=float).ravel()
+            if v.shape != (mb.nv,) or not np.all(np.isfinite(v)):
+                raise InputError(f"{self.name}: v0 has shape {np.shape(v0)}, expected ({mb.nv},) finite")
+            x[mb.nq:mb.nq + mb.nv] = v
+        xu = self._x["xu"]
+        for a, qadr in self._servo_q:
+            x[xu + a] = x[qadr]
+        if commands0 is not None:
+            _CommandWriter(self, x)(commands0)
+        return x
+
+    def simulate(self, t_final: float, controller: Controller | None = None, *, q0=None, v0=None,
+                 commands0=None, options: Options | None = None, **kwargs) -> Result:
+        """Run the robot to ``t_final`` [s] with ``controller`` (Python, called every control period
+        from t = 0 with the sensors' held measurements; None: the commands stay ``commands0``).
+
+        ``options`` default: DP45 at rtol 1e-7 for the event path; fixed-step RK4 at h = half the
+        control period for the smooth path (steps also end at every sample instant; on the sample
+        hexapod with Hunt–Crossley feet, h = 1 ms settles into a limit cycle 5 % off the weight
+        that h <= 0.5 ms does not have: check convergence for your contact stiffness); records
+        every control period. Other keywords go to
+        :func:`legsim.hybrid.simulate` (``sinks``, ``progress``, ``raise_on_error``).
+        """
+        x0 = self.initial_state(q0, v0, commands0)
+        if options is None:
+            smooth = self.model.nguard == 0
+            options = (Options(method="rk4_fixed", h_max=self.control_period / 2,
+                               record_period=self.control_period) if smooth else
+                       Options(rtol=1e-7, atol=1e-9, h_max=self.control_period,
+                               record_period=self.control_period))
+        callback = None if controller is None else _python_controller(self, controller)
+        return simulate(self.model, t_final, x0=x0, options=options, controller=callback,
+                        controller_every=self.controller_every, **kwargs)
+
+
+def _with_rotor_inertia(model: Model, actuators: Sequence) -> Model:
+    """``model`` with the DC motors' reflected rotor inertias ``N^2 J_r`` added to their joints'
+    armature (a copy; the model itself when no motor has a rotor inertia)."""
+    arm = np.array(model.arrays.dof_armature, dtype=float)
+    names = list(model.joint_names)
+    for act in actuators:
+        if isinstance(act, DCMotor) and act.rotor_inertia > 0.0 and act.joint in names:
+            body = list(model.jnt_names).index(act.joint)
+            arm[int(model.arrays.jnt_dofadr[body])] += act.gear**2 * act.rotor_inertia
+    if np.array_equal(arm, model.arrays.dof_armature):
+        return model
+    return model.with_options(armature=arm)
+
+
+def _rate(owner: str, rate_hz: float) -> Fraction:
+    """A sampling rate as a fraction (Hz), so that rates like 16 Hz and 1 kHz find a common clock."""
+    frac = Fraction(rate_hz).limit_denominator(1000)
+    if abs(float(frac) - rate_hz) > 1e-9 * rate_hz:
+        raise InputError(f"{owner}: rate {rate_hz!r} Hz is not a ratio of whole numbers with a "
+                         "denominator up to 1000, so it shares no sample clock with the other rates")
+    return frac
+
+
+def _sample_clock(control_period: float, sensors: Sequence) -> tuple[Fraction, int]:
+    """The engine's sample clock [Hz]: the least common multiple of the controller's and every
+    sensor's rate (1 kHz and 16 Hz: 2 kHz); and the controller's period in its ticks."""
+    control = _rate("Robot control_period", 1.0 / control_period)
+    clock = control
+    for sen in sensors:
+        r = getattr(sen, "rate_hz", 0.0)
+        if isinstance(r, int | float) and r > 0.0:
+            f = _rate(f"{type(sen).__name__} {getattr(sen, 'name', '?')!r}", float(r))
+            clock = Fraction(math.lcm(clock.numerator * f.denominator, f.numerator * clock.denominator),
+                             clock.denominator * f.denominator)
+    if clock > 1_000_000 or clock / control > 10_000:
+        raise InputError(f"Robot: the controller's {float(control):g} Hz and the sensors' rates need a "
+                         f"common sample clock of {float(clock):g} Hz; choose rates with a smaller common "
+                         "multiple (e.g. sensors at the controller's rate divided by a whole number)")
+    return clock, int(clock / control)
+
+
+def _butterworth1(cutoff_hz: float, period: float, owner: str) -> tuple[float, float]:
+    """First-order Butterworth low-pass by the bilinear transform with pre-warping, at sample
+    period ``period`` [s]: ``y_k = b0 (u_k + u_{k-1}) - a1 y_{k-1}``, ``K = tan(pi fc T)``,
+    ``b0 = K / (1 + K)``, ``a1 = (K - 1) / (K + 1)`` (unit gain at DC, zero at Nyquist).
+    ``(0, 0)`` without a filter."""
+    if cutoff_hz == 0.0:
+        return 0.0, 0.0
+    nyquist = 0.5 / period
+    if cutoff_hz >= nyquist:
+        raise InputError(f"{owner}: cutoff_hz = {cutoff_hz:g} Hz is not below the Nyquist frequency "
+                         f"{nyquist:g} Hz of its sampling")
+    k = math.tan(math.pi * cutoff_hz * period)
+    return k / (1.0 + k), (k - 1.0) / (k + 1.0)
+
+
+class SensorReadings:
+    """What a Python controller sees: ``readings.<sensor>`` (or ``readings["<sensor>"]``) is a
+    read-only array of that sensor's held measurements (channels in :attr:`Robot.channels` order);
+    ``readings.q`` and ``readings.v`` are the true joint positions and velocities (read-only), for
+    controllers that want truth. The arrays are views of the live state: read them during the call,
+    copy what you keep."""
+
+    def __init__(self, robot: Robot, x: np.ndarray):
+        xy = robot._x["xy"]
+        nq, nv = robot.mb.nq, robot.mb.nv
+        self.names = tuple(ch.name for ch in robot.channels)
+        for ch in robot.channels:
+            setattr(self, ch.name, _readonly(x[xy + ch.start:xy + ch.start + len(ch.labels)]))
+        self.q = _readonly(x[:nq])
+        self.v = _readonly(x[nq:nq + nv])
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.names:
+            raise KeyError(f"no sensor {name!r}{closest(name, self.names)}; sensors: {', '.join(self.names)}")
+        return getattr(self, name)
+
+
+def _readonly(view: np.ndarray) -> np.ndarray:
+    view.flags.writeable = False
+    return view
+
+
+class _CommandWriter:
+    """Writes a controller's commands into the held-command states (validated: count, names, numbers;
+    finiteness and ranges are checked by the compiled check hook, which names the actuator)."""
+
+    def __init__(self, robot: Robot, x: np.ndarray):
+        xu, n = robot._x["xu"], robot._x["nact"]
+        self.u = x[xu:xu + n]
+        self.n = n
+        self.names = robot.actuator_names
+        self.index = {name: i for i, name in enumerate(self.names)}
+
+    def __call__(self, cmd) -> None:
+        if cmd is None:
+            return
+        if type(cmd) is np.ndarray and cmd.shape == (self.n,):  # the fast path
+            self.u[:] = cmd
+            return
+        if isinstance(cmd, Mapping):
+            for key, val in cmd.items():
+                i = self.index.get(key)
+                if i is None:
+                    raise InputError(f"command for unknown actuator {key!r}{closest(str(key), self.names)}; "
+                                     f"actuators: {', '.join(self.names)}")
+                self.u[i] = _number(val, key)
+            return
+        try:
+            arr = np.asarray(cmd, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"commands = {cmd!r}: expected {self.n} numbers (actuators "
+                             f"{', '.join(self.names)}) or a mapping actuator -> value") from None
+        if arr.shape != (self.n,):
+            raise InputError(f"the controller returned commands of shape {arr.shape}, expected ({self.n},): "
+                             f"one per actuator ({', '.join(self.names)})")
+        self.u[:] = arr
+
+
+def _number(val, key: str) -> float:
+    try:
+        return float(val)
+    except (TypeError, ValueError):
+        raise InputError(f"command for actuator {key!r} = {val!r}: expected a number") from None
+
+
+def _python_controller(robot: Robot, controller: Controller):
+    """The engine callback running ``controller`` on views made once (the state array is the same
+    object for the whole run)."""
+    if not callable(controller):
+        raise InputError(f"controller = {controller!r}: expected a function controller(t, sensors)")
+    views: list = []
+
+    def callback(t: float, x: np.ndarray, mode: int) -> None:
+        if not views:
+            views.extend((SensorReadings(robot, x), _CommandWriter(robot, x)))
+        readings, write = views
+        write(controller(t, readings))
+
+    return callback

@@ -1,0 +1,353 @@
+"""Robots assembled from parts (legsim.assembly): actuator laws against closed forms, sensors against
+kinematics and scipy's filters, the Python controller's contract, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import signal
+from scipy.integrate import solve_ivp
+
+from legsim.assembly import (
+    IMU,
+    ContactForce,
+    Contacts,
+    DCMotor,
+    JointEncoder,
+    JointVelocity,
+    Measurement,
+    MotorCurrent,
+    PositionServo,
+    Robot,
+    TorqueSource,
+    VelocityServo,
+)
+from legsim.contact import ContactLaw, coulomb, hunt_crossley
+from legsim.errors import InputError, SimulationError
+from legsim.hybrid import Options
+from legsim.multibody import RobotBuilder
+from legsim.multibody.samples import hexapod, hexapod_stance
+
+J_ROTOR = 0.02  # kg m^2 about the joint axis
+
+
+def wheel(gravity=(0.0, 0.0, -9.81), axis=(0, 0, 1)):
+    """One link turning about a vertical axis through its centre of mass (gravity does no work)."""
+    b = RobotBuilder("wheel", gravity=gravity)
+    b.add_body("link", "world", "revolute", axis=axis, mass=1.0, inertia=np.diag([0.01, 0.01, J_ROTOR]))
+    return b.compile()
+
+
+def col(res, robot, name):
+    names = robot.model.state_names
+    return res.x[:, names.index(name)] if name in names else res.y[:, robot.model.output_names.index(name)]
+
+
+# ------------------------------------------------------------------------------------- actuators
+def test_a_voltage_driven_dc_motor_spins_up_as_the_first_order_closed_form():
+    # J dw/dt = eta N kt (V - kb N w) / R  ->  w = V/(kb N) (1 - exp(-t/tau)), tau = J R / (eta N^2 kt kb)
+    R, kt, N, eta, V = 2.0, 0.05, 10.0, 0.9, 12.0
+    robot = Robot(wheel(), actuators=[DCMotor("m", "link", resistance=R, torque_constant=kt, v_max=24.0,
+                                              gear=N, efficiency=eta)])
+    res = robot.simulate(0.5, commands0=[V], options=Options(rtol=1e-10, atol=1e-12, record_period=0.01))
+    tau = J_ROTOR * R / (eta * N**2 * kt * kt)
+    w = V / (kt * N) * (1.0 - np.exp(-res.t / tau))
+    np.testing.assert_allclose(col(res, robot, "link_dot"), w, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(col(res, robot, "current_m"), (V - kt * N * w) / R, rtol=1e-7, atol=1e-8)
+
+
+def test_a_dc_motor_with_inductance_follows_its_two_state_ode():
+    R, L, kt, N, V = 1.5, 0.02, 0.05, 10.0, 12.0
+    robot = Robot(wheel(), actuators=[DCMotor("m", "link", resistance=R, torque_constant=kt, v_max=24.0,
+                                              gear=N, inductance=L)])
+    res = robot.simulate(0.3, commands0=[V], options=Options(rtol=1e-10, atol=1e-12, record_period=0.01))
+
+    def f(t, y):
+        w, i = y
+        return [N * kt * i / J_ROTOR, (V - R * i - kt * N * w) / L]
+
+    ref = solve_ivp(f, (0.0, 0.3), [0.0, 0.0], t_eval=res.t, rtol=1e-11, atol=1e-12, method="DOP853")
+    np.testing.assert_allclose(col(res, robot, "link_dot"), ref.y[0], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(col(res, robot, "i_m"), ref.y[1], rtol=1e-6, atol=1e-8)
+    assert ref.y[1].max() > 1.2 * ref.y[1][-1]  # the current overshoots: the state matters
+
+
+def test_a_rotor_inertia_reflects_through_the_gear_squared():
+    R, kt, N, Jr, V = 2.0, 0.05, 10.0, 2e-4, 12.0
+    robot = Robot(wheel(), actuators=[DCMotor("m", "link", resistance=R, torque_constant=kt, v_max=24.0,
+                                              gear=N, rotor_inertia=Jr)])
+    res = robot.simulate(0.5, commands0=[V], options=Options(rtol=1e-10, atol=1e-12, record_period=0.01))
+    tau = (J_ROTOR + N**2 * Jr) * R / (N**2 * kt * kt)
+    np.testing.assert_allclose(col(res, robot, "link_dot"), V / (kt * N) * (1.0 - np.exp(-res.t / tau)),
+                               rtol=1e-7, atol=1e-9)
+
+
+def test_the_current_limit_caps_the_torque_at_stall():
+    robot = Robot(wheel(), actuators=[DCMotor("m", "link", resistance=1.0, torque_constant=0.05, v_max=24.0,
+                                              gear=10.0, i_max=3.0)])
+    res = robot.simulate(0.01, commands0=[24.0], options=Options(record_period=0.01))
+    assert col(res, robot, "current_m")[0] == pytest.approx(24.0)   # what flows at stall
+    assert col(res, robot, "tau_m")[0] == pytest.approx(10.0 * 0.05 * 3.0)  # what turns the joint
+
+
+def test_the_simsect_motor_gives_the_torque_speed_band_of_simsect():
+    from legsim.actuators.electric import saturate_torque
+    from legsim.actuators.electric.dcmotor import stall_torque
+
+    robot = Robot(wheel(), actuators=[DCMotor.simsect("m", "link")])
+    for w in (-40.0, -5.0, 0.0, 3.0, 20.0, 31.0, 40.0):
+        for u in (-9.0, -2.0, 0.5, 4.0, 9.0):
+            res = robot.simulate(1e-3, v0=[w], commands0=[u], options=Options(record_period=1e-3))
+            want = saturate_torque(u, w, stall_torque(), 10000.0, 33.0)
+            assert col(res, robot, "tau_m")[0] == pytest.approx(float(want), rel=1e-12, abs=1e-12)
+
+
+def test_servo_and_torque_source_laws_with_their_limits():
+    robot = Robot(wheel(), actuators=[PositionServo("p", "link", kp=5.0, kd=0.5, effort=2.0),
+                                      VelocityServo("v", "link", kv=0.3, effort=0.4),
+                                      TorqueSource("t", "link", gear=3.0, lo=-1.0, hi=0.5)])
+    cases = ((0.1, 0.2, (0.3, 1.0, 0.2)), (0.0, 0.0, (1.0, 5.0, 2.0)), (0.0, 1.0, (-1.0, -9.0, -7.0)))
+    for q, w, cmd in cases:
+        res = robot.simulate(1e-3, q0=[q], v0=[w], commands0=list(cmd), options=Options(record_period=1e-3))
+        expect = (np.clip(5.0 * (cmd[0] - q) - 0.5 * w, -2.0, 2.0), np.clip(0.3 * (cmd[1] - w), -0.4, 0.4),
+                  3.0 * np.clip(cmd[2], -1.0, 0.5))
+        got = [col(res, robot, f"tau_{n}")[0] for n in "pvt"]
+        np.testing.assert_allclose(got, expect, rtol=1e-14)
+
+
+# --------------------------------------------------------------------------------------- sensors
+def test_the_accelerometer_reads_centripetal_tangential_and_gravity_terms_in_sensor_axes():
+    r, w0, torque = 0.3, 4.0, 0.5
+    rot = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # sensor x = body y
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")],
+                  sensors=[IMU("imu", body="link", position=(r, 0.0, 0.0)),
+                           IMU("mounted", body="link", position=(r, 0.0, 0.0), rotation=rot, gyro=False)])
+    res = robot.simulate(0.2, v0=[w0], commands0=[torque], options=Options(rtol=1e-10, record_period=0.01))
+    w = col(res, robot, "link_dot")
+    alpha = torque / J_ROTOR
+    np.testing.assert_allclose(w, w0 + alpha * res.t, rtol=1e-9)
+    # specific force in body axes: (-w^2 r, alpha r, +g); gyro: (0, 0, w)
+    np.testing.assert_allclose(col(res, robot, "true_imu_acc_x"), -w**2 * r, rtol=1e-9)
+    np.testing.assert_allclose(col(res, robot, "true_imu_acc_y"), alpha * r, rtol=1e-9)
+    np.testing.assert_allclose(col(res, robot, "true_imu_acc_z"), 9.81, rtol=1e-12)
+    np.testing.assert_allclose(col(res, robot, "true_imu_gyro_z"), w, rtol=1e-12)
+    np.testing.assert_allclose(col(res, robot, "true_mounted_acc_x"), alpha * r, rtol=1e-9)
+    np.testing.assert_allclose(col(res, robot, "true_mounted_acc_y"), w**2 * r, rtol=1e-9)
+    # the held measurement is the truth at the last sample (both at every record here)
+    np.testing.assert_allclose(col(res, robot, "imu_acc_x"), col(res, robot, "true_imu_acc_x"), rtol=1e-9)
+
+
+def test_a_free_falling_spinning_body_feels_only_the_centripetal_term_and_its_gyro_reads_its_spin():
+    b = RobotBuilder("brick")
+    b.add_body("brick", "world", "free", mass=2.0, inertia=np.diag([0.1, 0.2, 0.3]))
+    robot = Robot(b.compile(), sensors=[IMU("imu", body="brick", position=(0.05, 0.02, 0.0))])
+    v0 = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 3.0])  # spin about the principal z axis
+    res = robot.simulate(0.5, v0=v0, options=Options(rtol=1e-10, atol=1e-12, record_period=0.05))
+    acc = np.stack([col(res, robot, f"true_imu_acc_{a}") for a in "xyz"], axis=1)
+    # gravity is felt by nothing in free fall; the point 5 cm, 2 cm off the spin axis turns with it
+    np.testing.assert_allclose(acc, np.broadcast_to([-9.0 * 0.05, -9.0 * 0.02, 0.0], acc.shape),
+                               atol=1e-9)
+    np.testing.assert_allclose(col(res, robot, "true_imu_gyro_z"), 3.0, rtol=1e-10)
+
+
+def measured(noise=0.0, rate=0.0, cutoff=0.0, delay=0, bits=0, lo=-math.inf, hi=math.inf, seed=1,
+             method="dp45", t=1.0, offset=0.0, scale=0.0):
+    """A wheel spun by a constant torque with one velocity sensor; (t of its samples, truth, measured)."""
+    ms = Measurement(noise_std=noise, offset=offset, scale_error=scale, lo=lo, hi=hi, bits=bits,
+                     cutoff_hz=cutoff, delay=delay, seed=seed)
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")],
+                  sensors=[JointVelocity("rate", joints=["link"], rate_hz=rate, measurement=ms)],
+                  control_period=1e-3)
+    opts = Options(method=method, h_max=1e-3, record_period=1e-3)
+    res = robot.simulate(t, commands0=[0.04], options=opts)
+    period = 1.0 / rate if rate else 1e-3
+    every = int(round(period / 1e-3))
+    k = np.arange(0, res.t.size, every)
+    return res.t[k], col(res, robot, "link_dot")[k], col(res, robot, "rate_link")[k]
+
+
+def test_sensor_noise_has_its_std_is_seeded_and_does_not_depend_on_the_integrator():
+    t, truth, a = measured(noise=0.05, seed=7)
+    _, _, b = measured(noise=0.05, seed=7, method="rk4_fixed")
+    _, _, c = measured(noise=0.05, seed=8)
+    err = a - truth
+    assert abs(err.std() - 0.05) < 0.05 * 0.1 and abs(err.mean()) < 4 * 0.05 / math.sqrt(err.size)
+    np.testing.assert_allclose(a - truth, b - truth, atol=1e-12)   # same draws whatever the steps
+    assert np.corrcoef(a - truth, c - truth)[0, 1] < 0.1               # another seed, other draws
+    assert abs(np.corrcoef(err[:-1], err[1:])[0, 1]) < 0.1           # white
+
+
+def test_offset_scale_saturation_and_quantisation_in_that_order():
+    t, truth, y = measured(offset=0.1, scale=0.02, bits=8, lo=-1.0, hi=1.5)
+    lsb = 2.5 / 256
+    want = np.clip((1.02 * truth + 0.1), -1.0, 1.5)
+    want = -1.0 + np.clip(np.floor((want + 1.0) / lsb + 0.5), 0, 255) * lsb
+    np.testing.assert_allclose(y, want, atol=1e-12)
+    assert y.max() == pytest.approx(-1.0 + 255 * lsb) and truth.max() > 1.5  # saturated at the top code
+
+
+def test_the_low_pass_is_scipys_first_order_butterworth_at_the_sensor_rate():
+    t, truth, y = measured(rate=100.0, cutoff=5.0)
+    b, a = signal.butter(1, 5.0, fs=100.0)
+    zi = signal.lfilter_zi(b, a) * truth[0]
+    want = signal.lfilter(b, a, truth, zi=zi)[0]
+    np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_delay_shifts_the_measurements_by_whole_samples():
+    t, truth, y = measured(rate=50.0, delay=3)
+    np.testing.assert_allclose(y[3:], truth[:-3], rtol=1e-12)
+    np.testing.assert_allclose(y[:3], truth[0])
+
+
+def test_a_16_hz_sensor_under_a_1_khz_controller_samples_at_exact_multiples_of_1_16_s():
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")],
+                  sensors=[JointVelocity("slow", joints=["link"], rate_hz=16.0)], control_period=1e-3)
+    assert float(robot.sample_rate) == 2000.0 and robot.controller_every == 2
+    calls, seen = [], []
+
+    def controller(t, s):
+        calls.append(t)
+        seen.append(float(s.slow[0]))
+        return [0.04]
+
+    res = robot.simulate(0.5, controller, options=Options(rtol=1e-10, record_period=1e-3))
+    np.testing.assert_allclose(np.diff(calls), 1e-3, rtol=1e-9)
+    w = 0.04 / J_ROTOR  # angular acceleration
+    # the held value is the speed at the last sample instant k/16 s before or at t
+    want = w * np.floor(np.asarray(calls) * 16.0 + 1e-9) / 16.0
+    np.testing.assert_allclose(seen, want, rtol=1e-9, atol=1e-12)
+    assert res.t[-1] == 0.5
+
+
+# -------------------------------------------------------------------- robots, contacts, controllers
+@pytest.fixture(scope="module")
+def hexapod_parts():
+    mb = hexapod()
+    feet = [g.name for g in mb.geometries if "sphere" in g.name]
+    law = ContactLaw(hunt_crossley(2e4, 0.5), coulomb(0.8, 1e-2))
+    return mb, feet, law, hexapod_stance(mb)
+
+
+def test_the_servo_hexapod_equals_the_event_contact_model_with_the_same_pd_law(hexapod_parts):
+    from legsim.hybrid import simulate
+    from legsim.world import event_contact_model
+
+    mb, feet, law, q0 = hexapod_parts
+    kp, kd = 20.0, 0.5
+    ref_model = event_contact_model(mb, law, geometries=feet, kp=kp, kd=kd, q_ref=q0[7:])
+    robot = Robot(mb, actuators=[PositionServo(j, j, kp=kp, kd=kd) for j in mb.joint_names],
+                  contacts=Contacts(law, geometries=feet))
+    x0 = robot.initial_state(q0)
+    q0d = q0.copy()
+    q0d[2] += 0.02  # drop from 2 cm: onsets are located events in both
+    opts = Options(rtol=1e-9, atol=1e-11, record_period=0.01)
+    ref = simulate(ref_model, 0.4, x0=np.concatenate([q0d, np.zeros(mb.nv + len(feet))]), options=opts)
+    res = robot.simulate(0.4, q0=q0d, options=opts)
+    n = mb.nq + mb.nv
+    # all six feet land together (one event, every touchdown guard fired) in both models
+    assert ref.events.size >= 1 and res.events.size == ref.events.size
+    assert int(res.mode[-1]) == int(ref.mode[-1]) == 63
+    np.testing.assert_allclose(res.x[:, :n], ref.x[:, :n], atol=1e-7)
+    # the vector field itself, at the same state, where every foot touches
+    xr = ref.x[-1].copy()
+    xa = robot.initial_state(q0)  # commands: the targets q0
+    xa[:n + len(feet)] = xr[:n + len(feet)]  # q, v, latched impact speeds
+    fr, fa = np.empty_like(xr), np.empty_like(xa)
+    ref_model.vector_field(0.4, xr, ref_model.param_defaults.copy(), int(ref.mode[-1]), fr)
+    p = robot.model.param_defaults.copy()
+    robot.model.vector_field(0.4, xa, p, int(res.mode[-1]), fa)
+    np.testing.assert_allclose(fa[:n], fr[:n], rtol=1e-12, atol=1e-12 * np.abs(fr[:n]).max())
+    assert x0.shape == (robot.model.nx,)
+
+
+def test_a_python_pd_controller_stands_the_hexapod_on_its_sensed_feet(hexapod_parts):
+    mb, feet, law, q0 = hexapod_parts
+    # a 20 W-class motor (RE25-like rotor 1.1e-6 kg m^2) behind a 50:1 gear
+    motors = [DCMotor(j, j, resistance=2.0, torque_constant=0.02, v_max=24.0, gear=50.0,
+                      rotor_inertia=1.1e-6) for j in mb.joint_names]
+    sensors = [JointEncoder("enc", joints=mb.joint_names, measurement=Measurement(bits=14, lo=-4, hi=4)),
+               JointVelocity("rate", joints=mb.joint_names),
+               IMU("imu", body="base"), ContactForce("feet", geometries=feet),
+               MotorCurrent("amps", actuators=mb.joint_names[:3])]
+    for path in ("event", "smooth"):
+        robot = Robot(mb, actuators=motors, sensors=sensors,
+                      contacts=Contacts(law, geometries=feet, path=path))
+        target = q0[7:].copy()
+
+        def pd(t, s, target=target):
+            return np.clip(40.0 * (target - s.enc) - 1.0 * s.rate, -24.0, 24.0)
+
+        res = robot.simulate(1.0, pd, q0=q0)
+        weight = mb.total_mass() * 9.81
+        fz = sum(col(res, robot, f"feet_{g}_z") for g in feet)
+        assert fz[-1] == pytest.approx(weight, rel=0.02)
+        assert col(res, robot, "fn_total")[-1] == pytest.approx(weight, rel=0.02)
+        assert col(res, robot, "imu_acc_z")[-1] == pytest.approx(9.81, rel=0.02)
+        assert abs(res.x[-1, 2] - q0[2]) < 0.02
+
+
+def test_bad_commands_stop_the_run_naming_the_actuator_and_keep_the_records():
+    robot = Robot(wheel(), actuators=[TorqueSource("hip", "link"), TorqueSource("knee", "link")])
+
+    def nan_knee(t, s):
+        return [0.0, math.nan] if t > 0.005 else [0.0, 0.1]
+
+    with pytest.raises(SimulationError, match="the command of actuator 'knee' is not finite") as info:
+        robot.simulate(0.1, nan_knee)
+    # the records end at the instant of the bad command, which they show
+    last = info.value.result
+    assert last.t[-1] == pytest.approx(0.006) and math.isnan(last.x[-1, last.state_names.index("u_knee")])
+    with pytest.raises(SimulationError,
+                       match=r"shape \(3,\), expected \(2,\): one per actuator \(hip, knee\)"):
+        robot.simulate(0.1, lambda t, s: [0.0, 0.0, 0.0])
+    with pytest.raises(SimulationError, match="unknown actuator 'kne'.*did you mean 'knee'"):
+        robot.simulate(0.1, lambda t, s: {"kne": 1.0})
+    res = robot.simulate(0.01, lambda t, s: {"knee": 0.2})
+    np.testing.assert_allclose(col(res, robot, "u_knee")[1:], 0.2)
+
+
+def test_the_controller_sees_read_only_measurements_and_truth():
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")],
+                  sensors=[JointEncoder("enc", joints=["link"])])
+    seen = []
+
+    def controller(t, s):
+        seen.append((s.enc.flags.writeable, s["enc"] is not None, s.q[0], s.v[0]))
+        with pytest.raises(ValueError):
+            s.enc[0] = 1.0
+        return [0.0]
+
+    robot.simulate(0.003, controller, v0=[2.0])
+    assert len(seen) == 4 and not any(w for w, *_ in seen)
+    assert seen[-1][3] == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda mb: Robot(mb, actuators=[TorqueSource("a", "lnk")]),
+     "joint 'lnk' does not exist.*did you mean 'link'"),
+    (lambda mb: Robot(mb, sensors=[IMU("imu", body="lnk")]),
+     "body 'lnk' does not exist.*did you mean 'link'"),
+    (lambda mb: Robot(mb, actuators=[TorqueSource("a", "link"), TorqueSource("a", "link")]),
+     "another actuator has this name"),
+    (lambda mb: Robot(mb, actuators=[PositionServo("s", "link", kp=1.0)],
+                      sensors=[MotorCurrent("i", actuators=["s"])]),
+     "is a PositionServo; a current sensor needs"),
+    (lambda mb: Robot(mb, sensors=[ContactForce("f", geometries=["foot"])]), "has no contacts"),
+    (lambda mb: Robot(mb, sensors=[JointEncoder("q", joints=["link"])]),
+     "a sensor name must be a Python identifier"),
+    (lambda mb: Robot(mb, sensors=[JointEncoder("e", joints=["link"], rate_hz=1.0 / 3.0e-7)]),
+     "common sample clock"),
+    (lambda mb: Robot(mb, sensors=[JointEncoder("e", joints=["link"], rate_hz=100.0,
+                                                measurement=Measurement(cutoff_hz=60.0))]), "Nyquist"),
+    (lambda mb: Robot(mb, control_period=0.0), "control_period = 0.0, expected a number > 0"),
+    (lambda mb: DCMotor("m", "link", resistance=-1.0, torque_constant=0.1, v_max=12.0),
+     "'resistance' = -1.0, expected a finite number in \\(0"),
+    (lambda mb: Measurement(bits=12).check("enc"), "quantising to 12 bits needs a finite range"),
+    (lambda mb: Contacts(ContactLaw(hunt_crossley(1e4, 0.1)), path="fast"), "expected 'event' or 'smooth'"),
+])
+def test_bad_parts_are_refused_with_a_message_naming_what_and_why(make, message):
+    with pytest.raises(InputError, match=message):
+        make(wheel())
