@@ -122,15 +122,21 @@ def robot_outputs(t, x, p, mode, y):
 
 @hs.sample
 def robot_sample(t, x, p, mode, k, x_new):
-    """Sample instant k of the control period: every sensor whose period (in control periods)
-    divides k measures (:func:`._kernels.measure`) and holds its value in the sensordata."""
+    """Sample instant k of the sample clock: every sensor whose period (in ticks) divides k measures
+    (:func:`._kernels.measure`) and holds its value in the sensordata. The dynamics run only when a
+    sensor needs them (``P_SENSE``)."""
     x, p, x_new = borrow_all((x, p, x_new))
     nrow = int(p[L.P_NROW])
     if nrow == 0:
         return mode
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
-    K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
-    K.body_accelerations(m, d, d.ddq, acc)
+    sense = int(p[L.P_SENSE])
+    if sense == L.SENSE_DYNAMICS:
+        K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+        K.body_accelerations(m, d, d.ddq, acc)
+    elif sense == L.SENSE_KINEMATICS:
+        nq = int(p[L.P_NQ])
+        K.world_kinematics(m, d, x[:nq], x[nq:nq + int(p[L.P_NV])])
     os_ = int(p[L.P_OS])
     for r in range(nrow):
         o = os_ + L.SW * r

@@ -18,8 +18,12 @@ samples (v_imp at contact onsets; commands, sensordata and filter states at samp
 
 # ---- header ------------------------------------------------------------------------------
 (P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
- P_XU, P_XY, P_XF, P_NGEOM, P_OSCR) = range(20)
-HEAD = 20
+ P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE) = range(21)
+HEAD = 24
+
+SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
+"""What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates), world
+kinematics (gyros), or the whole dynamics (accelerometers, contact forces, motor currents)."""
 
 # ---- contact block at p[P_OC]: ground, law, then one row per contact point ------------------
 C_NX, C_NY, C_NZ, C_OFF, C_NLAW, C_FLAW, C_LAW = range(7)
