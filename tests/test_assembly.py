@@ -351,3 +351,16 @@ def test_the_controller_sees_read_only_measurements_and_truth():
 def test_bad_parts_are_refused_with_a_message_naming_what_and_why(make, message):
     with pytest.raises(InputError, match=message):
         make(wheel())
+
+
+def test_the_readme_example_runs_and_stands_the_hexapod():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "legsim.assembly" in b)
+    scope: dict = {}
+    exec(compile(block, "README.md", "exec"), scope)
+    res, robot, mb = scope["res"], scope["robot"], scope["mb"]
+    assert res.t[-1] == 2.0
+    assert col(res, robot, "fn_total")[-1] == pytest.approx(mb.total_mass() * 9.81, rel=0.03)

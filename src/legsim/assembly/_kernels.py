@@ -20,10 +20,10 @@ from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
 from ..multibody._layout import data_buffer_size, data_from_buffer, model_from_buffers
-from ..world._terrain import sphere_on_plane
+from ..world._terrain import sphere_contact_force, sphere_on_plane
 from . import _layout as L
 
-NSCR = 15  # contact kinematics (9), v_t (3), F_t (3)
+NSCR = 12  # contact kinematics (9), v_t (3)
 
 
 @hs.njit_helper
@@ -94,7 +94,6 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
     xs = int(p[L.P_XS])
     kin = scr[0:9]
     vt = scr[9:12]
-    ft = scr[12:15]
     for b in range(fext.shape[0]):
         for i in range(6):
             fext[b, i] = 0.0
@@ -108,21 +107,9 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
         contact_point(d, p, k, kin)
         if smooth and kin[0] >= 0.0:
             continue
-        f_n = LW.normal_force(ncode, prm, -kin[0], kin[1], 0.0 if smooth else x[xc + k])
-        vn = nx * kin[6] + ny * kin[7] + nz * kin[8]
-        vt[0] = kin[6] - vn * nx
-        vt[1] = kin[7] - vn * ny
-        vt[2] = kin[8] - vn * nz
-        if fcode == LW.F_ANCHOR:
-            anchor = x[xs + 3 * k:xs + 3 * k + 3]
-            LW.friction_force(fcode, prm, f_n, vt, anchor, ft)
-            LW.anchor_rate(prm, f_n, vt, anchor, sdot[k])
-        else:
-            LW.friction_force(fcode, prm, f_n, vt, sdot[k], ft)  # stateless: the anchor is unused
-        fn[k] = f_n
-        fc[k, 0] = ft[0] + f_n * nx
-        fc[k, 1] = ft[1] + f_n * ny
-        fc[k, 2] = ft[2] + f_n * nz
+        anchor = x[xs + 3 * k:xs + 3 * k + 3] if fcode == LW.F_ANCHOR else sdot[k]
+        fn[k] = sphere_contact_force(ncode, fcode, prm, nx, ny, nz, kin, 0.0 if smooth else x[xc + k],
+                                     anchor, sdot[k], vt, fc[k])
         add_point_force(fext, int(p[rows + L.CW * k + L.CP_BODY]), kin[2], kin[3], kin[4],
                         fc[k, 0], fc[k, 1], fc[k, 2])
 

@@ -261,6 +261,9 @@ class _Sensor:
     rate_hz: float = 0.0
     measurement: Measurement = field(default_factory=Measurement)
 
+    _names_field = ""
+    """The field holding the names this sensor measures (joints, geometries, actuators), if any."""
+
     def __post_init__(self):
         owner = f"{type(self).__name__} {self.name!r}"
         _name(type(self).__name__, self.name)
@@ -268,6 +271,9 @@ class _Sensor:
         if not isinstance(self.measurement, Measurement):
             raise InputError(f"{owner}: measurement = {self.measurement!r}, expected a Measurement")
         self.measurement.check(owner)
+        if self._names_field:
+            object.__setattr__(self, self._names_field,
+                               _names(owner, self._names_field, getattr(self, self._names_field)))
 
 
 def _names(owner: str, what: str, values) -> tuple[str, ...]:
@@ -284,10 +290,7 @@ class JointEncoder(_Sensor):
     """Positions of ``joints`` [rad or m], one channel each."""
 
     joints: Sequence[str] = ()
-
-    def __post_init__(self):
-        super().__post_init__()
-        object.__setattr__(self, "joints", _names(f"JointEncoder {self.name!r}", "joints", self.joints))
+    _names_field = "joints"
 
 
 @dataclass(frozen=True)
@@ -295,10 +298,7 @@ class JointVelocity(_Sensor):
     """Velocities of ``joints`` [rad/s or m/s], one channel each."""
 
     joints: Sequence[str] = ()
-
-    def __post_init__(self):
-        super().__post_init__()
-        object.__setattr__(self, "joints", _names(f"JointVelocity {self.name!r}", "joints", self.joints))
+    _names_field = "joints"
 
 
 @dataclass(frozen=True)
@@ -338,11 +338,7 @@ class ContactForce(_Sensor):
     sum over its contact points; 0 while it does not touch)."""
 
     geometries: Sequence[str] = ()
-
-    def __post_init__(self):
-        super().__post_init__()
-        object.__setattr__(self, "geometries",
-                           _names(f"ContactForce {self.name!r}", "geometries", self.geometries))
+    _names_field = "geometries"
 
 
 @dataclass(frozen=True)
@@ -350,11 +346,7 @@ class MotorCurrent(_Sensor):
     """Armature current [A] of each DC motor named in ``actuators``, one channel each."""
 
     actuators: Sequence[str] = ()
-
-    def __post_init__(self):
-        super().__post_init__()
-        object.__setattr__(self, "actuators",
-                           _names(f"MotorCurrent {self.name!r}", "actuators", self.actuators))
+    _names_field = "actuators"
 
 
 Sensor = JointEncoder | JointVelocity | IMU | ContactForce | MotorCurrent

@@ -280,9 +280,9 @@ class Robot:
         head[[L.P_NQ, L.P_NV, L.P_NF, L.P_NI, L.P_NC, L.P_SMOOTH, L.P_NACT, L.P_NROW, L.P_NCH]] = (
             nq, nv, fbuf.size, ibuf.size, nc, float(smooth), nact, len(srows), nch)
         head[[L.P_OC, L.P_OA, L.P_OS, L.P_NGEOM]] = oc, oa, os_, len(geoms)
-        kinds = {int(r[L.S_TYPE]) for r in srows}
-        head[L.P_SENSE] = (L.SENSE_DYNAMICS if kinds & {L.SEN_ACC, L.SEN_FORCE, L.SEN_CURRENT} else
-                           L.SENSE_KINEMATICS if L.SEN_GYRO in kinds else L.SENSE_STATE)
+        types = {int(r[L.S_TYPE]) for r in srows}
+        head[L.P_SENSE] = (L.SENSE_DYNAMICS if types & {L.SEN_ACC, L.SEN_FORCE, L.SEN_CURRENT} else
+                           L.SENSE_KINEMATICS if L.SEN_GYRO in types else L.SENSE_STATE)
         head[[L.P_XC, L.P_XS, L.P_XA, L.P_XU, L.P_XY, L.P_XF]] = (
             nq + nv, (nq + nv + (0 if smooth else nc)) if anchors else -1, xa, xu, xy, xf)
         scratch = np.zeros(K.scratch_size(mb.nbody, nv, nc, nact))

@@ -31,7 +31,7 @@ from ..hybrid import signatures as hs
 from ..multibody import _configuration as C
 from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
 from ..multibody.hybrid_model import _joint_torques, model_workspace, pd_torques
-from ._terrain import sphere_on_plane
+from ._terrain import sphere_contact_force, sphere_on_plane
 
 NCON = 5          # per-contact block: body, o (3), radius
 HEAD = 7 + LW.NPRM
@@ -121,21 +121,9 @@ def contact_wrenches(m, d, p, x, mode, nq, nv, fext, fn, sdot, scr):
         if not (mode >> k) & 1:
             continue
         sphere_contact(m, d, p, oc, k, kin)
-        f_n = LW.normal_force(ncode, prm, -kin[0], kin[1], x[nq + nv + k])
-        vn = nx * kin[6] + ny * kin[7] + nz * kin[8]
-        vt[0] = kin[6] - vn * nx
-        vt[1] = kin[7] - vn * ny
-        vt[2] = kin[8] - vn * nz
-        if fcode == LW.F_ANCHOR:
-            anchor = x[os_ + 3 * k:os_ + 3 * k + 3]
-            LW.friction_force(fcode, prm, f_n, vt, anchor, ft)
-            LW.anchor_rate(prm, f_n, vt, anchor, sdot[k])
-        else:
-            LW.friction_force(fcode, prm, f_n, vt, sdot[k], ft)  # stateless: the anchor is unused
-        fn[k] = f_n
-        ft[0] += f_n * nx
-        ft[1] += f_n * ny
-        ft[2] += f_n * nz
+        anchor = x[os_ + 3 * k:os_ + 3 * k + 3] if fcode == LW.F_ANCHOR else sdot[k]
+        fn[k] = sphere_contact_force(ncode, fcode, prm, nx, ny, nz, kin, x[nq + nv + k], anchor, sdot[k],
+                                     vt, ft)
         add_point_force(fext, int(p[oc + HEAD + NCON * k]), kin[2], kin[3], kin[4], ft[0], ft[1], ft[2])
 
 

@@ -23,6 +23,7 @@ from numba import njit
 
 from .._fastmath import FASTMATH
 from ..contact import _geom as G
+from ..contact import _laws as LW
 from ..contact._buffer import push
 
 
@@ -147,3 +148,25 @@ def sphere_on_plane(d, b, lx, ly, lz, r, nx, ny, nz, off, midway, out):
     out[2] = px
     out[3] = py
     out[4] = pz
+
+
+@njit(cache=True)
+def sphere_contact_force(ncode, fcode, prm, nx, ny, nz, kin, v_imp, anchor, sdot, vt, force):
+    """Contact force of a touching sphere contact (kinematics ``kin`` of :func:`sphere_on_plane`) on the
+    plane with normal (nx, ny, nz): the normal law ``ncode`` on penetration ``-gap`` and its rate
+    (with the approach speed ``v_imp`` latched at onset, for (2.20)) and the friction law ``fcode`` on
+    the tangential velocity ``vt`` (3,) (written here); the anchor-spring law (2.21) reads the anchor
+    displacement ``anchor`` (3,) [m] and writes its rate into ``sdot`` (3,) (stateless laws ignore
+    both). Writes the total force [N, world axes] into ``force`` (3,); returns the normal force [N]."""
+    f_n = LW.normal_force(ncode, prm, -kin[0], kin[1], v_imp)
+    vn = nx * kin[6] + ny * kin[7] + nz * kin[8]
+    vt[0] = kin[6] - vn * nx
+    vt[1] = kin[7] - vn * ny
+    vt[2] = kin[8] - vn * nz
+    LW.friction_force(fcode, prm, f_n, vt, anchor, force)
+    if fcode == LW.F_ANCHOR:
+        LW.anchor_rate(prm, f_n, vt, anchor, sdot)
+    force[0] += f_n * nx
+    force[1] += f_n * ny
+    force[2] += f_n * nz
+    return f_n
