@@ -364,3 +364,76 @@ def test_the_readme_example_runs_and_stands_the_hexapod():
     res, robot, mb = scope["res"], scope["robot"], scope["mb"]
     assert res.t[-1] == 2.0
     assert col(res, robot, "fn_total")[-1] == pytest.approx(mb.total_mass() * 9.81, rel=0.03)
+
+
+# ------------------------------------------------------------------------------ pneumatic cylinders
+def test_the_assembled_crr_leg_has_the_vector_field_of_the_crr_leg_hooks():
+    from legsim.assembly import ChamberPressure, PneumaticCylinder
+    from legsim.robots.crr_leg import _hooks as LH
+    from legsim.robots.crr_leg.geometry import JOINT_LIMITS
+    from legsim.robots.crr_leg.leg import LegBench
+
+    bench = LegBench()
+    robot = Robot(bench.bodies, actuators=[PneumaticCylinder(j, j, act, link) for j, act, link in
+                                           zip(("alpha", "beta", "gamma"), bench.actuators, bench.linkages,
+                                               strict=True)],
+                  sensors=[ChamberPressure("p", actuators=["alpha", "beta", "gamma"])])
+    names = robot.model.state_names
+    assert names[6:11] == ("alpha_p_cap", "alpha_p_rod", "alpha_m_cap", "alpha_m_rod", "alpha_m_supply")
+    rng = np.random.default_rng(4)
+    p_leg = bench.model.param_defaults.copy()
+    p_rob = robot.model.param_defaults.copy()
+    worst = 0.0
+    for _ in range(20):
+        x_leg = bench.initial_state([rng.uniform(lo + 0.05, hi - 0.05) for lo, hi in JOINT_LIMITS])
+        x_leg[3:6] = rng.normal(0.0, 1.0, 3)                       # joint rates
+        for j in range(3):                                          # chamber pressures and masses
+            g = 6 + 5 * j
+            x_leg[g:g + 2] = rng.uniform(1.5e5, 4.4e5, 2)
+            x_leg[g + 2:g + 4] *= rng.uniform(0.5, 2.0, 2)
+        x_leg[LH.U:LH.U + 3] = rng.uniform(0.0, 10.0, 3)            # held valve voltages
+        x_rob = robot.initial_state(x_leg[:3])
+        x_rob[:24] = x_leg[:24]                                     # q, v, gas states, voltages
+        f_leg, f_rob = np.empty_like(x_leg), np.empty_like(x_rob)
+        bench.model.vector_field(0.0, x_leg, p_leg, LH.MONOLITHIC, f_leg)
+        robot.model.vector_field(0.0, x_rob, p_rob, 0, f_rob)
+        scale = np.maximum(np.abs(f_leg[:21]), 1e-9 * np.abs(f_leg[:21]).max())
+        worst = max(worst, float(np.max(np.abs(f_rob[:21] - f_leg[:21]) / scale)))
+    assert worst < 1e-12, worst  # measured 5.8e-15 (world-coordinate vs body-frame ABA)
+    # the pressure sensor reads the chamber states
+    res = robot.simulate(0.01, q0=[0.3, -0.5, 1.0], options=Options(record_period=0.005))
+    np.testing.assert_allclose(col(res, robot, "true_p_beta_rod"), col(res, robot, "beta_p_rod"), rtol=1e-15)
+
+
+def _slider():
+    b = RobotBuilder("slider", gravity=(0.0, 0.0, 0.0))
+    b.add_body("piston", "world", "prismatic", axis=(1, 0, 0), mass=0.8, inertia=np.eye(3) * 1e-4)
+    return b.compile()
+
+
+def test_a_direct_cylinder_on_a_prismatic_joint_has_the_actuator_libraries_rates_and_force():
+    from legsim.actuators.pneumatic import PneumaticActuator
+    from legsim.assembly import PneumaticCylinder
+
+    act = PneumaticActuator()
+    robot = Robot(_slider(), actuators=[PneumaticCylinder("cyl", "piston", act)])
+    x = robot.initial_state([0.01], [0.05], commands0=[7.0])
+    s = robot.model.state_names.index("cyl_p_cap")
+    x[s:s + 2] = 3.1e5, 2.2e5
+    f = np.empty_like(x)
+    robot.model.vector_field(0.0, x, robot.model.param_defaults.copy(), 0, f)
+    want = act.derivatives(0.0, x[s:s + 5], 7.0, 0.01, 0.05)[0]
+    np.testing.assert_allclose(f[s:s + 5], want, rtol=1e-12)
+    force = float(act.force(x[s:s + 5], 0.01, 0.05)[0])
+    assert f[1] == pytest.approx(force / 0.8, rel=1e-12)  # piston acceleration F / m
+
+
+def test_a_valve_voltage_outside_its_range_stops_the_run_naming_the_cylinder():
+    from legsim.actuators.pneumatic import PneumaticActuator
+    from legsim.assembly import PneumaticCylinder
+
+    robot = Robot(_slider(), actuators=[PneumaticCylinder("cyl", "piston", PneumaticActuator())])
+    with pytest.raises(SimulationError, match=r"the command of actuator 'cyl' is outside \[0, 10\]"):
+        robot.simulate(0.01, lambda t, s: [11.0], q0=[0.01])
+    with pytest.raises(InputError, match="not prismatic; a revolute joint needs a transmission"):
+        Robot(wheel(), actuators=[PneumaticCylinder("cyl", "link", PneumaticActuator())])

@@ -10,6 +10,7 @@ written in Python at a fixed rate (DESIGN.md "Robots from parts").
 
 from .components import (
     IMU,
+    ChamberPressure,
     ContactForce,
     Contacts,
     DCMotor,
@@ -17,6 +18,7 @@ from .components import (
     JointVelocity,
     Measurement,
     MotorCurrent,
+    PneumaticCylinder,
     PositionServo,
     TorqueSource,
     VelocityServo,
@@ -25,4 +27,4 @@ from .robot import Controller, Robot, SensorReadings
 
 __all__ = ["Robot", "SensorReadings", "Controller", "TorqueSource", "PositionServo", "VelocityServo",
            "DCMotor", "Measurement", "JointEncoder", "JointVelocity", "IMU", "ContactForce",
-           "MotorCurrent", "Contacts"]
+           "MotorCurrent", "Contacts", "PneumaticCylinder", "ChamberPressure"]

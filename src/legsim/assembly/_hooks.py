@@ -41,11 +41,9 @@ def robot_field(t, x, p, mode, xdot):
         for k in range(fn.shape[0]):
             for i in range(3):
                 xdot[xs + 3 * k + i] = sdot[k, i]
-    oa = int(p[L.P_OA])
-    for a in range(cur.shape[0]):
-        s = int(p[oa + L.AW * a + L.A_STATE])
-        if s >= 0:
-            xdot[s] = adot[a]
+    xa = int(p[L.P_XA])
+    for i in range(adot.shape[0]):
+        xdot[xa + i] = adot[i]
 
 
 @hs.guards

@@ -16,6 +16,10 @@ import math
 import numpy as np
 
 from .._borrow import view_c
+from ..actuators.pneumatic import _layout as PL
+from ..actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force
+from ..actuators.pneumatic._friction_kernels import friction_force
+from ..actuators.pneumatic._linkage_kernels import cylinder_of_joint
 from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
@@ -27,9 +31,9 @@ NSCR = 12  # contact kinematics (9), v_t (3)
 
 
 @hs.njit_helper
-def scratch_size(nb, nv, nc, na):
+def scratch_size(nb, nv, nc, na, nas):
     """Length of the scratch at the end of ``p`` (:func:`workspace`)."""
-    return data_buffer_size(nb, nv) + 12 * nb + 7 * nc + 3 * na + NSCR
+    return data_buffer_size(nb, nv) + 12 * nb + 7 * nc + 2 * na + nas + NSCR
 
 
 @hs.njit_helper
@@ -38,8 +42,8 @@ def workspace(p):
     its data workspace and the stages' scratch, all views of ``p`` (:mod:`._layout`): world wrenches
     ``fext`` (nb, 6), normal forces ``fn`` (nc,) [N], contact forces ``fc`` (nc, 3) [N, world axes],
     anchor rates ``sdot`` (nc, 3), body accelerations ``acc`` (nb, 6), actuator forces ``force``
-    (nact,) [N m or N], currents ``cur`` (nact,) [A], actuator state rates ``adot`` (nact,), contact
-    scratch ``scr`` (NSCR,)."""
+    (nact,) [N m or N], currents ``cur`` (nact,) [A], the rates of the actuator states ``adot``
+    (nas,), contact scratch ``scr`` (NSCR,)."""
     nf = int(p[L.P_NF])
     ni = int(p[L.P_NI])
     oi = L.HEAD + nf
@@ -59,7 +63,7 @@ def workspace(p):
     o5 = o4 + 6 * nb
     o6 = o5 + na
     o7 = o6 + na
-    o8 = o7 + na
+    o8 = o7 + int(p[L.P_NAS])
     return (m, d, view_c(p[o0 + dsize:o1], (nb, 6)), p[o1:o2], view_c(p[o2:o3], (nc, 3)),
             view_c(p[o3:o4], (nc, 3)), view_c(p[o4:o5], (nb, 6)), p[o5:o6], p[o6:o7], p[o7:o8],
             p[o8:o8 + NSCR])
@@ -120,15 +124,36 @@ def _clip(u, lo, hi):
 
 
 @hs.njit_helper
+def piston(p, pp, q, qd):
+    """``(x, xdot, dx/dq, row)`` of a pneumatic cylinder through its transmission (``pp``: its type
+    parameters in ``p``): piston position [m] clamped to [0, stroke], velocity [m/s], lever arm
+    [m/rad or -] (Daepp (5.2.1)–(5.2.9) for the CRR linkage), and its parameter row."""
+    ro = int(p[pp])
+    row = p[ro:ro + PL.NPARAM]
+    tr = int(p[pp + 1])
+    if tr == L.TR_DIRECT:
+        xp, xd, arm = q, qd, 1.0
+    elif tr == L.TR_LINEAR:
+        arm = p[pp + 4]
+        xp, xd = p[pp + 3] + arm * (q - p[pp + 2]), arm * qd
+    else:
+        xp, xd, arm = cylinder_of_joint(int(p[pp + 2]), p[pp + 3], p[pp + 4], p[pp + 5], p[pp + 6],
+                                        p[pp + 7], q, qd)
+    xp = _clip(xp, 0.0, row[PL.STROKE])
+    return xp, xd, arm, row
+
+
+@hs.njit_helper
 def actuator_forces(p, x, tau, force, cur, adot):
     """Generalised force of every actuator on its joint, ``force`` (nact,), summed per joint into
     ``tau`` (nv,) (zeroed first); ``cur`` (nact,) the DC motors' armature currents [A] (0 for other
-    types), ``adot`` (nact,) the rates of actuator states (DC motor current with inductance).
-    Equations: :mod:`legsim.assembly.components`."""
+    types), ``adot`` (nas,) the rates of the actuator states (DC motor current with inductance, the
+    cylinders' gas states). Equations: :mod:`legsim.assembly.components`."""
     nq = int(p[L.P_NQ])
     na = int(p[L.P_NACT])
     oa = int(p[L.P_OA])
     xu = int(p[L.P_XU])
+    xa = int(p[L.P_XA])
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     for a in range(na):
@@ -141,13 +166,22 @@ def actuator_forces(p, x, tau, force, cur, adot):
         q = x[int(p[o + L.A_QADR])]
         pp = o + L.A_P0
         cur[a] = 0.0
-        adot[a] = 0.0
         if typ == L.ACT_TORQUE:
             f = gear * _clip(u, p[pp], p[pp + 1])
         elif typ == L.ACT_POSITION:
             f = _clip(p[pp] * (u - q) - p[pp + 1] * qd, -p[pp + 2], p[pp + 2])
         elif typ == L.ACT_VELOCITY:
             f = _clip(p[pp] * (u - qd), -p[pp + 1], p[pp + 1])
+        elif typ == L.ACT_PNEUMATIC:
+            s = int(p[o + L.A_STATE])
+            xp, xd, arm, row = piston(p, pp, q, qd)
+            r0, r1, r2, r3, r4 = cylinder_rates(row, u, xp, xd, x[s], x[s + 1], x[s + 2], x[s + 3])
+            adot[s - xa] = r0
+            adot[s - xa + 1] = r1
+            adot[s - xa + 2] = r2
+            adot[s - xa + 3] = r3
+            adot[s - xa + 4] = r4
+            f = (pressure_force(row, x[s], x[s + 1]) - friction_force(row, xd, 0.0, 0, 0.0)) * arm
         else:  # DC motor through a gear: R, L, kt, kb, i_max, v_max, torque command?, efficiency
             res, ind, kt, kb = p[pp], p[pp + 1], p[pp + 2], p[pp + 3]
             imax, vmax, eta = p[pp + 4], p[pp + 5], p[pp + 7]
@@ -160,8 +194,9 @@ def actuator_forces(p, x, tau, force, cur, adot):
             else:
                 volt = _clip(u, -vmax, vmax)
                 if ind > 0.0:
-                    i = x[int(p[o + L.A_STATE])]
-                    adot[a] = (volt - res * i - emf) / ind
+                    s = int(p[o + L.A_STATE])
+                    i = x[s]
+                    adot[s - xa] = (volt - res * i - emf) / ind
                 else:
                     i = (volt - emf) / res
                 ieff = _clip(i, -imax, imax)
@@ -262,6 +297,8 @@ def sensor_truth(m, d, p, x, o, c, acc, fc, cur):
         return x[int(p[L.P_NQ]) + src]
     if typ == L.SEN_CURRENT:
         return cur[src]
+    if typ == L.SEN_PRESSURE:
+        return x[src + c]
     if typ == L.SEN_FORCE:
         oc = int(p[L.P_OC])
         rows = oc + L.C_LAW + LW.NPRM

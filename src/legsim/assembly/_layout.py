@@ -18,7 +18,7 @@ samples (v_imp at contact onsets; commands, sensordata and filter states at samp
 
 # ---- header ------------------------------------------------------------------------------
 (P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
- P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE) = range(21)
+ P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS) = range(22)
 HEAD = 24
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
@@ -35,9 +35,16 @@ CP_BODY, CP_X, CP_Y, CP_Z, CP_R, CP_GEOM = range(CW)
 AW = 16
 A_TYPE, A_DOF, A_QADR, A_STATE, A_GEAR, A_ULO, A_UHI = range(7)
 A_P0 = 7
-"""Type parameters from here: torque (none), servo (kp, kd, effort), velocity servo (kv, effort),
-DC motor (R, L, kt, kb, i_max, v_max, torque command?, efficiency)."""
-ACT_TORQUE, ACT_POSITION, ACT_VELOCITY, ACT_DC = range(4)
+"""Type parameters from here: torque (lo, hi), servo (kp, kd, effort), velocity servo (kv, effort),
+DC motor (R, L, kt, kb, i_max, v_max, torque command?, efficiency), pneumatic cylinder (offset of
+its ``actuators.pneumatic._layout`` row in ``p``, transmission code, then the transmission's
+numbers: TR_LINEAR q0, x0, dx/dq; TR_LINKAGE joint kind, l1 .. l5). ``A_STATE`` is the first of an
+actuator's states in x (DC motor with inductance: the current; cylinder: p_cap, p_rod, m_cap,
+m_rod, m_supply), -1 for none; the rates of all actuator states are one block (``P_NAS`` long)."""
+ACT_TORQUE, ACT_POSITION, ACT_VELOCITY, ACT_DC, ACT_PNEUMATIC = range(5)
+TR_DIRECT, TR_LINEAR, TR_LINKAGE = range(3)
+NGAS = 5
+"""States of a pneumatic cylinder."""
 
 # ---- sensor rows at p[P_OS] ------------------------------------------------------------------
 SW = 32
@@ -47,7 +54,7 @@ S_POS = 17
 """Body point of an accelerometer (3) [m], then the mounting rotation (9, row-major, sensor ->
 body axes) from S_ROT."""
 S_ROT = 20
-SEN_JPOS, SEN_JVEL, SEN_ACC, SEN_GYRO, SEN_FORCE, SEN_CURRENT = range(6)
+SEN_JPOS, SEN_JVEL, SEN_ACC, SEN_GYRO, SEN_FORCE, SEN_CURRENT, SEN_PRESSURE = range(7)
 
 NFSTATE = 2
 """Filter states per channel (previous input, previous output), then its delay line."""

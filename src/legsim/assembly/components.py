@@ -11,6 +11,8 @@ Actuators (one per 1-DoF joint, revolute or prismatic; generalised force ``tau``
 * :class:`TorqueSource` — ``tau = gear * clip(u, lo, hi)``; ``u`` [N m or N at the motor side].
 * :class:`PositionServo` — ``tau = clip(kp (u - q) - kd qdot, -effort, effort)``; ``u`` [rad or m].
 * :class:`VelocityServo` — ``tau = clip(kv (u - qdot), -effort, effort)``; ``u`` [rad/s or m/s].
+* :class:`PneumaticCylinder` — a valve-driven double-acting cylinder through a linkage (``u``: valve
+  voltage [V]).
 * :class:`DCMotor` — brushed DC motor through a gear of ratio N and efficiency eta (motor speed
   ``omega_m = N qdot``, back-EMF ``kb omega_m``, torque ``tau = eta N kt i``):
 
@@ -27,7 +29,8 @@ Sensors (each sampled at its own rate; the engine's sample clock is the least co
 :class:`JointEncoder` (joint positions), :class:`JointVelocity`, :class:`IMU` (accelerometer: the
 specific force ``a - g`` of a body point, and/or gyro: the body's angular velocity, in sensor
 axes rotated by ``rotation`` from the body's), :class:`ContactForce` (3-axis contact force in world
-axes on a contact geometry), :class:`MotorCurrent` (a DC motor's armature current). Every channel
+axes on a contact geometry), :class:`MotorCurrent` (a DC motor's armature current),
+:class:`ChamberPressure` (a cylinder's two chamber pressures). Every channel
 goes through :class:`Measurement`: scale error, offset, Gaussian noise (seeded, reproducible),
 saturation, quantisation, a first-order low-pass (Butterworth order 1), a delay of whole samples
 and a hold until its next sample (module ``_sensing``).
@@ -41,6 +44,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..actuators.pneumatic.actuator import PneumaticActuator
+from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import Plane
 from ..errors import InputError
@@ -48,6 +53,7 @@ from ..errors import InputError
 __all__ = [
     "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
     "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Actuator", "Sensor",
+    "PneumaticCylinder", "ChamberPressure",
 ]
 
 
@@ -207,7 +213,63 @@ class DCMotor:
                    gear=gear, i_max=v_max / resistance, command="torque")
 
 
-Actuator = TorqueSource | PositionServo | VelocityServo | DCMotor
+_VELOCITY_ONLY = ("STRIBECK_TANH", "VISCOUS", "STEEP_LINEAR")
+
+
+@dataclass(frozen=True)
+class PneumaticCylinder:
+    """A valve-driven double-acting cylinder (``legsim.actuators.pneumatic.PneumaticActuator``: valve,
+    chambers, friction; Daepp (4.1.1), (4.1.10), (4.1.11)) driving a 1-DoF joint. The command is the
+    valve voltage [V], within the valve's range (a voltage outside it stops the run, naming the
+    actuator). States: ``<name>_p_cap``, ``_p_rod`` [Pa], ``_m_cap``, ``_m_rod`` [kg] and
+    ``_m_supply`` [kg], the air drawn from the supply.
+
+    Transmission (piston position x [m], velocity, and the lever arm dx/dq):
+    ``None`` — direct, on a prismatic joint: x = q; a
+    :class:`~legsim.actuators.pneumatic.linkage.LinearLinkage` — x linear in q; a
+    :class:`~legsim.actuators.pneumatic.linkage.JointLinkage` — the CRR crank/rocker triangle, Daepp
+    (5.2.1)–(5.2.9). x is clamped to [0, stroke]; the joint force is F dx/dq (virtual work).
+
+    ``p_cap0``, ``p_rod0``: initial chamber pressures [Pa] (default: the valve's mid pressure
+    (P_supply + P_exhaust) / 2, as the CRR leg starts), at the supply temperature.
+    Friction: a velocity-only law (Stribeck-tanh, viscous, steep-linear), as the CRR leg's hooks.
+    """
+
+    name: str
+    joint: str
+    actuator: PneumaticActuator
+    transmission: JointLinkage | LinearLinkage | None = None
+    p_cap0: float | None = None
+    p_rod0: float | None = None
+
+    def __post_init__(self):
+        o = f"PneumaticCylinder {self.name!r}"
+        _name("PneumaticCylinder", self.name)
+        if not isinstance(self.actuator, PneumaticActuator):
+            raise InputError(f"{o}: actuator = {self.actuator!r}, expected a "
+                             "legsim.actuators.pneumatic.PneumaticActuator")
+        law = self.actuator.friction.model
+        if law.name not in _VELOCITY_ONLY:
+            raise InputError(f"{o}: friction law {law.name}, expected a velocity-only law "
+                             f"({', '.join(_VELOCITY_ONLY)}): stick states are not assembled yet")
+        if not (self.transmission is None or isinstance(self.transmission, JointLinkage | LinearLinkage)):
+            raise InputError(f"{o}: transmission = {self.transmission!r}, expected None (direct, "
+                             "prismatic joint), a LinearLinkage or a JointLinkage")
+        mid = 0.5 * (self.actuator.p_supply + self.actuator.p_exhaust)
+        for k in ("p_cap0", "p_rod0"):
+            v = mid if getattr(self, k) is None else getattr(self, k)
+            object.__setattr__(self, k, _num(o, k, v, lo=0.0, lo_open=True))
+
+    def piston(self, q: float) -> float:
+        """Piston position x [m] at joint coordinate q (clamped to [0, stroke])."""
+        if self.transmission is None:
+            x = float(q)
+        else:
+            x = float(np.asarray(self.transmission.cylinder(q)[0]))
+        return min(max(x, 0.0), float(self.actuator.cylinder.stroke))
+
+
+Actuator = TorqueSource | PositionServo | VelocityServo | DCMotor | PneumaticCylinder
 """Any actuator component."""
 
 
@@ -349,7 +411,16 @@ class MotorCurrent(_Sensor):
     _names_field = "actuators"
 
 
-Sensor = JointEncoder | JointVelocity | IMU | ContactForce | MotorCurrent
+@dataclass(frozen=True)
+class ChamberPressure(_Sensor):
+    """The cap- and rod-side chamber pressures [Pa] of each pneumatic cylinder named in
+    ``actuators``, two channels each (``<actuator>_cap``, ``<actuator>_rod``)."""
+
+    actuators: Sequence[str] = ()
+    _names_field = "actuators"
+
+
+Sensor = JointEncoder | JointVelocity | IMU | ContactForce | MotorCurrent | ChamberPressure
 """Any sensor component."""
 
 

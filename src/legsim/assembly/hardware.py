@@ -305,6 +305,8 @@ def _ground(f: _File, spec: dict[str, Any]) -> Plane:
         if "normal" in spec or "offset" in spec:
             raise f.fail(t, "give either incline [rad] (and through) or normal and offset, not both")
         through = f.value(t, "through", spec.get("through", [0.0, 0.0, 0.0]), "vector")
+        if len(through) != 3:
+            raise f.fail(t, f"through = {through!r}: expected 3 numbers [m]")
         return f.build(t, inclined_plane, f.value(t, "incline", spec["incline"], "number"), through)
     if "through" in spec:
         raise f.fail(t, "through goes with incline (a plane by its normal is placed by offset [m])")
@@ -445,26 +447,32 @@ def load_controller(ref: str, base_dir: str | Path = ".", params: Mapping[str, A
         if not callable(fn):
             raise InputError(f"{where} = {ref!r}: {func}(**controller_params) returned a "
                              f"{type(fn).__name__}, expected a function controller(t, sensors)")
-    sig = _signature(fn)
     try:
-        sig.bind(0.0, None)
+        _signature(fn).bind(0.0, None)
     except TypeError:
-        what = (f"the function {func}(**controller_params) returns" if params is not None else
-                f"{func}{sig} (a factory needs [controller_params])")
-        raise InputError(f"{where} = {ref!r}: {what} cannot be called as controller(t, sensors)") from None
+        if params is not None:
+            raise InputError(f"{where} = {ref!r}: the function {func}(**controller_params) returns cannot "
+                             "be called as controller(t, sensors)") from None
+        raise InputError(f"{where} = {ref!r}: {func}() cannot be called as controller(t, sensors); if it "
+                         "makes the controller, give its parameters in [controller_params] (an empty "
+                         "table calls it without any)") from None
     return fn
 
 
 def _check_params(fn: Callable[..., Any], params: Mapping[str, Any], where: str) -> None:
     """Every key of ``params`` is a parameter of the factory ``fn`` (unless it takes ``**kwargs``)."""
-    ps = _signature(fn).parameters.values()
-    if any(p.kind == p.VAR_KEYWORD for p in ps):
-        return
-    takes = [p.name for p in ps if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    for key in params:
+    ps = {p.name: p for p in _signature(fn).parameters.values()}
+    takes = [n for n, p in ps.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for key, value in params.items():
         if key not in takes:
+            if any(p.kind == p.VAR_KEYWORD for p in ps.values()):
+                continue
             raise InputError(f"{where} {key}: {getattr(fn, '__name__', 'the factory')}() takes no "
                              f"parameter {key!r}{closest(key, takes)}; it takes {', '.join(takes) or 'none'}")
+        ann = ps[key].annotation  # a simple annotation (float, int, bool, str) is checked
+        kind = _KIND_OF.get(ann if isinstance(ann, str) else getattr(ann, "__name__", ""), "any")
+        if kind in ("number", "int", "bool", "str") and not _ok(kind, value):
+            raise InputError(f"{where} {key} = {value!r}: expected {_EXPECTED[kind]}")
 
 
 def _signature(fn: Callable[..., Any]) -> inspect.Signature:

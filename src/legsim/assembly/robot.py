@@ -20,6 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..actuators.pneumatic import _layout as PL
 from ..contact import _laws as LW
 from ..errors import InputError
 from ..hybrid import Direction, Guard, Options, Placement, Result, simulate
@@ -32,12 +33,15 @@ from . import _kernels as K
 from . import _layout as L
 from .components import (
     IMU,
+    Actuator,
+    ChamberPressure,
     ContactForce,
     Contacts,
     DCMotor,
     JointEncoder,
     JointVelocity,
     MotorCurrent,
+    PneumaticCylinder,
     PositionServo,
     TorqueSource,
     VelocityServo,
@@ -148,12 +152,13 @@ class Robot:
         act_states: list[str] = []
         commands0: list[float] = []
         servo_q: list[tuple[int, int]] = []
+        pneumatic: list[tuple[int, int, PneumaticCylinder]] = []
         ranges: list[tuple[float, float]] = []
         xa = nq + nv + (0 if smooth else nc) + (3 * nc if anchors else 0)
         for act in self.actuators:
-            if not isinstance(act, TorqueSource | PositionServo | VelocityServo | DCMotor):
+            if not isinstance(act, Actuator):
                 raise InputError(f"Robot: actuator {act!r} is not an actuator component (TorqueSource, "
-                                 "PositionServo, VelocityServo, DCMotor)")
+                                 "PositionServo, VelocityServo, DCMotor, PneumaticCylinder)")
             owner = f"{type(act).__name__} {act.name!r}"
             if act.name in names:
                 raise InputError(f"{owner}: another actuator has this name; names must be unique")
@@ -173,6 +178,10 @@ class Robot:
                 servo_q.append((len(rows), qadr))
             elif isinstance(act, VelocityServo):
                 row[L.A_TYPE], row[p0], row[p0 + 1] = L.ACT_VELOCITY, act.kv, act.effort
+            elif isinstance(act, PneumaticCylinder):
+                u0 = self._pack_cylinder(owner, act, row, qadr, xa + len(act_states), len(pneumatic))
+                pneumatic.append((int(row[L.A_STATE]), qadr, act))
+                act_states += [f"{act.name}_{k}" for k in ("p_cap", "p_rod", "m_cap", "m_rod", "m_supply")]
             else:
                 row[L.A_TYPE], row[L.A_GEAR] = L.ACT_DC, act.gear
                 row[p0:p0 + 8] = (act.resistance, act.inductance, act.torque_constant, act.back_emf,
@@ -196,7 +205,7 @@ class Robot:
         nfs = 0
         bodies = list(mb.body_names)
         for sen in self.sensors:
-            kinds = (JointEncoder, JointVelocity, IMU, ContactForce, MotorCurrent)
+            kinds = (JointEncoder, JointVelocity, IMU, ContactForce, MotorCurrent, ChamberPressure)
             if not isinstance(sen, kinds):
                 raise InputError(f"Robot: sensor {sen!r} is not a sensor component "
                                  f"({', '.join(k.__name__ for k in kinds)})")
@@ -228,6 +237,15 @@ class Robot:
                 for g in sen.geometries:
                     gi = _lookup("contact geometry", g, geoms, owner)
                     parts.append((L.SEN_FORCE, gi, 3, (f"{g}_x", f"{g}_y", f"{g}_z")))
+            elif isinstance(sen, ChamberPressure):
+                for a in sen.actuators:
+                    ai = _lookup("actuator", a, names, owner)
+                    cyl = [st for st, _, act in pneumatic if act is self.actuators[ai]]
+                    if not cyl:
+                        raise InputError(f"{owner}: actuator {a!r} is a "
+                                         f"{type(self.actuators[ai]).__name__}; a pressure sensor needs "
+                                         "a PneumaticCylinder")
+                    parts.append((L.SEN_PRESSURE, cyl[0], 2, (f"{a}_cap", f"{a}_rod")))
             else:
                 for a in sen.actuators:
                     ai = _lookup("actuator", a, names, owner)
@@ -285,9 +303,15 @@ class Robot:
                            L.SENSE_KINEMATICS if L.SEN_GYRO in types else L.SENSE_STATE)
         head[[L.P_XC, L.P_XS, L.P_XA, L.P_XU, L.P_XY, L.P_XF]] = (
             nq + nv, (nq + nv + (0 if smooth else nc)) if anchors else -1, xa, xu, xy, xf)
-        scratch = np.zeros(K.scratch_size(mb.nbody, nv, nc, nact))
-        head[L.P_OSCR] = os_ + L.SW * len(srows)
-        pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, scratch])
+        opn = os_ + L.SW * len(srows)  # the cylinders' parameter rows
+        prows = [act.actuator.row() for _, _, act in pneumatic]
+        for r in rows:
+            if int(r[L.A_TYPE]) == L.ACT_PNEUMATIC:
+                r[L.A_P0] = opn + PL.NPARAM * r[L.A_P0]
+        head[L.P_NAS] = len(act_states)
+        scratch = np.zeros(K.scratch_size(mb.nbody, nv, nc, nact, len(act_states)))
+        head[L.P_OSCR] = opn + PL.NPARAM * len(prows)
+        pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, scratch])
         # ---- names
         qn, vn, _ = _state_names(mb)
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -314,6 +338,7 @@ class Robot:
         self.channels = tuple(channels)
         self.point_names = tuple(pt_names)
         self._servo_q = tuple(servo_q)
+        self._pneumatic = tuple(pneumatic)
         self._x = {"xu": xu, "xy": xy, "nact": nact, "nch": nch}
         from . import _hooks as H
 
@@ -337,6 +362,31 @@ class Robot:
             description=f"assembled robot {self.name!r}: {nact} actuators, {len(snames)} sensors "
                         f"({nch} channels), {nc} contact points ({'smooth' if smooth else 'event'} path)",
         )
+
+    def _pack_cylinder(self, owner: str, act: PneumaticCylinder, row: np.ndarray, qadr: int, state: int,
+                       k: int) -> float:
+        """Fill the actuator row of a pneumatic cylinder (its parameter row is the k-th of the
+        cylinders' block; the offset is made absolute once the block's place is known); return its
+        first command: the valve's equal-flow voltage."""
+        from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
+        from ..multibody._layout import JOINT_PRISMATIC
+
+        prow = act.actuator.row()
+        p0 = L.A_P0
+        row[L.A_TYPE], row[p0], row[L.A_STATE] = L.ACT_PNEUMATIC, k, state
+        row[L.A_ULO], row[L.A_UHI] = prow[PL.U_MIN], prow[PL.U_MAX]
+        tr = act.transmission
+        if tr is None:
+            body = list(self.mb.jnt_names).index(act.joint)
+            if int(self.mb.arrays.jnt_type[body]) != JOINT_PRISMATIC:
+                raise InputError(f"{owner}: joint {act.joint!r} is not prismatic; a revolute joint needs "
+                                 "a transmission (JointLinkage or LinearLinkage)")
+            row[p0 + 1] = L.TR_DIRECT
+        elif isinstance(tr, LinearLinkage):
+            row[p0 + 1:p0 + 5] = L.TR_LINEAR, tr.theta0, tr.x0, tr.slope
+        elif isinstance(tr, JointLinkage):
+            row[p0 + 1:p0 + 8] = L.TR_LINKAGE, int(tr.joint), tr.l1, tr.l2, tr.l3, tr.l4, tr.l5
+        return float(min(max(prow[PL.U_OFFSET], prow[PL.U_MIN]), prow[PL.U_MAX]))
 
     def _ticks(self, owner: str, rate_hz: float) -> int:
         """The sensor's period in ticks of the sample clock (rate 0: the controller's rate)."""
@@ -382,6 +432,8 @@ class Robot:
         xu = self._x["xu"]
         for a, qadr in self._servo_q:
             x[xu + a] = x[qadr]
+        for st, qadr, act in self._pneumatic:  # chambers at rest at their initial pressures
+            x[st:st + L.NGAS] = act.actuator.initial_state(act.piston(x[qadr]), act.p_cap0, act.p_rod0)[0]
         if commands0 is not None:
             _CommandWriter(self, x)(commands0)
         return x
