@@ -23,7 +23,8 @@ from .components import (
     TorqueSource,
     VelocityServo,
 )
-from .robot import Controller, Robot, SensorReadings
+from .controller import Controller, SensorReadings
+from .robot import Robot
 
 __all__ = ["Robot", "SensorReadings", "Controller", "TorqueSource", "PositionServo", "VelocityServo",
            "DCMotor", "Measurement", "JointEncoder", "JointVelocity", "IMU", "ContactForce",

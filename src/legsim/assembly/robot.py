@@ -14,9 +14,8 @@ period, at exact sample instants, between compiled stretches of integration::
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from ..hybrid.model import closest
 from ..multibody.hybrid_model import _state_names
 from ..multibody.model import Model
 from ..world._points import contact_points
+from . import _clock
 from . import _kernels as K
 from . import _layout as L
 from .components import (
@@ -46,12 +46,9 @@ from .components import (
     TorqueSource,
     VelocityServo,
 )
+from .controller import CommandWriter, Controller, python_controller
 
-__all__ = ["Robot", "SensorReadings", "Controller"]
-
-Controller = Callable[[float, "SensorReadings"], object]
-"""``controller(t, sensors) -> commands``: t [s]; commands (nact,) in actuator order, a mapping
-{actuator name: value}, or None to keep the held commands."""
+__all__ = ["Robot"]
 
 _RESERVED = {"q", "v", "names", "t"}
 
@@ -109,7 +106,7 @@ class Robot:
             raise InputError(f"Robot: control_period = {control_period!r}, expected a number > 0 [s]")
         self.mb = _with_rotor_inertia(model, actuators)
         self.control_period = period
-        self.sample_rate, self.controller_every = _sample_clock(period, sensors)
+        self.sample_rate, self.controller_every = _clock.sample_clock(period, sensors)
         self.name = name or model.name
         self.actuators = tuple(actuators)
         self.sensors = tuple(sensors)
@@ -255,7 +252,7 @@ class Robot:
                                          "a DCMotor")
                     parts.append((L.SEN_CURRENT, ai, 1, (a,)))
             ms = sen.measurement
-            b0, a1 = _butterworth1(ms.cutoff_hz, float(ticks / self.sample_rate), owner)
+            b0, a1 = _clock.butterworth1(ms.cutoff_hz, float(ticks / self.sample_rate), owner)
             labels: list[str] = []
             for typ, src, n, labs in parts:
                 row = np.zeros(L.SW)
@@ -392,7 +389,7 @@ class Robot:
         """The sensor's period in ticks of the sample clock (rate 0: the controller's rate)."""
         if rate_hz == 0.0:
             return self.controller_every
-        return int(round(self.sample_rate / _rate(owner, rate_hz)))
+        return int(round(self.sample_rate / _clock.rate(owner, rate_hz)))
 
     def _start(self, x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
         """Normalise the quaternions; on the event path, points at or below the ground start touching
@@ -435,7 +432,7 @@ class Robot:
         for st, qadr, act in self._pneumatic:  # chambers at rest at their initial pressures
             x[st:st + L.NGAS] = act.actuator.initial_state(act.piston(x[qadr]), act.p_cap0, act.p_rod0)[0]
         if commands0 is not None:
-            _CommandWriter(self, x)(commands0)
+            CommandWriter(self, x)(commands0)
         return x
 
     def simulate(self, t_final: float, controller: Controller | None = None, *, q0=None, v0=None,
@@ -457,7 +454,7 @@ class Robot:
                                record_period=self.control_period) if smooth else
                        Options(rtol=1e-7, atol=1e-9, h_max=self.control_period,
                                record_period=self.control_period))
-        callback = None if controller is None else _python_controller(self, controller)
+        callback = None if controller is None else python_controller(self, controller)
         return simulate(self.model, t_final, x0=x0, options=options, controller=callback,
                         controller_every=self.controller_every, **kwargs)
 
@@ -474,131 +471,3 @@ def _with_rotor_inertia(model: Model, actuators: Sequence) -> Model:
     if np.array_equal(arm, model.arrays.dof_armature):
         return model
     return model.with_options(armature=arm)
-
-
-def _rate(owner: str, rate_hz: float) -> Fraction:
-    """A sampling rate as a fraction (Hz), so that rates like 16 Hz and 1 kHz find a common clock."""
-    frac = Fraction(rate_hz).limit_denominator(1000)
-    if abs(float(frac) - rate_hz) > 1e-9 * rate_hz:
-        raise InputError(f"{owner}: rate {rate_hz!r} Hz is not a ratio of whole numbers with a "
-                         "denominator up to 1000, so it shares no sample clock with the other rates")
-    return frac
-
-
-def _sample_clock(control_period: float, sensors: Sequence) -> tuple[Fraction, int]:
-    """The engine's sample clock [Hz]: the least common multiple of the controller's and every
-    sensor's rate (1 kHz and 16 Hz: 2 kHz); and the controller's period in its ticks."""
-    control = _rate("Robot control_period", 1.0 / control_period)
-    clock = control
-    for sen in sensors:
-        r = getattr(sen, "rate_hz", 0.0)
-        if isinstance(r, int | float) and r > 0.0:
-            f = _rate(f"{type(sen).__name__} {getattr(sen, 'name', '?')!r}", float(r))
-            clock = Fraction(math.lcm(clock.numerator * f.denominator, f.numerator * clock.denominator),
-                             clock.denominator * f.denominator)
-    if clock > 1_000_000 or clock / control > 10_000:
-        raise InputError(f"Robot: the controller's {float(control):g} Hz and the sensors' rates need a "
-                         f"common sample clock of {float(clock):g} Hz; choose rates with a smaller common "
-                         "multiple (e.g. sensors at the controller's rate divided by a whole number)")
-    return clock, int(clock / control)
-
-
-def _butterworth1(cutoff_hz: float, period: float, owner: str) -> tuple[float, float]:
-    """First-order Butterworth low-pass by the bilinear transform with pre-warping, at sample
-    period ``period`` [s]: ``y_k = b0 (u_k + u_{k-1}) - a1 y_{k-1}``, ``K = tan(pi fc T)``,
-    ``b0 = K / (1 + K)``, ``a1 = (K - 1) / (K + 1)`` (unit gain at DC, zero at Nyquist).
-    ``(0, 0)`` without a filter."""
-    if cutoff_hz == 0.0:
-        return 0.0, 0.0
-    nyquist = 0.5 / period
-    if cutoff_hz >= nyquist:
-        raise InputError(f"{owner}: cutoff_hz = {cutoff_hz:g} Hz is not below the Nyquist frequency "
-                         f"{nyquist:g} Hz of its sampling")
-    k = math.tan(math.pi * cutoff_hz * period)
-    return k / (1.0 + k), (k - 1.0) / (k + 1.0)
-
-
-class SensorReadings:
-    """What a Python controller sees: ``readings.<sensor>`` (or ``readings["<sensor>"]``) is a
-    read-only array of that sensor's held measurements (channels in :attr:`Robot.channels` order);
-    ``readings.q`` and ``readings.v`` are the true joint positions and velocities (read-only), for
-    controllers that want truth. The arrays are views of the live state: read them during the call,
-    copy what you keep."""
-
-    def __init__(self, robot: Robot, x: np.ndarray):
-        xy = robot._x["xy"]
-        nq, nv = robot.mb.nq, robot.mb.nv
-        self.names = tuple(ch.name for ch in robot.channels)
-        for ch in robot.channels:
-            setattr(self, ch.name, _readonly(x[xy + ch.start:xy + ch.start + len(ch.labels)]))
-        self.q = _readonly(x[:nq])
-        self.v = _readonly(x[nq:nq + nv])
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        if name not in self.names:
-            raise KeyError(f"no sensor {name!r}{closest(name, self.names)}; sensors: {', '.join(self.names)}")
-        return getattr(self, name)
-
-
-def _readonly(view: np.ndarray) -> np.ndarray:
-    view.flags.writeable = False
-    return view
-
-
-class _CommandWriter:
-    """Writes a controller's commands into the held-command states (validated: count, names, numbers;
-    finiteness and ranges are checked by the compiled check hook, which names the actuator)."""
-
-    def __init__(self, robot: Robot, x: np.ndarray):
-        xu, n = robot._x["xu"], robot._x["nact"]
-        self.u = x[xu:xu + n]
-        self.n = n
-        self.names = robot.actuator_names
-        self.index = {name: i for i, name in enumerate(self.names)}
-
-    def __call__(self, cmd) -> None:
-        if cmd is None:
-            return
-        if type(cmd) is np.ndarray and cmd.shape == (self.n,):  # the fast path
-            self.u[:] = cmd
-            return
-        if isinstance(cmd, Mapping):
-            for key, val in cmd.items():
-                i = self.index.get(key)
-                if i is None:
-                    raise InputError(f"command for unknown actuator {key!r}{closest(str(key), self.names)}; "
-                                     f"actuators: {', '.join(self.names)}")
-                self.u[i] = _number(val, key)
-            return
-        try:
-            arr = np.asarray(cmd, dtype=float)
-        except (TypeError, ValueError):
-            raise InputError(f"commands = {cmd!r}: expected {self.n} numbers (actuators "
-                             f"{', '.join(self.names)}) or a mapping actuator -> value") from None
-        if arr.shape != (self.n,):
-            raise InputError(f"the controller returned commands of shape {arr.shape}, expected ({self.n},): "
-                             f"one per actuator ({', '.join(self.names)})")
-        self.u[:] = arr
-
-
-def _number(val, key: str) -> float:
-    try:
-        return float(val)
-    except (TypeError, ValueError):
-        raise InputError(f"command for actuator {key!r} = {val!r}: expected a number") from None
-
-
-def _python_controller(robot: Robot, controller: Controller):
-    """The engine callback running ``controller`` on views made once (the state array is the same
-    object for the whole run)."""
-    if not callable(controller):
-        raise InputError(f"controller = {controller!r}: expected a function controller(t, sensors)")
-    views: list = []
-
-    def callback(t: float, x: np.ndarray, mode: int) -> None:
-        if not views:
-            views.extend((SensorReadings(robot, x), _CommandWriter(robot, x)))
-        readings, write = views
-        write(controller(t, readings))
-
-    return callback

@@ -1,0 +1,107 @@
+"""What a controller written in Python sees and returns: read-only views of the held measurements,
+and a validated write of its commands into the held-command states (DESIGN.md "Robots from parts")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import InputError
+from ..hybrid.model import closest
+
+if TYPE_CHECKING:
+    from .robot import Robot
+
+__all__ = ["SensorReadings", "Controller", "python_controller", "CommandWriter"]
+
+Controller = Callable[[float, "SensorReadings"], object]
+"""``controller(t, sensors) -> commands``: t [s]; commands (nact,) in actuator order, a mapping
+{actuator name: value}, or None to keep the held commands."""
+
+
+class SensorReadings:
+    """What a Python controller sees: ``readings.<sensor>`` (or ``readings["<sensor>"]``) is a
+    read-only array of that sensor's held measurements (channels in :attr:`Robot.channels` order);
+    ``readings.q`` and ``readings.v`` are the true joint positions and velocities (read-only), for
+    controllers that want truth. The arrays are views of the live state: read them during the call,
+    copy what you keep."""
+
+    def __init__(self, robot: Robot, x: np.ndarray):
+        xy = robot._x["xy"]
+        nq, nv = robot.mb.nq, robot.mb.nv
+        self.names = tuple(ch.name for ch in robot.channels)
+        for ch in robot.channels:
+            setattr(self, ch.name, _readonly(x[xy + ch.start:xy + ch.start + len(ch.labels)]))
+        self.q = _readonly(x[:nq])
+        self.v = _readonly(x[nq:nq + nv])
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.names:
+            raise KeyError(f"no sensor {name!r}{closest(name, self.names)}; sensors: {', '.join(self.names)}")
+        return getattr(self, name)
+
+
+def _readonly(view: np.ndarray) -> np.ndarray:
+    view.flags.writeable = False
+    return view
+
+
+class CommandWriter:
+    """Writes a controller's commands into the held-command states (validated: count, names, numbers;
+    finiteness and ranges are checked by the compiled check hook, which names the actuator)."""
+
+    def __init__(self, robot: Robot, x: np.ndarray):
+        xu, n = robot._x["xu"], robot._x["nact"]
+        self.u = x[xu:xu + n]
+        self.n = n
+        self.names = robot.actuator_names
+        self.index = {name: i for i, name in enumerate(self.names)}
+
+    def __call__(self, cmd) -> None:
+        if cmd is None:
+            return
+        if type(cmd) is np.ndarray and cmd.shape == (self.n,):  # the fast path
+            self.u[:] = cmd
+            return
+        if isinstance(cmd, Mapping):
+            for key, val in cmd.items():
+                i = self.index.get(key)
+                if i is None:
+                    raise InputError(f"command for unknown actuator {key!r}{closest(str(key), self.names)}; "
+                                     f"actuators: {', '.join(self.names)}")
+                self.u[i] = _number(val, key)
+            return
+        try:
+            arr = np.asarray(cmd, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"commands = {cmd!r}: expected {self.n} numbers (actuators "
+                             f"{', '.join(self.names)}) or a mapping actuator -> value") from None
+        if arr.shape != (self.n,):
+            raise InputError(f"the controller returned commands of shape {arr.shape}, expected ({self.n},): "
+                             f"one per actuator ({', '.join(self.names)})")
+        self.u[:] = arr
+
+
+def _number(val, key: str) -> float:
+    try:
+        return float(val)
+    except (TypeError, ValueError):
+        raise InputError(f"command for actuator {key!r} = {val!r}: expected a number") from None
+
+
+def python_controller(robot: Robot, controller: Controller):
+    """The engine callback running ``controller`` on views made once (the state array is the same
+    object for the whole run)."""
+    if not callable(controller):
+        raise InputError(f"controller = {controller!r}: expected a function controller(t, sensors)")
+    views: list = []
+
+    def callback(t: float, x: np.ndarray, mode: int) -> None:
+        if not views:
+            views.extend((SensorReadings(robot, x), CommandWriter(robot, x)))
+        readings, write = views
+        write(controller(t, readings))
+
+    return callback
