@@ -437,3 +437,51 @@ def test_a_valve_voltage_outside_its_range_stops_the_run_naming_the_cylinder():
         robot.simulate(0.01, lambda t, s: [11.0], q0=[0.01])
     with pytest.raises(InputError, match="not prismatic; a revolute joint needs a transmission"):
         Robot(wheel(), actuators=[PneumaticCylinder("cyl", "link", PneumaticActuator())])
+
+
+def _two_sliders():
+    b = RobotBuilder("sliders", gravity=(0.0, 0.0, 0.0))
+    for k in range(2):
+        b.add_body(f"piston{k}", "world", "prismatic", axis=(1, 0, 0), xyz=(0, 0.2 * k, 0), mass=0.8,
+                   inertia=np.eye(3) * 1e-4)
+    return b.compile()
+
+
+def test_cylinders_on_one_tank_draw_its_pressure_down_and_conserve_its_mass():
+    import dataclasses
+
+    from legsim.actuators.pneumatic import PneumaticActuator
+    from legsim.actuators.pneumatic.tank import SupplyTank
+    from legsim.assembly import AirSupply, PneumaticCylinder
+
+    act = PneumaticActuator()
+    tank = SupplyTank(volume=0.5e-3, temperature=act.t_supply)
+    robot = Robot(_two_sliders(), actuators=[PneumaticCylinder(f"c{k}", f"piston{k}", act, supply="tank")
+                                             for k in range(2)],
+                  resources=[AirSupply("tank", tank, p0=5.0e5)])
+    names = robot.model.state_names
+    # rates at one state: each cylinder sees the tank's pressure; the tank loses what they draw
+    x = robot.initial_state([0.01, 0.02], [0.0, 0.0], commands0=[8.0, 7.0])
+    ip = names.index("tank_p")
+    x[ip] = 4.2e5
+    f = np.empty_like(x)
+    robot.model.vector_field(0.0, x, robot.model.param_defaults.copy(), 0, f)
+    fed = dataclasses.replace(act, p_supply=4.2e5)
+    draws = 0.0
+    for k, (xp, u) in enumerate(((0.01, 8.0), (0.02, 7.0))):
+        s = names.index(f"c{k}_p_cap")
+        want = fed.derivatives(0.0, x[s:s + 5], u, xp, 0.0)[0]
+        np.testing.assert_allclose(f[s:s + 5], want, rtol=1e-12)
+        draws += want[4]
+    assert draws > 0.0
+    assert f[ip] == pytest.approx(-draws * tank.gas.R * tank.temperature / tank.volume, rel=1e-12)
+    # a run with both valves open: the pressure falls and the tank's mass loss is what was drawn
+    res = robot.simulate(0.3, q0=[0.01, 0.02], commands0=[9.0, 9.0],
+                         options=Options(rtol=1e-10, atol=1e-12, record_period=0.01))
+    p_tank = col(res, robot, "tank_p")
+    assert np.all(np.diff(p_tank) <= 0.0) and p_tank[-1] < 0.9 * 5.0e5
+    drawn = col(res, robot, "c0_m_supply")[-1] + col(res, robot, "c1_m_supply")[-1]
+    assert tank.mass(5.0e5) - tank.mass(p_tank[-1]) == pytest.approx(drawn, rel=1e-8)
+    with pytest.raises(InputError, match="supply 'tnak'.*did you mean 'tank'"):
+        Robot(_two_sliders(), actuators=[PneumaticCylinder("c", "piston0", act, supply="tnak")],
+              resources=[AirSupply("tank", tank, p0=5.0e5)])

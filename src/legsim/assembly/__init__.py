@@ -10,6 +10,7 @@ written in Python at a fixed rate (DESIGN.md "Robots from parts").
 
 from .components import (
     IMU,
+    AirSupply,
     ChamberPressure,
     ContactForce,
     Contacts,
@@ -28,4 +29,4 @@ from .robot import Robot
 
 __all__ = ["Robot", "SensorReadings", "Controller", "TorqueSource", "PositionServo", "VelocityServo",
            "DCMotor", "Measurement", "JointEncoder", "JointVelocity", "IMU", "ContactForce",
-           "MotorCurrent", "Contacts", "PneumaticCylinder", "ChamberPressure"]
+           "MotorCurrent", "Contacts", "PneumaticCylinder", "ChamberPressure", "AirSupply"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._borrow import view_c
 from ..actuators.pneumatic import _layout as PL
-from ..actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force
+from ..actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force, tank_pressure_rate
 from ..actuators.pneumatic._friction_kernels import friction_force
 from ..actuators.pneumatic._linkage_kernels import cylinder_of_joint
 from ..contact import _laws as LW
@@ -27,7 +27,7 @@ from ..multibody._layout import data_buffer_size, data_from_buffer, model_from_b
 from ..world._terrain import sphere_contact_force, sphere_on_plane
 from . import _layout as L
 
-NSCR = 12  # contact kinematics (9), v_t (3)
+NSCR = 12 + PL.NPARAM  # contact kinematics (9), v_t (3), a cylinder's row fed by a tank
 
 
 @hs.njit_helper
@@ -144,11 +144,39 @@ def piston(p, pp, q, qd):
 
 
 @hs.njit_helper
-def actuator_forces(p, x, tau, force, cur, adot):
+def supply_leaks(p, x, adot):
+    """Start the air supplies' pressure rates with their leakage (RATS (5.12); the cylinders then
+    subtract what they draw): ``adot`` (nas,) at each supply's state."""
+    xa = int(p[L.P_XA])
+    orr = int(p[L.P_OR])
+    for r in range(int(p[L.P_NR])):
+        o = orr + L.RW * r
+        s = int(p[o + L.R_STATE])
+        adot[s - xa] = tank_pressure_rate(x[s], 0.0, p[o + L.R_TEMP], p[o + L.R_VOLUME], p[o + L.R_GAS_R],
+                                          p[o + L.R_P_ATM], int(p[o + L.R_LEAK]), p[o + L.R_LEAK_TAU],
+                                          p[o + L.R_LEAK_AREA], p[o + L.R_K], p[o + L.R_C1],
+                                          p[o + L.R_C2], p[o + L.R_CR], p[o + L.R_LAM])
+
+
+@hs.njit_helper
+def supplied_row(p, row, k, x, buf):
+    """The parameter row of a cylinder fed by air supply ``k``: a copy in ``buf`` with the supply's
+    pressure (its state) and temperature."""
+    o = int(p[L.P_OR]) + L.RW * k
+    for i in range(row.shape[0]):
+        buf[i] = row[i]
+    buf[PL.P_SUPPLY] = x[int(p[o + L.R_STATE])]
+    buf[PL.T_SUPPLY] = p[o + L.R_TEMP]
+    return buf
+
+
+@hs.njit_helper
+def actuator_forces(p, x, tau, force, cur, adot, scr):
     """Generalised force of every actuator on its joint, ``force`` (nact,), summed per joint into
     ``tau`` (nv,) (zeroed first); ``cur`` (nact,) the DC motors' armature currents [A] (0 for other
     types), ``adot`` (nas,) the rates of the actuator states (DC motor current with inductance, the
-    cylinders' gas states). Equations: :mod:`legsim.assembly.components`."""
+    cylinders' gas states, the air supplies' pressures); ``scr`` scratch (NSCR,). Equations:
+    :mod:`legsim.assembly.components`."""
     nq = int(p[L.P_NQ])
     na = int(p[L.P_NACT])
     oa = int(p[L.P_OA])
@@ -156,6 +184,7 @@ def actuator_forces(p, x, tau, force, cur, adot):
     xa = int(p[L.P_XA])
     for k in range(tau.shape[0]):
         tau[k] = 0.0
+    supply_leaks(p, x, adot)
     for a in range(na):
         o = oa + L.AW * a
         typ = int(p[o + L.A_TYPE])
@@ -175,7 +204,14 @@ def actuator_forces(p, x, tau, force, cur, adot):
         elif typ == L.ACT_PNEUMATIC:
             s = int(p[o + L.A_STATE])
             xp, xd, arm, row = piston(p, pp, q, qd)
+            k = int(p[o + L.A_SUPPLY])
+            if k >= 0:
+                row = supplied_row(p, row, k, x, scr[12:12 + PL.NPARAM])
             r0, r1, r2, r3, r4 = cylinder_rates(row, u, xp, xd, x[s], x[s + 1], x[s + 2], x[s + 3])
+            if k >= 0:  # the draw lowers the supply's pressure (isothermal tank, RATS (5.12))
+                ro = int(p[L.P_OR]) + L.RW * k
+                rt_v = p[ro + L.R_GAS_R] * p[ro + L.R_TEMP] / p[ro + L.R_VOLUME]
+                adot[int(p[ro + L.R_STATE]) - xa] -= r4 * rt_v
             adot[s - xa] = r0
             adot[s - xa + 1] = r1
             adot[s - xa + 2] = r2
@@ -217,7 +253,7 @@ def dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
     v = x[nq:nq + nv]
     world_kinematics(m, d, q, v)
     contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr)
-    actuator_forces(p, x, d.tau, force, cur, adot)
+    actuator_forces(p, x, d.tau, force, cur, adot, scr)
     return forward_dynamics_world(m, d, q, v, d.tau, fext, d.ddq)
 
 

@@ -18,7 +18,7 @@ samples (v_imp at contact onsets; commands, sensordata and filter states at samp
 
 # ---- header ------------------------------------------------------------------------------
 (P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
- P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS) = range(22)
+ P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR) = range(24)
 HEAD = 24
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
@@ -43,6 +43,13 @@ actuator's states in x (DC motor with inductance: the current; cylinder: p_cap, 
 m_rod, m_supply), -1 for none; the rates of all actuator states are one block (``P_NAS`` long)."""
 ACT_TORQUE, ACT_POSITION, ACT_VELOCITY, ACT_DC, ACT_PNEUMATIC = range(5)
 TR_DIRECT, TR_LINEAR, TR_LINKAGE = range(3)
+A_SUPPLY = A_P0 + 8
+"""A cylinder's supply: the index of its air supply (a resource row), or -1 for its own constant one."""
+
+# ---- resource rows at p[P_OR] (air supplies: isothermal tanks) -------------------------------
+RW = 16
+(R_STATE, R_VOLUME, R_TEMP, R_GAS_R, R_P_ATM, R_LEAK, R_LEAK_TAU, R_LEAK_AREA, R_K, R_C1, R_C2, R_CR,
+ R_LAM) = range(13)
 NGAS = 5
 """States of a pneumatic cylinder."""
 

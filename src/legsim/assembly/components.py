@@ -46,6 +46,7 @@ import numpy as np
 
 from ..actuators.pneumatic.actuator import PneumaticActuator
 from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
+from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import Plane
 from ..errors import InputError
@@ -53,7 +54,7 @@ from ..errors import InputError
 __all__ = [
     "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
     "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Actuator", "Sensor",
-    "PneumaticCylinder", "ChamberPressure",
+    "PneumaticCylinder", "ChamberPressure", "AirSupply",
 ]
 
 
@@ -232,6 +233,8 @@ class PneumaticCylinder:
 
     ``p_cap0``, ``p_rod0``: initial chamber pressures [Pa] (default: the valve's mid pressure
     (P_supply + P_exhaust) / 2, as the CRR leg starts), at the supply temperature.
+    ``supply``: the name of an :class:`AirSupply` of the robot to draw from (its pressure and
+    temperature replace the actuator's constant supply); None: the actuator's own constant supply.
     Friction: a velocity-only law (Stribeck-tanh, viscous, steep-linear), as the CRR leg's hooks.
     """
 
@@ -241,6 +244,7 @@ class PneumaticCylinder:
     transmission: JointLinkage | LinearLinkage | None = None
     p_cap0: float | None = None
     p_rod0: float | None = None
+    supply: str | None = None
 
     def __post_init__(self):
         o = f"PneumaticCylinder {self.name!r}"
@@ -271,6 +275,26 @@ class PneumaticCylinder:
 
 Actuator = TorqueSource | PositionServo | VelocityServo | DCMotor | PneumaticCylinder
 """Any actuator component."""
+
+
+@dataclass(frozen=True)
+class AirSupply:
+    """A shared resource: an isothermal tank (``legsim.actuators.pneumatic.SupplyTank``: volume,
+    temperature, gas, leakage) feeding every :class:`PneumaticCylinder` whose ``supply`` names it,
+    starting at absolute pressure ``p0`` [Pa]. Its pressure is a state (``<name>_p``) with RATS
+    (5.12), sign corrected: ``dP/dt = -R T / V sum(mdot drawn) - leakage``, so one cylinder's draw
+    lowers what the others get."""
+
+    name: str
+    tank: SupplyTank
+    p0: float
+
+    def __post_init__(self):
+        o = f"AirSupply {self.name!r}"
+        _name("AirSupply", self.name)
+        if not isinstance(self.tank, SupplyTank):
+            raise InputError(f"{o}: tank = {self.tank!r}, expected a legsim.actuators.pneumatic.SupplyTank")
+        object.__setattr__(self, "p0", _num(o, "p0", self.p0, lo=0.0, lo_open=True))
 
 
 # ------------------------------------------------------------------------------------ sensors

@@ -3,7 +3,7 @@
 
 Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
 
-    urdf = "hopper.urdf"          # relative to this file (unless the caller gives the model)
+    urdf = "hopper.urdf"          # relative to this file, or absolute (unless the caller gives the model)
     floating_base = false         # the URDF's root link joins the world by a free joint (default false)
     control_period = 0.001        # the controller's period [s] (default 0.001)
     name = "hopper"               # optional: the model's name (default: the URDF's robot name)
@@ -48,8 +48,10 @@ key gets the closest valid one, a wrong type says what is expected, a bad value 
 component's own message (field and allowed range), a joint or body the robot lacks gets the
 robot's message (with the names it has).
 
-A scenario runs such a robot with a Python controller named ``"module:function"`` or
-``"file.py:function"`` (:func:`load_controller`).
+A scenario (``robot = "hopper_hardware.toml"``, :mod:`legsim.scenario`) runs such a robot with a
+Python controller named ``"module:function"`` or ``"file.py:function"`` (:func:`load_controller`).
+Name hardware files ``<robot>_hardware.toml``: ``legsim demo`` does not list those among the bundled
+scenarios (``legsim/scenarios/hopper*``: the example).
 """
 
 from __future__ import annotations
@@ -74,8 +76,8 @@ from ..hybrid.model import closest
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
 from ..world._points import contact_points
+from . import Controller, Robot  # the package exports them wherever they live
 from . import components as C
-from .robot import Controller, Robot
 
 __all__ = ["load_hardware", "parse_hardware", "load_controller", "start_state", "default_options",
            "describe", "ACTUATORS", "SENSORS", "NORMAL_LAWS", "FRICTION_LAWS"]

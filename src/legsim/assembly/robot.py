@@ -34,6 +34,7 @@ from . import _layout as L
 from .components import (
     IMU,
     Actuator,
+    AirSupply,
     ChamberPressure,
     ContactForce,
     Contacts,
@@ -78,6 +79,8 @@ class Robot:
     actuators : sequence of actuator components, each on a 1-DoF joint (forces on the same joint add).
     sensors : sequence of sensor components.
     contacts : :class:`~legsim.assembly.components.Contacts`, optional (no ground contact without).
+    resources : shared resources: :class:`~legsim.assembly.components.AirSupply` tanks that
+        pneumatic cylinders name as their ``supply``.
     control_period : the controller's period [s]. The engine's sample clock is the least common
         multiple of the controller's and the sensors' rates (1 kHz with a 16 Hz sensor: 2 kHz).
     name : model name (default: the multibody model's).
@@ -93,7 +96,7 @@ class Robot:
     """
 
     def __init__(self, model: Model, *, actuators: Sequence = (), sensors: Sequence = (),
-                 contacts: Contacts | None = None, control_period: float = 1e-3,
+                 contacts: Contacts | None = None, resources: Sequence = (), control_period: float = 1e-3,
                  name: str | None = None):
         if not isinstance(model, Model):
             raise InputError(f"Robot: model = {type(model).__name__}, expected a legsim.multibody.Model "
@@ -111,6 +114,7 @@ class Robot:
         self.actuators = tuple(actuators)
         self.sensors = tuple(sensors)
         self.contacts = contacts
+        self.resources = tuple(resources)
         self._pack()
 
     # ------------------------------------------------------------------------------ packing
@@ -191,6 +195,8 @@ class Robot:
             commands0.append(u0)
             ranges.append((row[L.A_ULO], row[L.A_UHI]))
         nact = len(rows)
+        supplies = self._supplies(rows, xa + len(act_states))
+        act_states += [f"{r.name}_p" for r in self.resources]
         xu = xa + len(act_states)
         xy = xu + nact
         # ---- sensors
@@ -307,8 +313,9 @@ class Robot:
                 r[L.A_P0] = opn + PL.NPARAM * r[L.A_P0]
         head[L.P_NAS] = len(act_states)
         scratch = np.zeros(K.scratch_size(mb.nbody, nv, nc, nact, len(act_states)))
-        head[L.P_OSCR] = opn + PL.NPARAM * len(prows)
-        pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, scratch])
+        head[L.P_OR], head[L.P_NR] = opn + PL.NPARAM * len(prows), len(supplies)
+        head[L.P_OSCR] = head[L.P_OR] + L.RW * len(supplies)
+        pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *supplies, scratch])
         # ---- names
         qn, vn, _ = _state_names(mb)
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -322,6 +329,8 @@ class Robot:
         x0 = np.zeros(len(state_names))
         x0[:nq] = mb.neutral()
         x0[xu:xu + nact] = commands0
+        for r, res in zip(supplies, self.resources, strict=True):
+            x0[int(r[L.R_STATE])] = res.p0
         outputs = ([f"true_{s}" for s in sensordata] + [f"tau_{n}" for n in names]
                    + [f"current_{n}" for n in names] + [f"fn_{n}" for n in pt_names] + ["fn_total"])
         messages: dict[int, str] = {}
@@ -359,6 +368,35 @@ class Robot:
             description=f"assembled robot {self.name!r}: {nact} actuators, {len(snames)} sensors "
                         f"({nch} channels), {nc} contact points ({'smooth' if smooth else 'event'} path)",
         )
+
+    def _supplies(self, rows: list[np.ndarray], state: int) -> list[np.ndarray]:
+        """The air supplies' rows (their pressure states from ``state`` on), and each cylinder's row
+        pointed at the supply it names."""
+        from ..actuators.pneumatic.flow import DEFAULT_LAMINAR_RATIO
+
+        out = []
+        names = []
+        for i, res in enumerate(self.resources):
+            if not isinstance(res, AirSupply):
+                raise InputError(f"Robot: resource {res!r} is not a resource component (AirSupply)")
+            if res.name in names:
+                raise InputError(f"AirSupply {res.name!r}: another resource has this name")
+            names.append(res.name)
+            t, g = res.tank, res.tank.gas
+            r = np.zeros(L.RW)
+            r[:L.R_LAM + 1] = (state + i, t.volume, t.temperature, g.R, t.p_atm, t.leak_code, t.leak_tau,
+                               t.leak_area, g.k, g.c1, g.c2, g.critical_ratio, DEFAULT_LAMINAR_RATIO)
+            out.append(r)
+        for act, row in zip(self.actuators, rows, strict=True):
+            if isinstance(act, PneumaticCylinder):
+                row[L.A_SUPPLY] = -1
+                if act.supply is not None and not names:
+                    raise InputError(f"PneumaticCylinder {act.name!r}: supply {act.supply!r}, but the robot "
+                                     "has no air supply (Robot(resources=[AirSupply(...)]))")
+                if act.supply is not None:
+                    row[L.A_SUPPLY] = _lookup("air supply", act.supply, names,
+                                              f"PneumaticCylinder {act.name!r}")
+        return out
 
     def _pack_cylinder(self, owner: str, act: PneumaticCylinder, row: np.ndarray, qadr: int, state: int,
                        k: int) -> float:
