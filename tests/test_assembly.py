@@ -485,3 +485,82 @@ def test_cylinders_on_one_tank_draw_its_pressure_down_and_conserve_its_mass():
     with pytest.raises(InputError, match="supply 'tnak'.*did you mean 'tank'"):
         Robot(_two_sliders(), actuators=[PneumaticCylinder("c", "piston0", act, supply="tnak")],
               resources=[AirSupply("tank", tank, p0=5.0e5)])
+
+
+# --------------------------------------------------------------------------- RATS solenoid cylinder
+def _rats_leg(valve, exhaust="trapped", flow=None):
+    """One RATS leg on a vertical prismatic joint (no gravity: the joint force is the leg force)."""
+    from legsim.actuators.pneumatic import SupplyTank
+    from legsim.actuators.pneumatic.gas import NITROGEN
+    from legsim.assembly import AirSupply, SolenoidCylinder
+
+    b = RobotBuilder("leg", gravity=(0.0, 0.0, 0.0))
+    b.add_body("foot", "world", "prismatic", axis=(0, 0, 1), mass=0.049, inertia=np.eye(3) * 1e-6)
+    tank = SupplyTank(temperature=298.15, gas=NITROGEN)
+    robot = Robot(b.compile(), actuators=[SolenoidCylinder("leg", "foot", valve, "tank", exhaust=exhaust,
+                                                           flow=flow)],
+                  resources=[AirSupply("tank", tank, p0=0.724e6 + tank.p_atm)])
+    return robot, tank
+
+
+@pytest.mark.parametrize("preset", ["spool", "rubber", "rubber_source"])
+def test_the_solenoid_leg_has_the_hop_benchs_pressure_tank_and_force_equations(preset):
+    import dataclasses
+
+    from legsim.actuators.pneumatic.flow import DEFAULT_LAMINAR_RATIO
+    from legsim.robots.pneumatic_rig import _hop_hooks as HH
+    from legsim.robots.pneumatic_rig.hop import PARAM_NAMES, PRESETS, hop_model
+
+    pre = PRESETS[preset]
+    flow = {HH.FLOW_ORIFICE: "orifice", HH.FLOW_CV_SOURCE: "cv", HH.FLOW_CV_CORRECTED: "cv_corrected"}
+    valve = dataclasses.replace(pre["valve"], cv=pre["cv"]) if "cv" in pre else pre["valve"]
+    robot, tank = _rats_leg(valve, flow=flow[pre["flow"]])
+    g = tank.gas
+    hop = hop_model()
+    p_hop = hop.params({"flow": pre["flow"], "cv": pre.get("cv", pre["valve"].cv), "c1": g.c1, "c2": g.c2,
+                        "r_cr": g.critical_ratio, "r_lam": DEFAULT_LAMINAR_RATIO, "r_gas": g.R,
+                        "sg": g.specific_gravity, "temperature": tank.temperature, "v_tank": tank.volume,
+                        "p_atm": tank.p_atm})
+    assert p_hop[PARAM_NAMES.index("k_return")] == 100.0
+    names = robot.model.state_names
+    for xl, v, pc, pt in ((0.01, 0.4, 3.0e5, 8.0e5), (0.05, 1.2, 6.5e5, 7.0e5), (0.0, 0.0, 1.2e5, 5.0e5)):
+        x_hop = np.array([0.0, xl, v, pc, pt, 0.0])
+        f_hop = np.zeros(6)
+        hop.vector_field(0.0, x_hop, p_hop, HH.UP + HH.VALVE, f_hop)   # stance, valve open
+        x = robot.initial_state([xl], [v], commands0=[1.0])
+        x[names.index("leg_p")], x[names.index("tank_p")], x[names.index("leg_valve")] = pc, pt, 1.0
+        f = np.empty_like(x)
+        pa = robot.model.param_defaults.copy()
+        robot.model.vector_field(0.0, x, pa, 0, f)
+        for ours, theirs in (("leg_p", HH.P), ("tank_p", HH.PT), ("leg_m_used", HH.MU)):
+            assert f[names.index(ours)] == pytest.approx(f_hop[theirs], rel=1e-12, abs=1e-9)
+        y = np.empty(robot.model.ny)
+        robot.model.outputs(0.0, x, pa, 0, y)
+        want = HH.leg_force(x_hop, p_hop, HH.UP) if v > 0.0 else HH.drive_force(x_hop, p_hop)
+        assert y[robot.model.output_names.index("tau_leg")] == pytest.approx(want, rel=1e-12)
+
+
+def test_the_valve_opens_one_latency_after_the_command_and_vents_at_once_when_told():
+    from legsim.actuators.pneumatic.solenoid import RUBBER_SEAT
+
+    robot, tank = _rats_leg(RUBBER_SEAT, exhaust="instant")
+    names = robot.model.state_names
+
+    def fire_20_ms(t, s):
+        return [1.0 if t < 0.02 - 1e-12 else 0.0]
+
+    res = robot.simulate(0.05, fire_20_ms, options=Options(rtol=1e-9, atol=1e-11, record_period=1e-3))
+    ev = res.events
+    t_ev = ev["t"][ev["guard"] == robot.model.guards.index(next(g for g in robot.model.guards
+                                                                  if g.name == "valve_leg"))]
+    np.testing.assert_allclose(t_ev, [0.005, 0.02], atol=1e-12)            # opens after 5 ms, closes at 20
+    valve = res.x[:, names.index("leg_valve")]
+    assert valve[res.t < 0.005 - 1e-9].max() == 0.0
+    assert valve[(res.t > 0.0051) & (res.t < 0.0199)].min() == 1.0
+    p_leg = res.x[:, names.index("leg_p")]
+    assert p_leg[res.t < 0.02].max() > 3e5 and np.all(p_leg[res.t > 0.0201] == tank.p_atm)  # vented
+    m_used = res.x[-1, names.index("leg_m_used")]
+    p_tank = res.x[:, names.index("tank_p")]
+    assert tank.mass(p_tank[0]) - tank.mass(p_tank[-1]) == pytest.approx(m_used, rel=1e-8)
+    with pytest.raises(SimulationError, match="the command of actuator 'leg' is outside"):
+        robot.simulate(0.01, lambda t, s: [0.5])

@@ -54,8 +54,8 @@ def _cmd_demo(args) -> int:
     from .runner import run_scenario
 
     scenario = SCENARIO_DIR / f"{args.name}.toml"
-    if not scenario.is_file():
-        names = sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+    if not scenario.is_file() or args.name.endswith("_hardware"):  # a robot's hardware file: no scenario
+        names = sorted(p.stem for p in SCENARIO_DIR.glob("*.toml") if not p.stem.endswith("_hardware"))
         raise InputError(f"no demo named '{args.name}'; available: {', '.join(names)}")
     out = Path(args.out) if args.out else Path(f"{args.name}-out")
     result = run_scenario(scenario, out, progress=None, plot=True, echo=print)

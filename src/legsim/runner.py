@@ -17,13 +17,34 @@ SUMMARIES: dict[str, str] = {"hexapod": "legsim.robots.rhex.postprocess:summary"
 
 
 def _summary(scenario: Scenario, result: Result) -> dict:
-    target = SUMMARIES.get(scenario.model_name)
+    target = None if scenario.robot is not None else SUMMARIES.get(scenario.model_name)
     if target is None:
         return {}
     import importlib
 
     module, func = target.split(":")
     return getattr(importlib.import_module(module), func)(result)
+
+
+def _plot(sc: Scenario, out_dir: str | Path) -> list[Path]:
+    """The run's figures: :func:`legsim.viz.plot_run` for a registered model; states and outputs
+    for a robot from a hardware file (``plot_run`` rebuilds registered models only)."""
+    if sc.robot is None:
+        from .viz import plot_run
+
+        return plot_run(out_dir)
+    from .io.results import load_run
+    from .viz.plots import _panels, _pyplot, _varying
+
+    run, plt = load_run(out_dir), _pyplot()
+    (Path(out_dir) / "plots").mkdir(exist_ok=True)
+    nx = sc.model.nx
+    files = []
+    for what, cols in (("states", run.meta["columns"][2:2 + nx]), ("outputs", run.meta["columns"][2 + nx:])):
+        f = _panels(plt, run.t, run.records, _varying(run.records, cols), f"{sc.model_name}: {what}",
+                    Path(out_dir) / "plots" / f"{what}.png")
+        files += [f] if f else []
+    return files
 
 
 def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress: bool | None = None,
@@ -35,8 +56,12 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     writer = RunWriter(out_dir, sc.model, {"scenario": sc.resolved()})
     try:
-        result = simulate(sc.model, sc.t_final, x0=sc.initial, params=sc.params, options=sc.options,
-                          mode0=sc.mode, t0=sc.t0, sinks=[writer], progress=progress)
+        if sc.robot is not None:  # a robot from a hardware file, with its Python controller
+            result = sc.robot.simulate(sc.t_final, sc.robot_controller, options=sc.options, sinks=[writer],
+                                       progress=progress, **sc.robot_start)
+        else:
+            result = simulate(sc.model, sc.t_final, x0=sc.initial, params=sc.params, options=sc.options,
+                              mode0=sc.mode, t0=sc.t0, sinks=[writer], progress=progress)
     except SimulationError as exc:
         res = exc.result
         writer.finish(res.status if res is not None else "failed", str(exc),
@@ -52,8 +77,6 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
     for key, value in summary.items():
         echo(f"  {key}: {value:.6g}" if isinstance(value, float) else f"  {key}: {value}")
     if plot:
-        from .viz import plot_run
-
-        for f in plot_run(out_dir):
+        for f in _plot(sc, out_dir):
             echo(f"  figure: {f}")
     return result

@@ -23,26 +23,45 @@ the file, the key and what is allowed. Example::
     record_period = 0.01
     [model_options]            # passed to the model's builder, e.g. a user heightfield:
     heightfield = { file = "ground.csv", x0 = -1.0, y0 = -1.0, dx = 0.05, dy = 0.05 }
+
+A robot from a hardware file (:mod:`legsim.assembly.hardware`) instead of a registered model::
+
+    robot = "hopper_hardware.toml"   # relative to this file; excludes model, t0, mode, params,
+    t_final = 3.0                    # terrain and model_options
+    controller = "hopper_controller.py:pd_bounce"   # or "package.module:function"; optional
+    [controller_params]              # if given, the function is a factory: function(**params)
+    amplitude = 0.25                 # returns controller(t, sensors); else it is the controller
+    [initial]                        # q0 = [...], v0 = [...], coordinates by state name, and
+    knee = -1.2                      # first commands u_<actuator>
+    [integrator]                     # over the robot's defaults (legsim.assembly.hardware.default_options)
+    [outputs]
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import registry
 from .errors import InputError
 from .hybrid import Model, Options
 from .hybrid.model import closest
 
+if TYPE_CHECKING:
+    from .assembly import Robot
+
 __all__ = ["Scenario", "load_scenario", "parse_scenario"]
 
 _TOP = {"model", "t_final", "t0", "mode", "description", "params", "controller", "terrain",
         "initial", "integrator", "outputs", "model_options"}
+_ROBOT_TOP = {"robot", "t_final", "description", "controller", "controller_params", "initial",
+              "integrator", "outputs"}
 _PARAM_TABLES = ("params", "controller", "terrain")
 _OUTPUT_KEYS = {"record_period", "events", "progress"}
 
@@ -74,11 +93,22 @@ class Scenario:
     options: Options
     outputs: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
+    robot: Robot | None = None
+    """The robot of a hardware-file scenario (None for a registered model)."""
+    robot_controller: Callable[..., Any] | None = None
+    robot_start: dict[str, Any] = field(default_factory=dict)
+    """:meth:`legsim.assembly.Robot.simulate` keywords ``q0``, ``v0``, ``commands0``."""
+    robot_meta: dict[str, Any] = field(default_factory=dict)
 
     def resolved(self) -> dict[str, Any]:
         """The scenario with every default filled in (written to the run's metadata)."""
-        p = self.model.params(self.params)
         x = self.model.state(self.initial)
+        if self.robot is not None:  # its parameters are packed tables: the parts say more
+            return {"model": self.model_name, **self.robot_meta, "t0": self.t0, "t_final": self.t_final,
+                    "initial": dict(zip(self.model.state_names, map(float, x), strict=True)),
+                    "integrator": self.options.as_dict(), "outputs": dict(self.outputs),
+                    "source": self.source}
+        p = self.model.params(self.params)
         return {
             "model": self.model_name, "t0": self.t0, "t_final": self.t_final, "mode": self.mode,
             "params": dict(zip(self.model.param_names, map(float, p), strict=True)),
@@ -125,9 +155,12 @@ def _check_keys(src: str, table: str | None, got: dict, allowed, what: str) -> N
 def parse_scenario(data: dict[str, Any], source: str = "<scenario>") -> Scenario:
     """Validate a scenario dictionary (as read from TOML)."""
     raw = copy.deepcopy(data)
-    _check_keys(source, None, data, _TOP, "key")
+    if "robot" in data:
+        return _parse_robot_scenario(data, source, raw)
+    _check_keys(source, None, data, _TOP | {"robot"}, "key")
     if "model" not in data:
-        raise InputError(f"{source}: missing key 'model' (the model to run, e.g. \"slip\")")
+        raise InputError(f"{source}: missing key 'model' (the model to run, e.g. \"slip\") or 'robot' "
+                         "(a hardware file, e.g. \"hopper_hardware.toml\")")
     name = _number(source, None, "model", data["model"], str)
     model_options = data.get("model_options", {})
     if not isinstance(model_options, dict):
@@ -162,6 +195,18 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>") -> Scenario
             raise InputError(f"{_where(source, 'initial', key)}: unknown state of model '{name}'"
                              f"{closest(key, model.state_names)}")
         initial[key] = _number(source, "initial", key, value, float)
+    opt_kwargs, outputs = _integrator(source, data)
+    try:
+        options = Options(**opt_kwargs)
+    except InputError as exc:
+        raise InputError(f"{source}: [integrator] {exc}") from None
+    return Scenario(source=source, model=model, model_name=name, t_final=t_final, t0=t0, mode=mode,
+                    params=params, initial=dict(initial), options=options, outputs=dict(outputs),
+                    raw=raw)
+
+
+def _integrator(source: str, data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The checked ``[integrator]`` options (with ``[outputs] record_period``) and ``[outputs]``."""
     integ = data.get("integrator", {})
     if not isinstance(integ, dict):
         raise InputError(f"{source}: 'integrator' must be a table ([integrator])")
@@ -174,13 +219,54 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>") -> Scenario
     if "record_period" in outputs:
         opt_kwargs["record_period"] = _number(source, "outputs", "record_period",
                                               outputs["record_period"], float, 0.0, True)
+    return opt_kwargs, outputs
+
+
+def _parse_robot_scenario(data: dict[str, Any], source: str, raw: dict[str, Any]) -> Scenario:
+    """A scenario running the robot of a hardware file (module docstring)."""
+    from .assembly import hardware as hw
+
+    if "model" in data:
+        raise InputError(f"{source}: 'model' and 'robot' exclude each other: a scenario runs a registered "
+                         "model or a robot from a hardware file")
+    _check_keys(source, None, data, _ROBOT_TOP, "key of a robot scenario")
+    base = Path(source).parent
+    rel = _number(source, None, "robot", data["robot"], str)
+    if not (base / rel).is_file():
+        raise InputError(f"{source}: robot = {rel!r}: hardware file '{base / rel}' not found")
+    robot = hw.load_hardware(base / rel)
+    if "t_final" not in data:
+        raise InputError(f"{source}: missing key 't_final' (the final time in seconds)")
+    t_final = _number(source, None, "t_final", data["t_final"], float, 0.0, False)
+    initial = data.get("initial", {})
+    if not isinstance(initial, dict):
+        raise InputError(f"{source}: 'initial' must be a table ([initial])")
+    start = hw.start_state(robot, initial, f"{source}: [initial]")
+    ref = data.get("controller")
+    params = data.get("controller_params")
+    if params is not None and not isinstance(params, dict):
+        raise InputError(f"{source}: 'controller_params' must be a table ([controller_params])")
+    if ref is None and params is not None:
+        raise InputError(f"{source}: [controller_params] without controller = \"module:function\"")
+    if ref is not None and not isinstance(ref, str):
+        raise InputError(f"{source}: controller = {ref!r}: expected \"package.module:function\" or "
+                         "\"file.py:function\" (its parameters go in [controller_params])")
+    controller = None if ref is None else hw.load_controller(ref, base, params, f"{source}: controller")
+    opt_kwargs, outputs = _integrator(source, data)
     try:
-        options = Options(**opt_kwargs)
+        options = dataclasses.replace(hw.default_options(robot), **opt_kwargs)
     except InputError as exc:
         raise InputError(f"{source}: [integrator] {exc}") from None
-    return Scenario(source=source, model=model, model_name=name, t_final=t_final, t0=t0, mode=mode,
-                    params=params, initial=dict(initial), options=options, outputs=dict(outputs),
-                    raw=raw)
+    try:
+        x0 = robot.initial_state(**start)
+    except InputError as exc:
+        raise InputError(f"{source}: [initial] {exc}") from None
+    meta = {"robot": str(base / rel), "controller": ref, "controller_params": params,
+            "hardware": hw.describe(robot)}
+    x0_named = dict(zip(robot.model.state_names, map(float, x0), strict=True))
+    return Scenario(source=source, model=robot.model, model_name=robot.name, t_final=t_final, t0=0.0,
+                    mode=None, params={}, initial=x0_named, options=options, outputs=outputs, raw=raw,
+                    robot=robot, robot_controller=controller, robot_start=start, robot_meta=meta)
 
 
 def load_scenario(path: str | Path) -> Scenario:

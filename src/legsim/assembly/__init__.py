@@ -21,12 +21,15 @@ from .components import (
     MotorCurrent,
     PneumaticCylinder,
     PositionServo,
+    SolenoidCylinder,
     TorqueSource,
     VelocityServo,
 )
 from .controller import Controller, SensorReadings
+from .hardware import load_hardware
 from .robot import Robot
 
-__all__ = ["Robot", "SensorReadings", "Controller", "TorqueSource", "PositionServo", "VelocityServo",
-           "DCMotor", "Measurement", "JointEncoder", "JointVelocity", "IMU", "ContactForce",
-           "MotorCurrent", "Contacts", "PneumaticCylinder", "ChamberPressure", "AirSupply"]
+__all__ = ["Robot", "load_hardware", "SensorReadings", "Controller", "TorqueSource", "PositionServo",
+           "VelocityServo", "DCMotor", "Measurement", "JointEncoder", "JointVelocity", "IMU", "ContactForce",
+           "MotorCurrent", "Contacts", "PneumaticCylinder", "ChamberPressure", "AirSupply",
+           "SolenoidCylinder"]

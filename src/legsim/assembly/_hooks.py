@@ -2,7 +2,8 @@
 
 Layouts: :mod:`._layout`; stages: :mod:`._kernels`. Event path: bit k of the mode is set while
 contact point k touches; guards 2k (gap falling, while open) and 2k + 1 (gap rising, while
-touching), as :mod:`legsim.world.event_contact`. Smooth path: one mode, no guards.
+touching), as :mod:`legsim.world.event_contact`. Smooth path: one mode, no contact guards. Then one
+guard per solenoid valve: its pending switch instant (command time + latency) is an event.
 
 The hooks borrow their arrays (:mod:`legsim._borrow`): every view of ``p`` they make (the model, the
 data workspace, the scratch) then costs no reference counting. They are compiled with numba's
@@ -46,48 +47,86 @@ def robot_field(t, x, p, mode, xdot):
         xdot[xa + i] = adot[i]
 
 
+NEVER = 1e300
+"""A solenoid's switch time when none is pending (state values must be finite)."""
+
+
+@hs.njit_helper
+def n_contact_guards(p):
+    """2 per contact point on the event path, none on the smooth path."""
+    return 0 if p[L.P_SMOOTH] != 0.0 else 2 * int(p[L.P_NC])
+
+
 @hs.guards
 def robot_guards(t, x, p, mode, g):
     """g[2k] = gap_k while point k is open (onset, falling), g[2k+1] = gap_k while it touches
-    (separation, rising); NaN otherwise. No guards on the smooth path."""
+    (separation, rising), NaN otherwise (event path only); then per solenoid valve with a switch
+    pending, its switch time minus t (falling), NaN otherwise."""
     x, p, g = borrow_all((x, p, g))
-    if p[L.P_SMOOTH] != 0.0:
-        return
-    m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
-    nq = int(p[L.P_NQ])
-    nv = int(p[L.P_NV])
-    K.world_kinematics(m, d, x[:nq], x[nq:nq + nv])
-    for k in range(fn.shape[0]):
-        K.contact_point(d, p, k, scr)
-        on = (mode >> k) & 1
-        g[2 * k] = hs.INACTIVE if on else scr[0]
-        g[2 * k + 1] = scr[0] if on else hs.INACTIVE
+    ngc = n_contact_guards(p)
+    if ngc > 0:
+        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
+        nq = int(p[L.P_NQ])
+        nv = int(p[L.P_NV])
+        K.world_kinematics(m, d, x[:nq], x[nq:nq + nv])
+        for k in range(fn.shape[0]):
+            K.contact_point(d, p, k, scr)
+            on = (mode >> k) & 1
+            g[2 * k] = hs.INACTIVE if on else scr[0]
+            g[2 * k + 1] = scr[0] if on else hs.INACTIVE
+    j = ngc
+    oa = int(p[L.P_OA])
+    for a in range(int(p[L.P_NACT])):
+        o = oa + L.AW * a
+        if int(p[o + L.A_TYPE]) == L.ACT_SOLENOID:
+            ts = x[int(p[o + L.A_STATE]) + 3]
+            g[j] = ts - t if ts < NEVER else hs.INACTIVE
+            j += 1
 
 
 @hs.reset
 def robot_reset(t, x, p, mode, fired, x_new):
-    """Onset: set the bit, latch v_imp = max(approach rate, 0), put the friction anchor at the
-    contact point (s = 0); separation: clear the bit and the anchor."""
+    """Contact onset: set the bit, latch v_imp = max(approach rate, 0), put the friction anchor at
+    the contact point (s = 0); separation: clear the bit and the anchor. A solenoid's switch: the
+    valve takes its held command (1 open, 0 closed); closing with the "instant" exhaust vents the
+    chamber to atmospheric."""
     x, p, fired, x_new = borrow_all((x, p, fired, x_new))
-    m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
-    nq = int(p[L.P_NQ])
-    nv = int(p[L.P_NV])
-    K.world_kinematics(m, d, x[:nq], x[nq:nq + nv])
-    xc = int(p[L.P_XC])
-    xs = int(p[L.P_XS])
     new = mode
-    for k in range(fn.shape[0]):
-        if not (fired[2 * k] or fired[2 * k + 1]):
+    ngc = n_contact_guards(p)
+    if ngc > 0:
+        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
+        nq = int(p[L.P_NQ])
+        nv = int(p[L.P_NV])
+        K.world_kinematics(m, d, x[:nq], x[nq:nq + nv])
+        xc = int(p[L.P_XC])
+        xs = int(p[L.P_XS])
+        for k in range(fn.shape[0]):
+            if not (fired[2 * k] or fired[2 * k + 1]):
+                continue
+            if xs >= 0:
+                for i in range(3):
+                    x_new[xs + 3 * k + i] = 0.0
+            if fired[2 * k]:
+                K.contact_point(d, p, k, scr)
+                x_new[xc + k] = scr[1] if scr[1] > 0.0 else 0.0
+                new |= 1 << k
+            else:
+                new &= ~(1 << k)
+    j = ngc
+    oa = int(p[L.P_OA])
+    xu = int(p[L.P_XU])
+    for a in range(int(p[L.P_NACT])):
+        o = oa + L.AW * a
+        if int(p[o + L.A_TYPE]) != L.ACT_SOLENOID:
             continue
-        if xs >= 0:
-            for i in range(3):
-                x_new[xs + 3 * k + i] = 0.0
-        if fired[2 * k]:
-            K.contact_point(d, p, k, scr)
-            x_new[xc + k] = scr[1] if scr[1] > 0.0 else 0.0
-            new |= 1 << k
-        else:
-            new &= ~(1 << k)
+        if fired[j]:
+            s = int(p[o + L.A_STATE])
+            opened = x[xu + a] > 0.5
+            x_new[s + 2] = 1.0 if opened else 0.0
+            x_new[s + 3] = NEVER
+            if not opened and int(p[int(p[o + L.SO_BLOCK]) + L.SB_EXHAUST]) == L.EXH_INSTANT:
+                x_new[s] = p[int(p[L.P_OR]) + L.RW * int(p[o + L.A_SUPPLY]) + L.R_P_ATM]
+        j += 1
     return new
 
 
@@ -157,5 +196,7 @@ def robot_check(t, x, p, mode):
             return L.ERR_CMD + 2 * a
         o = oa + L.AW * a
         if u < p[o + L.A_ULO] or u > p[o + L.A_UHI]:
+            return L.ERR_CMD + 2 * a + 1
+        if int(p[o + L.A_TYPE]) == L.ACT_SOLENOID and u != 0.0 and u != 1.0:
             return L.ERR_CMD + 2 * a + 1
     return 0

@@ -18,6 +18,7 @@ import numpy as np
 from .._borrow import view_c
 from ..actuators.pneumatic import _layout as PL
 from ..actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force, tank_pressure_rate
+from ..actuators.pneumatic._flow_kernels import cv_flow_corrected, cv_flow_source, orifice_flow
 from ..actuators.pneumatic._friction_kernels import friction_force
 from ..actuators.pneumatic._linkage_kernels import cylinder_of_joint
 from ..contact import _laws as LW
@@ -171,6 +172,44 @@ def supplied_row(p, row, k, x, buf):
 
 
 @hs.njit_helper
+def solenoid_force(p, o, x, q, qd, adot, xa):
+    """The RATS leg at actuator row ``p[o]`` (``components.SolenoidCylinder``): its force on the joint
+    (5.5), and into ``adot`` the rates of its pressure (5.11) and gas used and, through its supply's
+    pressure, the tank's (5.12). The valve's state (open 1 / closed 0) is the actuator's third state."""
+    s = int(p[o + L.A_STATE])
+    b = int(p[o + L.SO_BLOCK])
+    ro = int(p[L.P_OR]) + L.RW * int(p[o + L.A_SUPPLY])
+    r_gas, temp, p_atm = p[ro + L.R_GAS_R], p[ro + L.R_TEMP], p[ro + L.R_P_ATM]
+    k, c1, c2, r_cr, r_lam = p[ro + L.R_K], p[ro + L.R_C1], p[ro + L.R_C2], p[ro + L.R_CR], p[ro + L.R_LAM]
+    area = p[o + L.SO_AREA]
+    xl = _clip(q, 0.0, p[o + L.SO_STROKE])
+    pc = x[s]
+    pt = x[int(p[ro + L.R_STATE])]
+    mdot = 0.0
+    for i in range(1, L.NSOL):  # gas used (while open, below), valve and switch time (bookkeeping)
+        adot[s + i - xa] = 0.0
+    if x[s + 2] > 0.5:  # open: tank -> cylinder, (5.7) or (5.8)-(5.10)
+        code = int(p[b + L.SB_FLOW])
+        if code == L.FLOW_ORIFICE:
+            mdot = orifice_flow(p[b + L.SB_AREA], pt, pc, temp, k, c1, c2, r_cr, r_lam)
+        elif code == L.FLOW_CV:
+            mdot = cv_flow_source(p[b + L.SB_CV], pt, pc, temp, p[ro + L.R_SG], r_gas, r_cr)
+        else:
+            mdot = cv_flow_corrected(p[b + L.SB_CV], pt, pc, temp, p[ro + L.R_SG], r_gas, 1.0 - r_cr, r_lam)
+        adot[int(p[ro + L.R_STATE]) - xa] -= mdot * r_gas * temp / p[ro + L.R_VOLUME]
+        adot[s + 1 - xa] = mdot
+    elif int(p[b + L.SB_EXHAUST]) == L.EXH_ORIFICE:
+        mdot = -orifice_flow(p[b + L.SB_EXH_AREA], pc, p_atm, temp, k, c1, c2, r_cr, r_lam)
+    if x[s + 2] <= 0.5 and int(p[b + L.SB_EXHAUST]) == L.EXH_INSTANT:
+        adot[s - xa] = 0.0  # vented: held at atmospheric (set at the closing event)
+    else:
+        vol = p[o + L.SO_V0] + area * xl
+        adot[s - xa] = p[b + L.SB_KAPPA] * (r_gas * temp * mdot - pc * area * qd) / vol
+    return ((pc - p_atm) * area - p[o + L.SO_KRET] * xl - p[o + L.SO_FF] * math.tanh(qd / p[b + L.SB_VEPS])
+            - p[o + L.SO_BETA] * qd)
+
+
+@hs.njit_helper
 def actuator_forces(p, x, tau, force, cur, adot, scr):
     """Generalised force of every actuator on its joint, ``force`` (nact,), summed per joint into
     ``tau`` (nv,) (zeroed first); ``cur`` (nact,) the DC motors' armature currents [A] (0 for other
@@ -218,6 +257,8 @@ def actuator_forces(p, x, tau, force, cur, adot, scr):
             adot[s - xa + 3] = r3
             adot[s - xa + 4] = r4
             f = (pressure_force(row, x[s], x[s + 1]) - friction_force(row, xd, 0.0, 0, 0.0)) * arm
+        elif typ == L.ACT_SOLENOID:
+            f = solenoid_force(p, o, x, q, qd, adot, xa)
         else:  # DC motor through a gear: R, L, kt, kb, i_max, v_max, torque command?, efficiency
             res, ind, kt, kb = p[pp], p[pp + 1], p[pp + 2], p[pp + 3]
             imax, vmax, eta = p[pp + 4], p[pp + 5], p[pp + 7]

@@ -41,7 +41,7 @@ its ``actuators.pneumatic._layout`` row in ``p``, transmission code, then the tr
 numbers: TR_LINEAR q0, x0, dx/dq; TR_LINKAGE joint kind, l1 .. l5). ``A_STATE`` is the first of an
 actuator's states in x (DC motor with inductance: the current; cylinder: p_cap, p_rod, m_cap,
 m_rod, m_supply), -1 for none; the rates of all actuator states are one block (``P_NAS`` long)."""
-ACT_TORQUE, ACT_POSITION, ACT_VELOCITY, ACT_DC, ACT_PNEUMATIC = range(5)
+ACT_TORQUE, ACT_POSITION, ACT_VELOCITY, ACT_DC, ACT_PNEUMATIC, ACT_SOLENOID = range(6)
 TR_DIRECT, TR_LINEAR, TR_LINKAGE = range(3)
 A_SUPPLY = A_P0 + 8
 """A cylinder's supply: the index of its air supply (a resource row), or -1 for its own constant one."""
@@ -49,7 +49,19 @@ A_SUPPLY = A_P0 + 8
 # ---- resource rows at p[P_OR] (air supplies: isothermal tanks) -------------------------------
 RW = 16
 (R_STATE, R_VOLUME, R_TEMP, R_GAS_R, R_P_ATM, R_LEAK, R_LEAK_TAU, R_LEAK_AREA, R_K, R_C1, R_C2, R_CR,
- R_LAM) = range(13)
+ R_LAM, R_SG) = range(14)
+
+# ---- a solenoid cylinder's type parameters (from A_P0; its supply in A_SUPPLY) ---------------------
+(SO_AREA, SO_V0, SO_STROKE, SO_KRET, SO_FF, SO_BETA) = range(A_P0, A_P0 + 6)
+SO_BLOCK = A_P0 + 6
+"""Offset in ``p`` of the rest: kappa, v_eps, exhaust code, exhaust area, flow code, orifice area,
+C_v, open latency, close latency."""
+(SB_KAPPA, SB_VEPS, SB_EXHAUST, SB_EXH_AREA, SB_FLOW, SB_AREA, SB_CV, SB_T_OPEN, SB_T_CLOSE) = range(9)
+NSB = 9
+EXH_TRAPPED, EXH_INSTANT, EXH_ORIFICE = range(3)
+FLOW_ORIFICE, FLOW_CV, FLOW_CV_CORRECTED = range(3)
+NSOL = 4
+"""States of a solenoid cylinder: pressure, gas used (continuous), valve open, pending switch time."""
 NGAS = 5
 """States of a pneumatic cylinder."""
 

@@ -13,6 +13,8 @@ Actuators (one per 1-DoF joint, revolute or prismatic; generalised force ``tau``
 * :class:`VelocityServo` — ``tau = clip(kv (u - qdot), -effort, effort)``; ``u`` [rad/s or m/s].
 * :class:`PneumaticCylinder` — a valve-driven double-acting cylinder through a linkage (``u``: valve
   voltage [V]).
+* :class:`SolenoidCylinder` — the RATS leg: a single chamber on a 3-way solenoid valve with latency
+  (``u``: 1 energised, 0 not).
 * :class:`DCMotor` — brushed DC motor through a gear of ratio N and efficiency eta (motor speed
   ``omega_m = N qdot``, back-EMF ``kb omega_m``, torque ``tau = eta N kt i``):
 
@@ -46,6 +48,7 @@ import numpy as np
 
 from ..actuators.pneumatic.actuator import PneumaticActuator
 from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
+from ..actuators.pneumatic.solenoid import SolenoidValve
 from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import Plane
@@ -54,7 +57,7 @@ from ..errors import InputError
 __all__ = [
     "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
     "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Actuator", "Sensor",
-    "PneumaticCylinder", "ChamberPressure", "AirSupply",
+    "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder",
 ]
 
 
@@ -273,7 +276,82 @@ class PneumaticCylinder:
         return min(max(x, 0.0), float(self.actuator.cylinder.stroke))
 
 
-Actuator = TorqueSource | PositionServo | VelocityServo | DCMotor | PneumaticCylinder
+_EXHAUSTS = ("trapped", "instant", "orifice")
+_FLOWS = ("orifice", "cv", "cv_corrected")
+
+
+@dataclass(frozen=True)
+class SolenoidCylinder:
+    """The RATS leg (Wagenknecht (2009) §5.2): a single-chamber cylinder on a prismatic joint (leg
+    extension x = q [m], clamped to [0, stroke] for the gas), filled from an :class:`AirSupply` through
+    a 3-way solenoid valve (``legsim.actuators.pneumatic.SolenoidValve``) and vented when it closes.
+
+    Command: 1 energises the valve, 0 de-energises it (anything else stops the run, naming the
+    actuator). The valve opens ``valve.latency`` after the command turns 1 and closes
+    ``valve.close_latency`` after it turns 0: located events (guard ``valve_<name>``), not the
+    sample grid. States: ``<name>_p`` chamber pressure [Pa], ``_m_used`` gas drawn [kg], and the
+    bookkeeping ``_valve`` (1 open) and ``_t_switch`` (the pending switch instant, NaN for none).
+
+    Chamber (5.11): ``dP/dt = kappa (R T mdot - P A dx/dt) / (V0 + A x)``. Flow while open: (5.7)
+    (orifice of effective area ``valve.area``) or (5.8)–(5.10) (``valve.cv``, ``flow="cv"`` as
+    printed, ``"cv_corrected"`` the continuous form); ``cv`` overrides the valve's C_v. Closed:
+    ``exhaust`` "trapped" (no flow, the variant that reproduces the source's 31.75 cm plateau),
+    "instant" (vented to atmospheric at the closing event) or "orifice" (``exhaust_area`` [m^2]).
+    The draw lowers the supply's pressure (5.12). Force on the joint (5.5):
+    ``(P - P_atm) A - k_return x - friction tanh(v / v_eps) - viscous v`` (the source's constant
+    F_f against extension, made to oppose the motion and regularised over ``v_eps`` [m/s]).
+    Defaults: the RATS leg of Table 5.2 (``legsim.robots.pneumatic_rig.hop``).
+    """
+
+    name: str
+    joint: str
+    valve: SolenoidValve
+    supply: str
+    area: float = 5.0165e-4
+    dead_volume: float = 5.4e-6
+    stroke: float = 0.063
+    k_return: float = 100.0
+    friction: float = 9.7003
+    viscous: float = 5.2843
+    v_eps: float = 1e-3
+    kappa: float = 1.4
+    exhaust: str = "trapped"
+    exhaust_area: float = 0.0
+    flow: str | None = None
+    cv: float | None = None
+    p0: float | None = None
+
+    def __post_init__(self):
+        o = f"SolenoidCylinder {self.name!r}"
+        _name("SolenoidCylinder", self.name)
+        if not isinstance(self.valve, SolenoidValve):
+            raise InputError(f"{o}: valve = {self.valve!r}, expected a "
+                             "legsim.actuators.pneumatic.SolenoidValve")
+        if not isinstance(self.supply, str) or not self.supply:
+            raise InputError(f"{o}: supply = {self.supply!r}, expected the name of an AirSupply")
+        for k in ("area", "dead_volume", "stroke", "kappa", "v_eps"):
+            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0, lo_open=True))
+        for k in ("k_return", "friction", "viscous", "exhaust_area"):
+            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0))
+        if self.exhaust not in _EXHAUSTS:
+            raise InputError(f"{o}: exhaust = {self.exhaust!r}, expected one of {', '.join(_EXHAUSTS)}")
+        if self.exhaust == "orifice" and self.exhaust_area <= 0.0:
+            raise InputError(f"{o}: exhaust 'orifice' needs exhaust_area > 0 [m^2]")
+        flow = self.valve.flow if self.flow is None else self.flow
+        if flow not in _FLOWS:
+            raise InputError(f"{o}: flow = {self.flow!r}, expected one of {', '.join(_FLOWS)}")
+        object.__setattr__(self, "flow", flow)
+        cv = self.valve.cv if self.cv is None else self.cv
+        object.__setattr__(self, "cv", _num(o, "cv", cv, lo=0.0))
+        if flow == "orifice" and not self.valve.area > 0.0:
+            raise InputError(f"{o}: orifice flow needs the valve's effective area > 0 [m^2]")
+        if flow != "orifice" and not self.cv > 0.0:
+            raise InputError(f"{o}: Cv flow needs cv > 0")
+        if self.p0 is not None:
+            object.__setattr__(self, "p0", _num(o, "p0", self.p0, lo=0.0, lo_open=True))
+
+
+Actuator = TorqueSource | PositionServo | VelocityServo | DCMotor | PneumaticCylinder | SolenoidCylinder
 """Any actuator component."""
 
 

@@ -50,38 +50,46 @@ def _readonly(view: np.ndarray) -> np.ndarray:
 
 class CommandWriter:
     """Writes a controller's commands into the held-command states (validated: count, names, numbers;
-    finiteness and ranges are checked by the compiled check hook, which names the actuator)."""
+    finiteness and ranges are checked by the compiled check hook, which names the actuator). A
+    solenoid valve whose command changes gets its switch scheduled at t + its latency (opening) or
+    close latency (closing): the engine locates that instant as an event."""
 
     def __init__(self, robot: Robot, x: np.ndarray):
         xu, n = robot._x["xu"], robot._x["nact"]
+        self.x = x
         self.u = x[xu:xu + n]
         self.n = n
         self.names = robot.actuator_names
         self.index = {name: i for i, name in enumerate(self.names)}
+        self.solenoids = robot._solenoids
+        self.last = self.u.copy()
 
-    def __call__(self, cmd) -> None:
+    def __call__(self, cmd, t: float = 0.0) -> None:
         if cmd is None:
             return
         if type(cmd) is np.ndarray and cmd.shape == (self.n,):  # the fast path
             self.u[:] = cmd
-            return
-        if isinstance(cmd, Mapping):
+        elif isinstance(cmd, Mapping):
             for key, val in cmd.items():
                 i = self.index.get(key)
                 if i is None:
                     raise InputError(f"command for unknown actuator {key!r}{closest(str(key), self.names)}; "
                                      f"actuators: {', '.join(self.names)}")
                 self.u[i] = _number(val, key)
-            return
-        try:
-            arr = np.asarray(cmd, dtype=float)
-        except (TypeError, ValueError):
-            raise InputError(f"commands = {cmd!r}: expected {self.n} numbers (actuators "
-                             f"{', '.join(self.names)}) or a mapping actuator -> value") from None
-        if arr.shape != (self.n,):
-            raise InputError(f"the controller returned commands of shape {arr.shape}, expected ({self.n},): "
-                             f"one per actuator ({', '.join(self.names)})")
-        self.u[:] = arr
+        else:
+            try:
+                arr = np.asarray(cmd, dtype=float)
+            except (TypeError, ValueError):
+                raise InputError(f"commands = {cmd!r}: expected {self.n} numbers (actuators "
+                                 f"{', '.join(self.names)}) or a mapping actuator -> value") from None
+            if arr.shape != (self.n,):
+                raise InputError(f"the controller returned commands of shape {arr.shape}, expected "
+                                 f"({self.n},): one per actuator ({', '.join(self.names)})")
+            self.u[:] = arr
+        for state, a, t_open, t_close in self.solenoids:
+            if self.u[a] != self.last[a]:
+                self.x[state + 3] = t + (t_open if self.u[a] > 0.5 else t_close)
+                self.last[a] = self.u[a]
 
 
 def _number(val, key: str) -> float:
@@ -102,6 +110,6 @@ def python_controller(robot: Robot, controller: Controller):
         if not views:
             views.extend((SensorReadings(robot, x), CommandWriter(robot, x)))
         readings, write = views
-        write(controller(t, readings))
+        write(controller(t, readings), t)
 
     return callback

@@ -76,8 +76,9 @@ from ..hybrid.model import closest
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
 from ..world._points import contact_points
-from . import Controller, Robot  # the package exports them wherever they live
 from . import components as C
+from .controller import Controller
+from .robot import Robot
 
 __all__ = ["load_hardware", "parse_hardware", "load_controller", "start_state", "default_options",
            "describe", "ACTUATORS", "SENSORS", "NORMAL_LAWS", "FRICTION_LAWS"]

@@ -29,6 +29,7 @@ from ..multibody.hybrid_model import _state_names
 from ..multibody.model import Model
 from ..world._points import contact_points
 from . import _clock
+from . import _hooks as H
 from . import _kernels as K
 from . import _layout as L
 from .components import (
@@ -44,6 +45,7 @@ from .components import (
     MotorCurrent,
     PneumaticCylinder,
     PositionServo,
+    SolenoidCylinder,
     TorqueSource,
     VelocityServo,
 )
@@ -66,7 +68,7 @@ class _Channels:
 def _lookup(what: str, name: str, names: Sequence[str], owner: str) -> int:
     if name not in names:
         raise InputError(f"{owner}: {what} {name!r} does not exist{closest(name, names)}; "
-                         f"{what}s: {', '.join(names)}")
+                         f"valid: {', '.join(names)}")
     return list(names).index(name)
 
 
@@ -154,6 +156,7 @@ class Robot:
         commands0: list[float] = []
         servo_q: list[tuple[int, int]] = []
         pneumatic: list[tuple[int, int, PneumaticCylinder]] = []
+        solenoids: list[tuple[int, int, SolenoidCylinder]] = []
         ranges: list[tuple[float, float]] = []
         xa = nq + nv + (0 if smooth else nc) + (3 * nc if anchors else 0)
         for act in self.actuators:
@@ -179,6 +182,15 @@ class Robot:
                 servo_q.append((len(rows), qadr))
             elif isinstance(act, VelocityServo):
                 row[L.A_TYPE], row[p0], row[p0 + 1] = L.ACT_VELOCITY, act.kv, act.effort
+            elif isinstance(act, SolenoidCylinder):
+                self._prismatic(owner, act.joint)
+                row[L.A_TYPE], row[L.A_STATE], row[L.A_ULO], row[L.A_UHI] = (
+                    L.ACT_SOLENOID, xa + len(act_states), 0.0, 1.0)
+                row[L.SO_AREA:L.SO_BETA + 1] = (act.area, act.dead_volume, act.stroke, act.k_return,
+                                                 act.friction, act.viscous)
+                row[L.SO_BLOCK] = len(solenoids)  # made absolute with the blocks' place
+                solenoids.append((int(row[L.A_STATE]), len(rows), act))
+                act_states += [f"{act.name}_{k}" for k in ("p", "m_used", "valve", "t_switch")]
             elif isinstance(act, PneumaticCylinder):
                 u0 = self._pack_cylinder(owner, act, row, qadr, xa + len(act_states), len(pneumatic))
                 pneumatic.append((int(row[L.A_STATE]), qadr, act))
@@ -308,14 +320,19 @@ class Robot:
             nq + nv, (nq + nv + (0 if smooth else nc)) if anchors else -1, xa, xu, xy, xf)
         opn = os_ + L.SW * len(srows)  # the cylinders' parameter rows
         prows = [act.actuator.row() for _, _, act in pneumatic]
+        osb = opn + PL.NPARAM * len(prows)  # the solenoids' blocks
+        sblocks = [_solenoid_block(act) for _, _, act in solenoids]
         for r in rows:
             if int(r[L.A_TYPE]) == L.ACT_PNEUMATIC:
                 r[L.A_P0] = opn + PL.NPARAM * r[L.A_P0]
+            elif int(r[L.A_TYPE]) == L.ACT_SOLENOID:
+                r[L.SO_BLOCK] = osb + L.NSB * r[L.SO_BLOCK]
         head[L.P_NAS] = len(act_states)
         scratch = np.zeros(K.scratch_size(mb.nbody, nv, nc, nact, len(act_states)))
-        head[L.P_OR], head[L.P_NR] = opn + PL.NPARAM * len(prows), len(supplies)
+        head[L.P_OR], head[L.P_NR] = osb + L.NSB * len(sblocks), len(supplies)
         head[L.P_OSCR] = head[L.P_OR] + L.RW * len(supplies)
-        pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *supplies, scratch])
+        pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *supplies,
+                               scratch])
         # ---- names
         qn, vn, _ = _state_names(mb)
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -331,6 +348,9 @@ class Robot:
         x0[xu:xu + nact] = commands0
         for r, res in zip(supplies, self.resources, strict=True):
             x0[int(r[L.R_STATE])] = res.p0
+        for st, ia, act in solenoids:  # at its initial pressure, valve closed, no switch pending
+            p_atm = supplies[int(rows[ia][L.A_SUPPLY])][L.R_P_ATM]
+            x0[st:st + L.NSOL] = (p_atm if act.p0 is None else act.p0, 0.0, 0.0, H.NEVER)
         outputs = ([f"true_{s}" for s in sensordata] + [f"tau_{n}" for n in names]
                    + [f"current_{n}" for n in names] + [f"fn_{n}" for n in pt_names] + ["fn_total"])
         messages: dict[int, str] = {}
@@ -345,12 +365,14 @@ class Robot:
         self.point_names = tuple(pt_names)
         self._servo_q = tuple(servo_q)
         self._pneumatic = tuple(pneumatic)
+        self._solenoids = tuple((st, a, act.valve.latency, act.valve.close_latency)
+                                for st, a, act in solenoids)
         self._x = {"xu": xu, "xy": xy, "nact": nact, "nch": nch}
-        from . import _hooks as H
-
-        guards = () if (smooth or nc == 0) else tuple(
+        guards = (() if (smooth or nc == 0) else tuple(
             g for n in pt_names for g in (Guard(f"touchdown_{n}", Direction.FALLING, Placement.RIGHT),
-                                          Guard(f"liftoff_{n}", Direction.RISING, Placement.RIGHT)))
+                                          Guard(f"liftoff_{n}", Direction.RISING, Placement.RIGHT)))) + tuple(
+            Guard(f"valve_{act.name}", Direction.FALLING, Placement.RIGHT) for _, _, act in solenoids)
+        self._ngc = 0 if (smooth or nc == 0) else 2 * nc
         robot = self
 
         def start(x, p):
@@ -369,6 +391,14 @@ class Robot:
                         f"({nch} channels), {nc} contact points ({'smooth' if smooth else 'event'} path)",
         )
 
+    def _prismatic(self, owner: str, joint: str, hint: str = "") -> None:
+        """InputError unless ``joint`` (known to exist) is prismatic."""
+        from ..multibody._layout import JOINT_PRISMATIC
+
+        body = list(self.mb.jnt_names).index(joint)
+        if int(self.mb.arrays.jnt_type[body]) != JOINT_PRISMATIC:
+            raise InputError(f"{owner}: joint {joint!r} is not prismatic{hint}")
+
     def _supplies(self, rows: list[np.ndarray], state: int) -> list[np.ndarray]:
         """The air supplies' rows (their pressure states from ``state`` on), and each cylinder's row
         pointed at the supply it names."""
@@ -384,10 +414,16 @@ class Robot:
             names.append(res.name)
             t, g = res.tank, res.tank.gas
             r = np.zeros(L.RW)
-            r[:L.R_LAM + 1] = (state + i, t.volume, t.temperature, g.R, t.p_atm, t.leak_code, t.leak_tau,
-                               t.leak_area, g.k, g.c1, g.c2, g.critical_ratio, DEFAULT_LAMINAR_RATIO)
+            r[:L.R_SG + 1] = (state + i, t.volume, t.temperature, g.R, t.p_atm, t.leak_code, t.leak_tau,
+                              t.leak_area, g.k, g.c1, g.c2, g.critical_ratio, DEFAULT_LAMINAR_RATIO,
+                              g.specific_gravity)
             out.append(r)
         for act, row in zip(self.actuators, rows, strict=True):
+            if isinstance(act, SolenoidCylinder):
+                if not names:
+                    raise InputError(f"SolenoidCylinder {act.name!r}: supply {act.supply!r}, but the robot "
+                                     "has no air supply (Robot(resources=[AirSupply(...)]))")
+                row[L.A_SUPPLY] = _lookup("air supply", act.supply, names, f"SolenoidCylinder {act.name!r}")
             if isinstance(act, PneumaticCylinder):
                 row[L.A_SUPPLY] = -1
                 if act.supply is not None and not names:
@@ -404,7 +440,6 @@ class Robot:
         cylinders' block; the offset is made absolute once the block's place is known); return its
         first command: the valve's equal-flow voltage."""
         from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
-        from ..multibody._layout import JOINT_PRISMATIC
 
         prow = act.actuator.row()
         p0 = L.A_P0
@@ -412,10 +447,8 @@ class Robot:
         row[L.A_ULO], row[L.A_UHI] = prow[PL.U_MIN], prow[PL.U_MAX]
         tr = act.transmission
         if tr is None:
-            body = list(self.mb.jnt_names).index(act.joint)
-            if int(self.mb.arrays.jnt_type[body]) != JOINT_PRISMATIC:
-                raise InputError(f"{owner}: joint {act.joint!r} is not prismatic; a revolute joint needs "
-                                 "a transmission (JointLinkage or LinearLinkage)")
+            self._prismatic(owner, act.joint, "; a revolute joint needs a transmission (JointLinkage or "
+                                              "LinearLinkage)")
             row[p0 + 1] = L.TR_DIRECT
         elif isinstance(tr, LinearLinkage):
             row[p0 + 1:p0 + 5] = L.TR_LINEAR, tr.theta0, tr.x0, tr.slope
@@ -443,7 +476,7 @@ class Robot:
         g = np.empty(ng)
         self.model.guard_values(0.0, x, p, 0, g)
         fired = np.zeros(ng, dtype=np.int64)
-        fired[0::2] = g[0::2] <= 0.0
+        fired[0:self._ngc:2] = g[0:self._ngc:2] <= 0.0
         x_new = x.copy()
         mode = int(self.model.reset(0.0, x, p, 0, fired, x_new))
         return x_new, mode
@@ -495,6 +528,15 @@ class Robot:
         callback = None if controller is None else python_controller(self, controller)
         return simulate(self.model, t_final, x0=x0, options=options, controller=callback,
                         controller_every=self.controller_every, **kwargs)
+
+
+def _solenoid_block(act: SolenoidCylinder) -> np.ndarray:
+    """A solenoid cylinder's parameters beyond its actuator row (``_layout.SB_*``)."""
+    b = np.zeros(L.NSB)
+    b[:] = (act.kappa, act.v_eps, ("trapped", "instant", "orifice").index(act.exhaust), act.exhaust_area,
+            ("orifice", "cv", "cv_corrected").index(str(act.flow)), act.valve.area, act.cv, act.valve.latency,
+            act.valve.close_latency)
+    return b
 
 
 def _with_rotor_inertia(model: Model, actuators: Sequence) -> Model:

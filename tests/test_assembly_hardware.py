@@ -1,0 +1,377 @@
+"""Hardware files (legsim.assembly.hardware, issue 14 §1): a TOML beside a URDF declares a robot's parts,
+checked key by key; a scenario names one with a Python controller and ``legsim run`` runs it."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from legsim.assembly import (
+    IMU,
+    ContactForce,
+    Contacts,
+    DCMotor,
+    JointEncoder,
+    JointVelocity,
+    Measurement,
+    MotorCurrent,
+    PositionServo,
+    Robot,
+    TorqueSource,
+    VelocityServo,
+)
+from legsim.assembly.hardware import default_options, load_hardware, parse_hardware
+from legsim.cli import SCENARIO_DIR, main
+from legsim.contact import ContactLaw, Plane, coulomb, hunt_crossley, inclined_plane, stribeck
+from legsim.errors import InputError
+from legsim.io import load_run
+from legsim.multibody import RobotBuilder, load_urdf
+from legsim.scenario import load_scenario
+
+HOPPER = ("hopper.urdf", "hopper_hardware.toml", "hopper_controller.py", "hopper.toml")
+WEIGHT = 2.5 * 9.81  # the hopper's 2.5 kg [N]
+
+
+@pytest.fixture
+def hopper_dir(tmp_path):
+    """A copy of the bundled hopper files, to edit."""
+    for name in HOPPER:
+        shutil.copy(SCENARIO_DIR / name, tmp_path / name)
+    return tmp_path
+
+
+def edit(path, old, new):
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+# ------------------------------------------------------------------------------- the bundled example
+def test_the_bundled_hopper_runs_through_legsim_run_with_its_controller_and_writes_records(tmp_path):
+    out = tmp_path / "run"
+    assert main(["run", str(SCENARIO_DIR / "hopper.toml"), "--out", str(out), "--plot", "-q"]) == 0
+    run = load_run(out)
+    rec = run.records
+    assert run.meta["status"] == "done" and run.meta["model"] == "hopper"
+    assert run.t[-1] == 3.0 and np.allclose(np.diff(run.t), 0.005)
+    sc = run.meta["scenario"]
+    assert sc["controller"] == "hopper_controller.py:pd_bounce"
+    assert sc["controller_params"]["amplitude"] == 0.25
+    assert [a["name"] for a in sc["hardware"]["actuators"]] == ["hip", "knee"]
+    assert sc["initial"]["rail"] == 0.36 and sc["integrator"]["h_max"] == 0.001
+    # crouched and still before the controller starts bobbing at 0.5 s: the foot carries the weight,
+    # and its force sensor and the contact output agree
+    still = (run.t > 0.3) & (run.t <= 0.5)
+    assert rec["foot_force_foot_z"][still].mean() == pytest.approx(WEIGHT, rel=0.02)
+    assert rec["fn_total"][still].mean() == pytest.approx(WEIGHT, rel=0.02)
+    # the PD law holds the bend, then the sine of 0.25 rad moves the knee and bobs the trunk
+    assert rec["knee"][still].mean() == pytest.approx(-1.2, abs=0.1)
+    late = run.t > 1.0
+    assert np.ptp(rec["knee"][late]) > 0.8 and np.ptp(rec["rail"][late]) > 0.08
+    assert np.abs(rec["u_knee"][late]).max() > 5.0  # voltage commands [V] from the controller
+    assert len(run.events["t"]) >= 2                  # the foot leaves and lands again
+    for name in ("states.png", "outputs.png"):
+        assert (out / "plots" / name).stat().st_size > 5000
+
+
+def test_demo_lists_the_hopper_and_not_its_hardware_file(capsys):
+    assert main(["demo", "hopper_hardware"]) == 2
+    err = capsys.readouterr().err
+    assert "no demo named 'hopper_hardware'" in err
+    available = err.split("available:")[1]
+    assert "hopper" in available and "hopper_hardware" not in available
+
+
+# ------------------------------------------------------------------------ the same robot as Python
+def hopper_in_python():
+    """The bundled hopper_hardware.toml written with the Python API."""
+    mb = load_urdf(SCENARIO_DIR / "hopper.urdf")
+    motors = [DCMotor(j, j, resistance=1.0, torque_constant=0.03, gear=30.0, efficiency=0.9, v_max=24.0,
+                      i_max=10.0, rotor_inertia=1e-5) for j in ("hip", "knee")]
+    sensors = [JointEncoder("enc", joints=["rail", "hip", "knee"], measurement=Measurement(bits=14, lo=-3.2,
+                                                                                         hi=3.2)),
+               JointVelocity("rate", joints=["hip", "knee"],
+                             measurement=Measurement(noise_std=0.01, seed=3, cutoff_hz=100.0)),
+               IMU("imu", body="trunk", rate_hz=500.0, measurement=Measurement(noise_std=0.05, seed=1)),
+               ContactForce("foot_force", geometries=["foot"]),
+               MotorCurrent("amps", actuators=["hip", "knee"])]
+    contacts = Contacts(ContactLaw(hunt_crossley(1e5, 0.5), coulomb(0.8, 0.01)), Plane((0, 0, 1), 0.0),
+                        geometries=["foot"], path="event")
+    return Robot(mb, actuators=motors, sensors=sensors, contacts=contacts, control_period=0.001)
+
+
+VARIANT = """
+urdf = "hopper.urdf"
+control_period = 0.002
+name = "variant"
+[urdf_options]
+limit_stiffness = 50.0
+[contacts]
+path = "smooth"
+normal = { law = "hunt_crossley", k = 3e4, alpha = 0.2, exponent = 1.0 }
+friction = { law = "stribeck", mu = 0.6, brk = 1.2, decay = -50.0 }
+ground = { incline = 0.1, through = [0, 0, -0.01] }
+[actuators.all]
+type = "PositionServo"
+joints = "all"
+kp = 20.0
+kd = 0.5
+[actuators.knee_motor]
+type = "DCMotor.simsect"
+joint = "knee"
+gear = 20.0
+[actuators.push]
+type = "TorqueSource"
+joint = "rail"
+lo = -5.0
+hi = 5.0
+[actuators.spin]
+type = "VelocityServo"
+joint = "hip"
+kv = 0.3
+[sensors.enc]
+type = "JointEncoder"
+joints = "hip"
+rate_hz = 250
+[sensors.imu]
+type = "IMU"
+body = "thigh"
+position = [0, 0, -0.1]
+rotation = [[0, -1, 0], [1, 0, 0], [0, 0, 1]]
+gyro = false
+measurement = { delay = 2, offset = 0.1, scale_error = 0.01 }
+[sensors.amps]
+type = "MotorCurrent"
+actuators = "all"
+"""
+
+
+def variant_in_python():
+    mb = load_urdf(SCENARIO_DIR / "hopper.urdf", limit_stiffness=50.0)
+    acts = [PositionServo(j, j, kp=20.0, kd=0.5) for j in ("rail", "hip", "knee")]
+    acts += [DCMotor.simsect("knee_motor", "knee", gear=20.0), TorqueSource("push", "rail", lo=-5.0, hi=5.0),
+             VelocityServo("spin", "hip", kv=0.3)]
+    sensors = [JointEncoder("enc", joints=["hip"], rate_hz=250.0),
+               IMU("imu", body="thigh", position=(0, 0, -0.1), rotation=((0, -1, 0), (1, 0, 0), (0, 0, 1)),
+                   gyro=False, measurement=Measurement(delay=2, offset=0.1, scale_error=0.01)),
+               MotorCurrent("amps", actuators=["knee_motor"])]
+    law = ContactLaw(hunt_crossley(3e4, 0.2, exponent=1.0), stribeck(0.6, brk=1.2, decay=-50.0))
+    contacts = Contacts(law, inclined_plane(0.1, (0, 0, -0.01)), path="smooth")
+    return Robot(mb, actuators=acts, sensors=sensors, contacts=contacts, control_period=0.002, name="variant")
+
+
+def test_a_hardware_file_builds_the_same_robot_as_the_equivalent_python(tmp_path):
+    shutil.copy(SCENARIO_DIR / "hopper.urdf", tmp_path / "hopper.urdf")
+    (tmp_path / "variant.toml").write_text(VARIANT)
+    for got, want in ((load_hardware(SCENARIO_DIR / "hopper_hardware.toml"), hopper_in_python()),
+                      (load_hardware(tmp_path / "variant.toml"), variant_in_python())):
+        assert got.model.name == want.model.name
+        assert got.model.state_names == want.model.state_names
+        assert got.model.output_names == want.model.output_names
+        assert got.actuator_names == want.actuator_names and got.sensor_names == want.sensor_names
+        np.testing.assert_array_equal(got.model.param_defaults, want.model.param_defaults)
+        np.testing.assert_array_equal(got.model.state_defaults, want.model.state_defaults)
+        assert got.model.sample_period == want.model.sample_period
+        assert got.model.nguard == want.model.nguard
+
+
+def test_a_model_given_by_the_caller_replaces_the_urdf():
+    b = RobotBuilder("wheel")
+    b.add_body("link", "world", "revolute", axis=(0, 0, 1), mass=1.0, inertia=np.diag([0.01, 0.01, 0.02]))
+    text = ('[actuators.m]\ntype = "TorqueSource"\njoint = "link"\n'
+            '[sensors.s]\ntype = "JointVelocity"\njoints = "all"\n')
+    robot = parse_hardware(text, "wheel_hardware.toml", model=b.compile())
+    assert robot.name == "wheel" and robot.actuator_names == ("m",)
+    res = robot.simulate(0.1, lambda t, s: [0.02])
+    assert res.x[-1, robot.model.state_names.index("s_link")] == pytest.approx(0.1, rel=0.02)  # 0.02/0.02 t
+
+
+def test_the_default_options_are_those_robot_simulate_uses():
+    robot = load_hardware(SCENARIO_DIR / "hopper_hardware.toml")
+    q0 = [0.36, 0.6, -1.2]
+    a = robot.simulate(0.1, lambda t, s: [1.0, -2.0], q0=q0)  # the foot lands after 0.05 s
+    b = robot.simulate(0.1, lambda t, s: [1.0, -2.0], q0=q0, options=default_options(robot))
+    assert a.stats["steps"] == b.stats["steps"] and a.events.size == b.events.size >= 1
+    np.testing.assert_array_equal(a.x, b.x)
+
+
+def test_initial_values_by_array_by_name_and_first_commands(hopper_dir):
+    path = edit(hopper_dir / "hopper.toml", "knee = -1.2", "q0 = [0.5, 0.1, -0.2]\nv0 = [0.0, 1.0, 2.0]\n"
+                "knee = -1.2\nu_knee = 3.0")
+    sc = load_scenario(path)
+    x = sc.initial
+    assert (x["rail"], x["hip"], x["knee"]) == (0.36, 0.6, -1.2)  # names override the arrays
+    assert (x["rail_dot"], x["hip_dot"], x["knee_dot"]) == (0.0, 1.0, 2.0)
+    assert (x["u_hip"], x["u_knee"]) == (0.0, 3.0)
+    assert sc.robot_start["commands0"] == {"knee": 3.0}
+
+
+def test_integrator_options_override_the_robots_defaults(hopper_dir):
+    path = hopper_dir / "hopper.toml"
+    path.write_text(path.read_text() + '[integrator]\nmethod = "rk4_fixed"\n')
+    opts = load_scenario(path).options
+    assert opts.method_code.name.lower() == "rk4_fixed" and opts.h_max == 0.001
+    assert opts.record_period == 0.005  # from [outputs]
+
+
+# ----------------------------------------------------------------------------------- bad input
+HW_ERRORS = [
+    ("control_period = 0.001", "control_perod = 0.001",
+     r"hopper_hardware.toml: unknown key 'control_perod' \(did you mean 'control_period'\?\)", None),
+    ("resistance = 1.0", "resistence = 1.0",
+     r"\[actuators.legs\]: unknown DCMotor key 'resistence' \(did you mean 'resistance'\?\)", None),
+    ("resistance = 1.0", "resistance = -1.0",
+     r"\[actuators.legs\]: DCMotor 'hip': 'resistance' = -1.0, expected a finite number in \(0, inf\]", None),
+    ("resistance = 1.0", 'resistance = "one"',
+     r"\[actuators.legs\]: resistance = 'one': expected a number", None),
+    ("resistance = 1.0", "", r"\[actuators.legs\]: missing key 'resistance' \(required by DCMotor\)", None),
+    ('type = "DCMotor"', 'type = "DCMotr"',
+     r"\[actuators.legs\]: type = 'DCMotr' is unknown.*'DCMotor'", None),
+    ('joints = ["hip", "knee"]', 'joints = ["hip", "kne"]',
+     r"\[actuators.legs\]: DCMotor 'kne': joint 'kne' does not exist in 'hopper' \(did you mean 'knee'",
+     None),
+    ('body = "trunk"', 'body = "trunc"',
+     r"\[sensors.imu\]: IMU 'imu': body 'trunc' does not exist.*'trunk'", None),
+    ('urdf = "hopper.urdf"', 'urdf = "hoper.urdf"',
+     r"urdf = 'hoper.urdf': URDF file '.*hoper.urdf' not found", None),
+    ('law = "hunt_crossley"', 'law = "hunt_crosley"',
+     r"\[contacts.normal\]: law = 'hunt_crosley' is unknown \(did you mean 'hunt_crossley'", None),
+    ("alpha = 0.5", "alfa = 0.5", r"\[contacts.normal\]: unknown hunt_crossley key 'alfa'.*'alpha'", None),
+    ("k = 1e5", "k = -1e5",
+     r"\[contacts.normal\]: contact law parameter 'k' = -100000.0: expected a finite", None),
+    ("offset = 0.0", "offset = 0.0, incline = 0.1", r"\[contacts.ground\]: give either incline", None),
+    ('geometries = ["foot"]', 'geometries = ["fot"]', r"\[contacts\]: .*'fot' is not a geometry", None),
+    ("noise_std = 0.05", "noise = 0.05",
+     r"\[sensors.imu.measurement\]: unknown Measurement key 'noise' \(did you mean 'noise_std'", None),
+    ("noise_std = 0.05", "noise_std = -0.05", r"\[sensors.imu\]: IMU 'imu': 'noise_std' = -0.05", None),
+    ('body = "trunk"', 'body = "trunk"\njoints = ["hip"]',
+     r"\[sensors.imu\]: unknown IMU key 'joints'", None),
+    ('actuators = "all"', 'actuators = ["hop"]',
+     r"\[sensors.amps\]: MotorCurrent 'amps': actuator 'hop' does not exist \(did you mean 'hip'", None),
+    ("control_period = 0.001", "control_period = 0", "control_period = 0.0, expected a number > 0", None),
+    ('[contacts]', '[urdf_options]\nmimic = "x"\n[contacts]',
+     r"\[urdf_options\]: mimic = 'x': expected one of", None),
+    ('joints = ["hip", "knee"]', 'joints = []',
+     r"\[actuators.legs\]: joints = \[\]: expected one or more", None),
+    ('[sensors.imu]', '[sensors.t]',
+     r"\[sensors.t\]: IMU 't': a sensor name must be a Python identifier", None),
+    ("", "", r"\[sensors.foot_force\]: geometries = 'all', but the robot has no contact geometries",
+     "[contacts]"),
+]
+
+
+@pytest.mark.parametrize("old, new, message, drop", HW_ERRORS)
+def test_bad_hardware_files_name_the_file_table_key_and_what_is_allowed(hopper_dir, old, new, message, drop):
+    path = hopper_dir / "hopper_hardware.toml"
+    if drop:  # remove a whole table
+        text = path.read_text()
+        start = text.index(drop)
+        path.write_text(text[:start] + text[text.index("\n[", start + 1) + 1:])
+    else:
+        edit(path, old, new)
+    with pytest.raises(InputError, match=message) as exc:
+        load_hardware(path)
+    assert str(exc.value).startswith(f"{path}")
+    # the scenario naming it says the same
+    with pytest.raises(InputError, match=message):
+        load_scenario(hopper_dir / "hopper.toml")
+
+
+SCENARIO_ERRORS = [
+    ('"hopper_controller.py:', '"hoper_controller.py:', r"controller = 'hoper_controller.py:pd_bounce': "
+     r"controller file '.*hoper_controller.py' not found"),
+    (":pd_bounce", ":pd_bonce",
+     r"hopper_controller.py has no function 'pd_bonce' \(did you mean 'pd_bounce'"),
+    ('"hopper_controller.py:pd_bounce"', '"no_such.module:pd"', r"cannot import module 'no_such.module'"),
+    ('"hopper_controller.py:pd_bounce"', '"hopper_controller.py"', "expected 'package.module:function'"),
+    ("kp = 60.0", "kpp = 60.0",
+     r"\[controller_params\] kpp: pd_bounce\(\) takes no parameter 'kpp' \(did you mean 'kp'"),
+    ("kp = 60.0", 'kp = "high"', r"\[controller_params\] kp = 'high': expected a number"),
+    ("[controller_params]", "[controller_paramz]",
+     r"controller_paramz: unknown key of a robot scenario \(did you mean 'controller_params'"),
+    ("knee = -1.2", "kne = -1.2",
+     r"\[initial\] kne: unknown initial value of robot 'hopper' \(did you mean 'knee'"),
+    ("knee = -1.2", "q0 = [1, 2]", r"\[initial\] q0 = \[1, 2\]: expected a list of 3 numbers"),
+    ("t_final = 3.0", "t_final = 3.0\nmode = 1", "mode: unknown key of a robot scenario"),
+    ("t_final = 3.0", 't_final = 3.0\nmodel = "slip"', "'model' and 'robot' exclude each other"),
+    ('"hopper_hardware.toml"', '"hoper_hardware.toml"',
+     r"robot = 'hoper_hardware.toml': hardware file .* not found"),
+    ("[outputs]", "[integrator]\nrtol = -1\n[outputs]", r"\[integrator\] rtol = -1: out of range"),
+]
+
+
+@pytest.mark.parametrize("old, new, message", SCENARIO_ERRORS)
+def test_bad_robot_scenarios_name_the_file_key_and_what_is_wrong(hopper_dir, old, new, message):
+    path = edit(hopper_dir / "hopper.toml", old, new)
+    with pytest.raises(InputError, match=message) as exc:
+        load_scenario(path)
+    assert str(exc.value).startswith(f"{path}: ")
+
+
+def test_a_factory_without_controller_params_and_a_controller_module_that_fails_are_explained(hopper_dir):
+    path = hopper_dir / "hopper.toml"
+    text = path.read_text()
+    path.write_text(text[:text.index("[controller_params]")] + text[text.index("[initial]"):])
+    factory = (r"pd_bounce\(\) cannot be called as controller\(t, sensors\); if it makes the controller, "
+               r"give its parameters in \[controller_params\]")
+    with pytest.raises(InputError, match=factory):
+        load_scenario(path)
+    (hopper_dir / "broken.py").write_text("import no_such_package_here\n")
+    edit(path, "hopper_controller.py:pd_bounce", "broken.py:pd")
+    with pytest.raises(InputError, match=r"importing '.*broken.py' failed: ModuleNotFoundError: "
+                                         r"No module named 'no_such_package_here'"):
+        load_scenario(path)
+
+
+def test_a_plain_controller_function_runs_without_controller_params(hopper_dir):
+    (hopper_dir / "hold.py").write_text("def hold(t, s):\n    return {'knee': -4.0 * (s.enc[2] + 1.2)}\n")
+    path = hopper_dir / "hopper.toml"
+    text = path.read_text()
+    text = text[:text.index("[controller_params]")] + text[text.index("[initial]"):]
+    path.write_text(text.replace("hopper_controller.py:pd_bounce", "hold.py:hold").replace("3.0", "0.05"))
+    sc = load_scenario(path)
+    calls = []
+    ctrl = sc.robot_controller
+
+    def spy(t, s):
+        calls.append(t)
+        return ctrl(t, s)
+
+    res = sc.robot.simulate(sc.t_final, spy, options=sc.options, **sc.robot_start)
+    assert len(calls) == 51 and math.isclose(calls[-1], 0.05)
+    names = sc.model.state_names
+    u_knee = res.x[-1, names.index("u_knee")]
+    assert u_knee != 0.0
+    assert u_knee == pytest.approx(-4.0 * (res.x[-1, names.index("enc_knee")] + 1.2), abs=0.05)
+    assert np.all(res.x[:, names.index("u_hip")] == 0.0)  # a mapping command leaves the hip's held at 0
+
+
+def test_cli_reports_a_bad_hardware_file_in_one_line_without_traceback(hopper_dir):
+    edit(hopper_dir / "hopper_hardware.toml", "gear = 30.0", "gear = 0.0")
+    proc = subprocess.run([sys.executable, "-m", "legsim", "run", str(hopper_dir / "hopper.toml"), "--out",
+                           str(hopper_dir / "out")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "hopper_hardware.toml [actuators.legs]: DCMotor 'hip': 'gear' = 0.0" in proc.stderr
+    assert proc.stderr.count("\n") == 1
+
+
+def test_a_controller_that_fails_mid_run_stops_it_and_the_records_so_far_are_kept(hopper_dir, capsys):
+    (hopper_dir / "flaky.py").write_text("def flaky(t, s):\n    if t > 0.02:\n"
+                                         "        raise RuntimeError('lost the encoder')\n"
+                                         "    return [0.0, 0.0]\n")
+    path = hopper_dir / "hopper.toml"
+    text = path.read_text()
+    path.write_text(text[:text.index("[controller_params]")].replace("hopper_controller.py:pd_bounce",
+                                                                     "flaky.py:flaky")
+                    + text[text.index("[initial]"):])
+    assert main(["run", str(path), "--out", str(hopper_dir / "run"), "-q"]) == 1
+    assert "lost the encoder" in capsys.readouterr().err
+    run = load_run(hopper_dir / "run")
+    assert run.meta["status"] != "done" and "lost the encoder" in run.meta["message"]
+    assert 0.015 <= run.t[-1] <= 0.025 and run.meta["scenario"]["controller"] == "flaky.py:flaky"
