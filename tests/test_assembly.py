@@ -564,3 +564,36 @@ def test_the_valve_opens_one_latency_after_the_command_and_vents_at_once_when_to
     assert tank.mass(p_tank[0]) - tank.mass(p_tank[-1]) == pytest.approx(m_used, rel=1e-8)
     with pytest.raises(SimulationError, match="the command of actuator 'leg' is outside"):
         robot.simulate(0.01, lambda t, s: [0.5])
+
+
+def test_a_battery_drains_at_the_peukert_rate_of_its_motors_summed_currents():
+    from legsim.actuators.electric import PeukertBattery, charge_fraction
+    from legsim.assembly import Battery
+
+    b = RobotBuilder("two", gravity=(0.0, 0.0, 0.0))
+    for k in range(2):
+        b.add_body(f"l{k}", "world", "revolute", axis=(0, 0, 1), xyz=(k, 0, 0), mass=1.0,
+                   inertia=np.diag([0.01, 0.01, J_ROTOR]))
+    pack = PeukertBattery()
+    robot = Robot(b.compile(), actuators=[DCMotor(f"m{k}", f"l{k}", resistance=2.0, torque_constant=0.05,
+                                                  v_max=24.0, gear=10.0, battery="pack") for k in range(2)],
+                  resources=[Battery("pack", pack)])
+    # at rest the motors draw V/R: the charge falls at 1/f(i1 + i2)
+    x = robot.initial_state(commands0=[12.0, -6.0])
+    f = np.empty_like(x)
+    robot.model.vector_field(0.0, x, robot.model.param_defaults.copy(), 0, f)
+    total = 12.0 / 2.0 + 6.0 / 2.0
+    rate = f[robot.model.state_names.index("pack_charge")]
+    assert rate == pytest.approx(-float(pack.rate(total)), rel=1e-12)
+    res = robot.simulate(0.2, commands0=[12.0, -6.0], options=Options(rtol=1e-10, record_period=0.05))
+    charge = col(res, robot, "pack_charge")
+    current = np.abs(col(res, robot, "current_m0")) + np.abs(col(res, robot, "current_m1"))
+    fine = robot.simulate(0.2, commands0=[12.0, -6.0], options=Options(rtol=1e-10, record_period=1e-4))
+    cur_fine = np.abs(col(fine, robot, "current_m0")) + np.abs(col(fine, robot, "current_m1"))
+    want = charge_fraction(fine.t, cur_fine, pack)
+    # SimSect's offline C(t) (trapezoids on 0.1 ms samples) against the integrated state
+    np.testing.assert_allclose(col(fine, robot, "pack_charge"), want, atol=1e-10)
+    assert charge[-1] < 1.0 and current[0] == pytest.approx(total)
+    with pytest.raises(InputError, match="battery 'pak'.*did you mean 'pack'"):
+        Robot(wheel(), actuators=[DCMotor("m", "link", resistance=2.0, torque_constant=0.05, v_max=24.0,
+                                          battery="pak")], resources=[Battery("pack")])

@@ -11,6 +11,7 @@ written in Python at a fixed rate (DESIGN.md "Robots from parts").
 from .components import (
     IMU,
     AirSupply,
+    Battery,
     ChamberPressure,
     ContactForce,
     Contacts,
@@ -32,4 +33,4 @@ from .robot import Robot
 __all__ = ["Robot", "load_hardware", "SensorReadings", "Controller", "TorqueSource", "PositionServo",
            "VelocityServo", "DCMotor", "Measurement", "JointEncoder", "JointVelocity", "IMU", "ContactForce",
            "MotorCurrent", "Contacts", "PneumaticCylinder", "ChamberPressure", "AirSupply",
-           "SolenoidCylinder"]
+           "SolenoidCylinder", "Battery"]

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .._borrow import view_c
+from ..actuators.electric._kernels import peukert_rate
 from ..actuators.pneumatic import _layout as PL
 from ..actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force, tank_pressure_rate
 from ..actuators.pneumatic._flow_kernels import cv_flow_corrected, cv_flow_source, orifice_flow
@@ -145,10 +146,27 @@ def piston(p, pp, q, qd):
 
 
 @hs.njit_helper
+def battery_drain(p, adot):
+    """Turn each battery's summed motor current |i| [A] (accumulated in its slot of ``adot`` by
+    :func:`actuator_forces`) into the rate of its charge fraction, ``-1 / f(i)`` (Peukert, SimSect
+    digest §4.10)."""
+    xa = int(p[L.P_XA])
+    ob = int(p[L.P_OB])
+    for r in range(int(p[L.P_NB])):
+        o = ob + L.BW * r
+        k = int(p[o]) - xa
+        adot[k] = -peukert_rate(adot[k], p[o + 1], p[o + 2], p[o + 3])
+
+
+@hs.njit_helper
 def supply_leaks(p, x, adot):
     """Start the air supplies' pressure rates with their leakage (RATS (5.12); the cylinders then
-    subtract what they draw): ``adot`` (nas,) at each supply's state."""
+    subtract what they draw), and the batteries' current sums at 0: ``adot`` (nas,) at each
+    resource's state."""
     xa = int(p[L.P_XA])
+    ob = int(p[L.P_OB])
+    for r in range(int(p[L.P_NB])):
+        adot[int(p[ob + L.BW * r]) - xa] = 0.0
     orr = int(p[L.P_OR])
     for r in range(int(p[L.P_NR])):
         o = orr + L.RW * r
@@ -279,8 +297,12 @@ def actuator_forces(p, x, tau, force, cur, adot, scr):
                 ieff = _clip(i, -imax, imax)
             cur[a] = i
             f = eta * gear * kt * ieff
+            k = int(p[o + L.A_SUPPLY])
+            if k >= 0:
+                adot[int(p[int(p[L.P_OB]) + L.BW * k]) - xa] += abs(i)
         force[a] = f
         tau[dof] += f
+    battery_drain(p, adot)
 
 
 @hs.njit_helper

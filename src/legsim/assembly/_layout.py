@@ -18,8 +18,8 @@ samples (v_imp at contact onsets; commands, sensordata and filter states at samp
 
 # ---- header ------------------------------------------------------------------------------
 (P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
- P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR) = range(24)
-HEAD = 24
+ P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB) = range(26)
+HEAD = 28
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
 """What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates), world
@@ -44,7 +44,11 @@ m_rod, m_supply), -1 for none; the rates of all actuator states are one block (`
 ACT_TORQUE, ACT_POSITION, ACT_VELOCITY, ACT_DC, ACT_PNEUMATIC, ACT_SOLENOID = range(6)
 TR_DIRECT, TR_LINEAR, TR_LINKAGE = range(3)
 A_SUPPLY = A_P0 + 8
-"""A cylinder's supply: the index of its air supply (a resource row), or -1 for its own constant one."""
+"""The resource an actuator draws from: a cylinder's air supply, a DC motor's battery (the index of
+its row), or -1 for none (a cylinder's own constant supply; a motor without a battery)."""
+
+# ---- battery rows at p[P_OB]: state, then the Peukert law (capacity [Ah], rated hours, exponent) ----
+BW = 4
 
 # ---- resource rows at p[P_OR] (air supplies: isothermal tanks) -------------------------------
 RW = 16

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..actuators.electric.battery import PeukertBattery
 from ..actuators.pneumatic.actuator import PneumaticActuator
 from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
 from ..actuators.pneumatic.solenoid import SolenoidValve
@@ -57,7 +58,7 @@ from ..errors import InputError
 __all__ = [
     "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
     "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Actuator", "Sensor",
-    "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder",
+    "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery",
 ]
 
 
@@ -163,6 +164,7 @@ class DCMotor:
     v_max : supply voltage [V] (commands are clipped to ±v_max).
     i_max : current limit [A] (inf: none).
     command : ``"voltage"`` or ``"torque"``.
+    battery : the name of a :class:`Battery` of the robot that the motor's current drains.
     rotor_inertia : J_r [kg m^2] of the rotor (and first gear stage); the joint gets the reflected
         inertia ``N^2 J_r`` as armature (added to its mass-matrix diagonal, as MuJoCo's
         ``armature``). With a large gear this dominates a light link's inertia, and leaving it out
@@ -181,6 +183,7 @@ class DCMotor:
     i_max: float = math.inf
     command: str = "voltage"
     rotor_inertia: float = 0.0
+    battery: str | None = None
 
     def __post_init__(self):
         o = f"DCMotor {self.name!r}"
@@ -274,6 +277,26 @@ class PneumaticCylinder:
         else:
             x = float(np.asarray(self.transmission.cylinder(q)[0]))
         return min(max(x, 0.0), float(self.actuator.cylinder.stroke))
+
+
+@dataclass(frozen=True)
+class Battery:
+    """A shared resource: a battery drained by the DC motors that name it, SimSect's model (digest
+    §4.10, ``legsim.actuators.electric.PeukertBattery``): the charge fraction is a state
+    (``<name>_charge``, from ``c0``) with ``dC/dt = -1 / f(sum |i_a|)``, f the Peukert discharge time.
+    Voltage sag is ignored, as in the source (the motors' ``v_max`` stays)."""
+
+    name: str
+    model: PeukertBattery = field(default_factory=PeukertBattery)
+    c0: float = 1.0
+
+    def __post_init__(self):
+        o = f"Battery {self.name!r}"
+        _name("Battery", self.name)
+        if not isinstance(self.model, PeukertBattery):
+            raise InputError(f"{o}: model = {self.model!r}, expected a "
+                             "legsim.actuators.electric.PeukertBattery")
+        object.__setattr__(self, "c0", _num(o, "c0", self.c0, lo=0.0, hi=1.0))
 
 
 _EXHAUSTS = ("trapped", "instant", "orifice")

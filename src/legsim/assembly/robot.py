@@ -36,6 +36,7 @@ from .components import (
     IMU,
     Actuator,
     AirSupply,
+    Battery,
     ChamberPressure,
     ContactForce,
     Contacts,
@@ -207,8 +208,8 @@ class Robot:
             commands0.append(u0)
             ranges.append((row[L.A_ULO], row[L.A_UHI]))
         nact = len(rows)
-        supplies = self._supplies(rows, xa + len(act_states))
-        act_states += [f"{r.name}_p" for r in self.resources]
+        supplies, batteries = self._resources(rows, xa + len(act_states))
+        act_states += [f"{r.name}_{'p' if isinstance(r, AirSupply) else 'charge'}" for r in self.resources]
         xu = xa + len(act_states)
         xy = xu + nact
         # ---- sensors
@@ -330,9 +331,10 @@ class Robot:
         head[L.P_NAS] = len(act_states)
         scratch = np.zeros(K.scratch_size(mb.nbody, nv, nc, nact, len(act_states)))
         head[L.P_OR], head[L.P_NR] = osb + L.NSB * len(sblocks), len(supplies)
-        head[L.P_OSCR] = head[L.P_OR] + L.RW * len(supplies)
+        head[L.P_OB], head[L.P_NB] = head[L.P_OR] + L.RW * len(supplies), len(batteries)
+        head[L.P_OSCR] = head[L.P_OB] + L.BW * len(batteries)
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *supplies,
-                               scratch])
+                               *batteries, scratch])
         # ---- names
         qn, vn, _ = _state_names(mb)
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -346,8 +348,8 @@ class Robot:
         x0 = np.zeros(len(state_names))
         x0[:nq] = mb.neutral()
         x0[xu:xu + nact] = commands0
-        for r, res in zip(supplies, self.resources, strict=True):
-            x0[int(r[L.R_STATE])] = res.p0
+        for i, res in enumerate(self.resources):  # their states end the actuator-state block
+            x0[xu - len(self.resources) + i] = res.p0 if isinstance(res, AirSupply) else res.c0
         for st, ia, act in solenoids:  # at its initial pressure, valve closed, no switch pending
             p_atm = supplies[int(rows[ia][L.A_SUPPLY])][L.R_P_ATM]
             x0[st:st + L.NSOL] = (p_atm if act.p0 is None else act.p0, 0.0, 0.0, H.NEVER)
@@ -399,40 +401,44 @@ class Robot:
         if int(self.mb.arrays.jnt_type[body]) != JOINT_PRISMATIC:
             raise InputError(f"{owner}: joint {joint!r} is not prismatic{hint}")
 
-    def _supplies(self, rows: list[np.ndarray], state: int) -> list[np.ndarray]:
-        """The air supplies' rows (their pressure states from ``state`` on), and each cylinder's row
-        pointed at the supply it names."""
+    def _resources(self, rows: list[np.ndarray], state: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The rows of the air supplies and of the batteries (their states from ``state`` on, in
+        declaration order), and each actuator's row pointed at the resource it names (``A_SUPPLY``:
+        a cylinder's supply, a DC motor's battery; -1 for none)."""
         from ..actuators.pneumatic.flow import DEFAULT_LAMINAR_RATIO
 
-        out = []
-        names = []
+        supplies: list[np.ndarray] = []
+        batteries: list[np.ndarray] = []
+        kinds: dict[str, list[str]] = {"air supply": [], "battery": []}
         for i, res in enumerate(self.resources):
-            if not isinstance(res, AirSupply):
-                raise InputError(f"Robot: resource {res!r} is not a resource component (AirSupply)")
-            if res.name in names:
-                raise InputError(f"AirSupply {res.name!r}: another resource has this name")
-            names.append(res.name)
-            t, g = res.tank, res.tank.gas
-            r = np.zeros(L.RW)
-            r[:L.R_SG + 1] = (state + i, t.volume, t.temperature, g.R, t.p_atm, t.leak_code, t.leak_tau,
-                              t.leak_area, g.k, g.c1, g.c2, g.critical_ratio, DEFAULT_LAMINAR_RATIO,
-                              g.specific_gravity)
-            out.append(r)
+            if not isinstance(res, AirSupply | Battery):
+                raise InputError(f"Robot: resource {res!r} is not a resource component (AirSupply, Battery)")
+            if res.name in kinds["air supply"] + kinds["battery"]:
+                raise InputError(f"{type(res).__name__} {res.name!r}: another resource has this name")
+            if isinstance(res, AirSupply):
+                t, g = res.tank, res.tank.gas
+                r = np.zeros(L.RW)
+                r[:L.R_SG + 1] = (state + i, t.volume, t.temperature, g.R, t.p_atm, t.leak_code, t.leak_tau,
+                                  t.leak_area, g.k, g.c1, g.c2, g.critical_ratio, DEFAULT_LAMINAR_RATIO,
+                                  g.specific_gravity)
+                supplies.append(r)
+                kinds["air supply"].append(res.name)
+            else:
+                bm = res.model
+                batteries.append(np.array([state + i, bm.capacity_ah, bm.rated_hours, bm.exponent]))
+                kinds["battery"].append(res.name)
         for act, row in zip(self.actuators, rows, strict=True):
-            if isinstance(act, SolenoidCylinder):
-                if not names:
-                    raise InputError(f"SolenoidCylinder {act.name!r}: supply {act.supply!r}, but the robot "
-                                     "has no air supply (Robot(resources=[AirSupply(...)]))")
-                row[L.A_SUPPLY] = _lookup("air supply", act.supply, names, f"SolenoidCylinder {act.name!r}")
-            if isinstance(act, PneumaticCylinder):
-                row[L.A_SUPPLY] = -1
-                if act.supply is not None and not names:
-                    raise InputError(f"PneumaticCylinder {act.name!r}: supply {act.supply!r}, but the robot "
-                                     "has no air supply (Robot(resources=[AirSupply(...)]))")
-                if act.supply is not None:
-                    row[L.A_SUPPLY] = _lookup("air supply", act.supply, names,
-                                              f"PneumaticCylinder {act.name!r}")
-        return out
+            ref, kind = ((act.supply, "air supply") if isinstance(act, PneumaticCylinder | SolenoidCylinder)
+                         else (act.battery, "battery") if isinstance(act, DCMotor) else (None, ""))
+            row[L.A_SUPPLY] = -1
+            if ref is None:
+                continue
+            owner = f"{type(act).__name__} {act.name!r}"
+            if not kinds[kind]:
+                raise InputError(f"{owner}: {kind} {ref!r}, but the robot has no {kind} "
+                                 f"(Robot(resources=[...]))")
+            row[L.A_SUPPLY] = _lookup(kind, ref, kinds[kind], owner)
+        return supplies, batteries
 
     def _pack_cylinder(self, owner: str, act: PneumaticCylinder, row: np.ndarray, qadr: int, state: int,
                        k: int) -> float:
