@@ -538,8 +538,9 @@ class MotorCurrent(_Sensor):
 
 @dataclass(frozen=True)
 class ChamberPressure(_Sensor):
-    """The cap- and rod-side chamber pressures [Pa] of each pneumatic cylinder named in
-    ``actuators``, two channels each (``<actuator>_cap``, ``<actuator>_rod``)."""
+    """Chamber pressures [Pa] of the cylinders named in ``actuators``: a :class:`PneumaticCylinder`'s
+    cap and rod sides (channels ``<actuator>_cap``, ``<actuator>_rod``), a :class:`SolenoidCylinder`'s
+    single chamber (``<actuator>``)."""
 
     actuators: Sequence[str] = ()
     _names_field = "actuators"

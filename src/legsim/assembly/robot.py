@@ -257,11 +257,15 @@ class Robot:
                 for a in sen.actuators:
                     ai = _lookup("actuator", a, names, owner)
                     cyl = [st for st, _, act in pneumatic if act is self.actuators[ai]]
-                    if not cyl:
+                    leg = [st for st, _, act in solenoids if act is self.actuators[ai]]
+                    if cyl:
+                        parts.append((L.SEN_PRESSURE, cyl[0], 2, (f"{a}_cap", f"{a}_rod")))
+                    elif leg:
+                        parts.append((L.SEN_PRESSURE, leg[0], 1, (a,)))
+                    else:
                         raise InputError(f"{owner}: actuator {a!r} is a "
                                          f"{type(self.actuators[ai]).__name__}; a pressure sensor needs "
-                                         "a PneumaticCylinder")
-                    parts.append((L.SEN_PRESSURE, cyl[0], 2, (f"{a}_cap", f"{a}_rod")))
+                                         "a PneumaticCylinder or a SolenoidCylinder")
             else:
                 for a in sen.actuators:
                     ai = _lookup("actuator", a, names, owner)
