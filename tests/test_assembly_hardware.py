@@ -78,6 +78,10 @@ def test_the_bundled_hopper_runs_through_legsim_run_with_its_controller_and_writ
     assert len(run.events["t"]) >= 2                  # the foot leaves and lands again
     for name in ("states.png", "outputs.png"):
         assert (out / "plots" / name).stat().st_size > 5000
+        (out / "plots" / name).unlink()
+    # and legsim plot draws the robot's run directory again (no registered model behind it)
+    assert main(["plot", str(out)]) == 0
+    assert (out / "plots" / "states.png").stat().st_size > 5000
 
 
 def test_demo_lists_the_hopper_and_not_its_hardware_file(capsys):

@@ -26,27 +26,6 @@ def _summary(scenario: Scenario, result: Result) -> dict:
     return getattr(importlib.import_module(module), func)(result)
 
 
-def _plot(sc: Scenario, out_dir: str | Path) -> list[Path]:
-    """The run's figures: :func:`legsim.viz.plot_run` for a registered model; states and outputs
-    for a robot from a hardware file (``plot_run`` rebuilds registered models only)."""
-    if sc.robot is None:
-        from .viz import plot_run
-
-        return plot_run(out_dir)
-    from .io.results import load_run
-    from .viz.plots import _panels, _pyplot, _varying
-
-    run, plt = load_run(out_dir), _pyplot()
-    (Path(out_dir) / "plots").mkdir(exist_ok=True)
-    nx = sc.model.nx
-    files = []
-    for what, cols in (("states", run.meta["columns"][2:2 + nx]), ("outputs", run.meta["columns"][2 + nx:])):
-        f = _panels(plt, run.t, run.records, _varying(run.records, cols), f"{sc.model_name}: {what}",
-                    Path(out_dir) / "plots" / f"{what}.png")
-        files += [f] if f else []
-    return files
-
-
 def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress: bool | None = None,
                  plot: bool = False, echo: Callable[[str], None] = print) -> Result:
     """Validate and run a scenario, writing records as it goes; optionally plot.
@@ -77,6 +56,8 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
     for key, value in summary.items():
         echo(f"  {key}: {value:.6g}" if isinstance(value, float) else f"  {key}: {value}")
     if plot:
-        for f in _plot(sc, out_dir):
+        from .viz import plot_run
+
+        for f in plot_run(out_dir):
             echo(f"  figure: {f}")
     return result

@@ -70,7 +70,10 @@ def plot_run(run_dir: str | Path) -> list[Path]:
     out = Path(run_dir) / "plots"
     out.mkdir(exist_ok=True)
     meta = run.meta
-    model = registry.build(meta["model"], where=f"{run_dir}/run.json: model")
+    # a registered model adds its gait and path figures; a robot assembled from a hardware file
+    # (legsim.assembly) is not in the registry: its states and outputs are plotted all the same
+    model = (registry.build(meta["model"], where=f"{run_dir}/run.json: model")
+             if meta["model"] in registry.available_models() else None)
     t = rec["t"]
     nx = len(meta["state_names"])
     state_cols = meta["columns"][2:2 + nx]
@@ -82,7 +85,7 @@ def plot_run(run_dir: str | Path) -> list[Path]:
     f = _panels(plt, t, rec, _varying(rec, [c for c in out_cols if c not in ("time", "out_time")]),
                 f"{title}: outputs", out / "outputs.png")
     files += [f] if f else []
-    if model.stance is not None:
+    if model is not None and model.stance is not None:
         stance = np.asarray(model.stance(rec["mode"]), dtype=bool)
         fig, ax = plt.subplots(figsize=(9, 0.45 * stance.shape[1] + 1.2))
         for leg in range(stance.shape[1]):
@@ -100,7 +103,7 @@ def plot_run(run_dir: str | Path) -> list[Path]:
         fig.savefig(out / "gait.png", dpi=110)
         plt.close(fig)
         files.append(out / "gait.png")
-    if model.path_states is not None:
+    if model is not None and model.path_states is not None:
         a, b = model.path_states
         fig, ax = plt.subplots(figsize=(6, 5))
         ax.plot(rec[a], rec[b], lw=1.2)
