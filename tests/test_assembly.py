@@ -597,3 +597,32 @@ def test_a_battery_drains_at_the_peukert_rate_of_its_motors_summed_currents():
     with pytest.raises(InputError, match="battery 'pak'.*did you mean 'pack'"):
         Robot(wheel(), actuators=[DCMotor("m", "link", resistance=2.0, torque_constant=0.05, v_max=24.0,
                                           battery="pak")], resources=[Battery("pack")])
+
+
+def test_hooks_compiled_from_older_sources_are_refused_with_what_to_do():
+    from legsim.assembly import _layout as L
+
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")])
+    p = robot.model.param_defaults.copy()
+    x = robot.model.state_defaults.copy()
+    assert robot.model.check(0.0, x, p, 0) == 0
+    p[L.P_STAMP] += 1.0  # what a stale hook sees: another stamp than the one it was compiled with
+    assert robot.model.check(0.0, x, p, 0) == L.ERR_STALE
+    assert "delete src/legsim/assembly/__pycache__" in robot.model.message(L.ERR_STALE)
+
+
+def test_contacts_by_link_name_and_by_default_skip_the_shapes_they_cannot_take():
+    import pybullet_data
+
+    from legsim.multibody import load_urdf
+
+    a1 = load_urdf(pybullet_data.getDataPath() + "/a1/a1.urdf", floating_base=True)
+    law = ContactLaw(hunt_crossley(2e5, 1.5), coulomb(0.8, 1e-2))
+    feet = Robot(a1, contacts=Contacts(law, geometries=["FR_toe", "FL_toe", "RR_toe", "RL_toe"]))
+    assert feet.point_names == ("FR_toe_sphere_6", "FL_toe_sphere_11", "RR_toe_sphere_16", "RL_toe_sphere_21")
+    every = Robot(a1, contacts=Contacts(law, path="smooth"))  # the hips' cylinders are left out
+    assert len(every.point_names) == 84
+    with pytest.raises(InputError, match="the event path takes at most 62"):
+        Robot(a1, contacts=Contacts(law))
+    with pytest.raises(InputError, match="'FR_tow' is neither a geometry.*did you mean 'FR_toe'"):
+        Robot(a1, contacts=Contacts(law, geometries=["FR_tow"]))

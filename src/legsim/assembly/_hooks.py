@@ -187,7 +187,10 @@ def robot_sample(t, x, p, mode, k, x_new):
 
 @hs.check
 def robot_check(t, x, p, mode):
-    """Every held command finite and within its actuator's range, else ``ERR_CMD + 2 a + r``."""
+    """Every held command finite and within its actuator's range, else ``ERR_CMD + 2 a + r``; first,
+    ``ERR_STALE`` when ``p`` was packed by newer sources than these hooks were compiled from."""
+    if p[L.P_STAMP] != L.STAMP:
+        return L.ERR_STALE
     xu = int(p[L.P_XU])
     oa = int(p[L.P_OA])
     for a in range(int(p[L.P_NACT])):

@@ -16,9 +16,27 @@ commands (nu), sensordata (nch), sensor filter and delay states]``: continuous s
 samples (v_imp at contact onsets; commands, sensordata and filter states at samples).
 """
 
-# ---- header ------------------------------------------------------------------------------
-(P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
- P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB) = range(26)
+import hashlib
+from pathlib import Path
+
+
+def _stamp() -> float:
+    """A 48-bit hash of the sources the hooks are compiled from, exact as a float64. numba compiles it
+    into the hooks as a constant; a hook loaded from a disk cache older than these sources (numba does
+    not see an edit of an imported constant or of a callee in another file) carries another value, and
+    the check hook refuses to run (DESIGN.md "numba's on-disk cache")."""
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in ("_layout.py", "_kernels.py", "_hooks.py"):
+        h.update((here / name).read_bytes())
+    return float(int.from_bytes(h.digest()[:6], "little"))
+
+
+STAMP = _stamp()
+
+# ---- header (P_STAMP stays at index 0 whatever else changes) ---------------------------------
+(P_STAMP, P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
+ P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB) = range(27)
 HEAD = 28
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
@@ -83,6 +101,8 @@ NFSTATE = 2
 """Filter states per channel (previous input, previous output), then its delay line."""
 
 # ---- model error codes -------------------------------------------------------------------------
+ERR_STALE = 999
+"""Check-hook code: the compiled hooks are older than the assembly's sources (stale numba cache)."""
 ERR_CMD = 1000
 """Check-hook code ``ERR_CMD + 2 a + r``: actuator a's command is not finite (r = 0) or outside its
 range (r = 1)."""

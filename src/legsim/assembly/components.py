@@ -562,8 +562,10 @@ class Contacts:
     ----------
     law : ContactLaw (normal law + friction law of :mod:`legsim.contact.laws`).
     ground : Plane (default z = 0; a slope is a tilted plane, ``legsim.contact.inclined_plane``).
-    geometries : names of the touching geometries (default: every sphere, capsule and box on a moving
-        body); each gives contact points as in :func:`legsim.world.contact_points`.
+    geometries : names of the touching geometries, or of links (a body, or a URDF link merged into one
+        by a fixed joint: its spheres, capsules and boxes); default: every sphere, capsule and box on
+        a moving body (cylinders and meshes are left out). Each gives contact points as in
+        :func:`legsim.world.contact_points`; the event path takes at most 62 points.
     path : ``"event"`` — onset and separation are located events (the impact-velocity latch of
         (2.20) and the friction anchor of (2.21) are exact; DESIGN.md "Contact: two paths");
         ``"smooth"`` — the force is a function of the state inside the vector field, no events (for

@@ -119,6 +119,7 @@ class Robot:
         self.contacts = contacts
         self.resources = tuple(resources)
         self._pack()
+        self._check_compiled()
 
     # ------------------------------------------------------------------------------ packing
     def _joint(self, owner: str, joint: str) -> tuple[int, int]:
@@ -139,13 +140,14 @@ class Robot:
         c = self.contacts
         if c is not None and not isinstance(c, Contacts):
             raise InputError(f"Robot: contacts = {c!r}, expected a legsim.assembly.Contacts")
-        points = contact_points(mb, c.geometries, "Robot contacts") if c is not None else []
+        points = contact_points(mb, self._contact_geometries(c), "Robot contacts") if c is not None else []
         if c is not None and not points:
             raise InputError(f"Robot contacts: model {mb.name!r} has no sphere, capsule or box on a "
                              "moving body")
-        if len(points) > 62:
+        if len(points) > 62 and c is not None and c.path == "event":  # the event path's mode bits
             raise InputError(f"Robot contacts: {len(points)} contact points (a sphere gives 1, a capsule "
-                             "2, a box 8); at most 62: choose fewer with Contacts(geometries=...)")
+                             "2, a box 8); the event path takes at most 62: choose fewer with "
+                             "Contacts(geometries=...), or path='smooth'")
         smooth = c is not None and c.path == "smooth"
         nc = len(points)
         geoms = list(dict.fromkeys(pt[4] for pt in points))
@@ -318,6 +320,7 @@ class Robot:
         head[[L.P_NQ, L.P_NV, L.P_NF, L.P_NI, L.P_NC, L.P_SMOOTH, L.P_NACT, L.P_NROW, L.P_NCH]] = (
             nq, nv, fbuf.size, ibuf.size, nc, float(smooth), nact, len(srows), nch)
         head[[L.P_OC, L.P_OA, L.P_OS, L.P_NGEOM]] = oc, oa, os_, len(geoms)
+        head[L.P_STAMP] = L.STAMP
         types = {int(r[L.S_TYPE]) for r in srows}
         head[L.P_SENSE] = (L.SENSE_DYNAMICS if types & {L.SEN_ACC, L.SEN_FORCE, L.SEN_CURRENT} else
                            L.SENSE_KINEMATICS if L.SEN_GYRO in types else L.SENSE_STATE)
@@ -359,7 +362,7 @@ class Robot:
             x0[st:st + L.NSOL] = (p_atm if act.p0 is None else act.p0, 0.0, 0.0, H.NEVER)
         outputs = ([f"true_{s}" for s in sensordata] + [f"tau_{n}" for n in names]
                    + [f"current_{n}" for n in names] + [f"fn_{n}" for n in pt_names] + ["fn_total"])
-        messages: dict[int, str] = {}
+        messages: dict[int, str] = {L.ERR_STALE: _STALE}
         for ia, aname in enumerate(names):
             lo, hi = ranges[ia]
             what = f"the command of actuator {aname!r}"
@@ -466,6 +469,37 @@ class Robot:
             row[p0 + 1:p0 + 8] = L.TR_LINKAGE, int(tr.joint), tr.l1, tr.l2, tr.l3, tr.l4, tr.l5
         return float(min(max(prow[PL.U_OFFSET], prow[PL.U_MIN]), prow[PL.U_MAX]))
 
+    def _check_compiled(self) -> None:
+        """Refuse hooks compiled from older sources than this package (a stale numba cache)."""
+        x = self.model.state_defaults.copy()
+        if int(self.model.check(0.0, x, self.model.param_defaults.copy(), 0)) == L.ERR_STALE:
+            raise InputError(_STALE)
+
+    def _contact_geometries(self, c: Contacts) -> list[str]:
+        """The geometries that touch: those named (a link's name stands for its spheres, capsules and
+        boxes), or every sphere, capsule and box on a moving body (other shapes are left out)."""
+        mb = self.mb
+        moving = [g for g in mb.geometries if g.body != mb.body_names[0]]
+        usable = [g for g in moving if g.shape in ("sphere", "capsule", "box")]
+        if c.geometries is None:
+            return [g.name for g in usable]
+        out: list[str] = []
+        for name in c.geometries:
+            if name in {g.name for g in moving}:
+                out.append(name)
+            elif name in mb.body_names[1:] or name in mb.frame_names:
+                # a body, or a link merged into one by a fixed joint (a frame; the URDF loader names its
+                # geometries <link>_<shape>_<k>)
+                mine = [g.name for g in usable if g.body == name or g.name.startswith(f"{name}_")]
+                if not mine:
+                    raise InputError(f"Robot contacts: link {name!r} has no sphere, capsule or box")
+                out += mine
+            else:
+                known = [g.name for g in moving] + list(mb.frame_names[1:])
+                raise InputError(f"Robot contacts: {name!r} is neither a geometry on a moving body nor a "
+                                 f"link{closest(name, known)}")
+        return out
+
     def _ticks(self, owner: str, rate_hz: float) -> int:
         """The sensor's period in ticks of the sample clock (rate 0: the controller's rate)."""
         if rate_hz == 0.0:
@@ -538,6 +572,10 @@ class Robot:
         callback = None if controller is None else python_controller(self, controller)
         return simulate(self.model, t_final, x0=x0, options=options, controller=callback,
                         controller_every=self.controller_every, **kwargs)
+
+
+_STALE = ("legsim.assembly: its compiled hooks are older than its source files (a numba disk cache left "
+          "from before an edit): delete src/legsim/assembly/__pycache__/*.nbi and *.nbc and run again")
 
 
 def _solenoid_block(act: SolenoidCylinder) -> np.ndarray:
