@@ -626,3 +626,14 @@ def test_contacts_by_link_name_and_by_default_skip_the_shapes_they_cannot_take()
         Robot(a1, contacts=Contacts(law))
     with pytest.raises(InputError, match="'FR_tow' is neither a geometry.*did you mean 'FR_toe'"):
         Robot(a1, contacts=Contacts(law, geometries=["FR_tow"]))
+
+
+def test_an_imus_gyro_can_have_its_own_measurement_model():
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")],
+                  sensors=[IMU("imu", body="link", position=(0.2, 0.0, 0.0),
+                               gyro_measurement=Measurement(noise_std=0.01, seed=5))])
+    res = robot.simulate(0.2, v0=[3.0], options=Options(record_period=1e-3))
+    acc_err = col(res, robot, "imu_acc_x") - col(res, robot, "true_imu_acc_x")
+    gyro_err = col(res, robot, "imu_gyro_z") - col(res, robot, "true_imu_gyro_z")
+    assert np.abs(acc_err).max() < 1e-12                    # the accelerometer's model: exact
+    assert 0.007 < gyro_err.std() < 0.013                    # the gyro's: 0.01 rad/s noise

@@ -493,16 +493,23 @@ class IMU(_Sensor):
     """Accelerometer (specific force ``a - g`` of the body point ``position`` [m/s^2], 3 channels)
     and/or gyro (the body's angular velocity [rad/s], 3 channels), in sensor axes: ``rotation``
     (3, 3) maps sensor axes to body axes (the mounting rotation). Channels: accelerometer x, y, z
-    then gyro x, y, z (those present)."""
+    then gyro x, y, z (those present). ``measurement`` applies to both, or to the accelerometer
+    only when ``gyro_measurement`` gives the gyro its own (noise in rad/s, range, ...)."""
 
     body: str = ""
     position: Sequence[float] = (0.0, 0.0, 0.0)
     rotation: Sequence[Sequence[float]] = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
     accelerometer: bool = True
     gyro: bool = True
+    gyro_measurement: Measurement | None = None
 
     def __post_init__(self):
         super().__post_init__()
+        if self.gyro_measurement is not None:
+            if not isinstance(self.gyro_measurement, Measurement):
+                raise InputError(f"IMU {self.name!r}: gyro_measurement = {self.gyro_measurement!r}, "
+                                 "expected a Measurement")
+            self.gyro_measurement.check(f"IMU {self.name!r} gyro")
         owner = f"IMU {self.name!r}"
         if not isinstance(self.body, str) or not self.body:
             raise InputError(f"{owner}: body = {self.body!r}, expected the name of a body")

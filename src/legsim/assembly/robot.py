@@ -276,10 +276,11 @@ class Robot:
                                          f"{type(self.actuators[ai]).__name__}; a current sensor needs "
                                          "a DCMotor")
                     parts.append((L.SEN_CURRENT, ai, 1, (a,)))
-            ms = sen.measurement
-            b0, a1 = _clock.butterworth1(ms.cutoff_hz, float(ticks / self.sample_rate), owner)
             labels: list[str] = []
             for typ, src, n, labs in parts:
+                ms = (sen.gyro_measurement if isinstance(sen, IMU) and typ == L.SEN_GYRO
+                      and sen.gyro_measurement is not None else sen.measurement)
+                b0, a1 = _clock.butterworth1(ms.cutoff_hz, float(ticks / self.sample_rate), owner)
                 row = np.zeros(L.SW)
                 row[L.S_TYPE], row[L.S_SRC], row[L.S_NCH], row[L.S_CH0] = typ, src, n, nch
                 row[L.S_TICKS], row[L.S_STD], row[L.S_OFFSET], row[L.S_SCALE] = (
