@@ -379,3 +379,375 @@ def test_a_controller_that_fails_mid_run_stops_it_and_the_records_so_far_are_kep
     run = load_run(hopper_dir / "run")
     assert run.meta["status"] != "done" and "lost the encoder" in run.meta["message"]
     assert 0.015 <= run.t[-1] <= 0.025 and run.meta["scenario"]["controller"] == "flaky.py:flaky"
+
+
+# ------------------------------------------------------------------- pneumatics, resources, batteries
+RAIL_URDF = """<?xml version="1.0"?>
+<robot name="pneumatic_hopper">
+  <link name="world"/>
+  <joint name="rail" type="prismatic">
+    <parent link="world"/><child link="body"/><axis xyz="0 0 1"/>
+    <limit lower="-1.0" upper="2.0" effort="0" velocity="10"/>
+  </joint>
+  <link name="body">
+    <inertial><mass value="3.397"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+  </link>
+  <joint name="leg" type="prismatic">
+    <parent link="body"/><child link="foot"/><origin xyz="0 0 -0.10"/><axis xyz="0 0 -1"/>
+    <limit lower="0.0" upper="0.063" effort="0" velocity="10"/>
+  </joint>
+  <link name="foot">
+    <inertial><mass value="0.049"/><inertia ixx="1e-6" iyy="1e-6" izz="1e-6" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+    <collision name="foot_pad"><geometry><sphere radius="0.01"/></geometry></collision>
+  </link>
+</robot>
+"""
+
+RATS_TOML = """
+urdf = "rail.urdf"
+[urdf_options]
+limit_stiffness = 2e5
+limit_damping = 200.0
+[contacts]
+geometries = ["foot_pad"]
+normal = { law = "hunt_crossley", k = 2e6, alpha = 0.3 }
+friction = { law = "coulomb", mu = 0.8, v_eps = 0.01 }
+[resources.tank]
+type = "AirSupply"
+p0 = 825325.0
+gas = "nitrogen"
+temperature = 298.15
+leak = "exponential"
+leak_tau = 400.0
+[actuators.leg]
+type = "SolenoidCylinder"
+supply = "tank"
+valve = { preset = "rubber_seat", latency = 6e-3 }
+flow = "cv_corrected"
+exhaust = "orifice"
+exhaust_area = 1.6e-6
+stroke = 0.063
+[actuators.spare]
+type = "SolenoidCylinder"
+joint = "rail"
+supply = "tank"
+valve = "spool_sleeve"
+k_return = 50.0
+[actuators.third]
+type = "SolenoidCylinder"
+joint = "leg"
+supply = "tank"
+valve = { latency = 0.01, flow = "cv", cv = 0.2, close_latency = 0.002 }
+[sensors.z]
+type = "JointEncoder"
+joints = ["rail"]
+[sensors.p]
+type = "ChamberPressure"
+actuators = "all"
+"""
+
+
+def rats_in_python(urdf):
+    """RATS_TOML written with the Python API (as examples/pneumatic_hopper.py builds its hopper)."""
+    import dataclasses
+
+    from legsim.actuators.pneumatic import RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve, SupplyTank
+    from legsim.actuators.pneumatic.gas import NITROGEN
+    from legsim.assembly import AirSupply, ChamberPressure, SolenoidCylinder
+
+    mb = load_urdf(urdf, limit_stiffness=2e5, limit_damping=200.0)
+    tank = SupplyTank(temperature=298.15, gas=NITROGEN, leak="exponential", leak_tau=400.0)
+    rubber = dataclasses.replace(RUBBER_SEAT, latency=6e-3)
+    third = SolenoidValve("third", latency=0.01, flow="cv", cv=0.2, close_latency=0.002)
+    acts = [SolenoidCylinder("leg", "leg", rubber, "tank", flow="cv_corrected", exhaust="orifice",
+                             exhaust_area=1.6e-6, stroke=0.063),
+            SolenoidCylinder("spare", "rail", SPOOL_SLEEVE, "tank", k_return=50.0),
+            SolenoidCylinder("third", "leg", third, "tank")]
+    contacts = Contacts(ContactLaw(hunt_crossley(2e6, 0.3), coulomb(0.8, 0.01)), geometries=["foot_pad"])
+    return Robot(mb, actuators=acts, resources=[AirSupply("tank", tank, p0=825325.0)],
+                 sensors=[JointEncoder("z", joints=["rail"]), ChamberPressure("p", actuators=["leg", "spare",
+                                                                                             "third"])],
+                 contacts=contacts)
+
+
+def same_robot(got, want):
+    assert got.model.name == want.model.name
+    assert got.model.state_names == want.model.state_names
+    assert got.model.output_names == want.model.output_names
+    assert got.actuator_names == want.actuator_names and got.sensor_names == want.sensor_names
+    assert got.actuators == want.actuators and got.resources == want.resources
+    np.testing.assert_array_equal(got.model.param_defaults, want.model.param_defaults)
+    np.testing.assert_array_equal(got.model.state_defaults, want.model.state_defaults)
+    assert got.model.nguard == want.model.nguard
+
+
+@pytest.fixture
+def rats_dir(tmp_path):
+    (tmp_path / "rail.urdf").write_text(RAIL_URDF)
+    (tmp_path / "rats_hardware.toml").write_text(RATS_TOML)
+    return tmp_path
+
+
+def test_a_solenoid_leg_on_an_air_supply_builds_the_same_robot_as_the_equivalent_python(rats_dir):
+    got = load_hardware(rats_dir / "rats_hardware.toml")
+    want = rats_in_python(rats_dir / "rail.urdf")
+    same_robot(got, want)
+    names = got.model.state_names
+    assert "tank_p" in names and "leg_p" in names and "third_p" in names
+    assert got.resources[0].tank.gas.name == "nitrogen" and got.actuators[0].valve.latency == 6e-3
+    assert got.actuators[2].valve.name == "third"  # a valve table without preset: named by its actuator
+    x = got.initial_state([0.2, 0.0])
+    assert x[names.index("tank_p")] == 825325.0
+    # the parts, as the run metadata records them
+    from legsim.assembly.hardware import describe
+    d = describe(got)
+    assert d["resources"][0]["type"] == "AirSupply" and d["resources"][0]["p0"] == 825325.0
+    assert d["actuators"][0]["valve"]["cv"] == 0.3
+
+
+def crr_toml(linkages, actuators):
+    """The CRR leg's three cylinders as a hardware file (floats written exactly)."""
+    out = ['control_period = 0.001\n[sensors.p]\ntype = "ChamberPressure"\nactuators = "all"\n']
+    for j, (link, act) in enumerate(zip(linkages, actuators, strict=True)):
+        name = ("alpha", "beta", "gamma")[j]
+        lk = ", ".join(f"{k} = {getattr(link, k)!r}" for k in ("l1", "l2", "l3", "l4", "l5"))
+        joint = link.joint.name if j != 1 else link.joint.name.lower()  # either case
+        out.append(f'[actuators.{name}]\ntype = "PneumaticCylinder"\n'
+                   f'transmission = {{ type = "JointLinkage", joint = "{joint}", {lk} }}\n'
+                   f'[actuators.{name}.actuator]\np_supply = {act.p_supply!r}\n'
+                   f'p_exhaust = {act.p_exhaust!r}\n'
+                   f'valve = "mpye5_fitted"\nfriction = "stribeck_tanh_source"\n'
+                   f'cylinder = {{ stroke = {act.cylinder.stroke!r} }}\n')
+    return "".join(out)
+
+
+def test_pneumatic_cylinders_through_joint_linkages_build_the_crr_leg_as_in_python(tmp_path):
+    from legsim.assembly import ChamberPressure, PneumaticCylinder
+    from legsim.robots.crr_leg.geometry import crr_leg_bodies
+    from legsim.robots.crr_leg.leg import LegBench
+
+    bench = LegBench()  # the CRR leg's own actuators and linkages
+    want = Robot(bench.bodies, actuators=[PneumaticCylinder(j, j, act, link) for j, act, link in
+                                          zip(("alpha", "beta", "gamma"), bench.actuators, bench.linkages,
+                                              strict=True)],
+                 sensors=[ChamberPressure("p", actuators=["alpha", "beta", "gamma"])])
+    path = tmp_path / "crr_hardware.toml"
+    path.write_text(crr_toml(bench.linkages, bench.actuators))
+    got = load_hardware(path, model=crr_leg_bodies())
+    same_robot(got, want)
+    assert got.model.state_names[6:11] == ("alpha_p_cap", "alpha_p_rod", "alpha_m_cap", "alpha_m_rod",
+                                           "alpha_m_supply")
+
+
+LINEAR_TOML = """
+[resources.tank]
+type = "AirSupply"
+p0 = 5.0e5
+gas = "air"
+volume = 0.5e-3
+temperature = 298.0
+[actuators.c]
+type = "PneumaticCylinder"
+joint = "rail"
+supply = "tank"
+p_cap0 = 2.0e5
+transmission = { type = "LinearLinkage", theta0 = 0.0, x0 = 0.01, theta1 = 1.0, x1 = 0.05 }
+[actuators.c.actuator]
+heat = "isothermal"
+gas = "nitrogen"
+t_supply = 300.0
+cylinder = { preset = "bimba_rig", bore = 0.03 }
+valve = { preset = "mpye5_simple", u_max = 9.0 }
+friction = { model = "viscous", c_v = 50.0 }
+[actuators.d]
+type = "PneumaticCylinder"
+joint = "leg"
+actuator = {}
+"""
+
+
+def test_linear_linkages_presets_changed_by_keys_and_enumerated_fields_by_name(rats_dir):
+    import dataclasses
+
+    from legsim.actuators.pneumatic import (
+        AIR,
+        NITROGEN,
+        Friction,
+        FrictionModel,
+        HeatModel,
+        LinearLinkage,
+        PneumaticActuator,
+        SupplyTank,
+        bimba_rig,
+        mpye5_simple,
+    )
+    from legsim.assembly import AirSupply, PneumaticCylinder
+
+    path = rats_dir / "linear_hardware.toml"
+    path.write_text('urdf = "rail.urdf"\n' + LINEAR_TOML)
+    got = load_hardware(path)
+    act = PneumaticActuator(heat=HeatModel.ISOTHERMAL, gas=NITROGEN, t_supply=300.0,
+                            cylinder=dataclasses.replace(bimba_rig(), bore=0.03),
+                            valve=mpye5_simple(u_max=9.0),
+                            friction=Friction(model=FrictionModel.VISCOUS, c_v=50.0))
+    want = Robot(load_urdf(rats_dir / "rail.urdf"),
+                 actuators=[PneumaticCylinder("c", "rail", act, LinearLinkage(0.0, 0.01, 1.0, 0.05),
+                                              p_cap0=2.0e5, supply="tank"),
+                            PneumaticCylinder("d", "leg", PneumaticActuator())],
+                 resources=[AirSupply("tank", SupplyTank(volume=0.5e-3, temperature=298.0, gas=AIR),
+                                      p0=5.0e5)])
+    same_robot(got, want)
+
+
+BATTERY_TOML = """
+[resources.pack]
+type = "Battery"
+c0 = 0.9
+capacity_ah = 1.5
+exponent = 1.2
+[actuators.motors]
+type = "DCMotor"
+joints = "all"
+resistance = 2.0
+torque_constant = 0.05
+v_max = 24.0
+gear = 10.0
+battery = "pack"
+[sensors.amps]
+type = "MotorCurrent"
+actuators = "all"
+"""
+
+
+def two_wheels():
+    b = RobotBuilder("two", gravity=(0.0, 0.0, 0.0))
+    for k in range(2):
+        b.add_body(f"l{k}", "world", "revolute", axis=(0, 0, 1), xyz=(k, 0, 0), mass=1.0,
+                   inertia=np.diag([0.01, 0.01, 0.02]))
+    return b.compile()
+
+
+def test_a_battery_drained_by_dc_motors_builds_as_in_python_and_drains():
+    from legsim.actuators.electric import PeukertBattery
+    from legsim.assembly import Battery
+
+    got = parse_hardware(BATTERY_TOML, "two_hardware.toml", model=two_wheels())
+    pack = PeukertBattery(capacity_ah=1.5, exponent=1.2)
+    want = Robot(two_wheels(), actuators=[DCMotor(f"l{k}", f"l{k}", resistance=2.0, torque_constant=0.05,
+                                                  v_max=24.0, gear=10.0, battery="pack") for k in range(2)],
+                 resources=[Battery("pack", pack, c0=0.9)],
+                 sensors=[MotorCurrent("amps", actuators=["l0", "l1"])])
+    same_robot(got, want)
+    names = got.model.state_names
+    x = got.initial_state(commands0=[12.0, -6.0])
+    assert x[names.index("pack_charge")] == 0.9
+    f = np.empty_like(x)
+    got.model.vector_field(0.0, x, got.model.param_defaults.copy(), 0, f)
+    want_rate = -float(pack.rate(12.0 / 2.0 + 6.0 / 2.0))  # at rest each motor draws V / R
+    assert f[names.index("pack_charge")] == pytest.approx(want_rate, rel=1e-12)
+
+
+# (file, old, new, message): edits of RATS_TOML ("rats"), LINEAR_TOML ("linear") or BATTERY_TOML
+PART_ERRORS = [
+    ('rats', 'temperature = 298.15', 'temprature = 298.15',
+     r"\[resources.tank\]: unknown AirSupply key 'temprature' \(did you mean 'temperature'\?\)"),
+    ('rats', 'gas = "nitrogen"', 'gas = "helium"',
+     r"\[resources.tank\]: gas = 'helium' is unknown; one of air, nitrogen"),
+    ('rats', 'p0 = 825325.0', 'p0 = -1.0',
+     r"\[resources.tank\]: AirSupply 'tank': 'p0' = -1.0, expected"),
+    ('rats', 'p0 = 825325.0', '',
+     r"\[resources.tank\]: missing key 'p0' \(required by AirSupply\)"),
+    ('rats', 'leak = "exponential"', 'leak = "slow"',
+     r"\[resources.tank\]: tank leak='slow': expected 'none', 'exponential' or 'orifice'"),
+    ('rats', 'type = "AirSupply"', 'type = "AirSuply"',
+     r"\[resources.tank\]: type = 'AirSuply' is unknown \(did you mean 'AirSupply'\?\)"),
+    ('rats', 'supply = "tank"\nvalve = {', 'supply = "tnak"\nvalve = {',
+     r"\[actuators.leg\]: SolenoidCylinder 'leg': air supply 'tnak' does not exist \(did you mean "
+     r"'tank'"),
+    ('rats', 'valve = "spool_sleeve"', 'valve = "spool"',
+     r"\[actuators.spare\]: valve = 'spool' is unknown \(did you mean 'spool_sleeve'\?\); one of "
+     r"spool_sleeve, rubber_seat"),
+    ('rats', 'valve = "spool_sleeve"', 'valve = 3',
+     r"\[actuators.spare\]: valve = 3: expected the name of a preset \(spool_sleeve, rubber_seat\) or a "
+     r"table"),
+    ('rats', 'latency = 0.01', 'latncy = 0.01',
+     r"\[actuators.third.valve\]: unknown SolenoidValve key 'latncy' \(did you mean 'latency'\?\)"),
+    ('rats', 'latency = 0.01, ', '',
+     r"\[actuators.third.valve\]: missing key 'latency' \(required by SolenoidValve"),
+    ('rats', 'latency = 6e-3', 'cv = -1.0',
+     r"\[actuators.leg.valve\]: valve 'rubber-seat': area, cv and leak_tau must be >= 0"),
+    ('rats', 'preset = "rubber_seat"', 'preset = "rubber"',
+     r"\[actuators.leg.valve\]: preset = 'rubber' is unknown \(did you mean 'rubber_seat'\?\)"),
+    ('rats', 'exhaust = "orifice"', 'exhaust = "vent"',
+     r"\[actuators.leg\]: SolenoidCylinder 'leg': exhaust = 'vent', expected one of trapped, instant, "
+     r"orifice"),
+    ('rats', 'k_return = 50.0', 'k_retrun = 50.0',
+     r"\[actuators.spare\]: unknown SolenoidCylinder key 'k_retrun' \(did you mean 'k_return'\?\)"),
+    ('rats', 'k_return = 50.0', 'k_return = "soft"',
+     r"\[actuators.spare\]: k_return = 'soft': expected a number"),
+    ('rats', 'joint = "rail"\nsupply = "tank"', 'joint = "rail"',
+     r"\[actuators.spare\]: missing key 'supply' \(required by SolenoidCylinder\)"),
+    ('rats', '[sensors.z]', '[resources.more]\ntype = "Tank"\n[sensors.z]',
+     r"\[resources.more\]: type = 'Tank' is unknown; one of AirSupply, Battery"),
+    ('linear', 'type = "LinearLinkage"', 'type = "Linear"',
+     r"\[actuators.c.transmission\]: type = 'Linear' is unknown \(did you mean 'LinearLinkage'\?\)"),
+    ('linear', 'theta1 = 1.0', 'theta1 = 0.0',
+     r"\[actuators.c.transmission\]: LinearLinkage: theta0 and theta1 must differ"),
+    ('linear', 'x1 = 0.05', 'x2 = 0.05',
+     r"\[actuators.c.transmission\]: unknown LinearLinkage key 'x2' \(did you mean 'x1'\?\); valid: "
+     r"type, theta0, x0, theta1, x1"),
+    ('linear', 'bore = 0.03', 'bore = 0.005',
+     r"\[actuators.c.actuator.cylinder\]: cylinder rod 0.0095\d* m must be thinner than bore 0.005 m"),
+    ('linear', 'bore = 0.03', 'bor = 0.03',
+     r"\[actuators.c.actuator.cylinder\]: unknown Cylinder key 'bor' \(did you mean 'bore'\?\)"),
+    ('linear', 'heat = "isothermal"', 'heat = "isotherm"',
+     r"\[actuators.c.actuator\]: heat = 'isotherm' is unknown \(did you mean 'isothermal'\?\); one of "
+     r"adiabatic"),
+    ('linear', 't_supply = 300.0', 't_suply = 300.0',
+     r"\[actuators.c.actuator\]: unknown PneumaticActuator key 't_suply' \(did you mean 't_supply'\?\)"),
+    ('linear', 't_supply = 300.0', 'p_supply = 1.0e5\np_exhaust = 2.0e5',
+     r"\[actuators.c.actuator\]: p_supply=100000.0 Pa is not above p_exhaust=200000.0 Pa"),
+    ('linear', 'model = "viscous"', 'model = "lugre"',
+     r"\[actuators.c\]: PneumaticCylinder 'c': friction law LUGRE, expected a velocity-only law"),
+    ('linear', 'friction = { model = "viscous", c_v = 50.0 }', 'friction = "coulomb"',
+     r"\[actuators.c.actuator\]: friction = 'coulomb' is unknown; one of stribeck_tanh_source, "
+     r"viscous_source"),
+    ('linear', 'preset = "mpye5_simple", u_max = 9.0', 'u_max = -1.0',
+     r"\[actuators.c.actuator.valve\]: valve voltage range \[0.0, -1.0\] V: expected u_min < u_max"),
+    ('linear', 'actuator = {}', '',
+     r"\[actuators.d\]: missing key 'actuator' \(required by PneumaticCylinder\)"),
+    ('linear', 'actuator = {}', 'actuator = 1',
+     r"\[actuators.d\]: actuator = 1: expected a table of PneumaticActuator fields"),
+    ('linear', 'joint = "leg"', 'joint = "leg"\nsupply = "pack"',
+     r"\[actuators.d\]: PneumaticCylinder 'd': air supply 'pack' does not exist"),
+    ('battery', 'exponent = 1.2', 'exponent = 0.5',
+     r"\[resources.pack\]: PeukertBattery: 'exponent' must be >= 1 \(Peukert\), got 0.5"),
+    ('battery', 'c0 = 0.9', 'c0 = 1.5',
+     r"\[resources.pack\]: Battery 'pack': 'c0' = 1.5, expected a finite number in \[0, 1\]"),
+    ('battery', 'capacity_ah = 1.5', 'capacity = 1.5',
+     r"\[resources.pack\]: unknown Battery key 'capacity' \(did you mean 'capacity_ah'\?\)"),
+    ('battery', 'battery = "pack"', 'battery = "pak"',
+     r"\[actuators.motors\]: DCMotor 'l0': battery 'pak' does not exist \(did you mean 'pack'"),
+    ('battery', 'battery = "pack"', 'battery = 1',
+     r"\[actuators.motors\]: battery = 1: expected a quoted string"),
+    ('battery', '[sensors.amps]', '[sensors.p]\ntype = "ChamberPressure"\nactuators = "all"\n[sensors.amps]',
+     r"\[sensors.p\]: actuators = 'all', but the robot has no pneumatic or solenoid cylinders"),
+]
+
+
+@pytest.mark.parametrize("which, old, new, message", PART_ERRORS)
+def test_bad_pneumatic_and_battery_parts_name_the_file_table_key_and_what_is_allowed(rats_dir, which, old,
+                                                                                     new, message):
+    text = {"rats": RATS_TOML, "linear": 'urdf = "rail.urdf"\n' + LINEAR_TOML, "battery": BATTERY_TOML}[which]
+    assert old in text, old
+    path = rats_dir / "bad_hardware.toml"
+    path.write_text(text.replace(old, new, 1))
+    model = two_wheels() if which == "battery" else None
+    with pytest.raises(InputError, match=message) as exc:
+        load_hardware(path, model=model)
+    assert str(exc.value).startswith(f"{path} [")
+    # the unedited file builds
+    path.write_text(text)
+    load_hardware(path, model=model)

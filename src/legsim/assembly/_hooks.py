@@ -65,10 +65,7 @@ def robot_guards(t, x, p, mode, g):
     x, p, g = borrow_all((x, p, g))
     ngc = n_contact_guards(p)
     if ngc > 0:
-        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
-        nq = int(p[L.P_NQ])
-        nv = int(p[L.P_NV])
-        K.world_kinematics(m, d, x[:nq], x[nq:nq + nv])
+        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.moved_workspace(p, x)
         for k in range(fn.shape[0]):
             K.contact_point(d, p, k, scr)
             on = (mode >> k) & 1
@@ -94,10 +91,7 @@ def robot_reset(t, x, p, mode, fired, x_new):
     new = mode
     ngc = n_contact_guards(p)
     if ngc > 0:
-        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
-        nq = int(p[L.P_NQ])
-        nv = int(p[L.P_NV])
-        K.world_kinematics(m, d, x[:nq], x[nq:nq + nv])
+        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.moved_workspace(p, x)
         xc = int(p[L.P_XC])
         xs = int(p[L.P_XS])
         for k in range(fn.shape[0]):

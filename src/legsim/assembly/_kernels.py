@@ -72,6 +72,15 @@ def workspace(p):
 
 
 @hs.njit_helper
+def moved_workspace(p, x):
+    """:func:`workspace` with the world kinematics of the state ``x`` done (placements, velocities)."""
+    ws = workspace(p)
+    nq = int(p[L.P_NQ])
+    world_kinematics(ws[0], ws[1], x[:nq], x[nq:nq + int(p[L.P_NV])])
+    return ws
+
+
+@hs.njit_helper
 def contact_point(d, p, k, out):
     """:func:`sphere_on_plane` of contact point k (gap, approach rate, point, point velocity)."""
     oc = int(p[L.P_OC])

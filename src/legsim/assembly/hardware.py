@@ -39,6 +39,48 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
     joints = "all"                # "all" also for JointVelocity joints, ContactForce geometries (every
                                   # contact geometry) and MotorCurrent actuators (every DCMotor)
 
+Pneumatics and batteries (SI: Pa absolute, K, m^3, m^2; a resource is named by its key)::
+
+    [resources.tank]              # a supply tank (AirSupply): p0 + the fields of SupplyTank
+    type = "AirSupply"
+    p0 = 825325.0                 # [Pa] absolute starting pressure (required)
+    gas = "nitrogen"              # or "air"; volume [m^3], temperature [K], leak = "none" |
+    volume = 0.84e-3              # "exponential" | "orifice", leak_tau [s], leak_area [m^2], p_atm [Pa]
+
+    [resources.pack]              # a battery the DC motors naming it drain (battery = "pack")
+    type = "Battery"
+    c0 = 1.0                      # starting charge fraction; + capacity_ah, rated_hours, exponent, voltage
+
+    [actuators.leg]               # the RATS leg on a prismatic joint
+    type = "SolenoidCylinder"
+    supply = "tank"               # an AirSupply of [resources]
+    valve = "rubber_seat"         # or "spool_sleeve", or a table of SolenoidValve fields: { latency =
+    exhaust = "orifice"           # 5e-3, flow = "cv", cv = 0.3 }, optionally from preset = "rubber_seat"
+    exhaust_area = 1.6e-6         # every other key: a field of SolenoidCylinder (area, stroke, flow, ...)
+
+    [actuators.alpha]             # a proportional-valve cylinder (PneumaticCylinder)
+    type = "PneumaticCylinder"
+    p_cap0 = 3.0e5                # optional: the initial chamber pressures [Pa]; supply = "tank" optional
+    transmission = { type = "JointLinkage", joint = "ALPHA", l1 = 0.14, l2 = 0.11, l3 = 0.03, l4 = 0.0 }
+                                  # or { type = "LinearLinkage", theta0, x0, theta1, x1 }; omitted: x = q
+    [actuators.alpha.actuator]    # the PneumaticActuator (or actuator = { ... }); every key optional
+    p_supply = 448700.0           # [Pa] absolute; p_exhaust, p_atm [Pa], t_supply [K], gas = "air",
+    p_exhaust = 170300.0          # heat = "adiabatic" | "polytropic" | "isothermal", n_poly,
+    valve = "mpye5_fitted"        # critical_ratio, laminar_ratio; valve: mpye5_fitted | mpye5_simple |
+    friction = "stribeck_tanh_source"   # mpye5_underlapped; friction: stribeck_tanh_source |
+    cylinder = { stroke = 0.0445 }      # viscous_source; cylinder: bimba_rig or Cylinder fields
+
+    [sensors.p]
+    type = "ChamberPressure"
+    actuators = "all"             # every pneumatic and solenoid cylinder
+
+``valve``, ``friction`` and ``cylinder`` of an actuator (and a SolenoidCylinder's ``valve``) are
+each a preset's name or a table of the class's fields (``ProportionalValve``, ``Friction``,
+``Cylinder``, ``SolenoidValve``); a table may start from ``preset = "<name>"`` and change some
+fields (``friction = { preset = "viscous_source", c_v = 50.0 }``). Enumerated fields are given by
+lower-case name: ``model = "stribeck_tanh"`` (friction), ``model = "fitted"``, ``voltage_reference =
+"consistent"`` (valve). A SolenoidValve table without a preset is named after the actuator.
+
 Law names are the factories of :mod:`legsim.contact.laws` (``linear_penalty``, ``engelson``,
 ``restitution``, ``hunt_crossley``, ``hertz``, ``kelvin_voigt``; ``no_friction``, ``coulomb``,
 ``stribeck``, ``threshold``, ``anchor_spring``) and their keys the factories' keyword arguments.
@@ -57,10 +99,6 @@ scenarios (``legsim/scenarios/hopper*``: the example).
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import importlib.util
-import inspect
-import sys
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -68,6 +106,22 @@ from typing import Any
 
 import numpy as np
 
+from ..actuators.electric.battery import PeukertBattery
+from ..actuators.pneumatic.actuator import HeatModel, PneumaticActuator
+from ..actuators.pneumatic.cylinder import Cylinder, bimba_rig
+from ..actuators.pneumatic.friction import Friction, FrictionModel, stribeck_tanh_source, viscous_source
+from ..actuators.pneumatic.gas import AIR, NITROGEN
+from ..actuators.pneumatic.linkage import Joint, JointLinkage, LinearLinkage
+from ..actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve
+from ..actuators.pneumatic.tank import SupplyTank
+from ..actuators.pneumatic.valves import (
+    ProportionalValve,
+    ValveModel,
+    VoltageReference,
+    mpye5_fitted,
+    mpye5_simple,
+    mpye5_underlapped,
+)
 from ..contact import laws as CL
 from ..contact.shapes import Plane, inclined_plane
 from ..errors import InputError
@@ -76,77 +130,43 @@ from ..hybrid.model import closest
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
 from ..world._points import contact_points
+from . import _values as V
 from . import components as C
-from .controller import Controller
+from ._controller_ref import load_controller
 from .robot import Robot
 
 __all__ = ["load_hardware", "parse_hardware", "load_controller", "start_state", "default_options",
-           "describe", "ACTUATORS", "SENSORS", "NORMAL_LAWS", "FRICTION_LAWS"]
+           "describe", "ACTUATORS", "SENSORS", "RESOURCES", "NORMAL_LAWS", "FRICTION_LAWS"]
 
 ACTUATORS: dict[str, Callable[..., Any]] = {
     "TorqueSource": C.TorqueSource, "PositionServo": C.PositionServo, "VelocityServo": C.VelocityServo,
-    "DCMotor": C.DCMotor, "DCMotor.simsect": C.DCMotor.simsect}
+    "DCMotor": C.DCMotor, "DCMotor.simsect": C.DCMotor.simsect, "SolenoidCylinder": C.SolenoidCylinder,
+    "PneumaticCylinder": C.PneumaticCylinder}
 """Actuator ``type`` -> component (or preset) taking ``(name, joint, **keys)``."""
 SENSORS: dict[str, Callable[..., Any]] = {cls.__name__: cls for cls in (
-    C.JointEncoder, C.JointVelocity, C.IMU, C.ContactForce, C.MotorCurrent)}
+    C.JointEncoder, C.JointVelocity, C.IMU, C.ContactForce, C.MotorCurrent, C.ChamberPressure)}
 """Sensor ``type`` -> component taking ``(name, **keys)``."""
+RESOURCES: dict[str, Callable[..., Any]] = {"AirSupply": C.AirSupply, "Battery": C.Battery}
+"""Resource ``type`` -> component taking ``(name, <model>, **keys)``."""
+GASES = {"air": AIR, "nitrogen": NITROGEN}
+SOLENOID_VALVES: dict[str, Callable[[], SolenoidValve]] = {
+    "spool_sleeve": lambda: SPOOL_SLEEVE, "rubber_seat": lambda: RUBBER_SEAT}
+PROPORTIONAL_VALVES: dict[str, Callable[[], ProportionalValve]] = {
+    f.__name__: f for f in (mpye5_fitted, mpye5_simple, mpye5_underlapped)}
+FRICTIONS: dict[str, Callable[[], Friction]] = {f.__name__: f for f in (stribeck_tanh_source, viscous_source)}
+CYLINDERS: dict[str, Callable[[], Cylinder]] = {"bimba_rig": bimba_rig}
+TRANSMISSIONS: dict[str, type] = {"JointLinkage": JointLinkage, "LinearLinkage": LinearLinkage}
 NORMAL_LAWS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (
     CL.linear_penalty, CL.engelson, CL.restitution, CL.hunt_crossley, CL.hertz, CL.kelvin_voigt)}
 FRICTION_LAWS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (
     CL.no_friction, CL.coulomb, CL.stribeck, CL.threshold, CL.anchor_spring)}
 
-_TOP = ("urdf", "floating_base", "control_period", "name", "urdf_options", "contacts", "actuators",
-        "sensors")
+_TOP = ("urdf", "floating_base", "control_period", "name", "urdf_options", "contacts", "resources",
+        "actuators", "sensors")
 _URDF_OPTIONS = {"gravity": "vector", "limit_stiffness": "number", "limit_damping": "number",
                  "friction_velocity": "number", "mimic": "str", "meshes": "str"}
 _CONTACTS = ("geometries", "path", "normal", "friction", "ground")
 _GROUND = ("normal", "offset", "incline", "through")
-# a parameter's annotation -> the kind of TOML value it takes
-_KIND_OF = {"float": "number", "float | None": "number", "int": "int", "bool": "bool", "str": "str",
-            "Sequence[str]": "names", "Sequence[str] | None": "names", "Sequence[float]": "vector",
-            "Sequence[Sequence[float]]": "matrix", "Measurement": "table"}
-_EXPECTED = {"number": "a number", "int": "a whole number", "bool": "true or false",
-             "str": "a quoted string", "names": "a name or a list of names", "table": "a table",
-             "vector": "a list of numbers", "matrix": "a list of lists of numbers"}
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
-
-
-def _ok(kind: str, v: Any) -> bool:
-    if kind == "number":
-        return _is_number(v)
-    if kind == "int":
-        return isinstance(v, int) and not isinstance(v, bool)
-    if kind == "bool":
-        return isinstance(v, bool)
-    if kind == "str":
-        return isinstance(v, str)
-    if kind == "names":
-        return isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
-    if kind == "table":
-        return isinstance(v, dict)
-    if kind == "vector":
-        return isinstance(v, list) and all(_is_number(x) for x in v)
-    if kind == "matrix":
-        return isinstance(v, list) and all(_ok("vector", r) for r in v)
-    return True
-
-
-def _params(make: Callable[..., Any], skip: tuple[str, ...]) -> dict[str, tuple[str, bool]]:
-    """``make``'s keyword parameters (those not in ``skip``): name -> (kind of value, required)."""
-    out = {}
-    for p in inspect.signature(make).parameters.values():
-        if p.name in skip or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        ann = p.annotation if isinstance(p.annotation, str) else ""
-        kind = _KIND_OF.get(ann) or ("bool" if isinstance(p.default, bool) else "number" if not ann
-                                     else "any")
-        out[p.name] = (kind, p.default is p.empty)
-    return out
-
-
 class _File:
     """Checks values read from one file; every message starts ``<file> [<table>]:``."""
 
@@ -166,8 +186,8 @@ class _File:
                                        f"valid: {', '.join(allowed)}")
 
     def value(self, table: str | None, key: str, v: Any, kind: str) -> Any:
-        if not _ok(kind, v):
-            raise self.fail(table, f"{key} = {v!r}: expected {_EXPECTED[kind]}")
+        if not V.ok(kind, v):
+            raise self.fail(table, f"{key} = {v!r}: expected {V.EXPECTED[kind]}")
         return float(v) if kind == "number" else v
 
     def table(self, table: str | None, key: str, v: Any) -> dict[str, Any]:
@@ -235,17 +255,19 @@ def parse_hardware(text: str, source: str = "<hardware>", urdf_dir: str | Path |
     else:
         raise InputError(f"{source}: model = {type(model).__name__}, expected a legsim.multibody.Model")
     contacts = _contacts(f, f.table(None, "contacts", data["contacts"])) if "contacts" in data else None
+    resources, rorigin = _resources(f, f.table(None, "resources", data.get("resources", {})))
     actuators, origin = _actuators(f, f.table(None, "actuators", data.get("actuators", {})), mb)
     sensors, sorigin = _sensors(f, f.table(None, "sensors", data.get("sensors", {})), mb, contacts,
                                 actuators)
     period = f.value(None, "control_period", data.get("control_period", 1e-3), "number")
     name = f.value(None, "name", data["name"], "str") if "name" in data else None
     try:
-        return Robot(mb, actuators=actuators, sensors=sensors, contacts=contacts, control_period=period,
-                     name=name)
+        return Robot(mb, actuators=actuators, sensors=sensors, contacts=contacts, resources=resources,
+                     control_period=period, name=name)
     except InputError as exc:  # name the table of the part the robot refused, when it says which
         msg = str(exc)
-        table = next((t for prefix, t in {**origin, **sorigin}.items() if msg.startswith(prefix)), None)
+        table = next((t for prefix, t in {**origin, **sorigin, **rorigin}.items() if msg.startswith(prefix)),
+                     None)
         if table is None and msg.startswith(("Robot contacts", "Contacts")):
             table = "contacts"
         raise f.fail(table, msg) from None
@@ -297,7 +319,7 @@ def _contacts(f: _File, spec: dict[str, Any]) -> C.Contacts:
 def _law(f: _File, t: str, spec: Any, laws: Mapping[str, Callable[..., Any]]) -> Any:
     spec = f.table(t.rpartition(".")[0], t.rpartition(".")[2], spec)
     name = f.choose(t, spec, "law", laws)
-    kw = f.kwargs(t, spec, _params(laws[name], ()), name, ("law",))
+    kw = f.kwargs(t, spec, V.params(laws[name], ()), name, ("law",))
     return f.build(t, laws[name], **kw)
 
 
@@ -336,7 +358,7 @@ def _actuators(f: _File, tables: dict[str, Any], mb: Model) -> tuple[list[Any], 
         spec = f.table("actuators", key, spec)
         kind = f.choose(t, spec, "type", ACTUATORS)
         make = ACTUATORS[kind]
-        kw = f.kwargs(t, spec, _params(make, ("name", "joint")), kind, ("type", "joint", "joints"))
+        kw = f.kwargs(t, spec, V.params(make, ("name", "joint")), kind, ("type", "joint", "joints"))
         if "joints" in spec:
             if "joint" in spec:
                 raise f.fail(t, "give joint (one actuator) or joints (one per joint), not both")
@@ -344,6 +366,7 @@ def _actuators(f: _File, tables: dict[str, Any], mb: Model) -> tuple[list[Any], 
             pairs = [(j, j) for j in joints]
         else:
             pairs = [(key, f.value(t, "joint", spec.get("joint", key), "str"))]
+        kw.update(_actuator_parts(f, t, key, kind, spec))
         for name, joint in pairs:
             act = f.build(t, make, name, joint, **kw)
             out.append(act)
@@ -353,6 +376,7 @@ def _actuators(f: _File, tables: dict[str, Any], mb: Model) -> tuple[list[Any], 
 
 def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts | None,
              actuators: list[Any]) -> tuple[list[Any], dict[str, str]]:
+    cylinders = tuple(a.name for a in actuators if isinstance(a, C.PneumaticCylinder | C.SolenoidCylinder))
     every: dict[str, tuple[str, ...]] = {
         "joints": tuple(mb.joint_names),
         "actuators": tuple(a.name for a in actuators if isinstance(a, C.DCMotor)),
@@ -365,7 +389,12 @@ def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts |
         t = f"sensors.{key}"
         spec = f.table("sensors", key, spec)
         kind = f.choose(t, spec, "type", SENSORS)
-        params = _params(SENSORS[kind], ("name",))
+        if kind == "ChamberPressure":  # its "all": every cylinder
+            every["actuators"], what["actuators"] = cylinders, "pneumatic or solenoid cylinders"
+        else:
+            every["actuators"] = tuple(a.name for a in actuators if isinstance(a, C.DCMotor))
+            what["actuators"] = "DC motors"
+        params = V.params(SENSORS[kind], ("name",))
         every_of = {k: v for k, v in spec.items() if k in every and k in params and v == "all"}
         kw = f.kwargs(t, {k: v for k, v in spec.items() if k not in every_of}, params, kind, ("type",))
         for k in every_of:
@@ -373,10 +402,117 @@ def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts |
         if "measurement" in kw:
             m = kw["measurement"]
             mt = f"{t}.measurement"
-            kw["measurement"] = C.Measurement(**f.kwargs(mt, m, _params(C.Measurement, ()), "Measurement"))
+            kw["measurement"] = C.Measurement(**f.kwargs(mt, m, V.params(C.Measurement, ()), "Measurement"))
         out.append(f.build(t, SENSORS[kind], key, **kw))
         origin[f"{kind} {key!r}:"] = t
     return out, origin
+
+
+# --------------------------------------------------------------- resources and pneumatic parts
+def _resources(f: _File, tables: dict[str, Any]) -> tuple[list[Any], dict[str, str]]:
+    """``[resources.<name>]``: an AirSupply (``p0`` + SupplyTank fields, ``gas`` by name) or a
+    Battery (``c0`` + PeukertBattery fields)."""
+    out: list[Any] = []
+    origin: dict[str, str] = {}
+    for key, spec in tables.items():
+        t = f"resources.{key}"
+        spec = f.table("resources", key, spec)
+        kind = f.choose(t, spec, "type", RESOURCES)
+        model_cls: type = SupplyTank if kind == "AirSupply" else PeukertBattery
+        own = V.params(RESOURCES[kind], ("name", "tank", "model"))
+        params = {**own, **V.params(model_cls, ())}
+        kw = f.kwargs(t, spec, params, kind, ("type",))
+        if "gas" in kw:
+            kw["gas"] = GASES[f.choose(t, kw, "gas", GASES)]
+        model = f.build(t, model_cls, **{k: v for k, v in kw.items() if k not in own})
+        out.append(f.build(t, RESOURCES[kind], key, model, **{k: v for k, v in kw.items() if k in own}))
+        origin[f"{kind} {key!r}:"] = t
+    return out, origin
+
+
+def _actuator_parts(f: _File, t: str, key: str, kind: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of a cylinder that are objects: a SolenoidCylinder's ``valve``, a
+    PneumaticCylinder's ``actuator`` and ``transmission``, from their TOML forms."""
+    out: dict[str, Any] = {}
+    if kind == "SolenoidCylinder" and "valve" in spec:
+        out["valve"] = _part(f, f"{t}.valve", spec["valve"], SolenoidValve, SOLENOID_VALVES,
+                             defaults={"name": key})
+    if kind == "PneumaticCylinder":
+        if "actuator" in spec:
+            out["actuator"] = _pneumatic_actuator(f, f"{t}.actuator", spec["actuator"])
+        if "transmission" in spec:
+            out["transmission"] = _transmission(f, f"{t}.transmission", spec["transmission"])
+    return out
+
+
+_ENUM_FIELDS: dict[str, dict[str, Any]] = {  # enumerated fields, by lower-case name
+    "heat": {m.name.lower(): m for m in HeatModel},
+    "voltage_reference": {m.name.lower(): m for m in VoltageReference}}
+
+
+def _pneumatic_actuator(f: _File, t: str, v: Any) -> PneumaticActuator:
+    nested = {"cylinder": lambda tt, vv: _part(f, tt, vv, Cylinder, CYLINDERS),
+              "valve": lambda tt, vv: _part(f, tt, vv, ProportionalValve, PROPORTIONAL_VALVES,
+                                            enums={"model": {m.name.lower(): m for m in ValveModel},
+                                                   "voltage_reference": _ENUM_FIELDS["voltage_reference"]}),
+              "friction": lambda tt, vv: _part(f, tt, vv, Friction, FRICTIONS,
+                                               enums={"model": {m.name.lower(): m for m in FrictionModel}})}
+    return _part(f, t, v, PneumaticActuator, {}, enums={"gas": GASES, "heat": _ENUM_FIELDS["heat"]},
+                 nested=nested)
+
+
+def _transmission(f: _File, t: str, v: Any) -> JointLinkage | LinearLinkage:
+    parent, _, key = t.rpartition(".")
+    spec = f.table(parent, key, v)
+    kind = f.choose(t, spec, "type", TRANSMISSIONS)
+    enums = {"joint": {j.name: j for j in Joint}} if kind == "JointLinkage" else {}
+    if isinstance(spec.get("joint"), str):  # "alpha" as "ALPHA"
+        spec = {**spec, "joint": spec["joint"].upper()}
+    return _part(f, t, {k: x for k, x in spec.items() if k != "type"}, TRANSMISSIONS[kind], {},
+                 enums=enums, extra=("type",))
+
+
+def _part(f: _File, t: str, v: Any, cls: type, presets: Mapping[str, Callable[[], Any]], *,
+          enums: Mapping[str, Mapping[str, Any]] | None = None,
+          nested: Mapping[str, Callable[[str, Any], Any]] | None = None,
+          defaults: Mapping[str, Any] | None = None, extra: tuple[str, ...] = ()) -> Any:
+    """A ``cls`` (a frozen dataclass) from a preset's name, or from a table of its fields, which may
+    start from ``preset = "<name>"`` (the other keys change the preset's fields). ``enums``: fields
+    given by name; ``nested``: fields that are parts themselves; ``defaults``: fields filled in when
+    there is no preset."""
+    enums, nested = enums or {}, nested or {}
+    parent, _, key = t.rpartition(".")
+    what = cls.__name__
+    if isinstance(v, str) and presets:
+        if v not in presets:
+            raise f.fail(parent, f"{key} = {v!r} is unknown{closest(v, list(presets))}; one of "
+                                 f"{', '.join(presets)} (or a table of {what} fields)")
+        return f.build(t, presets[v])
+    if not isinstance(v, dict):
+        named = f"the name of a preset ({', '.join(presets)}) or " if presets else ""
+        raise f.fail(parent, f"{key} = {v!r}: expected {named}a table of {what} fields "
+                             f"({key} = {{ ... }})")
+    params = V.params(cls, ())
+    base = None
+    if "preset" in v and presets:
+        base = presets[f.choose(t, v, "preset", presets)]()
+        params = {k: (kind, False) for k, (kind, _) in params.items()}
+    elif defaults:
+        v = {**defaults, **v}
+    kw = f.kwargs(t, {k: x for k, x in v.items() if k != "preset"}, params, what,
+                  (*extra, "preset") if presets else extra)
+    for k, choices in enums.items():
+        if k in kw:
+            kw[k] = choices[f.choose(t, kw, k, choices)]
+    for k, make in nested.items():
+        if k in kw:
+            kw[k] = make(f"{t}.{k}", kw[k])
+    for k, x in kw.items():
+        if isinstance(x, list):
+            kw[k] = tuple(x)
+    if base is not None:
+        return f.build(t, dataclasses.replace, base, **kw)
+    return f.build(t, cls, **kw)
 
 
 # ------------------------------------------------------------------------- running the robot
@@ -409,107 +545,19 @@ def start_state(robot: Robot, initial: Mapping[str, Any], where: str) -> dict[st
     for key, n, off in (("q0", mb.nq, 0), ("v0", mb.nv, mb.nq)):
         if key in initial:
             v = initial[key]
-            if not (_ok("vector", v) and len(v) == n):
+            if not (V.ok("vector", v) and len(v) == n):
                 raise InputError(f"{where} {key} = {v!r}: expected a list of {n} numbers")
             x[off:off + n] = v
     for key, v in initial.items():
         if key in ("q0", "v0"):
             continue
-        if not _is_number(v):
+        if not V.is_number(v):
             raise InputError(f"{where} {key} = {v!r}: expected a number")
         if key in commands:
             cmd[key[2:]] = float(v)
         else:
             x[coords.index(key)] = float(v)
     return {"q0": x[:mb.nq], "v0": x[mb.nq:], "commands0": cmd or None}
-
-
-def load_controller(ref: str, base_dir: str | Path = ".", params: Mapping[str, Any] | None = None,
-                    where: str = "controller") -> Controller:
-    """The controller ``ref`` names: ``"package.module:function"`` (imported) or
-    ``"file.py:function"`` (a file relative to ``base_dir``). Without ``params`` the function is
-    the controller, ``function(t, sensors) -> commands``; with ``params`` it is a factory,
-    ``function(**params)`` returning the controller (unknown keys get the closest parameter)."""
-    module_ref, sep, func = ref.rpartition(":")
-    if not (sep and module_ref and func):
-        raise InputError(f"{where} = {ref!r}: expected 'package.module:function' or 'file.py:function'")
-    module = _import(module_ref, Path(base_dir), f"{where} = {ref!r}")
-    fn = getattr(module, func, None)
-    if fn is None:
-        public = [n for n in vars(module) if not n.startswith("_")]
-        raise InputError(f"{where} = {ref!r}: {module_ref} has no function {func!r}{closest(func, public)}")
-    if not callable(fn):
-        raise InputError(f"{where} = {ref!r}: {func} is a {type(fn).__name__}, expected a function")
-    if params is not None:
-        _check_params(fn, params, f"{where} = {ref!r}: [controller_params]")
-        try:
-            fn = fn(**params)
-        except Exception as exc:  # the user's factory refused its parameters
-            raise InputError(f"{where} = {ref!r}: {func}(**controller_params) failed: "
-                             f"{type(exc).__name__}: {exc}") from None
-        if not callable(fn):
-            raise InputError(f"{where} = {ref!r}: {func}(**controller_params) returned a "
-                             f"{type(fn).__name__}, expected a function controller(t, sensors)")
-    try:
-        _signature(fn).bind(0.0, None)
-    except TypeError:
-        if params is not None:
-            raise InputError(f"{where} = {ref!r}: the function {func}(**controller_params) returns cannot "
-                             "be called as controller(t, sensors)") from None
-        raise InputError(f"{where} = {ref!r}: {func}() cannot be called as controller(t, sensors); if it "
-                         "makes the controller, give its parameters in [controller_params] (an empty "
-                         "table calls it without any)") from None
-    return fn
-
-
-def _check_params(fn: Callable[..., Any], params: Mapping[str, Any], where: str) -> None:
-    """Every key of ``params`` is a parameter of the factory ``fn`` (unless it takes ``**kwargs``)."""
-    ps = {p.name: p for p in _signature(fn).parameters.values()}
-    takes = [n for n, p in ps.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    for key, value in params.items():
-        if key not in takes:
-            if any(p.kind == p.VAR_KEYWORD for p in ps.values()):
-                continue
-            raise InputError(f"{where} {key}: {getattr(fn, '__name__', 'the factory')}() takes no "
-                             f"parameter {key!r}{closest(key, takes)}; it takes {', '.join(takes) or 'none'}")
-        ann = ps[key].annotation  # a simple annotation (float, int, bool, str) is checked
-        kind = _KIND_OF.get(ann if isinstance(ann, str) else getattr(ann, "__name__", ""), "any")
-        if kind in ("number", "int", "bool", "str") and not _ok(kind, value):
-            raise InputError(f"{where} {key} = {value!r}: expected {_EXPECTED[kind]}")
-
-
-def _signature(fn: Callable[..., Any]) -> inspect.Signature:
-    try:
-        return inspect.signature(fn)
-    except (TypeError, ValueError):  # a builtin without a signature: accept it as it is
-        return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
-
-
-def _import(module_ref: str, base_dir: Path, where: str) -> Any:
-    if module_ref.endswith(".py"):
-        path = base_dir / module_ref
-        if not path.is_file():
-            raise InputError(f"{where}: controller file '{path}' not found")
-        name = f"_legsim_controller_{abs(hash(str(path.resolve())))}_{path.stem}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise InputError(f"{where}: cannot load '{path}' as a Python module")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:  # the user's file does not run: say where and why
-            del sys.modules[name]
-            raise InputError(f"{where}: importing '{path}' failed: {type(exc).__name__}: {exc}") from None
-        return module
-    try:
-        return importlib.import_module(module_ref)
-    except ImportError as exc:
-        beside = base_dir / (module_ref.replace(".", "/") + ".py")
-        hint = f" (a file beside the scenario is named '{beside.name}:...')" if beside.is_file() else ""
-        raise InputError(f"{where}: cannot import module {module_ref!r}: {exc}{hint}") from None
-    except Exception as exc:
-        raise InputError(f"{where}: importing {module_ref!r} failed: {type(exc).__name__}: {exc}") from None
 
 
 def describe(robot: Robot) -> dict[str, Any]:
@@ -521,6 +569,7 @@ def describe(robot: Robot) -> dict[str, Any]:
     c = robot.contacts
     return {"name": robot.name, "control_period": robot.control_period,
             "actuators": [part(a) for a in robot.actuators], "sensors": [part(s) for s in robot.sensors],
+            "resources": [part(r) for r in robot.resources],
             "contacts": None if c is None else {
                 "normal": c.law.normal.law.name.lower(), "friction": c.law.friction.law.name.lower(),
                 "params": c.law.params.tolist(), "ground_normal": list(c.ground.normal),

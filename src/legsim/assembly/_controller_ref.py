@@ -1,0 +1,107 @@
+"""A controller named by reference in a scenario or a hardware file: ``"package.module:function"`` or
+``"file.py:function"``, the function being the controller or, with parameters, its factory."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..hybrid.model import closest
+from . import _values as V
+from .controller import Controller
+
+__all__ = ["load_controller"]
+
+
+def load_controller(ref: str, base_dir: str | Path = ".", params: Mapping[str, Any] | None = None,
+                    where: str = "controller") -> Controller:
+    """The controller ``ref`` names: ``"package.module:function"`` (imported) or
+    ``"file.py:function"`` (a file relative to ``base_dir``). Without ``params`` the function is
+    the controller, ``function(t, sensors) -> commands``; with ``params`` it is a factory,
+    ``function(**params)`` returning the controller (unknown keys get the closest parameter)."""
+    module_ref, sep, func = ref.rpartition(":")
+    if not (sep and module_ref and func):
+        raise InputError(f"{where} = {ref!r}: expected 'package.module:function' or 'file.py:function'")
+    module = _import(module_ref, Path(base_dir), f"{where} = {ref!r}")
+    fn = getattr(module, func, None)
+    if fn is None:
+        public = [n for n in vars(module) if not n.startswith("_")]
+        raise InputError(f"{where} = {ref!r}: {module_ref} has no function {func!r}{closest(func, public)}")
+    if not callable(fn):
+        raise InputError(f"{where} = {ref!r}: {func} is a {type(fn).__name__}, expected a function")
+    if params is not None:
+        _check_params(fn, params, f"{where} = {ref!r}: [controller_params]")
+        try:
+            fn = fn(**params)
+        except Exception as exc:  # the user's factory refused its parameters
+            raise InputError(f"{where} = {ref!r}: {func}(**controller_params) failed: "
+                             f"{type(exc).__name__}: {exc}") from None
+        if not callable(fn):
+            raise InputError(f"{where} = {ref!r}: {func}(**controller_params) returned a "
+                             f"{type(fn).__name__}, expected a function controller(t, sensors)")
+    try:
+        _signature(fn).bind(0.0, None)
+    except TypeError:
+        if params is not None:
+            raise InputError(f"{where} = {ref!r}: the function {func}(**controller_params) returns cannot "
+                             "be called as controller(t, sensors)") from None
+        raise InputError(f"{where} = {ref!r}: {func}() cannot be called as controller(t, sensors); if it "
+                         "makes the controller, give its parameters in [controller_params] (an empty "
+                         "table calls it without any)") from None
+    return fn
+
+
+def _check_params(fn: Callable[..., Any], params: Mapping[str, Any], where: str) -> None:
+    """Every key of ``params`` is a parameter of the factory ``fn`` (unless it takes ``**kwargs``)."""
+    ps = {p.name: p for p in _signature(fn).parameters.values()}
+    takes = [n for n, p in ps.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for key, value in params.items():
+        if key not in takes:
+            if any(p.kind == p.VAR_KEYWORD for p in ps.values()):
+                continue
+            raise InputError(f"{where} {key}: {getattr(fn, '__name__', 'the factory')}() takes no "
+                             f"parameter {key!r}{closest(key, takes)}; it takes {', '.join(takes) or 'none'}")
+        ann = ps[key].annotation  # a simple annotation (float, int, bool, str) is checked
+        kind = V.KIND_OF.get(ann if isinstance(ann, str) else getattr(ann, "__name__", ""), "any")
+        if kind in ("number", "int", "bool", "str") and not V.ok(kind, value):
+            raise InputError(f"{where} {key} = {value!r}: expected {V.EXPECTED[kind]}")
+
+
+def _signature(fn: Callable[..., Any]) -> inspect.Signature:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: accept it as it is
+        return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+
+
+def _import(module_ref: str, base_dir: Path, where: str) -> Any:
+    if module_ref.endswith(".py"):
+        path = base_dir / module_ref
+        if not path.is_file():
+            raise InputError(f"{where}: controller file '{path}' not found")
+        name = f"_legsim_controller_{abs(hash(str(path.resolve())))}_{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise InputError(f"{where}: cannot load '{path}' as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # the user's file does not run: say where and why
+            del sys.modules[name]
+            raise InputError(f"{where}: importing '{path}' failed: {type(exc).__name__}: {exc}") from None
+        return module
+    try:
+        return importlib.import_module(module_ref)
+    except ImportError as exc:
+        beside = base_dir / (module_ref.replace(".", "/") + ".py")
+        hint = f" (a file beside the scenario is named '{beside.name}:...')" if beside.is_file() else ""
+        raise InputError(f"{where}: cannot import module {module_ref!r}: {exc}{hint}") from None
+    except Exception as exc:
+        raise InputError(f"{where}: importing {module_ref!r} failed: {type(exc).__name__}: {exc}") from None
