@@ -517,13 +517,8 @@ def _part(f: _File, t: str, v: Any, cls: type, presets: Mapping[str, Callable[[]
 
 # ------------------------------------------------------------------------- running the robot
 def default_options(robot: Robot) -> Options:
-    """The options :meth:`Robot.simulate` uses when given none: DP45 (rtol 1e-7) with steps up to
-    the control period on the event path, fixed-step RK4 at half the control period on the smooth
-    path; a record every control period [s]."""
-    if robot.model.nguard == 0:
-        return Options(method="rk4_fixed", h_max=robot.control_period / 2,
-                       record_period=robot.control_period)
-    return Options(rtol=1e-7, atol=1e-9, h_max=robot.control_period, record_period=robot.control_period)
+    """The options :meth:`Robot.simulate` uses when given none (:meth:`Robot.default_options`)."""
+    return robot.default_options()
 
 
 def start_state(robot: Robot, initial: Mapping[str, Any], where: str) -> dict[str, Any]:

@@ -551,6 +551,15 @@ class Robot:
             CommandWriter(self, x)(commands0)
         return x
 
+    def default_options(self) -> Options:
+        """The options :meth:`simulate` uses when given none: fixed-step RK4 at half the control
+        period on the smooth contact path (see :meth:`simulate`), else DP45 at rtol 1e-7 with steps up
+        to the control period; a record every control period [s]."""
+        if self.contacts is not None and self.contacts.path == "smooth":
+            return Options(method="rk4_fixed", h_max=self.control_period / 2,
+                           record_period=self.control_period)
+        return Options(rtol=1e-7, atol=1e-9, h_max=self.control_period, record_period=self.control_period)
+
     def simulate(self, t_final: float, controller: Controller | None = None, *, q0=None, v0=None,
                  commands0=None, options: Options | None = None, **kwargs) -> Result:
         """Run the robot to ``t_final`` [s] with ``controller`` (Python, called every control period
@@ -564,12 +573,7 @@ class Robot:
         :func:`legsim.hybrid.simulate` (``sinks``, ``progress``, ``raise_on_error``).
         """
         x0 = self.initial_state(q0, v0, commands0)
-        if options is None:
-            smooth = self.model.nguard == 0
-            options = (Options(method="rk4_fixed", h_max=self.control_period / 2,
-                               record_period=self.control_period) if smooth else
-                       Options(rtol=1e-7, atol=1e-9, h_max=self.control_period,
-                               record_period=self.control_period))
+        options = self.default_options() if options is None else options
         callback = None if controller is None else python_controller(self, controller)
         return simulate(self.model, t_final, x0=x0, options=options, controller=callback,
                         controller_every=self.controller_every, **kwargs)
