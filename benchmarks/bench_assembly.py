@@ -14,6 +14,8 @@ Rows:
 - MuJoCo (exported MJCF, ``motor`` actuators, its default soft contacts), Euler at 1 ms, stepped from
   Python with the same controller reading ``d.qpos``/``d.qvel``: the usual way to drive MuJoCo from a
   Python controller;
+- legsim smooth path RK4 1 ms with the same PD compiled (``legsim.assembly.compiled_controller``), no
+  return to Python at the samples;
 - per-call overhead: the RK4 1 ms run with a controller that returns a fixed array, minus the same
   run with no controller (the commands held throughout), divided by the number of calls: the cost
   of the engine's stop at the sample, the return to Python, the readings and the command write.
@@ -62,6 +64,21 @@ def pd_controller(tab):
         k = min(int(t * 1000.0 + 0.5), len(tab) - 1)
         return KP * (tab[k] - s.enc) - KD * s.rate
     return controller
+
+
+def compiled_pd():
+    """The same PD, compiled (``legsim.assembly.compiled_controller``): params = [kp, kd, rows, table]."""
+    from legsim.assembly import compiled_controller
+
+    @compiled_controller
+    def pd(t, sensors, params, commands):
+        n = commands.shape[0]
+        rows = int(params[2])
+        k = min(int(t * 1000.0 + 0.5), rows - 1)
+        for j in range(n):
+            commands[j] = params[0] * (params[3 + k * n + j] - sensors[j]) - params[1] * sensors[n + j]
+
+    return pd
 
 
 def best(fn, repeat):
@@ -151,6 +168,13 @@ def main():
         sec, res = best(lambda r=robot, o=opts: r.simulate(args.t, ctrl, q0=q0, options=o, progress=False),
                         args.repeat)
         rows.append((name, sec, res.x[-1, :3], res.stats))
+    cpd = compiled_pd()
+    cparams = np.concatenate([[KP, KD, len(tab)], np.asarray(tab).ravel()])
+    opts = Options(method="rk4_fixed", h_max=1e-3, record_period=1e-2)
+    smooth.simulate(0.05, cpd, q0=q0, options=opts, controller_params=cparams, progress=False)
+    sec, res = best(lambda: smooth.simulate(args.t, cpd, q0=q0, options=opts, controller_params=cparams,
+                                            progress=False), args.repeat)
+    rows.append(("legsim smooth RK4 1 ms, compiled", sec, res.x[-1, :3], res.stats))
     mj = mujoco_run(mb, q0, tab, args.t)
     mj()
     sec, pos = best(mj, args.repeat)

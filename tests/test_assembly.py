@@ -637,3 +637,51 @@ def test_an_imus_gyro_can_have_its_own_measurement_model():
     gyro_err = col(res, robot, "imu_gyro_z") - col(res, robot, "true_imu_gyro_z")
     assert np.abs(acc_err).max() < 1e-12                    # the accelerometer's model: exact
     assert 0.007 < gyro_err.std() < 0.013                    # the gyro's: 0.01 rad/s noise
+
+
+# ------------------------------------------------------------------------------- compiled controllers
+from legsim.assembly import compiled_controller  # noqa: E402
+
+
+@compiled_controller
+def compiled_pd(t, sensors, params, commands):
+    """u = kp (q_ref - q) - kd qdot on the wheel's encoder and rate (params: kp, kd, q_ref)."""
+    commands[0] = params[0] * (params[2] - sensors[0]) - params[1] * sensors[1]
+
+
+@compiled_controller
+def compiled_fire_20_ms(t, sensors, params, commands):
+    commands[0] = 1.0 if t < params[0] - 1e-12 else 0.0
+
+
+@compiled_controller
+def compiled_nan_after(t, sensors, params, commands):
+    commands[0] = np.nan if t > params[0] else 0.0
+
+
+def test_a_compiled_controller_equals_the_same_python_controller():
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")],
+                  sensors=[JointEncoder("enc", joints=["link"]), JointVelocity("rate", joints=["link"])])
+    kp, kd, q_ref = 0.8, 0.05, 1.0
+
+    def python_pd(t, s):
+        return [kp * (q_ref - s.enc[0]) - kd * s.rate[0]]
+
+    opts = Options(rtol=1e-10, atol=1e-12, record_period=0.01)
+    ref = robot.simulate(1.0, python_pd, options=opts)
+    res = robot.simulate(1.0, compiled_pd, controller_params=[kp, kd, q_ref], options=opts)
+    np.testing.assert_array_equal(res.t, ref.t)
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-13)
+    assert col(res, robot, "link")[-1] > 0.5  # it does turn toward q_ref
+
+
+def test_a_compiled_controller_schedules_solenoid_switches_and_its_bad_commands_are_named():
+    from legsim.actuators.pneumatic.solenoid import RUBBER_SEAT
+
+    robot, _ = _rats_leg(RUBBER_SEAT, exhaust="instant")
+    res = robot.simulate(0.05, compiled_fire_20_ms, controller_params=[0.02],
+                         options=Options(rtol=1e-9, atol=1e-11, record_period=1e-3))
+    g = [i for i, gd in enumerate(robot.model.guards) if gd.name == "valve_leg"][0]
+    np.testing.assert_allclose(res.events["t"][res.events["guard"] == g], [0.005, 0.02], atol=1e-12)
+    with pytest.raises(SimulationError, match="the command of actuator 'leg' is not finite"):
+        robot.simulate(0.05, compiled_nan_after, controller_params=[0.01])

@@ -8,6 +8,7 @@ written in Python at a fixed rate (DESIGN.md "Robots from parts").
 >>> result = robot.simulate(1.0, lambda t, s: [12.0 * (0.5 - s.enc[0])])
 """
 
+from .compiled import compiled_controller
 from .components import (
     IMU,
     AirSupply,
@@ -30,7 +31,7 @@ from .controller import Controller, SensorReadings
 from .hardware import load_hardware
 from .robot import Robot
 
-__all__ = ["Robot", "load_hardware", "SensorReadings", "Controller", "TorqueSource", "PositionServo",
-           "VelocityServo", "DCMotor", "Measurement", "JointEncoder", "JointVelocity", "IMU", "ContactForce",
-           "MotorCurrent", "Contacts", "PneumaticCylinder", "ChamberPressure", "AirSupply",
-           "SolenoidCylinder", "Battery"]
+__all__ = ["Robot", "load_hardware", "compiled_controller", "SensorReadings", "Controller",
+           "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
+           "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "PneumaticCylinder",
+           "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery"]

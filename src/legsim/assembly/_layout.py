@@ -27,7 +27,7 @@ def _stamp() -> float:
     the check hook refuses to run (DESIGN.md "numba's on-disk cache")."""
     h = hashlib.sha256()
     here = Path(__file__).parent
-    for name in ("_layout.py", "_kernels.py", "_hooks.py"):
+    for name in ("_layout.py", "_kernels.py", "_hooks.py", "compiled.py"):
         h.update((here / name).read_bytes())
     return float(int.from_bytes(h.digest()[:6], "little"))
 
@@ -36,8 +36,9 @@ STAMP = _stamp()
 
 # ---- header (P_STAMP stays at index 0 whatever else changes) ---------------------------------
 (P_STAMP, P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
- P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB) = range(27)
-HEAD = 28
+ P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB, P_OCP, P_NCP,
+ P_CEVERY) = range(30)
+HEAD = 32
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
 """What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates), world

@@ -13,6 +13,7 @@ period, at exact sample instants, between compiled stretches of integration::
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from . import _clock
 from . import _hooks as H
 from . import _kernels as K
 from . import _layout as L
+from .compiled import is_compiled_controller, sample_hook
 from .components import (
     IMU,
     Actuator,
@@ -322,6 +324,7 @@ class Robot:
             nq, nv, fbuf.size, ibuf.size, nc, float(smooth), nact, len(srows), nch)
         head[[L.P_OC, L.P_OA, L.P_OS, L.P_NGEOM]] = oc, oa, os_, len(geoms)
         head[L.P_STAMP] = L.STAMP
+        head[L.P_CEVERY] = self.controller_every
         types = {int(r[L.S_TYPE]) for r in srows}
         head[L.P_SENSE] = (L.SENSE_DYNAMICS if types & {L.SEN_ACC, L.SEN_FORCE, L.SEN_CURRENT} else
                            L.SENSE_KINEMATICS if L.SEN_GYRO in types else L.SENSE_STATE)
@@ -561,9 +564,11 @@ class Robot:
         return Options(rtol=1e-7, atol=1e-9, h_max=self.control_period, record_period=self.control_period)
 
     def simulate(self, t_final: float, controller: Controller | None = None, *, q0=None, v0=None,
-                 commands0=None, options: Options | None = None, **kwargs) -> Result:
-        """Run the robot to ``t_final`` [s] with ``controller`` (Python, called every control period
-        from t = 0 with the sensors' held measurements; None: the commands stay ``commands0``).
+                 commands0=None, options: Options | None = None, controller_params=(), **kwargs) -> Result:
+        """Run the robot to ``t_final`` [s] with ``controller`` (called every control period from t = 0
+        with the sensors' held measurements; None: the commands stay ``commands0``): a Python function
+        ``controller(t, sensors) -> commands``, or one compiled with
+        :func:`legsim.assembly.compiled_controller` (then ``controller_params`` reach it as ``params``).
 
         ``options`` default: DP45 at rtol 1e-7 for the event path; fixed-step RK4 at h = half the
         control period for the smooth path (steps also end at every sample instant; on the sample
@@ -574,9 +579,26 @@ class Robot:
         """
         x0 = self.initial_state(q0, v0, commands0)
         options = self.default_options() if options is None else options
+        if is_compiled_controller(controller):
+            return simulate(self.with_compiled_controller(controller, controller_params), t_final, x0=x0,
+                            options=options, **kwargs)
         callback = None if controller is None else python_controller(self, controller)
         return simulate(self.model, t_final, x0=x0, options=options, controller=callback,
                         controller_every=self.controller_every, **kwargs)
+
+    def with_compiled_controller(self, controller, controller_params=()) -> HybridModel:
+        """The robot's hybrid model with ``controller`` (:func:`legsim.assembly.compiled_controller`) in
+        its sample hook and ``controller_params`` (ncp,) appended to its parameters (``ctrl_p<k>``)."""
+        cp = np.array(controller_params, dtype=float).ravel()
+        if not np.all(np.isfinite(cp)):
+            raise InputError(f"{self.name}: controller_params = {controller_params!r}, expected finite "
+                             "numbers")
+        base = self.model.param_defaults
+        p = np.concatenate([base, cp])
+        p[L.P_OCP], p[L.P_NCP] = base.size, cp.size
+        names = (*self.model.param_names, *(f"ctrl_p{k}" for k in range(cp.size)))
+        return dataclasses.replace(self.model, sample=sample_hook(controller), param_defaults=p,
+                                   param_names=names)
 
 
 _STALE = ("legsim.assembly: its compiled hooks are older than its source files (a numba disk cache left "
