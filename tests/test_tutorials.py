@@ -13,10 +13,9 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pybullet_data  # noqa: F401  (a test extra: the A1 URDF ships with pybullet)
 import pytest
 from scipy.spatial.transform import Rotation
-
-pytest.importorskip("pybullet_data")  # a test extra: the A1 URDF ships with pybullet
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "a1_trot.py"
 T_RUN = 2.0
