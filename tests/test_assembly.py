@@ -624,7 +624,7 @@ def test_contacts_by_link_name_and_by_default_skip_the_shapes_they_cannot_take()
     assert len(every.point_names) == 84
     with pytest.raises(InputError, match="the event path takes at most 62"):
         Robot(a1, contacts=Contacts(law))
-    with pytest.raises(InputError, match="'FR_tow' is neither a geometry.*did you mean 'FR_toe'"):
+    with pytest.raises(InputError, match="'FR_tow' is not a geometry.*did you mean 'FR_toe'"):
         Robot(a1, contacts=Contacts(law, geometries=["FR_tow"]))
 
 

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..actuators.electric.battery import PeukertBattery
+from ..actuators.electric.dcmotor import MAXON_RE118751
 from ..actuators.pneumatic.actuator import PneumaticActuator
 from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
 from ..actuators.pneumatic.solenoid import SolenoidValve
@@ -207,9 +208,10 @@ class DCMotor:
                              "or command = 'voltage'")
 
     @classmethod
-    def simsect(cls, name: str, joint: str, *, max_speed_rpm: float = 10000.0,
-                speed_constant: float = 61.261056, resistance: float = 2.0,
-                gear: float = 33.0) -> DCMotor:
+    def simsect(cls, name: str, joint: str, *, max_speed_rpm: float = MAXON_RE118751["max_speed"],
+                speed_constant: float = MAXON_RE118751["speed_constant"],
+                resistance: float = MAXON_RE118751["armature_resist"],
+                gear: float = MAXON_RE118751["gear_ratio"]) -> DCMotor:
         """SimSect's hexapod motor (digest §4.9; ``legsim.actuators.electric.MAXON_RE118751``): a
         torque command clipped to the linear torque-speed band of a motor whose supply gives
         ``max_speed_rpm`` at no load (``v_max = w_nl / K_omega``, ``kt = kb = 1 / K_omega``)."""

@@ -129,11 +129,10 @@ from ..hybrid import Options
 from ..hybrid.model import closest
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
-from ..world._points import contact_points
 from . import _values as V
 from . import components as C
 from ._controller_ref import load_controller
-from .robot import Robot
+from .robot import Robot, contact_geometries
 
 __all__ = ["load_hardware", "parse_hardware", "load_controller", "start_state", "default_options",
            "describe", "ACTUATORS", "SENSORS", "RESOURCES", "NORMAL_LAWS", "FRICTION_LAWS"]
@@ -377,11 +376,9 @@ def _actuators(f: _File, tables: dict[str, Any], mb: Model) -> tuple[list[Any], 
 def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts | None,
              actuators: list[Any]) -> tuple[list[Any], dict[str, str]]:
     cylinders = tuple(a.name for a in actuators if isinstance(a, C.PneumaticCylinder | C.SolenoidCylinder))
-    every: dict[str, tuple[str, ...]] = {
-        "joints": tuple(mb.joint_names),
-        "actuators": tuple(a.name for a in actuators if isinstance(a, C.DCMotor)),
-        "geometries": () if contacts is None else tuple(dict.fromkeys(
-            p[4] for p in f.build("contacts", contact_points, mb, contacts.geometries, "Contacts")))}
+    motors = tuple(a.name for a in actuators if isinstance(a, C.DCMotor))
+    geoms = () if contacts is None else tuple(f.build("contacts", contact_geometries, mb, contacts))
+    every: dict[str, tuple[str, ...]] = {"joints": tuple(mb.joint_names), "geometries": geoms}
     what = {"joints": "1-DoF joints", "actuators": "DC motors", "geometries": "contact geometries"}
     out: list[Any] = []
     origin: dict[str, str] = {}
@@ -389,11 +386,9 @@ def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts |
         t = f"sensors.{key}"
         spec = f.table("sensors", key, spec)
         kind = f.choose(t, spec, "type", SENSORS)
-        if kind == "ChamberPressure":  # its "all": every cylinder
-            every["actuators"], what["actuators"] = cylinders, "pneumatic or solenoid cylinders"
-        else:
-            every["actuators"] = tuple(a.name for a in actuators if isinstance(a, C.DCMotor))
-            what["actuators"] = "DC motors"
+        pressure = kind == "ChamberPressure"  # its actuators "all": every cylinder, else every motor
+        every["actuators"] = cylinders if pressure else motors
+        what["actuators"] = "pneumatic or solenoid cylinders" if pressure else "DC motors"
         params = V.params(SENSORS[kind], ("name",))
         every_of = {k: v for k, v in spec.items() if k in every and k in params and v == "all"}
         kw = f.kwargs(t, {k: v for k, v in spec.items() if k not in every_of}, params, kind, ("type",))
