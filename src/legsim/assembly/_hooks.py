@@ -131,7 +131,8 @@ def robot_outputs(t, x, p, mode, y):
     x, p, y = borrow_all((x, p, y))
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
     K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
-    K.body_accelerations(m, d, d.ddq, acc)
+    if int(p[L.P_SENSE]) == L.SENSE_DYNAMICS:  # an accelerometer may need them
+        K.body_accelerations(m, d, d.ddq, acc)
     nch = int(p[L.P_NCH])
     os_ = int(p[L.P_OS])
     for r in range(int(p[L.P_NROW])):
