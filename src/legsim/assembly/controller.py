@@ -25,7 +25,8 @@ class SensorReadings:
     """What a Python controller sees: ``readings.<sensor>`` (or ``readings["<sensor>"]``) is a
     read-only array of that sensor's held measurements (channels in :attr:`Robot.channels` order);
     ``readings.q`` and ``readings.v`` are the true joint positions and velocities (read-only), for
-    controllers that want truth. The arrays are views of the live state: read them during the call,
+    controllers that want truth, and ``readings.x`` the whole engine state (truth, read-only; index it
+    with ``robot.model.state_names``: tank pressures, chamber pressures, ...). The arrays are views of the live state: read them during the call,
     copy what you keep."""
 
     def __init__(self, robot: Robot, x: np.ndarray):
@@ -36,6 +37,7 @@ class SensorReadings:
             setattr(self, ch.name, _readonly(x[xy + ch.start:xy + ch.start + len(ch.labels)]))
         self.q = _readonly(x[:nq])
         self.v = _readonly(x[nq:nq + nv])
+        self.x = _readonly(x[:])
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self.names:

@@ -1,0 +1,357 @@
+"""The full RATS robot on the assembly layer (Wagenknecht (2009) ch. 5; digest §2.1–§2.5, §6.1 item 3).
+
+A free-floating shell (Table 5.1: a uniform 2.858 kg sphere of radius 0.15 m) carries 12 legs on
+prismatic joints along :data:`~legsim.robots.rats.geometry.LEG_DIRECTIONS` (joint ``leg<k>``,
+extension 0–63 mm with end stops). Each leg (0.049 kg, a cylinder 0.114 m long, 12 mm radius) ends in
+a hemispherical foot (sphere ``foot<k>``, radius 12 mm) whose outer surface is ``l`` from the centre
+when the leg is retracted. Each leg is a :class:`~legsim.assembly.SolenoidCylinder` (5.5), (5.7)–(5.11)
+fed by one :class:`~legsim.assembly.AirSupply`, the 0.84 L core tank (5.12), so every firing lowers
+what the next one gets. The feet and the shell touch the ground through the penalty law (5.1)–(5.2)
+(Kelvin–Voigt, clipped at 0) with Coulomb friction (5.3) (a regularised cone where ODE has a
+pyramid), with the parameters of Table 5.2 ("tipping" or "rolling" set). The accelerometer is the
+robot's only sensor (§1.4): ±1.5 g, 12 bit, sampled at 16 Hz, low-passed by a first-order
+Butterworth at 0.5 Hz on the PC; a gyro is optional.
+
+Valves are commanded at 1 kHz (``control_period``) in whole milliseconds (T14): :class:`ValveTimers`
+is the Netburner's countdown timer per valve, and :func:`firing_controller` turns a policy that
+returns firings ``(leg, duration_ms)`` into the per-tick valve commands.
+
+Decisions (digest §6.3): ``l`` = 0.20 m; supply pressures are gauge; the exhaust is an orifice of
+the valve's own effective area (a 3-way valve vents the chamber through its exhaust port; the
+thesis ignores the exhaust phase: ``exhaust="instant"``); the piston friction is the thesis's F_f
+made to oppose the motion (``SolenoidCylinder``); the joint end stops are a stiff spring–damper
+(``STOP_STIFFNESS``, ``STOP_DAMPING``) where ODE has hard slider limits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...actuators.pneumatic import SupplyTank
+from ...actuators.pneumatic.flow import cv_mass_flow, orifice_mass_flow
+from ...actuators.pneumatic.gas import NITROGEN
+from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE
+from ...actuators.pneumatic.units import P_ATM
+from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
+from ...contact import ContactLaw, Plane, coulomb, kelvin_voigt
+from ...errors import InputError
+from ...hybrid import Options
+from ...multibody import RobotBuilder
+from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
+from .geometry import LEG_DIRECTIONS, N_LEGS, STANCE_LEG_ANGLE, RatsDims
+
+__all__ = ["CONTACT_SETS", "VALVES", "STOP_STIFFNESS", "STOP_DAMPING", "G", "build", "RatsRobot",
+           "PISTON_V_EPS", "FIXED_STEP", "ValveTimers", "firing_controller", "Observation", "schedule_policy"]
+
+G = 9.81
+"""Gravity [m/s^2]."""
+
+CONTACT_SETS = {"tipping": dict(mu=3.0, k=7500.0, b=200.0), "rolling": dict(mu=1.2, k=25000.0, b=400.0)}
+"""Table 5.2: friction coefficient, contact stiffness [N/m] and damping [N s/m]. No one set reproduces
+both tipping (needs mu = 3) and hopping (a 3-leg hop cannot leave the ground with it, §2.3)."""
+
+VALVES = {"spool": dict(valve=SPOOL_SLEEVE, flow="orifice"),
+          "rubber": dict(valve=RUBBER_SEAT, flow="cv_corrected", cv=RUBBER_CV_EFFECTIVE)}
+"""The two valve presets of the hop bench (``legsim.robots.pneumatic_rig.hop.PRESETS``): the leaking
+spool-and-sleeve valve (13.16 ms, (5.7)) and the rubber-seat valve (5 ms, continuous C_v law with the
+effective C_v fitted to E4)."""
+
+STOP_STIFFNESS = 2e5
+"""End-stop spring [N/m]: 0.07 mm under a stance leg's axial load (about 14 N)."""
+STOP_DAMPING = 50.0
+"""End-stop damper [N s/m]. With the rolling set's 400 N s/m on the 49 g leg this keeps the fastest
+foot mode (-8.7e3 1/s) inside fixed-step RK4's stability limit at h = 0.25 ms (2.79 / h = 1.1e4 1/s)."""
+
+PISTON_V_EPS = 0.1
+"""Regularising speed of the piston's Coulomb friction F_f tanh(v / v_eps) [m/s]. Its slope F_f / v_eps
+acts as a damper on the 49 g leg: at 1 mm/s (9.7e3 N s/m, a rate of 2e5 1/s) fixed-step RK4 needs
+h < 14 us; at 0.1 m/s (97 N s/m) the foot's fastest mode with the rolling set's contact damper stays
+inside RK4's limit at h = 0.25 ms. The price: a leg at rest yields under a load below F_f at a creep
+speed of about v_eps F / F_f (the real piston sticks). Legs extend at about 3.5 m/s when fired."""
+
+FIXED_STEP = 0.125e-3
+"""Step of the fixed-step RK4 default [s]. The source steps ODE at 4 kHz (0.25 ms), whose contact and
+joint limits are implicit; explicit RK4 must resolve the fastest mode, the 49 g foot between the
+contact damper (400 N s/m, rolling set), the end stop and the piston friction's slope (about
+1.1e4 1/s): at 0.25 ms and 0.2 ms a robot at rest chatters (the feet lose the ground at the
+records; at 0.2 ms they carry 31.3 N of its 33.8 N), at 0.125 ms it rests on 33.805 N, as at
+0.02 ms and with DP45 at rtol 1e-8."""
+
+def _equivalent_area(cv: float) -> float:
+    """The orifice area [m^2] that passes the same choked mass flow as C_v ``cv`` in the corrected law
+    (the rubber-seat valve's exhaust port, which the source does not rate)."""
+    p_up = 0.8e6
+    return float(cv_mass_flow(cv, p_up, P_ATM, 298.15, gas=NITROGEN)
+                 / orifice_mass_flow(1.0, p_up, P_ATM, 298.15, gas=NITROGEN))
+
+
+def _per_leg(name: str, value, positive: bool = True) -> np.ndarray:
+    arr = np.broadcast_to(np.asarray(value, dtype=float), (N_LEGS,)).copy() \
+        if np.ndim(value) == 0 or np.shape(value) == (N_LEGS,) else None
+    if arr is None or not np.all(np.isfinite(arr)) or (positive and np.any(arr < 0.0)):
+        raise InputError(f"RATS {name} = {value!r}: expected one number or 12 (one per leg), finite"
+                         + (" and >= 0" if positive else ""))
+    return arr
+
+
+@dataclass
+class RatsRobot:
+    """The assembled RATS (:func:`build`) and what its controllers need to read it.
+
+    Attributes: ``robot`` (:class:`legsim.assembly.Robot`), ``dims`` (:class:`RatsDims`), ``valve``
+    (the preset name), ``contact_set``, ``p0`` (tank charge [Pa gauge]), ``legs`` (12, 3) leg
+    directions (body frame), ``latency`` (12,) valve latencies [s]."""
+
+    robot: Robot
+    dims: RatsDims
+    valve: str
+    contact_set: str
+    p0: float
+    legs: np.ndarray
+    latency: np.ndarray
+
+    @property
+    def model(self):
+        return self.robot.model
+
+    def rest_height(self) -> float:
+        """Height [m] of the centre above the ground resting on three retracted feet (no penetration):
+        the foot spheres' centres at ``l - r_foot`` along legs 37.38 deg from vertical."""
+        r = self.dims.foot_radius
+        return (self.dims.l - r) * math.cos(STANCE_LEG_ANGLE) + r
+
+    def q_rest(self, rotation: np.ndarray, xy=(0.0, 0.0), lift: float = 0.0) -> np.ndarray:
+        """q (19,) with the shell at orientation ``rotation`` (3, 3) body -> world, the centre above
+        ``xy`` at the resting height + ``lift`` [m], legs retracted."""
+        from scipy.spatial.transform import Rotation
+
+        q = np.zeros(7 + N_LEGS)
+        q[:2] = xy
+        q[2] = self.rest_height() + lift
+        q[3:7] = Rotation.from_matrix(np.asarray(rotation, dtype=float)).as_quat()   # (x, y, z, w)
+        return q
+
+    def simulate(self, t_final: float, policy=None, *, q0=None, v0=None, options: Options | None = None,
+                 **kwargs):
+        """Run for ``t_final`` [s] with ``policy`` (see :func:`firing_controller`; None: no firing).
+        ``options`` default: fixed-step RK4 at :data:`FIXED_STEP` on the smooth contact path,
+        DP45 on the event path; records every control period."""
+        ctrl = None if policy is None else firing_controller(self, policy)
+        return self.robot.simulate(t_final, ctrl, q0=q0, v0=v0, options=options or self.default_options(),
+                                   **kwargs)
+
+    def default_options(self) -> Options:
+        if self.robot.contacts.path == "smooth":
+            return Options(method="rk4_fixed", h_max=FIXED_STEP, record_period=self.robot.control_period)
+        return Options(rtol=1e-6, atol=1e-8, h_max=self.robot.control_period,
+                       record_period=self.robot.control_period)
+
+
+def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.689e6,
+          dims: RatsDims | None = None,
+          exhaust: str = "orifice", leak: bool | None = None, latency=None, friction=9.7003,
+          k_return=100.0, com_offset=(0.0, 0.0, 0.0), inertia=None, ground: Plane | None = None,
+          path: str = "smooth", accelerometer: Measurement | None = None, gyro: bool = False,
+          mu: float | None = None, v_eps: float = 0.01,
+          piston_v_eps: float = PISTON_V_EPS, foot_forces: bool = False) -> RatsRobot:
+    """Assemble the RATS (module docstring).
+
+    Parameters
+    ----------
+    valve : "spool" (13.16 ms, leaks through the tank's exponential law unless ``leak=False``) or
+        "rubber" (5 ms, no leak).
+    contact_set : "tipping" or "rolling" (Table 5.2); ``mu`` overrides its friction coefficient.
+    p0 : tank charge [Pa gauge] (0.689 MPa: the range runs E11–E13).
+    dims : :class:`~legsim.robots.rats.geometry.RatsDims` (Table 5.1; ``l``, the centre to the
+        retracted foot's outer surface, is not in the source: 0.20 m, the estimate of digest §1.2).
+    exhaust : the chamber after the valve closes: "orifice" (vented through the valve's exhaust port),
+        "instant" (the thesis: no gas force in the return phase) or "trapped".
+    latency, friction, k_return : per-leg spread: one number or 12 [s], [N], [N/m] (default: the
+        preset's latency, Table 5.3's F_f and k_return for every leg).
+    com_offset : (3,) centre of mass of the shell from its centre [m], body axes; ``inertia`` (3, 3)
+        its inertia about the centre of mass [kg m^2] (default: the uniform sphere's, 2/5 m r^2).
+    ground : a :class:`legsim.contact.Plane` (default z = 0; ``inclined_plane`` for a slope).
+    path : contact path, "smooth" (fixed-step RK4, the default) or "event" (located onsets, DP45).
+    accelerometer : the accelerometer's :class:`~legsim.assembly.Measurement` (default: ±1.5 g,
+        12 bit, 0.5 Hz first-order Butterworth, noise 0.01 g, seed 0); sampled at 16 Hz.
+    gyro : add a gyro (sensor ``gyro``, 3 channels [rad/s], every control period, no noise).
+    v_eps : the ground friction law's regularising speed [m/s].
+    piston_v_eps : the piston friction's regularising speed [m/s] (:data:`PISTON_V_EPS`).
+    foot_forces : add a sensor ``feet`` with the contact force on every foot (12 x 3 channels [N],
+        world axes; truth: the robot has no such sensor).
+    """
+    if valve not in VALVES:
+        raise InputError(f"RATS valve = {valve!r}, expected one of {', '.join(VALVES)}")
+    if contact_set not in CONTACT_SETS:
+        raise InputError(f"RATS contact_set = {contact_set!r}, expected one of {', '.join(CONTACT_SETS)}")
+    dims = RatsDims() if dims is None else dims
+    if not isinstance(dims, RatsDims):
+        raise InputError(f"RATS dims = {dims!r}, expected a legsim.robots.rats.geometry.RatsDims")
+    if not dims.rests_on_feet:
+        l_min = dims.body_radius / math.cos(STANCE_LEG_ANGLE)
+        raise InputError(f"RATS dims.l = {dims.l!r} m: the shell (r = {dims.body_radius} m) would touch the "
+                         f"ground on three retracted feet: expected l > {l_min:.3f} m")
+    if not (isinstance(p0, (int, float)) and 0.0 <= p0 <= 2e6):
+        raise InputError(f"RATS p0 = {p0!r}: expected a tank charge in [0, 2e6] Pa gauge")
+    pre = VALVES[valve]
+    lat = _per_leg("latency", pre["valve"].latency if latency is None else latency)
+    ff, kr = _per_leg("friction", friction), _per_leg("k_return", k_return)
+    cs = dict(CONTACT_SETS[contact_set])
+    if mu is not None:
+        cs["mu"] = mu
+    leaks = (pre["valve"].leak_tau > 0.0) if leak is None else bool(leak)
+    tank = SupplyTank(gas=NITROGEN, leak="exponential" if leaks else "none",
+                      **({"leak_tau": pre["valve"].leak_tau} if leaks and pre["valve"].leak_tau > 0 else {}))
+    cv = pre.get("cv")
+    exhaust_area = pre["valve"].area if pre["flow"] == "orifice" else _equivalent_area(cv)
+
+    b = RobotBuilder("rats", limit_stiffness=STOP_STIFFNESS, limit_damping=STOP_DAMPING)
+    m_s, r_s, m_l, r_f, h_l = dims.body_mass, dims.body_radius, dims.leg_mass, dims.foot_radius, \
+        dims.capsule_length
+    I_shell = np.eye(3) * 0.4 * m_s * r_s**2 if inertia is None else inertia
+    b.add_body("shell", "world", "free", mass=m_s, com=com_offset, inertia=I_shell)
+    b.add_geometry("shell", "sphere", radius=r_s, name="shell")
+    # the leg cylinder (solid, end caps neglected) ends at the foot sphere's centre
+    i_ax = 0.5 * m_l * r_f**2
+    i_perp = m_l * (3 * r_f**2 + h_l**2) / 12.0
+    actuators = []
+    for k, d in enumerate(LEG_DIRECTIONS):
+        name = f"leg{k + 1}"
+        foot = (dims.l - r_f) * d
+        b.add_body(name, "shell", "prismatic", joint_name=name, axis=d, mass=m_l, com=foot - 0.5 * h_l * d,
+                   inertia=i_perp * (np.eye(3) - np.outer(d, d)) + i_ax * np.outer(d, d),
+                   limits=(0.0, dims.stroke))
+        b.add_geometry(name, "sphere", radius=r_f, xyz=foot, name=f"foot{k + 1}")
+        v = dataclasses.replace(pre["valve"], latency=float(lat[k]))
+        actuators.append(SolenoidCylinder(name, name, v, "tank", flow=pre["flow"], cv=cv, exhaust=exhaust,
+                                          exhaust_area=exhaust_area, stroke=dims.stroke,
+                                          friction=float(ff[k]), k_return=float(kr[k]), v_eps=piston_v_eps))
+    acc = accelerometer or Measurement(noise_std=0.01 * G, lo=-1.5 * G, hi=1.5 * G, bits=12, cutoff_hz=0.5)
+    sensors = [IMU("accel", body="shell", rate_hz=16.0, gyro=False, measurement=acc)]
+    if gyro:
+        sensors.append(IMU("gyro", body="shell", accelerometer=False))
+    if foot_forces:
+        sensors.append(ContactForce("feet", geometries=[f"foot{k + 1}" for k in range(N_LEGS)]))
+    law = ContactLaw(kelvin_voigt(cs["k"], cs["b"]), coulomb(cs["mu"], v_eps))
+    contacts = Contacts(law, ground=ground or Plane(), path=path,
+                        geometries=["shell", *(f"foot{k + 1}" for k in range(N_LEGS))])
+    robot = Robot(b.compile(), actuators=actuators, sensors=sensors, contacts=contacts,
+                  resources=[AirSupply("tank", tank, p0=p0 + P_ATM)], control_period=1e-3, name="rats")
+    return RatsRobot(robot, dims, valve, contact_set, float(p0), LEG_DIRECTIONS.copy(), lat)
+
+
+class ValveTimers:
+    """The on-board countdown timers (§1.4): ``fire(leg, duration_ms)`` energises leg ``leg``'s valve
+    (0-based) for that many whole control ticks (1 ms), starting at the current tick; firing a leg
+    whose valve is still energised restarts its countdown. ``tick()`` -> the (12,) valve commands
+    (1 energised, 0 not) for this tick and counts down."""
+
+    def __init__(self, n: int = N_LEGS):
+        self.remaining = np.zeros(n, dtype=np.int64)
+        self.commands = np.zeros(n)
+
+    def fire(self, leg: int, duration_ms) -> None:
+        d = float(duration_ms)
+        if not (0 <= int(leg) < self.remaining.size) or int(leg) != leg:
+            raise InputError(f"firing leg = {leg!r}: expected a leg index 0..{self.remaining.size - 1}")
+        if not (d >= 0 and d == round(d)):
+            raise InputError(f"firing of leg {leg}: duration = {duration_ms!r} ms, expected a whole number "
+                             ">= 0 (1 ms resolution)")
+        self.remaining[int(leg)] = int(d)
+
+    def tick(self) -> np.ndarray:
+        np.greater(self.remaining, 0, out=self.commands, casting="unsafe")
+        np.subtract(self.remaining, 1, out=self.remaining, where=self.remaining > 0)
+        return self.commands
+
+
+@dataclass
+class Observation:
+    """What a RATS policy sees at a control tick, refreshed in place (copy what you keep).
+
+    ``t`` [s]; ``accel`` (3,) the accelerometer's held, filtered reading [m/s^2] (sensor axes);
+    truth for controllers that want it (the thesis's simulation controllers read the true state):
+    ``position`` (3,) centre [m], ``rotation`` (3, 3) body -> world, ``omega`` (3,) angular velocity
+    [rad/s] and ``velocity`` (3,) centre velocity [m/s] in world axes, ``legs`` (12,) extensions [m],
+    ``tank`` tank pressure [Pa gauge]; ``gyro`` (3,) when the robot has one."""
+
+    t: float
+    accel: np.ndarray
+    position: np.ndarray
+    rotation: np.ndarray
+    omega: np.ndarray
+    velocity: np.ndarray
+    legs: np.ndarray
+    tank: float
+    gyro: np.ndarray | None = None
+
+
+def _rotation(quat: np.ndarray, out: np.ndarray) -> None:
+    """Body -> world rotation (3, 3) of the unit quaternion (x, y, z, w)."""
+    x, y, z, w = quat
+    out[0, 0], out[0, 1], out[0, 2] = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)
+    out[1, 0], out[1, 1], out[1, 2] = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)
+    out[2, 0], out[2, 1], out[2, 2] = 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)
+
+
+Policy = Callable[[Observation], Iterable[tuple[int, float]] | None]
+"""``policy(obs) -> firings``: an iterable of (leg index 0..11, valve duration [whole ms]) to start at
+this tick, or None."""
+
+
+def firing_controller(rats: RatsRobot, policy: Policy):
+    """The assembly controller ``(t, sensors) -> (12,) valve commands`` that runs ``policy`` every
+    control tick on an :class:`Observation` and its firings through :class:`ValveTimers`."""
+    timers = ValveTimers()
+    tank = rats.robot.model.state_names.index("tank_p")
+    has_gyro = "gyro" in rats.robot.sensor_names
+    obs = Observation(0.0, np.zeros(3), np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3), np.zeros(N_LEGS),
+                      0.0, np.zeros(3) if has_gyro else None)
+
+    def controller(t, s):
+        q, v = s.q, s.v
+        obs.t = t
+        obs.accel[:] = s.accel
+        obs.position[:] = q[:3]
+        _rotation(q[3:7], obs.rotation)
+        np.dot(obs.rotation, v[3:6], out=obs.omega)
+        np.dot(obs.rotation, v[:3], out=obs.velocity)
+        obs.legs[:] = q[7:]
+        obs.tank = float(s.x[tank]) - P_ATM
+        if has_gyro:
+            obs.gyro[:] = s.gyro
+        firings = policy(obs)
+        if firings:
+            for leg, ms in firings:
+                timers.fire(leg, ms)
+        return timers.tick()
+
+    return controller
+
+
+def schedule_policy(commands: Sequence[tuple[int, float, float]]) -> Policy:
+    """A policy playing back a script of Netburner commands (leg, duration ms, wait ms): each command
+    starts ``wait`` ms after the previous one started (``legsim.actuators.pneumatic.CommandQueue``)."""
+    from ...actuators.pneumatic.solenoid import CommandQueue
+
+    queue = CommandQueue(N_LEGS, commands).schedule()
+    starts = np.rint(queue["t_on"] * 1e3).astype(np.int64)
+    durations = np.rint((queue["t_off"] - queue["t_on"]) * 1e3).astype(np.int64)
+    pos = [0]
+
+    def policy(obs: Observation):
+        tick = int(round(obs.t * 1e3))
+        out = []
+        while pos[0] < starts.size and starts[pos[0]] <= tick:
+            i = pos[0]
+            out.append((int(queue["leg"][i]), int(durations[i])))
+            pos[0] += 1
+        return out
+
+    return policy
+
