@@ -36,6 +36,7 @@ from ...actuators.pneumatic import SupplyTank
 from ...actuators.pneumatic.flow import cv_mass_flow, orifice_mass_flow
 from ...actuators.pneumatic.gas import NITROGEN
 from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE
+from ...actuators.pneumatic.tank import RATS_TANK_VOLUME
 from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
 from ...contact import ContactLaw, Plane, coulomb, kelvin_voigt
@@ -153,7 +154,7 @@ class RatsRobot:
 
 
 def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.689e6,
-          dims: RatsDims | None = None,
+          dims: RatsDims | None = None, tank_volume: float = RATS_TANK_VOLUME,
           exhaust: str = "orifice", leak: bool | None = None, latency=None, friction=9.7003,
           k_return=100.0, com_offset=(0.0, 0.0, 0.0), inertia=None, ground: Plane | None = None,
           path: str = "smooth", accelerometer: Measurement | None = None, gyro: bool = False,
@@ -167,6 +168,7 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
         "rubber" (5 ms, no leak).
     contact_set : "tipping" or "rolling" (Table 5.2); ``mu`` overrides its friction coefficient.
     p0 : tank charge [Pa gauge] (0.689 MPa: the range runs E11–E13).
+    tank_volume : [m^3] (the 0.84 L core tank; a large volume stands for a regulated supply at ``p0``).
     dims : :class:`~legsim.robots.rats.geometry.RatsDims` (Table 5.1; ``l``, the centre to the
         retracted foot's outer surface, is not in the source: 0.20 m, the estimate of digest §1.2).
     exhaust : the chamber after the valve closes: "orifice" (vented through the valve's exhaust port),
@@ -205,7 +207,7 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
     if mu is not None:
         cs["mu"] = mu
     leaks = (pre["valve"].leak_tau > 0.0) if leak is None else bool(leak)
-    tank = SupplyTank(gas=NITROGEN, leak="exponential" if leaks else "none",
+    tank = SupplyTank(volume=tank_volume, gas=NITROGEN, leak="exponential" if leaks else "none",
                       **({"leak_tau": pre["valve"].leak_tau} if leaks and pre["valve"].leak_tau > 0 else {}))
     cv = pre.get("cv")
     exhaust_area = pre["valve"].area if pre["flow"] == "orifice" else _equivalent_area(cv)
