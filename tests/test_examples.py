@@ -130,3 +130,17 @@ def test_the_pneumatic_hopper_from_parts_hops_as_high_as_the_dedicated_hop_bench
     assert res["bench"] == pytest.approx(0.26, abs=0.01)
     assert res["hop"] == pytest.approx(res["bench"], rel=0.05)
     assert (tmp_path / "hopper.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("experiment, figure, printed", [
+    ("planner", "rats_planner.png", "gamma 1.5"),
+    ("hop", "rats_hop.png", "E3 spool valves"),
+    ("roll", "rats_roll.png", "heading"),
+])
+def test_rats_experiments_print_the_source_beside_legsim_and_plot(tmp_path, capsys, experiment, figure,
+                                                                  printed):
+    # examples/rats.py (issue 15): each experiment prints the source's figure and legsim's, and draws it
+    load("rats").main([experiment, "--out", str(tmp_path), "--quick"])
+    out = capsys.readouterr().out
+    assert printed in out and "source" in out
+    assert (tmp_path / figure).stat().st_size > 10_000

@@ -232,8 +232,11 @@ def solenoid_force(p, o, x, q, qd, adot, xa):
     else:
         vol = p[o + L.SO_V0] + area * xl
         adot[s - xa] = p[b + L.SB_KAPPA] * (r_gas * temp * mdot - pc * area * qd) / vol
-    return ((pc - p_atm) * area - p[o + L.SO_KRET] * xl - p[o + L.SO_FF] * math.tanh(qd / p[b + L.SB_VEPS])
-            - p[o + L.SO_BETA] * qd)
+    if p[b + L.SB_FRICTION] != 0.0:  # the thesis's constant F_f against extension, (5.5)/(5.6) as printed
+        friction = p[o + L.SO_FF]
+    else:
+        friction = p[o + L.SO_FF] * math.tanh(qd / p[b + L.SB_VEPS])
+    return (pc - p_atm) * area - p[o + L.SO_KRET] * xl - friction - p[o + L.SO_BETA] * qd
 
 
 @hs.njit_helper

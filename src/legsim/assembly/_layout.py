@@ -79,8 +79,9 @@ RW = 16
 SO_BLOCK = A_P0 + 6
 """Offset in ``p`` of the rest: kappa, v_eps, exhaust code, exhaust area, flow code, orifice area,
 C_v, open latency, close latency."""
-(SB_KAPPA, SB_VEPS, SB_EXHAUST, SB_EXH_AREA, SB_FLOW, SB_AREA, SB_CV, SB_T_OPEN, SB_T_CLOSE) = range(9)
-NSB = 9
+(SB_KAPPA, SB_VEPS, SB_EXHAUST, SB_EXH_AREA, SB_FLOW, SB_AREA, SB_CV, SB_T_OPEN, SB_T_CLOSE,
+ SB_FRICTION) = range(10)
+NSB = 10
 EXH_TRAPPED, EXH_INSTANT, EXH_ORIFICE = range(3)
 FLOW_ORIFICE, FLOW_CV, FLOW_CV_CORRECTED = range(3)
 NSOL = 4

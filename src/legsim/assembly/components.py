@@ -302,6 +302,7 @@ class Battery:
 
 
 _EXHAUSTS = ("trapped", "instant", "orifice")
+_FRICTION_LAWS = ("signed", "thesis")
 _FLOWS = ("orifice", "cv", "cv_corrected")
 
 
@@ -323,8 +324,11 @@ class SolenoidCylinder:
     ``exhaust`` "trapped" (no flow, the variant that reproduces the source's 31.75 cm plateau),
     "instant" (vented to atmospheric at the closing event) or "orifice" (``exhaust_area`` [m^2]).
     The draw lowers the supply's pressure (5.12). Force on the joint (5.5):
-    ``(P - P_atm) A - k_return x - friction tanh(v / v_eps) - viscous v`` (the source's constant
-    F_f against extension, made to oppose the motion and regularised over ``v_eps`` [m/s]).
+    ``(P - P_atm) A - k_return x - F - viscous v``, with ``friction_law`` "signed": F = friction
+    tanh(v / v_eps) (Coulomb friction opposing the motion, regularised over ``v_eps`` [m/s]; a leg
+    whose spring is weaker than the friction, k_return x < F_f, stays extended), or "thesis": F =
+    friction, the source's constant F_f against extension in (5.5) and (5.6) as printed (it acts as
+    an extra return force: the leg retracts in about 33 ms; digest ⚠ §2.4).
     Defaults: the RATS leg of Table 5.2 (``legsim.robots.pneumatic_rig.hop``).
     """
 
@@ -345,6 +349,7 @@ class SolenoidCylinder:
     flow: str | None = None
     cv: float | None = None
     p0: float | None = None
+    friction_law: str = "signed"
 
     def __post_init__(self):
         o = f"SolenoidCylinder {self.name!r}"
@@ -360,6 +365,9 @@ class SolenoidCylinder:
             object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0))
         if self.exhaust not in _EXHAUSTS:
             raise InputError(f"{o}: exhaust = {self.exhaust!r}, expected one of {', '.join(_EXHAUSTS)}")
+        if self.friction_law not in _FRICTION_LAWS:
+            raise InputError(f"{o}: friction_law = {self.friction_law!r}, expected one of "
+                             f"{', '.join(_FRICTION_LAWS)}")
         if self.exhaust == "orifice" and self.exhaust_area <= 0.0:
             raise InputError(f"{o}: exhaust 'orifice' needs exhaust_area > 0 [m^2]")
         flow = self.valve.flow if self.flow is None else self.flow

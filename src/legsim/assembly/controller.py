@@ -26,8 +26,8 @@ class SensorReadings:
     read-only array of that sensor's held measurements (channels in :attr:`Robot.channels` order);
     ``readings.q`` and ``readings.v`` are the true joint positions and velocities (read-only), for
     controllers that want truth, and ``readings.x`` the whole engine state (truth, read-only; index it
-    with ``robot.model.state_names``: tank pressures, chamber pressures, ...). The arrays are views of the live state: read them during the call,
-    copy what you keep."""
+    with ``robot.model.state_names``: tank pressures, chamber pressures, ...). The arrays are views of
+    the live state: read them during the call, copy what you keep."""
 
     def __init__(self, robot: Robot, x: np.ndarray):
         xy = robot._x["xy"]

@@ -35,6 +35,7 @@ from . import _kernels as K
 from . import _layout as L
 from .compiled import is_compiled_controller, sample_hook
 from .components import (
+    _FRICTION_LAWS,
     IMU,
     Actuator,
     AirSupply,
@@ -539,7 +540,8 @@ class Robot:
         return Options(rtol=1e-7, atol=1e-9, h_max=self.control_period, record_period=self.control_period)
 
     def simulate(self, t_final: float, controller: Controller | None = None, *, q0=None, v0=None,
-                 commands0=None, options: Options | None = None, controller_params=(), **kwargs) -> Result:
+                 commands0=None, options: Options | None = None, controller_params=(), x0=None,
+                 t0: float = 0.0, **kwargs) -> Result:
         """Run the robot to ``t_final`` [s] with ``controller`` (called every control period from t = 0
         with the sensors' held measurements; None: the commands stay ``commands0``): a Python function
         ``controller(t, sensors) -> commands``, or one compiled with
@@ -549,16 +551,21 @@ class Robot:
         control period for the smooth path (steps also end at every sample instant; on the sample
         hexapod with Hunt–Crossley feet, h = 1 ms settles into a limit cycle 5 % off the weight
         that h <= 0.5 ms does not have: check convergence for your contact stiffness); records
-        every control period. Other keywords go to
+        every control period. ``x0`` (nx,) and ``t0`` [s] continue a run from a recorded engine
+        state (``res.x[-1]``, ``res.t[-1]``: tank and chamber pressures, filters and held commands
+        included) instead of ``q0``/``v0``/``commands0``. Other keywords go to
         :func:`legsim.hybrid.simulate` (``sinks``, ``progress``, ``raise_on_error``).
         """
-        x0 = self.initial_state(q0, v0, commands0)
+        if x0 is None:
+            x0 = self.initial_state(q0, v0, commands0)
+        elif q0 is not None or v0 is not None or commands0 is not None:
+            raise InputError(f"{self.name}: give x0 (a whole engine state) or q0/v0/commands0, not both")
         options = self.default_options() if options is None else options
         if is_compiled_controller(controller):
             return simulate(self.with_compiled_controller(controller, controller_params), t_final, x0=x0,
-                            options=options, **kwargs)
+                            t0=t0, options=options, **kwargs)
         callback = None if controller is None else python_controller(self, controller)
-        return simulate(self.model, t_final, x0=x0, options=options, controller=callback,
+        return simulate(self.model, t_final, x0=x0, t0=t0, options=options, controller=callback,
                         controller_every=self.controller_every, **kwargs)
 
     def with_compiled_controller(self, controller, controller_params=()) -> HybridModel:
@@ -585,7 +592,7 @@ def _solenoid_block(act: SolenoidCylinder) -> np.ndarray:
     b = np.zeros(L.NSB)
     b[:] = (act.kappa, act.v_eps, ("trapped", "instant", "orifice").index(act.exhaust), act.exhaust_area,
             ("orifice", "cv", "cv_corrected").index(str(act.flow)), act.valve.area, act.cv, act.valve.latency,
-            act.valve.close_latency)
+            act.valve.close_latency, _FRICTION_LAWS.index(act.friction_law))
     return b
 
 

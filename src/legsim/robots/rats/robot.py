@@ -18,9 +18,9 @@ returns firings ``(leg, duration_ms)`` into the per-tick valve commands.
 
 Decisions (digest §6.3): ``l`` = 0.20 m; supply pressures are gauge; the exhaust is an orifice of
 the valve's own effective area (a 3-way valve vents the chamber through its exhaust port; the
-thesis ignores the exhaust phase: ``exhaust="instant"``); the piston friction is the thesis's F_f
-made to oppose the motion (``SolenoidCylinder``); the joint end stops are a stiff spring–damper
-(``STOP_STIFFNESS``, ``STOP_DAMPING``) where ODE has hard slider limits.
+thesis ignores the exhaust phase: ``exhaust="instant"``); the piston friction is the thesis's
+constant F_f against extension (``friction_law="thesis"``; see :func:`build`); the joint end stops
+are a stiff spring–damper (``STOP_STIFFNESS``, ``STOP_DAMPING``) where ODE has hard slider limits.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
 from .geometry import LEG_DIRECTIONS, N_LEGS, STANCE_LEG_ANGLE, RatsDims
 
 __all__ = ["CONTACT_SETS", "VALVES", "STOP_STIFFNESS", "STOP_DAMPING", "G", "build", "RatsRobot",
-           "PISTON_V_EPS", "FIXED_STEP", "ValveTimers", "firing_controller", "Observation", "schedule_policy"]
+           "PISTON_V_EPS", "FIXED_STEP", "GROUND_V_EPS", "ValveTimers", "firing_controller", "Observation",
+           "schedule_policy"]
 
 G = 9.81
 """Gravity [m/s^2]."""
@@ -65,23 +66,28 @@ effective C_v fitted to E4)."""
 STOP_STIFFNESS = 2e5
 """End-stop spring [N/m]: 0.07 mm under a stance leg's axial load (about 14 N)."""
 STOP_DAMPING = 50.0
-"""End-stop damper [N s/m]. With the rolling set's 400 N s/m on the 49 g leg this keeps the fastest
-foot mode (-8.7e3 1/s) inside fixed-step RK4's stability limit at h = 0.25 ms (2.79 / h = 1.1e4 1/s)."""
+"""End-stop damper [N s/m]: a quarter of critical damping on the 49 g leg (coefficient of restitution
+about 0.45 when a leg hits its end stop)."""
 
 PISTON_V_EPS = 0.1
-"""Regularising speed of the piston's Coulomb friction F_f tanh(v / v_eps) [m/s]. Its slope F_f / v_eps
+"""Regularising speed of the "signed" piston friction F_f tanh(v / v_eps) [m/s]. Its slope F_f / v_eps
 acts as a damper on the 49 g leg: at 1 mm/s (9.7e3 N s/m, a rate of 2e5 1/s) fixed-step RK4 needs
-h < 14 us; at 0.1 m/s (97 N s/m) the foot's fastest mode with the rolling set's contact damper stays
-inside RK4's limit at h = 0.25 ms. The price: a leg at rest yields under a load below F_f at a creep
-speed of about v_eps F / F_f (the real piston sticks). Legs extend at about 3.5 m/s when fired."""
+h < 14 us; at 0.1 m/s (97 N s/m) the default step holds. Legs extend at about 3.5 m/s when fired."""
 
 FIXED_STEP = 0.125e-3
 """Step of the fixed-step RK4 default [s]. The source steps ODE at 4 kHz (0.25 ms), whose contact and
-joint limits are implicit; explicit RK4 must resolve the fastest mode, the 49 g foot between the
-contact damper (400 N s/m, rolling set), the end stop and the piston friction's slope (about
-1.1e4 1/s): at 0.25 ms and 0.2 ms a robot at rest chatters (the feet lose the ground at the
-records; at 0.2 ms they carry 31.3 N of its 33.8 N), at 0.125 ms it rests on 33.805 N, as at
-0.02 ms and with DP45 at rtol 1e-8."""
+joint limits are implicit; explicit RK4 must resolve the fastest modes, set by the slopes of the
+regularised friction laws (ground: mu F_n / v_eps per foot; piston: F_f / v_eps with the "signed"
+law). Measured at rest on three feet (rubber valves, ground v_eps = 0.03 m/s, thesis piston friction):
+the rolling set rests on 33.805 N at 0.25 ms as at 0.02 ms; the tipping set (mu = 3) chatters at
+0.25 ms (the feet leave the ground between records) and rests at 0.125 ms. Against 0.031 ms, over 1 s:
+a 20 ms tip deviates by at most 4.2 cm (0.25 ms) or 1.6 cm (0.125 ms) mid-tumble and ends within
+4.6 mm or 1.1 mm; rolling by 2.5 cm or 0.47 cm."""
+
+GROUND_V_EPS = 0.03
+"""Regularising speed of the ground friction's Coulomb cone [m/s] (:func:`legsim.contact.coulomb`).
+At 0.01 m/s the tipping set's slope (3 x 11.3 N / 0.01 m/s per foot) makes RK4 chatter at 0.125 ms;
+at 0.03 m/s it rests. The price: a foot under a tangential load creeps at about v_eps F_t / (mu F_n)."""
 
 def _equivalent_area(cv: float) -> float:
     """The orifice area [m^2] that passes the same choked mass flow as C_v ``cv`` in the corrected law
@@ -139,10 +145,13 @@ class RatsRobot:
 
     def simulate(self, t_final: float, policy=None, *, q0=None, v0=None, options: Options | None = None,
                  **kwargs):
-        """Run for ``t_final`` [s] with ``policy`` (see :func:`firing_controller`; None: no firing).
+        """Run to ``t_final`` [s] with ``policy`` (see :func:`firing_controller`; None: no firing).
         ``options`` default: fixed-step RK4 at :data:`FIXED_STEP` on the smooth contact path,
-        DP45 on the event path; records every control period."""
+        DP45 on the event path; records every control period. ``x0``, ``t0`` continue a run
+        (:meth:`legsim.assembly.Robot.simulate`); other keywords go there too (no progress bar unless
+        ``progress=True``)."""
         ctrl = None if policy is None else firing_controller(self, policy)
+        kwargs.setdefault("progress", False)
         return self.robot.simulate(t_final, ctrl, q0=q0, v0=v0, options=options or self.default_options(),
                                    **kwargs)
 
@@ -158,8 +167,9 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
           exhaust: str = "orifice", leak: bool | None = None, latency=None, friction=9.7003,
           k_return=100.0, com_offset=(0.0, 0.0, 0.0), inertia=None, ground: Plane | None = None,
           path: str = "smooth", accelerometer: Measurement | None = None, gyro: bool = False,
-          mu: float | None = None, v_eps: float = 0.01,
-          piston_v_eps: float = PISTON_V_EPS, foot_forces: bool = False) -> RatsRobot:
+          mu: float | None = None, v_eps: float = GROUND_V_EPS,
+          friction_law: str = "thesis", piston_v_eps: float = PISTON_V_EPS,
+          foot_forces: bool = False) -> RatsRobot:
     """Assemble the RATS (module docstring).
 
     Parameters
@@ -182,8 +192,14 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
     accelerometer : the accelerometer's :class:`~legsim.assembly.Measurement` (default: ±1.5 g,
         12 bit, 0.5 Hz first-order Butterworth, noise 0.01 g, seed 0); sampled at 16 Hz.
     gyro : add a gyro (sensor ``gyro``, 3 channels [rad/s], every control period, no noise).
-    v_eps : the ground friction law's regularising speed [m/s].
-    piston_v_eps : the piston friction's regularising speed [m/s] (:data:`PISTON_V_EPS`).
+    v_eps : the ground friction law's regularising speed [m/s] (:data:`GROUND_V_EPS`).
+    friction_law : the piston friction (``SolenoidCylinder.friction_law``): "thesis" (the source's
+        constant F_f against extension, (5.5)/(5.6) as printed: a fired leg retracts in about 33 ms, as
+        the rolling controller's re-arm time assumes) or "signed" (Coulomb friction opposing the motion:
+        the return spring, at most k x = 6.3 N, is weaker than F_f = 9.7 N, so a fired leg stays out
+        and creeps back at the regularised friction's speed; the real spring must have a preload the
+        source does not give).
+    piston_v_eps : the "signed" friction's regularising speed [m/s] (:data:`PISTON_V_EPS`).
     foot_forces : add a sensor ``feet`` with the contact force on every foot (12 x 3 channels [N],
         world axes; truth: the robot has no such sensor).
     """
@@ -232,7 +248,8 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
         v = dataclasses.replace(pre["valve"], latency=float(lat[k]))
         actuators.append(SolenoidCylinder(name, name, v, "tank", flow=pre["flow"], cv=cv, exhaust=exhaust,
                                           exhaust_area=exhaust_area, stroke=dims.stroke,
-                                          friction=float(ff[k]), k_return=float(kr[k]), v_eps=piston_v_eps))
+                                          friction=float(ff[k]), k_return=float(kr[k]), v_eps=piston_v_eps,
+                                          friction_law=friction_law))
     acc = accelerometer or Measurement(noise_std=0.01 * G, lo=-1.5 * G, hi=1.5 * G, bits=12, cutoff_hz=0.5)
     sensors = [IMU("accel", body="shell", rate_hz=16.0, gyro=False, measurement=acc)]
     if gyro:

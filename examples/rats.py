@@ -1,0 +1,182 @@
+"""RATS experiments (Wagenknecht 2009; digest shared/spec/rats-spherical-robot.md §4) on legsim's full
+robot, each printing the source's figure beside legsim's and saving a plot.
+
+    python examples/rats.py hop       # E3-E5: single-leg hop height vs valve time (hop bench)
+    python examples/rats.py tip       # E6: tip threshold vs pressure on the full robot, (6.6) fit
+    python examples/rats.py range     # E11-E13: straight-line tipping range from one charge
+    python examples/rats.py roll      # E16: rolling from rest toward several headings
+    python examples/rats.py planner   # E18: the tipping planner on a circle and a figure-8, gamma sweep
+    python examples/rats.py closed    # E14: closed-loop tipping with an uncommanded tip
+
+Options: ``--out DIR`` (figures, default rats-out), ``--quick`` (fewer points / shorter runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from legsim.robots.rats import experiments as E
+from legsim.robots.rats import geometry as geo
+from legsim.robots.rats.planner import circle_path, figure8_path, line_path, plan
+from legsim.robots.rats.robot import build
+from legsim.robots.rats.rolling import RollingParams
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def hop(out: Path, quick: bool) -> None:
+    from legsim.robots.pneumatic_rig.hop import HopBench
+
+    ms = np.arange(10, 70, 10 if quick else 5)
+    spool = [HopBench("spool").fire(float(m), 0.724e6).height for m in ms]
+    rubber = [HopBench("rubber").fire(float(m), 0.724e6).height for m in ms]
+    print("E3 spool valves, 0.724 MPa: no lift below 15 ms, plateau 31.75 cm from 50 ms (source)")
+    print("   legsim:", ", ".join(f"{m} ms {100 * h:.1f} cm" for m, h in zip(ms, spool, strict=True)))
+    print(f"E4 rubber valves, 0.724 MPa: max 26 cm (source); legsim max {100 * max(rubber):.1f} cm")
+    plt = _plt()
+    plt.plot(ms, np.array(spool) * 100, "o-", label="spool (E3)")
+    plt.plot(ms, np.array(rubber) * 100, "s-", label="rubber (E4)")
+    plt.axhline(31.75, ls=":", c="C0")
+    plt.axhline(26.0, ls=":", c="C1")
+    plt.xlabel("valve time [ms]")
+    plt.ylabel("hop height [cm]")
+    plt.legend()
+    plt.savefig(out / "rats_hop.png", dpi=100)
+
+
+def tip(out: Path, quick: bool) -> None:
+    p = (0.2, 0.45, 0.689) if quick else (0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8)
+    model, th = E.calibrate_tip_model(p)
+    print("E6/(6.6): thresholds fall with pressure; the source's legs need 6-9 ms at 100 psi with its "
+          "rubber valves (Table 6.1)")
+    print("   legsim:", ", ".join(f"{pi} MPa {t:.0f} ms" for pi, t in zip(p, th, strict=True)))
+    print(f"   fit: a = {model.a:.3f}, b = {model.b:.4f}, c_res = {model.c_resistance[0]:.4f} MPa, "
+          f"c_lat = {model.c_latency[0]:.3f} ms (source shape: a = 2.2584, b = -1.1795)")
+    plt = _plt()
+    pp = np.linspace(min(p), max(p), 100)
+    plt.plot(p, th, "o", label="threshold (simulated)")
+    plt.plot(pp, model.raw_time(np.zeros(pp.size, dtype=int), pp), label="(6.6) fit")
+    plt.xlabel("tank pressure [MPa gauge]")
+    plt.ylabel("valve time [ms]")
+    plt.legend()
+    plt.savefig(out / "rats_tip_threshold.png", dpi=100)
+
+
+def range_(out: Path, quick: bool) -> None:
+    t0 = time.time()
+    comp = E.range_run(compensate=True, margin_ms=2, max_tips=40 if quick else 400)
+    fixed = E.range_run(compensate=False, margin_ms=2)
+    print("E13 with compensation: 160 firings, 17 m (source)")
+    print(f"   legsim: {comp.tips} tips, {comp.distance:.1f} m" + (" (--quick: capped)" if quick else ""))
+    print("E12 without compensation: fixed times work for 30-50 tips, first failure within 6.34 m (source)")
+    print(f"   legsim: {fixed.tips} tips, {fixed.distance:.1f} m   ({time.time() - t0:.0f} s wall)")
+    plt = _plt()
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    ax[0].plot(comp.centres[:, 0], comp.centres[:, 1], ".-", label="with compensation")
+    ax[0].plot(fixed.centres[:, 0], fixed.centres[:, 1], ".-", label="without")
+    ax[0].set_xlabel("x [m]")
+    ax[0].set_ylabel("y [m]")
+    ax[0].legend()
+    ax[1].plot(comp.p_true, label="tank (simulated)")
+    ax[1].plot(comp.p_estimate, label="estimate (§3.3)")
+    ax[1].set_xlabel("tip")
+    ax[1].set_ylabel("MPa gauge")
+    ax[1].legend()
+    fig.savefig(out / "rats_range.png", dpi=100)
+
+
+def roll(out: Path, quick: bool) -> None:
+    rats = build(contact_set="rolling", tank_volume=1.0)
+    prm = RollingParams(t_delay=float(rats.latency[0]))
+    plt = _plt()
+    print("E16: stable straight rolling with continual acceleration over 8 s (source gives no speeds)")
+    for head in np.radians([0, 60, 120] if quick else [0, 45, 90, 135, 180, 225, 270, 315]):
+        tr = E.roll_trial(rats, prm, stance=3, yaw=0.5, heading=float(head), t_final=4.0 if quick else 8.0)
+        print(f"   heading {np.degrees(head):5.0f} deg: {tr.distance:5.1f} m, off by "
+              f"{tr.heading_error:+.2f} rad, speed {tr.v_first:.1f} -> {tr.v_last:.1f} m/s")
+        plt.plot([0, tr.distance * np.cos(head + tr.heading_error)],
+                 [0, tr.distance * np.sin(head + tr.heading_error)], "-o")
+    plt.axis("equal")
+    plt.xlabel("x [m]")
+    plt.ylabel("y [m]")
+    plt.savefig(out / "rats_roll.png", dpi=100)
+
+
+def planner(out: Path, quick: bool) -> None:
+    plt = _plt()
+    fig, ax = plt.subplots(1, 2, figsize=(10, 5))
+    print("E18: gamma = 1.5 recommended; gamma < 1 jagged, accurate; gamma > 4 greedy (source, no numbers)")
+    paths = (("circle r = 2 m", circle_path(2.0)), ("figure-8 4 x 2 m", figure8_path(4.0)))
+    for a, (name, path) in zip(ax, paths, strict=True):
+        a.plot(path[:, 0], path[:, 1], "k:")
+        for g in (0.5, 1.5, 5.0):
+            r = plan(path, 0, gamma=g)
+            print(f"   {name}, gamma {g}: {r.n_firings} firings, mean error {1000 * r.mean_error:.0f} mm")
+            a.plot(r.centres[:, 0], r.centres[:, 1], label=f"gamma {g}")
+        a.axis("equal")
+        a.legend()
+    fig.savefig(out / "rats_planner.png", dpi=100)
+
+
+def closed(out: Path, quick: bool) -> None:
+    from legsim.robots.rats.stance import ClosedLoopTipper
+    from legsim.robots.rats.valve_time import DepletionEstimator
+
+    rats = build(valve="rubber", contact_set="tipping")
+    goal = np.array([1.2, 0.0])
+    tipper = ClosedLoopTipper(line_path((0.0, 0.0), goal), start_stance=0, dims=rats.dims, yaw=0.2,
+                              strength=E.SIM_TIP_MODEL, estimator=DepletionEstimator(p0_mpa=0.689))
+    st = {"next": 2.5, "n": 0}
+
+    def policy(obs):
+        if obs.t + 1e-9 < st["next"]:
+            return None
+        st["next"] = obs.t + 2.5
+        st["n"] += 1
+        if st["n"] == 4:   # a disturbance: another stance leg fires
+            s = int(np.argmax(geo.GRAVITY_DIRECTIONS @ (obs.rotation.T @ np.array([0.0, 0.0, -1.0]))))
+            return [(int(geo.STANCES[s][1]), 30)]
+        cmd = tipper.update(obs.accel, obs.t)
+        return None if cmd is None else [(cmd.leg, cmd.duration_ms)]
+
+    res = rats.simulate(45.0, policy, q0=rats.q_rest(geo.resting_rotation(0, 0.2), lift=-3e-4))
+    print("E14: after a disturbance the planner re-plans and reaches the goal (source, qualitative)")
+    for e in tipper.log:
+        print(f"   t {e.t:5.1f} s: stance {e.detected:2d} {e.outcome.value if e.outcome else 'start':10s} "
+              f"-> {e.command}")
+    print(f"   status {tipper.status}; robot at {res.x[-1, :2].round(2)} m, goal {goal} m")
+    plt = _plt()
+    plt.plot(res.x[:, 0], res.x[:, 1])
+    plt.plot(*goal, "r*")
+    plt.axis("equal")
+    plt.savefig(out / "rats_closed_loop.png", dpi=100)
+
+
+RUNS = {"hop": hop, "tip": tip, "range": range_, "roll": roll, "planner": planner, "closed": closed}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("experiment", choices=sorted(RUNS))
+    ap.add_argument("--out", default="rats-out")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    RUNS[args.experiment](out, args.quick)
+    print(f"figures in {out}/")
+
+
+if __name__ == "__main__":
+    main()
