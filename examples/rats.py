@@ -7,6 +7,7 @@ robot, each printing the source's figure beside legsim's and saving a plot.
     python examples/rats.py roll      # E16: rolling from rest toward several headings
     python examples/rats.py planner   # E18: the tipping planner on a circle and a figure-8, gamma sweep
     python examples/rats.py closed    # E14: closed-loop tipping with an uncommanded tip
+    python examples/rats.py endurance # E8-E10: repeated 40 ms firings from one charge, every 4 s
 
 Options: ``--out DIR`` (figures, default rats-out), ``--quick`` (fewer points / shorter runs).
 """
@@ -163,7 +164,31 @@ def closed(out: Path, quick: bool) -> None:
     plt.savefig(out / "rats_closed_loop.png", dpi=100)
 
 
-RUNS = {"hop": hop, "tip": tip, "range": range_, "roll": roll, "planner": planner, "closed": closed}
+def endurance(out: Path, quick: bool) -> None:
+    n = 20 if quick else 90
+    leak = E.endurance_run(interval=4.0, firings=n)
+    grounded = np.flatnonzero(leak.rise < 0.01)
+    print("E9 leaking spool valves, 40 ms, 0.758 MPa: 40 hops until it cannot leave the ground (source)")
+    print(f"   legsim, a firing every 4 s, leak tau = 433 s: rise {100 * leak.rise[0]:.1f} cm first, "
+          + (f"below 1 cm from firing {grounded[0] + 1}" if grounded.size
+             else f"{100 * leak.rise[-1]:.1f} cm at firing {n}"))
+    plt = _plt()
+    plt.plot(np.arange(1, n + 1), leak.rise * 100, ".-", label="spool, leaking, 0.758 MPa")
+    if not quick:
+        tight = E.endurance_run(interval=4.0, firings=110, valve="rubber", p0=0.689e6)
+        low = np.flatnonzero(tight.rise < 0.05)
+        print("E8 rubber valves (no leak), 40 ms, 0.689 MPa: only a few cm after 75 firings (source)")
+        print(f"   legsim: below 5 cm from firing {low[0] + 1 if low.size else '-'}, "
+              f"{100 * tight.rise[74]:.1f} cm at firing 75")
+        plt.plot(np.arange(1, 111), tight.rise * 100, ".-", label="rubber, 0.689 MPa")
+    plt.xlabel("firing")
+    plt.ylabel("apex rise of the centre [cm]")
+    plt.legend()
+    plt.savefig(out / "rats_endurance.png", dpi=100)
+
+
+RUNS = {"endurance": endurance, "hop": hop, "tip": tip, "range": range_, "roll": roll, "planner": planner,
+        "closed": closed}
 
 
 def main(argv=None) -> None:

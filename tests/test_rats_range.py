@@ -35,8 +35,8 @@ def test_range_with_and_without_compensation():
     Not met: the distance, 17 +- 3 m in the source (0.106 m a tip). Ours covers 20.7 m (0.123 m a
     tip, about the lattice step at l = 0.20 m, where the planner's pure reflections gain 0.75-0.87 of it on
     a straight line): each tip here is a short hop that carries the robot past the reflected stance
-    centre (by SIM_TIP_SLIP = 4.9 cm; test_rats_robot.test_long_firing_is_a_hop). The source's l is unknown; matching 0.106 m
-    a tip would need l = 0.175 m, which puts the 0.15 m shell on the ground."""
+    centre (by SIM_TIP_SLIP = 4.9 cm; test_rats_robot.test_long_firing_is_a_hop). The source's l is
+    unknown; matching 0.106 m a tip would need l = 0.175 m, which puts the 0.15 m shell on the ground."""
     comp = range_run(compensate=True, margin_ms=2)
     fixed = range_run(compensate=False, margin_ms=2)
     assert comp.failed and 130 <= comp.tips <= 190, comp.tips

@@ -66,6 +66,15 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--area", default="a_eq")
     p.set_defaults(func=_area)
 
+    p = sub.add_parser("rats-hop", help="the RATS leg's valve (flow rating, latency) from hop heights")
+    p.add_argument("log")
+    p.add_argument("--valve-ms", default="valve_ms", help="valve time column [ms]")
+    p.add_argument("--height", default="height", help="apex rise column [m]")
+    p.add_argument("--pressure", default="p_gauge", help="tank pressure column [Pa gauge]")
+    p.add_argument("--preset", choices=("spool", "rubber"), default="spool")
+    p.add_argument("--latency", action="store_true", help="also fit the valve latency")
+    p.set_defaults(func=_rats_hop)
+
     p = sub.add_parser("filter", help="zero-phase Chebyshev-II filter of one column")
     p.add_argument("log")
     p.add_argument("--column", required=True)
@@ -114,6 +123,14 @@ def _area(a) -> int:
     d = read_log(a.log, [a.voltage, a.area])
     pos, neg = fit_quartic_area(d[a.voltage], d[a.area])
     return _emit({"positive": pos.tolist(), "negative": neg.tolist()})
+
+
+def _rats_hop(a) -> int:
+    from .hop import fit_hop_heights
+
+    d = read_log(a.log, [a.valve_ms, a.height, a.pressure])
+    return _emit(fit_hop_heights(d[a.valve_ms], d[a.height], d[a.pressure], preset=a.preset,
+                                 fit_latency=a.latency))
 
 
 def _filter(a) -> int:

@@ -21,13 +21,15 @@ import numpy as np
 
 from ...errors import InputError
 from .geometry import GRAVITY_DIRECTIONS, N_LEGS, TRANSITIONS, RatsDims, resting_rotation
+from .geometry import LEG_DIRECTIONS as _LEGS
 from .planner import line_path, plan
 from .robot import RatsRobot, build
 from .valve_time import DepletionEstimator, TipStrengthModel
 
 __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL", "SIM_TIP_SLIP",
            "RangeResult",
-           "range_run", "measure_tip_slip", "RollTrial", "roll_trial", "ROLL_OBJECTIVE", "tune_rolling"]
+           "range_run", "measure_tip_slip", "RollTrial", "roll_trial", "ROLL_OBJECTIVE", "tune_rolling",
+           "EnduranceResult", "endurance_run"]
 
 _DOWN = np.array([0.0, 0.0, -1.0])
 
@@ -257,11 +259,13 @@ ROLL_OBJECTIVE = ("mean over the starts of |heading error| [rad] of the net disp
 
 
 def tune_rolling(names=("phi", "gamma", "beta", "v_extend"), *, starts: int = 4, seed: int = 11,
-                 t_final: float = 6.0, maxfev: int = 60, base=None, **build_kw):
+                 t_final: float = 6.0, maxfev: int = 60, step: float = 0.25, base=None, **build_kw):
     """Nelder–Mead (scipy) of the rolling controller's parameters ``names`` (fields of
     :class:`~.rolling.RollingParams`) from ``base`` (default: Table 6.2 with this robot's latency)
     against :data:`ROLL_OBJECTIVE` over ``starts`` random (stance, yaw, heading) starts (``seed``),
-    each rolled for ``t_final`` s. Returns (RollingParams at the optimum, scipy OptimizeResult)."""
+    each rolled for ``t_final`` s; the initial simplex steps each parameter by ``step`` of its value
+    (the objective is noisy: the runs are chaotic, so small steps see only noise). Returns
+    (RollingParams at the optimum, scipy OptimizeResult)."""
     import dataclasses
 
     from scipy.optimize import minimize
@@ -288,6 +292,45 @@ def tune_rolling(names=("phi", "gamma", "beta", "v_extend"), *, starts: int = 4,
         runs = [roll_trial(rats, prm, stance=s, yaw=y, heading=h, t_final=t_final) for s, y, h in cases]
         return float(np.mean([abs(r.heading_error) + (r.distance < 2.0) for r in runs]))
 
+    simplex = np.vstack([x0, x0 + np.diag(step * np.where(x0 != 0.0, x0, 1.0))])
     res = minimize(objective, x0, method="Nelder-Mead",
-                   options={"maxfev": maxfev, "xatol": 1e-3, "fatol": 1e-3})
+                   options={"maxfev": maxfev, "xatol": 1e-3, "fatol": 1e-3, "initial_simplex": simplex})
     return params_of(res.x), res
+
+
+@dataclass
+class EnduranceResult:
+    """Repeated single-leg firings from one charge: per firing, the apex rise of the centre [m], whether
+    every foot left the ground (a hop), and the tank pressure before it [MPa gauge]; ``hops``: the
+    firings before the first that does not leave the ground (None if all did)."""
+
+    rise: np.ndarray
+    airborne: np.ndarray
+    p_tank: np.ndarray
+    hops: int | None
+
+
+def endurance_run(*, interval: float, firings: int, duration_ms: int = 40, p0: float = 0.758e6,
+                  valve: str = "spool", contact_set: str = "rolling", **build_kw) -> EnduranceResult:
+    """E8–E10 on the full robot: every ``interval`` s fire one leg of the stance the robot rests on
+    (its lowest-numbered) for ``duration_ms``, ``firings`` times, from one charge ``p0`` [Pa gauge]
+    (the spool preset leaks through the tank's exponential law, τ = 433 s, between and during firings)."""
+    if interval <= 0.0 or firings < 1:
+        raise InputError(f"endurance_run: interval = {interval!r} s, firings = {firings!r}: expected > 0 "
+                         "and >= 1")
+    rats = build(valve=valve, contact_set=contact_set, p0=p0, **build_kw)
+    tank = rats.model.state_names.index("tank_p")
+    p_atm = rats.robot.resources[0].tank.p_atm
+    x = rats.robot.initial_state(rats.q_rest(resting_rotation(0, 0.2), lift=-3e-4))
+    t = 0.0
+    rise, air, p = [], [], []
+    for _ in range(firings):
+        leg = int(np.flatnonzero(GRAVITY_DIRECTIONS[stance_now(x[3:7])] @ _LEGS.T > 0.7)[0])
+        p.append((x[tank] - p_atm) * 1e-6)
+        res = rats.simulate(t + interval, _fire_once(leg, duration_ms), x0=x, t0=t)
+        early = res.t < t + 0.5
+        rise.append(float(res.x[early, 2].max() - res.x[0, 2]))
+        air.append(bool(np.any(res.output("fn_total")[early] == 0.0)))
+        x, t = res.x[-1], float(res.t[-1])
+    a = np.array(air)
+    return EnduranceResult(np.array(rise), a, np.array(p), None if a.all() else int(np.argmin(a)))
