@@ -24,7 +24,6 @@ from legsim.robots.rats import experiments as E
 from legsim.robots.rats import geometry as geo
 from legsim.robots.rats.planner import circle_path, figure8_path, line_path, plan
 from legsim.robots.rats.robot import build
-from legsim.robots.rats.rolling import RollingParams
 
 
 def _plt():
@@ -99,7 +98,7 @@ def range_(out: Path, quick: bool) -> None:
 
 def roll(out: Path, quick: bool) -> None:
     rats = build(contact_set="rolling", tank_volume=1.0)
-    prm = RollingParams(t_delay=float(rats.latency[0]))
+    prm = E.SIM_ROLLING_PARAMS   # Table 6.2 re-tuned for this robot (experiments.tune_rolling)
     plt = _plt()
     print("E16: stable straight rolling with continual acceleration over 8 s (source gives no speeds)")
     for head in np.radians([0, 60, 120] if quick else [0, 45, 90, 135, 180, 225, 270, 315]):

@@ -29,7 +29,7 @@ from .valve_time import DepletionEstimator, TipStrengthModel
 __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL", "SIM_TIP_SLIP",
            "RangeResult",
            "range_run", "measure_tip_slip", "RollTrial", "roll_trial", "ROLL_OBJECTIVE", "tune_rolling",
-           "EnduranceResult", "endurance_run"]
+           "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run"]
 
 _DOWN = np.array([0.0, 0.0, -1.0])
 
@@ -252,6 +252,20 @@ def roll_trial(rats: RatsRobot, params, *, stance: int, yaw: float, heading: flo
 
     return RollTrial(float(np.linalg.norm(d)), float(err), speed(0.0, 1.0), speed(t_final - 1.0, t_final))
 
+
+def _sim_rolling_params():
+    from .rolling import RollingParams
+
+    return RollingParams(phi=0.12826509, gamma=0.03422115, beta=0.83084435, t_fire=0.04289146)
+
+
+SIM_ROLLING_PARAMS = _sim_rolling_params()
+"""The rolling controller tuned for the default robot (spool valves, 13.16 ms latency, rolling contact
+set, a supply held at 0.689 MPa) by :func:`tune_rolling` (phi, gamma, beta, t_fire from Table 6.2;
+8 starts of 6 s, seed 11, initial simplex 30 %, 80 evaluations, 17 min): phi 0.093 -> 0.128 rad,
+gamma 0.032 -> 0.0342 s, beta 0.797 -> 0.831 rad, t_fire 33 -> 42.9 ms; objective 0.0069 rad. On 10
+other starts (the T13 test) 10 of 10 end within 0.15 rad of the heading (Table 6.2's values: 6 of
+10): the thesis tuned its values on its own ODE model."""
 
 ROLL_OBJECTIVE = ("mean over the starts of |heading error| [rad] of the net displacement, plus 1 for every "
                   "start that rolls less than 2 m")

@@ -166,7 +166,7 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
           dims: RatsDims | None = None, tank_volume: float = RATS_TANK_VOLUME,
           exhaust: str = "orifice", leak: bool | None = None, latency=None, friction=9.7003,
           k_return=100.0, com_offset=(0.0, 0.0, 0.0), inertia=None, ground: Plane | None = None,
-          path: str = "smooth", accelerometer: Measurement | None = None, gyro: bool = False,
+          path: str = "smooth", accelerometer: Measurement | None = None, mounting=None, gyro: bool = False,
           mu: float | None = None, v_eps: float = GROUND_V_EPS,
           friction_law: str = "thesis", piston_v_eps: float = PISTON_V_EPS,
           foot_forces: bool = False) -> RatsRobot:
@@ -191,6 +191,8 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
     path : contact path, "smooth" (fixed-step RK4, the default) or "event" (located onsets, DP45).
     accelerometer : the accelerometer's :class:`~legsim.assembly.Measurement` (default: ±1.5 g,
         12 bit, 0.5 Hz first-order Butterworth, noise 0.01 g, seed 0); sampled at 16 Hz.
+    mounting : (3, 3) rotation from the accelerometer's axes to the shell's (default identity);
+        ``stance.calibrate_mounting`` recovers it from readings at rest (§3.4).
     gyro : add a gyro (sensor ``gyro``, 3 channels [rad/s], every control period, no noise).
     v_eps : the ground friction law's regularising speed [m/s] (:data:`GROUND_V_EPS`).
     friction_law : the piston friction (``SolenoidCylinder.friction_law``): "thesis" (the source's
@@ -251,7 +253,8 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
                                           friction=float(ff[k]), k_return=float(kr[k]), v_eps=piston_v_eps,
                                           friction_law=friction_law))
     acc = accelerometer or Measurement(noise_std=0.01 * G, lo=-1.5 * G, hi=1.5 * G, bits=12, cutoff_hz=0.5)
-    sensors = [IMU("accel", body="shell", rate_hz=16.0, gyro=False, measurement=acc)]
+    rot = np.eye(3) if mounting is None else np.asarray(mounting, dtype=float)
+    sensors = [IMU("accel", body="shell", rate_hz=16.0, gyro=False, measurement=acc, rotation=rot)]
     if gyro:
         sensors.append(IMU("gyro", body="shell", accelerometer=False))
     if foot_forces:
