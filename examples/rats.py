@@ -136,7 +136,8 @@ def closed(out: Path, quick: bool) -> None:
     rats = build(valve="rubber", contact_set="tipping")
     goal = np.array([1.2, 0.0])
     tipper = ClosedLoopTipper(line_path((0.0, 0.0), goal), start_stance=0, dims=rats.dims, yaw=0.2,
-                              strength=E.SIM_TIP_MODEL, estimator=DepletionEstimator(p0_mpa=0.689))
+                              slip=E.SIM_TIP_SLIP, strength=E.SIM_TIP_MODEL,
+                              estimator=DepletionEstimator(p0_mpa=0.689))
     st = {"next": 2.5, "n": 0}
 
     def policy(obs):

@@ -29,7 +29,7 @@ from .valve_time import DepletionEstimator, TipStrengthModel
 __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL", "SIM_TIP_SLIP",
            "RangeResult",
            "range_run", "measure_tip_slip", "RollTrial", "roll_trial", "ROLL_OBJECTIVE", "tune_rolling",
-           "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run"]
+           "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run", "fire_once"]
 
 _DOWN = np.array([0.0, 0.0, -1.0])
 
@@ -43,7 +43,8 @@ def stance_now(quat) -> int:
     return int(np.argmax(GRAVITY_DIRECTIONS @ g))
 
 
-def _fire_once(leg: int, ms: int):
+def fire_once(leg: int, ms: int):
+    """A policy that fires ``leg`` (0-based) for ``ms`` whole ms at its first tick, then nothing."""
     fired = [False]
 
     def policy(obs):
@@ -57,7 +58,7 @@ def _fire_once(leg: int, ms: int):
 
 def _tips(rats: RatsRobot, ms: int, stance: int, leg: int, yaw: float, settle: float) -> bool:
     q0 = rats.q_rest(resting_rotation(stance, yaw), lift=-3e-4)
-    res = rats.simulate(settle, _fire_once(leg, ms), q0=q0)
+    res = rats.simulate(settle, fire_once(leg, ms), q0=q0)
     return stance_now(res.x[-1, 3:7]) == TRANSITIONS[stance, leg]
 
 
@@ -195,7 +196,7 @@ def range_run(*, compensate: bool = True, p0: float = 0.689e6, model: TipStrengt
         p_true.append((x[tank] - p_atm) * 1e-6)
         p_est.append(p_now)
         est.fire(ms, t)
-        x, t = _settle(rats, x, t, _fire_once(leg, ms), first=0.5)
+        x, t = _settle(rats, x, t, fire_once(leg, ms), first=0.5)
         if stance_now(x[3:7]) != planned:
             failed = True
             break
@@ -341,7 +342,7 @@ def endurance_run(*, interval: float, firings: int, duration_ms: int = 40, p0: f
     for _ in range(firings):
         leg = int(np.flatnonzero(GRAVITY_DIRECTIONS[stance_now(x[3:7])] @ _LEGS.T > 0.7)[0])
         p.append((x[tank] - p_atm) * 1e-6)
-        res = rats.simulate(t + interval, _fire_once(leg, duration_ms), x0=x, t0=t)
+        res = rats.simulate(t + interval, fire_once(leg, duration_ms), x0=x, t0=t)
         early = res.t < t + 0.5
         rise.append(float(res.x[early, 2].max() - res.x[0, 2]))
         air.append(bool(np.any(res.output("fn_total")[early] == 0.0)))
