@@ -113,7 +113,6 @@ from legsim.actuators.pneumatic.flow import DEFAULT_LAMINAR_RATIO, orifice_mass_
 from legsim.actuators.pneumatic.units import P_ATM
 from legsim.assembly import AirSupply, SolenoidCylinder
 from legsim.hybrid import Options
-from legsim.robots.rats import geometry as geo
 from legsim.robots.rats.robot import (
     CONTACT_SETS,
     FIXED_STEP,
@@ -546,11 +545,10 @@ def rolled(out: dict, q0: np.ndarray) -> str:
 COLD = """
 import json, time
 t0 = time.perf_counter()
-from legsim.robots.rats import geometry as geo
 from legsim.robots.rats.robot import build, schedule_policy
 t1 = time.perf_counter()
 rats = build()
-q0 = rats.q_rest(geo.resting_rotation(0, 0.3), lift=-3e-4)
+q0 = rats.q_rest(0, 0.3)
 t2 = time.perf_counter()
 rats.simulate(0.05, schedule_policy([(9, 20, 0)]), q0=q0, progress=False)
 t3 = time.perf_counter()
@@ -597,7 +595,7 @@ def main(argv=None) -> None:
           f"{platform.python_version()}, numpy {np.__version__}, mujoco {mujoco.__version__}; "
           f"load average {os.getloadavg()[0]:.2f} at the start")
     rats = build()
-    q0 = rats.q_rest(geo.resting_rotation(START_STANCE, START_YAW), lift=-3e-4)
+    q0 = rats.q_rest(START_STANCE, START_YAW)
     t0 = time.perf_counter()
     kw = dict(substeps=args.substeps, python_friction=args.python_friction)
     twins = {"twin": MujocoTwin(rats, **kw)}
@@ -659,7 +657,7 @@ def main(argv=None) -> None:
         print(f"  {label}: {rolled(outs[name], q0)}")
     if not args.quick:
         for stance, yaw in MORE_STARTS:
-            qs = rats.q_rest(geo.resting_rotation(stance, yaw), lift=-3e-4)
+            qs = rats.q_rest(stance, yaw)
             a, b = legsim_run(rats, T, qs, None), twins["lean"].run(T, rolling_policy(), qs)
             print(f"  from stance {stance}, yaw {yaw} rad: legsim {rolled(a, qs)}; twin {rolled(b, qs)}")
     checks = [check_inertia(rats, twins["twin"], q0)]

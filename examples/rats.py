@@ -146,12 +146,12 @@ def closed(out: Path, quick: bool) -> None:
         st["next"] = obs.t + 2.5
         st["n"] += 1
         if st["n"] == 4:   # a disturbance: another stance leg fires
-            s = int(np.argmax(geo.GRAVITY_DIRECTIONS @ (obs.rotation.T @ np.array([0.0, 0.0, -1.0]))))
+            s = geo.resting_stance(obs.rotation)
             return [(int(geo.STANCES[s][1]), 30)]
         cmd = tipper.update(obs.accel, obs.t)
         return None if cmd is None else [(cmd.leg, cmd.duration_ms)]
 
-    res = rats.simulate(45.0, policy, q0=rats.q_rest(geo.resting_rotation(0, 0.2), lift=-3e-4))
+    res = rats.simulate(45.0, policy, q0=rats.q_rest(0, 0.2))
     print("E14: after a disturbance the planner re-plans and reaches the goal (source, qualitative)")
     for e in tipper.log:
         print(f"   t {e.t:5.1f} s: stance {e.detected:2d} {e.outcome.value if e.outcome else 'start':10s} "

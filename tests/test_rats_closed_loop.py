@@ -32,7 +32,7 @@ def rats():
 
 def _rest_readings(rats, stance, yaw):
     """The accelerometer's held readings over the last second of 2.5 s at rest on ``stance`` (16)."""
-    res = rats.simulate(SETTLE, q0=rats.q_rest(geo.resting_rotation(stance, yaw), lift=-3e-4))
+    res = rats.simulate(SETTLE, q0=rats.q_rest(stance, yaw))
     cols = [rats.model.state_names.index(f"accel_acc_{c}") for c in "xyz"]
     return res.x[res.t > SETTLE - 1.0][::63, cols]
 
@@ -73,7 +73,7 @@ def test_closed_loop_tipping_recovers_from_an_uncommanded_tip(rats):
         if obs.t + 1e-9 < state["next"]:
             return None
         state["next"] = obs.t + SETTLE
-        now = _stance_of(obs.rotation)
+        now = geo.resting_stance(obs.rotation)
         if state["commands"] == 3 and not state["kicked"]:   # the disturbance: not the tipper's doing
             state["kicked"] = True
             # a stance leg that does not tip the robot back where the last command came from (that
@@ -87,15 +87,12 @@ def test_closed_loop_tipping_recovers_from_an_uncommanded_tip(rats):
         state["before"] = now
         return [(cmd.leg, cmd.duration_ms)]
 
-    res = rats.simulate(45.0, policy, q0=rats.q_rest(geo.resting_rotation(0, 0.2), lift=-3e-4))
+    res = rats.simulate(45.0, policy, q0=rats.q_rest(0, 0.2))
     outcomes = [e.outcome for e in tipper.log]
     assert state["kicked"] and TipOutcome.UNEXPECTED in outcomes
     assert tipper.status == "done", [(e.detected, e.outcome) for e in tipper.log]
     assert np.linalg.norm(res.x[-1, :2] - goal) < 0.25, res.x[-1, :2]
 
-
-def _stance_of(R) -> int:
-    return int(np.argmax(geo.GRAVITY_DIRECTIONS @ (R.T @ np.array([0.0, 0.0, -1.0]))))
 
 
 def test_tip_slip_is_the_measured_one():

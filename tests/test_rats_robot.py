@@ -10,20 +10,15 @@ from scipy.spatial.transform import Rotation
 from legsim.errors import InputError
 from legsim.hybrid import Options
 from legsim.robots.rats import geometry as geo
-from legsim.robots.rats.experiments import fire_once
+from legsim.robots.rats.experiments import fire_once, stance_now
 from legsim.robots.rats.robot import G, ValveTimers, build, schedule_policy
 
 P0 = 0.689e6
 MASS = 3.446
 
 
-def _stance_now(R: np.ndarray) -> int:
-    """Index of the stance whose gravity direction is closest to the body's gravity direction."""
-    return int(np.argmax(geo.GRAVITY_DIRECTIONS @ (R.T @ np.array([0.0, 0.0, -1.0]))))
-
-
 def _final_stance(res) -> int:
-    return _stance_now(Rotation.from_quat(res.x[-1, 3:7]).as_matrix())
+    return stance_now(res.x[-1, 3:7])
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +31,10 @@ def rolling():
     return build(contact_set="rolling", valve="spool", p0=P0, foot_forces=True)
 
 
-def _rest(rats, stance=0, yaw=0.0):
-    return rats.q_rest(geo.resting_rotation(stance, yaw), lift=-3e-4)
-
-
 def test_rests_on_three_feet_with_the_digest_penetration(rolling):
     """At rest on a tripod the feet carry the weight and sink 0.45 mm each (digest §2.3: rolling set,
     k = 25 000 N/m, m g / 3 / k)."""
-    res = rolling.simulate(0.5, q0=_rest(rolling, 7, 0.4))
+    res = rolling.simulate(0.5, q0=rolling.q_rest(7, 0.4))
     assert res.output("fn_total")[-1] == pytest.approx(MASS * G, rel=1e-4)
     x = res.x[-1]
     R = Rotation.from_quat(x[3:7]).as_matrix()
@@ -59,7 +50,7 @@ def test_fixed_step_rests_where_a_fine_step_does(contact_set):
     """The default step (RK4 at FIXED_STEP) holds the robot at rest as RK4 at 0.02 ms does, with either
     contact set: the feet carry the weight at every record (robot module, FIXED_STEP)."""
     rats = build(contact_set=contact_set, valve="rubber")
-    q0 = _rest(rats)
+    q0 = rats.q_rest(0)
     fine = rats.simulate(0.3, q0=q0, options=Options(method="rk4_fixed", h_max=2e-5, record_period=1e-3))
     ours = rats.simulate(0.3, q0=q0)
     assert np.abs(ours.x[-1, :19] - fine.x[-1, :19]).max() < 1e-8
@@ -73,14 +64,14 @@ def test_short_firing_tips_onto_the_predicted_stance(tipping, stance):
     the 3 stance legs (so every leg over each of its 5 edges), with a yaw that varies by case."""
     for j, leg in enumerate(geo.STANCES[stance]):
         res = tipping.simulate(1.2, schedule_policy([(int(leg), 35, 0)]),
-                               q0=_rest(tipping, stance, yaw=0.3 * j + 0.1 * stance))
+                               q0=tipping.q_rest(stance, yaw=0.3 * j + 0.1 * stance))
         assert res.status == "done"
         assert _final_stance(res) == geo.TRANSITIONS[stance, leg], f"stance {stance}, leg {leg + 1}"
 
 
 def _tips(rats, ms, p0=None):
     r = rats if p0 is None else build(contact_set="tipping", valve=rats.valve, p0=p0)
-    res = r.simulate(1.2, schedule_policy([(0, int(ms), 0)]), q0=_rest(r, 0))
+    res = r.simulate(1.2, schedule_policy([(0, int(ms), 0)]), q0=r.q_rest(0))
     return _final_stance(res) == geo.TRANSITIONS[0, 0]
 
 
@@ -109,7 +100,7 @@ def test_long_firing_is_a_hop(tipping):
     (moments of the leg force F about the edge, I_edge = 0.134 kg m^2), so any gas force above 60 N
     lifts them; the 0.689 MPa leg pushes with up to 350 N. A tip is a short, low hop."""
     def run(ms):
-        res = tipping.simulate(1.2, schedule_policy([(0, ms, 0)]), q0=_rest(tipping))
+        res = tipping.simulate(1.2, schedule_policy([(0, ms, 0)]), q0=tipping.q_rest(0))
         return (res.x[:, 2].max() - res.x[0, 2], (res.output("fn_total") == 0.0).sum() * 1e-3,
                 _final_stance(res))
     rise_tip, air_tip, lands = run(31)
@@ -121,7 +112,7 @@ def test_long_firing_is_a_hop(tipping):
 
 
 def _vertical_hop(rats, ms):
-    res = rats.simulate(1.0, schedule_policy([(int(k), ms, 0) for k in geo.STANCES[0]]), q0=_rest(rats))
+    res = rats.simulate(1.0, schedule_policy([(int(k), ms, 0) for k in geo.STANCES[0]]), q0=rats.q_rest(0))
     z = res.x[:, 2]
     i = int(np.argmax(z))
     return z[i] - z[0], float(np.hypot(*(res.x[i, :2] - res.x[0, :2])))
@@ -146,7 +137,7 @@ def test_three_leg_hop_rolling_set_and_the_tipping_set_deficiency(tipping, rolli
 def test_valve_timing_latency_and_1ms_quantisation(rolling):
     """T14: commands at 1 kHz in whole ms; the valve opens a latency after the command (13.16 ms,
     spool), no flow before; it is energised for exactly the commanded whole ms."""
-    res = rolling.simulate(0.05, schedule_policy([(4, 20, 0)]), q0=_rest(rolling))
+    res = rolling.simulate(0.05, schedule_policy([(4, 20, 0)]), q0=rolling.q_rest(0))
     names = rolling.model.state_names
     valve = res.x[:, names.index("leg5_valve")]
     p = res.x[:, names.index("leg5_p")]
@@ -168,8 +159,8 @@ def test_every_firing_draws_from_the_one_tank(rolling):
     """(5.12): each firing lowers the one tank, so a leg fired after another gets less gas than the same
     firing alone (two legs pointing up, extending into the air)."""
     up = [11 - int(k) for k in geo.STANCES[0][:2]]  # the antipodes of two stance legs
-    both = rolling.simulate(0.4, schedule_policy([(up[0], 30, 200), (up[1], 30, 0)]), q0=_rest(rolling))
-    alone = rolling.simulate(0.4, schedule_policy([(up[1], 0, 200), (up[1], 30, 0)]), q0=_rest(rolling))
+    both = rolling.simulate(0.4, schedule_policy([(up[0], 30, 200), (up[1], 30, 0)]), q0=rolling.q_rest(0))
+    alone = rolling.simulate(0.4, schedule_policy([(up[1], 0, 200), (up[1], 30, 0)]), q0=rolling.q_rest(0))
     names = rolling.model.state_names
     tank = both.x[:, names.index("tank_p")]
     assert tank[150] < tank[0] - 1e3 and tank[-1] < tank[150] - 1e3
@@ -202,7 +193,7 @@ def test_per_leg_hops_rise_with_pressure_and_spread_more():
         rats = build(contact_set="rolling", valve="spool", p0=p, friction=friction, leak=False)
         rise.append([])
         for leg in range(12):
-            q0 = rats.q_rest(geo.resting_rotation(int(geo.LEG_STANCES[leg][0]), 0.3), lift=-3e-4)
+            q0 = rats.q_rest(int(geo.LEG_STANCES[leg][0]), 0.3)
             res = rats.simulate(0.6, fire_once(leg, 40), q0=q0)
             rise[-1].append(res.x[:, 2].max() - res.x[0, 2])
     rise = np.array(rise)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from legsim.robots.rats import geometry as geo
 from legsim.robots.rats.experiments import SIM_ROLLING_PARAMS
 from legsim.robots.rats.robot import build
 from legsim.robots.rats.rolling import RollingController, leg_angles
@@ -36,7 +35,7 @@ def _roll(rats, stance, yaw, heading, t_final=8.0, v_desired=None):
             sides.extend(float(np.sign(cor[leg])) for leg, _ in fire if abs(cor[leg]) > 0.3)
         return fire
 
-    res = rats.simulate(t_final, policy, q0=rats.q_rest(geo.resting_rotation(stance, yaw), lift=-3e-4))
+    res = rats.simulate(t_final, policy, q0=rats.q_rest(stance, yaw))
     assert res.status == "done"
     return res, np.array(sides)
 

@@ -78,7 +78,7 @@ RW = 16
 (SO_AREA, SO_V0, SO_STROKE, SO_KRET, SO_FF, SO_BETA) = range(A_P0, A_P0 + 6)
 SO_BLOCK = A_P0 + 6
 """Offset in ``p`` of the rest: kappa, v_eps, exhaust code, exhaust area, flow code, orifice area,
-C_v, open latency, close latency."""
+C_v, open latency, close latency, friction law (0 signed, 1 thesis)."""
 (SB_KAPPA, SB_VEPS, SB_EXHAUST, SB_EXH_AREA, SB_FLOW, SB_AREA, SB_CV, SB_T_OPEN, SB_T_CLOSE,
  SB_FRICTION) = range(10)
 NSB = 10

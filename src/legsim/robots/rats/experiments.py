@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InputError
-from .geometry import GRAVITY_DIRECTIONS, N_LEGS, TRANSITIONS, RatsDims, resting_rotation
+from ...multibody._spatial import quat_to_rot
+from .geometry import GRAVITY_DIRECTIONS, N_LEGS, TRANSITIONS, RatsDims, resting_stance
 from .geometry import LEG_DIRECTIONS as _LEGS
 from .planner import line_path, plan
 from .robot import RatsRobot, build
@@ -31,16 +32,11 @@ __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL"
            "range_run", "measure_tip_slip", "RollTrial", "roll_trial", "ROLL_OBJECTIVE", "tune_rolling",
            "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run", "fire_once"]
 
-_DOWN = np.array([0.0, 0.0, -1.0])
-
-
 def stance_now(quat) -> int:
-    """The stance (0–19) whose gravity direction is nearest the body's, from the shell quaternion
-    (x, y, z, w): the truth the accelerometer's argmax (§3.4) estimates."""
-    x, y, z, w = (float(c) for c in quat)
-    # third row of R (body -> world) = world z in body axes; gravity in body axes = -that
-    g = -np.array([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)])
-    return int(np.argmax(GRAVITY_DIRECTIONS @ g))
+    """:func:`~.geometry.resting_stance` of the shell quaternion (x, y, z, w)."""
+    R = np.empty((3, 3))
+    quat_to_rot(*(float(c) for c in quat), R)
+    return resting_stance(R)
 
 
 def fire_once(leg: int, ms: int):
@@ -57,7 +53,7 @@ def fire_once(leg: int, ms: int):
 
 
 def _tips(rats: RatsRobot, ms: int, stance: int, leg: int, yaw: float, settle: float) -> bool:
-    q0 = rats.q_rest(resting_rotation(stance, yaw), lift=-3e-4)
+    q0 = rats.q_rest(stance, yaw)
     res = rats.simulate(settle, fire_once(leg, ms), q0=q0)
     return stance_now(res.x[-1, 3:7]) == TRANSITIONS[stance, leg]
 
@@ -181,7 +177,7 @@ def range_run(*, compensate: bool = True, p0: float = 0.689e6, model: TipStrengt
                yaw=yaw, dims=rats.dims, max_firings=max_tips)
     tank = rats.model.state_names.index("tank_p")
     p_atm = rats.robot.resources[0].tank.p_atm
-    x0 = rats.robot.initial_state(rats.q_rest(resting_rotation(stance, yaw), lift=-3e-4))
+    x0 = rats.robot.initial_state(rats.q_rest(stance, yaw))
     x, t = _settle(rats, x0, 0.0, first=0.2)
     centres, durations, p_true, p_est = [x[:2].copy()], [], [], []
     failed = False
@@ -243,7 +239,7 @@ def roll_trial(rats: RatsRobot, params, *, stance: int, yaw: float, heading: flo
     def policy(obs):
         return ctl.step(obs.t, obs.rotation, obs.omega, obs.position[2], obs.velocity, h, v_desired=v_desired)
 
-    res = rats.simulate(t_final, policy, q0=rats.q_rest(resting_rotation(stance, yaw), lift=-3e-4))
+    res = rats.simulate(t_final, policy, q0=rats.q_rest(stance, yaw))
     d = res.x[-1, :2] - res.x[0, :2]
     err = (math.atan2(d[1], d[0]) - heading + math.pi) % (2 * math.pi) - math.pi
 
@@ -336,7 +332,7 @@ def endurance_run(*, interval: float, firings: int, duration_ms: int = 40, p0: f
     rats = build(valve=valve, contact_set=contact_set, p0=p0, **build_kw)
     tank = rats.model.state_names.index("tank_p")
     p_atm = rats.robot.resources[0].tank.p_atm
-    x = rats.robot.initial_state(rats.q_rest(resting_rotation(0, 0.2), lift=-3e-4))
+    x = rats.robot.initial_state(rats.q_rest(0, 0.2))
     t = 0.0
     rise, air, p = [], [], []
     for _ in range(firings):

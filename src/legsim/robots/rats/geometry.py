@@ -287,6 +287,13 @@ def resting_rotation(stance: int, yaw: float = 0.0) -> np.ndarray:
     return np.array([[c, -sn, 0.0], [sn, c, 0.0], [0.0, 0.0, 1.0]]) @ r0
 
 
+def resting_stance(rotation) -> int:
+    """The stance (0-19) whose gravity direction is nearest the body's for the body -> world rotation
+    ``rotation`` (3, 3) on level ground: the truth that the accelerometer's argmax (§3.4) estimates."""
+    R = np.asarray(rotation, dtype=float)
+    return int(np.argmax(GRAVITY_DIRECTIONS @ -R[2]))   # R^T (0, 0, -1): world down in body axes
+
+
 def planar_feet(stance: int, l: float = 0.20, yaw: float = 0.0, centre=(0.0, 0.0)) -> np.ndarray:
     """(3, 2) ground coordinates [m] of the stance feet, rows in the order of ``STANCES[stance]``,
     for the robot resting on level ground with :func:`resting_rotation` ``(stance, yaw)`` and its

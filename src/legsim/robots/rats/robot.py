@@ -43,8 +43,9 @@ from ...contact import ContactLaw, Plane, coulomb, kelvin_voigt
 from ...errors import InputError
 from ...hybrid import Options
 from ...multibody import RobotBuilder
+from ...multibody._spatial import quat_to_rot
 from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
-from .geometry import LEG_DIRECTIONS, N_LEGS, STANCE_LEG_ANGLE, RatsDims
+from .geometry import LEG_DIRECTIONS, N_LEGS, STANCE_LEG_ANGLE, RatsDims, resting_rotation
 
 __all__ = ["CONTACT_SETS", "VALVES", "STOP_STIFFNESS", "STOP_DAMPING", "G", "build", "RatsRobot",
            "PISTON_V_EPS", "FIXED_STEP", "GROUND_V_EPS", "ValveTimers", "firing_controller", "Observation",
@@ -99,13 +100,15 @@ def _equivalent_area(cv: float) -> float:
                  / orifice_mass_flow(1.0, p_up, P_ATM, 298.15, gas=NITROGEN))
 
 
-def _per_leg(name: str, value, positive: bool = True) -> np.ndarray:
-    arr = np.broadcast_to(np.asarray(value, dtype=float), (N_LEGS,)).copy() \
-        if np.ndim(value) == 0 or np.shape(value) == (N_LEGS,) else None
-    if arr is None or not np.all(np.isfinite(arr)) or (positive and np.any(arr < 0.0)):
-        raise InputError(f"RATS {name} = {value!r}: expected one number or 12 (one per leg), finite"
-                         + (" and >= 0" if positive else ""))
-    return arr
+def _per_leg(name: str, value) -> np.ndarray:
+    """(12,) per-leg values from one number or 12, finite and >= 0 (InputError naming ``name``)."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = np.full(1, np.nan)
+    if arr.shape not in ((), (N_LEGS,)) or not np.all(np.isfinite(arr)) or np.any(arr < 0.0):
+        raise InputError(f"RATS {name} = {value!r}: expected one number or 12 (one per leg), finite and >= 0")
+    return np.broadcast_to(arr, (N_LEGS,)).copy()
 
 
 @dataclass
@@ -134,15 +137,16 @@ class RatsRobot:
         r = self.dims.foot_radius
         return (self.dims.l - r) * math.cos(STANCE_LEG_ANGLE) + r
 
-    def q_rest(self, rotation: np.ndarray, xy=(0.0, 0.0), lift: float = 0.0) -> np.ndarray:
-        """q (19,) with the shell at orientation ``rotation`` (3, 3) body -> world, the centre above
-        ``xy`` at the resting height + ``lift`` [m], legs retracted."""
+    def q_rest(self, stance: int, yaw: float = 0.0, xy=(0.0, 0.0), lift: float = -3e-4) -> np.ndarray:
+        """q (19,) resting on ``stance`` (``geometry.resting_rotation(stance, yaw)``), the centre above
+        ``xy`` at the resting height + ``lift`` [m] (default: the feet 0.3 mm into the ground, near the
+        contact sets' static sink, so the robot starts loaded), legs retracted."""
         from scipy.spatial.transform import Rotation
 
         q = np.zeros(7 + N_LEGS)
         q[:2] = xy
         q[2] = self.rest_height() + lift
-        q[3:7] = Rotation.from_matrix(np.asarray(rotation, dtype=float)).as_quat()   # (x, y, z, w)
+        q[3:7] = Rotation.from_matrix(resting_rotation(stance, yaw)).as_quat()   # (x, y, z, w)
         return q
 
     def simulate(self, t_final: float, policy=None, *, q0=None, v0=None, options: Options | None = None,
@@ -315,14 +319,6 @@ class Observation:
     gyro: np.ndarray | None = None
 
 
-def _rotation(quat: np.ndarray, out: np.ndarray) -> None:
-    """Body -> world rotation (3, 3) of the unit quaternion (x, y, z, w)."""
-    x, y, z, w = quat
-    out[0, 0], out[0, 1], out[0, 2] = 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)
-    out[1, 0], out[1, 1], out[1, 2] = 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)
-    out[2, 0], out[2, 1], out[2, 2] = 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)
-
-
 Policy = Callable[[Observation], Iterable[tuple[int, float]] | None]
 """``policy(obs) -> firings``: an iterable of (leg index 0..11, valve duration [whole ms]) to start at
 this tick, or None."""
@@ -342,7 +338,7 @@ def firing_controller(rats: RatsRobot, policy: Policy):
         obs.t = t
         obs.accel[:] = s.accel
         obs.position[:] = q[:3]
-        _rotation(q[3:7], obs.rotation)
+        quat_to_rot(q[3], q[4], q[5], q[6], obs.rotation)
         np.dot(obs.rotation, v[3:6], out=obs.omega)
         np.dot(obs.rotation, v[:3], out=obs.velocity)
         obs.legs[:] = q[7:]
