@@ -21,6 +21,7 @@ from .components import (
     JointVelocity,
     Measurement,
     MotorCurrent,
+    Obstacle,
     PneumaticCylinder,
     PositionServo,
     SolenoidCylinder,
@@ -33,5 +34,6 @@ from .robot import Robot
 
 __all__ = ["Robot", "load_hardware", "compiled_controller", "SensorReadings", "Controller",
            "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
-           "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "PneumaticCylinder",
+           "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Obstacle",
+           "PneumaticCylinder",
            "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery"]

@@ -26,10 +26,11 @@ from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
 from ..multibody._layout import data_buffer_size, data_from_buffer, model_from_buffers
-from ..world._terrain import sphere_contact_force, sphere_on_plane
+from ..world._terrain import sphere_contact_force, sphere_on_box, sphere_on_plane
 from . import _layout as L
 
-NSCR = 12 + PL.NPARAM  # contact kinematics (9), v_t (3), a cylinder's row fed by a tank
+NSCR = 12 + PL.NPARAM  # contact kinematics (9), v_t (3), then a cylinder's row fed by a tank or an
+# obstacle contact's kinematics (12) and force (3)
 
 
 @hs.njit_helper
@@ -119,14 +120,39 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
             fc[k, i] = 0.0
         if not smooth and not (mode >> k) & 1:
             continue
+        body = int(p[rows + L.CW * k + L.CP_BODY])
+        if smooth:
+            obstacle_forces(d, p, k, body, ncode, fcode, prm, fext, fn, fc, scr)
         contact_point(d, p, k, kin)
         if smooth and kin[0] >= 0.0:
             continue
         anchor = x[xs + 3 * k:xs + 3 * k + 3] if fcode == LW.F_ANCHOR else sdot[k]
-        fn[k] = sphere_contact_force(ncode, fcode, prm, nx, ny, nz, kin, 0.0 if smooth else x[xc + k],
-                                     anchor, sdot[k], vt, fc[k])
-        add_point_force(fext, int(p[rows + L.CW * k + L.CP_BODY]), kin[2], kin[3], kin[4],
-                        fc[k, 0], fc[k, 1], fc[k, 2])
+        f = scr[24:27]
+        fn[k] += sphere_contact_force(ncode, fcode, prm, nx, ny, nz, kin, 0.0 if smooth else x[xc + k],
+                                      anchor, sdot[k], vt, f)
+        for i in range(3):
+            fc[k, i] += f[i]
+        add_point_force(fext, body, kin[2], kin[3], kin[4], f[0], f[1], f[2])
+
+
+@hs.njit_helper
+def obstacle_forces(d, p, k, body, ncode, fcode, prm, fext, fn, fc, scr):
+    """Smooth-path forces of contact point k against every static box obstacle it penetrates (same
+    law as the ground; stateless friction only), added to ``fext``, ``fn[k]`` and ``fc[k]``."""
+    oob = int(p[L.P_OOB])
+    o = int(p[L.P_OC]) + L.C_LAW + LW.NPRM + L.CW * k
+    kin = scr[12:24]
+    vt = scr[9:12]
+    f = scr[24:27]
+    for j in range(int(p[L.P_NOB])):
+        sphere_on_box(d, body, p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z], p[o + L.CP_R],
+                      p[oob + L.OW * j:oob + L.OW * (j + 1)], kin)
+        if kin[0] >= 0.0:
+            continue
+        fn[k] += sphere_contact_force(ncode, fcode, prm, kin[9], kin[10], kin[11], kin, 0.0, f, f, vt, f)
+        for i in range(3):
+            fc[k, i] += f[i]
+        add_point_force(fext, body, kin[2], kin[3], kin[4], f[0], f[1], f[2])
 
 
 @hs.njit_helper

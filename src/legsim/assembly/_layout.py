@@ -37,7 +37,7 @@ STAMP = _stamp()
 # ---- header (P_STAMP stays at index 0 whatever else changes) ---------------------------------
 (P_STAMP, P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
  P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB, P_OCP, P_NCP,
- P_CEVERY) = range(30)
+ P_CEVERY, P_OOB, P_NOB) = range(32)
 HEAD = 32
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
@@ -49,6 +49,11 @@ C_NX, C_NY, C_NZ, C_OFF, C_NLAW, C_FLAW, C_LAW = range(7)
 CW = 6
 """Per contact point: body, centre in body axes (3), radius, index of its geometry."""
 CP_BODY, CP_X, CP_Y, CP_Z, CP_R, CP_GEOM = range(CW)
+
+# ---- obstacle rows at p[P_OOB] (smooth path): static boxes every contact point also touches --------
+OW = 15
+"""Per obstacle: centre (3) [m], rotation box -> world (9, row-major), half extents (3) [m]
+(:func:`legsim.world._terrain.sphere_on_box`)."""
 
 # ---- actuator rows at p[P_OA] ----------------------------------------------------------------
 AW = 16

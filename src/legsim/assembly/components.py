@@ -572,6 +572,45 @@ _LATCHED = (NormalLaw.RESTITUTION,)
 
 
 @dataclass(frozen=True)
+class Obstacle:
+    """A static box in the world that every contact point of :class:`Contacts` touches (steps, rungs,
+    walls, blocks), with the contacts' law (smooth path).
+
+    Parameters
+    ----------
+    half_extents : (3,) half sizes along the box axes [m], each > 0.
+    centre : (3,) world position of the box centre [m].
+    rotation : (3, 3) box axes -> world axes (default: world-aligned).
+    name : label for messages and plots.
+    """
+
+    half_extents: Sequence[float]
+    centre: Sequence[float] = (0.0, 0.0, 0.0)
+    rotation: Sequence | None = None
+    name: str = "obstacle"
+
+    def __post_init__(self):
+        who = f"Obstacle {self.name!r}"
+        h = np.asarray(self.half_extents, dtype=float).ravel()
+        if h.shape != (3,) or not np.all(np.isfinite(h)) or np.any(h <= 0.0):
+            raise InputError(f"{who}: half_extents = {self.half_extents!r}, expected 3 numbers > 0 [m]")
+        c = np.asarray(self.centre, dtype=float).ravel()
+        if c.shape != (3,) or not np.all(np.isfinite(c)):
+            raise InputError(f"{who}: centre = {self.centre!r}, expected 3 finite numbers [m]")
+        R = np.eye(3) if self.rotation is None else np.asarray(self.rotation, dtype=float)
+        if R.shape != (3, 3) or not np.allclose(R @ R.T, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
+            raise InputError(f"{who}: rotation is not a rotation matrix (3x3, orthonormal, det +1)")
+        object.__setattr__(self, "half_extents", tuple(h))
+        object.__setattr__(self, "centre", tuple(c))
+        object.__setattr__(self, "rotation", tuple(map(tuple, R)))
+
+    def row(self) -> np.ndarray:
+        """The obstacle's row of the compiled table (``_layout.OW``)."""
+        rot = np.asarray(self.rotation, dtype=float).ravel()
+        return np.concatenate([self.centre, rot, self.half_extents])
+
+
+@dataclass(frozen=True)
 class Contacts:
     """Which geometries touch the ground, and how.
 
@@ -587,12 +626,15 @@ class Contacts:
         (2.20) and the friction anchor of (2.21) are exact; DESIGN.md "Contact: two paths");
         ``"smooth"`` — the force is a function of the state inside the vector field, no events (for
         fixed-step RK4 runs; laws that latch the impact velocity or keep an anchor need ``"event"``).
+    obstacles : static boxes (:class:`Obstacle`) that the contact points touch besides the ground,
+        with the same law; smooth path only.
     """
 
     law: ContactLaw
     ground: Plane = field(default_factory=Plane)
     geometries: Sequence[str] | None = None
     path: str = "event"
+    obstacles: Sequence[Obstacle] = ()
 
     def __post_init__(self):
         if not isinstance(self.law, ContactLaw):
@@ -608,3 +650,11 @@ class Contacts:
                              "(latched impact velocity or friction anchor): use path = 'event'")
         if self.geometries is not None:
             object.__setattr__(self, "geometries", _names("Contacts", "geometries", self.geometries))
+        obstacles = tuple(self.obstacles)
+        for ob in obstacles:
+            if not isinstance(ob, Obstacle):
+                raise InputError(f"Contacts: obstacles holds {ob!r}, expected legsim.assembly.Obstacle")
+        if obstacles and self.path != "smooth":
+            raise InputError(f"Contacts: {len(obstacles)} obstacle(s) need path = 'smooth' (the event "
+                             "path locates touchdowns on the ground plane only)")
+        object.__setattr__(self, "obstacles", obstacles)

@@ -344,9 +344,11 @@ class Robot:
         scratch = np.zeros(K.scratch_size(mb.nbody, nv, nc, nact, len(act_states)))
         head[L.P_OR], head[L.P_NR] = osb + L.NSB * len(sblocks), len(supplies)
         head[L.P_OB], head[L.P_NB] = head[L.P_OR] + L.RW * len(supplies), len(batteries)
-        head[L.P_OSCR] = head[L.P_OB] + L.BW * len(batteries)
+        obstacles = [ob.row() for ob in (c.obstacles if c is not None else ())]
+        head[L.P_OOB], head[L.P_NOB] = head[L.P_OB] + L.BW * len(batteries), len(obstacles)
+        head[L.P_OSCR] = head[L.P_OOB] + L.OW * len(obstacles)
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *supplies,
-                               *batteries, scratch])
+                               *batteries, *obstacles, scratch])
         # ---- names
         qn, vn, _ = _state_names(mb)
         pnames = [f"_p{k}" for k in range(pvec.size)]

@@ -170,3 +170,67 @@ def sphere_contact_force(ncode, fcode, prm, nx, ny, nz, kin, v_imp, anchor, sdot
     force[1] += f_n * ny
     force[2] += f_n * nz
     return f_n
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def sphere_on_box(d, b, lx, ly, lz, r, box, out):
+    """Kinematics of a sphere of radius r [m] centred at body point (lx, ly, lz) of body ``b`` against
+    a static box ``box`` = [centre (3) m, rotation box -> world (9, row-major), half extents (3) m],
+    after ``world_kinematics``: writes ``out`` = [gap (m), approach rate pdot (m/s), contact point (3)
+    m, velocity (3) m/s of the body point there, outward box normal (3)], world axes.
+
+    The normal runs from the box's closest point to the sphere centre (a face, edge or corner normal);
+    with the centre inside the box it is the normal of the nearest face and the gap is minus the
+    depth to that face minus r. The contact point is midway between the sphere's deepest point and
+    the box surface, as :func:`sphere_on_plane` places it."""
+    R = d.oR[b]
+    op = d.op[b]
+    vo = d.ov[b]
+    cx = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
+    cy = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
+    cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
+    ex, ey, ez = cx - box[0], cy - box[1], cz - box[2]
+    # centre in box axes: local = B^T (c - centre), B row-major in box[3:12]
+    u0 = box[3] * ex + box[6] * ey + box[9] * ez
+    u1 = box[4] * ex + box[7] * ey + box[10] * ez
+    u2 = box[5] * ex + box[8] * ey + box[11] * ez
+    h0, h1, h2 = box[12], box[13], box[14]
+    w0 = min(max(u0, -h0), h0)
+    w1 = min(max(u1, -h1), h1)
+    w2 = min(max(u2, -h2), h2)
+    d0, d1, d2 = u0 - w0, u1 - w1, u2 - w2
+    dist = (d0 * d0 + d1 * d1 + d2 * d2) ** 0.5
+    if dist > 1e-12:
+        m0, m1, m2 = d0 / dist, d1 / dist, d2 / dist
+        gap = dist - r
+    else:  # centre inside: push out through the nearest face
+        s0, s1, s2 = h0 - abs(u0), h1 - abs(u1), h2 - abs(u2)
+        m0 = m1 = m2 = 0.0
+        if s0 <= s1 and s0 <= s2:
+            m0 = 1.0 if u0 >= 0.0 else -1.0
+            depth = s0
+        elif s1 <= s2:
+            m1 = 1.0 if u1 >= 0.0 else -1.0
+            depth = s1
+        else:
+            m2 = 1.0 if u2 >= 0.0 else -1.0
+            depth = s2
+        gap = -depth - r
+    nx = box[3] * m0 + box[4] * m1 + box[5] * m2
+    ny = box[6] * m0 + box[7] * m1 + box[8] * m2
+    nz = box[9] * m0 + box[10] * m1 + box[11] * m2
+    h = r + 0.5 * gap
+    px = cx - h * nx
+    py = cy - h * ny
+    pz = cz - h * nz
+    out[6] = vo[0] + vo[4] * pz - vo[5] * py
+    out[7] = vo[1] + vo[5] * px - vo[3] * pz
+    out[8] = vo[2] + vo[3] * py - vo[4] * px
+    out[0] = gap
+    out[1] = -(nx * out[6] + ny * out[7] + nz * out[8])
+    out[2] = px
+    out[3] = py
+    out[4] = pz
+    out[9] = nx
+    out[10] = ny
+    out[11] = nz

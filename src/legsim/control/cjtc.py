@@ -1,0 +1,296 @@
+"""Coordinated Jacobian Transpose Control (CJTC digest §2, eqs. 3–12; §3.5 eqs. 15–16).
+
+    τ = Jᵀ(q) [K_p (u_cmd − u) + K_d (u̇_cmd − u̇)] + G(q)        (12)
+
+u (r,) is a stack of control variables (:mod:`legsim.control.variables`), J = ∂u/∂θ (r × s) the
+extended Jacobian over the s active joints θ (eq. 11), G the gravity compensation. Classical JTC
+(eq. 8) is the special case u = an end-effector's coordinates.
+
+Passive or unmeasured coordinates (LIBRA's φ, a walker's base pose) are eliminated through the
+environment's contact constraints c(q) = c_ref: with q = [θ; p] split into active θ and passive p,
+δc = C_θ δθ + C_p δp = 0 gives δp = −C_p⁻¹ C_θ δθ, so δq = T δθ with T = [I; −C_p⁻¹ C_θ] (the
+T-matrix method of App. A/C, dφ/dθ_i = −a_i/b_1 for LIBRA) and J = U T where U = ∂u/∂q. The passive
+coordinates themselves are found by Newton's method on c from the previous solution (branch
+continuity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from .variables import ControlVariable, Kinematics
+
+__all__ = ["ConstrainedChain", "CJTC", "CJTCState", "compliant_equilibrium", "environment_is_rigid",
+           "solve_configuration",
+           "RIGID_DEFLECTION_FRACTION"]
+
+RIGID_DEFLECTION_FRACTION = 0.10
+"""An environment whose deflection under the expected loads stays below 10 % of the limb span is
+treated as rigid (§3.5); otherwise as a spring (which counts as no constraint)."""
+
+
+def _gains(name: str, k, r: int) -> np.ndarray:
+    K = np.asarray(k, dtype=float)
+    if K.ndim == 1:
+        K = np.diag(K)
+    if K.shape != (r, r) or not np.all(np.isfinite(K)):
+        raise InputError(f"CJTC: {name} has shape {np.shape(k)}, expected ({r},) diagonal gains or a full "
+                         f"({r}, {r}) matrix of finite numbers")
+    return K
+
+
+class ConstrainedChain:
+    """The active joints of a robot and the contact constraints that fix its passive coordinates.
+
+    Parameters
+    ----------
+    kin : Kinematics of a model without a free joint (q and v coincide; a planar base is two
+        prismatic joints and a revolute one).
+    active : names of the s actuated joints (θ, in this order).
+    constraints : control variables held by the environment (a pinned foot's x and y, a foot's height
+        on a rung), as many as there are passive coordinates.
+    targets : their values c_ref (default: their values at the first :meth:`solve`).
+    """
+
+    def __init__(self, kin: Kinematics, active: Sequence[str], constraints: Sequence[ControlVariable],
+                 targets: Sequence[float] | None = None):
+        m = kin.model
+        if m.nq != m.nv:
+            raise InputError(f"ConstrainedChain: model {m.name!r} has a free joint (nq = {m.nq} != nv = "
+                             f"{m.nv}); model a planar base as prismatic x, y and a revolute joint")
+        names = list(m.joint_names)
+        dofs = []
+        for j in active:
+            if j not in names:
+                raise InputError(f"ConstrainedChain: active joint {j!r} not in model {m.name!r}; joints: "
+                                 f"{', '.join(names)}")
+            dofs.append(int(m.arrays.jnt_dofadr[list(m.jnt_names).index(j)]))
+        self.kin = kin
+        self.active = np.array(dofs, dtype=np.int64)
+        self.passive = np.array([i for i in range(m.nv) if i not in dofs], dtype=np.int64)
+        self.constraints = tuple(constraints)
+        if len(self.constraints) != self.passive.size:
+            raise InputError(f"ConstrainedChain: {len(self.constraints)} constraint(s) for "
+                             f"{self.passive.size} passive coordinate(s) of {m.name!r}; they must match "
+                             "(fewer leaves the robot floating, more over-constrains it)")
+        self.targets = None if targets is None else np.asarray(targets, dtype=float).copy()
+        self.q = np.asarray(m.neutral(), dtype=float).copy()
+
+    def residual(self, q) -> np.ndarray:
+        kin = self.kin.at(q)
+        return np.array([c._value(kin, None) for c in self.constraints]) - self.targets
+
+    def constraint_jacobian(self, q) -> np.ndarray:
+        """C = ∂c/∂q (k, nv)."""
+        kin = self.kin.at(q)
+        return np.array([c._gradient(kin, None) for c in self.constraints])
+
+    def solve(self, theta, q_guess=None, tol: float = 1e-12, max_iter: int = 30) -> np.ndarray:
+        """Full configuration q (nv,) with the active joints at ``theta`` (s,) and the passive coordinates
+        solving c(q) = c_ref by Newton's method from ``q_guess`` (default: the last solution, which
+        keeps the branch continuous). Raises InputError when the constraints cannot be met."""
+        q = (self.q if q_guess is None else np.asarray(q_guess, dtype=float)).copy()
+        q[self.active] = theta
+        if self.targets is None:
+            self.targets = np.zeros(len(self.constraints))
+            self.targets = self.residual(q)
+        for _ in range(max_iter):
+            r = self.residual(q)
+            if np.max(np.abs(r)) < tol:
+                break
+            Cp = self.constraint_jacobian(q)[:, self.passive]
+            q[self.passive] -= np.linalg.solve(Cp, r)
+        else:
+            raise InputError(f"ConstrainedChain: the contact constraints cannot be met at θ = "
+                             f"{np.round(theta, 4).tolist()} (residual {np.max(np.abs(r)):.2e} after "
+                             f"{max_iter} Newton steps: a limb cannot reach its support)")
+        self.q = q
+        return q.copy()
+
+    def t_matrix(self, q) -> np.ndarray:
+        """T (nv, s): δq = T δθ with the constraints held (T = [I; −C_p⁻¹ C_θ] in (active, passive)
+        order, scattered to the model's dof order)."""
+        C = self.constraint_jacobian(q)
+        T = np.zeros((self.kin.model.nv, self.active.size))
+        T[self.active, np.arange(self.active.size)] = 1.0
+        T[self.passive] = -np.linalg.solve(C[:, self.passive], C[:, self.active])
+        return T
+
+
+@dataclass
+class CJTCState:
+    """What one CJTC cycle computed: control vector u (r,), its rate u̇ = J θ̇ (r,), the extended
+    Jacobian J (r, s), the virtual force F (r,) of eq. 10 and the efforts τ (s,) before and after
+    saturation."""
+
+    u: np.ndarray
+    u_dot: np.ndarray
+    J: np.ndarray
+    F: np.ndarray
+    tau_raw: np.ndarray
+    tau: np.ndarray
+
+
+class CJTC:
+    """The CJTC law (eq. 12) over a control vector, with optional constraint elimination.
+
+    Parameters
+    ----------
+    variables : the r control variables u.
+    kp, kd : (r,) diagonal gains or (r, r) full matrices [N/m, N m/rad; N s/m, N m s/rad].
+    chain : :class:`ConstrainedChain` giving the active joints and eliminating passive coordinates
+        (J = U T). Without one, ``active`` names the s joints and the others are held where they are.
+    active : joint names (only without ``chain``).
+    gravity : ``"full"`` — G = Tᵀ g(q), the exact generalised gravity of every body carried by the
+        constraints; ``"lumped"`` — G = Jᵀ (−M g) applied at the variable ``lumped_index`` (eq. 19:
+        LIBRA's point mass M at the body, G = Jᵀ[0, M g, 0, …]); ``None`` — no compensation.
+    lumped_mass : M [kg] for ``"lumped"``; lumped_index : the row of u whose direction carries M g.
+    tau_max : (s,) or scalar effort limits [N m or N] (saturation), default none.
+    """
+
+    def __init__(self, variables: Sequence[ControlVariable], kp, kd, *, chain: ConstrainedChain | None = None,
+                 active: Sequence[str] | None = None, gravity: str | None = "full", lumped_mass: float = 0.0,
+                 lumped_index: int = 1, tau_max=None):
+        self.variables = tuple(variables)
+        r = len(self.variables)
+        if r == 0:
+            raise InputError("CJTC: no control variables")
+        kin = self.variables[0].kin
+        if any(v.kin is not kin for v in self.variables):
+            raise InputError("CJTC: all control variables must share one Kinematics")
+        if chain is None:
+            if active is None:
+                raise InputError("CJTC: give the active joints (active=[...]) or a ConstrainedChain")
+            names = list(kin.model.joint_names)
+            for j in active:
+                if j not in names:
+                    raise InputError(f"CJTC: active joint {j!r} not in model {kin.model.name!r}")
+            self.active = np.array([int(kin.model.arrays.jnt_dofadr[list(kin.model.jnt_names).index(j)])
+                                    for j in active], dtype=np.int64)
+        else:
+            if chain.kin is not kin:
+                raise InputError("CJTC: the chain and the control variables must share one Kinematics")
+            self.active = chain.active
+        self.chain = chain
+        self.kin = kin
+        s = self.active.size
+        if r > s:
+            raise InputError(f"CJTC: {r} control variables for {s} active joints; r <= s (eq. 11)")
+        self.kp = _gains("kp", kp, r)
+        self.kd = _gains("kd", kd, r)
+        if gravity not in ("full", "lumped", None):
+            raise InputError(f"CJTC: gravity = {gravity!r}, expected 'full', 'lumped' or None")
+        self.gravity = gravity
+        self.lumped_mass = float(lumped_mass)
+        self.lumped_index = int(lumped_index)
+        if gravity == "lumped" and not 0 <= self.lumped_index < r:
+            raise InputError(f"CJTC: lumped_index = {lumped_index}, expected a row of u (0..{r - 1})")
+        self.tau_max = None if tau_max is None else np.broadcast_to(np.asarray(tau_max, float), (s,)).copy()
+
+    # ---------------------------------------------------------------- kinematics of the control vector
+    def t_matrix(self, q) -> np.ndarray:
+        if self.chain is not None:
+            return self.chain.t_matrix(q)
+        T = np.zeros((self.kin.model.nv, self.active.size))
+        T[self.active, np.arange(self.active.size)] = 1.0
+        return T
+
+    def measure(self, q, extra=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(u (r,), J (r, s), T (nv, s)) at the full configuration q."""
+        kin = self.kin.at(q)
+        u = np.array([v._value(kin, extra) for v in self.variables])
+        U = np.array([v._gradient(kin, extra) for v in self.variables])
+        T = self.t_matrix(q)
+        return u, U @ T, T
+
+    def gravity_compensation(self, q, J, T) -> np.ndarray:
+        """G (s,) [N m]: ``"full"`` Tᵀ ∂V/∂q; ``"lumped"`` Jᵀ e_i M |g| (eq. 19); zeros without."""
+        if self.gravity == "full":
+            return T.T @ self.kin.at(q).gravity_torques()
+        if self.gravity == "lumped":
+            return J[self.lumped_index] * (self.lumped_mass * float(np.linalg.norm(self.kin.gravity_vector)))
+        return np.zeros(self.active.size)
+
+    # ---------------------------------------------------------------- the law
+    def step(self, q, theta_dot, u_cmd, u_dot_cmd=None, extra=None) -> CJTCState:
+        """One control cycle: u, u̇ = J θ̇, F = K_p(u_cmd − u) + K_d(u̇_cmd − u̇) (eq. 10),
+        τ = Jᵀ F + G (eq. 12), saturated at ``tau_max``. ``q`` is the full configuration (nv,)
+        (from :meth:`ConstrainedChain.solve` of the measured joints), ``theta_dot`` (s,) the active
+        joint rates."""
+        u, J, T = self.measure(q, extra)
+        u_dot = J @ np.asarray(theta_dot, dtype=float)
+        e_dot = -u_dot if u_dot_cmd is None else np.asarray(u_dot_cmd, dtype=float) - u_dot
+        F = self.kp @ (np.asarray(u_cmd, dtype=float) - u) + self.kd @ e_dot
+        tau_raw = J.T @ F + self.gravity_compensation(q, J, T)
+        tau = tau_raw if self.tau_max is None else np.clip(tau_raw, -self.tau_max, self.tau_max)
+        return CJTCState(u, u_dot, J, F, tau_raw, tau)
+
+    def bumpless_command(self, q, theta_dot, tau, extra=None) -> np.ndarray:
+        """The command u_cmd (r,) (with u̇_cmd = 0) at which this controller produces the efforts ``tau``
+        (s,) at (q, θ̇): used when switching control vectors between gait stages so that the torques
+        do not jump (§2.2 "switching"): Jᵀ[K_p(u_cmd − u) − K_d u̇] + G = τ, solved in the least-squares
+        sense when r < s."""
+        u, J, T = self.measure(q, extra)
+        u_dot = J @ np.asarray(theta_dot, dtype=float)
+        F = np.linalg.lstsq(J.T, np.asarray(tau, float) - self.gravity_compensation(q, J, T), rcond=None)[0]
+        return u + np.linalg.solve(self.kp, F + self.kd @ u_dot)
+
+
+def compliant_equilibrium(kp, ke, x_cmd, x_e):
+    """Rest position and force of a virtual spring K_p pulling toward ``x_cmd`` against an environment of
+    stiffness K_e undeformed at ``x_e`` (§3.5, ref. 37):
+
+        x = (K_p + K_e)⁻¹ (K_p x_cmd + K_e x_e)            (15)
+        F = K_p (K_p + K_e)⁻¹ K_e (x_cmd − x_e)            (16)
+
+    Scalars or matrices/vectors. Returns (x, F): F is the force the robot presses on the environment
+    [N] (K_p = 100 N/m, K_e = 5837 N/m, 0.1 m offset: 9.83 N at 1.68 mm penetration)."""
+    Kp, Ke = np.atleast_2d(np.asarray(kp, float)), np.atleast_2d(np.asarray(ke, float))
+    if Kp.shape[0] == 1 and Kp.shape[1] > 1:
+        Kp = np.diag(Kp[0])
+    if Ke.shape[0] == 1 and Ke.shape[1] > 1:
+        Ke = np.diag(Ke[0])
+    xc, xe = np.atleast_1d(np.asarray(x_cmd, float)), np.atleast_1d(np.asarray(x_e, float))
+    A = Kp + Ke
+    x = np.linalg.solve(A, Kp @ xc + Ke @ xe)
+    F = Kp @ np.linalg.solve(A, Ke @ (xc - xe))
+    if np.ndim(x_cmd) == 0:
+        return float(x[0]), float(F[0])
+    return x, F
+
+
+def environment_is_rigid(deflection: float, span: float) -> bool:
+    """§3.5: treat the environment as rigid when its deflection under the expected loads is below 10 %
+    of the limb span (both in metres); otherwise model it as a spring."""
+    if not span > 0.0:
+        raise InputError(f"environment_is_rigid: span = {span!r}, expected a limb span > 0 [m]")
+    return abs(float(deflection)) < RIGID_DEFLECTION_FRACTION * float(span)
+
+
+def solve_configuration(variables: Sequence[ControlVariable], targets, q0, tol: float = 1e-12,
+                        max_iter: int = 50) -> np.ndarray:
+    """Configuration q (nv,) at which ``variables`` take the values ``targets`` (inverse kinematics of a
+    control vector plus constraints, as many as coordinates), by Newton's method from ``q0`` (which
+    selects the elbow branches). Raises InputError when it does not converge (out of reach)."""
+    vs = tuple(variables)
+    kin = vs[0].kin
+    q = np.asarray(q0, dtype=float).copy()
+    target = np.asarray(targets, dtype=float)
+    if target.shape != (len(vs),) or len(vs) != kin.model.nv or kin.model.nq != kin.model.nv:
+        raise InputError(f"solve_configuration: {len(vs)} variables and {target.size} targets for a model "
+                         f"with nv = {kin.model.nv} (and no free joint); they must all match")
+    for _ in range(max_iter):
+        k = kin.at(q)
+        r = np.array([v._value(k, None) for v in vs]) - target
+        if np.max(np.abs(r)) < tol:
+            return q
+        G = np.array([v._gradient(k, None) for v in vs])
+        step = np.linalg.lstsq(G, r, rcond=None)[0]
+        q -= step * min(1.0, 0.3 / max(1e-12, float(np.max(np.abs(step)))))
+    want = dict(zip([v.name for v in vs], target.tolist(), strict=True))
+    raise InputError(f"solve_configuration: no configuration reaches {want} from the given start "
+                     f"(residual {np.max(np.abs(r)):.2e}): out of reach or a singular pose")

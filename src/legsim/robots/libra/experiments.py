@@ -1,0 +1,128 @@
+"""LIBRA's experiments on the simulated robot (CJTC digest §6): climbing stage 1 (§6.1, acceptance 8) and
+the full four-stage cycle (§6.2, acceptance 9), with their measures taken from the true state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...control import Kinematics, solve_configuration
+from ...hybrid import Options
+from .control import LibraController, variables
+from .gait import VECTORS, Stage, climb_cycle
+from .robot import LibraRobot, build
+
+__all__ = ["initial_configuration", "ClimbRun", "climb", "stage1_measures", "STEP"]
+
+STEP = 2.5e-4
+"""Fixed RK4 step [s]: the wheels' regularised Coulomb friction (μ F_n / v_eps on a 0.2 kg foot) and
+the joints' gear friction set it; a step of 0.5 ms diverges."""
+
+_GUESS = np.radians([0.0, 0.0, 38.0, -115.0, 77.0, 60.0, -91.0, -20.0, 68.0])
+
+
+def initial_configuration(libra: LibraRobot, stage: Stage, t: float = 0.0, guess=None) -> np.ndarray:
+    """The configuration (9,) at which the stage's supports hold (its pinned foot on its seat, the other
+    supporting foot on its rung, touching its post) and its commanded body pose and free foot are met
+    at time t: Newton from ``guess`` (default: knees up, the elbow branches LIBRA climbs with)."""
+    kin = Kinematics(libra.mb)
+    v = variables(kin)
+    u, _ = stage.command(t)
+    vector = VECTORS[stage.vector]
+    cmd = dict(zip(vector, u, strict=True))
+    pin, seat = stage.pinned
+    hfoot, y = stage.height
+    i = int(hfoot[-1])
+    lad = libra.ladders
+    x_post = lad.separation if seat[0] < 0.5 * lad.separation else 0.0
+    names = [f"x{pin[-1]}", f"y{pin[-1]}", f"y{i}", f"x{i}"]
+    targets = [seat[0], seat[1], y, x_post]
+    for n in ("x_b", "y_b", "theta_b"):
+        names.append(n)
+        targets.append(cmd[n])
+    for n in vector:  # the free foot's commanded position completes the 9 equations
+        if n not in names and len(names) < 9:
+            names.append(n)
+            targets.append(cmd[n])
+    return solve_configuration([v[n] for n in names], targets, _GUESS if guess is None else guess)
+
+
+@dataclass
+class ClimbRun:
+    """A simulated climb: ``t`` (n,) [s] at the controller's samples; ``true`` dict of the true control
+    variables (x_b, y_b, theta_b, x1 .. y3) (n,); ``u``, ``u_cmd`` (n, 6) as the controller saw and
+    commanded them; ``stage`` (n,) index; ``tau``, ``tau_raw`` (n, 6) [N m]; ``force`` (n, 3, 2) the
+    wheels' contact forces (x, y) [N]; ``result`` the engine's Result; ``controller``; ``stages``."""
+
+    t: np.ndarray
+    true: dict
+    u: np.ndarray
+    u_cmd: np.ndarray
+    stage: np.ndarray
+    tau: np.ndarray
+    tau_raw: np.ndarray
+    force: np.ndarray
+    result: object
+    controller: LibraController
+    stages: list
+    libra: LibraRobot
+
+
+def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None, *, q0=None,
+          controller_kw: dict | None = None, step: float = STEP) -> ClimbRun:
+    """Run LIBRA through ``stages`` (default: one full :func:`climb_cycle`) with the CJTC controller."""
+    lib = libra or build()
+    sts = list(stages) if stages is not None else climb_cycle(lib.ladders)
+    ctrl = LibraController(lib, sts, **(controller_kw or {}))
+    q = initial_configuration(lib, sts[0]) if q0 is None else np.asarray(q0, float)
+    period = lib.robot.control_period
+    res = lib.robot.simulate(sts[-1].t1, ctrl, q0=q, options=Options(method="rk4_fixed", h_max=step,
+                                                                     record_period=period))
+    rec = ctrl.records()
+    # the true state at the controller's instants (records are at the same period)
+    n = min(rec["t"].size, res.t.size)
+    kin = Kinematics(lib.mb)
+    v = variables(kin)
+    true = {k: np.empty(n) for k in v}
+    names = list(lib.robot.model.output_names)
+    force = np.empty((n, 3, 2))
+    for j in range(n):
+        kin.at(res.x[j, :9])
+        for k, var in v.items():
+            true[k][j] = var._value(kin, None)
+    for i in range(3):
+        for a, ax in enumerate("xy"):
+            force[:, i, a] = res.y[:n, names.index(f"true_feet_wheel{i + 1}_{ax}")]
+    return ClimbRun(rec["t"][:n], true, rec["u"][:n], rec["u_cmd"][:n], rec["stage"][:n], rec["tau"][:n],
+                    rec["tau_raw"][:n], force, res, ctrl, sts, lib)
+
+
+def stage1_measures(run: ClimbRun, settle_band: float = 0.002) -> dict:
+    """The §6.1 measures of a stage-1 run, from the true state: body settling time (the last time
+    |x_b − x_b,cmd| or |y_b − y_b,cmd| exceeds ``settle_band``, after the commanded motion ends), peak
+    and final |x_b error| [m], final |y_b error|, peak |θ_b| [rad], foot 2's wall force (the post's
+    push on the wheel, −F_x) min and max [N], foot 3's peak push [N]."""
+    st = run.stages[0]
+    cmd = np.array([st.command(t)[0] for t in run.t])
+    names = list(VECTORS["u1"])
+    ex = run.true["x_b"] - cmd[:, names.index("x_b")]
+    ey = run.true["y_b"] - cmd[:, names.index("y_b")]
+    t_move = float(st.paths["y_b"].t[-1])
+    t_start = float(st.paths["y_b"].t[0])
+    late = run.t >= t_move
+    out_of_band = np.nonzero(late & ((np.abs(ex) > settle_band) | (np.abs(ey) > settle_band)))[0]
+    t_settle = (float(run.t[out_of_band[-1]]) if out_of_band.size else t_move) - t_start
+    f2 = -run.force[:, 1, 0]
+    steady = run.t >= run.t[-1] - 0.5
+    moving = run.t >= float(st.paths["y_b"].t[0])
+    return {"settle_time": t_settle, "x_b_peak": float(np.max(np.abs(ex[moving]))),
+            "x_b_final": float(np.mean(np.abs(ex[steady]))), "y_b_final": float(np.mean(np.abs(ey[steady]))),
+            "theta_b_peak": float(np.max(np.abs(run.true["theta_b"][moving]))),
+            "theta_b_peak_measured": float(np.max(np.abs(run.u[moving, 2]))),
+            "x_b_peak_measured": float(np.max(np.abs(run.u[moving, 0] - run.u_cmd[moving, 0]))),
+            "f2_min": float(np.min(f2[moving])), "f2_max": float(np.max(f2[moving])),
+            "f3_peak": float(np.max(-run.force[:, 2, 0]))}
+

@@ -1,0 +1,156 @@
+"""LIBRA's four-stage climbing gait (CJTC digest §4.3 Fig. 16, §4.4 control vectors, §6.2 full cycle):
+
+1. push-up: the body rises level with the next rungs, foot 3 swings over and is placed on the
+   right-hand ladder one rung below foot 2 (control vector u1 = [x_b, y_b, θ_b, x2, x3, y3]);
+2. foot 2 lifts off and moves up one rung while foot 3 supports (u2 = [x_b, y_b, θ_b, x2, y2, x3]);
+3. foot 2 takes over, foot 3 swings to the left-hand rung one below foot 1 (u1);
+4. foot 1 lifts up one rung (u3 = [x1, y1, x_b, y_b, θ_b, x2]).
+
+Each stage names its supports (the pinned foot and the foot whose height is known: the constraints that
+eliminate the passive coordinates) and, for every control variable, a path of waypoints joined by
+minimum-jerk segments (zero velocity and acceleration at every waypoint). A foot blocked by a ladder
+post is commanded 0.1 m inside it: 10 N at k_p = 100 N/m (§6.1, :func:`legsim.control.force_offset`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import InputError
+from .robot import Ladders
+
+__all__ = ["Path", "Stage", "climb_cycle", "VECTORS"]
+
+VECTORS = {
+    "u1": ("x_b", "y_b", "theta_b", "x2", "x3", "y3"),
+    "u2": ("x_b", "y_b", "theta_b", "x2", "y2", "x3"),
+    "u3": ("x1", "y1", "x_b", "y_b", "theta_b", "x2"),
+}
+"""The three control vectors of §4.4 (Figs. 23–25)."""
+
+
+class Path:
+    """A scalar command through waypoints (t_k [s], value_k) joined by minimum-jerk quintics:
+    value(t) and rate(t); constant before the first and after the last waypoint."""
+
+    def __init__(self, points: Sequence[tuple[float, float]]):
+        pts = sorted((float(t), float(v)) for t, v in points)
+        if not pts:
+            raise InputError("Path: no waypoints")
+        ts = np.array([t for t, _ in pts])
+        if np.any(np.diff(ts) <= 0):
+            raise InputError(f"Path: waypoint times {ts.tolist()} must increase strictly")
+        self.t = ts
+        self.v = np.array([v for _, v in pts])
+
+    def __call__(self, t: float) -> tuple[float, float]:
+        ts, vs = self.t, self.v
+        if t <= ts[0]:
+            return float(vs[0]), 0.0
+        if t >= ts[-1]:
+            return float(vs[-1]), 0.0
+        k = int(np.searchsorted(ts, t)) - 1
+        T = ts[k + 1] - ts[k]
+        s = (t - ts[k]) / T
+        dv = vs[k + 1] - vs[k]
+        return (float(vs[k] + dv * (10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5)),
+                float(dv * (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / T))
+
+
+@dataclass
+class Stage:
+    """One gait stage: ``vector`` ('u1', 'u2', 'u3'); ``pinned`` (foot, seat (2,)); ``height`` (foot, y)
+    of the foot standing on a known rung (with the pinned foot: the three constraints that fix foot 1's
+    base and φ); ``paths`` one :class:`Path` per component of the vector; [t0, t1] its span [s]."""
+
+    name: str
+    vector: str
+    pinned: tuple[str, np.ndarray]
+    height: tuple[str, float]
+    paths: dict[str, Path]
+    t0: float
+    t1: float
+
+    def command(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """(u_cmd (6,), u̇_cmd (6,)) at time t."""
+        out = [self.paths[k](t) for k in VECTORS[self.vector]]
+        return np.array([v for v, _ in out]), np.array([d for _, d in out])
+
+
+def _swing(seat_from, seat_to, side: str, clear: float, lift: float, t0: float, durations):
+    """Waypoints (x path, y path) of a foot moving from one seat to another around the treads: out of
+    the corner and away from the post by ``clear``, up/down past the tread, back to the post, down."""
+    x0, y0 = seat_from
+    x1, y1 = seat_to
+    d = 1.0 if side == "left" else -1.0  # inward direction from the post
+    ta, tb, tc, td = np.cumsum(durations) + t0
+    xs = [(t0, x0), (ta, x0 + d * clear), (tb, x0 + d * clear) if x1 == x0 else (tb, x1 - d * clear),
+          (tc, x1), (td, x1)]
+    ys = [(t0, y0), (ta, y0 + lift), (tb, y1 + lift), (tc, y1 + lift), (td, y1)]
+    return xs, ys
+
+
+def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
+                y_body: tuple[float, float] = (-0.08, 0.06),
+                x_body: float | None = None, push: float = 0.1, clear: float = 0.09, lift: float = 0.025,
+                stage_time: float = 6.0, stages: Sequence[int] = (1, 2, 3, 4),
+                foot3_start: Sequence[float] | None = None, hold: float = 1.0,
+                seat: float = 0.02) -> list[Stage]:
+    """The four stages from the rung ``level`` (foot 1 on the left seat ``level``, foot 2 on the right
+    seat ``level``, foot 3 hanging free): each ``stage_time`` [s] long, the body rising from
+    ``y_body[0]`` to ``y_body[1]`` (+ level × step) in stage 1 at ``x_body`` (default 0.44 × separation),
+    blocked feet pushed ``push`` [m] into their posts (10 N at 100 N/m), swing feet moving ``clear`` [m]
+    away from the post and ``lift`` [m] above the rungs. ``stages`` selects some of them (stage 1 alone
+    is the §6.1 experiment). ``foot3_start`` (2,): where foot 3 hangs at the start (default below hip 3).
+    ``seat`` [m]: a landing foot is commanded this far below its seat (a small push into the tread,
+    k_p × seat, so that it seats against the gear friction before it is pushed into the post).
+    ``hold`` [s]: the first stage holds its start for this long (the robot settles onto its supports
+    and builds foot 2's push before anything moves, as the real one stood before an experiment).
+    """
+    lad = ladders or Ladders()
+    S, h = lad.separation, lad.step
+    xb = 0.44 * S if x_body is None else float(x_body)
+    y0, y1 = y_body[0] + level * h, y_body[1] + level * h
+    L0, R0 = lad.seat("left", level), lad.seat("right", level)
+    L1, R1 = lad.seat("left", level + 1), lad.seat("right", level + 1)
+    Lm, Rm = lad.seat("left", level - 1), lad.seat("right", level - 1)
+    f3 = np.array([xb + 0.06, y0 - 0.30]) if foot3_start is None else np.asarray(foot3_start, float)
+    T = float(stage_time)
+    out: list[Stage] = []
+    t = 0.0
+    body_x, body_th = Path([(0.0, xb)]), Path([(0.0, 0.0)])
+    for n, k in enumerate(stages):
+        if n == 0 and hold > 0.0:
+            t += hold
+        if k == 1:  # push-up, then foot 3 to the right ladder one rung below foot 2, pushed into the post
+            xs = [(t, f3[0]), (t + 0.45 * T, Rm[0] - clear), (t + 0.6 * T, Rm[0] - 0.005),
+                  (t + 0.75 * T, Rm[0] - 0.005), (t + 0.9 * T, Rm[0] + push)]
+            ys = [(t, f3[1]), (t + 0.45 * T, Rm[1] + lift), (t + 0.6 * T, Rm[1] + lift),
+                  (t + 0.75 * T, Rm[1] - seat)]
+            paths = {"y_b": Path([(t, y0), (t + 0.45 * T, y1)]), "x2": Path([(t, R0[0] + push)]),
+                     "x3": Path(xs), "y3": Path(ys)}
+            spec = ("1 push-up, foot 3 to the right ladder", "u1", ("foot1", L0), ("foot2", R0[1]))
+        elif k == 2:  # foot 2 up one rung on the right; foot 3 pushes into the post
+            xs, ys = _swing(R0, R1, "right", clear, lift, t, (0.15 * T, 0.3 * T, 0.2 * T, 0.1 * T))
+            xs[-1] = (t + 0.85 * T, R1[0] + push)
+            paths = {"y_b": Path([(t, y1)]), "x2": Path(xs), "y2": Path(ys), "x3": Path([(t, Rm[0] + push)])}
+            spec = ("2 foot 2 up one rung", "u2", ("foot1", L0), ("foot3", Rm[1]))
+        elif k == 3:  # foot 2 supports again; foot 3 swings to the left ladder one rung below foot 1
+            xs, ys = _swing(Rm, Lm, "right", clear, lift, t, (0.15 * T, 0.35 * T, 0.2 * T, 0.1 * T))
+            xs[-1] = (t + 0.85 * T, Lm[0] - push)
+            paths = {"y_b": Path([(t, y1)]), "x2": Path([(t, R1[0] + push)]), "x3": Path(xs), "y3": Path(ys)}
+            spec = ("3 foot 3 to the left ladder", "u1", ("foot1", L0), ("foot2", R1[1]))
+        elif k == 4:  # foot 1 up one rung; foot 3 holds on the left, foot 2 pushes right
+            xs, ys = _swing(L0, L1, "left", clear, lift, t, (0.15 * T, 0.3 * T, 0.2 * T, 0.1 * T))
+            xs[-1] = (t + 0.85 * T, L1[0] - push)
+            paths = {"x1": Path(xs), "y1": Path(ys), "y_b": Path([(t, y1)]), "x2": Path([(t, R1[0] + push)])}
+            spec = ("4 foot 1 up one rung", "u3", ("foot3", Lm), ("foot2", R1[1]))
+        else:
+            raise InputError(f"climb_cycle: stage {k!r}, expected 1, 2, 3 or 4")
+        paths.update({"x_b": body_x, "theta_b": body_th})
+        out.append(Stage(*spec, paths, 0.0 if n == 0 else t, t + T))
+        t += T
+    return out

@@ -1,0 +1,240 @@
+"""Linear analysis of CJTC on LIBRA's top chain (digest ``shared/spec/cjtc-libra.md`` §5, eq. 22, App. C).
+
+Model (App. C, derived here rather than transcribed): the top chain of :mod:`.dynamics` with the
+control vector u = [x_b, y_b, θ_b, x2] (the 4-variable version of u1), the CJTC law (eq. 12)
+
+    τ = Jᵀ [K_p (u_cmd − u) + K_d (u̇_cmd − u̇)] + G(q),
+
+exact gravity compensation G (so gravity cancels at every configuration), J = ∂u/∂θ1..4
+= J(4×5) T (App. C), frictionless torque sources, and the wall: a spring K_e (params.k_wall) that
+pushes foot 2 back when it enters the wall, V_wall = ½ K_e (x2 − x_wall)², i.e. the generalised force
+−∂V_wall/∂θ = −J[3,:]ᵀ K_e (x2 − x_wall) (App. C's δV = K_e [0; 0; 0; j4] taken transposed and
+multiplied by T: −Tᵀ j4ᵀ K_e δx2). With H = Tᵀ M T, H θ̈ = τ − G + Q_wall, and ü = J θ̈ (+ J̇ θ̇,
+second order at u̇ = 0), so in deviations about a configuration with u̇ = 0 and x2 at the wall
+(no preload, so no Jacobian-derivative stiffness),
+
+    ü = −Λ K_d u̇ − Λ (K_p + K_w) u + Λ K_d u̇_cmd + Λ K_p u_cmd,   Λ = J H⁻¹ Jᵀ = J(4×5) T H⁻¹ Tᵀ J(4×5)ᵀ,
+    K_w = diag(0, 0, 0, K_e),
+
+which is eq. 22 / App. C's A = [[−J T H⁻¹ Tᵀ Jᵀ K_d, −J T H⁻¹ Tᵀ (Jᵀ K_p + δVᵀ)]; [I, 0]],
+B = [[Λ K_d, Λ K_p]; [0, 0]], C = [0 I], D = 0 with the wall entering with a + sign inside the bracket
+(it adds to the x2 stiffness). Sign check: at DC the x2 loop gives x2 = K_p2 / (K_p2 + K_e) x2_cmd,
+eq. 15 with x_e = 0; the opposite sign would put a pole in the right half-plane since K_e > K_p2.
+
+State [u̇; u] (8), inputs [u̇_cmd; u_cmd] (8), outputs u (4). For Bode responses the command is made
+consistent, u̇_cmd = s u_cmd: with z = x − B1 u_cmd the 4-input system is (A, A B1 + B2, C, 0)
+(C B1 = 0), :meth:`LinearModel.consistent`. :meth:`LinearModel.position_only` is the other reading,
+u̇_cmd = 0 (what a Bode plot from the u_cmd inputs of the 8-input model shows).
+
+Findings (tuned gains, y_b = 0, y2 = 0; tests/test_libra_linear.py). The two readings differ a lot:
+with u̇_cmd = s u_cmd the body loops reach 5.9, 2.8 and 72 Hz (x_b, y_b, θ_b; θ_b ≈ k_d/I with the
+small effective inertia 1/Λ33 ≈ 0.0068 kg m²), the x2 loop peaks at −1 dB and x_b -> θ_b at +5.6 dB;
+with u̇_cmd = 0 they are 0.93, 1.11, 0.64 Hz = 5.8, 6.9, 4.0 rad/s (overdamped, ≈ k_p/k_d), the x2
+loop peaks at −32 dB and no off-diagonal loop exceeds −10.8 dB. The latter matches every App. C
+statement (5.2, ≈7, ≈5.6 "Hz"; x2 far below −3 dB; no coupling above −3 dB) if the thesis's "Hz"
+are rad/s, which is how it is read here.
+
+Geometry (not given by the thesis): x_b = 0.09 m with both feet at y = 0 puts hip 1 only 0.054 m
+from foot 1, so the knees bend ≈ 160° at y_b = 0, beyond ±117°; they are within the limits only at
+y_b = 0.14, −0.18, −0.20 m (:func:`configuration`). The linear model has no joint stops, so the
+sweep is still evaluated everywhere and the excess is reported in :class:`SweepPoint`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import control as ct
+import numpy as np
+
+from legsim.errors import InputError
+
+from . import dynamics
+from . import kinematics as kin
+from .params import LADDER_SEPARATION, TUNED_KD, TUNED_KP, LibraParams
+
+__all__ = ["SWEEP_Y_B", "SWEEP_ELBOWS", "LinearModel", "SweepPoint", "linearise", "configuration",
+           "loop_bandwidths", "peak_magnitudes", "analyse", "sweep"]
+
+_DEFAULT = LibraParams()
+
+SWEEP_Y_B = tuple(round(0.14 - 0.02 * k, 2) for k in range(18))
+"""The 18 body heights of App. C [m]: 0.14 down to −0.20 in 0.02 steps (the OCR lists 17 values,
+dropping −0.16)."""
+
+SWEEP_ELBOWS = (-1, -1, None)
+"""Knee branches held over the sweep (signs of θ1, θ4): the one branch that stays continuous over
+y_b ∈ [−0.20, 0.14] m and keeps the hips θ2, θ3 within 1.6° of their limits (:func:`configuration`)."""
+
+_OMEGA = 2.0 * math.pi * np.logspace(-2, 3, 2001)
+"""Default frequency grid, 0.01 .. 1000 Hz [rad/s]."""
+
+
+@dataclass(frozen=True)
+class LinearModel:
+    """Eq. 22 at one configuration.
+
+    Attributes
+    ----------
+    ss : control.StateSpace
+        8 states [u̇; u], 8 inputs [u̇_cmd; u_cmd], 4 outputs u = [x_b, y_b, θ_b, x2].
+    jacobian : ndarray (4, 4)
+        J = ∂u/∂θ1..4 [m/rad; θ_b row rad/rad].
+    inertia : ndarray (4, 4)
+        H = Tᵀ M T [kg m²].
+    mobility : ndarray (4, 4)
+        Λ = J H⁻¹ Jᵀ (inverse task-space inertia) [1/kg, …].
+    phi, theta : configuration [rad].
+    """
+
+    ss: ct.StateSpace
+    jacobian: np.ndarray
+    inertia: np.ndarray
+    mobility: np.ndarray
+    phi: float
+    theta: np.ndarray
+
+    def consistent(self) -> ct.StateSpace:
+        """u_cmd -> u with u̇_cmd = s u_cmd (4 inputs): (A, A B1 + B2, C, 0)."""
+        a, b, c = self.ss.A, self.ss.B, self.ss.C
+        return ct.ss(a, a @ b[:, :4] + b[:, 4:], c, np.zeros((4, 4)))
+
+    def position_only(self) -> ct.StateSpace:
+        """u_cmd -> u with u̇_cmd = 0 (4 inputs): (A, B2, C, 0)."""
+        return ct.ss(self.ss.A, self.ss.B[:, 4:], self.ss.C, np.zeros((4, 4)))
+
+
+def _gains(k, name) -> np.ndarray:
+    k = np.asarray(k, dtype=float)
+    if k.shape == (4,):
+        k = np.diag(k)
+    if k.shape != (4, 4):
+        raise InputError(f"{name} must be 4 diagonal gains [x_b, y_b, θ_b, x2] or a 4×4 matrix, "
+                         f"got shape {k.shape}")
+    return k
+
+
+def linearise(phi: float, theta, kp=TUNED_KP, kd=TUNED_KD, params: LibraParams = _DEFAULT,
+              k_wall: float | None = None) -> LinearModel:
+    """Eq. 22 (App. C form) at (φ, θ), u̇ = 0, exact gravity compensation, foot 2 at the wall.
+
+    Parameters
+    ----------
+    phi, theta : configuration (foot 1 at the origin, foot 2 on its rung) [rad].
+    kp, kd : (4,) or (4, 4)
+        Gains on [x_b, y_b, θ_b, x2] [N/m, N/m, N m/rad, N/m] and [N s/m, …] (default: tuned, §4.5.1).
+    k_wall : float, optional
+        Wall stiffness K_e [N/m]; default ``params.k_wall`` (5837), 0 removes the wall.
+
+    Returns
+    -------
+    LinearModel
+    """
+    kp, kd = _gains(kp, "kp"), _gains(kd, "kd")
+    k_e = params.k_wall if k_wall is None else float(k_wall)
+    jac = kin.jacobian_u1(phi, theta, params)[:4, :4]
+    h = dynamics.reduced_inertia(phi, theta, params)
+    lam = jac @ np.linalg.solve(h, jac.T)
+    k_w = np.diag([0.0, 0.0, 0.0, k_e])
+    zero, eye = np.zeros((4, 4)), np.eye(4)
+    a = np.block([[-lam @ kd, -lam @ (kp + k_w)], [eye, zero]])
+    b = np.block([[lam @ kd, lam @ kp], [zero, zero]])
+    c = np.hstack([zero, eye])
+    sys = ct.ss(a, b, c, np.zeros((4, 8)))
+    return LinearModel(sys, jac, h, lam, float(phi), np.asarray(theta, dtype=float))
+
+
+def configuration(y_b: float, *, separation: float = LADDER_SEPARATION, y2: float = 0.0,
+                  x_b: float | None = None, theta_b: float = 0.0, elbows=SWEEP_ELBOWS,
+                  params: LibraParams = _DEFAULT) -> tuple[float, np.ndarray]:
+    """A linearisation configuration of App. C: (φ, θ) for body (x_b, y_b, θ_b), foot 2 at (separation, y2).
+
+    Defaults: x_b = separation / 2 = 0.09 m, θ_b = 0, the wall (right ladder) at x2 = 0.18 m, and
+    y2 = 0 (feet 1 and 2 on rungs at the same height: stage 1, the push-up of §4.6.1; y2 = 0.134 m,
+    foot 2 on the next step, is stage 3). Limb 3 hangs straight (it is lumped at joint 5 in this
+    model). The knees then exceed ±117° for −0.16 ≤ y_b ≤ 0.12 m (≈ 160° at y_b = 0); the angles are
+    exact but not reachable on the hardware (check ``kinematics.joint_limit_excess``). Raises
+    :class:`InputError` if a limb cannot reach (y2 = 0.134 m with y_b = −0.20 m).
+    """
+    x_b = 0.5 * separation if x_b is None else x_b
+    return kin.inverse((x_b, y_b, theta_b), (separation, y2), None, params, elbows=elbows)
+
+
+def loop_bandwidths(sys: ct.StateSpace) -> np.ndarray:
+    """−3 dB bandwidth of each diagonal loop u_cmd,i -> u_i [Hz], shape (n,).
+
+    The first frequency where |G_ii| falls 3 dB below its DC gain (python-control's ``bandwidth``);
+    the body loops have DC gain 1, so this is also the absolute −3 dB point. inf if it never drops.
+    """
+    return np.array([ct.bandwidth(sys[i, i]) / (2.0 * math.pi) for i in range(sys.ninputs)])
+
+
+def peak_magnitudes(sys: ct.StateSpace, omega=_OMEGA) -> np.ndarray:
+    """max over ω (DC included) of |G_ij(jω)|, u_cmd,j -> u_i, shape (n_out, n_in) [mixed units: m/m, m/rad…].
+
+    The off-diagonal entries are the coupling matrix of App. C ("no off-diagonal loop above −3 dB").
+    """
+    w = np.concatenate([[0.0], np.asarray(omega, dtype=float)])
+    mag = np.abs(sys(1j * w))
+    return mag.max(axis=-1)
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """Linear-analysis results at one configuration.
+
+    y_b [m]; phi [rad]; theta (6,) [rad]; joint_excess (6,) [rad] beyond the §4.2 limits; poles (8,)
+    [rad/s]; zeta (8,) damping ratios; dc (4, 4) the DC gain matrix (the same for both command
+    readings). With u̇_cmd = s u_cmd: bandwidth (4,) [Hz] and peak (4, 4), the peak |u_cmd,j -> u_i|;
+    with u̇_cmd = 0: bandwidth_position (4,) [Hz] and peak_position (4, 4).
+    """
+
+    y_b: float
+    phi: float
+    theta: np.ndarray
+    joint_excess: np.ndarray
+    poles: np.ndarray
+    zeta: np.ndarray
+    dc: np.ndarray
+    bandwidth: np.ndarray
+    peak: np.ndarray
+    bandwidth_position: np.ndarray
+    peak_position: np.ndarray
+
+    @property
+    def stable(self) -> bool:
+        return bool(np.all(self.poles.real < 0.0))
+
+
+def analyse(phi: float, theta, kp=TUNED_KP, kd=TUNED_KD, params: LibraParams = _DEFAULT,
+            y_b: float = math.nan, k_wall: float | None = None) -> SweepPoint:
+    """Poles, damping, loop bandwidths and coupling of eq. 22 at one configuration (both command readings)."""
+    model = linearise(phi, theta, kp, kd, params, k_wall)
+    _, zeta, poles = ct.damp(model.ss, doprint=False)
+    cons, pos = model.consistent(), model.position_only()
+    return SweepPoint(y_b=y_b, phi=float(phi), theta=np.asarray(theta, dtype=float),
+                      joint_excess=kin.joint_limit_excess(theta, params), poles=np.asarray(poles),
+                      zeta=np.asarray(zeta), dc=np.asarray(cons.dcgain()).reshape(4, 4),
+                      bandwidth=loop_bandwidths(cons), peak=peak_magnitudes(cons),
+                      bandwidth_position=loop_bandwidths(pos), peak_position=peak_magnitudes(pos))
+
+
+def sweep(y_bs=SWEEP_Y_B, kp=TUNED_KP, kd=TUNED_KD, *, separation: float = LADDER_SEPARATION, y2: float = 0.0,
+          elbows=SWEEP_ELBOWS, params: LibraParams = _DEFAULT, skip_unreachable: bool = False
+          ) -> list[SweepPoint]:
+    """:func:`analyse` over the body heights of App. C (default the 18 of :data:`SWEEP_Y_B`).
+
+    ``skip_unreachable`` drops the heights where a limb cannot reach its foot (e.g. y_b = −0.20 m with
+    foot 2 on the 0.134 m step) instead of raising :class:`InputError`.
+    """
+    out = []
+    for y_b in y_bs:
+        try:
+            phi, theta = configuration(y_b, separation=separation, y2=y2, elbows=elbows, params=params)
+        except InputError:
+            if skip_unreachable:
+                continue
+            raise
+        out.append(analyse(phi, theta, kp, kd, params, y_b=float(y_b)))
+    return out

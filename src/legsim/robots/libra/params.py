@@ -1,0 +1,105 @@
+"""LIBRA's numbers (MIT thesis on CJTC, digest ``shared/spec/cjtc-libra.md`` §4, §5, §10.1 item 8).
+
+Coordinates are the thesis's: a vertical plane, x horizontal (to the right ladder), y up, angles
+counter-clockwise. Joint variables q = [θ1 .. θ6]: limb 1 knee θ1 and hip θ2; limb 2 hip θ3 and knee
+θ4; limb 3 hip θ5 and knee θ6. φ is the (unmeasured) angle of limb 1's first link, foot 1 -> knee.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+ENCODER_COUNTS_PER_MOTOR_REV = 2000
+"""Escap motor encoder, counts per motor revolution after quadrature (§4.2)."""
+GEAR_RATIO = 792.0
+"""Escap 23DT12-216E gearhead ratio (§4.2)."""
+
+
+def encoder_counts_per_output_rev(counts: int = ENCODER_COUNTS_PER_MOTOR_REV,
+                                  gear: float = GEAR_RATIO) -> int:
+    """Counts per output revolution: 2000 x 792 = 1,584,000 (§4.2, acceptance 10)."""
+    return int(round(counts * gear))
+
+
+def continuous_torque(kt: float = 0.0233, i_cont: float = 0.9, gear: float = GEAR_RATIO,
+                      efficiency: float = 0.55) -> float:
+    """Continuous output torque [N m] = k_t i_cont N η = 0.0233 x 0.9 x 792 x 0.55 ≈ 9.13 (§4.2 [derived])."""
+    return kt * i_cont * gear * efficiency
+
+
+JOINT_LIMITS_DEG = ((-117.0, 117.0), (-69.0, 132.0), (-69.0, 132.0), (-117.0, 117.0), (-110.0, 110.0),
+                    (-117.0, 117.0))
+"""Joint limits θ1..θ6 [deg], set by the mounting hardware (§4.2 table; J2, J3: +132/−69)."""
+
+
+@dataclass(frozen=True)
+class LibraParams:
+    """LIBRA's geometry, masses and drive limits (§4.1, §4.2, App. C).
+
+    half_link : L [m]; every link is 2L = 0.156 m long.
+    r : body centre to a hip (body motor) [m] (equilateral body of side N: r = N/√3).
+    N : distance between the hips of limbs 1 and 2 [m].
+    m_link : each link, lumped at mid-link [kg]; m_motor : each joint motor, at the joint [kg];
+    m_body : the body plate at its centre ("100 kg" in the OCR, read 1.00 kg) [kg];
+    m_limb3 : limb 3 lumped at its hip (joint 5) in the App. C model [kg] (≈ 2 m_link + 2 m_motor).
+    k_wall : the environmental (wall) stiffness K_e [N/m]; wheel_diameter : rubber foot wheels [m];
+    span : limb span [m]; mass_stated : the thesis's stated total mass [kg] (the modelled parts sum
+    to ≈ 4.26 kg; the difference is unexplained in the source).
+    gear : gearhead ratio; backlash : output backlash [rad] (2°); tau_dynamic : max dynamic output
+    torque [N m] (4.5 at 20 rpm); tau_static : max static torque [N m] (20); joint_limits : (6, 2) [rad].
+    """
+
+    half_link: float = 0.078
+    r: float = 0.048
+    N: float = 0.083
+    m_link: float = 0.1960
+    m_motor: float = 0.3466
+    m_body: float = 1.00
+    m_limb3: float = 1.09
+    k_wall: float = 5837.0
+    wheel_diameter: float = 0.083
+    span: float = 0.7
+    mass_stated: float = 8.0
+    gear: float = GEAR_RATIO
+    backlash: float = math.radians(2.0)
+    tau_dynamic: float = 4.5
+    tau_static: float = 20.0
+    joint_limits: np.ndarray = field(default_factory=lambda: np.radians(np.array(JOINT_LIMITS_DEG)))
+
+    @property
+    def link(self) -> float:
+        """2L, one link's length [m]."""
+        return 2.0 * self.half_link
+
+    @property
+    def wheel_radius(self) -> float:
+        return 0.5 * self.wheel_diameter
+
+    @property
+    def tau_continuous(self) -> float:
+        """≈ 9.1 N m (:func:`continuous_torque`)."""
+        return continuous_torque(gear=self.gear)
+
+
+TUNED_KP = np.array([1000.0, 500.0, 8.0, 100.0])
+"""Tuned body/foot-2 stiffnesses [x_b, y_b (N/m), θ_b (N m/rad), x_2 (N/m)] (§4.5.1)."""
+TUNED_KD = np.array([200.0, 100.0, 2.0, 20.0])
+"""Tuned dampings [x_b, y_b (N s/m), θ_b (N m s/rad), x_2 (N s/m)] (§4.5.1; App. C prints
+[100, 50, 8, 10] for the same set — inconsistent; §4.5.1 is taken)."""
+SUGGESTED_KP = np.array([1000.0, 1000.0, 22.0, 500.0])
+SUGGESTED_KD = np.array([160.0, 160.0, 4.0, 120.0])
+"""The gains the linear analysis suggested before tuning (§4.5)."""
+FOOT3_KP = np.array([100.0, 100.0])
+FOOT3_KD = np.array([10.0, 10.0])
+"""The free foot's x, y gains, trial and error (§4.5)."""
+
+LADDER_SEPARATION = 0.18
+"""Ladder separation of §4.1.1 and App. C [m] (the full-cycle plots put the right rungs at 0.45 m)."""
+LADDER_SEPARATION_CYCLE = 0.45
+STEP_HEIGHT = 0.134
+"""Rung spacing [m] (§4.1; the full-cycle plots show steps at y = −0.135, 0, +0.135)."""
+CONTROL_RATE = 300.0
+"""The CJTC loop rate on the 68020 [Hz] (§4.2)."""
