@@ -223,3 +223,29 @@ def test_a_ball_rests_on_a_box_obstacle_and_is_pushed_out_of_a_tilted_wall():
         Contacts(law, obstacles=[step])
     with pytest.raises(InputError, match="half_extents"):
         Obstacle((0.1, -0.1, 0.1))
+
+
+def test_the_three_laws_do_what_they_claim_and_cjtc_needs_the_fewest_flops():
+    # acceptance 11 (the counts; the timings are in benchmarks/bench_libra.py)
+    from legsim.control import cost
+
+    rng = np.random.default_rng(3)
+    s = 6
+    J = rng.normal(size=(s, s))
+    A = rng.normal(size=(s, s))
+    M = A @ A.T + s * np.eye(s)
+    h, G = rng.normal(size=s), rng.normal(size=s)
+    kp, kd = rng.uniform(1, 10, s), rng.uniform(0.1, 1, s)
+    e, ed, ud, thd = (rng.normal(size=s) for _ in range(4))
+    np.testing.assert_allclose(cost.cjtc_law(J, kp, kd, e, ed, G), J.T @ (kp * e + kd * ed) + G)
+    # resolved rate: the joint-rate command maps to the commanded task rate
+    tau = cost.resolved_rate_law(J, kp, e, ud, thd, 1.0, G)
+    np.testing.assert_allclose(J @ (tau - G + thd), ud + kp * e, atol=1e-10)
+    # computed torque: the task acceleration J M^-1 (tau - h) is the commanded one
+    tau = cost.computed_torque_law(J, M, h, kp, kd, e, ed, ud)
+    np.testing.assert_allclose(J @ np.linalg.solve(M, tau - h), ud + kd * ed + kp * e, atol=1e-9)
+    # LIBRA's 6 x 6: J^T F is 36 multiplies and 30 adds
+    assert cost.cjtc_flops(6, 6, gravity="full") == 12 + 18 + 66 + 6
+    assert cost.cjtc_flops(6, 6) < cost.resolved_rate_flops(6, 6) < cost.computed_torque_flops(6, 6)
+    with pytest.raises(InputError, match="r = s"):
+        cost.resolved_rate_flops(4, 6)

@@ -144,3 +144,12 @@ def test_rats_experiments_print_the_source_beside_legsim_and_plot(tmp_path, caps
     out = capsys.readouterr().out
     assert printed in out and "source" in out
     assert (tmp_path / figure).stat().st_size > 10_000
+
+
+def test_the_libra_example_prints_the_mobility_log_and_the_linear_sweep(capsys):
+    ex = load("libra")
+    ex.main(["mobility", "u3"])
+    ex.main(["linear"])
+    out = capsys.readouterr().out
+    assert "control vector: [x1, y1, x_b, y_b, theta_b, x2]" in out
+    assert out.count("True") == 18  # every configuration of the sweep is stable

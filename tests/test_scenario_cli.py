@@ -147,3 +147,19 @@ def test_a_progress_bar_in_simulated_seconds_is_shown_when_asked_and_not_for_sho
     assert "sim s" in err and "2.000/2.000" in err
     simulate(slip.build_model(), 2.0)          # default: only after ~2 s of wall time
     assert "sim s" not in capsys.readouterr().err
+
+
+def test_the_libra_demo_climbs_a_cycle_and_writes_records_figures_and_a_replay(tmp_path, capsys):
+    assert main(["demo", "libra_climb", "--out", str(tmp_path / "libra")]) == 0
+    out = capsys.readouterr().out
+    assert "4 stages" in out and "peak |θ_b|" in out
+    run = load_run(tmp_path / "libra")
+    assert run.meta["status"] == "done" and run.t[-1] == pytest.approx(25.0)
+    for name in ("libra_control_variables.png", "libra_forces_torques.png", "libra_climb.gif"):
+        assert (tmp_path / "libra" / name).stat().st_size > 5000
+
+
+def test_legsim_mobility_prints_the_extended_mobility_log(capsys):
+    assert main(["mobility", "u2"]) == 0
+    out = capsys.readouterr().out
+    assert "a = 5, s = 6, r = 6" in out and "accepted" in out

@@ -1,4 +1,4 @@
-"""The ``legsim`` command line: run | simsect | plot | animate | demo | models | fit.
+"""The ``legsim`` command line: run | simsect | plot | animate | demo | models | mobility | fit.
 
 User mistakes (bad files, keys, values) print one clear message and exit with status 2; a run
 that fails says the time, mode and cause, keeps its records, and exits with status 1.
@@ -48,14 +48,25 @@ def _cmd_animate(args) -> int:
     return 0
 
 
+PYTHON_DEMOS = {"libra_climb": "legsim.robots.libra.demo:run_demo"}
+"""Demos that are Python experiments rather than TOML scenarios (a robot package's own plan)."""
+
+
 def _cmd_demo(args) -> int:
     print(f"legsim demo '{args.name}': the first run on a machine compiles legsim's kernels "
           "(about half a minute); later runs load them from the cache.", file=sys.stderr)
+    if args.name in PYTHON_DEMOS:
+        import importlib
+
+        module, func = PYTHON_DEMOS[args.name].split(":")
+        getattr(importlib.import_module(module), func)(args.out or f"{args.name}-out")
+        return 0
     from .runner import run_scenario
 
     scenario = SCENARIO_DIR / f"{args.name}.toml"
     if not scenario.is_file() or args.name.endswith("_hardware"):  # a robot's hardware file: no scenario
-        names = sorted(p.stem for p in SCENARIO_DIR.glob("*.toml") if not p.stem.endswith("_hardware"))
+        names = sorted([*(p.stem for p in SCENARIO_DIR.glob("*.toml") if not p.stem.endswith("_hardware")),
+                        *PYTHON_DEMOS])
         raise InputError(f"no demo named '{args.name}'; available: {', '.join(names)}")
     out = Path(args.out) if args.out else Path(f"{args.name}-out")
     result = run_scenario(scenario, out, progress=None, plot=True, echo=print)
@@ -83,6 +94,13 @@ def _cmd_models(args) -> int:
         print(f"  {n} = {v:g}")
     print(f"guards ({model.nguard}): {', '.join(g.name for g in model.guards)}")
     print(f"outputs ({model.ny}): {', '.join(model.output_names)}")
+    return 0
+
+
+def _cmd_mobility(args) -> int:
+    from .robots.libra.mobility import libra_report
+
+    print(libra_report(args.vector))
     return 0
 
 
@@ -127,6 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("models", help="list models, or show one's states and parameters")
     p.add_argument("name", nargs="?")
     p.set_defaults(func=_cmd_models)
+
+    p = sub.add_parser("mobility", help="the Extended Mobility Analysis log of LIBRA's control vectors")
+    p.add_argument("vector", nargs="?", default="u1", choices=["u1", "u2", "u3"],
+                   help="u1 (stages 1, 3), u2 (stage 2), u3 (stage 4)")
+    p.set_defaults(func=_cmd_mobility)
 
     for mod in _PLUGINS:
         try:

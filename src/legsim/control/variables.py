@@ -23,7 +23,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..multibody import Model, forward_kinematics, frame_jacobian
+from ..multibody import Model, forward_kinematics, frame_jacobian, rnea
+from ..multibody import _packed as P
+from ..multibody.dynamics import _ref
 
 __all__ = ["Kinematics", "ControlVariable", "PointCoordinate", "Orientation", "JointAngle", "CentreOfMass",
            "PotentialEnergy", "StabilityMargin", "FunctionVariable", "force_offset"]
@@ -57,6 +59,8 @@ class Kinematics:
         self._jac: dict[int, np.ndarray] = {}
         self._gravity: np.ndarray | None = None
         self.gravity_vector = np.asarray(model.arrays.gravity, dtype=float)
+        self._zero = np.zeros(model.nv)
+        self._lwa = _ref("local_world_aligned")
 
     def at(self, q) -> Kinematics:
         """Move to configuration ``q`` (nq,) (a no-op when it is the current one)."""
@@ -89,8 +93,10 @@ class Kinematics:
     def jacobian(self, fid: int) -> np.ndarray:
         """Frame Jacobian (6, nv) [linear; angular], world axes at the frame origin."""
         J = self._jac.get(fid)
-        if J is None:
-            J = frame_jacobian(self.model, self.data, self.q, fid).copy()
+        if J is None:  # the compiled kernel directly: this runs several times per control cycle
+            m = self.model
+            P.frame_jacobian(m.fbuf, m.ibuf, self.data.buf, self.q, fid, self._lwa)
+            J = self.data.J.copy()
             self._jac[fid] = J
         return J
 
@@ -98,14 +104,7 @@ class Kinematics:
         """Generalised gravity forces g(q) (nv,) = ∂V/∂q [N m or N]: the efforts that hold the robot
         still against gravity (rnea at zero velocity and acceleration, passive forces excluded)."""
         if self._gravity is None:
-            m, c = self.model.body_mass, self.model.body_com
-            g = np.zeros(self.model.nv)
-            for b in range(1, self.model.nbody):
-                if m[b] == 0.0:
-                    continue
-                J = self._body_point_jacobian(b, c[b])
-                g -= m[b] * (J.T @ self.gravity_vector)
-            self._gravity = g
+            self._gravity = rnea(self.model, self.data, self.q, self._zero, self._zero).copy()
         return self._gravity
 
     def _body_point_jacobian(self, b: int, local) -> np.ndarray:

@@ -135,7 +135,14 @@ def sphere_on_plane(d, b, lx, ly, lz, r, nx, ny, nz, off, midway, out):
     cy = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
     cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
     gap = nx * cx + ny * cy + nz * cz - off - r
-    h = r + 0.5 * gap if midway else r
+    _touch(vo, cx, cy, cz, r + 0.5 * gap if midway else r, gap, nx, ny, nz, out)
+
+
+@njit(cache=True)
+def _touch(vo, cx, cy, cz, h, gap, nx, ny, nz, out):
+    """``out[:9]`` of a sphere centred at c with outward normal n at the contact: the point c − h n, the
+    velocity of the body point there (spatial velocity ``vo`` about the world origin), gap and
+    approach rate."""
     px = cx - h * nx
     py = cy - h * ny
     pz = cz - h * nz
@@ -219,18 +226,7 @@ def sphere_on_box(d, b, lx, ly, lz, r, box, out):
     nx = box[3] * m0 + box[4] * m1 + box[5] * m2
     ny = box[6] * m0 + box[7] * m1 + box[8] * m2
     nz = box[9] * m0 + box[10] * m1 + box[11] * m2
-    h = r + 0.5 * gap
-    px = cx - h * nx
-    py = cy - h * ny
-    pz = cz - h * nz
-    out[6] = vo[0] + vo[4] * pz - vo[5] * py
-    out[7] = vo[1] + vo[5] * px - vo[3] * pz
-    out[8] = vo[2] + vo[3] * py - vo[4] * px
-    out[0] = gap
-    out[1] = -(nx * out[6] + ny * out[7] + nz * out[8])
-    out[2] = px
-    out[3] = py
-    out[4] = pz
+    _touch(vo, cx, cy, cz, r + 0.5 * gap, gap, nx, ny, nz, out)
     out[9] = nx
     out[10] = ny
     out[11] = nz

@@ -15,7 +15,7 @@ from .control import LibraController, variables
 from .gait import VECTORS, Stage, climb_cycle
 from .robot import LibraRobot, build
 
-__all__ = ["initial_configuration", "ClimbRun", "climb", "stage1_measures", "STEP"]
+__all__ = ["initial_configuration", "ClimbRun", "climb", "stage1_measures", "cycle_measures", "STEP"]
 
 STEP = 2.5e-4
 """Fixed RK4 step [s]: the wheels' regularised Coulomb friction (μ F_n / v_eps on a 0.2 kg foot) and
@@ -72,15 +72,16 @@ class ClimbRun:
 
 
 def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None, *, q0=None,
-          controller_kw: dict | None = None, step: float = STEP) -> ClimbRun:
-    """Run LIBRA through ``stages`` (default: one full :func:`climb_cycle`) with the CJTC controller."""
+          controller_kw: dict | None = None, step: float = STEP, sinks=(), progress=None) -> ClimbRun:
+    """Run LIBRA through ``stages`` (default: one full :func:`climb_cycle`) with the CJTC controller;
+    ``sinks`` receive the engine's records as they are made (a :class:`legsim.io.RunWriter`)."""
     lib = libra or build()
     sts = list(stages) if stages is not None else climb_cycle(lib.ladders)
     ctrl = LibraController(lib, sts, **(controller_kw or {}))
     q = initial_configuration(lib, sts[0]) if q0 is None else np.asarray(q0, float)
     period = lib.robot.control_period
-    res = lib.robot.simulate(sts[-1].t1, ctrl, q0=q, options=Options(method="rk4_fixed", h_max=step,
-                                                                     record_period=period))
+    res = lib.robot.simulate(sts[-1].t1, ctrl, q0=q, sinks=list(sinks), progress=progress,
+                             options=Options(method="rk4_fixed", h_max=step, record_period=period))
     rec = ctrl.records()
     # the true state at the controller's instants (records are at the same period)
     n = min(rec["t"].size, res.t.size)
@@ -126,3 +127,20 @@ def stage1_measures(run: ClimbRun, settle_band: float = 0.002) -> dict:
             "f2_min": float(np.min(f2[moving])), "f2_max": float(np.max(f2[moving])),
             "f3_peak": float(np.max(-run.force[:, 2, 0]))}
 
+
+
+def cycle_measures(run: ClimbRun) -> dict:
+    """The §6.2 measures of a climbing run, from the true state: ``stages_done`` (the controller reached
+    the last stage and the run ended at its end), ``theta_b_peak`` [rad], ``limit_margin`` (6,) [rad] the
+    least distance of each joint to its nearer limit over the run (≤ 0 at the stop), ``feet_final``
+    (3, 2) [m] and ``seats_final`` (3, 2) [m] the seats the plan puts them on (NaN: free),
+    ``y_error_final`` (3,) [m] of the feet against those seats."""
+    last = run.stages[-1]
+    q = run.result.x[:run.t.size, 3:9]
+    lim = run.libra.params.joint_limits
+    margin = np.min(np.minimum(q - lim[:, 0], lim[:, 1] - q), axis=0)
+    feet = np.array([[run.true[f"x{i}"][-1], run.true[f"y{i}"][-1]] for i in (1, 2, 3)])
+    seats = np.array([last.seats.get(f"foot{i}", (np.nan, np.nan)) for i in (1, 2, 3)], dtype=float)
+    return {"stages_done": bool(run.stage[-1] == len(run.stages) - 1 and run.t[-1] >= last.t1 - 0.01),
+            "theta_b_peak": float(np.max(np.abs(run.true["theta_b"]))), "limit_margin": margin,
+            "feet_final": feet, "seats_final": seats, "y_error_final": feet[:, 1] - seats[:, 1]}

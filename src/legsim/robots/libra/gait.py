@@ -15,21 +15,16 @@ post is commanded 0.1 m inside it: 10 N at k_p = 100 N/m (§6.1, :func:`legsim.c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...errors import InputError
+from .kinematics import VECTORS
 from .robot import Ladders
 
 __all__ = ["Path", "Stage", "climb_cycle", "VECTORS"]
 
-VECTORS = {
-    "u1": ("x_b", "y_b", "theta_b", "x2", "x3", "y3"),
-    "u2": ("x_b", "y_b", "theta_b", "x2", "y2", "x3"),
-    "u3": ("x1", "y1", "x_b", "y_b", "theta_b", "x2"),
-}
-"""The three control vectors of §4.4 (Figs. 23–25)."""
 
 
 class Path:
@@ -64,7 +59,8 @@ class Path:
 class Stage:
     """One gait stage: ``vector`` ('u1', 'u2', 'u3'); ``pinned`` (foot, seat (2,)); ``height`` (foot, y)
     of the foot standing on a known rung (with the pinned foot: the three constraints that fix foot 1's
-    base and φ); ``paths`` one :class:`Path` per component of the vector; [t0, t1] its span [s]."""
+    base and φ); ``paths`` one :class:`Path` per component of the vector; [t0, t1] its span [s];
+    ``seats`` the seat (2,) each foot rests on at the stage's end (absent: the foot is free)."""
 
     name: str
     vector: str
@@ -73,6 +69,7 @@ class Stage:
     paths: dict[str, Path]
     t0: float
     t1: float
+    seats: dict = field(default_factory=dict)
 
     def command(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """(u_cmd (6,), u̇_cmd (6,)) at time t."""
@@ -80,33 +77,50 @@ class Stage:
         return np.array([v for v, _ in out]), np.array([d for _, d in out])
 
 
-def _swing(seat_from, seat_to, side: str, clear: float, lift: float, t0: float, durations):
-    """Waypoints (x path, y path) of a foot moving from one seat to another around the treads: out of
-    the corner and away from the post by ``clear``, up/down past the tread, back to the post, down."""
-    x0, y0 = seat_from
-    x1, y1 = seat_to
-    d = 1.0 if side == "left" else -1.0  # inward direction from the post
-    ta, tb, tc, td = np.cumsum(durations) + t0
-    xs = [(t0, x0), (ta, x0 + d * clear), (tb, x0 + d * clear) if x1 == x0 else (tb, x1 - d * clear),
-          (tc, x1), (td, x1)]
-    ys = [(t0, y0), (ta, y0 + lift), (tb, y1 + lift), (tc, y1 + lift), (td, y1)]
-    return xs, ys
+def _place(start, seat, t0: float, T: float, *, on_seat: bool, clear: float, lift: float, sink: float,
+           push: float, separation: float):
+    """Waypoints (x, y) of a free foot from ``start`` to the ``seat`` of a rung (stage time T [s]):
+    off its own seat (when ``on_seat``: out of the corner by ``clear`` and up by ``lift``), across to
+    ``clear`` inside the target post and ``lift`` above the seat, over the seat (5 mm off the post),
+    down ``sink`` below the seat (seating it on the tread with k_p × sink), then ``push`` into the post
+    (the force of the next stage). A post at x = 0 is the left one, its inward direction +x."""
+    def inward(x):
+        return 1.0 if x < 0.5 * separation else -1.0
+    x0, y0 = start
+    x1, y1 = seat
+    d1 = inward(x1)
+    pts = [(t0, x0, y0)]
+    t = t0
+    if on_seat:
+        t += 0.12 * T
+        pts.append((t, x0 + inward(x0) * clear, y0 + lift))
+    t += 0.35 * T
+    pts.append((t, x1 + d1 * clear, y1 + lift))
+    for frac, x, y in ((0.1, x1 + d1 * 0.005, y1 + lift), (0.1, x1 + d1 * 0.005, y1 - sink),
+                       (0.1, x1 - d1 * push, y1 - sink)):
+        t += frac * T
+        pts.append((t, x, y))
+    return Path([(tk, x) for tk, x, _ in pts]), Path([(tk, y) for tk, _, y in pts])
 
 
 def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
                 y_body: tuple[float, float] = (-0.08, 0.06),
-                x_body: float | None = None, push: float = 0.1, clear: float = 0.09, lift: float = 0.025,
+                x_body: float | None = None, push: float = 0.1, clear: float = 0.055, lift: float = 0.02,
                 stage_time: float = 6.0, stages: Sequence[int] = (1, 2, 3, 4),
                 foot3_start: Sequence[float] | None = None, hold: float = 1.0,
-                seat: float = 0.02) -> list[Stage]:
+                sink: float = 0.02, shift: float = 0.065, drop: float = 0.06) -> list[Stage]:
     """The four stages from the rung ``level`` (foot 1 on the left seat ``level``, foot 2 on the right
     seat ``level``, foot 3 hanging free): each ``stage_time`` [s] long, the body rising from
     ``y_body[0]`` to ``y_body[1]`` (+ level × step) in stage 1 at ``x_body`` (default 0.44 × separation),
     blocked feet pushed ``push`` [m] into their posts (10 N at 100 N/m), swing feet moving ``clear`` [m]
     away from the post and ``lift`` [m] above the rungs. ``stages`` selects some of them (stage 1 alone
     is the §6.1 experiment). ``foot3_start`` (2,): where foot 3 hangs at the start (default below hip 3).
-    ``seat`` [m]: a landing foot is commanded this far below its seat (a small push into the tread,
-    k_p × seat, so that it seats against the gear friction before it is pushed into the post).
+    ``sink`` [m]: a landing foot is commanded this far below its seat (a small push into the tread,
+    k_p × sink, so that it seats against the gear friction before it is pushed into the post).
+    ``shift``, ``drop`` [m]: stage 4 first moves the body this far right and down: limb 1's knee limit
+    (−117°) keeps foot 1 at least 0.163 m from its hip, too close to clear the tread above otherwise,
+    and the drop keeps foot 2 (knee 4, the same limit) reachable (the thesis's joints 1 and 4 sat at
+    these limits in stages 4 and 2).
     ``hold`` [s]: the first stage holds its start for this long (the robot settles onto its supports
     and builds foot 2's push before anything moves, as the real one stood before an experiment).
     """
@@ -121,36 +135,41 @@ def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
     T = float(stage_time)
     out: list[Stage] = []
     t = 0.0
-    body_x, body_th = Path([(0.0, xb)]), Path([(0.0, 0.0)])
+    body_th = Path([(0.0, 0.0)])
+    place = dict(T=T, clear=clear, lift=lift, sink=sink, push=push, separation=S)
+    seats = {"foot1": L0, "foot2": R0}
+    lands = {1: ("foot3", Rm), 2: ("foot2", R1), 3: ("foot3", Lm), 4: ("foot1", L1)}
     for n, k in enumerate(stages):
         if n == 0 and hold > 0.0:
             t += hold
         if k == 1:  # push-up, then foot 3 to the right ladder one rung below foot 2, pushed into the post
-            xs = [(t, f3[0]), (t + 0.45 * T, Rm[0] - clear), (t + 0.6 * T, Rm[0] - 0.005),
-                  (t + 0.75 * T, Rm[0] - 0.005), (t + 0.9 * T, Rm[0] + push)]
-            ys = [(t, f3[1]), (t + 0.45 * T, Rm[1] + lift), (t + 0.6 * T, Rm[1] + lift),
-                  (t + 0.75 * T, Rm[1] - seat)]
+            x3, y3 = _place(f3, Rm, t + 0.3 * T, on_seat=False, **place)
             paths = {"y_b": Path([(t, y0), (t + 0.45 * T, y1)]), "x2": Path([(t, R0[0] + push)]),
-                     "x3": Path(xs), "y3": Path(ys)}
+                     "x3": x3, "y3": y3, "x_b": Path([(t, xb)])}
             spec = ("1 push-up, foot 3 to the right ladder", "u1", ("foot1", L0), ("foot2", R0[1]))
         elif k == 2:  # foot 2 up one rung on the right; foot 3 pushes into the post
-            xs, ys = _swing(R0, R1, "right", clear, lift, t, (0.15 * T, 0.3 * T, 0.2 * T, 0.1 * T))
-            xs[-1] = (t + 0.85 * T, R1[0] + push)
-            paths = {"y_b": Path([(t, y1)]), "x2": Path(xs), "y2": Path(ys), "x3": Path([(t, Rm[0] + push)])}
+            x2, y2 = _place(R0, R1, t, on_seat=True, **place)
+            paths = {"y_b": Path([(t, y1)]), "x2": x2, "y2": y2, "x3": Path([(t, Rm[0] + push)]),
+                     "x_b": Path([(t, xb)])}
             spec = ("2 foot 2 up one rung", "u2", ("foot1", L0), ("foot3", Rm[1]))
         elif k == 3:  # foot 2 supports again; foot 3 swings to the left ladder one rung below foot 1
-            xs, ys = _swing(Rm, Lm, "right", clear, lift, t, (0.15 * T, 0.35 * T, 0.2 * T, 0.1 * T))
-            xs[-1] = (t + 0.85 * T, Lm[0] - push)
-            paths = {"y_b": Path([(t, y1)]), "x2": Path([(t, R1[0] + push)]), "x3": Path(xs), "y3": Path(ys)}
+            x3, y3 = _place(Rm, Lm, t, on_seat=True, **place)
+            paths = {"y_b": Path([(t, y1)]), "x2": Path([(t, R1[0] + push)]), "x3": x3, "y3": y3,
+                     "x_b": Path([(t, xb)])}
             spec = ("3 foot 3 to the left ladder", "u1", ("foot1", L0), ("foot2", R1[1]))
-        elif k == 4:  # foot 1 up one rung; foot 3 holds on the left, foot 2 pushes right
-            xs, ys = _swing(L0, L1, "left", clear, lift, t, (0.15 * T, 0.3 * T, 0.2 * T, 0.1 * T))
-            xs[-1] = (t + 0.85 * T, L1[0] - push)
-            paths = {"x1": Path(xs), "y1": Path(ys), "y_b": Path([(t, y1)]), "x2": Path([(t, R1[0] + push)])}
+        elif k == 4:  # foot 1 up one rung; foot 3 holds on the left, foot 2 pushes right; the body
+            # first moves right by `shift` so that limb 1 can bring its foot out past the tread
+            x1, y1f = _place(L0, L1, t + 0.15 * T, on_seat=True, **place)
+            paths = {"x1": x1, "y1": y1f, "y_b": Path([(t, y1), (t + 0.15 * T, y1 - drop)]),
+                     "x2": Path([(t, R1[0] + push)]), "x_b": Path([(t, xb), (t + 0.15 * T, xb + shift)])}
             spec = ("4 foot 1 up one rung", "u3", ("foot3", Lm), ("foot2", R1[1]))
         else:
             raise InputError(f"climb_cycle: stage {k!r}, expected 1, 2, 3 or 4")
-        paths.update({"x_b": body_x, "theta_b": body_th})
-        out.append(Stage(*spec, paths, 0.0 if n == 0 else t, t + T))
+        paths["theta_b"] = body_th
+        foot, seat_k = lands[k]
+        seats[foot] = seat_k
+        out.append(Stage(*spec, paths, 0.0 if n == 0 else t, t + T, dict(seats)))
+        if k == 4:
+            xb += shift
         t += T
     return out

@@ -148,6 +148,8 @@ U2 = ("x_b", "y_b", "theta_b", "x2", "y2", "x3")
 """Control vector 2 (stage 2, §4.4)."""
 U3 = ("x1", "y1", "x_b", "y_b", "theta_b", "x2")
 """Control vector 3 (stage 4, §4.4)."""
+VECTORS = {"u1": U1, "u2": U2, "u3": U3}
+"""The three control vectors of §4.4 (Figs. 23–25) by name."""
 
 
 def _u_value(names, phi, theta, params, origin=(0.0, 0.0)) -> np.ndarray:

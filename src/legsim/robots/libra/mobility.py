@@ -44,17 +44,13 @@ from ...control.mobility import (
     format_mobility,
 )
 from ...errors import InputError
-from .kinematics import points
+from .kinematics import VECTORS, points
 from .params import LibraParams
 
 __all__ = ["LIBRA_CONTROL_VECTORS", "LIBRA_SUPPORTS", "NOMINAL_PHI", "NOMINAL_Q", "libra_mechanism",
            "libra_candidates", "libra_mobility", "libra_report"]
 
-LIBRA_CONTROL_VECTORS = {
-    "u1": ("x_b", "y_b", "theta_b", "x2", "x3", "y3"),
-    "u2": ("x_b", "y_b", "theta_b", "x2", "y2", "x3"),
-    "u3": ("x1", "y1", "x_b", "y_b", "theta_b", "x2"),
-}
+LIBRA_CONTROL_VECTORS = VECTORS
 """The control vectors in the thesis's order (§4.4, eq. 17)."""
 LIBRA_SUPPORTS = {"u1": ("foot1", "foot2"), "u2": ("foot1", "foot3"), "u3": ("foot2", "foot3")}
 """The feet pinned to rungs while each control vector is in use (module docstring)."""

@@ -48,17 +48,21 @@ class Ladders:
     """Two vertical ladders of L-shaped steps (§4.1): the left one's rung seats at x = 0, the right
     one's at x = ``separation``; rungs every ``step`` [m] in y from ``lowest`` up to ``highest``.
 
-    A seat (x_s, y_s) is where a wheel's centre rests in the step's corner: the tread's top is at
-    y_s − R and the post's face at x_s ∓ R (R the wheel radius), so a wheel centred on its seat
-    touches both. ``tread`` is the step's depth from the post [m] (more than R, so a seated wheel
-    stands on it).
+    A seat (x_s, y_s) is where a wheel's centre rests in the step's corner, touching the post's face
+    (at x_s ∓ R, R the wheel radius) and standing on the tread, a plate ``tread`` [m] deep from the
+    post (4.5 cm by default: deeper than R, so a seated wheel stands flat). A tread shallower than R
+    carries the wheel on its tip edge, whose push has a component *away* from the post (the wheel stays
+    only while pressed into the post harder than that: with 3.5 cm LIBRA's foot 1 rolled off when foot 3
+    pushed the same post); the tread's top is then √(R² − (R − tread)²) below the seat (R below it for
+    a deeper tread). A swinging wheel clears a tread when its centre is more than ``tread`` from the
+    post's seat line.
     """
 
     separation: float = LADDER_SEPARATION_CYCLE
     step: float = STEP_HEIGHT
     lowest: float = -2 * STEP_HEIGHT
     highest: float = 3 * STEP_HEIGHT
-    tread: float = 0.06
+    tread: float = 0.045
     wheel_radius: float = 0.0415
 
     def __post_init__(self):
@@ -66,11 +70,14 @@ class Ladders:
             v = getattr(self, key)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise InputError(f"Ladders: {key} = {v!r}, expected a length > 0 [m]")
-        if self.tread <= self.wheel_radius:
-            raise InputError(f"Ladders: tread = {self.tread} m is not deeper than the wheel radius "
-                             f"{self.wheel_radius} m: a seated wheel would not stand on it")
         if self.highest < self.lowest:
             raise InputError("Ladders: highest rung below the lowest")
+
+    @property
+    def rest_height(self) -> float:
+        """Height [m] of a seated wheel's centre above its tread's top."""
+        R, d = self.wheel_radius, self.tread
+        return R if d >= R else math.sqrt(R * R - (R - d) ** 2)
 
     @property
     def heights(self) -> np.ndarray:
@@ -92,7 +99,7 @@ class Ladders:
         obs = [Obstacle((t, half, depth), (-R - t, mid, 0.0), name="left post"),
                Obstacle((t, half, depth), (self.separation + R + t, mid, 0.0), name="right post")]
         for y in self.heights:
-            top = y - R
+            top = y - self.rest_height
             obs.append(Obstacle((0.5 * self.tread, 0.003, depth), (-R + 0.5 * self.tread, top - 0.003, 0.0),
                                 name=f"left rung {y:+.3f}"))
             obs.append(Obstacle((0.5 * self.tread, 0.003, depth),
@@ -123,7 +130,7 @@ def _model(p: LibraParams, friction: float, damping: float, armature: float, ext
         if k is not None:
             kw = dict(limits=(lim[k, 0], lim[k, 1]), friction=friction, damping=damping, armature=armature)
         b.add_body(name, parent, "revolute", joint_name=joint, xyz=xyz, rpy=rpy, axis=(0, 0, 1), mass=m,
-                   com=(cx, 0.0, 0.0), inertia=(eps_I, eps_I, Izz), **kw)
+                   com=(cx, 0.0, 0.0), inertia=(eps_I, Izz, Izz), **kw)  # masses on the link's x axis
 
     link("link1a", "base_y", "phi", (0, 0, 0))
     link("link1b", "link1a", "theta1", (L2, 0, 0), k=0, motor=True)
@@ -137,8 +144,8 @@ def _model(p: LibraParams, friction: float, damping: float, armature: float, ext
     com = sum(m * x for m, x in masses) / mb
     Izz = sum(m * float(np.sum((x - com)[:2] ** 2)) for m, x in masses) + eps_I
     b.add_body("body", "link1b", "revolute", joint_name="theta2", xyz=(L2, 0, 0), axis=(0, 0, 1), mass=mb,
-               com=tuple(com), inertia=(eps_I, eps_I, Izz), limits=(lim[1, 0], lim[1, 1]), friction=friction,
-               damping=damping, armature=armature)
+               com=tuple(com), inertia=(0.5 * Izz, 0.5 * Izz, Izz), limits=(lim[1, 0], lim[1, 1]),
+               friction=friction, damping=damping, armature=armature)
     b.add_frame("body_centre", "body", xyz=tuple(c))
     # the motors of joints 3 and 5 ride on the body, those of the knees 4 and 6 on the outer links
     link("link2a", "body", "theta3", tuple(hip2), k=2)
