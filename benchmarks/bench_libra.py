@@ -3,8 +3,9 @@ non-idealities >= 50x real time; a CJTC cycle comfortably within 1/300 s, agains
 resolved rate, acceptance 11). Everything is measured in this one run.
 
 1. The climbing cycle (``legsim.robots.libra.experiments.climb``, 25 s simulated, four stages) in legsim
-   (RK4 0.25 ms, ``experiments.STEP``) and in a MuJoCo twin driven by the *same* Python controller object
-   (``LibraController``) at the same 300 Hz: the twin is the LIBRA multibody model exported by
+   (adaptive DP45 at rtol 1e-5, ``experiments.options``: fixed-step RK4 is not converged at steps longer
+   than 62.5 µs) and in a MuJoCo twin driven by the *same* Python controller object (``LibraController``)
+   at the same 300 Hz: the twin is the LIBRA multibody model exported by
    ``legsim.multibody.to_mjcf`` (same bodies, inertias, joint ranges, damping; the gear friction becomes
    MuJoCo's constraint ``frictionloss``) plus the ladders' posts and treads as box geoms, wheel–ladder
    friction 0.8, Euler at 1/1200 s (4 steps per control period), motors with the same ±9.13 N m clip.
@@ -180,7 +181,7 @@ def main(argv=None) -> None:
           "backlash:")
     print("| engine | s per sim s | x real time | twin / this |")
     print("|---|---|---|---|")
-    print(f"| legsim, RK4 0.25 ms (climb(), with the run's post-processing) | {w / T:.4f} | {T / w:.1f} | "
+    print(f"| legsim, DP45 rtol 1e-5 (climb(), with the run's post-processing) | {w / T:.4f} | {T / w:.1f} | "
           f"{tw / w:.2f} |")
     print(f"| MuJoCo twin, Euler 1/1200 s, same controller object | {tw / T:.4f} | {T / tw:.1f} | 1 |")
     print(f"legsim simulate() wall (integration and the 7500 controller calls, without climb()'s "

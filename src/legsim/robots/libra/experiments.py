@@ -15,11 +15,19 @@ from .control import LibraController, variables
 from .gait import VECTORS, Stage, climb_cycle
 from .robot import LibraRobot, build
 
-__all__ = ["initial_configuration", "ClimbRun", "climb", "stage1_measures", "cycle_measures", "STEP"]
+__all__ = ["initial_configuration", "ClimbRun", "climb", "stage1_measures", "cycle_measures", "options"]
 
-STEP = 2.5e-4
-"""Fixed RK4 step [s]: the wheels' regularised Coulomb friction (μ F_n / v_eps on a 0.2 kg foot) and
-the joints' gear friction set it; a step of 0.5 ms diverges."""
+
+def options(rtol: float = 1e-5, period: float = 1.0 / 300.0) -> Options:
+    """The integrator for LIBRA's runs: adaptive DP45 at ``rtol`` (h ≤ 1 ms), records every control period.
+
+    Why not fixed-step RK4: the regularised gear friction (0.369 N m over 0.05 rad/s on a link of
+    ~1e-3 kg m²: a time constant of 0.15 ms) makes the system stiff, and the wall force that CJTC sets
+    through the closed chain depends on how the friction holds: at a fixed 0.25 ms step foot 2's force
+    came out 0.2–9.6 N in stage 1, at 0.5 ms 33–42 N, while 62.5 µs, 31 µs and DP45 at rtol 1e-5 and
+    1e-7 all agree on 6.5–12.1 N (measured). DP45 at 1e-5 takes ~75 000 steps per 7 s, as fast as RK4
+    at 0.25 ms and converged."""
+    return Options(method="dp45", rtol=rtol, atol=1e-2 * rtol, h_max=1e-3, record_period=period)
 
 _GUESS = np.radians([0.0, 0.0, 38.0, -115.0, 77.0, 60.0, -91.0, -20.0, 68.0])
 
@@ -72,16 +80,18 @@ class ClimbRun:
 
 
 def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None, *, q0=None,
-          controller_kw: dict | None = None, step: float = STEP, sinks=(), progress=None) -> ClimbRun:
+          controller_kw: dict | None = None, sinks=(), progress=None,
+          opts: Options | None = None) -> ClimbRun:
     """Run LIBRA through ``stages`` (default: one full :func:`climb_cycle`) with the CJTC controller;
-    ``sinks`` receive the engine's records as they are made (a :class:`legsim.io.RunWriter`)."""
+    ``sinks`` receive the engine's records as they are made (a :class:`legsim.io.RunWriter`); ``opts``
+    the integrator (default :func:`options`; its record period must be the control period)."""
     lib = libra or build()
     sts = list(stages) if stages is not None else climb_cycle(lib.ladders)
     ctrl = LibraController(lib, sts, **(controller_kw or {}))
     q = initial_configuration(lib, sts[0]) if q0 is None else np.asarray(q0, float)
     period = lib.robot.control_period
     res = lib.robot.simulate(sts[-1].t1, ctrl, q0=q, sinks=list(sinks), progress=progress,
-                             options=Options(method="rk4_fixed", h_max=step, record_period=period))
+                             options=opts or options(period=period))
     rec = ctrl.records()
     # the true state at the controller's instants (records are at the same period)
     n = min(rec["t"].size, res.t.size)
@@ -101,21 +111,24 @@ def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None
                     rec["tau_raw"][:n], force, res, ctrl, sts, lib)
 
 
-def stage1_measures(run: ClimbRun, settle_band: float = 0.002) -> dict:
-    """The §6.1 measures of a stage-1 run, from the true state: body settling time (the last time
-    |x_b − x_b,cmd| or |y_b − y_b,cmd| exceeds ``settle_band``, after the commanded motion ends), peak
-    and final |x_b error| [m], final |y_b error|, peak |θ_b| [rad], foot 2's wall force (the post's
-    push on the wheel, −F_x) min and max [N], foot 3's peak push [N]."""
+def stage1_measures(run: ClimbRun, settle_band: float = 0.005) -> dict:
+    """The §6.1 measures of a stage-1 run. From the true state: peak and final |x_b error| [m], final
+    |y_b error|, peak |θ_b| [rad], foot 2's wall force (the post's push on the wheel, −F_x) min and max
+    [N], foot 3's peak push [N]. As the robot measures them (encoders through the kinematics, as the
+    thesis's plots): the body's settling time [s] from the start of the push-up (from when on y_b stays
+    within ``settle_band`` of its final command: the x_b transient bound of §6.1; the thesis reads
+    "steady state in about 4.5 s" off its plot), peak |x_b error|, final |y_b error| and peak |θ_b|."""
     st = run.stages[0]
     cmd = np.array([st.command(t)[0] for t in run.t])
     names = list(VECTORS["u1"])
     ex = run.true["x_b"] - cmd[:, names.index("x_b")]
     ey = run.true["y_b"] - cmd[:, names.index("y_b")]
-    t_move = float(st.paths["y_b"].t[-1])
     t_start = float(st.paths["y_b"].t[0])
-    late = run.t >= t_move
-    out_of_band = np.nonzero(late & ((np.abs(ex) > settle_band) | (np.abs(ey) > settle_band)))[0]
-    t_settle = (float(run.t[out_of_band[-1]]) if out_of_band.size else t_move) - t_start
+    mx, my = run.u[:, 0] - run.u_cmd[:, 0], run.u[:, 1] - run.u_cmd[:, 1]
+    to_final = np.abs(run.u[:, 1] - run.u_cmd[-1, 1])
+    outside = np.nonzero(to_final > settle_band)[0]
+    t_settle = (float(run.t[outside[-1] + 1]) if outside.size and outside[-1] + 1 < run.t.size
+                else float("inf") if outside.size else t_start) - t_start
     f2 = -run.force[:, 1, 0]
     steady = run.t >= run.t[-1] - 0.5
     moving = run.t >= float(st.paths["y_b"].t[0])
@@ -123,7 +136,8 @@ def stage1_measures(run: ClimbRun, settle_band: float = 0.002) -> dict:
             "x_b_final": float(np.mean(np.abs(ex[steady]))), "y_b_final": float(np.mean(np.abs(ey[steady]))),
             "theta_b_peak": float(np.max(np.abs(run.true["theta_b"][moving]))),
             "theta_b_peak_measured": float(np.max(np.abs(run.u[moving, 2]))),
-            "x_b_peak_measured": float(np.max(np.abs(run.u[moving, 0] - run.u_cmd[moving, 0]))),
+            "x_b_peak_measured": float(np.max(np.abs(mx[moving]))),
+            "y_b_final_measured": float(np.mean(np.abs(my[steady]))),
             "f2_min": float(np.min(f2[moving])), "f2_max": float(np.max(f2[moving])),
             "f3_peak": float(np.max(-run.force[:, 2, 0]))}
 
