@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from legsim.assembly import Contacts, Obstacle, Robot, TorqueSource
+from legsim.assembly import Contacts, Obstacle, Robot
 from legsim.contact import ContactLaw, Plane, coulomb, kelvin_voigt
 from legsim.control import (
     CJTC,
@@ -23,25 +23,18 @@ from legsim.control import (
     compliant_equilibrium,
     environment_is_rigid,
     force_offset,
-    solve_configuration,
 )
 from legsim.errors import InputError
+from legsim.examples import two_link_arm as two_link_arm_model
 from legsim.hybrid import Options
 from legsim.multibody import RobotBuilder
 from legsim.robots.libra.params import encoder_counts_per_output_rev
 
-L1, L2 = 0.4, 0.3
+L1, L2 = two_link_arm_model.L1, two_link_arm_model.L2
 
 
-def two_link_arm(gravity=(0.0, -9.81, 0.0)):
-    """A planar 2-link arm in the x-y plane (Fig. 5), point-like links of 1 kg and 0.5 kg."""
-    b = RobotBuilder("arm", gravity=gravity)
-    b.add_body("l1", "world", "revolute", axis=(0, 0, 1), mass=1.0, com=(L1 / 2, 0, 0),
-               inertia=(1e-4, 1e-4, 1.0 * L1 ** 2 / 12))
-    b.add_body("l2", "l1", "revolute", xyz=(L1, 0, 0), axis=(0, 0, 1), mass=0.5, com=(L2 / 2, 0, 0),
-               inertia=(1e-4, 1e-4, 0.5 * L2 ** 2 / 12))
-    b.add_frame("tip", "l2", xyz=(L2, 0, 0))
-    return b.compile()
+def two_link_arm():
+    return two_link_arm_model.build()
 
 
 def fd_gradient(var, q, eps=1e-6):
@@ -104,33 +97,6 @@ def test_cjtc_with_the_tip_as_control_vector_is_classical_jtc():
     m1, m2 = 1.0, 0.5
     g1 = 9.81 * (m1 * L1 / 2 + m2 * L1) * math.cos(0.5) + 9.81 * m2 * L2 / 2 * math.cos(1.4)
     assert kin.at(q).gravity_torques()[0] == pytest.approx(g1, rel=1e-12)
-
-
-def test_the_assembled_arm_under_jtc_reaches_its_command_and_yields_f_over_kp_to_a_push():
-    # acceptance 6 (derived): exact gravity compensation, no friction: a 10 N push on the end point
-    # moves it by 10 N / k_p = 10 mm at k_p = 1000 N/m
-    mb = two_link_arm()
-    kin = Kinematics(mb)
-    u = [PointCoordinate(kin, "tip", "x"), PointCoordinate(kin, "tip", "y")]
-    jtc = CJTC(u, [1000.0, 1000.0], [60.0, 60.0], active=["l1", "l2"], gravity="full")
-    target = np.array([0.45, 0.25])
-    q0 = solve_configuration([u[0], u[1]], [0.5, 0.2], np.array([0.3, 0.8]))
-    push = np.array([10.0, 0.0])
-
-    def controller(t, s):
-        q = s.x[:2]
-        J = np.array([v.gradient(q) for v in u])
-        tau = jtc.step(q, s.x[2:4], target).tau
-        return tau + (J.T @ push if t >= 2.0 else 0.0)  # the push enters as its joint torques
-
-    robot = Robot(mb, actuators=[TorqueSource("t1", "l1"), TorqueSource("t2", "l2")], control_period=1 / 300)
-    res = robot.simulate(4.0, controller, q0=q0, options=Options(method="rk4_fixed", h_max=1e-3,
-                                                                 record_period=0.01))
-    def tip(k):
-        return np.array([v.value(res.x[k, :2]) for v in u])
-    k2 = np.searchsorted(res.t, 1.99)
-    np.testing.assert_allclose(tip(k2), target, atol=2e-4)
-    np.testing.assert_allclose(tip(-1) - target, push / 1000.0, atol=3e-4)
 
 
 def test_a_control_vector_switch_is_bumpless():

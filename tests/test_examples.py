@@ -153,3 +153,15 @@ def test_the_libra_example_prints_the_mobility_log_and_the_linear_sweep(capsys):
     out = capsys.readouterr().out
     assert "control vector: [x1, y1, x_b, y_b, theta_b, x2]" in out
     assert out.count("True") == 18  # every configuration of the sweep is stable
+
+
+def test_the_jtc_arm_follows_its_circle_on_an_assembled_robot_and_yields_f_over_kp_to_a_push():
+    # classical JTC (eq. 8) = CJTC with u = the end point, on the assembly layer at 300 Hz; acceptance 6
+    # (derived) on the arm: exact gravity compensation, a 10 N push moves the end point 10 N / k_p = 10 mm
+    ex = load("jtc_arm")
+    log = ex.run()
+    t, x, x_cmd = log[:, 0], log[:, 1:3], log[:, 3:5]
+    track = (t > 2.0) & (t < 5.0)
+    assert np.max(np.linalg.norm(x - x_cmd, axis=1)[track]) < 1e-3       # measured 0.22 mm
+    pushed = t > 6.5
+    assert np.mean(x[pushed, 0] - x_cmd[pushed, 0]) == pytest.approx(10.0 / ex.KP, abs=3e-4)

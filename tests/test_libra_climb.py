@@ -147,3 +147,49 @@ def test_lumped_gravity_compensation_climbs_too_but_leaves_the_limbs_weight_to_t
     assert m["y_b_final"] < 0.025
     assert run.true["x3"][-1] == pytest.approx(0.45, abs=0.006)
     assert run.true["y3"][-1] == pytest.approx(-0.134, abs=0.015)
+
+
+def test_a_10_newton_push_on_the_frictionless_body_moves_it_10_mm_at_1000_newton_per_metre():
+    # acceptance 6 (derived): exact gravity compensation, no gear friction, the body held by CJTC with
+    # k_p,x = 1000 N/m: a 10 N push (entered as its joint torques through the constrained chain) moves x_b
+    # by F / k_p = 10 mm (the source's 2 mm specification needs the gearhead friction the model lacks).
+    # The loop runs at 1 kHz here: at 300 Hz without friction the theta_b loop's differenced-rate damping is
+    # marginal (k_d T / I ≈ 2 N m s/rad x 3.3 ms / 0.0068 kg m^2 ≈ 1) and the body wobbles (measured).
+    from legsim.robots.libra.control import LibraController
+    from legsim.robots.libra.experiments import options
+    from legsim.robots.libra.gait import Stage
+
+    lib = build(friction=0.0, control_rate=1000.0)
+    s1 = climb_cycle(lib.ladders, stages=(1,))[0]
+    u0, _ = s1.command(0.0)
+    hold = Stage("hold", "u1", s1.pinned, s1.height,
+                 {n: Path([(0.0, float(v))]) for n, v in zip(("x_b", "y_b", "theta_b", "x2", "x3", "y3"), u0,
+                                                             strict=True)}, 0.0, 4.0)
+
+    class Pushed(LibraController):
+        def __call__(self, t, s):
+            tau = super().__call__(t, s)
+            if t < 2.0:
+                return tau
+            kin = self.kin.at(self.q)
+            return tau + 10.0 * (kin.jacobian(kin.frame("body_centre"))[0] @ self.chain.t_matrix(self.q))
+
+    ctrl = Pushed(lib, [hold], backlash=False, quantise=False)
+    lib.robot.simulate(4.0, ctrl, q0=initial_configuration(lib, hold), progress=False,
+                       options=options(period=lib.robot.control_period))
+    r = ctrl.records()
+    before = r["u"][(r["t"] > 1.5) & (r["t"] < 2.0), 0] - u0[0]
+    after = r["u"][r["t"] > 3.5, 0] - u0[0]
+    assert np.max(np.abs(before)) < 5e-4
+    assert np.mean(after) == pytest.approx(0.010, abs=0.001)  # measured 10.2-10.5 mm
+
+
+def test_the_inclinometer_sticks_within_one_degree_and_reads_in_0_35_degree_steps():
+    from legsim.robots.libra.control import Inclinometer
+
+    inc = Inclinometer()
+    first = inc.read(np.radians(3.0))
+    assert np.degrees(first) == pytest.approx(round(3.0 / 0.35) * 0.35)
+    assert inc.read(np.radians(3.8)) == first  # within the ±1° stiction: the pendulum does not move
+    moved = inc.read(np.radians(4.5))
+    assert moved != first and np.degrees(moved) / 0.35 == pytest.approx(round(4.5 / 0.35))
