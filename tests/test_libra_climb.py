@@ -193,3 +193,15 @@ def test_the_inclinometer_sticks_within_one_degree_and_reads_in_0_35_degree_step
     assert inc.read(np.radians(3.8)) == first  # within the ±1° stiction: the pendulum does not move
     moved = inc.read(np.radians(4.5))
     assert moved != first and np.degrees(moved) / 0.35 == pytest.approx(round(4.5 / 0.35))
+
+
+def test_two_cycles_climb_two_rungs():
+    # from the second cycle on foot 3 leaves its left seat and swings under the body to the right ladder
+    lib = build()
+    run = climb(lib, climb_cycle(lib.ladders, cycles=2), progress=False)
+    m = cycle_measures(run)
+    assert m["stages_done"] and len(run.stages) == 8
+    np.testing.assert_allclose(m["seats_final"], [[0.0, 0.268], [0.45, 0.268], [0.0, 0.0]])
+    assert np.all(np.abs(m["y_error_final"]) < 0.006)  # measured -5.5, -3.4, -2.9 mm
+    assert np.all(np.abs(m["feet_final"][:, 0] - m["seats_final"][:, 0]) < lib.ladders.tread)
+    assert np.degrees(m["theta_b_peak"]) < 12.0  # measured 10.3 degrees (in the second cycle's push-up)

@@ -108,7 +108,7 @@ def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
                 x_body: float | None = None, push: float = 0.1, clear: float = 0.055, lift: float = 0.02,
                 stage_time: float = 6.0, stages: Sequence[int] = (1, 2, 3, 4),
                 foot3_start: Sequence[float] | None = None, hold: float = 1.0,
-                sink: float = 0.02, shift: float = 0.065, drop: float = 0.06) -> list[Stage]:
+                sink: float = 0.02, shift: float = 0.065, drop: float = 0.06, cycles: int = 1) -> list[Stage]:
     """The four stages from the rung ``level`` (foot 1 on the left seat ``level``, foot 2 on the right
     seat ``level``, foot 3 hanging free): each ``stage_time`` [s] long, the body rising from
     ``y_body[0]`` to ``y_body[1]`` (+ level × step) in stage 1 at ``x_body`` (default 0.44 × separation),
@@ -123,53 +123,60 @@ def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
     these limits in stages 4 and 2).
     ``hold`` [s]: the first stage holds its start for this long (the robot settles onto its supports
     and builds foot 2's push before anything moves, as the real one stood before an experiment).
+    ``cycles``: climb this many rungs; from the second cycle on, foot 3 leaves its seat on the left
+    ladder and the push-up starts where stage 4 left the body.
     """
     lad = ladders or Ladders()
     S, h = lad.separation, lad.step
+    if not (isinstance(cycles, int) and cycles >= 1):
+        raise InputError(f"climb_cycle: cycles = {cycles!r}, expected a whole number >= 1")
     xb = 0.44 * S if x_body is None else float(x_body)
-    y0, y1 = y_body[0] + level * h, y_body[1] + level * h
-    L0, R0 = lad.seat("left", level), lad.seat("right", level)
-    L1, R1 = lad.seat("left", level + 1), lad.seat("right", level + 1)
-    Lm, Rm = lad.seat("left", level - 1), lad.seat("right", level - 1)
-    f3 = np.array([xb + 0.06, y0 - 0.30]) if foot3_start is None else np.asarray(foot3_start, float)
     T = float(stage_time)
     out: list[Stage] = []
-    t = 0.0
+    t = hold if hold > 0.0 else 0.0
     body_th = Path([(0.0, 0.0)])
     place = dict(T=T, clear=clear, lift=lift, sink=sink, push=push, separation=S)
-    seats = {"foot1": L0, "foot2": R0}
-    lands = {1: ("foot3", Rm), 2: ("foot2", R1), 3: ("foot3", Lm), 4: ("foot1", L1)}
-    for n, k in enumerate(stages):
-        if n == 0 and hold > 0.0:
-            t += hold
-        if k == 1:  # push-up, then foot 3 to the right ladder one rung below foot 2, pushed into the post
-            x3, y3 = _place(f3, Rm, t + 0.3 * T, on_seat=False, **place)
-            paths = {"y_b": Path([(t, y0), (t + 0.45 * T, y1)]), "x2": Path([(t, R0[0] + push)]),
-                     "x3": x3, "y3": y3, "x_b": Path([(t, xb)])}
-            spec = ("1 push-up, foot 3 to the right ladder", "u1", ("foot1", L0), ("foot2", R0[1]))
-        elif k == 2:  # foot 2 up one rung on the right; foot 3 pushes into the post
-            x2, y2 = _place(R0, R1, t, on_seat=True, **place)
-            paths = {"y_b": Path([(t, y1)]), "x2": x2, "y2": y2, "x3": Path([(t, Rm[0] + push)]),
-                     "x_b": Path([(t, xb)])}
-            spec = ("2 foot 2 up one rung", "u2", ("foot1", L0), ("foot3", Rm[1]))
-        elif k == 3:  # foot 2 supports again; foot 3 swings to the left ladder one rung below foot 1
-            x3, y3 = _place(Rm, Lm, t, on_seat=True, **place)
-            paths = {"y_b": Path([(t, y1)]), "x2": Path([(t, R1[0] + push)]), "x3": x3, "y3": y3,
-                     "x_b": Path([(t, xb)])}
-            spec = ("3 foot 3 to the left ladder", "u1", ("foot1", L0), ("foot2", R1[1]))
-        elif k == 4:  # foot 1 up one rung; foot 3 holds on the left, foot 2 pushes right; the body
-            # first moves right by `shift` so that limb 1 can bring its foot out past the tread
-            x1, y1f = _place(L0, L1, t + 0.15 * T, on_seat=True, **place)
-            paths = {"x1": x1, "y1": y1f, "y_b": Path([(t, y1), (t + 0.15 * T, y1 - drop)]),
-                     "x2": Path([(t, R1[0] + push)]), "x_b": Path([(t, xb), (t + 0.15 * T, xb + shift)])}
-            spec = ("4 foot 1 up one rung", "u3", ("foot3", Lm), ("foot2", R1[1]))
-        else:
-            raise InputError(f"climb_cycle: stage {k!r}, expected 1, 2, 3 or 4")
-        paths["theta_b"] = body_th
-        foot, seat_k = lands[k]
-        seats[foot] = seat_k
-        out.append(Stage(*spec, paths, 0.0 if n == 0 else t, t + T, dict(seats)))
-        if k == 4:
-            xb += shift
-        t += T
+    seats = {"foot1": lad.seat("left", level), "foot2": lad.seat("right", level)}
+    body = (xb, y_body[0] + level * h)  # where the body starts each cycle's push-up
+    f3, f3_seated = (np.array([xb + 0.06, body[1] - 0.30]) if foot3_start is None
+                     else np.asarray(foot3_start, float)), False
+    for c in range(cycles):
+        lev = level + c
+        y1 = y_body[1] + lev * h
+        L0, R0 = lad.seat("left", lev), lad.seat("right", lev)
+        L1, R1 = lad.seat("left", lev + 1), lad.seat("right", lev + 1)
+        Lm, Rm = lad.seat("left", lev - 1), lad.seat("right", lev - 1)
+        lands = {1: ("foot3", Rm), 2: ("foot2", R1), 3: ("foot3", Lm), 4: ("foot1", L1)}
+        for k in stages:
+            if k == 1:  # push-up, then foot 3 to the right ladder one rung below foot 2, pushed in
+                x3, y3 = _place(f3, Rm, t + 0.3 * T, on_seat=f3_seated, **place)
+                paths = {"y_b": Path([(t, body[1]), (t + 0.45 * T, y1)]), "x2": Path([(t, R0[0] + push)]),
+                         "x3": x3, "y3": y3, "x_b": Path([(t, body[0]), (t + 0.45 * T, xb)])}
+                spec = ("1 push-up, foot 3 to the right ladder", "u1", ("foot1", L0), ("foot2", R0[1]))
+            elif k == 2:  # foot 2 up one rung on the right; foot 3 pushes into the post
+                x2, y2 = _place(R0, R1, t, on_seat=True, **place)
+                paths = {"y_b": Path([(t, y1)]), "x2": x2, "y2": y2, "x3": Path([(t, Rm[0] + push)]),
+                         "x_b": Path([(t, xb)])}
+                spec = ("2 foot 2 up one rung", "u2", ("foot1", L0), ("foot3", Rm[1]))
+            elif k == 3:  # foot 2 supports again; foot 3 swings to the left ladder one rung below foot 1
+                x3, y3 = _place(Rm, Lm, t, on_seat=True, **place)
+                paths = {"y_b": Path([(t, y1)]), "x2": Path([(t, R1[0] + push)]), "x3": x3, "y3": y3,
+                         "x_b": Path([(t, xb)])}
+                spec = ("3 foot 3 to the left ladder", "u1", ("foot1", L0), ("foot2", R1[1]))
+            elif k == 4:  # foot 1 up one rung; foot 3 holds on the left, foot 2 pushes right; the body
+                # first moves right and down so that limb 1 can bring its foot out past the tread
+                x1, y1f = _place(L0, L1, t + 0.15 * T, on_seat=True, **place)
+                body = (xb + shift, y1 - drop)
+                paths = {"x1": x1, "y1": y1f, "y_b": Path([(t, y1), (t + 0.15 * T, body[1])]),
+                         "x2": Path([(t, R1[0] + push)]), "x_b": Path([(t, xb), (t + 0.15 * T, body[0])])}
+                spec = ("4 foot 1 up one rung", "u3", ("foot3", Lm), ("foot2", R1[1]))
+            else:
+                raise InputError(f"climb_cycle: stage {k!r}, expected 1, 2, 3 or 4")
+            paths["theta_b"] = body_th
+            foot, seat_k = lands[k]
+            seats[foot] = seat_k
+            name = spec[0] if cycles == 1 else f"{spec[0]} (cycle {c + 1})"
+            out.append(Stage(name, *spec[1:], paths, 0.0 if not out else t, t + T, dict(seats)))
+            t += T
+        f3, f3_seated = Lm, True
     return out
