@@ -95,9 +95,9 @@ class ConstrainedChain:
         keeps the branch continuous). Raises InputError when the constraints cannot be met."""
         q = (self.q if q_guess is None else np.asarray(q_guess, dtype=float)).copy()
         q[self.active] = theta
-        if self.targets is None:
-            self.targets = np.zeros(len(self.constraints))
-            self.targets = self.residual(q)
+        if self.targets is None:  # hold the constraints where the first configuration has them
+            kin = self.kin.at(q)
+            self.targets = np.array([c._value(kin, None) for c in self.constraints])
         for _ in range(max_iter):
             r = self.residual(q)
             if np.max(np.abs(r)) < tol:

@@ -23,9 +23,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..multibody import Model, forward_kinematics, frame_jacobian, rnea
+from ..multibody import Model, forward_kinematics, rnea
 from ..multibody import _packed as P
 from ..multibody.dynamics import _ref
+from .mobility import finite_difference_jacobian
 
 __all__ = ["Kinematics", "ControlVariable", "PointCoordinate", "Orientation", "JointAngle", "CentreOfMass",
            "PotentialEnergy", "StabilityMargin", "FunctionVariable", "force_offset"]
@@ -109,7 +110,7 @@ class Kinematics:
 
     def _body_point_jacobian(self, b: int, local) -> np.ndarray:
         """Linear Jacobian (3, nv) of body point ``local`` (body axes) of body ``b``."""
-        J = frame_jacobian(self.model, self.data, self.q, _body_frame(self.model, b)).copy()
+        J = self.jacobian(_body_frame(self.model, b))
         r = self.data.oR[b] @ np.asarray(local)
         return J[:3] - np.cross(r, J[3:].T).T  # v_p = v_o + w x r = v_o - r x w
 
@@ -317,13 +318,7 @@ class FunctionVariable(ControlVariable):
         q = kin.q.copy()
         if self.grad is not None:
             return np.asarray(self.grad(q, extra), dtype=float)
-        g = np.empty(q.size)
-        for i in range(q.size):
-            qp, qm = q.copy(), q.copy()
-            qp[i] += self.eps
-            qm[i] -= self.eps
-            g[i] = (self.fn(qp, extra) - self.fn(qm, extra)) / (2.0 * self.eps)
-        return g
+        return finite_difference_jacobian(lambda p: self.fn(p, extra), q, self.eps)[0]
 
 
 def force_offset(x_contact: float, force: float, kp: float) -> float:
