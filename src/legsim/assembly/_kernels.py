@@ -108,6 +108,7 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
     rows = oc + L.C_LAW + LW.NPRM
     xc = int(p[L.P_XC])
     xs = int(p[L.P_XS])
+    nob = int(p[L.P_NOB])  # obstacles exist on the smooth path only (Contacts checks)
     kin = scr[0:9]
     vt = scr[9:12]
     for b in range(fext.shape[0]):
@@ -120,31 +121,29 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
             fc[k, i] = 0.0
         if not smooth and not (mode >> k) & 1:
             continue
-        body = int(p[rows + L.CW * k + L.CP_BODY])
-        if smooth:
-            obstacle_forces(d, p, k, body, ncode, fcode, prm, fext, fn, fc, scr)
         contact_point(d, p, k, kin)
-        if smooth and kin[0] >= 0.0:
-            continue
-        anchor = x[xs + 3 * k:xs + 3 * k + 3] if fcode == LW.F_ANCHOR else sdot[k]
-        f = scr[24:27]
-        fn[k] += sphere_contact_force(ncode, fcode, prm, nx, ny, nz, kin, 0.0 if smooth else x[xc + k],
-                                      anchor, sdot[k], vt, f)
-        for i in range(3):
-            fc[k, i] += f[i]
-        add_point_force(fext, body, kin[2], kin[3], kin[4], f[0], f[1], f[2])
+        if not smooth or kin[0] < 0.0:
+            anchor = x[xs + 3 * k:xs + 3 * k + 3] if fcode == LW.F_ANCHOR else sdot[k]
+            fn[k] = sphere_contact_force(ncode, fcode, prm, nx, ny, nz, kin, 0.0 if smooth else x[xc + k],
+                                         anchor, sdot[k], vt, fc[k])
+            add_point_force(fext, int(p[rows + L.CW * k + L.CP_BODY]), kin[2], kin[3], kin[4],
+                            fc[k, 0], fc[k, 1], fc[k, 2])
+        if nob > 0:
+            obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, scr)
 
 
 @hs.njit_helper
-def obstacle_forces(d, p, k, body, ncode, fcode, prm, fext, fn, fc, scr):
-    """Smooth-path forces of contact point k against every static box obstacle it penetrates (same
-    law as the ground; stateless friction only), added to ``fext``, ``fn[k]`` and ``fc[k]``."""
+def obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, scr):
+    """Smooth-path forces of contact point k against each of the ``nob`` static box obstacles it
+    penetrates (same law as the ground; stateless friction only), added to ``fext``, ``fn[k]`` and
+    ``fc[k]``."""
     oob = int(p[L.P_OOB])
     o = int(p[L.P_OC]) + L.C_LAW + LW.NPRM + L.CW * k
+    body = int(p[o + L.CP_BODY])
     kin = scr[12:24]
     vt = scr[9:12]
     f = scr[24:27]
-    for j in range(int(p[L.P_NOB])):
+    for j in range(nob):
         sphere_on_box(d, body, p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z], p[o + L.CP_R],
                       p[oob + L.OW * j:oob + L.OW * (j + 1)], kin)
         if kin[0] >= 0.0:
