@@ -119,7 +119,7 @@ def a1_penalty() -> dict:
     r["q"], r["v0"], r["ok"] = q, v0, ok
     r["line"] = (f"A1 pure penalty (2.1): exit velocity {-r['e'] * v0:+.5f} m/s, contact time "
                  f"{r['tau'] * 1e3:.4f} ms, max depth {r['pmax'] * 1e3:.4f} mm "
-                 f"(digest: -1.000 m/s, pi/q = 9.935 ms, v0/q = 3.162 mm, to the last digit) {_tag(ok)}")
+                 f"(Konyev 2011: -1.000 m/s, pi/q = 9.935 ms, v0/q = 3.162 mm, to the last digit) {_tag(ok)}")
     return r
 
 
@@ -133,7 +133,7 @@ def a2_position_only() -> dict:
     line = ("A2 position-only forces (2.6-2.12): |v_out|/v0 = "
             + ", ".join(f"{r['e']:.6f}" for r in runs.values())
             + f" (Hertz and linear, v0 = 0.2, 3 m/s; worst |1 - e| = {worst:.1e}) "
-            f"(digest: |v_out| = v0 to integrator tolerance; here 1e-8 at 1 µs) {_tag(ok)}")
+            f"(Konyev 2011: |v_out| = v0 to integrator tolerance; here 1e-8 at 1 µs) {_tag(ok)}")
     return {"runs": runs, "worst": worst, "ok": ok, "line": line}
 
 
@@ -149,7 +149,7 @@ def a3_engelson(quick: bool) -> dict:
     line = ("A3 restitution table, Engelson (2.15) with d = (1-eps)/(eps v0): "
             + ", ".join(f"eps {x:g} -> {v:.4f}" for x, v in zip(eps_list, e[:, 0], strict=True))
             + f"; max |e - table| {dev:.1e}, spread over (m, k) = (1, 1e5), (0.2, 4e3): {spread:.1e} "
-            "(digest: " + ", ".join(f"{TABLE_A3[x]:.4f}" for x in eps_list)
+            "(Konyev 2011: " + ", ".join(f"{TABLE_A3[x]:.4f}" for x in eps_list)
             + f" within 1e-3, independent of m and k) {_tag(ok)}")
     return {"eps": np.array(eps_list), "e": e, "pairs": pairs, "table": table, "dev": dev,
             "spread": spread, "ok": ok, "line": line}
@@ -169,7 +169,7 @@ def a4_latched(quick: bool) -> dict:
             f"thesis D e = {thesis.min():.4f}..{thesis.max():.4f}, exact D e = {exact.min():.4f}.."
             f"{exact.max():.4f}; fixed d: {e['fixed d = 1 s/m (no latch)'].min():.3f}.."
             f"{e['fixed d = 1 s/m (no latch)'].max():.3f} "
-            f"(digest: same e for every v0; 0.5936 with the thesis D, §1.6 table) {_tag(ok)}")
+            f"(Konyev 2011: same e for every v0; 0.5936 with the thesis D, §1.6 table) {_tag(ok)}")
     return {"eps": eps, "speeds": speeds, "e": e, "ok": ok, "line": line}
 
 
@@ -187,7 +187,7 @@ def a5_resting() -> dict:
     ok = abs(x_rest * 1e6 - 98.1) < 0.01 and abs(f / (m * G) - 1) < 1e-6 and abs(v) < 1e-9 and drift < 1e-12
     line = (f"A5 resting sphere, m = 1 kg, k = 1e5 N/m, 10 s at Ts = 0.1 ms: depth {x_rest * 1e6:.4f} µm, "
             f"F = {f:.6f} N, v = {v:.1e} m/s, depth drift 5-10 s {drift:.1e} m "
-            f"(digest: mg/k = 98.1 µm, F -> mg = 9.81 N, v -> 0, no drift) {_tag(ok)}")
+            f"(Konyev 2011: mg/k = 98.1 µm, F -> mg = 9.81 N, v -> 0, no drift) {_tag(ok)}")
     return {"t": rec.t, "depth": depth, "force": rec.contact_force[:, 0, 2], "x_rest": x_rest, "f": f,
             "v": v, "drift": drift, "mg_k": m * G / k, "ok": ok, "line": line}
 
@@ -212,7 +212,8 @@ def a6_threshold_curve() -> dict:
     line = (f"A6 friction curve (2.19), brk 2, damping 30 N s/m, v_th 10 mm/s: g(v_th-) = {below:.6f} N, "
             f"g(v_th) = {above:.6f} N, excess over viscous line decays monotonically: {monotone} "
             f"(to {excess[-1]:.1e} N at 80 mm/s), max |g(v) + g(-v)| = {odd:.1e} N "
-            f"(digest: continuous at v_th with value brk damping v_th = {peak:.6f} N, monotone decay, odd) "
+            f"(Konyev 2011: continuous at v_th with value brk damping v_th = {peak:.6f} N, monotone decay, "
+            "odd) "
             f"{_tag(ok)}")
     return {"v": v, "g": g, "peak": peak, "ok": ok, "line": line}
 
@@ -247,7 +248,7 @@ def a7_friction_limit(quick: bool) -> dict:
     worst = max(float(ratio.max()) for _, ratio in samples.values())
     ok = worst <= 1 + 1e-12
     line = (f"A7 friction limit (2.21): max |F_t| / (mu F_n) = {worst:.12f} over {len(A7_LAWS)} laws x {n} "
-            f"random (F_n, v_t, anchor) (digest: |F_t| <= mu F_n always) {_tag(ok)}")
+            f"random (F_n, v_t, anchor) (Konyev 2011: |F_t| <= mu F_n always) {_tag(ok)}")
     return {"samples": samples, "worst": worst, "ok": ok, "line": line}
 
 
@@ -291,7 +292,7 @@ def incline(quick: bool) -> dict:
     line = (f"A7 incline, mu = {mu}: tan(theta) = 0.8 mu holds, downhill {creep * 1e6:.2f} µm after "
             f"{hold['t'][-1]:.1f} s (anchor stretch m g sin(theta)/(4 K_I) = {stretch * 1e6:.2f} µm), "
             f"{late * 1e9:+.2f} nm in the second half; tan(theta) = 1.2 mu slides at a = {a:.4f} m/s^2 "
-            f"(digest: holds with bounded creep below tan(theta) = mu, slides above; "
+            f"(Konyev 2011: holds with bounded creep below tan(theta) = mu, slides above; "
             f"g (sin - mu cos) = {a_ref:.4f} m/s^2, here within 2 %) {_tag(ok)}")
     return {"hold": hold, "slide": slide, "mu": mu, "creep": creep, "late": late, "a": a, "a_ref": a_ref,
             "ok": ok, "line": line}
@@ -310,7 +311,7 @@ def a8_billiards() -> dict:
     line = ("A8 impulse billiards (Fig. 2.7), v = 1 m/s: "
             + "; ".join(f"{s} ({', '.join(f'{x:+.4f}' for x in u)}) KE ratio {ke[s] / ke0:.12f}"
                         for s, u in out.items())
-            + f" (digest: (0, 0, v) and (-v/3, 2v/3, 2v/3), energy conserved) {_tag(ok)}")
+            + f" (Konyev 2011: (0, 0, v) and (-v/3, 2v/3, 2v/3), energy conserved) {_tag(ok)}")
     return {"v0": v0, "out": out, "ref": ref, "ok": ok, "line": line}
 
 
@@ -353,7 +354,7 @@ def a9_scene(quick: bool) -> dict:
     fastest = min((k for k in runs if "single" not in k), key=lambda k: runs[k]["wall"])
     line = (f"A9 scene at Ts = 0.1 ms, late mean Fz/(mg) | std | run-time over {t_final:g} s: "
             + "; ".join(f"{k} {r['mean']:.4f} | {r['std']:.1e} | {r['wall']:.2f} s" for k, r in runs.items())
-            + f"; fastest: {fastest} (digest: all stable, reaction -> m g, here within 1 %; analytic "
+            + f"; fastest: {fastest} (Konyev 2011: all stable, reaction -> m g, here within 1 %; analytic "
             f"sphere least oscillation and lowest run-time, qualitative) {_tag(ok)}")
     return {"runs": runs, "t_late": t_late, "fastest": fastest, "ok": ok, "line": line}
 
@@ -449,7 +450,7 @@ def plot(res: dict, out: Path) -> list[Path]:
     ax.plot(eps, [L.restitution_of_damping((1 - x) / x) for x in eps], color="0.6",
             label="phase-plane relation, D = (1-ε)/ε")
     tab = sorted(TABLE_A3)
-    ax.plot(tab, [TABLE_A3[x] for x in tab], "ks", mfc="none", ms=9, label="digest §1.6 table")
+    ax.plot(tab, [TABLE_A3[x] for x in tab], "ks", mfc="none", ms=9, label="Konyev 2011 table")
     for j, (m, k) in enumerate(r["pairs"]):
         ax.plot(r["eps"], r["e"][:, j], "o+"[j], label=f"legsim RigidWorld, m = {m:g} kg, k = {k:g} N/m")
     _label(ax, "requested restitution ε",
@@ -461,7 +462,7 @@ def plot(res: dict, out: Path) -> list[Path]:
     for (name, e), mk in zip(r["e"].items(), "osx", strict=True):
         ax.semilogx(r["speeds"], e, mk + "-", label=name)
     ax.axhline(r["eps"], color="k", ls=":", lw=1, label=f"requested ε = {r['eps']}")
-    ax.axhline(0.5936, color="0.5", ls="--", lw=1, label="digest: 0.5936 (thesis D)")
+    ax.axhline(0.5936, color="0.5", ls="--", lw=1, label="Konyev 2011: 0.5936 (thesis D)")
     _label(ax, "impact speed v0 [m/s]", "achieved restitution e",
            "A4: latched v_impact (2.20) makes e independent of impact speed", legend=8)
     _save(fig, out, "a4_restitution_vs_speed.png", files)
@@ -526,7 +527,7 @@ def plot(res: dict, out: Path) -> list[Path]:
     for i, s in enumerate(("propagation", "simultaneous")):
         ax.bar(x - 0.1 + 0.2 * i, r["out"][s], 0.2, label=s)
         ax.plot(x - 0.1 + 0.2 * i, r["ref"][s], "k_", ms=18, mew=2)
-    ax.plot([], [], "k_", ms=12, mew=2, label="digest (derived)")
+    ax.plot([], [], "k_", ms=12, mew=2, label="Konyev 2011 (derived)")
     ax.axhline(0, color="k", lw=0.5)
     ax.set_xticks(x, ["ball 1", "ball 2", "ball 3"])
     ax.set_ylabel("velocity / v")
@@ -570,7 +571,7 @@ ITEMS = ("A1", "A2", "A3", "A4", "A5", "A6", "A7", "incline", "A8", "A9", "rolli
 def report(res: dict) -> str:
     """One line per item, then whether every item is within the digest's tolerance."""
     missed = [k for k, r in res.items() if not r["ok"]]
-    verdict = "all items within the digest tolerances" if not missed else f"MISSED: {', '.join(missed)}"
+    verdict = "all items within the source tolerances" if not missed else f"MISSED: {', '.join(missed)}"
     return "\n".join([*(res[key]["line"] for key in ITEMS), verdict])
 
 

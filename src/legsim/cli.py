@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .errors import InputError, LegsimError, SimulationError
+from .errors import InputError, Interrupted, LegsimError, SimulationError
 
 __all__ = ["main"]
 
@@ -23,7 +23,7 @@ def _cmd_run(args) -> int:
     from .runner import run_scenario
 
     run_scenario(args.scenario, args.out, progress=False if args.quiet else None,
-                 plot=args.plot, echo=(lambda s: None) if args.quiet else print)
+                 plot=args.plot, echo=(lambda s: None) if args.quiet else print, keep_records=False)
     return 0
 
 
@@ -53,8 +53,11 @@ PYTHON_DEMOS = {"libra_climb": "legsim.robots.libra.demo:run_demo"}
 
 
 def _cmd_demo(args) -> int:
-    print(f"legsim demo '{args.name}': the first run on a machine compiles legsim's kernels "
-          "(about half a minute); later runs load them from the cache.", file=sys.stderr)
+    scenario = SCENARIO_DIR / f"{args.name}.toml"
+    if args.name not in PYTHON_DEMOS and (not scenario.is_file() or args.name.endswith("_hardware")):
+        names = sorted([*(p.stem for p in SCENARIO_DIR.glob("*.toml") if not p.stem.endswith("_hardware")),
+                        *PYTHON_DEMOS])  # a robot's hardware file is no scenario
+        raise InputError(f"no demo named '{args.name}'; available: {', '.join(names)}")
     if args.name in PYTHON_DEMOS:
         import importlib
 
@@ -63,13 +66,8 @@ def _cmd_demo(args) -> int:
         return 0
     from .runner import run_scenario
 
-    scenario = SCENARIO_DIR / f"{args.name}.toml"
-    if not scenario.is_file() or args.name.endswith("_hardware"):  # a robot's hardware file: no scenario
-        names = sorted([*(p.stem for p in SCENARIO_DIR.glob("*.toml") if not p.stem.endswith("_hardware")),
-                        *PYTHON_DEMOS])
-        raise InputError(f"no demo named '{args.name}'; available: {', '.join(names)}")
     out = Path(args.out) if args.out else Path(f"{args.name}-out")
-    result = run_scenario(scenario, out, progress=None, plot=True, echo=print)
+    result = run_scenario(scenario, out, progress=None, plot=True, echo=print, keep_records=False)
     from .viz.animate import ANIMATORS, animate_run
 
     if result.model_name in ANIMATORS:
@@ -89,9 +87,11 @@ def _cmd_models(args) -> int:
     print(f"states ({model.nx}):")
     for n, v in zip(model.state_names, model.state_defaults, strict=True):
         print(f"  {n} = {v:g}")
-    print(f"parameters ({model.nparam}):")
+    print(f"parameters ({model.nparam}): name = default   allowed values [unit] — meaning")
+    width = max((len(n) for n in model.param_names), default=0)
     for n, v in zip(model.param_names, model.param_defaults, strict=True):
-        print(f"  {n} = {v:g}")
+        about = model.describe_param(n)
+        print(f"  {n:{width}s} = {v:<10g} {about}".rstrip())
     print(f"guards ({model.nguard}): {', '.join(g.name for g in model.guards)}")
     print(f"outputs ({model.ny}): {', '.join(model.output_names)}")
     return 0
@@ -104,7 +104,7 @@ def _cmd_mobility(args) -> int:
     return 0
 
 
-_PLUGINS = ("legsim.identify.cli",)
+_PLUGINS = ("legsim.identify.cli", "legsim.sweep.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simsect", help="run a SimSect init file (.rc) unchanged")
     p.add_argument("-c", dest="config", default="SimSect.rc", help="init file (default SimSect.rc)")
     p.add_argument("--out-dir", default=None, help="where to write the output files (default: .)")
+    p.add_argument("--sample", action="store_true", help="write a commented sample init file (-c name)")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=_cmd_simsect)
 
@@ -161,13 +162,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command not in ("models", "mobility"):  # commands that may compile: say so
+            from ._compiling import watch
+
+            watch()
         return int(args.func(args) or 0)
     except InputError as exc:
         print(f"legsim: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        print(f"legsim: interrupted: {exc}", file=sys.stderr)
+        return 130
     except SimulationError as exc:
         print(f"legsim: run failed: {exc}", file=sys.stderr)
         return 1

@@ -5,18 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import SimulationError
+from .errors import InputError, SimulationError
 from .hybrid import Result, simulate
-from .io.results import RunWriter
+from .io.results import RunData, RunWriter, load_run
 from .scenario import Scenario, load_scenario
 
-__all__ = ["run_scenario"]
+__all__ = ["run_scenario", "simulate_scenario", "summarize"]
 
 SUMMARIES: dict[str, str] = {"hexapod": "legsim.robots.rhex.postprocess:summary"}
 """Model name -> "module:function(result) -> dict" of headline numbers printed after a run."""
 
 
-def _summary(scenario: Scenario, result: Result) -> dict:
+def summarize(scenario: Scenario, result: Result | RunData) -> dict:
+    """The model's headline numbers of a run (:data:`SUMMARIES`; empty for models without one)."""
     target = None if scenario.robot is not None else SUMMARIES.get(scenario.model_name)
     if target is None:
         return {}
@@ -26,33 +27,62 @@ def _summary(scenario: Scenario, result: Result) -> dict:
     return getattr(importlib.import_module(module), func)(result)
 
 
+def simulate_scenario(sc: Scenario, sinks=(), progress: bool | None = None,
+                      keep_records: bool = True) -> Result:
+    """Run a validated scenario (a registered model, or a robot with its controller) to its
+    t_final; ``sinks`` receive the records (:func:`legsim.hybrid.simulate`)."""
+    if sc.robot is not None:  # a robot from a hardware file, with its Python controller
+        return sc.robot.simulate(sc.t_final, sc.robot_controller, options=sc.options, sinks=list(sinks),
+                                 progress=progress, keep_records=keep_records, **sc.robot_start)
+    return simulate(sc.model, sc.t_final, x0=sc.initial, params=sc.params, options=sc.options,
+                    mode0=sc.mode, t0=sc.t0, sinks=list(sinks), progress=progress, keep_records=keep_records)
+
+
 def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress: bool | None = None,
-                 plot: bool = False, echo: Callable[[str], None] = print) -> Result:
+                 plot: bool = False, echo: Callable[[str], None] = print,
+                 keep_records: bool = True) -> Result:
     """Validate and run a scenario, writing records as it goes; optionally plot.
 
-    Raises :class:`SimulationError` (records kept on disk, status in run.json) when the run fails.
+    ``keep_records=False`` streams (the ``legsim`` command does): the records go only to the run
+    directory, memory stays bounded however long the run, and the returned result holds only the
+    last record; the model's summary then reads the columns it needs back from the directory.
+
+    ``out_dir`` may hold an earlier run: its records, events and figures are replaced (``echo``
+    says so). However the run ends, run.json gets a final status: "done", the engine's reason
+    for stopping ("chattering", "numerical_error", ...), "interrupted" or "failed".
+
+    Raises :class:`SimulationError` (:class:`Interrupted` for Ctrl-C; records kept on disk) when
+    the run stops early, :class:`InputError` (naming the scenario file) for bad input found only
+    when the run starts, such as an initial state below the terrain.
     """
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     writer = RunWriter(out_dir, sc.model, {"scenario": sc.resolved()})
+    if writer.replaced:
+        echo(f"{out_dir}: replacing the earlier run in this directory")
     try:
-        if sc.robot is not None:  # a robot from a hardware file, with its Python controller
-            result = sc.robot.simulate(sc.t_final, sc.robot_controller, options=sc.options, sinks=[writer],
-                                       progress=progress, **sc.robot_start)
-        else:
-            result = simulate(sc.model, sc.t_final, x0=sc.initial, params=sc.params, options=sc.options,
-                              mode0=sc.mode, t0=sc.t0, sinks=[writer], progress=progress)
+        result = simulate_scenario(sc, [writer], progress, keep_records)
     except SimulationError as exc:
         res = exc.result
         writer.finish(res.status if res is not None else "failed", str(exc),
                       res.stats if res is not None else {})
         raise
-    summary = _summary(sc, result)
+    except InputError as exc:  # found when the run starts (initial state, controller arguments)
+        writer.finish("failed", f"{sc.source}: {exc}", {})
+        raise InputError(f"{sc.source}: {exc}") from None
+    except KeyboardInterrupt:  # outside the engine loop: while compiling or building
+        writer.finish("interrupted", "interrupted by the user before the first step", {})
+        raise
+    except BaseException as exc:
+        writer.finish("failed", f"{type(exc).__name__}: {exc}", {})
+        raise
+    writer.flush()  # every record on disk before the summary reads them back
+    summary = summarize(sc, result if keep_records else load_run(out_dir))
     writer.meta["summary"] = summary
     writer.finish(result.status, result.message, result.stats)
     st = result.stats
-    echo(f"{sc.model_name}: {result.n} records in {out_dir} — {st['steps']} steps, "
-         f"{st['events']} events, {st['wall_time_s']:.2f} s wall with output; integration "
-         f"{st['real_time_factor']:.0f}x real time")
+    echo(f"{sc.model_name}: {writer.rows} records in {out_dir} — {st['steps']} steps, "
+         f"{st['events']} events; integration {st['kernel_time_s']:.3g} s ({st['real_time_factor']:.0f}x "
+         f"real time), writing {writer.write_time_s:.3g} s, run {st['wall_time_s']:.3g} s wall")
     for key, value in summary.items():
         echo(f"  {key}: {value:.6g}" if isinstance(value, float) else f"  {key}: {value}")
     if plot:

@@ -49,9 +49,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import registry
-from .errors import InputError
+from .errors import InputError, closest
 from .hybrid import Model, Options
-from .hybrid.model import closest
 
 if TYPE_CHECKING:
     from .assembly import Robot
@@ -187,6 +186,10 @@ def parse_scenario(data: dict[str, Any], source: str = "<scenario>") -> Scenario
             if key in params:
                 raise InputError(f"{_where(source, table, key)}: parameter set twice")
             params[key] = _number(source, table, key, value, float)
+            rng = model.param_ranges.get(key)
+            if rng is not None:
+                rng.check(params[key], _where(source, table, key))
+    model.params(params, where=source)  # the rules that tie parameters together
     initial = data.get("initial", {})
     if not isinstance(initial, dict):
         raise InputError(f"{source}: 'initial' must be a table ([initial])")
@@ -234,7 +237,10 @@ def _parse_robot_scenario(data: dict[str, Any], source: str, raw: dict[str, Any]
     rel = _number(source, None, "robot", data["robot"], str)
     if not (base / rel).is_file():
         raise InputError(f"{source}: robot = {rel!r}: hardware file '{base / rel}' not found")
-    robot = hw.load_hardware(base / rel)
+    try:
+        robot = hw.load_hardware(base / rel)
+    except InputError as exc:  # the message names the hardware file; say which scenario used it
+        raise InputError(f"{source}: robot = {rel!r}: {exc}") from None
     if "t_final" not in data:
         raise InputError(f"{source}: missing key 't_final' (the final time in seconds)")
     t_final = _number(source, None, "t_final", data["t_final"], float, 0.0, False)

@@ -11,8 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..hybrid.model import closest
+from ..errors import InputError, closest
 from . import _values as V
 from .controller import Controller
 

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
-from ..hybrid.model import closest
+from ..errors import InputError, closest
 
 if TYPE_CHECKING:
     from .robot import Robot

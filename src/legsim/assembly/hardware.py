@@ -124,9 +124,8 @@ from ..actuators.pneumatic.valves import (
 )
 from ..contact import laws as CL
 from ..contact.shapes import Plane, inclined_plane
-from ..errors import InputError
+from ..errors import InputError, closest
 from ..hybrid import Options
-from ..hybrid.model import closest
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
 from . import _values as V

@@ -22,11 +22,9 @@ import numpy as np
 
 from ..actuators.pneumatic import _layout as PL
 from ..contact import _laws as LW
-from ..errors import InputError
+from ..errors import InputError, closest
 from ..hybrid import Direction, Guard, Options, Placement, Result, simulate
 from ..hybrid import Model as HybridModel
-from ..hybrid.model import closest
-from ..multibody.hybrid_model import _state_names
 from ..multibody.model import Model
 from ..world._points import contact_points
 from . import _clock
@@ -350,7 +348,7 @@ class Robot:
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *supplies,
                                *batteries, *obstacles, scratch])
         # ---- names
-        qn, vn, _ = _state_names(mb)
+        qn, vn, _ = mb.coordinate_names()
         pnames = [f"_p{k}" for k in range(pvec.size)]
         pnames[:L.HEAD] = [f"_header{k}" for k in range(L.HEAD)]
         pnames[int(head[L.P_OSCR]):] = [f"_scratch{k}" for k in range(scratch.size)]
@@ -491,11 +489,9 @@ class Robot:
     def _start(self, x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
         """Normalise the quaternions; on the event path, points at or below the ground start touching
         (through the model's own guards and reset: their bit set, their approach rate latched)."""
-        from ..multibody.hybrid_model import _normalise
-
         nq, nv = self.mb.nq, self.mb.nv
         x = np.array(x, dtype=float)
-        x[:nq + nv] = _normalise(self.mb, x[:nq + nv])
+        x[:nq + nv] = self.mb.normalise_quaternions(x[:nq + nv])
         ng = self.model.nguard
         if not ng:
             return x, 0
@@ -506,6 +502,21 @@ class Robot:
         x_new = x.copy()
         mode = int(self.model.reset(0.0, x, p, 0, fired, x_new))
         return x_new, mode
+
+    def reseed(self, seed: int) -> int:
+        """Give every sensor's noise a new seed made from ``seed`` and the sensor's own seed
+        (numpy's SeedSequence of the two: distinct ``seed`` draw independent noise, distinct
+        sensors stay distinct, the same ``seed`` repeats exactly). Returns the sensors reseeded."""
+        if not (isinstance(seed, int | np.integer) and seed >= 0):
+            raise InputError(f"{self.name}: reseed({seed!r}): expected a whole number >= 0")
+        p = self.model.param_defaults.copy()
+        nrow, first = int(p[L.P_NROW]), int(p[L.P_OS])
+        for r in range(nrow):
+            k = first + L.SW * r + L.S_SEED
+            p[k] = float(np.random.SeedSequence([int(seed), int(p[k])]).generate_state(1)[0])
+        if nrow:
+            self.model = dataclasses.replace(self.model, param_defaults=p)
+        return nrow
 
     # ---------------------------------------------------------------------------- running
     def initial_state(self, q0=None, v0=None, commands0=None) -> np.ndarray:

@@ -51,4 +51,6 @@ def build_model(placement: hybrid.Placement = hybrid.Placement.RIGHT) -> hybrid.
         reset=ball_reset,
         outputs=ball_outputs,
         mode_name=lambda m: "flight",
+        param_ranges={"g": hybrid.nonnegative("m/s^2", "gravity"),
+                      "e": hybrid.between(0.0, 1.0, doc="coefficient of restitution")},
     )

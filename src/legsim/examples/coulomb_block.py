@@ -57,4 +57,7 @@ def build_model() -> hybrid.Model:
         init_partition=init_partition, mode_name=lambda m: ("forward", "backward")[m],
         description="Coulomb-friction block under a sinusoidal force (Filippov sliding example)",
         path_states=None,
+        param_ranges={"mass": hybrid.positive("kg"), "mu": hybrid.nonnegative(doc="Coulomb coefficient"),
+                      "g": hybrid.nonnegative("m/s^2"), "F0": hybrid.ParamRange("N", doc="force amplitude"),
+                      "omega": hybrid.nonnegative("rad/s", "force frequency")},
     )

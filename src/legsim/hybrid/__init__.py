@@ -8,9 +8,11 @@ describe it with :class:`Model`, and run it with :func:`simulate`. See
 from . import signatures
 from .model import Direction, Guard, Model, Placement
 from .options import Method, Options
+from .params import ParamRange, between, choice, nonnegative, positive
 from .result import Result, event_dtype
 from .signatures import INACTIVE
 from .simulate import simulate
 
 __all__ = ["signatures", "Direction", "Guard", "Model", "Placement", "Method", "Options", "Result",
-           "event_dtype", "INACTIVE", "simulate"]
+           "event_dtype", "INACTIVE", "simulate", "ParamRange", "between", "choice", "nonnegative",
+           "positive"]

@@ -8,7 +8,6 @@ flat arrays the engine reads, with errors that name the unknown key and the clos
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,8 +15,9 @@ from enum import IntEnum
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, closest
 from . import signatures as sig
+from .params import ParamRange
 
 __all__ = ["Direction", "Placement", "Guard", "Model"]
 
@@ -49,12 +49,6 @@ class Guard:
     placement: Placement = Placement.RIGHT
 
 
-def closest(name: str, choices: Sequence[str]) -> str:
-    """A hint naming the valid choice closest to ``name`` (empty when none is close)."""
-    match = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
-    return f" (did you mean '{match[0]}'?)" if match else ""
-
-
 @dataclass(frozen=True)
 class Model:
     """A hybrid dynamical system written for the legsim engine.
@@ -79,6 +73,10 @@ class Model:
     sample_period : period [s] of the model's own sampled controller (its ``sample`` hook);
         :func:`legsim.hybrid.simulate` uses it when ``Options.sample_period`` is 0, so a model
         whose controller has a fixed rate runs it without the caller having to know. 0: none.
+    param_ranges : parameter name -> :class:`~legsim.hybrid.params.ParamRange` (unit and allowed
+        values); a name without an entry takes any finite number.
+    check_params : Python callable ``(p) -> None`` raising :class:`InputError` for rules that tie
+        parameters together; :meth:`params` calls it after the per-name ranges.
     """
 
     name: str
@@ -101,6 +99,8 @@ class Model:
     stance: Callable[[np.ndarray], np.ndarray] | None = None
     path_states: tuple[str, str] | None = None
     sample_period: float = 0.0
+    param_ranges: Mapping[str, ParamRange] = field(default_factory=dict)
+    check_params: Callable[[np.ndarray], None] | None = None
 
     def __post_init__(self) -> None:
         sd = np.ascontiguousarray(self.state_defaults, dtype=np.float64)
@@ -118,6 +118,13 @@ class Model:
         if not (math.isfinite(self.sample_period) and self.sample_period >= 0.0):
             raise ValueError(f"model '{self.name}': sample_period = {self.sample_period!r}, expected a "
                              f"finite number >= 0 s")
+        index = {n: i for i, n in enumerate(self.param_names)}
+        for key, rng in self.param_ranges.items():  # a model's own declaration: a programming error
+            if key not in index:
+                raise ValueError(f"model '{self.name}': param_ranges names unknown parameter '{key}'")
+            if not rng.contains(float(pd[index[key]])):
+                raise ValueError(f"model '{self.name}': default {key} = {pd[index[key]]:g} is outside its "
+                                 f"declared range ({rng.allowed()})")
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -178,8 +185,30 @@ class Model:
         return arr.copy()
 
     def params(self, values=None, where: str = "parameters") -> np.ndarray:
-        """Parameter array from defaults overridden by a name->value mapping or a full vector."""
-        return self._fill("parameter", self.param_names, self.param_defaults, values, where)
+        """Parameter array from defaults overridden by a name->value mapping or a full vector,
+        each given value checked against :attr:`param_ranges`, then the whole vector against
+        :attr:`check_params` (:class:`InputError` names ``where`` and the parameter)."""
+        p = self._fill("parameter", self.param_names, self.param_defaults, values, where)
+        if values is not None and self.param_ranges:
+            given = values.keys() if isinstance(values, Mapping) else self.param_names
+            index = {n: i for i, n in enumerate(self.param_names)}
+            for key in given:
+                rng = self.param_ranges.get(key)
+                if rng is not None:
+                    rng.check(float(p[index[key]]), f"{where}: parameter '{key}'")
+        if self.check_params is not None:
+            try:
+                self.check_params(p)
+            except InputError as exc:
+                raise InputError(f"{where}: {exc}") from None
+        return p
+
+    def describe_param(self, name: str) -> str:
+        """``"unit, allowed values — meaning"`` of one parameter (``legsim models NAME``)."""
+        rng = self.param_ranges.get(name)
+        if rng is None:
+            return ""
+        return rng.allowed() + (f" — {rng.doc}" if rng.doc else "")
 
     def state(self, values=None, where: str = "initial state") -> np.ndarray:
         """State array from defaults overridden by a name->value mapping or a full vector."""

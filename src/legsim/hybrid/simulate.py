@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InputError, SimulationError
+from .._compiling import watch as watch_compilation
+from ..errors import InputError, Interrupted, SimulationError
 from . import _kernels as K
 from . import _layout as L
 from . import signatures as sig
@@ -36,6 +37,7 @@ commands); always the same array object, so views of it can be made once."""
 
 _REC_CAP = 4096
 _EV_CAP = 1024
+_RECENT = 20  # event times kept to tell chattering from a used-up transition budget
 _STEPS_PER_CALL = 20_000
 
 
@@ -50,7 +52,7 @@ def simulate(model: Model, t_final: float,
              options: Options | None = None, mode0: int | None = None, t0: float = 0.0,
              sinks: Sequence[RecordSink] = (), progress: bool | None = None,
              raise_on_error: bool = True, controller: SampleCallback | None = None,
-             controller_every: int = 1) -> Result:
+             controller_every: int = 1, keep_records: bool = True) -> Result:
     """Integrate ``model`` from ``t0`` to ``t_final``.
 
     Parameters
@@ -65,6 +67,9 @@ def simulate(model: Model, t_final: float,
     progress : show a progress bar (None: only when the run lasts more than ~2 s of wall time).
     raise_on_error : raise :class:`SimulationError` on failure (its ``result`` keeps the
         records); False returns the partial result with ``status``/``message`` set.
+    keep_records : False streams: records and events go only to ``sinks`` (a run directory, say),
+        and the result holds only the last record, so that memory stays bounded however long the
+        run (read the records back with :func:`legsim.io.load_run`).
     controller : a controller in Python (:data:`SampleCallback`), called at every
         ``controller_every``-th sample instant (k = 0, n, 2n, ...; the sample period is the model's
         or ``options.sample_period``) after the model's ``sample`` hook. The engine integrates
@@ -76,6 +81,7 @@ def simulate(model: Model, t_final: float,
     -------
     Result with ``t`` (n,), ``x`` (n, nx), ``mode`` (n,), ``y`` (n, ny), ``events``, ``stats``.
     """
+    watch_compilation()  # a first run on a machine compiles: say so rather than sit silent
     opts = options if options is not None else Options()
     if not isinstance(opts, Options):
         raise InputError(f"options must be a legsim.hybrid.Options, got {type(opts).__name__}")
@@ -128,6 +134,7 @@ def simulate(model: Model, t_final: float,
     rec_chunks: list[np.ndarray] = []
     mode_chunks: list[np.ndarray] = []
     ev_chunks: list[np.ndarray] = []
+    recent_events: list[float] = []  # times of the last _RECENT events (chattering or not?)
 
     def flush() -> None:
         n, m = int(si[L.SI_NREC]), int(si[L.SI_NEV])
@@ -142,11 +149,17 @@ def simulate(model: Model, t_final: float,
         ev["guard"] = ev_i[:m, 1]
         ev["mode_before"] = ev_i[:m, 2]
         ev["mode_after"] = ev_i[:m, 3]
-        rec_chunks.append(r)
-        mode_chunks.append(md)
-        ev_chunks.append(ev)
         for sink in sinks:
             sink(r, md, ev)
+        recent_events[:] = [*recent_events, *ev["t"][-_RECENT:].tolist()][-_RECENT:]
+        if keep_records:
+            rec_chunks.append(r)
+            mode_chunks.append(md)
+            ev_chunks.append(ev)
+        elif n:  # streaming: only the last record stays
+            rec_chunks[:] = [r[-1:]]
+            mode_chunks[:] = [md[-1:]]
+            ev_chunks[:] = [ev[:0]]
         si[L.SI_NREC] = 0
         si[L.SI_NEV] = 0
 
@@ -159,9 +172,14 @@ def simulate(model: Model, t_final: float,
     try:
         while True:
             k0 = time.perf_counter()
-            status = int(K.advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
-                                   ev_t, ev_i, work, iwork))
-            kernel_time += time.perf_counter() - k0
+            try:
+                status = int(K.advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
+                                       ev_t, ev_i, work, iwork))
+            except ArithmeticError as exc:  # e.g. a division by zero inside a model's hooks
+                failure = exc
+                break
+            finally:
+                kernel_time += time.perf_counter() - k0
             if status == L.ST_SAMPLED:
                 try:
                     controller(float(sf[L.SF_T]), x, int(si[L.SI_MODE]))  # type: ignore[misc]
@@ -200,24 +218,29 @@ def simulate(model: Model, t_final: float,
     mode_stop = int(si[L.SI_MODE])
     if interrupted:
         cause, status_name = "interrupted by the user", "interrupted"
+    elif isinstance(failure, ArithmeticError):
+        cause, status_name = (f"numerical error in the model's equations ({type(failure).__name__}: "
+                              f"{failure}); check the parameters"), "numerical_error"
     elif failure is not None:
         cause, status_name = f"the controller failed: {failure}", "controller_error"
     elif status == L.ST_DONE:
         result.status = "done"
         return result
     else:
-        status_name, cause = _explain(model, status, si, opts)
+        status_name, cause = _explain(model, status, si, opts, np.array(recent_events), t0, t_final)
     msg = (f"{model.name}: run stopped at t = {t_stop:.9g} s in mode {model.mode_name(mode_stop)} "
            f"({mode_stop}): {cause}. {result.n} records up to that time were kept.")
     result.status = status_name
     result.message = msg
     if raise_on_error:
-        raise SimulationError(msg, t=t_stop, mode=model.mode_name(mode_stop), cause=cause,
-                              result=result) from failure
+        kind = Interrupted if interrupted else SimulationError
+        raise kind(msg, t=t_stop, mode=model.mode_name(mode_stop), cause=cause,
+                   result=result) from failure
     return result
 
 
-def _explain(model: Model, status: int, si: np.ndarray, opts: Options) -> tuple[str, str]:
+def _explain(model: Model, status: int, si: np.ndarray, opts: Options, recent_events: np.ndarray,
+             t0: float, t_final: float) -> tuple[str, str]:
     guard = int(si[L.SI_ERR_GUARD])
     gname = model.guards[guard].name if 0 <= guard < model.nguard else "sliding exit"
     code = int(si[L.SI_ERR])
@@ -227,9 +250,14 @@ def _explain(model: Model, status: int, si: np.ndarray, opts: Options) -> tuple[
     if status == L.ST_NONFINITE:
         return "nonfinite", "the state became non-finite (NaN or inf)"
     if status == L.ST_CHATTER:
-        return "chattering", (f"chattering: more than {opts.max_transitions} events "
-                              f"(max_transitions) or more than 1000 at one instant, last at guard "
-                              f"'{gname}'; enable sliding or check the guard and reset")
+        if _bunched(recent_events, int(si[L.SI_NEVENT]), t0, t_final):
+            return "chattering", (f"chattering: events pile up in time at guard '{gname}' (stopped by "
+                                  f"max_transitions = {opts.max_transitions} or 1000 at one instant); "
+                                  "enable sliding or check the guard and reset")
+        return "max_transitions", (f"max_transitions = {opts.max_transitions} transitions reached (SimSect's "
+                                   "maxChartCount), spread evenly over the run, last at guard "
+                                   f"'{gname}': not chattering; raise max_transitions (maxChartCount) "
+                                   "for longer runs")
     if status == L.ST_LOCATE_FAILED:
         return "event_not_located", (f"guard '{gname}' could not be located to stop_precision = "
                                      f"{opts.stop_precision:g} in max_stop_iter = "
@@ -239,6 +267,19 @@ def _explain(model: Model, status: int, si: np.ndarray, opts: Options) -> tuple[
     if status == L.ST_CHECK_FAILED:
         return "invalid_state", model.message(code)
     return "unknown", f"engine status {status}"
+
+
+def _bunched(recent: np.ndarray, n_events: int, t0: float, t_final: float) -> bool:
+    """True when the last events (times ``recent``, of ``n_events`` in all) pile up in time: at
+    least 100 times faster than the run's average event rate, or faster than one per 10⁻⁶ of the
+    run's horizon (a chatter that began at the start). Otherwise the run used up its transition
+    budget steadily."""
+    k = recent.size
+    if k < 2:
+        return True
+    gap_recent = (recent[-1] - recent[0]) / (k - 1)
+    gap_overall = (recent[-1] - t0) / n_events
+    return bool(gap_recent < 0.01 * gap_overall or gap_recent < 1e-6 * (t_final - t0))
 
 
 class _Progress:

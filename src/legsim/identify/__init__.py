@@ -6,18 +6,20 @@ Stribeck-tanh), :mod:`.valve` (tanh input pressure, quartic equivalent area), :m
 CLI: ``legsim fit ...`` (:mod:`.cli`).
 """
 
-from .filters import FILTER_SPECS, FilterSpec, design_lowpass, velocity_from_position, zero_phase
-from .friction import (
-    constant_velocity_segments,
-    coulomb_viscous_fit,
-    fit_stribeck_tanh,
-    stiction_from_step,
-)
-from .general import FitResult, fit_parameters
-from .logs import read_log
-from .valve import area_from_cd, fit_input_pressure, fit_quartic_area
+import importlib
 
-__all__ = ["FILTER_SPECS", "FilterSpec", "design_lowpass", "zero_phase", "velocity_from_position",
-           "stiction_from_step", "coulomb_viscous_fit", "constant_velocity_segments",
-           "fit_stribeck_tanh", "fit_input_pressure", "fit_quartic_area", "area_from_cd",
-           "fit_parameters", "FitResult", "read_log"]
+_WHERE = {
+    "FILTER_SPECS": "filters", "FilterSpec": "filters", "design_lowpass": "filters", "zero_phase": "filters",
+    "velocity_from_position": "filters", "stiction_from_step": "friction",
+    "coulomb_viscous_fit": "friction", "constant_velocity_segments": "friction",
+    "fit_stribeck_tanh": "friction", "fit_input_pressure": "valve", "fit_quartic_area": "valve",
+    "area_from_cd": "valve", "fit_parameters": "general", "FitResult": "general", "read_log": "logs",
+}
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    """The API is imported on first use (SciPy loads only then: ``legsim --help`` stays fast)."""
+    if name in _WHERE:
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

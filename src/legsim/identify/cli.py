@@ -10,12 +10,7 @@ import argparse
 import json
 import sys
 
-import numpy as np
-
-from .filters import FILTER_SPECS, zero_phase
-from .friction import constant_velocity_segments, coulomb_viscous_fit, fit_stribeck_tanh, stiction_from_step
-from .logs import read_log
-from .valve import fit_input_pressure, fit_quartic_area
+from .. import identify as ident  # its API loads on first use (legsim --help stays fast)
 
 __all__ = ["register", "main"]
 
@@ -78,7 +73,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p = sub.add_parser("filter", help="zero-phase Chebyshev-II filter of one column")
     p.add_argument("log")
     p.add_argument("--column", required=True)
-    p.add_argument("--spec", choices=sorted(FILTER_SPECS), required=True)
+    p.add_argument("--spec", choices=sorted(ident.FILTER_SPECS), required=True)
     p.add_argument("--fs", type=float, default=1000.0)
     p.add_argument("--out", default=None, help="CSV to write (default: print summary)")
     p.set_defaults(func=_filter)
@@ -92,51 +87,53 @@ def _emit(obj) -> int:
 
 
 def _stribeck(a) -> int:
-    d = read_log(a.log, [a.velocity, a.force])
+    d = ident.read_log(a.log, [a.velocity, a.force])
     fix = {}
     for item in a.fix:
         name, _, val = item.partition("=")
         fix[name.strip()] = float(val)
-    return _emit(fit_stribeck_tanh(d[a.velocity], d[a.force], fix=fix))
+    return _emit(ident.fit_stribeck_tanh(d[a.velocity], d[a.force], fix=fix))
 
 
 def _coulomb_viscous(a) -> int:
-    d = read_log(a.log, [a.velocity, a.force])
-    segs = constant_velocity_segments(d[a.velocity], a.tol, a.min_samples)
-    fc, cv = coulomb_viscous_fit(d[a.velocity], d[a.force], segs)
+    d = ident.read_log(a.log, [a.velocity, a.force])
+    segs = ident.constant_velocity_segments(d[a.velocity], a.tol, a.min_samples)
+    fc, cv = ident.coulomb_viscous_fit(d[a.velocity], d[a.force], segs)
     return _emit({"f_c": fc, "c_v": cv, "segments": len(segs)})
 
 
 def _stiction(a) -> int:
-    d = read_log(a.log, [a.time, a.force, a.position])
-    return _emit({"f_s": stiction_from_step(d[a.time], d[a.force], d[a.position], a.t_step, a.offset)})
+    d = ident.read_log(a.log, [a.time, a.force, a.position])
+    return _emit({"f_s": ident.stiction_from_step(d[a.time], d[a.force], d[a.position], a.t_step, a.offset)})
 
 
 def _input_pressure(a) -> int:
-    d = read_log(a.log, [a.voltage, a.pressure])
-    c_hp, c_lp = fit_input_pressure(d[a.voltage], d[a.pressure], a.supply, a.exhaust,
+    d = ident.read_log(a.log, [a.voltage, a.pressure])
+    c_hp, c_lp = ident.fit_input_pressure(d[a.voltage], d[a.pressure], a.supply, a.exhaust,
                                     rising=not a.falling)
     return _emit({"c_hp": c_hp, "c_lp": c_lp})
 
 
 def _area(a) -> int:
-    d = read_log(a.log, [a.voltage, a.area])
-    pos, neg = fit_quartic_area(d[a.voltage], d[a.area])
+    d = ident.read_log(a.log, [a.voltage, a.area])
+    pos, neg = ident.fit_quartic_area(d[a.voltage], d[a.area])
     return _emit({"positive": pos.tolist(), "negative": neg.tolist()})
 
 
 def _rats_hop(a) -> int:
     from .hop import fit_hop_heights
 
-    d = read_log(a.log, [a.valve_ms, a.height, a.pressure])
+    d = ident.read_log(a.log, [a.valve_ms, a.height, a.pressure])
     return _emit(fit_hop_heights(d[a.valve_ms], d[a.height], d[a.pressure], preset=a.preset,
                                  fit_latency=a.latency))
 
 
 def _filter(a) -> int:
-    d = read_log(a.log, [a.column])
-    y = zero_phase(d[a.column], a.spec, a.fs)
+    d = ident.read_log(a.log, [a.column])
+    y = ident.zero_phase(d[a.column], a.spec, a.fs)
     if a.out:
+        import numpy as np
+
         np.savetxt(a.out, y, delimiter=",", header=f"{a.column}_filtered", comments="")
         return _emit({"written": a.out, "samples": int(y.size)})
     return _emit({"samples": int(y.size), "mean": float(y.mean()), "std": float(y.std())})

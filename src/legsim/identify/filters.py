@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import signal
 
 from ..errors import InputError
 
@@ -50,6 +49,8 @@ def design_lowpass(spec, fs: float = 1000.0) -> np.ndarray:
     if not (0 < s.f_pass < s.f_stop < fs / 2):
         raise InputError(f"filter edges {s.f_pass} / {s.f_stop} Hz: expected 0 < f_pass < f_stop "
                          f"< fs/2 = {fs / 2}")
+    from scipy import signal
+
     order, wn = signal.cheb2ord(s.f_pass, s.f_stop, s.a_pass, s.a_stop, fs=fs)
     return signal.cheby2(order, s.a_stop, wn, btype="low", output="sos", fs=fs)
 
@@ -60,6 +61,8 @@ def zero_phase(x, spec, fs: float = 1000.0) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise InputError("zero_phase: the signal contains NaN or inf")
     sos = design_lowpass(spec, fs)
+    from scipy import signal
+
     return signal.sosfiltfilt(sos, arr, axis=0)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from .. import __version__
 from ..errors import InputError
 from ..hybrid import Model
 
-__all__ = ["RunWriter", "RunData", "load_run", "record_columns"]
+__all__ = ["RunWriter", "RunData", "Columns", "load_run", "record_columns"]
 
 
 def record_columns(model: Model) -> list[str]:
@@ -41,13 +42,32 @@ class RunWriter:
     def __init__(self, out_dir: str | Path, model: Model, metadata: dict[str, Any]):
         self.dir = Path(out_dir)
         self.model = model
-        (self.dir / "records").mkdir(parents=True, exist_ok=True)
-        (self.dir / "events").mkdir(parents=True, exist_ok=True)
-        for old in [*self.dir.glob("records/part-*.parquet"), *self.dir.glob("events/part-*.parquet")]:
+        if self.dir.exists() and not self.dir.is_dir():
+            raise InputError(f"--out '{self.dir}' is a file: expected a directory for the run's records "
+                             "(a new or an earlier run's one)")
+        self.replaced = (self.dir / "run.json").is_file()
+        """True when ``out_dir`` held an earlier run, whose records, events and figures are removed."""
+        try:
+            (self.dir / "records").mkdir(parents=True, exist_ok=True)
+            (self.dir / "events").mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--out '{self.dir}': cannot create the run directory: {exc.strerror}") from None
+        stale = [*self.dir.glob("records/part-*.parquet"), *self.dir.glob("events/part-*.parquet")]
+        if self.replaced:  # figures of the earlier run would sit beside the new records
+            stale += [f for f in self.dir.glob("plots/*") if f.suffix in (".png", ".gif", ".mp4", ".html")]
+        for old in stale:
             old.unlink()
         self.columns = record_columns(model)
         self.parts = 0
         self.rows = 0
+        """Records written to disk so far."""
+        self._rec: list[np.ndarray] = []
+        self._modes: list[np.ndarray] = []
+        self._events: list[np.ndarray] = []
+        self._waiting = 0
+        self._last_write = time.monotonic()
+        self.write_time_s = 0.0
+        """Wall time spent writing parts and run.json [s]."""
         self.meta = {"legsim_version": __version__, "model": model.name,
                      "columns": self.columns, "state_names": list(model.state_names),
                      "output_names": list(model.output_names),
@@ -62,32 +82,79 @@ class RunWriter:
         tmp.replace(self.dir / "run.json")
 
     def __call__(self, rec: np.ndarray, modes: np.ndarray, events: np.ndarray) -> None:
-        nx = self.model.nx
+        """Take a chunk of records (n, 1 + nx + ny), their modes (n,) and events; a part file is
+        written once :attr:`PART_BYTES` of records wait or :attr:`PART_SECONDS` passed since the
+        last part (few, large parts: writing costs less than simulating; a bounded buffer: memory
+        stays flat however long the run; a killed process loses at most about a second)."""
         if rec.shape[0]:
-            cols = {"t": rec[:, 0], "mode": modes}
-            for i, name in enumerate(self.columns[2:2 + nx]):
-                cols[name] = rec[:, 1 + i]
-            for i, name in enumerate(self.columns[2 + nx:]):
-                cols[name] = rec[:, 1 + nx + i]
-            pq.write_table(pa.table(cols), self.dir / "records" / f"part-{self.parts:05d}.parquet")
+            self._rec.append(rec)
+            self._modes.append(modes)
+            self._waiting += rec.nbytes
         if events.shape[0]:
+            self._events.append(events)
+        if self._waiting >= self.PART_BYTES or time.monotonic() - self._last_write >= self.PART_SECONDS:
+            self.flush()
+
+    PART_BYTES = 4 << 20
+    PART_SECONDS = 1.0
+
+    def flush(self, meta: bool = True) -> None:
+        """Write the records and events waiting as one more part (and, with ``meta``, run.json's
+        count)."""
+        self._last_write = w0 = time.monotonic()
+        if not (self._rec or self._events):
+            return
+        if self._rec:
+            rec = np.concatenate(self._rec) if len(self._rec) > 1 else self._rec[0]
+            modes = np.concatenate(self._modes) if len(self._modes) > 1 else self._modes[0]
+            by_column = np.ascontiguousarray(rec.T)
+            cols = [by_column[0], modes, *by_column[1:]]
+            pq.write_table(pa.Table.from_arrays([_arrow(c) for c in cols], names=self.columns),
+                           self.dir / "records" / f"part-{self.parts:05d}.parquet",
+                           use_dictionary=False)  # floats: a dictionary costs 3x the write time
+            self.rows += rec.shape[0]
+        if self._events:
+            events = np.concatenate(self._events) if len(self._events) > 1 else self._events[0]
             names = [g.name for g in self.model.guards]
-            ev = {"t": events["t"], "kind": events["kind"], "guard": events["guard"],
-                  "guard_name": [names[g] if 0 <= g < len(names) else "" for g in events["guard"]],
-                  "mode_before": events["mode_before"], "mode_after": events["mode_after"]}
+            ev = {"t": _arrow(events["t"]), "kind": _arrow(events["kind"]), "guard": _arrow(events["guard"]),
+                  "guard_name": _strings([names[g] if 0 <= g < len(names) else "" for g in events["guard"]]),
+                  "mode_before": _arrow(events["mode_before"]), "mode_after": _arrow(events["mode_after"])}
             for i, name in enumerate(self.model.state_names):
-                ev[f"x_{name}"] = events["x"][:, i]
-            pq.write_table(pa.table(ev), self.dir / "events" / f"part-{self.parts:05d}.parquet")
+                ev[f"x_{name}"] = _arrow(events["x"][:, i])
+            pq.write_table(pa.Table.from_pydict(ev), self.dir / "events" / f"part-{self.parts:05d}.parquet",
+                           use_dictionary=["guard_name"])
+        self._rec, self._modes, self._events, self._waiting = [], [], [], 0
         self.parts += 1
-        self.rows += rec.shape[0]
         self.meta["records_written"] = self.rows
-        self._write_meta()
+        if meta:
+            self._write_meta()
+        self.write_time_s += time.monotonic() - w0
 
     def finish(self, status: str, message: str, stats: dict[str, Any]) -> None:
-        """Record how the run ended."""
-        self.meta.update(status=status, message=message, stats=stats,
+        """Write what waits, then record how the run ended."""
+        self.flush(meta=False)
+        self.meta.update(status=status, message=message, stats={**stats, "write_time_s": self.write_time_s},
                          finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         self._write_meta()
+
+
+_ARROW_TYPES = {np.dtype(np.float64): pa.float64(), np.dtype(np.int64): pa.int64()}
+
+
+def _arrow(x: np.ndarray) -> pa.Array:
+    """A float64 or int64 column (n,) as an Arrow array sharing its memory. (``pa.array`` would
+    import pandas, when installed, on first use: 0.15 s, more than writing a long run takes.)"""
+    x = np.ascontiguousarray(x)
+    return pa.Array.from_buffers(_ARROW_TYPES[x.dtype], len(x), [None, pa.py_buffer(x)])
+
+
+def _strings(values: list[str]) -> pa.Array:
+    """A UTF-8 string column from its offsets and bytes (no pandas import, as :func:`_arrow`)."""
+    data = [v.encode() for v in values]
+    offsets = np.zeros(len(data) + 1, dtype=np.int32)
+    np.cumsum([len(b) for b in data], out=offsets[1:])
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
+    return pa.Array.from_buffers(pa.string(), len(data), buffers)
 
 
 def _json_default(o):
@@ -98,25 +165,73 @@ def _json_default(o):
     return str(o)
 
 
+class Columns(Mapping[str, np.ndarray]):
+    """The columns of a run directory's ``records/`` or ``events/`` parts, each read from disk when
+    asked for (only that column, and not kept: a long run's records never need to fit in memory
+    at once; hold on to the arrays you use)."""
+
+    def __init__(self, folder: Path):
+        self._parts = sorted(folder.glob("part-*.parquet"))
+        self._names = pq.read_schema(self._parts[0]).names if self._parts else []
+        self._rows = [pq.read_metadata(p).num_rows for p in self._parts]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._names:
+            raise KeyError(name)
+        first = pq.read_table(self._parts[0], columns=[name]).column(0)
+        if not pa.types.is_primitive(first.type):  # strings: as objects
+            return pa.chunked_array([pq.read_table(p, columns=[name]).column(0)
+                                     for p in self._parts]).to_numpy()
+        out = np.empty(sum(self._rows), dtype=first.to_numpy().dtype)
+        k = 0
+        for p, n in zip(self._parts, self._rows, strict=True):  # straight into one array, part by
+            out[k:k + n] = pq.read_table(p, columns=[name]).column(0).to_numpy()  # part: one copy
+            k += n
+        return out
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 @dataclass
 class RunData:
-    """A run directory read back: metadata, records and events as column dictionaries."""
+    """A run directory read back: its metadata, and its records and events as columns read on
+    first access. ``t``, ``params``, ``state(name)`` and ``output(name)`` answer as a
+    :class:`legsim.hybrid.Result` does, so a model's summary works on either."""
 
     meta: dict[str, Any]
-    records: dict[str, np.ndarray]
-    events: dict[str, np.ndarray]
+    records: Mapping[str, np.ndarray]
+    events: Mapping[str, np.ndarray]
 
     @property
     def t(self) -> np.ndarray:
+        """(n,) record times [s]."""
         return self.records["t"]
 
+    @property
+    def state_names(self) -> tuple[str, ...]:
+        return tuple(self.meta["state_names"])
 
-def _read_parts(folder: Path) -> dict[str, np.ndarray]:
-    parts = sorted(folder.glob("part-*.parquet"))
-    if not parts:
-        return {}
-    table = pa.concat_tables([pq.read_table(p) for p in parts])
-    return {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return tuple(self.meta["output_names"])
+
+    @property
+    def params(self) -> dict[str, float]:
+        """The run's parameters by name (a registered model's resolved scenario; else empty)."""
+        return dict(self.meta.get("scenario", {}).get("params", {}))
+
+    def state(self, name: str) -> np.ndarray:
+        """(n,) record column of one state."""
+        return self.records[name]
+
+    def output(self, name: str) -> np.ndarray:
+        """(n,) record column of one output (an output named like a state is stored as ``out_NAME``)."""
+        taken = {"t", "mode", *self.meta["state_names"]}
+        return self.records[f"out_{name}" if name in taken else name]
 
 
 def load_run(out_dir: str | Path) -> RunData:
@@ -130,4 +245,4 @@ def load_run(out_dir: str | Path) -> RunData:
         meta = json.loads(meta_file.read_text())
     except json.JSONDecodeError as exc:
         raise InputError(f"{meta_file}: not valid JSON: {exc}") from None
-    return RunData(meta, _read_parts(d / "records"), _read_parts(d / "events"))
+    return RunData(meta, Columns(d / "records"), Columns(d / "events"))

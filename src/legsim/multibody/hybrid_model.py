@@ -51,7 +51,8 @@ from ..hybrid import Model as HybridModel
 from ..hybrid import signatures as hs
 from . import _configuration as C
 from . import _kernels as K
-from ._layout import JOINT_FREE, data_buffer_size, data_from_buffer, model_from_buffers
+from ._layout import JOINT_FREE
+from ._workspace import joint_torques, workspace
 from .model import Model
 
 __all__ = ["articulated_model", "initial_state", "split_state", "HEADER"]
@@ -61,71 +62,15 @@ HEADER = ("mb_nq", "mb_nv", "mb_na", "mb_nfbuf", "mb_nibuf")
 _GAINS = ("kp", "kd", "q_ref", "v_ref", "tau_ff")
 
 
-@hs.njit_helper
-def model_workspace(p, of, nf, ni, nextra):
-    """``(m, d, extra)`` for a hook whose parameter vector ``p`` holds a multibody model's flat
-    buffers at ``p[of:of + nf]`` (``fbuf``) and ``p[of + nf:of + nf + ni]`` (``ibuf`` as exact
-    floats): the model arrays viewed from ``p``, a fresh data workspace and ``nextra`` float64 of
-    scratch — one allocation (float scratch, then the int64 copy of ``ibuf``, then ``extra``)."""
-    oi = of + nf
-    nb = int(p[oi])
-    nv = int(p[oi + 1])
-    dsize = data_buffer_size(nb, nv)
-    buf = np.empty(dsize + ni + nextra)
-    ib = buf.view(np.int64)[dsize:dsize + ni]
-    for k in range(ni):
-        ib[k] = int(p[oi + k])
-    m = model_from_buffers(p[of:oi], ib)
-    d = data_from_buffer(buf[:dsize], nb, nv)
-    return m, d, buf[dsize + ni:]
-
-
-@hs.njit_helper
-def _workspace(p):
-    """``(m, d, nq, nv, na)``: model arrays viewed from ``p`` and a fresh data workspace
-    (:func:`model_workspace` of this module's parameter layout)."""
-    nq = int(p[0])
-    nv = int(p[1])
-    na = int(p[2])
-    m, d, _ = model_workspace(p, 5 + 5 * na, int(p[3]), int(p[4]), 0)
-    return m, d, nq, nv, na
-
-
-@hs.njit_helper
-def pd_torques(m, p, x, nq, nv, na, tau, ref, i0, i1, fr):
-    """PD + feed-forward torque (nv,) of every 1-DoF joint (free-joint DoFs get 0) toward
-    ``q_ref_j = (1 - fr) p[ref + i0 na + j] + fr p[ref + i1 na + j]`` (rows i0, i1 of a table of
-    targets starting at ``p[ref]``; the constant targets are row 0 at ``ref = 5 + 2 na``)."""
-    j = 0
-    for k in range(nv):
-        qa = m.dof_qposadr[k]
-        if qa < 0:
-            tau[k] = 0.0
-            continue
-        kp = p[5 + j]
-        kd = p[5 + na + j]
-        qr = (1.0 - fr) * p[ref + i0 * na + j] + fr * p[ref + i1 * na + j]
-        vr = p[5 + 3 * na + j]
-        ff = p[5 + 4 * na + j]
-        tau[k] = ff + kp * (qr - x[qa]) + kd * (vr - x[nq + k])
-        j += 1
-
-
-@hs.njit_helper
-def _joint_torques(m, p, x, nq, nv, na, tau):
-    """PD + feed-forward torque (nv,) toward the constant targets ``q_ref_<joint>``."""
-    pd_torques(m, p, x, nq, nv, na, tau, 5 + 2 * na, 0, 0, 0.0)
-
-
 @hs.vector_field
 def articulated_field(t, x, p, mode, xdot):
     """``xdot = [qdot(q, v), ABA(q, v, tau + tau_passive)]`` (module docstring); x, xdot (nq + nv,)."""
-    m, d, nq, nv, na = _workspace(p)
+    m, d, nq, nv, na = workspace(p)
     q = x[:nq]
     v = x[nq:nq + nv]
     C.qdot(m, q, v, xdot[:nq])
     tau = d.tau
-    _joint_torques(m, p, x, nq, nv, na, tau)
+    joint_torques(m, p, x, nq, nv, na, tau)
     ok = K.forward_dynamics(m, d, q, v, tau, d.zero_nb6, d.ddq)
     for k in range(nv):
         xdot[nq + k] = d.ddq[k] if ok else math.nan
@@ -163,7 +108,7 @@ def _energies(m, d, q, v):
 @hs.outputs(allocates=False)
 def articulated_outputs(t, x, p, mode, y):
     """``y = [T, V, T + V, unit quaternions of the free joints (4 each)]``; energies in J."""
-    m, d, nq, nv, na = _workspace(p)
+    m, d, nq, nv, na = workspace(p)
     T, V = _energies(m, d, x[:nq], x[nq:nq + nv])
     y[0] = T
     y[1] = V
@@ -177,23 +122,6 @@ def articulated_outputs(t, x, p, mode, y):
             for k in range(4):
                 y[o + k] = x[a + 3 + k] / n
             o += 4
-
-
-def _state_names(mb: Model) -> tuple[list[str], list[str], list[str]]:
-    a = mb.arrays
-    qn: list[str] = []
-    vn: list[str] = []
-    quat: list[str] = []
-    for i in range(1, mb.nbody):
-        jn = mb.jnt_names[i]
-        if a.jnt_type[i] == JOINT_FREE:
-            qn += [f"{jn}_{c}" for c in ("x", "y", "z", "qx", "qy", "qz", "qw")]
-            vn += [f"{jn}_{c}" for c in ("vx", "vy", "vz", "wx", "wy", "wz")]
-            quat += [f"{jn}_{c}_unit" for c in ("qx", "qy", "qz", "qw")]
-        else:
-            qn.append(jn)
-            vn.append(f"{jn}_dot")
-    return qn, vn, quat
 
 
 def _gain(name: str, value, joints: tuple[str, ...]) -> np.ndarray:
@@ -245,7 +173,7 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
     joints = tuple(mb_model.joint_names)
     na = len(joints)
     gains = [_gain(n, v, joints) for n, v in zip(_GAINS, (kp, kd, q_ref, v_ref, tau_ff), strict=True)]
-    qn, vn, quat = _state_names(mb_model)
+    qn, vn, quat = mb_model.coordinate_names()
     x0 = np.concatenate([mb_model.neutral() if q0 is None else np.asarray(q0, dtype=float),
                          np.zeros(mb_model.nv) if v0 is None else np.asarray(v0, dtype=float)])
     if x0.shape != (mb_model.nq + mb_model.nv,):
@@ -267,24 +195,11 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
         output_names=("kinetic_energy", "potential_energy", "energy", *quat),
         vector_field=articulated_field,
         outputs=articulated_outputs,
-        init_partition=lambda x, p: (_normalise(mb_model, x), 0),
+        init_partition=lambda x, p: (mb_model.normalise_quaternions(x), 0),
         mode_name=lambda mode: "free",
         description=f"multibody model {mb_model.name!r} (nq={mb_model.nq}, nv={mb_model.nv}) "
                     "under ABA; quaternions integrated as states",
     )
-
-
-def _normalise(mb: Model, x: np.ndarray) -> np.ndarray:
-    a = mb.arrays
-    x = np.array(x, dtype=float)
-    for i in range(1, mb.nbody):
-        if a.jnt_type[i] == JOINT_FREE:
-            k = a.jnt_qposadr[i] + 3
-            n = np.linalg.norm(x[k:k + 4])
-            if not n > 0:
-                raise InputError(f"initial state: quaternion of free joint {mb.jnt_names[i]!r} is zero")
-            x[k:k + 4] /= n
-    return x
 
 
 def initial_state(mb_model: Model, q, v=None) -> np.ndarray:
@@ -294,7 +209,7 @@ def initial_state(mb_model: Model, q, v=None) -> np.ndarray:
     if q.shape != (mb_model.nq,) or v.shape != (mb_model.nv,):
         raise InputError(f"initial_state: expected q ({mb_model.nq},) and v ({mb_model.nv},), got "
                          f"{q.shape} and {v.shape}")
-    return _normalise(mb_model, np.concatenate([q, v]))
+    return mb_model.normalise_quaternions(np.concatenate([q, v]))
 
 
 def split_state(mb_model: Model, x) -> tuple[np.ndarray, np.ndarray]:

@@ -450,6 +450,39 @@ class Model:
                 q[a.jnt_qposadr[i] + 6] = 1.0
         return q
 
+    def coordinate_names(self) -> tuple[list[str], list[str], list[str]]:
+        """Names of the nq positions, the nv velocities and the quaternion components (a free
+        joint ``j`` gives ``j_x``..``j_qw``, ``j_vx``..``j_wz`` and ``j_qx_unit``..``j_qw_unit``;
+        a 1-DoF joint its name and ``<name>_dot``)."""
+        a = self.arrays
+        qn: list[str] = []
+        vn: list[str] = []
+        quat: list[str] = []
+        for i in range(1, self.nbody):
+            jn = self.jnt_names[i]
+            if a.jnt_type[i] == JOINT_FREE:
+                qn += [f"{jn}_{c}" for c in ("x", "y", "z", "qx", "qy", "qz", "qw")]
+                vn += [f"{jn}_{c}" for c in ("vx", "vy", "vz", "wx", "wy", "wz")]
+                quat += [f"{jn}_{c}_unit" for c in ("qx", "qy", "qz", "qw")]
+            else:
+                qn.append(jn)
+                vn.append(f"{jn}_dot")
+        return qn, vn, quat
+
+    def normalise_quaternions(self, x: np.ndarray) -> np.ndarray:
+        """A copy of ``x`` (at least nq long, positions first) with each free joint's quaternion
+        scaled to unit length (:class:`InputError` for a zero quaternion)."""
+        a = self.arrays
+        x = np.array(x, dtype=float)
+        for i in range(1, self.nbody):
+            if a.jnt_type[i] == JOINT_FREE:
+                k = a.jnt_qposadr[i] + 3
+                n = np.linalg.norm(x[k:k + 4])
+                if not n > 0:
+                    raise InputError(f"initial state: quaternion of free joint {self.jnt_names[i]!r} is zero")
+                x[k:k + 4] /= n
+        return x
+
     def with_options(self, *, gravity=None, friction_velocity=None, limit_stiffness=None,
                      limit_damping=None, armature=None) -> Model:
         """A copy with new gravity (3,) m/s^2, friction regularisation velocity, limit law gains

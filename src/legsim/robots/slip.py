@@ -33,6 +33,7 @@ import math
 import numpy as np
 
 from .. import hybrid
+from ..errors import InputError
 from ..hybrid import signatures as hs
 
 ASCENT, DESCENT, COMPRESSION, DECOMPRESSION = 0, 1, 2, 3
@@ -44,6 +45,20 @@ PARAM_NAMES = ("body_mass", "q_rt", "q_rl", "g_stance", "g_flight", "framerate",
                "sprj", "k", "touchdown_policy", "touchdown_fixed_angle")
 PARAM_DEFAULTS = (1.0, 1.0, 1.0, 10.0, 10.0, 120.0, 1.0, 2.0, 1.0, 1000.0, 0.0, 0.0)
 OUTPUT_NAMES = ("time", "x", "y", "xdot", "ydot")
+PARAM_RANGES = {
+    "body_mass": hybrid.positive("kg", "point mass"),
+    "q_rt": hybrid.positive("m", "leg length at touchdown"),
+    "q_rl": hybrid.positive("m", "leg length at liftoff"),
+    "g_stance": hybrid.nonnegative("m/s^2", "gravity in stance"),
+    "g_flight": hybrid.nonnegative("m/s^2", "gravity in flight"),
+    "framerate": hybrid.positive("1/s", "viewer frames per second (visualisation only)"),
+    "q_0": hybrid.positive("m", "spring rest length"),
+    "spri": hybrid.positive(doc="spring family exponent i of U_ij (sprj: exponent j, any non-zero)"),
+    "k": hybrid.positive("N/m (linear spring)", "spring stiffness"),
+    "touchdown_policy": hybrid.choice(0, 1, doc="0: touchdown angle = -liftoff angle; 1: fixed angle"),
+    "touchdown_fixed_angle": hybrid.between(-math.pi / 2, math.pi / 2, "rad", "touchdown angle of "
+                                            "policy 1, from the vertical", open_low=True, open_high=True),
+}
 
 (P_M, P_QRT, P_QRL, P_GST, P_GFL, P_FPS, P_Q0, P_I, P_J, P_K, P_POLICY, P_TDFIX) = range(12)
 
@@ -149,6 +164,13 @@ def slip_check(t, x, p, mode):
     return 0 if x[1] >= 0.0 else SLIP_BELOW_GROUND
 
 
+def check_params(p: np.ndarray) -> None:
+    """U_ij divides by |j| (digest §3.4): the exponent j may be negative but not zero."""
+    if p[P_J] == 0.0:
+        raise InputError("parameter 'sprj' = 0: expected a non-zero spring family exponent j "
+                         "(U_ij = k/(|i||j|) (sgn(j)(q_r^j - q_r0^j))^i)")
+
+
 def init_partition(x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
     """slip_InitPartition (digest §3.5): stance if the leg at the touchdown angle reaches the
     ground, then COMPRESSION or DECOMPRESSION by the sign of q̇_r; flight otherwise, ASCENT or
@@ -175,9 +197,10 @@ def build_model() -> hybrid.Model:
         reset=slip_reset, outputs=slip_outputs, check=slip_check, init_partition=init_partition,
         mode_name=lambda m: CHART_NAMES[m] if 0 <= m < 4 else f"chart {m}",
         error_messages={SLIP_BELOW_GROUND: "Body toppled over: y < 0 (slip_ValidateChart)"},
-        description="SimSect SLIP runner (digest §3)",
+        description="SimSect SLIP runner (SimSect manual §4)",
         stance=lambda modes: np.isin(modes, (COMPRESSION, DECOMPRESSION))[:, None],
-        path_states=("x", "y"),
+        path_states=("x", "y"), param_ranges=PARAM_RANGES,
+        check_params=check_params,
     )
 
 

@@ -6,6 +6,7 @@ path need the model's ``stance`` and ``path_states`` (legged models provide them
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,7 @@ def _pyplot():
     return plt
 
 
-def _varying(records: dict[str, np.ndarray], names: list[str]) -> list[str]:
+def _varying(records: Mapping[str, np.ndarray], names: list[str]) -> list[str]:
     out = []
     for n in names:
         col = records.get(n)

@@ -30,7 +30,7 @@ from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody import _configuration as C
 from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
-from ..multibody.hybrid_model import _joint_torques, model_workspace, pd_torques
+from ..multibody._workspace import joint_torques, model_workspace, pd_torques
 from ._terrain import sphere_contact_force, sphere_on_plane
 
 NCON = 5          # per-contact block: body, o (3), radius
@@ -167,7 +167,7 @@ def contact_field(t, x, p, mode, xdot):
     C.qdot(m, q, v, xdot[:nq])
     tau = d.tau
     if not table_torques(m, p, x, t, nq, nv, na, tau):
-        _joint_torques(m, p, x, nq, nv, na, tau)
+        joint_torques(m, p, x, nq, nv, na, tau)
     os_, ou, nu = state_offsets(p, nq, nv, nc)
     if nu > 0:  # the controller's held torques, on the 1-DoF joints in joint order
         j = 0

@@ -32,7 +32,7 @@ from legsim.actuators.pneumatic._friction_kernels import friction_force
 from legsim.actuators.pneumatic._linkage_kernels import GAMMA, cylinder_of_joint
 from legsim.hybrid import signatures as sig
 from legsim.multibody._kernels import forward_dynamics
-from legsim.multibody.hybrid_model import model_workspace
+from legsim.multibody._workspace import model_workspace
 
 MONOLITHIC = 0
 COSIM = 1

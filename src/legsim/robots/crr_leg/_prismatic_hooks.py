@@ -35,7 +35,7 @@ from numba import njit
 from legsim.actuators.pneumatic._linkage_kernels import gamma_of_theta
 from legsim.hybrid import signatures as sig
 from legsim.multibody._kernels import crba, passive_forces, rnea
-from legsim.multibody.hybrid_model import model_workspace
+from legsim.multibody._workspace import model_workspace
 
 from ._hooks import (
     KIND,

@@ -32,7 +32,7 @@ from ...actuators.pneumatic.linkage import JointLinkage
 from ...actuators.pneumatic.units import P_ATM_PSI, PSI
 from ...actuators.pneumatic.valves import mpye5_fitted
 from ...errors import InputError
-from ...hybrid import Model, Options, Result, simulate
+from ...hybrid import Model, Options, ParamRange, Result, choice, nonnegative, positive, simulate
 from . import _hooks as H
 from .geometry import JOINT_LIMITS, STROKES, crr_leg_bodies, default_linkages
 from .prismatic import crr_leg_with_cylinders, default_cylinder_inertias
@@ -74,6 +74,35 @@ def _param_names(nfb: int, nib: int) -> list[str]:
     names += [f"mb_f{i}" for i in range(nfb)] + [f"mb_i{i}" for i in range(nib)]
     return names
 
+
+
+def _param_ranges() -> dict[str, ParamRange]:
+    """Units and allowed values of the parameters a scenario may set (the packed linkage rows,
+    ``*_row_*``, ``mb_*`` and ``n_*buf`` are the model's own tables: any value goes unchecked)."""
+    r: dict[str, ParamRange] = {}
+    for j in JOINTS:
+        r |= {f"{j}_kp": nonnegative("V/rad", "PID proportional gain"),
+              f"{j}_ki": nonnegative("V/(rad s)", "PID integral gain"),
+              f"{j}_kd": nonnegative("V s/rad", "PID derivative gain"),
+              f"{j}_gain": positive(doc="overall gain factor"),
+              f"{j}_u_bias": ParamRange("V", 0.0, 10.0, doc="valve voltage at zero PID output"),
+              f"{j}_ref_kind": choice(0, 1, 2, doc="0 held steps, 1 sine, 2 linear table"),
+              f"{j}_ref_t0": ParamRange("s", doc="sine start"),
+              f"{j}_ref_amp": ParamRange("rad", doc="sine amplitude"),
+              f"{j}_ref_omega": nonnegative("rad/s", "sine frequency"),
+              f"{j}_ref_offset": ParamRange("rad", doc="sine offset"),
+              f"{j}_n_table": choice(*range(H.NTAB + 1), doc="points used in the step table"),
+              f"{j}_k_force": ParamRange("V/N", doc="net pressure-force feedback gain"),
+              f"{j}_k_force_rate": ParamRange("V s/N", doc="force-rate feedback gain"),
+              f"{j}_ref_period": nonnegative("s", "table repeat period (0: no repeat)")}
+        r |= {f"{j}_tab_t{i}": ParamRange("s") for i in range(H.NTAB)}
+        r |= {f"{j}_tab_v{i}": ParamRange("rad") for i in range(H.NTAB)}
+    r |= {"dt_control": positive("s", "controller period"),
+          "coupling": choice(0, 1, doc="0 monolithic, 1 co-simulation"),
+          "delay_up": nonnegative("s", "command latency"),
+          "delay_down": nonnegative("s", "measurement latency"), "pause_t0": ParamRange("s"),
+          "pause_duration": nonnegative("s", "co-simulation pause")}
+    return r
 
 HOLD_POSTURE_DEG = (20.0, -30.0, 56.0)
 """Alpha, Beta, Gamma [deg] that :func:`crr_leg_model`'s defaults hold (the posture of the tests)."""
@@ -323,7 +352,8 @@ class LegBench:
                            output_names=OUTPUT_NAMES, vector_field=field_hook,
                            outputs=H.outputs, sample=H.sample,
                            mode_name=lambda m: MODE_NAMES.get(int(m), str(m)),
-                           description="Daepp (2011) pneumatic 3-DoF CRR leg, fixed base")
+                           description="Daepp (2011) pneumatic 3-DoF CRR leg, fixed base",
+                           param_ranges=_param_ranges())
 
     def _defaults(self, n: int) -> np.ndarray:
         p = np.zeros(n)

@@ -44,7 +44,7 @@ from legsim.hybrid import signatures as sig
 from legsim.multibody import _configuration as C
 from legsim.multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
 from legsim.multibody._kernels import forward_dynamics
-from legsim.multibody.hybrid_model import model_workspace
+from legsim.multibody._workspace import model_workspace
 from legsim.world._terrain import sphere_on_plane
 
 from ..crr_leg import _hooks as LH
@@ -98,7 +98,7 @@ def lanes_offset(p):
 def workspace(p):
     """``(m, d, fext, scratch, lanes_scratch)``: the multibody model viewed from ``p``, a fresh
     data workspace, external wrenches (nb, 6), a scratch (FOOT_F + 3 NLEG,) and the lane kernel's
-    ``lin`` + ``lout`` — one allocation (as ``multibody.hybrid_model._workspace``)."""
+    ``lin`` + ``lout`` — one allocation (as ``multibody._workspace.workspace``)."""
     nb = int(p[MB + int(p[NFB])])
     nl = LK.scratch_size(p, lanes_offset(p))
     nfoot = FOOT_F + 3 * NLEG

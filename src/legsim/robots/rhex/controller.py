@@ -229,26 +229,21 @@ def initial_clock(p: np.ndarray, x: np.ndarray) -> int:
 
 
 def check_gait(p: np.ndarray) -> None:
-    """Reject controller parameters that make the clock ill-defined (:class:`InputError`)."""
+    """Reject controller parameters that make the clock ill-defined (:class:`InputError`): each
+    side's slow phase, with its turning offset, must fit inside the clock period and sweep less
+    than a turn. (Single-parameter ranges are declared in :data:`..params.PARAM_RANGES`.)"""
     tc, ts, phs = p[P_TC], p[P_TS], p[P_PHIS]
     if not tc > 0:
-        raise InputError(f"parameter 't_c' = {tc!r}: expected a positive clock period [s]")
+        raise InputError(f"parameter 't_c' = {tc:g}: expected a positive clock period [s]")
     for i in range(NLEG):
         tsi, phsi, _ = leg_gait(p, i)
         side = "left" if i < 3 else "right"
         if not 0 < tsi < tc:
-            raise InputError(f"parameters 't_s' = {ts!r}, 'delta_t' = {p[P_DT]!r}: the {side} legs' "
-                             f"slow phase t_s = {tsi!r} must lie in (0, t_c = {tc!r})")
+            raise InputError(f"parameters 't_s' = {ts:g}, 'delta_t' = {p[P_DT]:g}: the {side} legs' "
+                             f"slow phase t_s = {tsi:g} s must lie in (0, t_c = {tc:g} s)")
         if not 0 < phsi < TWO_PI:
-            raise InputError(f"parameters 'phi_s' = {phs!r}, 'delta_phi' = {p[P_DPHI]!r}: the {side} "
-                             f"legs' sweep phi_s = {phsi!r} must lie in (0, 2 pi)")
-    if p[P_TURN] not in (-1.0, 0.0, 1.0):
-        raise InputError(f"parameter 'turn_in_place' = {p[P_TURN]!r}: expected -1, 0 or 1")
-    if p[P_DIR] not in (-1.0, 1.0):
-        raise InputError(f"parameter 'direction' = {p[P_DIR]!r}: expected 1 (forward) or -1 (backward)")
-    if int(p[P_CONTROL]) not in (0, 1) or p[P_CONTROL] != int(p[P_CONTROL]):
-        raise InputError(f"parameter 'control_type' = {p[P_CONTROL]!r}: expected 0 (open_loop) or "
-                         "1 (passive)")
+            raise InputError(f"parameters 'phi_s' = {phs:g}, 'delta_phi' = {p[P_DPHI]:g}: the {side} "
+                             f"legs' sweep phi_s = {phsi:g} rad must lie in (0, 2 pi)")
 
 
 def clock_angle(t, t_c: float, t_s: float, phi_s: float, phi_0: float = 0.0, offset: float = 0.0):

@@ -28,16 +28,14 @@ from .params import (
     HF_HEADER,
     NLEG,
     P_AX,
-    P_G,
     P_HF,
     P_J,
-    P_MASS,
     P_QRT,
     P_TERRAIN,
     P_TH_R0,
-    P_TOE_MASS,
     PARAM_DEFAULTS,
     PARAM_NAMES,
+    PARAM_RANGES,
     STATE_NAMES,
     X_POS,
     X_R,
@@ -48,7 +46,7 @@ from .params import (
     X_W,
     state_defaults,
 )
-from .terrain import HeightField, TerrainType, check_terrain_code, terrain
+from .terrain import HeightField, TerrainType, terrain
 
 __all__ = ["DEFAULT_GAIT", "OUTPUT_NAMES", "GUARD_NAMES", "build_model", "default_options",
            "mode_name", "stance_mask"]
@@ -84,14 +82,9 @@ def mode_name(mode: int) -> str:
     return f"stance {st} | phases {ph}"
 
 
-def _check_params(p: np.ndarray) -> None:
-    for name, idx in (("body_mass", P_MASS), ("leg_mass", P_TOE_MASS)):
-        if not p[idx] > 0:
-            raise InputError(f"parameter '{name}' = {p[idx]!r}: expected a positive mass [kg]")
-    if not p[P_G] >= 0:
-        raise InputError(f"parameter 'gravity' = {p[P_G]!r}: expected >= 0 [m/s^2]")
-    code = check_terrain_code(p[P_TERRAIN])
-    if code == TerrainType.HEIGHTFIELD and p[P_HF] < 2:
+def check_params(p: np.ndarray) -> None:
+    """The rules that tie hexapod parameters together (per-name ranges: ``PARAM_RANGES``)."""
+    if int(p[P_TERRAIN]) == TerrainType.HEIGHTFIELD and p[P_HF] < 2:
         raise InputError("parameter 'terrain_type' = 4 (heightfield) needs a model built with "
                          "build_model(heightfield=HeightField(...))")
     j = p[P_J:P_J + 9].reshape(3, 3)
@@ -132,8 +125,7 @@ def _make_init_partition(posture: str):
         ``"state"`` the toes of ``x0`` are kept), and marks as stance exactly the toes at or
         below the terrain, which are placed on it with zero velocity.
         """
-        p = np.asarray(p, dtype=np.float64)
-        _check_params(p)
+        p = np.asarray(p, dtype=np.float64)  # checked by Model.params (check_params)
         x = np.array(x0, dtype=np.float64)
         r = x[X_R:X_R + 9].reshape(3, 3)
         if not np.allclose(r.T @ r, np.eye(3), atol=1e-6) or np.linalg.det(r) <= 0:
@@ -141,8 +133,8 @@ def _make_init_partition(posture: str):
                              "rotation matrix (orthonormal, det +1)")
         h, _, _ = terrain(p, x[X_POS], x[X_POS + 1])
         if x[X_POS + 2] <= h:
-            raise InputError(f"initial state 'z' = {x[X_POS + 2]!r}: the body must start above the "
-                             f"terrain (height {h!r} there)")
+            raise InputError(f"initial state 'z' = {x[X_POS + 2]:g}: the body must start above the "
+                             f"terrain (height {h:g} m there)")
         mode = initial_clock(p, x)
         mode |= _place_toes(x, p, posture == "clock")
         return x, int(mode)
@@ -201,9 +193,11 @@ def build_model(*, heightfield: HeightField | None = None, posture: str = "clock
         init_partition=_make_init_partition(posture),
         mode_name=mode_name,
         error_messages=_hooks.ERROR_MESSAGES,
-        description="SimSect compliant hexapod (RHex-like), digest §4",
+        description="SimSect compliant hexapod (RHex-like), SimSect manual §5",
         stance=stance_table,
         path_states=("x", "y"),
+        param_ranges=PARAM_RANGES,
+        check_params=check_params,
     )
     p = model.params(overrides, where="build_model overrides") if overrides else model.param_defaults
     x = model.state_defaults.copy()

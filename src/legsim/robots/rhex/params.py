@@ -38,8 +38,11 @@ heightfield appends ``hf_*`` parameters (see :mod:`.terrain`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
+
+from ...hybrid.params import ParamRange, between, choice, nonnegative, positive
 
 NLEG = 6
 LEFT_LEGS = (0, 1, 2)
@@ -127,6 +130,43 @@ PARAMS: tuple[tuple[str, float, str], ...] = (
 PARAM_NAMES: tuple[str, ...] = tuple(n for n, _, _ in PARAMS)
 PARAM_DEFAULTS = np.array([v for _, v, _ in PARAMS], dtype=np.float64)
 PARAM_INDEX = {n: i for i, n in enumerate(PARAM_NAMES)}
+
+
+def _ranges() -> dict[str, ParamRange]:
+    """Units and allowed values (``legsim models hexapod``); the meaning is PARAMS' third field."""
+    meaning = {n: d for n, _, d in PARAMS}
+    pos, nonneg = positive, nonnegative
+    r: dict[str, ParamRange] = {
+        "body_mass": pos("kg"), "leg_mass": pos("kg"), "friction_coeff": nonneg(),
+        "gravity": nonneg("m/s^2"), "q_rt": pos("m"), "q_rl": pos("m"), "ext_force": nonneg("N"),
+        "ext_scale": pos("m"), "slide_gain": nonneg("m/(N s)"), "contact_clearance": nonneg("m"),
+        "max_torque": pos("N m"), "max_speed": pos("rpm"), "speed_constant": pos("rad/(V s)"),
+        "torque_constant": pos("N m/A"), "armature_resist": pos("ohm"), "gear_ratio": pos(),
+        "torque_loss": nonneg(), "terrain_type": choice(0, 1, 2, 3, 4),
+        "terrain_arg1": ParamRange(), "terrain_arg2": ParamRange(), "terrain_arg3": ParamRange(),
+        "control_type": choice(0, 1), "framerate": pos("1/s"), "frame_width": pos("px"),
+        "frame_height": pos("px"), "t_c": pos("s"), "t_s": pos("s"), "phi_s": pos("rad"),
+        "phi_0": ParamRange("rad"), "kp": nonneg("N m/rad"), "kd": nonneg("N m s/rad"),
+        "delta_t": ParamRange("s"), "delta_phi": ParamRange("rad"), "turn_in_place": choice(-1, 0, 1),
+        "direction": choice(-1, 1), "contact_weight": between(0.0, 1.0),
+    }
+    for i in range(NLEG):
+        r |= {f"rho{i}_k": nonneg("N/m"), f"rho{i}_d": nonneg("N s/m"), f"rho{i}_r0": pos("m"),
+              f"theta{i}_k": nonneg("N m/rad"), f"theta{i}_d": nonneg("N m s/rad"),
+              f"theta{i}_r0": ParamRange("rad")}
+        r |= {f"attach{i}_{a}": ParamRange("m") for a in "xyz"}
+    r |= {f"J_{a}{b}": ParamRange("kg m^2") for a in (1, 2, 3) for b in (1, 2, 3)}
+    def doc(name: str, unit: str) -> str:  # the meaning without a repeated unit
+        text = meaning[name]
+        head, _, tail = text.rpartition(", ")
+        if text.startswith(f"{unit}, "):
+            return text[len(unit) + 2:]
+        return "" if text == unit else head if tail == unit else text
+
+    return {n: replace(rng, doc=doc(n, rng.unit)) for n, rng in r.items()}
+
+
+PARAM_RANGES = _ranges()
 
 # ---- parameter indices used by the kernels (compile-time constants) -----------------------
 P_MASS, P_TOE_MASS, P_MU, P_G, P_QRT, P_QRL, P_EXT_F, P_EXT_L, P_SLIDE, P_CLEAR = range(10)

@@ -65,27 +65,17 @@ def motor_battery(result, params=None, battery: PeukertBattery | None = None) ->
 
     Parameters
     ----------
-    result : a :class:`legsim.hybrid.Result` of the hexapod model (needs the outputs
-        ``tau0..5`` [N·m] and ``phidot0..5`` [rad/s]).
+    result : a :class:`legsim.hybrid.Result` of the hexapod model, or its run directory read back
+        (:func:`legsim.io.load_run`); needs the outputs ``tau0..5`` [N·m] and ``phidot0..5`` [rad/s].
     params : the run's parameter vector or a name -> value mapping (missing names take the
         model defaults); uses ``torque_constant``, ``speed_constant``, ``armature_resist``
         and ``gear_ratio``.
     battery : discharge curve (default: Panasonic 12 V 2.2 Ah Peukert fit).
     """
-    names = list(getattr(result, "output_names", ()))
-    needed = [f"tau{i}" for i in range(NLEG)] + [f"phidot{i}" for i in range(NLEG)]
-    missing = [n for n in needed if n not in names]
-    if missing:
-        raise InputError(f"motor_battery: the result lacks the outputs {', '.join(missing)} "
-                         "(is it a hexapod run?)")
-    y = np.asarray(result.y, dtype=float)
     t = np.asarray(result.t, dtype=float)
-    tau = np.stack([y[:, names.index(f"tau{i}")] for i in range(NLEG)], axis=1)
-    omega = np.stack([y[:, names.index(f"phidot{i}")] for i in range(NLEG)], axis=1)
-    kg = _param(params, "gear_ratio")
-    i_a = armature_current(tau, _param(params, "torque_constant"), kg)
-    v_a = armature_voltage(i_a, omega, _param(params, "armature_resist"), kg,
-                           _param(params, "speed_constant"))
+    legs = list(_leg_electrics(result, params))
+    i_a = np.stack([i for i, _ in legs], axis=1)
+    v_a = np.stack([v for _, v in legs], axis=1)
     current = np.abs(i_a).sum(axis=1)
     # records can repeat a time at events (before/after); keep the order, they are harmless
     charge = charge_fraction(t, current, battery)
@@ -94,17 +84,36 @@ def motor_battery(result, params=None, battery: PeukertBattery | None = None) ->
                               lifetime=life, extrapolated=extrap)
 
 
+def _leg_electrics(result, params):
+    """(i_a, v_a) of each leg in turn, (n,) arrays [A], [V], from the outputs ``tau<i>``,
+    ``phidot<i>`` (one leg at a time: a long run read back from disk stays small in memory)."""
+    names = list(getattr(result, "output_names", ()))
+    needed = [f"tau{i}" for i in range(NLEG)] + [f"phidot{i}" for i in range(NLEG)]
+    missing = [n for n in needed if n not in names]
+    if missing:
+        raise InputError(f"motor_battery: the result lacks the outputs {', '.join(missing)} "
+                         "(is it a hexapod run?)")
+    kg = _param(params, "gear_ratio")
+    kt, ra, kw = (_param(params, n) for n in ("torque_constant", "armature_resist", "speed_constant"))
+    for i in range(NLEG):
+        i_a = armature_current(result.output(f"tau{i}"), kt, kg)
+        yield i_a, armature_voltage(i_a, result.output(f"phidot{i}"), ra, kg, kw)
+
+
 def summary(result) -> dict:
     """Headline numbers of a hexapod run (printed by ``legsim run`` / ``legsim demo``).
 
     Forward is +y in the world frame (body axes: x lateral, y forward, z up; digest §4.1).
     """
-    y = np.asarray(result.y, dtype=float)
-    names = list(result.output_names)
-    col = {n: y[:, names.index(n)] for n in ("x", "y", "z", "yaw")}
+    col = {n: np.asarray(result.output(n), dtype=float) for n in ("x", "y", "z", "yaw")}
     t = np.asarray(result.t, dtype=float)
     duration = float(t[-1] - t[0]) if t.size > 1 else 0.0
-    report = motor_battery(result, result.params)
+    current = np.zeros_like(t)
+    peak_i = peak_v = 0.0
+    for i_a, v_a in _leg_electrics(result, result.params):
+        peak_i, peak_v = max(peak_i, float(np.abs(i_a).max())), max(peak_v, float(np.abs(v_a).max()))
+        current += np.abs(i_a)
+    life, extrapolated = lifetime(t, charge_fraction(t, current))
     out = {
         "duration_s": duration,
         "distance_forward_m": float(col["y"][-1] - col["y"][0]),
@@ -113,10 +122,10 @@ def summary(result) -> dict:
         "yaw_change_deg": float(np.degrees(np.unwrap(col["yaw"])[-1] - col["yaw"][0])),
         "body_height_min_m": float(col["z"].min()),
         "body_height_max_m": float(col["z"].max()),
-        "peak_armature_current_A": float(np.abs(report.i_a).max()),
-        "peak_armature_voltage_V": float(np.abs(report.v_a).max()),
-        "mean_battery_current_A": float(report.current.mean()),
-        "battery_lifetime_s": float(report.lifetime),
-        "battery_lifetime_extrapolated": bool(report.extrapolated),
+        "peak_armature_current_A": peak_i,
+        "peak_armature_voltage_V": peak_v,
+        "mean_battery_current_A": float(current.mean()),
+        "battery_lifetime_s": float(life),
+        "battery_lifetime_extrapolated": bool(extrapolated),
     }
     return out

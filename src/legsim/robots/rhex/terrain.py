@@ -181,7 +181,7 @@ def check_terrain_code(value) -> int:
     """Validate a ``terrain_type`` value; returns the integer code or raises :class:`InputError`."""
     code = int(value) if float(value) == int(value) else -1
     if code not in {t.value for t in TerrainType}:
-        raise InputError(f"parameter 'terrain_type' = {value!r}: expected one of "
+        raise InputError(f"parameter 'terrain_type' = {float(value):g}: expected one of "
                          + ", ".join(f"{t.value} ({t.name.lower()})" for t in TerrainType))
     return code
 

@@ -1,0 +1,126 @@
+"""Say so when numba compiles for more than a moment (issue 20: a first run must not be silent).
+
+legsim's kernels are compiled on first use and cached on disk (``cache=True``); on a new machine,
+or after an upgrade, the first run of each robot family compiles for 10–90 s. :func:`watch`
+registers a listener on numba's compile events: when a compilation has lasted ``after`` seconds,
+one line on stderr names what is being compiled and how long it took here; when the burst of
+compilations ends, a second line says how long it took. A cached run prints nothing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import sys
+import threading
+import time
+from typing import TextIO
+
+__all__ = ["watch", "ESTIMATES"]
+
+ESTIMATES: dict[str, tuple[str, float]] = {
+    "legsim.hybrid._kernels.advance": ("the hybrid-system engine", 13.0),
+    "legsim.robots.rhex._hooks.vector_field": ("the SimSect hexapod", 3.0),
+    "legsim.robots.crr_leg._hooks.vector_field": ("the CRR pneumatic leg", 29.0),
+    "legsim.multibody.hybrid_model.articulated_field": ("the multibody model's hooks", 23.0),
+    "legsim.assembly._hooks.robot_field": ("the assembly layer's robot dynamics", 40.0),
+    "legsim.assembly._hooks.robot_outputs": ("the assembly layer's outputs", 5.0),
+}
+"""Top-level compiled function -> (what it is, seconds it took to compile with an empty cache on
+a 2-core x86_64 machine, session 11), for the notice's estimate; others are named as they are."""
+
+
+class _Watcher:
+    def __init__(self, stream: TextIO | None, after: float):
+        self.stream = stream
+        self.after = after
+        self.depth = 0
+        self.current = ""
+        self.started = 0.0  # start of the running top-level compilation
+        self.burst = 0.0  # start of the first compilation of the burst that was announced, or 0
+        self.lock = threading.Lock()
+        self.timer: threading.Timer | None = None
+        self.closer: threading.Timer | None = None
+        self.named: set[str] = set()
+        self.last_end = 0.0  # end of the last top-level compilation
+
+    def start(self, name: str) -> None:
+        with self.lock:
+            self.depth += 1
+            if self.depth > 1:
+                return
+            self.current = name
+            self.started = time.monotonic()
+            if self.closer is not None:  # still the same burst
+                self.closer.cancel()
+                self.closer = None
+            if self.burst and name in ESTIMATES and name not in self.named:
+                self.named.add(name)
+                what, seconds = ESTIMATES[name]
+                self._say(f"legsim:   now {what} (about {seconds:.0f} s) ...")
+            if not self.burst:
+                self.timer = threading.Timer(self.after, self.announce)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def end(self) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth > 0:
+                return
+            self.last_end = time.monotonic()
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            if self.burst:  # the burst ends when no compilation follows within a second
+                self.closer = threading.Timer(1.0, self.close)
+                self.closer.daemon = True
+                self.closer.start()
+
+    def announce(self) -> None:
+        with self.lock:
+            if self.depth == 0 or self.burst:
+                return
+            self.burst = self.started
+            self.named.add(self.current)
+            what, seconds = ESTIMATES.get(self.current, (self.current.rsplit(".", 1)[-1], 0.0))
+            estimate = f" (about {seconds:.0f} s on a 2-core machine)" if seconds else ""
+            self._say(f"legsim: compiling for this machine, once (later runs load it from the cache): "
+                      f"{what}{estimate} ...")
+
+    def close(self) -> None:
+        with self.lock:
+            if self.burst and self.depth == 0:
+                self._say(f"legsim: compiled in {self.last_end - self.burst:.0f} s")
+                self.burst = 0.0
+            self.closer = None
+
+    def _say(self, text: str) -> None:
+        try:
+            print(text, file=self.stream if self.stream is not None else sys.stderr, flush=True)
+        except (OSError, ValueError):  # a closed stream: nobody is listening
+            pass
+
+
+_WATCHER: _Watcher | None = None
+
+
+def watch(stream: TextIO | None = None, after: float = 2.0) -> None:
+    """Announce compilations that last more than ``after`` seconds on ``stream`` (default: the
+    ``sys.stderr`` of the moment). Idempotent: the listener is registered once per process."""
+    global _WATCHER
+    if _WATCHER is not None:
+        return
+    from numba.core import event
+
+    watcher = _WATCHER = _Watcher(stream, after)
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            f = ev.data["dispatcher"].py_func
+            watcher.start(f"{f.__module__}.{f.__qualname__}")
+
+        def on_end(self, ev):
+            watcher.end()
+
+    event.register("numba:compile", Listener())
+    atexit.register(watcher.close)  # a run that ends right after compiling still says how long

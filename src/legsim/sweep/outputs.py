@@ -1,0 +1,180 @@
+"""The numbers a sweep keeps of each run: reductions of record columns and summary functions.
+
+An output ``"COLUMN@REDUCTION"`` reduces one column of the run's records (the names of
+:func:`legsim.io.results.record_columns`: ``t``, ``mode``, the states, then the model outputs, an
+output that repeats a state's name prefixed ``out_``) to one number:
+
+- ``final`` / ``initial``: the last / first record;
+- ``min`` / ``max``: over all records;
+- ``mean``: the time average, the trapezoid integral over the records divided by their time span
+  (records at events make the spacing uneven, so a plain average of the records would be biased).
+
+A summary function ``summary(result) -> dict`` (a :class:`legsim.hybrid.Result` in, names to numbers
+or strings out) adds its own columns; it is given as a callable (pickled to the workers: a
+module-level function) or as ``"package.module:function"`` / ``"path/to/file.py:function"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["Output", "parse_outputs", "check_outputs", "reduce_outputs", "summary_ref", "load_function",
+           "plain_value"]
+
+REDUCTIONS = ("final", "initial", "min", "max", "mean")
+
+
+def _closest(word: str, options: Sequence[str]) -> str:
+    import difflib
+
+    near = difflib.get_close_matches(word, list(options), n=1)
+    return f" (did you mean '{near[0]}'?)" if near else ""
+
+
+@dataclass(frozen=True)
+class Output:
+    """One summary output: record ``column`` reduced by ``reduction`` (module docstring)."""
+
+    column: str
+    reduction: str
+
+    @property
+    def name(self) -> str:
+        """The table column: ``"COLUMN@REDUCTION"``."""
+        return f"{self.column}@{self.reduction}"
+
+
+def parse_outputs(specs: Sequence[str] | str | None) -> tuple[Output, ...]:
+    """Parse ``["x@final", "y@max", ...]``; InputError naming a malformed one."""
+    if specs is None:
+        return ()
+    if isinstance(specs, str):
+        specs = [specs]
+    out: list[Output] = []
+    for spec in specs:
+        if not isinstance(spec, str) or spec.count("@") != 1:
+            raise InputError(f"output {spec!r}: expected COLUMN@REDUCTION, e.g. 'x@final' or 'ydot@max' "
+                             f"(reductions: {', '.join(REDUCTIONS)})")
+        column, reduction = (s.strip() for s in spec.split("@"))
+        if reduction not in REDUCTIONS:
+            raise InputError(f"output {spec!r}: unknown reduction {reduction!r}"
+                             f"{_closest(reduction, REDUCTIONS)}; allowed: {', '.join(REDUCTIONS)}")
+        if not column:
+            raise InputError(f"output {spec!r}: the column name is empty")
+        o = Output(column, reduction)
+        if o not in out:
+            out.append(o)
+    return tuple(out)
+
+
+def check_outputs(outputs: Sequence[Output], model: Any, where: str) -> None:
+    """InputError unless every output's column is a record column of ``model`` (a hybrid Model)."""
+    from ..io.results import record_columns
+
+    columns = record_columns(model)
+    for o in outputs:
+        if o.column not in columns:
+            raise InputError(f"output {o.name!r}: {where} records no column {o.column!r}"
+                             f"{_closest(o.column, columns)}; its columns: {', '.join(columns)}")
+
+
+def _column(result: Any, name: str) -> Any:
+    """Record column ``name`` of a Result (names of ``record_columns``)."""
+    if name == "t":
+        return result.t
+    if name == "mode":
+        return result.mode
+    if name in result.state_names:
+        return result.x[:, result.state_names.index(name)]
+    base = name if name in result.output_names else name[4:]  # "out_x": output x beside state x
+    return result.y[:, result.output_names.index(base)]
+
+
+def _reduce(t: Any, v: Any, reduction: str) -> float:
+    import numpy as np
+
+    if v.size == 0:
+        return math.nan
+    if reduction == "final":
+        return float(v[-1])
+    if reduction == "initial":
+        return float(v[0])
+    if reduction == "min":
+        return float(np.min(v))
+    if reduction == "max":
+        return float(np.max(v))
+    span = float(t[-1] - t[0])
+    if span <= 0.0:
+        return float(v[-1])
+    vf = np.asarray(v, dtype=float)
+    return float(np.sum(0.5 * (vf[1:] + vf[:-1]) * np.diff(t)) / span)
+
+
+def reduce_outputs(result: Any, outputs: Sequence[Output]) -> dict[str, float]:
+    """``{"COLUMN@REDUCTION": value}`` of a run's :class:`legsim.hybrid.Result`."""
+    return {o.name: _reduce(result.t, _column(result, o.column), o.reduction) for o in outputs}
+
+
+def summary_ref(summary: Callable[..., Any] | str | None) -> str | None:
+    """A stable name of a summary function for the sweep's spec: ``"module:qualname"`` or the string."""
+    if summary is None or isinstance(summary, str):
+        return summary
+    if not callable(summary):
+        raise InputError(f"summary = {summary!r}: expected a function summary(result) -> dict or "
+                         "'module:function'")
+    return f"{getattr(summary, '__module__', '?')}:{getattr(summary, '__qualname__', repr(summary))}"
+
+
+def load_function(ref: str, where: str = "summary") -> Callable[..., Any]:
+    """The function ``"package.module:function"`` or ``"path/to/file.py:function"`` names."""
+    module_ref, sep, name = ref.rpartition(":")
+    if not (sep and module_ref and name):
+        raise InputError(f"{where} = {ref!r}: expected 'package.module:function' or 'file.py:function'")
+    if module_ref.endswith(".py"):
+        path = Path(module_ref).expanduser().resolve()
+        if not path.is_file():
+            raise InputError(f"{where} = {ref!r}: file '{path}' not found")
+        mod_name = f"_legsim_sweep_{path.stem}_{abs(hash(str(path)))}"
+        module = sys.modules.get(mod_name)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(mod_name, path)
+            if spec is None or spec.loader is None:
+                raise InputError(f"{where} = {ref!r}: cannot load '{path}' as a Python module")
+            module = importlib.util.module_from_spec(spec)
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:
+                raise InputError(f"{where} = {ref!r}: importing '{path}' failed: "
+                                 f"{type(exc).__name__}: {exc}") from None
+            sys.modules[mod_name] = module
+    else:
+        try:
+            module = importlib.import_module(module_ref)
+        except ImportError as exc:
+            raise InputError(f"{where} = {ref!r}: cannot import {module_ref!r}: {exc}") from None
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise InputError(f"{where} = {ref!r}: {module_ref} has no function {name!r}")
+    return fn
+
+
+def plain_value(value: Any) -> Any:
+    """A value a Parquet column holds: numpy scalars as Python numbers, arrays as lists, others as str."""
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, list | tuple):
+        return [plain_value(v) for v in value]
+    return str(value)

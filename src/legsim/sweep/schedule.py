@@ -1,0 +1,143 @@
+"""The loop that feeds a pool batches of runs, sized as it learns how long a run takes.
+
+Batch sizes adapt: the first batches hold one run each (a probe per worker); from then on a batch
+holds ``batch_seconds / (mean wall time per run so far)`` runs, at most ``1/(2 x slots)`` of what
+is left (so the last batches shrink and every worker finishes at about the same time). Two
+batches per slot are kept in flight, so a worker never waits for the parent. Rows go to the
+caller as each batch arrives (the table writes them at once) and the progress bar (tqdm: runs,
+rate, ETA, failures) moves.
+
+A batch lost with its worker (:class:`legsim.sweep.backends.WorkerCrash`) is not fatal: its runs
+are retried one per batch; a single run whose worker dies again is a row with status
+``"crashed"``. Where one crash takes down every batch in flight (the local process pool), the
+retries run one at a time, so the run that crashes is known. Workers that die before any run has
+finished (a worker that cannot start) stop the sweep with an error instead. Ctrl-C stops the pool
+at once; what finished is kept.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import LegsimError
+from . import _worker as W
+from .backends import WorkerCrash
+
+MAX_CRASHES_BEFORE_ANY_ROW = 3
+"""Worker deaths with no run finished yet after which the sweep stops (workers that cannot start)."""
+
+__all__ = ["Outcome", "execute"]
+
+
+@dataclass
+class Outcome:
+    """What :func:`execute` did: batches, rows, whether Ctrl-C stopped it, the workers seen."""
+
+    batches: int = 0
+    rows: int = 0
+    failed: int = 0
+    crashes: int = 0
+    crashed_rows: int = 0
+    interrupted: bool = False
+    workers: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    last_result: float = math.nan
+    """time.time() of the last batch received."""
+
+
+def _crashed_row(run: W.Run, why: str) -> dict[str, Any]:
+    return {"run_id": run.run_id, **run.variation, "seed": run.seed, "status": "crashed",
+            "message": f"the worker process died while running this variation ({why})"}
+
+
+def _bar(total: int, initial: int, progress: bool | None) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit="run", desc="sweep", disable=False if progress else
+                None if progress is None else True, smoothing=0.05)
+
+
+def execute(pool: Any, runs: Sequence[W.Run], on_rows: Callable[[list[dict[str, Any]]], None], *,
+            batch_seconds: float, progress: bool | None = None, total: int | None = None,
+            done: int = 0) -> Outcome:
+    """Run ``runs`` on ``pool``, handing each batch's rows to ``on_rows`` as it arrives.
+
+    ``total``/``done``: the progress bar's length and starting count (a resumed sweep shows what
+    was done before). Returns the :class:`Outcome`; Ctrl-C sets ``interrupted`` instead of raising.
+    """
+    out = Outcome()
+    queue: deque[W.Run] = deque(runs)
+    suspects: deque[W.Run] = deque()
+    inflight: dict[Any, tuple[list[W.Run], bool]] = {}
+    wall_sum, wall_n = 0.0, 0
+    depth = pool.depth
+    bar = _bar(total if total is not None else len(runs), done, progress)
+
+    def size() -> int:
+        if wall_n == 0:
+            return 1
+        per_run = wall_sum / wall_n
+        return max(1, min(int(batch_seconds / max(per_run, 1e-9)), math.ceil(len(queue) / (2 * pool.slots))))
+
+    def submit(batch: list[W.Run], suspect: bool) -> None:
+        inflight[pool.submit(batch)] = (batch, suspect)
+
+    def take(report: W.BatchReport) -> None:
+        nonlocal wall_sum, wall_n
+        rows = report.rows
+        on_rows(rows)
+        out.batches += 1
+        out.rows += len(rows)
+        out.failed += sum(r.get("status") != "done" for r in rows)
+        for r in rows:
+            wall_sum += float(r.get("wall_time_s") or 0.0)
+        wall_n += len(rows)
+        w = report.worker
+        if w:
+            out.workers[(str(w.get("host")), int(w.get("pid", 0)))] = w
+        out.last_result = time.time()
+        bar.update(len(rows))
+        if out.failed:
+            bar.set_postfix(failed=out.failed, refresh=False)
+
+    try:
+        while queue or suspects or inflight:
+            # retries of crashed batches first: alone where one crash takes down all in flight
+            while suspects and (pool.isolates_failures and len(inflight) < depth or not inflight):
+                submit([suspects.popleft()], True)
+                if not pool.isolates_failures:
+                    break
+            retrying = suspects or any(s for _, s in inflight.values())
+            if pool.isolates_failures or not retrying:
+                while queue and len(inflight) < depth:
+                    submit([queue.popleft() for _ in range(min(size(), len(queue)))], False)
+            if not inflight:
+                continue
+            for handle in pool.wait(list(inflight)):
+                batch, suspect = inflight.pop(handle)
+                try:
+                    report = pool.result(handle)
+                except WorkerCrash as exc:
+                    out.crashes += exc.first  # one death may fail several batches
+                    if out.crashes >= MAX_CRASHES_BEFORE_ANY_ROW and out.rows == out.crashed_rows:
+                        raise LegsimError(
+                            f"the sweep's workers died {out.crashes} times before any run finished (last: "
+                            f"{exc}): a worker cannot start (its error is printed above), or every run "
+                            "crashes; run one variation with backend='serial' to see why") from None
+                    if len(batch) == 1 and (suspect or pool.isolates_failures):
+                        out.crashed_rows += 1
+                        take(W.BatchReport([_crashed_row(batch[0], str(exc))]))
+                    else:
+                        suspects.extend(batch)
+                    continue
+                take(report)
+    except KeyboardInterrupt:
+        out.interrupted = True
+        pool.close(cancel=True, handles=list(inflight))
+    finally:
+        bar.close()
+    return out

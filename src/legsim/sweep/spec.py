@@ -1,0 +1,269 @@
+"""What a sweep runs: variations of one scenario, each a set of dotted TOML keys with new values.
+
+A variation such as ``{"params.k": 1200.0, "initial.xdot": 1.5, "t_final": 2.0}`` is applied to the
+scenario's TOML data (:func:`apply_variation`: ``params.k`` is key ``k`` of table ``[params]``),
+and the result is validated by :func:`legsim.scenario.parse_scenario` exactly as a file would be,
+so a wrong key or value gets the usual error naming it. A :class:`Sweep` is the scenario plus
+the list of its variations, made from a grid (cartesian product), from samples of ranges
+(Latin hypercube, Sobol or uniform, with a fixed seed), from an explicit list, or from a
+combination of these (every explicit variation x every grid point x every sample). Run ``i`` is
+``Sweep.runs[i]``: its ``run_id`` is its index, stable for a given spec, and its noise seed
+(:meth:`Sweep.run_seed`) depends only on the sweep's seed and ``run_id``, never on which worker
+runs it or when.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import tomllib
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["Sweep", "apply_variation", "check_key", "read_scenario"]
+
+METHODS = ("lhs", "sobol", "uniform")
+"""Sampling designs: Latin hypercube (scipy.stats.qmc), scrambled Sobol, independent uniform."""
+
+SCALES = ("linear", "log")
+
+
+def read_scenario(path: str | Path) -> tuple[str, dict[str, Any]]:
+    """(absolute path, TOML data) of a scenario file; InputError if missing or not TOML."""
+    p = Path(path).expanduser().resolve()
+    try:
+        with open(p, "rb") as fh:
+            return str(p), tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"scenario file '{path}' not found") from None
+    except IsADirectoryError:
+        raise InputError(f"scenario '{path}' is a directory, expected a TOML file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML: {exc}") from None
+
+
+def check_key(key: Any, where: str = "variation") -> tuple[str, ...]:
+    """The parts of a dotted key (``"params.k"`` -> ``("params", "k")``); InputError if malformed."""
+    if not isinstance(key, str) or not key:
+        raise InputError(f"{where}: key {key!r} is not a dotted TOML key such as 'params.k' or 't_final'")
+    parts = tuple(key.split("."))
+    if any(not p.strip() or p != p.strip() for p in parts):
+        raise InputError(f"{where}: key {key!r} has an empty or padded part; expected e.g. 'params.k', "
+                         "'initial.xdot', 'controller_params.amplitude' or 't_final'")
+    return parts
+
+
+def apply_variation(data: Mapping[str, Any], variation: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of scenario ``data`` with each dotted key of ``variation`` set to its value.
+
+    Missing tables are created (``"params.k"`` on a scenario without ``[params]``); a key that
+    passes through a value which is not a table (``"t_final.x"``) is an InputError naming it.
+    Whether the key and value are valid for the scenario is :func:`parse_scenario`'s to say.
+    """
+    out = copy.deepcopy(dict(data))
+    for key, value in variation.items():
+        parts = check_key(key)
+        node = out
+        for i, part in enumerate(parts[:-1]):
+            nxt = node.setdefault(part, {})
+            if not isinstance(nxt, dict):
+                raise InputError(f"variation key {key!r}: '{'.'.join(parts[:i + 1])}' is a value "
+                                 f"({nxt!r}), not a table, so it has no key '{parts[i + 1]}'")
+            node = nxt
+        node[parts[-1]] = copy.deepcopy(value)
+    return out
+
+
+def _plain(value: Any, where: str) -> Any:
+    """A TOML-like value (bool, int, float, str, or a list of them) from numpy scalars and lists."""
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(f"{where} = {value!r}: expected a finite number")
+        return value
+    if isinstance(value, list | tuple) or hasattr(value, "tolist"):
+        seq = value.tolist() if hasattr(value, "tolist") else value
+        return [_plain(v, where) for v in seq]
+    raise InputError(f"{where} = {value!r}: expected a number, a string, true/false or a list of them")
+
+
+def _grid(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    axes = []
+    for key, values in grid.items():
+        check_key(key, "grid")
+        seq = values.tolist() if hasattr(values, "tolist") else values
+        if isinstance(seq, str | bytes) or not isinstance(seq, Sequence):
+            raise InputError(f"grid {key!r} = {values!r}: expected a list of values")
+        vals = [_plain(v, f"grid {key!r}") for v in seq]
+        if not vals:
+            raise InputError(f"grid {key!r}: the list of values is empty")
+        axes.append((key, vals))
+    return [dict(zip([k for k, _ in axes], combo, strict=True))
+            for combo in itertools.product(*(v for _, v in axes))]
+
+
+def _range(key: str, spec: Any) -> tuple[float, float, str]:
+    """(low, high, scale) of one range: ``(lo, hi)`` or ``(lo, hi, "log")``."""
+    where = f"range {key!r}"
+    if isinstance(spec, str) or not isinstance(spec, Sequence) or len(spec) not in (2, 3):
+        raise InputError(f"{where} = {spec!r}: expected (low, high) or (low, high, 'log')")
+    scale = spec[2] if len(spec) == 3 else "linear"
+    if scale not in SCALES:
+        raise InputError(f"{where}: scale {scale!r} is unknown; expected one of {', '.join(SCALES)}")
+    try:
+        lo, hi = float(spec[0]), float(spec[1])
+    except (TypeError, ValueError):
+        raise InputError(f"{where} = {spec!r}: low and high must be numbers") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise InputError(f"{where} = {spec!r}: expected finite numbers with low < high")
+    if scale == "log" and lo <= 0.0:
+        raise InputError(f"{where} = {spec!r}: a log range needs low > 0")
+    return lo, hi, scale
+
+
+def _samples(ranges: Mapping[str, Any], n: int, method: str, seed: int) -> list[dict[str, Any]]:
+    """``n`` points of the box ``ranges`` (unit-cube design mapped per axis, linearly or in log)."""
+    import numpy as np
+
+    keys = list(ranges)
+    for k in keys:
+        check_key(k, "ranges")
+    bounds = [_range(k, ranges[k]) for k in keys]
+    d = len(keys)
+    if method == "uniform":
+        u = np.random.default_rng(seed).random((n, d))
+    else:
+        from scipy.stats import qmc
+
+        make = qmc.LatinHypercube if method == "lhs" else qmc.Sobol
+        try:  # scipy >= 1.15 names the generator rng, older versions seed
+            engine = make(d, rng=np.random.default_rng(seed))
+        except TypeError:
+            engine = make(d, seed=np.random.default_rng(seed))
+        with warnings.catch_warnings():  # Sobol's balance warning when n is not a power of 2
+            warnings.simplefilter("ignore", UserWarning)
+            u = engine.random(n)
+    out = []
+    for row in u:
+        v = {}
+        for key, (lo, hi, scale), ui in zip(keys, bounds, row, strict=True):
+            v[key] = float(math.exp(math.log(lo) + ui * (math.log(hi) - math.log(lo)))) if scale == "log" \
+                else float(lo + ui * (hi - lo))
+        out.append(v)
+    return out
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Variations of one scenario.
+
+    Parameters
+    ----------
+    scenario : path of the scenario TOML file (resolved to an absolute path).
+    grid : dotted key -> list of values; the runs are the cartesian product (last key fastest).
+    ranges : dotted key -> ``(low, high)`` or ``(low, high, "log")``; with ``samples``.
+    samples : number of points drawn in ``ranges`` by ``method`` with ``seed``.
+    method : ``"lhs"`` (Latin hypercube, default), ``"sobol"`` (scrambled; best with a power
+        of 2 samples) or ``"uniform"`` (independent draws).
+    variations : an explicit list of variations (dotted key -> value).
+    seed : the sweep's seed: the sampling design's, and the root of every run's noise seed.
+    data : the scenario's TOML data (default: read from ``scenario``); a resumed sweep passes the
+        data it stored so that it runs what it started with.
+
+    Given several of ``variations``, ``grid`` and ``ranges``, the runs are every explicit
+    variation x every grid point x every sample (later keys win on a clash); given none, one
+    run of the scenario as it is. ``runs[i]`` is run ``i``'s variation.
+    """
+
+    scenario: str | Path
+    grid: Mapping[str, Sequence[Any]] | None = None
+    ranges: Mapping[str, Any] | None = None
+    samples: int | None = None
+    method: str = "lhs"
+    variations: Sequence[Mapping[str, Any]] | None = None
+    seed: int = 0
+    data: Mapping[str, Any] | None = field(default=None, repr=False)
+    runs: tuple[dict[str, Any], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.data is None:
+            source, data = read_scenario(self.scenario)
+        else:
+            source, data = str(Path(self.scenario).expanduser().resolve()), copy.deepcopy(dict(self.data))
+        object.__setattr__(self, "scenario", source)
+        object.__setattr__(self, "data", data)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InputError(f"seed = {self.seed!r}: expected a whole number >= 0")
+        if self.method not in METHODS:
+            raise InputError(f"method = {self.method!r}: expected one of {', '.join(METHODS)}")
+        if (self.ranges is None) != (self.samples is None):
+            raise InputError("ranges and samples go together: give the ranges to sample and how many "
+                             "samples (e.g. ranges={'params.k': (800, 1200)}, samples=64)")
+        if self.samples is not None and (isinstance(self.samples, bool) or not isinstance(self.samples, int)
+                                         or self.samples < 1):
+            raise InputError(f"samples = {self.samples!r}: expected a whole number >= 1")
+        factors: list[list[dict[str, Any]]] = []
+        if self.variations is not None:
+            explicit = []
+            for i, var in enumerate(self.variations):
+                if not isinstance(var, Mapping):
+                    raise InputError(f"variations[{i}] = {var!r}: expected a mapping of dotted keys to "
+                                     "values")
+                for k in var:
+                    check_key(k, f"variations[{i}]")
+                explicit.append({k: _plain(v, f"variations[{i}] {k!r}") for k, v in var.items()})
+            if not explicit:
+                raise InputError("variations: the list is empty")
+            factors.append(explicit)
+        if self.grid is not None:
+            if not isinstance(self.grid, Mapping) or not self.grid:
+                raise InputError(f"grid = {self.grid!r}: expected a mapping of dotted keys to lists of "
+                                 "values")
+            factors.append(_grid(self.grid))
+        if self.ranges is not None:
+            if not isinstance(self.ranges, Mapping) or not self.ranges:
+                raise InputError(f"ranges = {self.ranges!r}: expected a mapping of dotted keys to "
+                                 "(low, high)")
+            factors.append(_samples(self.ranges, int(self.samples or 0), self.method, self.seed))
+        runs = [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*factors)]
+        object.__setattr__(self, "runs", tuple(runs))
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    @property
+    def keys(self) -> list[str]:
+        """The varied dotted keys, in order of first appearance (the table's variation columns)."""
+        return list(dict.fromkeys(k for run in self.runs for k in run))
+
+    def run_seed(self, run_id: int) -> int:
+        """Run ``run_id``'s noise seed, a 32-bit number from ``(seed, run_id)`` (numpy's SeedSequence)."""
+        import numpy as np
+
+        return int(np.random.SeedSequence([self.seed, int(run_id)]).generate_state(1)[0])
+
+    def scenario_data(self, run_id: int) -> dict[str, Any]:
+        """The TOML data of run ``run_id``: the scenario with its variation applied."""
+        assert self.data is not None
+        return apply_variation(self.data, self.runs[run_id])
+
+    def design(self) -> dict[str, Any]:
+        """How the runs were made (for ``sweep.json`` and people reading it)."""
+        out: dict[str, Any] = {"runs": len(self.runs), "seed": self.seed}
+        if self.variations is not None:
+            out["variations"] = len(self.variations)
+        if self.grid is not None:
+            out["grid"] = {k: [_plain(v, k) for v in vals] for k, vals in self.grid.items()}
+        if self.ranges is not None:
+            out["ranges"] = {k: list(_range(k, r)) for k, r in self.ranges.items()}
+            out["samples"], out["method"] = self.samples, self.method
+        return out

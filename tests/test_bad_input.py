@@ -1,0 +1,233 @@
+"""Bad input never gets a traceback (issue 20 §3): parameter ranges declared by every model and
+checked before any compile or run, run directories that always end with a final status, clear
+exit codes (2 user mistake, 1 failed run, 130 interrupted), and SimSect's transition budget told
+apart from chattering."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from legsim import hybrid, registry
+from legsim.cli import SCENARIO_DIR, main
+from legsim.errors import InputError, SimulationError
+from legsim.hybrid import Options, simulate
+from legsim.hybrid import signatures as hs
+from legsim.simsect.runner import SAMPLE_RC, run_simsect
+
+
+def _scenario(tmp_path, text, name="s.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err
+
+
+@pytest.mark.parametrize("table, key, value, fragment", [
+    ("params", "body_mass", 0, "> 0 kg"),           # was ZeroDivisionError inside the kernel
+    ("params", "body_mass", -3, "> 0 kg"),          # was "Body toppled over" later
+    ("params", "k", -1000, "> 0 N/m"),
+    ("params", "touchdown_policy", 2, "one of 0, 1"),
+    ("params", "g_flight", -9.81, ">= 0 m/s^2"),
+])
+def test_slip_parameters_out_of_range_are_refused_with_file_key_range_and_unit(tmp_path, capsys, table,
+                                                                                key, value, fragment):
+    path = _scenario(tmp_path, f'model = "slip"\nt_final = 1\n[{table}]\n{key} = {value}\n')
+    code, err = _run(["run", str(path), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2
+    assert f"s.toml: [{table}] {key} = {value:g}: out of range, expected" in err and fragment in err
+    assert not (tmp_path / "out").exists()  # refused before anything was written or compiled
+
+
+def test_hexapod_errors_name_the_file_and_print_plain_numbers(tmp_path, capsys):
+    path = _scenario(tmp_path, 'model = "hexapod"\nt_final = 1\n[params]\nbody_mass = -7.0\n')
+    code, err = _run(["run", str(path), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and "s.toml: [params] body_mass = -7: out of range, expected > 0 kg" in err
+    assert "np.float64" not in err
+    # a rule tying parameters together (stance time inside the clock period), still with the file
+    path = _scenario(tmp_path, 'model = "hexapod"\nt_final = 1\n[controller]\nt_s = 2.0\n')
+    code, err = _run(["run", str(path), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and "s.toml: parameters 't_s' = 2" in err and "t_c = 1 s" in err
+    assert "np.float64" not in err
+
+
+def test_bad_input_found_when_the_run_starts_still_names_the_file_and_closes_run_json(tmp_path, capsys):
+    path = _scenario(tmp_path, 'model = "hexapod"\nt_final = 1\n[initial]\nz = -0.5\n')
+    code, err = _run(["run", str(path), "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and "s.toml: initial state 'z' = -0.5: the body must start above the terrain" in err
+    meta = json.loads((tmp_path / "o" / "run.json").read_text())
+    assert meta["status"] == "failed" and "z' = -0.5" in meta["message"]
+
+
+def test_out_naming_a_file_is_a_user_error(tmp_path, capsys):
+    (tmp_path / "taken").write_text("not a directory")
+    code, err = _run(["run", str(SCENARIO_DIR / "slip_run.toml"), "--out", str(tmp_path / "taken")], capsys)
+    assert code == 2 and "is a file: expected a directory" in err
+
+
+def test_rerunning_into_an_earlier_run_replaces_its_records_and_figures_and_says_so(tmp_path, capsys):
+    out = tmp_path / "o"
+    short = _scenario(tmp_path, 'model = "slip"\nt_final = 0.5\n[outputs]\nrecord_period = 0.01\n')
+    assert main(["run", str(short), "--out", str(out), "--plot"]) == 0
+    figures = sorted(p.name for p in (out / "plots").iterdir())
+    assert figures and "replacing" not in capsys.readouterr().out
+    (out / "plots" / "notes.txt").write_text("mine")  # not a figure: kept
+    assert main(["run", str(short), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "replacing the earlier run" in said
+    assert sorted(p.name for p in (out / "plots").iterdir()) == ["notes.txt"]
+    assert len(list((out / "records").glob("part-*.parquet"))) >= 1
+
+
+def test_ctrl_c_in_a_run_exits_130_keeps_records_and_marks_run_json_interrupted(tmp_path, capsys):
+    for name in ("hopper.urdf", "hopper_hardware.toml", "hopper.toml"):
+        shutil.copy(SCENARIO_DIR / name, tmp_path / name)
+    (tmp_path / "stop.py").write_text(
+        "import numpy as np\n\n"
+        "def stop_at(t_stop=0.1):\n"
+        "    def controller(t, s):\n"
+        "        if t >= t_stop:\n"
+        "            raise KeyboardInterrupt\n"
+        "        return np.zeros(2)\n"
+        "    return controller\n")
+    text = (tmp_path / "hopper.toml").read_text().replace("hopper_controller.py:pd_bounce", "stop.py:stop_at")
+    start = text.index("[controller_params]")
+    text = text[:start] + "[controller_params]\nt_stop = 0.1\n" + text[text.index("[initial]"):]
+    (tmp_path / "hopper.toml").write_text(text)
+    code, err = _run(["run", str(tmp_path / "hopper.toml"), "--out", str(tmp_path / "o")], capsys)
+    assert code == 130 and "interrupted" in err and "run failed" not in err
+    meta = json.loads((tmp_path / "o" / "run.json").read_text())
+    assert meta["status"] == "interrupted"
+    assert meta["records_written"] > 10  # every record up to t = 0.1 s was kept
+
+
+@hs.vector_field(allocates=False)
+def _divide_by_first(t, x, p, mode, xdot):
+    xdot[0] = 1.0 / p[0]
+
+
+def test_a_division_by_zero_in_a_models_equations_is_a_failed_run_with_time_mode_and_cause():
+    model = hybrid.Model(name="divider", state_names=("x",), state_defaults=np.zeros(1),
+                         param_names=("c",), param_defaults=np.array([0.0]), guards=(),
+                         output_names=(), vector_field=_divide_by_first)
+    with pytest.raises(SimulationError) as info:
+        simulate(model, 1.0, options=Options(method="rk4_fixed", h0=0.01), progress=False)
+    assert info.value.result.status == "numerical_error"
+    assert "t = 0 s" in str(info.value) and "ZeroDivisionError" in str(info.value)
+
+
+def test_the_transition_budget_is_not_called_chattering_unless_events_pile_up(tmp_path):
+    """SimSect's maxChartCount (default 128) stops a long SLIP run: the message says so and how to
+    go on. The Coulomb block without sliding flips modes at one instant: that is chattering."""
+    rc = tmp_path / "SimSect.rc"
+    rc.write_text(SAMPLE_RC.read_text().replace("finalTime     = 20", "finalTime     = 25")
+                  .replace("maxChartCount = 1000", "maxChartCount = 128"))
+    with pytest.raises(SimulationError) as info:
+        run_simsect(rc, tmp_path, progress=False, echo=lambda s: None)
+    msg = str(info.value)
+    assert info.value.result.status == "max_transitions"
+    assert "max_transitions = 128 transitions reached (SimSect's maxChartCount)" in msg
+    assert "raise max_transitions (maxChartCount) for longer runs" in msg and "not chattering" in msg
+    assert 15.0 < info.value.t < 25.0
+    assert sum(1 for _ in (tmp_path / "slip.data").open()) == info.value.result.n  # rows kept
+    from legsim.examples import coulomb_block
+
+    with pytest.raises(SimulationError) as info:
+        simulate(coulomb_block.build_model(), 2.5, options=Options(sliding=False, max_transitions=200))
+    assert info.value.result.status == "chattering" and "pile up" in str(info.value)
+
+
+def test_the_sample_simsect_rc_runs_and_is_written_on_request(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, err = _run(["simsect"], capsys)
+    assert code == 2 and "legsim simsect --sample" in err
+    assert main(["simsect", "--sample"]) == 0
+    assert (tmp_path / "SimSect.rc").read_text() == SAMPLE_RC.read_text()
+    code, err = _run(["simsect", "--sample"], capsys)
+    assert code == 2 and "exists already" in err
+    assert main(["simsect", "-q"]) == 0
+    rows = np.loadtxt(tmp_path / "slip.data")
+    assert rows.shape == (2001, 5) and rows[-1, 0] == pytest.approx(20.0)
+
+
+@pytest.mark.parametrize("name", sorted(registry.BUILTIN_MODELS))
+def test_every_registered_model_declares_units_and_ranges_its_defaults_satisfy(name):
+    model = registry.build(name)
+    assert model.param_ranges, f"{name} declares no parameter ranges"
+    index = {n: i for i, n in enumerate(model.param_names)}
+    for key, rng in model.param_ranges.items():
+        assert rng.contains(float(model.param_defaults[index[key]])), key
+    model.params()  # the defaults pass the model's own cross-parameter rules
+
+
+def test_models_name_shows_each_parameters_unit_and_allowed_values(capsys):
+    assert main(["models", "slip"]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("body_mass"))
+    assert "> 0 kg" in line and "point mass" in line
+    assert "one of 0, 1" in out and "digest" not in out
+
+
+def test_a_param_range_describes_and_checks_itself():
+    r = hybrid.between(0.0, 1.0, "m", open_high=True)
+    assert r.allowed() == "in [0, 1) m" and r.contains(0.0) and not r.contains(1.0)
+    assert not hybrid.positive().contains(0.0) and hybrid.nonnegative().contains(0.0)
+    assert not hybrid.positive().contains(float("nan"))
+    with pytest.raises(InputError, match=r"f.toml: \[params\] e = 2: out of range, expected in \[0, 1\] m"):
+        hybrid.between(0.0, 1.0, "m").check(2.0, "f.toml: [params] e")
+    with pytest.raises(ValueError, match="outside its declared range"):  # a model's own mistake
+        hybrid.Model(name="m", state_names=("x",), state_defaults=np.zeros(1), param_names=("c",),
+                     param_defaults=np.array([-1.0]), guards=(), output_names=(),
+                     vector_field=_divide_by_first, param_ranges={"c": hybrid.positive()})
+
+
+def test_the_cli_starts_without_loading_the_numerics():
+    """``legsim --help`` and ``legsim models`` must start fast (issue 20: <= 0.3 s): neither the
+    parser nor the model list imports numba, SciPy or the engine."""
+    code = ("import sys\nfrom legsim import cli, registry\ncli.build_parser()\nregistry.available_models()\n"
+            "print(sorted(m for m in ('numba', 'scipy', 'legsim.hybrid', 'pyarrow') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+
+
+def test_a_long_compilation_is_announced_with_what_and_an_estimate_then_its_duration():
+    """Issue 20: a first run is not silent. Driven by hand here (a cold compile cannot be forced in a
+    test): compilations shorter than ``after`` say nothing; a longer one names what it compiles and
+    the estimate, the next known kernel of the same burst is named too, and the burst ends with its
+    duration."""
+    import io
+    import time
+
+    from legsim._compiling import ESTIMATES, _Watcher
+
+    out = io.StringIO()
+    w = _Watcher(out, after=0.05)
+    w.start("legsim.robots.slip.slip_field")  # quick: nothing said
+    w.end()
+    time.sleep(0.1)
+    assert out.getvalue() == ""
+    w.start("legsim.hybrid._kernels.advance")
+    w.start("legsim.hybrid._kernels._step")  # nested: part of the same compilation
+    time.sleep(0.15)
+    w.end()
+    w.end()
+    w.start("legsim.assembly._hooks.robot_field")
+    w.end()
+    w.close()
+    lines = out.getvalue().splitlines()
+    what, seconds = ESTIMATES["legsim.hybrid._kernels.advance"]
+    assert lines[0].startswith("legsim: compiling for this machine, once") and what in lines[0]
+    assert f"about {seconds:.0f} s" in lines[0]
+    assert "now the assembly layer's robot dynamics" in lines[1]
+    assert lines[2].startswith("legsim: compiled in ") and len(lines) == 3

@@ -1,0 +1,383 @@
+"""Parameter sweeps (issue 20 §4): variations of a scenario on local processes, in-process and on Ray,
+into one Parquet table; validation, reproducibility, resume, failures, records, the CLI."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from legsim.cli import SCENARIO_DIR, main
+from legsim.errors import InputError, LegsimError
+from legsim.io import load_run
+from legsim.sweep import Sweep, apply_variation, load_sweep, resume_sweep, run_sweep
+from legsim.sweep.cli import parse_grid, parse_range, parse_runs, read_variations
+
+SLIP = SCENARIO_DIR / "slip_run.toml"
+HOPPER = SCENARIO_DIR / "hopper.toml"
+HEXAPOD = SCENARIO_DIR / "hexapod_walk.toml"
+TIMING = ("wall_time_s",)  # the only columns that may differ between two executions of one spec
+QUIET = {"progress": False, "echo": lambda s: None}
+
+
+def slip_sweep(**kw):
+    """12 short SLIP runs: spring stiffness x forward speed, 0.5 s each."""
+    grid = {"params.k": [800.0, 1000.0, 1200.0], "initial.xdot": [0.8, 1.0, 1.2, 1.4], "t_final": [0.5]}
+    return Sweep(SLIP, grid=grid, **kw)
+
+
+OUTPUTS = ["x@final", "y@min", "ydot@max", "xdot@mean"]
+
+
+def comparable(table):
+    """The table without its timing columns, as Python lists (NaN-safe equality via repr)."""
+    return {c: repr(table.column(c).to_pylist()) for c in table.column_names if c not in TIMING}
+
+
+def sentence_summary(result):
+    """A user summary: apex count and the last touchdown angle."""
+    return {"n_records": int(result.n), "last_touchdown_angle": float(result.state("touchdown_angle")[-1])}
+
+
+def fails_on_fast_runs(result):
+    if result.state("xdot")[0] > 1.3:
+        raise ValueError("too fast for this summary")
+    return {"ok": True}
+
+
+def dies_on_fast_runs(result):
+    """A summary that kills its process on one variation, as a crash in compiled code would."""
+    if result.state("xdot")[0] > 1.3:
+        os._exit(3)
+    return {}
+
+
+@pytest.fixture(scope="module")
+def serial_table(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serial")
+    return run_sweep(slip_sweep(), out, outputs=OUTPUTS, backend="serial", **QUIET)
+
+
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    out = tmp_path_factory.mktemp("two")
+    return run_sweep(slip_sweep(), out, outputs=OUTPUTS, workers=2, batch_seconds=0.002, **QUIET)
+
+
+# ------------------------------------------------------------------------------------------- spec
+def test_a_variation_sets_dotted_keys_on_a_copy_of_the_scenario_data():
+    data = {"model": "slip", "t_final": 1.0, "params": {"k": 1000.0}}
+    out = apply_variation(data, {"params.k": 1200.0, "initial.xdot": 1.5, "t_final": 2.0})
+    assert out == {"model": "slip", "t_final": 2.0, "params": {"k": 1200.0}, "initial": {"xdot": 1.5}}
+    assert data == {"model": "slip", "t_final": 1.0, "params": {"k": 1000.0}}
+    with pytest.raises(InputError, match=r"'t_final' is a value .* not a table"):
+        apply_variation(data, {"t_final.x": 1.0})
+    with pytest.raises(InputError, match="empty or padded part"):
+        apply_variation(data, {"params..k": 1.0})
+
+
+def test_a_grid_is_the_cartesian_product_with_the_last_key_fastest():
+    sw = Sweep(SLIP, grid={"params.k": [1, 2], "initial.xdot": [3, 4, 5]})
+    assert len(sw) == 6 and sw.keys == ["params.k", "initial.xdot"]
+    assert sw.runs[:4] == ({"params.k": 1, "initial.xdot": 3}, {"params.k": 1, "initial.xdot": 4},
+                           {"params.k": 1, "initial.xdot": 5}, {"params.k": 2, "initial.xdot": 3})
+    both = Sweep(SLIP, variations=[{"t_final": 1.0}, {"t_final": 2.0}], grid={"params.k": [1, 2]})
+    assert [r["t_final"] for r in both.runs] == [1.0, 1.0, 2.0, 2.0] and len(both) == 4
+
+
+@pytest.mark.parametrize("method", ["lhs", "sobol", "uniform"])
+def test_samples_lie_in_their_ranges_and_repeat_with_the_seed(method):
+    ranges = {"params.k": (800, 1200), "params.body_mass": (0.1, 10.0, "log")}
+    a = Sweep(SLIP, ranges=ranges, samples=16, method=method, seed=3)
+    b = Sweep(SLIP, ranges=ranges, samples=16, method=method, seed=3)
+    c = Sweep(SLIP, ranges=ranges, samples=16, method=method, seed=4)
+    k = np.array([r["params.k"] for r in a.runs])
+    m = np.array([r["params.body_mass"] for r in a.runs])
+    assert a.runs == b.runs and a.runs != c.runs
+    assert np.all((k >= 800) & (k <= 1200)) and np.all((m >= 0.1) & (m <= 10.0))
+    if method == "lhs":  # one sample in each of the 16 strata of each axis (log axis: strata in log m)
+        assert sorted(np.floor((k - 800) / 400 * 16).astype(int)) == list(range(16))
+        assert sorted(np.floor(np.log(m / 0.1) / np.log(100) * 16).astype(int)) == list(range(16))
+
+
+def test_a_runs_seed_depends_on_the_sweep_seed_and_run_id_only():
+    a, b = slip_sweep(seed=7), Sweep(SLIP, grid={"params.k": [1.0] * 12}, seed=7)
+    assert [a.run_seed(i) for i in range(12)] == [b.run_seed(i) for i in range(12)]
+    assert len({a.run_seed(i) for i in range(12)}) == 12
+    assert a.run_seed(3) != slip_sweep(seed=8).run_seed(3)
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"grid": {"params.kk": [1.0, 2.0]}},
+     r"sweep run 0 of 2 \(params.kk = 1.0\).*\[params\] kk.*did you mean 'k'"),
+    ({"grid": {"params.k": [1000.0, "stiff"]}},
+     r"sweep run 1 of 2 .*\[params\] k = 'stiff'.*expected a number"),
+    ({"grid": {"t_final": [1.0, -1.0]}}, r"sweep run 1 of 2 .*t_final = -1.0.*out of range"),
+    ({"grid": {"integrator.h_min": [0.5]}}, r"\[integrator\].*h_min = 0.5 exceeds h_max"),
+    ({"variations": [{"initial.xdott": 1.0}]}, r"\[initial\] xdott.*did you mean 'xdot'"),
+    ({"ranges": {"params.k": (2.0, 1.0)}, "samples": 4}, r"range 'params.k'.*low < high"),
+    ({"ranges": {"params.k": (1.0, 2.0)}}, "ranges and samples go together"),
+    ({"grid": {"params.k": []}}, "list of values is empty"),
+])
+def test_bad_variations_are_refused_before_anything_runs_naming_the_run_and_key(tmp_path, kwargs, fragment):
+    with pytest.raises(InputError, match=fragment):
+        run_sweep(Sweep(SLIP, **kwargs), tmp_path / "out", **QUIET)
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_output_of_an_unknown_column_names_the_closest_one(tmp_path):
+    with pytest.raises(InputError, match=r"output 'xdt@final'.*no column 'xdt' \(did you mean 'xdot'\?\)"):
+        run_sweep(Sweep(SLIP), tmp_path, outputs=["xdt@final"], **QUIET)
+    with pytest.raises(InputError, match=r"unknown reduction 'fnal' \(did you mean 'final'\?\)"):
+        run_sweep(Sweep(SLIP), tmp_path, outputs=["x@fnal"], **QUIET)
+
+
+# -------------------------------------------------------------------------------- the table
+def test_the_table_has_a_row_per_run_with_its_variation_outputs_and_statistics(serial_table):
+    t = serial_table.table
+    assert t.num_rows == 12 and serial_table.ran == 12 and serial_table.failed == 0
+    assert t.column_names[:5] == ["run_id", "params.k", "initial.xdot", "t_final", "seed"]
+    assert t.column_names[5:7] == ["status", "message"]
+    assert t.column_names[7:11] == OUTPUTS
+    assert set(t.column("status").to_pylist()) == {"done"}
+    assert t.column("run_id").to_pylist() == list(range(12))
+    assert np.all(serial_table.column("t_end") == 0.5) and np.all(serial_table.column("steps") > 10)
+    # each row is what a single run of that variation gives
+    from legsim.runner import simulate_scenario
+    from legsim.scenario import parse_scenario
+
+    sw = slip_sweep()
+    res = simulate_scenario(parse_scenario(sw.scenario_data(7), str(SLIP)))
+    assert serial_table.column("x@final")[7] == res.state("x")[-1]
+    assert serial_table.column("ydot@max")[7] == res.state("ydot").max()
+    tt, v = res.t, res.state("xdot")
+    assert serial_table.column("xdot@mean")[7] == pytest.approx(np.trapezoid(v, tt) / 0.5, rel=1e-12)
+    assert load_sweep(serial_table.out).equals(t)
+
+
+def test_the_table_is_bitwise_the_same_for_one_or_two_workers_and_any_order(serial_table, two_workers,
+                                                                               tmp_path):
+    ref = comparable(serial_table.table)
+    assert comparable(two_workers.table) == ref
+    assert two_workers.stats["batches"] >= 4 and len(two_workers.stats["workers"]) == 2
+    one = run_sweep(slip_sweep(), tmp_path / "one", outputs=OUTPUTS, workers=1, **QUIET)
+    assert comparable(one.table) == ref
+    # another order: the last runs first, in reverse, then the rest
+    out = tmp_path / "reverse"
+    for rid in (11, 10, 9, 8):
+        run_sweep(slip_sweep(), out, outputs=OUTPUTS, backend="serial", runs=[rid], **QUIET)
+    rest = run_sweep(slip_sweep(), out, outputs=OUTPUTS, backend="serial", **QUIET)
+    assert rest.ran == 8 and rest.skipped == 4 and comparable(rest.table) == ref
+
+
+def test_workers_load_the_compiled_code_from_the_cache_instead_of_compiling(two_workers):
+    workers = two_workers.stats["workers"]
+    assert [w["cache_misses"] for w in workers] == [0, 0]
+    assert {w["pid"] for w in workers}.isdisjoint({os.getpid()})
+    assert sum(w["runs"] for w in workers) == 12
+
+
+def test_resume_skips_finished_runs_and_a_changed_spec_is_refused_unless_overwritten(tmp_path):
+    out = tmp_path / "sweep"
+    first = run_sweep(slip_sweep(), out, outputs=OUTPUTS, backend="serial", runs=[0, 1, 2], **QUIET)
+    assert first.table.column("run_id").to_pylist() == [0, 1, 2]
+    assert json.loads((out / "sweep.json").read_text())["status"] == "partial"
+    again = run_sweep(slip_sweep(), out, outputs=OUTPUTS, backend="serial", **QUIET)
+    assert (again.ran, again.skipped) == (9, 3) and again.table.num_rows == 12
+    # the first three rows were not run again: their wall times are the first call's
+    assert again.table.slice(0, 3).column("wall_time_s").equals(first.table.column("wall_time_s"))
+    assert run_sweep(slip_sweep(), out, outputs=OUTPUTS, backend="serial", **QUIET).ran == 0
+    with pytest.raises(InputError, match=r"holds a different sweep \(it differs in outputs\).*overwrite"):
+        run_sweep(slip_sweep(), out, outputs=["x@final"], backend="serial", **QUIET)
+    with pytest.raises(InputError, match="it differs in keys, variations"):
+        run_sweep(Sweep(SLIP, grid={"params.k": [900.0]}), out, outputs=OUTPUTS, **QUIET)
+    new = run_sweep(Sweep(SLIP, grid={"params.k": [900.0], "t_final": [0.5]}), out, outputs=["x@final"],
+                    backend="serial", overwrite=True, **QUIET)
+    assert new.table.num_rows == 1 and new.table.column("params.k").to_pylist() == [900.0]
+    assert json.loads((out / "sweep.json").read_text())["status"] == "finished"
+
+
+def test_failing_runs_are_rows_with_their_status_and_message_and_the_sweep_goes_on(tmp_path):
+    sw = Sweep(SLIP, variations=[{}, {"integrator.max_transitions": 1}, {"initial.xdot": 1.4}, {}],
+               grid={"t_final": [0.5]})
+    res = run_sweep(sw, tmp_path, outputs=["x@final"], summary=fails_on_fast_runs, workers=2, **QUIET)
+    status = res.table.column("status").to_pylist()
+    msg = res.table.column("message").to_pylist()
+    assert status == ["done", "max_transitions", "summary_failed", "done"] and res.failed == 2
+    assert "max_transitions = 1" in msg[1] and "run stopped at t = " in msg[1]
+    assert msg[2] == "ValueError: too fast for this summary"
+    x = res.column("x@final")
+    assert np.isnan(x[1]) and np.isfinite(x[[0, 2, 3]]).all()  # a failed run has no outputs
+    assert 0.0 < res.column("t_end")[1] < 0.5  # how far it got
+    assert res.table.column("ok").to_pylist() == [True, None, None, True]
+
+
+def test_a_run_that_kills_its_worker_is_a_crashed_row_and_the_other_runs_finish(tmp_path):
+    sw = Sweep(SLIP, grid={"initial.xdot": [1.0, 1.1, 1.4, 1.2, 1.0, 1.1], "t_final": [0.5]})
+    res = run_sweep(sw, tmp_path, outputs=["x@final"], summary=dies_on_fast_runs, workers=2, **QUIET)
+    status = res.table.column("status").to_pylist()
+    assert status == ["done", "done", "crashed", "done", "done", "done"]
+    assert "worker process died" in res.table.column("message").to_pylist()[2]
+    assert res.stats["crashes"] >= 2  # the batch it was in, then the run alone
+
+
+def dies_always(result):
+    os._exit(3)
+
+
+def test_workers_that_die_before_any_run_finishes_stop_the_sweep_with_an_error(tmp_path):
+    sw = Sweep(SLIP, grid={"params.k": [900.0, 1000.0, 1100.0], "t_final": [0.2]})
+    with pytest.raises(LegsimError, match="workers died 3 times before any run finished"):
+        run_sweep(sw, tmp_path, summary=dies_always, workers=2, **QUIET)
+    assert json.loads((tmp_path / "sweep.json").read_text())["status"] == "failed"
+    with pytest.raises(InputError, match=r"summary = 'nowhere.py:f': file '.*nowhere.py' not found"):
+        run_sweep(sw, tmp_path, summary="nowhere.py:f", **QUIET)
+
+
+def test_a_user_summary_and_the_models_own_summary_become_columns(tmp_path):
+    res = run_sweep(Sweep(SLIP, grid={"params.k": [900.0, 1100.0], "t_final": [0.5]}), tmp_path / "slip",
+                    summary=sentence_summary, backend="serial", **QUIET)
+    assert res.table.column("n_records").to_pylist() == [101, 101]
+    hexa = run_sweep(Sweep(HEXAPOD, grid={"params.body_mass": [6.0, 8.0], "t_final": [0.2]}),
+                     tmp_path / "hex", outputs=["z@min"], backend="serial", **QUIET)
+    forward = hexa.column("distance_forward_m")  # legsim.runner.SUMMARIES["hexapod"]
+    assert hexa.failed == 0 and np.all(np.isfinite(forward)) and forward[0] != forward[1]
+    assert hexa.column("body_height_min_m") == pytest.approx(hexa.column("z@min"), rel=0, abs=0)
+
+
+def test_records_on_request_are_run_directories_named_by_run_id(tmp_path):
+    sw = Sweep(SLIP, grid={"params.k": [900.0, 1100.0], "t_final": [0.5]})
+    res = run_sweep(sw, tmp_path, outputs=["x@final"], records=True, backend="serial", **QUIET)
+    run = load_run(tmp_path / "runs" / "run-00001")
+    assert run.meta["status"] == "done"
+    assert run.meta["sweep"]["variation"] == {"params.k": 1100.0, "t_final": 0.5}
+    assert run.meta["scenario"]["params"]["k"] == 1100.0
+    assert run.records["x"][-1] == res.column("x@final")[1]
+
+
+def test_noisy_sensors_get_a_seed_per_run_and_common_noise_repeats_the_hardware_seeds(tmp_path):
+    sw = Sweep(HOPPER, variations=[{}, {}], grid={"t_final": [0.05]})
+    outputs = ["rate_hip@mean", "true_rate_hip@mean"]
+    per_run = run_sweep(sw, tmp_path / "a", outputs=outputs, backend="serial", **QUIET)
+    common = run_sweep(sw, tmp_path / "b", outputs=outputs, backend="serial", common_noise=True, **QUIET)
+    measured = per_run.column("rate_hip@mean")
+    assert per_run.failed == 0 and measured[0] != measured[1]  # same variation, different noise
+    assert common.column("rate_hip@mean")[0] == common.column("rate_hip@mean")[1]
+    assert per_run.column("seed").tolist() == [sw.run_seed(0), sw.run_seed(1)]
+    again = run_sweep(sw, tmp_path / "c", outputs=outputs, backend="serial", runs=[1], **QUIET)
+    assert again.column("rate_hip@mean")[0] == measured[1]  # a run's noise is its own, not its neighbours'
+
+
+# ----------------------------------------------------------------------------------------- Ray
+def test_the_ray_backend_gives_the_local_table(tmp_path, serial_table):
+    ray = pytest.importorskip("ray")
+    try:
+        res = run_sweep(slip_sweep(), tmp_path, outputs=OUTPUTS, backend="ray", workers=2, batch_seconds=0.01,
+                        **QUIET)
+    finally:
+        initialised = ray.is_initialized()
+        ray.shutdown()
+    assert not initialised  # the sweep shut down the Ray instance it started
+    assert comparable(res.table) == comparable(serial_table.table)
+    assert res.stats["batches"] >= 2
+
+
+# ----------------------------------------------------------------------------------------- CLI
+def test_cli_arguments_parse_into_grids_ranges_and_run_ids():
+    assert parse_grid(["params.k=800,1000", "initial.xdot=1:2:3", "integrator.method=dp45,rk4_fixed"]) == {
+        "params.k": [800, 1000], "initial.xdot": [1.0, 1.5, 2.0], "integrator.method": ["dp45", "rk4_fixed"]}
+    assert parse_range(["params.k=800:1200", "params.c=1e-3:1e-1:log"]) == {
+        "params.k": (800, 1200), "params.c": (1e-3, 1e-1, "log")}
+    assert parse_runs("0-3,7") == [0, 1, 2, 3, 7]
+
+
+def test_cli_variations_come_from_a_csv_or_json_file(tmp_path):
+    (tmp_path / "v.csv").write_text("params.k,initial.xdot,integrator.method\n"
+                                    "900,1.5,dp45\n1100,,rk4_fixed\n")
+    (tmp_path / "v.json").write_text('[{"params.k": 900, "initial.xdot": 1.5}, {"params.k": 1100}]')
+    assert read_variations(str(tmp_path / "v.csv")) == [
+        {"params.k": 900, "initial.xdot": 1.5, "integrator.method": "dp45"},
+        {"params.k": 1100, "integrator.method": "rk4_fixed"}]  # an empty cell keeps the scenario's value
+    assert read_variations(str(tmp_path / "v.json")) == [{"params.k": 900, "initial.xdot": 1.5},
+                                                         {"params.k": 1100}]
+    (tmp_path / "bad.csv").write_text("params.k,initial.xdot\n900\n")
+    with pytest.raises(InputError, match="line 2: 1 values for 2 keys"):
+        read_variations(str(tmp_path / "bad.csv"))
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--grid", "params.k"], r"--grid 'params.k': expected KEY=V1,V2"),
+    (["--grid", "params.k=1:2:x"], "LO:HI:N needs two numbers"),
+    (["--range", "params.k=1:2"], "--range needs --samples"),
+    (["--range", "params.k=a:2", "--samples", "4"], "LO and HI must be numbers"),
+    (["--samples", "4"], "--samples needs at least one --range"),
+    (["--runs", "1-x"], "--runs '1-x': expected run_ids"),
+    (["--grid", "params.kk=1,2"], r"\[params\] kk.*did you mean 'k'"),
+])
+def test_cli_mistakes_name_the_argument_and_exit_with_status_2(tmp_path, capsys, argv, fragment):
+    assert main(["sweep", str(SLIP), "--out", str(tmp_path / "o"), "-q", *argv]) == 2
+    assert __import__("re").search(fragment, capsys.readouterr().err)
+
+
+def test_cli_sweep_writes_the_table_and_prints_a_summary(tmp_path, capsys):
+    out = tmp_path / "cli"
+    assert main(["sweep", str(SLIP), "--out", str(out), "--grid", "params.k=900,1100",
+                 "--grid", "t_final=0.5", "--output", "x@final,y@min", "--backend", "serial"]) == 0
+    text = capsys.readouterr().out
+    assert "sweep: 2 of 2 runs in" in text and "(2 done)" in text and "x@final: min" in text
+    table = pq.read_table(out / "sweep.parquet")
+    assert table.column("params.k").to_pylist() == [900, 1100]
+    assert main(["sweep", "--resume", "--out", str(out), "--backend", "serial"]) == 0
+    assert "this call ran 0" in capsys.readouterr().out
+
+
+def test_the_sweep_command_and_package_import_nothing_heavy():
+    code = ("import sys, legsim.sweep, legsim.sweep.cli; "
+            "print([m for m in ('numpy', 'numba', 'pyarrow', 'legsim.hybrid', 'legsim.scenario') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_ctrl_c_stops_the_workers_keeps_finished_rows_and_the_sweep_resumes(tmp_path):
+    out, N = tmp_path / "int", 500
+    cmd = [sys.executable, "-m", "legsim", "sweep", str(SLIP), "--out", str(out), "--workers", "2",
+           "--grid", "params.k=" + ",".join(str(800 + k) for k in range(N)), "--grid", "t_final=10.0",
+           "--output", "x@final"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list((out / "parts").glob("part-*.parquet")):
+        time.sleep(0.02)  # the first rows are written (a part per second of finished batches)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "resume with: legsim sweep --resume --out" in stdout
+    done = load_sweep(out).num_rows
+    assert 0 < done < N and not list((out / "parts").glob("*.parquet"))  # parts merged into the table
+    assert json.loads((out / "sweep.json").read_text())["status"] == "interrupted"
+    res = resume_sweep(out, **QUIET)
+    assert res.skipped == done and res.ran == N - done
+    assert res.table.column("run_id").to_pylist() == list(range(N))
+    assert set(res.table.column("status").to_pylist()) == {"done"}
+
+
+def test_the_slip_design_study_example_maps_where_the_runner_keeps_running(tmp_path):
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "sweep_slip.py"
+    spec = importlib.util.spec_from_file_location("legsim_example_sweep_slip", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    res = mod.main(["--out", str(tmp_path), "--quick", "--backend", "serial"])
+    assert (tmp_path / "survival.png").stat().st_size > 10_000
+    t_end = res.column("t_end").reshape(5, 5)  # rows: touchdown angle -0.12..0, columns: k 2000..10000
+    status = np.array(res.table.column("status").to_pylist()).reshape(5, 5)
+    assert np.all(t_end[:, -1] == 8.0) and np.all(status[:, -1] == "done")  # stiff legs: every angle runs
+    assert status[-1, 0] == "invalid_state" and t_end[-1, 0] < 4.0  # vertical touchdown, soft leg: falls
+    assert np.all(np.diff(t_end[-1]) >= 0)  # at 0 rad, a stiffer leg runs longer
