@@ -231,3 +231,16 @@ def test_a_long_compilation_is_announced_with_what_and_an_estimate_then_its_dura
     assert f"about {seconds:.0f} s" in lines[0]
     assert "now the assembly layer's robot dynamics" in lines[1]
     assert lines[2].startswith("legsim: compiled in ") and len(lines) == 3
+
+
+def test_warmup_compiles_the_families_asked_for_and_refuses_unknown_ones():
+    from legsim.warmup import FAMILIES, warmup
+
+    said = []
+    took = warmup(["slip", "hexapod"], jobs=2, echo=said.append)
+    assert set(took) == {"slip", "hexapod"} and all(s >= 0.0 for s in took.values())
+    assert said[0].startswith("legsim warmup: compiling 2 families in 2 processes")
+    assert said[-1].startswith("legsim warmup: done in")
+    assert {m for m, _ in FAMILIES.values()} >= {"legsim.hybrid._kernels", "legsim.assembly._hooks"}
+    with pytest.raises(InputError, match="unknown families"):
+        warmup(["slp"], echo=said.append)

@@ -348,16 +348,17 @@ def test_the_sweep_command_and_package_import_nothing_heavy():
 def test_ctrl_c_stops_the_workers_keeps_finished_rows_and_the_sweep_resumes(tmp_path):
     out, N = tmp_path / "int", 500
     cmd = [sys.executable, "-m", "legsim", "sweep", str(SLIP), "--out", str(out), "--workers", "2",
-           "--grid", "params.k=" + ",".join(str(800 + k) for k in range(N)), "--grid", "t_final=10.0",
+           "--grid", "params.k=" + ",".join(str(800 + k) for k in range(N)), "--grid", "t_final=100.0",
            "--output", "x@final"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not list((out / "parts").glob("part-*.parquet")):
         time.sleep(0.02)  # the first rows are written (a part per second of finished batches)
+    assert proc.poll() is None, "the sweep finished before Ctrl-C could reach it: make the runs longer"
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
-    assert "resume with: legsim sweep --resume --out" in stdout
+    assert "resume with: legsim sweep --resume --out" in stdout, stderr
     done = load_sweep(out).num_rows
     assert 0 < done < N and not list((out / "parts").glob("*.parquet"))  # parts merged into the table
     assert json.loads((out / "sweep.json").read_text())["status"] == "interrupted"

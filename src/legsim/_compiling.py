@@ -1,4 +1,5 @@
-"""Say so when numba compiles for more than a moment (issue 20: a first run must not be silent).
+"""Say so when numba compiles for more than a moment (issue 20: a first run must not be silent),
+and compile the engine beside the robot on a first run.
 
 legsim's kernels are compiled on first use and cached on disk (``cache=True``); on a new machine,
 or after an upgrade, the first run of each robot family compiles for 10–90 s. :func:`watch`
@@ -10,12 +11,13 @@ compilations ends, a second line says how long it took. A cached run prints noth
 from __future__ import annotations
 
 import atexit
+import subprocess
 import sys
 import threading
 import time
 from typing import TextIO
 
-__all__ = ["watch", "ESTIMATES"]
+__all__ = ["watch", "ESTIMATES", "engine_cached", "compile_engine_in_background", "engine"]
 
 ESTIMATES: dict[str, tuple[str, float]] = {
     "legsim.hybrid._kernels.advance": ("the hybrid-system engine", 13.0),
@@ -124,3 +126,67 @@ def watch(stream: TextIO | None = None, after: float = 2.0) -> None:
 
     event.register("numba:compile", Listener())
     atexit.register(watcher.close)  # a run that ends right after compiling still says how long
+
+
+# ------------------------------------------------------------------ the engine, compiled beside
+_ENGINE_JOB: subprocess.Popen | None = None
+
+
+def engine_cached() -> bool:
+    """Whether numba's cache holds the engine (``hybrid._kernels.advance``), looked up without
+    importing it (the import compiles it): an index file under ``NUMBA_CACHE_DIR`` when it is set,
+    else in the package's ``__pycache__``."""
+    import glob
+    import os
+    from importlib.util import find_spec
+
+    if os.environ.get("NUMBA_CACHE_DIR"):  # then numba looks nowhere else
+        place = os.path.join(os.environ["NUMBA_CACHE_DIR"], "**")
+    else:
+        spec = find_spec("legsim.hybrid")
+        assert spec is not None and spec.submodule_search_locations
+        place = os.path.join(next(iter(spec.submodule_search_locations)), "__pycache__")
+    return bool(glob.glob(os.path.join(place, "_kernels.advance-*.nbi"), recursive=True))
+
+
+def compile_engine_in_background() -> None:
+    """On a first run (the engine not in the cache), compile it in a second process while this one
+    compiles the robot: the engine is 13 s of every first run, the robot's hooks take as long or
+    longer, and machines have two cores or more. :func:`engine` waits for it. Two processes never
+    compile the same function at once here: this one imports the engine only after the other
+    finished (numba writes cache files atomically, so even that would be safe for njit)."""
+    global _ENGINE_JOB
+    import os
+
+    if _ENGINE_JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or "legsim.hybrid._kernels" in \
+            sys.modules or (os.cpu_count() or 1) < 2 or engine_cached():
+        return
+    _ENGINE_JOB = subprocess.Popen([sys.executable, "-c", "import legsim.hybrid._kernels"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    atexit.register(_stop_engine_job)
+
+
+def _stop_engine_job() -> None:
+    if _ENGINE_JOB is not None and _ENGINE_JOB.poll() is None:
+        _ENGINE_JOB.terminate()
+
+
+def engine():
+    """The engine module (``legsim.hybrid._kernels``), once the background compile (if one was
+    started) has finished; if it failed, the import compiles here as before."""
+    global _ENGINE_JOB
+    job, _ENGINE_JOB = _ENGINE_JOB, None
+    if job is not None and "legsim.hybrid._kernels" not in sys.modules:
+        try:
+            job.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:  # a while yet: say so
+            t = time.monotonic()
+            what, seconds = ESTIMATES["legsim.hybrid._kernels.advance"]
+            print(f"legsim: compiling for this machine, once (later runs load it from the cache): {what} "
+                  f"(about {seconds:.0f} s on a 2-core machine, in a second process) ...", file=sys.stderr,
+                  flush=True)
+            job.wait()
+            print(f"legsim: compiled in {time.monotonic() - t + 1:.0f} s more", file=sys.stderr, flush=True)
+    from .hybrid import _kernels
+
+    return _kernels

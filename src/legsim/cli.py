@@ -1,4 +1,5 @@
-"""The ``legsim`` command line: run | simsect | plot | animate | demo | models | mobility | fit.
+"""The ``legsim`` command line: run | simsect | plot | animate | demo | models | mobility | fit | sweep |
+warmup.
 
 User mistakes (bad files, keys, values) print one clear message and exit with status 2; a run
 that fails says the time, mode and cause, keeps its records, and exits with status 1.
@@ -97,6 +98,13 @@ def _cmd_models(args) -> int:
     return 0
 
 
+def _cmd_warmup(args) -> int:
+    from .warmup import warmup
+
+    warmup(args.families or None, jobs=args.jobs)
+    return 0
+
+
 def _cmd_mobility(args) -> int:
     from .robots.libra.mobility import libra_report
 
@@ -147,6 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?")
     p.set_defaults(func=_cmd_models)
 
+    p = sub.add_parser("warmup", help="compile every robot family ahead, on all cores (once per machine)")
+    p.add_argument("families", nargs="*", help="families to compile (default: all: legsim.warmup.FAMILIES)")
+    p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    p.set_defaults(func=_cmd_warmup)
+
     p = sub.add_parser("mobility", help="the Extended Mobility Analysis log of LIBRA's control vectors")
     p.add_argument("vector", nargs="?", default="u1", choices=["u1", "u2", "u3"],
                    help="u1 (stages 1, 3), u2 (stage 2), u3 (stage 4)")
@@ -166,9 +179,11 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.command not in ("models", "mobility"):  # commands that may compile: say so
-            from ._compiling import watch
+            from ._compiling import compile_engine_in_background, watch
 
             watch()
+            if args.command in ("run", "demo", "simsect", "sweep"):  # they run the engine
+                compile_engine_in_background()
         return int(args.func(args) or 0)
     except InputError as exc:
         print(f"legsim: error: {exc}", file=sys.stderr)

@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from .._compiling import engine
 from .._compiling import watch as watch_compilation
 from ..errors import InputError, Interrupted, SimulationError
-from . import _kernels as K
 from . import _layout as L
 from . import signatures as sig
 from .model import Model
@@ -82,6 +82,7 @@ def simulate(model: Model, t_final: float,
     Result with ``t`` (n,), ``x`` (n, nx), ``mode`` (n,), ``y`` (n, ny), ``events``, ``stats``.
     """
     watch_compilation()  # a first run on a machine compiles: say so rather than sit silent
+    K = engine()  # imported here: its import compiles it on a first run (perhaps in the background)
     opts = options if options is not None else Options()
     if not isinstance(opts, Options):
         raise InputError(f"options must be a legsim.hybrid.Options, got {type(opts).__name__}")
