@@ -70,7 +70,7 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
         writer.finish("failed", f"{sc.source}: {exc}", {})
         raise InputError(f"{sc.source}: {exc}") from None
     except KeyboardInterrupt:  # outside the engine loop: while compiling or building
-        writer.finish("interrupted", "interrupted by the user before the first step", {})
+        writer.finish("interrupted", "interrupted by the user (while compiling or writing)", {})
         raise
     except BaseException as exc:
         writer.finish("failed", f"{type(exc).__name__}: {exc}", {})
