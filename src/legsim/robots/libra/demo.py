@@ -76,10 +76,10 @@ def replay(run: ClimbRun, path: Path, fps: float = 10.0, speed: float = 4.0) -> 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.animation import FuncAnimation, PillowWriter
     from matplotlib.patches import Circle, Rectangle
 
     from ...control import Kinematics
+    from ...viz.animate import write_gif
 
     lib = run.libra
     kin = Kinematics(lib.mb)
@@ -116,8 +116,7 @@ def replay(run: ClimbRun, path: Path, fps: float = 10.0, speed: float = 4.0) -> 
         label.set_text(f"LIBRA  t = {run.t[j]:5.2f} s  stage {run.stages[run.stage[j]].name}")
         return [*lines, body, *wheels, label]
 
-    anim = FuncAnimation(fig, draw, frames=frames, blit=False)
-    anim.save(path, writer=PillowWriter(fps=fps))
+    write_gif(fig, draw, frames, path, fps)
     plt.close(fig)
     return path
 
