@@ -276,7 +276,7 @@ def test_noisy_sensors_get_a_seed_per_run_and_common_noise_repeats_the_hardware_
 
 # ----------------------------------------------------------------------------------------- Ray
 def test_the_ray_backend_gives_the_local_table(tmp_path, serial_table):
-    ray = pytest.importorskip("ray")
+    ray = pytest.importorskip("ray", reason="the Ray backend needs the optional extra legsim[ray]")
     try:
         res = run_sweep(slip_sweep(), tmp_path, outputs=OUTPUTS, backend="ray", workers=2, batch_seconds=0.01,
                         **QUIET)

@@ -17,18 +17,31 @@ import threading
 import time
 from typing import TextIO
 
-__all__ = ["watch", "ESTIMATES", "engine_cached", "compile_engine_in_background", "engine"]
+__all__ = ["watch", "FAMILY_KERNELS", "ESTIMATES", "engine_cached", "compile_engine_in_background", "engine"]
+
+FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
+    "assembly": ("legsim.assembly._hooks", "robot_field", "the assembly layer's robot dynamics", 50.0),
+    "crr_leg": ("legsim.robots.crr_leg._hooks", "vector_field", "the CRR pneumatic leg", 30.0),
+    "multibody": ("legsim.multibody.hybrid_model", "articulated_field", "the multibody model's hooks", 27.0),
+    "crr_quadruped": ("legsim.robots.crr_quadruped._hooks", "vector_field", "the CRR quadruped", 22.0),
+    "event_contact": ("legsim.world._event_contact", None, "", 20.0),
+    "engine": ("legsim.hybrid._kernels", "advance", "the hybrid-system engine", 13.0),
+    "crr_leg_prismatic": ("legsim.robots.crr_leg._prismatic_hooks", None, "", 13.0),
+    "hexapod": ("legsim.robots.rhex._hooks", "vector_field", "the SimSect hexapod", 6.0),
+    "pneumatic_rig": ("legsim.robots.pneumatic_rig._rig_hooks", None, "", 2.0),
+    "rats_hop": ("legsim.robots.pneumatic_rig._hop_hooks", None, "", 2.0),
+    "slip": ("legsim.robots.slip", None, "", 1.0),
+}
+"""The families of compiled code a first run may need: family -> (module whose import compiles its
+hooks, the hook whose compile starts the family (None: too short to announce), what it is, the
+seconds the family took to compile with an empty cache on this 2-core x86_64 machine, session 11).
+One table for the compile notice and for ``legsim warmup`` (its order: largest first)."""
 
 ESTIMATES: dict[str, tuple[str, float]] = {
-    "legsim.hybrid._kernels.advance": ("the hybrid-system engine", 13.0),
-    "legsim.robots.rhex._hooks.vector_field": ("the SimSect hexapod", 3.0),
-    "legsim.robots.crr_leg._hooks.vector_field": ("the CRR pneumatic leg", 29.0),
-    "legsim.multibody.hybrid_model.articulated_field": ("the multibody model's hooks", 23.0),
-    "legsim.assembly._hooks.robot_field": ("the assembly layer's robot dynamics", 40.0),
-    "legsim.assembly._hooks.robot_outputs": ("the assembly layer's outputs", 5.0),
-}
-"""Top-level compiled function -> (what it is, seconds it took to compile with an empty cache on
-a 2-core x86_64 machine, session 11), for the notice's estimate; others are named as they are."""
+    f"{module}.{kernel}": (what, seconds)
+    for module, kernel, what, seconds in FAMILY_KERNELS.values() if kernel is not None}
+"""Top-level compiled function -> (what it is, seconds), for the notice's estimate; others are
+named as they are."""
 
 
 class _Watcher:

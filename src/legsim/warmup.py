@@ -18,24 +18,15 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
+from ._compiling import FAMILY_KERNELS
+
 __all__ = ["FAMILIES", "warmup"]
 
 FAMILIES: dict[str, tuple[str, float]] = {
-    "assembly": ("legsim.assembly._hooks", 50.0),
-    "crr_leg": ("legsim.robots.crr_leg._hooks", 30.0),
-    "multibody": ("legsim.multibody.hybrid_model", 27.0),
-    "crr_quadruped": ("legsim.robots.crr_quadruped._hooks", 22.0),
-    "event_contact": ("legsim.world._event_contact", 20.0),
-    "engine": ("legsim.hybrid._kernels", 13.0),
-    "crr_leg_prismatic": ("legsim.robots.crr_leg._prismatic_hooks", 13.0),
-    "hexapod": ("legsim.robots.rhex._hooks", 6.0),
-    "pneumatic_rig": ("legsim.robots.pneumatic_rig._rig_hooks", 2.0),
-    "rats_hop": ("legsim.robots.pneumatic_rig._hop_hooks", 2.0),
-    "slip": ("legsim.robots.slip", 1.0),
-}
-"""Family -> (module whose import compiles its hooks, seconds it took in ``legsim warmup`` with an
-empty cache on this 2-core machine, session 11: the order, largest first; all 11 took 92 s in 2
-processes against about 175 s one after another)."""
+    name: (module, seconds) for name, (module, _, _, seconds) in FAMILY_KERNELS.items()}
+"""Family -> (module whose import compiles its hooks, seconds with an empty cache; from
+:data:`legsim._compiling.FAMILY_KERNELS`). All 11 took 92 s in 2 processes against about 175 s
+one after another."""
 
 
 def _import(module: str) -> tuple[str, float]:

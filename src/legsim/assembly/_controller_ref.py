@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._references import load_function
 from ..errors import InputError, closest
 from . import _values as V
 from .controller import Controller
@@ -24,16 +22,8 @@ def load_controller(ref: str, base_dir: str | Path = ".", params: Mapping[str, A
     ``"file.py:function"`` (a file relative to ``base_dir``). Without ``params`` the function is
     the controller, ``function(t, sensors) -> commands``; with ``params`` it is a factory,
     ``function(**params)`` returning the controller (unknown keys get the closest parameter)."""
-    module_ref, sep, func = ref.rpartition(":")
-    if not (sep and module_ref and func):
-        raise InputError(f"{where} = {ref!r}: expected 'package.module:function' or 'file.py:function'")
-    module = _import(module_ref, Path(base_dir), f"{where} = {ref!r}")
-    fn = getattr(module, func, None)
-    if fn is None:
-        public = [n for n in vars(module) if not n.startswith("_")]
-        raise InputError(f"{where} = {ref!r}: {module_ref} has no function {func!r}{closest(func, public)}")
-    if not callable(fn):
-        raise InputError(f"{where} = {ref!r}: {func} is a {type(fn).__name__}, expected a function")
+    fn = load_function(ref, base_dir, where, file_kind="controller file")
+    func = ref.rpartition(":")[2]
     if params is not None:
         _check_params(fn, params, f"{where} = {ref!r}: [controller_params]")
         try:
@@ -77,30 +67,3 @@ def _signature(fn: Callable[..., Any]) -> inspect.Signature:
         return inspect.signature(fn)
     except (TypeError, ValueError):  # a builtin without a signature: accept it as it is
         return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
-
-
-def _import(module_ref: str, base_dir: Path, where: str) -> Any:
-    if module_ref.endswith(".py"):
-        path = base_dir / module_ref
-        if not path.is_file():
-            raise InputError(f"{where}: controller file '{path}' not found")
-        name = f"_legsim_controller_{abs(hash(str(path.resolve())))}_{path.stem}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise InputError(f"{where}: cannot load '{path}' as a Python module")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:  # the user's file does not run: say where and why
-            del sys.modules[name]
-            raise InputError(f"{where}: importing '{path}' failed: {type(exc).__name__}: {exc}") from None
-        return module
-    try:
-        return importlib.import_module(module_ref)
-    except ImportError as exc:
-        beside = base_dir / (module_ref.replace(".", "/") + ".py")
-        hint = f" (a file beside the scenario is named '{beside.name}:...')" if beside.is_file() else ""
-        raise InputError(f"{where}: cannot import module {module_ref!r}: {exc}{hint}") from None
-    except Exception as exc:
-        raise InputError(f"{where}: importing {module_ref!r} failed: {type(exc).__name__}: {exc}") from None

@@ -16,15 +16,12 @@ module-level function) or as ``"package.module:function"`` / ``"path/to/file.py:
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from .._references import load_function as _load_function
 from ..errors import InputError
 
 __all__ = ["Output", "parse_outputs", "check_outputs", "reduce_outputs", "summary_ref", "load_function",
@@ -135,36 +132,9 @@ def summary_ref(summary: Callable[..., Any] | str | None) -> str | None:
 
 
 def load_function(ref: str, where: str = "summary") -> Callable[..., Any]:
-    """The function ``"package.module:function"`` or ``"path/to/file.py:function"`` names."""
-    module_ref, sep, name = ref.rpartition(":")
-    if not (sep and module_ref and name):
-        raise InputError(f"{where} = {ref!r}: expected 'package.module:function' or 'file.py:function'")
-    if module_ref.endswith(".py"):
-        path = Path(module_ref).expanduser().resolve()
-        if not path.is_file():
-            raise InputError(f"{where} = {ref!r}: file '{path}' not found")
-        mod_name = f"_legsim_sweep_{path.stem}_{abs(hash(str(path)))}"
-        module = sys.modules.get(mod_name)
-        if module is None:
-            spec = importlib.util.spec_from_file_location(mod_name, path)
-            if spec is None or spec.loader is None:
-                raise InputError(f"{where} = {ref!r}: cannot load '{path}' as a Python module")
-            module = importlib.util.module_from_spec(spec)
-            try:
-                spec.loader.exec_module(module)
-            except Exception as exc:
-                raise InputError(f"{where} = {ref!r}: importing '{path}' failed: "
-                                 f"{type(exc).__name__}: {exc}") from None
-            sys.modules[mod_name] = module
-    else:
-        try:
-            module = importlib.import_module(module_ref)
-        except ImportError as exc:
-            raise InputError(f"{where} = {ref!r}: cannot import {module_ref!r}: {exc}") from None
-    fn = getattr(module, name, None)
-    if not callable(fn):
-        raise InputError(f"{where} = {ref!r}: {module_ref} has no function {name!r}")
-    return fn
+    """The function ``"package.module:function"`` or ``"path/to/file.py:function"`` names (a file
+    relative to the working folder, loaded once per process: a summary runs after every run)."""
+    return _load_function(ref, ".", where, reuse=True)
 
 
 def plain_value(value: Any) -> Any:

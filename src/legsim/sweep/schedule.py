@@ -97,8 +97,10 @@ def execute(pool: Any, runs: Sequence[W.Run], on_rows: Callable[[list[dict[str, 
             wall_sum += float(r.get("wall_time_s") or 0.0)
         wall_n += len(rows)
         w = report.worker
-        if w:
-            out.workers[(str(w.get("host")), int(w.get("pid", 0)))] = w
+        if w:  # reports of one worker can be taken out of order: keep its latest (most runs)
+            key = (str(w.get("host")), int(w.get("pid", 0)))
+            if w.get("runs", 0) >= out.workers.get(key, {}).get("runs", 0):
+                out.workers[key] = w
         out.last_result = time.time()
         bar.update(len(rows))
         if out.failed:
