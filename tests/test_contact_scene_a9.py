@@ -9,46 +9,25 @@ qualitative ranking). The single-witness (SOLID) mode reproduces the oscillating
 
 import numpy as np
 import pytest
-from scipy.spatial.transform import Rotation
 
 from legsim.contact import (
     Box,
-    Capsule,
-    ContactLaw,
-    Cylinder,
     LawTable,
     RigidWorld,
-    Sphere,
-    TerrainMesh,
-    anchor_spring,
-    restitution,
 )
-from legsim.contact.meshes import capsule_mesh, grid_surface, sphere_mesh
+from legsim.validation import contact as case  # measurements shared with `legsim report`
 
 G = 9.81
-LAW = ContactLaw(restitution(2e5, 0.5, v_min=0.05), anchor_spring(0.8, 3e4, n=1.0, brk=1.5, damping=100.0))
+LAW = case.a9_law()
 
 
 def _surface():
-    V, F = grid_surface(lambda x, y: 0.01 * np.sin(2 * x) * np.cos(2 * y), 4.0, 40)
-    return TerrainMesh(V, F)
+    return case.a9_surface()
 
 
 def test_six_primitives_on_a_mesh_surface_are_stable_and_carry_their_weight():
-    w = RigidWorld(LawTable(1, LAW), capacity=512)
-    w.scene.add(_surface())
-    lying = Rotation.from_euler("x", 90, degrees=True).as_matrix()
-    bodies = [
-        (Sphere(0.1), None),
-        (sphere_mesh(0.1), None),
-        (Box((0.1, 0.08, 0.06)), None),
-        (Capsule(0.06, 0.1), lying),
-        (capsule_mesh(0.06, 0.1), lying),
-        (Cylinder(0.08, 0.06), None),
-    ]
-    for i, (shape, rot) in enumerate(bodies):
-        w.add_solid(shape, mass=1.0, pos=(-1.25 + 0.5 * i, 0.3, 0.25), rot=rot)
-    res = w.simulate(1.5, 1e-4, record_every=10)
+    # analytic sphere, mesh sphere, box, analytic capsule, mesh capsule, cylinder (1 kg each)
+    res = case.a9_scene()
     assert np.all(np.isfinite(res.pos))
     late = res.t > 1.0
     fz = res.contact_force[late, :, 2]

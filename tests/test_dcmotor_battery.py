@@ -12,21 +12,22 @@ from legsim.actuators.electric import (
     charge_fraction,
     lifetime,
     saturate_torque,
-    speed_constant_rpm_per_volt,
     torque_limits,
 )
 from legsim.actuators.electric.dcmotor import MAXON_RE118751, stall_torque
 from legsim.errors import InputError
+from legsim.validation import simsect as case  # measurements shared with `legsim report`
 
 K_OMEGA = 61.261056
 
 
 def test_speed_constant_of_61_26_rad_per_volt_second_is_585_rpm_per_volt():
-    assert speed_constant_rpm_per_volt(K_OMEGA) == pytest.approx(585.0, abs=1e-4)
+    assert case.K_OMEGA == K_OMEGA
+    assert case.motor_constants()["rpm_per_volt"] == pytest.approx(585.0, abs=1e-4)
 
 
 def test_torque_limit_is_zero_at_the_no_load_speed_about_303_rpm_at_the_leg():
-    no_load_leg_rpm = 10000.0 / 33.0
+    no_load_leg_rpm = case.motor_constants()["no_load_leg_rpm"]  # 10000 rpm / 33
     assert no_load_leg_rpm == pytest.approx(303.03, abs=0.01)
     omega = no_load_leg_rpm * 2 * math.pi / 60
     lo, hi = torque_limits(omega, stall_torque=4.0)

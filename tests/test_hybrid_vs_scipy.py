@@ -4,7 +4,8 @@
 The scipy side is ``benchmarks/_slip_numpy.py``, a numpy twin of the SLIP written from digest §3
 without legsim, restarted at every chart like a SimSect run; the bouncing ball twin is below. The
 energy and apex tests compute their expected values from physics (energy ½m|v|² + mgy + ½k(ρ − q_0)²;
-time-reversal symmetry of a stance), not from legsim helpers.
+time-reversal symmetry of a stance), not from legsim helpers. The runs and the energy and apex
+measurements live in ``legsim.validation.simsect`` (shared with `legsim report`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from scipy.integrate import solve_ivp
 from legsim.examples import bouncing_ball
 from legsim.hybrid import Options, simulate
 from legsim.robots import slip
+from legsim.validation import simsect as case
 
 _TWIN = Path(__file__).resolve().parents[1] / "benchmarks" / "_slip_numpy.py"
 _spec = importlib.util.spec_from_file_location("_slip_numpy", _TWIN)
@@ -29,12 +31,12 @@ sys.modules.setdefault("_slip_numpy", sn)  # dataclasses look their module up th
 _spec.loader.exec_module(sn)
 
 TIGHT = Options(rtol=1e-10, atol=1e-12)
-T_10_STRIDES = 6.9  # one stride of the default runner lasts 0.667 s
+T_10_STRIDES = case.T_10_STRIDES  # 6.9 s: one stride of the default runner lasts 0.667 s
 
 
 @pytest.fixture(scope="module")
 def slip_default():
-    return simulate(slip.build_model(), T_10_STRIDES, options=TIGHT)
+    return case.slip_default_run()  # TIGHT options
 
 
 @pytest.mark.parametrize("method", ["RK45", "DOP853"])
@@ -87,36 +89,23 @@ def test_bouncing_ball_impact_times_agree_with_solve_ivp_and_the_closed_form():
     assert np.max(np.abs(res.events["t"] - t_exact)) <= 1e-8
 
 
-def _energy(res, p):
-    """½m|v|² + m g y + ½k(ρ − q_0)² with ρ the leg length in stance (q_rt = q_0 in flight) [J]."""
-    x = res.x
-    stance = np.isin(res.mode, (slip.COMPRESSION, slip.DECOMPRESSION))
-    rho = np.where(stance, np.hypot(x[:, 0] - x[:, 4], x[:, 1] - x[:, 5]), p.q_rt)
-    return (0.5 * p.body_mass * (x[:, 2] ** 2 + x[:, 3] ** 2) + p.body_mass * p.g_stance * x[:, 1]
-            + 0.5 * p.k * (rho - p.q_0) ** 2)
-
-
 def test_slip_total_energy_is_conserved_to_the_tolerance_scale_when_gravity_is_equal():
+    # energy ½m|v|² + m g y + ½k(ρ − q_0)² (case.slip_energy) of a DP45 run at rtol 1e-8, atol 1e-10
     p = sn.SlipParams()
     assert p.g_stance == p.g_flight
-    res = simulate(slip.build_model(), T_10_STRIDES, options=Options(rtol=1e-8, atol=1e-10))
-    e = _energy(res, p)
-    assert res.n > 200
-    drift = np.max(np.abs(e - e[0])) / e[0]
+    model = slip.build_model()
+    assert [model.param_defaults[model.param_names.index(n)] for n in ("body_mass", "k", "q_0", "q_rt")] \
+        == [p.body_mass, p.k, p.q_0, p.q_rt]  # the physics parameters of the twin
+    drift, _, n = case.slip_energy_drift()
+    assert n > 200
     assert drift <= 1e-6
     # with unequal gravities energy is not conserved (the test can tell the difference)
-    res2 = simulate(slip.build_model(), T_10_STRIDES, params={"g_stance": 12.0},
-                    options=Options(rtol=1e-8, atol=1e-10))
-    p2 = sn.SlipParams(g_stance=12.0)
-    flight = np.isin(res2.mode, (slip.ASCENT, slip.DESCENT))
-    e2 = _energy(res2, p2)
-    assert np.max(np.abs(e2[flight] - e2[0])) / e2[0] > 1e-3
+    _, flight_drift, _ = case.slip_energy_drift(12.0)
+    assert flight_drift > 1e-3
 
 
 def _apexes(res):
-    ev = res.events
-    sel = (ev["kind"] == 0) & (ev["mode_before"] == slip.ASCENT)
-    return ev["x"][sel, 1], ev["x"][sel, 2]
+    return case.slip_apexes(res)
 
 
 def test_slip_apex_map_is_the_identity_after_a_symmetric_first_stance(slip_default):
@@ -131,8 +120,8 @@ def test_slip_apex_states_return_with_period_two_after_an_asymmetric_touchdown()
     """Start at an apex (y = 1.1, ẋ = 1) with touchdown angle −0.2 rad: stance 2 is the mirror of
     stance 1, so apex 2 equals the start and apexes alternate."""
     y0, xd0 = 1.1, 1.0
-    res = simulate(slip.build_model(), 8.0, x0={"y": y0, "xdot": xd0, "ydot": 0.0, "touchdown_angle": -0.2},
-                   options=TIGHT)
+    assert case.ASYMMETRIC_START == {"y": y0, "xdot": xd0, "ydot": 0.0, "touchdown_angle": -0.2}
+    res = case.slip_asymmetric_run()  # 8 s, TIGHT options
     y, xd = _apexes(res)
     assert y.size >= 8
     assert abs(y[0] - y0) > 1e-3 and abs(xd[0] - xd0) > 1e-3  # the first stance was asymmetric

@@ -10,13 +10,12 @@ from legsim.robots.libra.control import variables
 from legsim.robots.libra.experiments import climb, cycle_measures, initial_configuration, stage1_measures
 from legsim.robots.libra.gait import Path, climb_cycle
 from legsim.robots.libra.robot import Ladders, build, gear_friction
+from legsim.validation import cjtc as case  # measurements shared with `legsim report`
 
 
 @pytest.fixture(scope="module")
 def stage1():
-    lib = build()
-    run = climb(lib, climb_cycle(lib.ladders, stages=(1,)))
-    return run, stage1_measures(run)
+    return case.stage1()  # climb(build(), climb_cycle(..., stages=(1,))) and stage1_measures
 
 
 def test_the_gear_friction_is_the_motors_no_load_torque_through_the_gear():

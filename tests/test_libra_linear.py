@@ -11,6 +11,7 @@ from legsim.robots.libra import dynamics as dyn
 from legsim.robots.libra import kinematics as kin
 from legsim.robots.libra import linear as lin
 from legsim.robots.libra.params import TUNED_KD, TUNED_KP, LibraParams
+from legsim.validation import cjtc as case  # measurements shared with `legsim report`
 
 P = LibraParams()
 TWO_PI = 2 * math.pi
@@ -25,13 +26,12 @@ def _configs():
 
 @pytest.fixture(scope="module")
 def sweep():
-    return lin.sweep()
+    return case.linear_sweep()  # lin.sweep()
 
 
 @pytest.fixture(scope="module")
 def at_zero(sweep):
-    (point,) = [p for p in sweep if p.y_b == 0.0]
-    return point
+    return case.linear_at_zero()  # the point of the sweep at y_b = 0
 
 
 @pytest.fixture(scope="module")

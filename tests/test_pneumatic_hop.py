@@ -4,18 +4,17 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import brentq
 
 from legsim.actuators.pneumatic import SupplyTank
 from legsim.robots.pneumatic_rig.hop import RUBBER_CV_EFFECTIVE, HopBench
+from legsim.validation import rats as case  # measurements shared with `legsim report`
 
-DURATIONS = [10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 80]
+DURATIONS = list(case.DURATIONS)
 
 
 @pytest.fixture(scope="module")
 def spool_curve():
-    bench = HopBench("spool")
-    return np.array([bench.fire(d, 0.724e6).height for d in DURATIONS])
+    return case.spool_hop_curve()
 
 
 def test_spool_hop_does_not_lift_below_15_ms(spool_curve):
@@ -41,8 +40,7 @@ def test_spool_hop_plateaus_at_31_75_cm_from_about_50_ms(spool_curve):
 
 def test_higher_supply_pressure_hops_higher_at_40_ms():
     # T8: h(0.379) < h(0.552) < h(0.758)
-    bench = HopBench("spool")
-    h = [bench.fire(40, p).height for p in (0.379e6, 0.552e6, 0.758e6)]
+    h = case.pressure_trend_heights()  # 0.379, 0.552, 0.758 MPa
     assert h[0] < h[1] < h[2]
 
 
@@ -57,12 +55,12 @@ def test_per_leg_friction_spread_widens_the_hop_spread_at_higher_pressure():
 
 def test_rubber_seat_preset_reaches_26_and_33_cm_with_one_fitted_effective_cv():
     # T9: fit the effective Cv to E4 (26 cm at 0.724 MPa); check E5 (33 cm +- 15 % at 1.034 MPa)
-    cv = brentq(lambda c: HopBench("rubber", cv=c).fire(80, 0.724e6).height - 0.26, 0.03, 0.3,
-                xtol=1e-5)
+    cv = case.rubber_cv_fit()
     assert cv == pytest.approx(RUBBER_CV_EFFECTIVE, abs=5e-4)
     bench = HopBench("rubber")
-    assert bench.fire(80, 0.724e6).height == pytest.approx(0.26, rel=0.15)
-    assert bench.fire(80, 1.034e6).height == pytest.approx(0.33, rel=0.15)
+    h724, h1034 = case.rubber_heights()
+    assert h724 == pytest.approx(0.26, rel=0.15)
+    assert h1034 == pytest.approx(0.33, rel=0.15)
     assert bench.valve.latency == pytest.approx(5e-3)
 
 
@@ -83,7 +81,7 @@ def test_source_cv_law_overpredicts_the_rubber_seat_hop():
 
 def test_no_leak_depletion_grounds_the_robot_after_about_75_firings():
     # T10: repeated 40 ms firings from 0.689 MPa, no leak: hop < 5 cm by firing 75 +- 25
-    heights, tanks = HopBench("rubber").repeated(110, 40, 0.689e6)
+    heights, tanks = case.no_leak_depletion()
     first_low = int(np.argmax(heights < 0.05)) + 1
     assert heights[0] > 0.15 and 50 <= first_low <= 100
     assert np.all(np.diff(tanks) < 0)
@@ -93,19 +91,14 @@ def test_exponential_leak_halves_the_tank_gauge_pressure_in_300_s():
     # T10: leak model tau ~ 433 s from 0.758 MPa: pressure at 300 s is 50 % +- 2 %
     tank = SupplyTank(leak="exponential")
     p0 = 0.758e6 + tank.p_atm
-    p300 = tank.pressure_after_leak(p0, 300.0)
-    assert (p300 - tank.p_atm) / 0.758e6 == pytest.approx(0.5, abs=0.02)
+    assert case.leak_pressure_fraction(300.0) == pytest.approx(0.5, abs=0.02)
     # the ODE form agrees with the closed form
     assert tank.pressure_rate(p0, 0.0) == pytest.approx(-0.758e6 / tank.leak_tau)
 
 
 def test_leak_halves_the_hop_height_after_about_150_s():
     # T10: hop height halved at 150 s +- 50 s
-    bench = HopBench("spool")
-    tank = SupplyTank(leak="exponential")
-    h0 = bench.fire(40, 0.758e6).height
-    ratio = {t: bench.fire(40, p_tank=tank.pressure_after_leak(0.758e6 + tank.p_atm, t)).height / h0
-             for t in (100.0, 200.0)}
+    ratio = case.leak_hop_ratios()
     assert ratio[100.0] > 0.5 > ratio[200.0]
 
 
@@ -113,16 +106,8 @@ def test_leaking_valves_ground_rapid_hops_after_about_40_firings_at_a_10_s_inter
     # T10: leaking spool valves, 40 ms hops from 0.758 MPa: grounded (< 1 cm) after 40 +- 15.
     # The interval is not given; at the digest's 2-5 s guess this model needs ~77-80 hops,
     # at 10 s (assumed here) it needs ~51.
-    bench = HopBench("spool")
-    tank = SupplyTank(leak="exponential", leak_tau=bench.valve.leak_tau)
-    p = 0.758e6 + tank.p_atm
-    hops = 0
-    for _ in range(80):
-        r = bench.fire(40, p_tank=p)
-        if r.height < 0.01:
-            break
-        hops += 1
-        p = tank.pressure_after_leak(r.p_tank_end, 10.0)
+    assert case.LEAKING_HOP_INTERVAL == 10.0
+    hops = case.leaking_valve_hops(10.0)
     assert 25 <= hops <= 55
 
 

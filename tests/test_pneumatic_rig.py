@@ -5,29 +5,24 @@ import pytest
 
 from legsim.actuators.pneumatic.units import LBF
 from legsim.errors import InputError
-from legsim.hybrid import Options
 from legsim.identify import stiction_from_step
-from legsim.robots.pneumatic_rig.metrics import first_order_fit, lag_by_xcorr, rmse, step_metrics
+from legsim.robots.pneumatic_rig.metrics import step_metrics
 from legsim.robots.pneumatic_rig.rig import Reference, RigBench
+from legsim.validation import pneumatic as case  # measurements shared with `legsim report`
 
-WEIGHT = 0.2 * 9.81
-STEPS = Reference("table_hold", times=[0, 0.5, 1.5, 2.5, 3.5], values=[0.01, 0.03, 0.015, 0.035, 0.02])
-START = dict(x0=0.01, p_cap0=3e5, p_rod0=3e5)
+WEIGHT = case.WEIGHT
 
 
 @pytest.fixture(scope="module")
 def step_runs():
-    return {(v, f): RigBench(v, f).run(STEPS, 4.5, **START)
-            for v, f in (("fitted", "stribeck"), ("simple", "stribeck"), ("fitted", "viscous"))}
+    return case.rig_step_runs()
 
 
 def test_closed_loop_steps_have_a_dominant_first_order_time_constant_near_0_083_s(step_runs):
     # A5: tau ~ 0.082-0.085 s with R^2 > 0.92 (the PID gain kp = 100 V/m was tuned for this)
     r = step_runs[("fitted", "stribeck")]
     taus = []
-    for t0, t1 in ((0.5, 1.5), (1.5, 2.5), (2.5, 3.5), (3.5, 4.5)):
-        sel = (r.t >= t0) & (r.t < t1)
-        fit = first_order_fit(r.t[sel], r.x[sel], t0)
+    for fit in case.step_fits():
         assert fit.r2 > 0.92
         taus.append(fit.tau)
     assert 0.074 <= np.mean(taus) <= 0.094
@@ -37,9 +32,9 @@ def test_closed_loop_steps_have_a_dominant_first_order_time_constant_near_0_083_
 
 def test_model_variants_differ_in_position_by_rmse_of_order_0_05_inch(step_runs):
     # A5: RMSE differences between variants of order 0.05 in
-    base = step_runs[("fitted", "stribeck")].x
+    rmse_in = case.variant_rmse_in()
     for key in (("simple", "stribeck"), ("fitted", "viscous")):
-        d = rmse(step_runs[key].x, base) / 0.0254
+        d = rmse_in[key]
         assert 0.002 < d < 0.1
 
 
@@ -67,14 +62,7 @@ def test_controller_output_is_saturated_and_held_between_1_khz_samples(step_runs
 def test_sine_tracking_lag_shrinks_with_frequency_and_variants_agree_at_5_rad_s(variant):
     # A6: 1, 3, 5 rad/s; the lag decreases and variants differ by <= 0.02 s (at 5 rad/s here;
     # the simple valve departs at low speed, where the source says it fails)
-    lags = {}
-    for key in (("fitted", "stribeck"), variant):
-        lags[key] = []
-        for w in (1.0, 3.0, 5.0):
-            ref = Reference("sine", r0=0.022, amplitude=0.01, omega=w, t_start=0.5)
-            r = RigBench(*key).run(ref, 0.5 + 3 * 2 * np.pi / w, x0=0.022, p_cap0=3e5, p_rod0=3e5)
-            sel = r.t > 0.5 + 2 * np.pi / w
-            lags[key].append(lag_by_xcorr(r.t[sel], r.x[sel], r.ref[sel], 1.0))
+    lags = {key: case.sine_lags(*key) for key in (("fitted", "stribeck"), variant)}
     full = lags[("fitted", "stribeck")]
     assert full[0] > full[1] > full[2] > 0
     assert abs(lags[variant][2] - full[2]) <= 0.02
@@ -82,12 +70,8 @@ def test_sine_tracking_lag_shrinks_with_frequency_and_variants_agree_at_5_rad_s(
         assert np.all(np.abs(np.subtract(lags[variant], full)) <= 0.02)
 
 
-def _open_loop_step(friction, u1, options=None):
-    bench = RigBench(friction=friction, options=options) if options else RigBench(friction=friction)
-    up = u1 > 5.25
-    x0 = 0.0 if up else bench.actuator.cylinder.stroke
-    ref = Reference("step", r0=0.0 if up else 10.0, r1=u1, t_start=5.0, open_loop=True)
-    return bench, bench.run(ref, 6.5, x0=x0)
+def _open_loop_step(friction, u1):
+    return case.open_loop_step(friction, u1)
 
 
 def test_stiction_is_identified_from_the_pressure_peak_of_a_noisy_open_loop_step():
@@ -105,7 +89,7 @@ def test_open_loop_step_shows_a_stiction_peak_then_end_stop_repressurisation(u1)
     # A4: a pressure rise to a stiction peak of net force ~ 4.5 lbf +- weight, a plateau while
     # moving, repressurisation at the end stop (measured range of the source: 3.5-5.0 lbf)
     bench, r = _open_loop_step("stribeck", u1)
-    peak = stiction_from_step(r.t, r.force + r.friction, r.x, t_step=5.0)
+    peak = case.stiction_peak(u1)
     assert (3.5 * LBF - WEIGHT) <= peak <= (5.5 * LBF + WEIGHT)
     stroke = bench.actuator.cylinder.stroke
     moving = (r.x > 0.1 * stroke) & (r.x < 0.9 * stroke) & (r.t > 5.0)
@@ -120,14 +104,7 @@ def test_open_loop_step_shows_a_stiction_peak_then_end_stop_repressurisation(u1)
 def test_open_loop_pressure_time_constant_is_stable_across_solver_step_sizes(u1):
     # A4: tau of the pressure within ~15 % for 1 ms vs 1/640 s (fixed-step RK4) and adaptive DP45
     taus = []
-    for opts in (None,
-                 Options(method="rk4_fixed", h_max=1e-3, record_period=1e-3, sample_period=1e-3,
-                         sliding=False),
-                 Options(method="rk4_fixed", h_max=1 / 640, record_period=1 / 640, sample_period=1e-3,
-                         sliding=False)):
-        _, r = _open_loop_step("stribeck", u1, opts)
-        p = r.p_cap if u1 > 5.25 else r.p_rod
-        fit = first_order_fit(r.t, p, 5.0, 6.5)
+    for fit in case.pressure_taus(u1):  # adaptive DP45, fixed RK4 at 1 ms and at 1/640 s
         assert fit.r2 > 0.7
         taus.append(fit.tau)
     assert max(taus) / min(taus) < 1.15

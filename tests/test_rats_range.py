@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from legsim.robots.rats.experiments import SIM_TIP_MODEL, range_run, tip_threshold
+from legsim.robots.rats.experiments import SIM_TIP_MODEL, tip_threshold
 from legsim.robots.rats.geometry import RatsDims
+from legsim.validation import rats as case  # measurements shared with `legsim report`
 
 
 @pytest.mark.parametrize("p_mpa, threshold", [(0.3, 32), (0.689, 20)])
@@ -37,8 +38,7 @@ def test_range_with_and_without_compensation():
     a straight line): each tip here is a short hop that carries the robot past the reflected stance
     centre (by SIM_TIP_SLIP = 4.9 cm; test_rats_robot.test_long_firing_is_a_hop). The source's l is
     unknown; matching 0.106 m a tip would need l = 0.175 m, which puts the 0.15 m shell on the ground."""
-    comp = range_run(compensate=True, margin_ms=2)
-    fixed = range_run(compensate=False, margin_ms=2)
+    comp, fixed = case.range_runs()  # compensate=True / False, margin_ms=2
     assert comp.failed and 130 <= comp.tips <= 190, comp.tips
     assert fixed.failed and 30 <= fixed.tips <= 65 and fixed.distance <= 6.5, (fixed.tips, fixed.distance)
     step = RatsDims().lattice_step

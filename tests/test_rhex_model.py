@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from scipy.integrate import solve_ivp
 
 from legsim.errors import InputError
 from legsim.hybrid import simulate
@@ -10,6 +9,7 @@ from legsim.robots.rhex import _hooks, build_model, default_options
 from legsim.robots.rhex.model import GUARD_NAMES, OUTPUT_NAMES, mode_name
 from legsim.robots.rhex.params import NX, P_AX, X_POS, X_TOE, X_TOEV
 from legsim.robots.rhex.terrain import terrain_height, terrain_params
+from legsim.validation import simsect as case  # measurements shared with `legsim report`
 
 M, G = 7.0, 9.81
 
@@ -26,9 +26,7 @@ def _vertical_legs_state(model, z=0.2, toe_z=None):
 
 def test_six_legs_in_stance_with_zero_hip_torque_settle_where_the_leg_springs_carry_the_weight():
     """Sum k_rho (rho0 - rho) = M g with sum k_rho = 4000 N/m: sag M g / 4000 (digest §6.3 item 9)."""
-    model = build_model(control_type=1, posture="state")
-    x0 = _vertical_legs_state(model)
-    res = simulate(model, 3.0, x0=x0, options=default_options(record_period=0.5), progress=False)
+    res = case.hexapod_six_leg_statics()  # 3 s from _vertical_legs_state(model), zero hip torque
     assert res.mode[0] & 63 == 63 and np.all(res.mode & 63 == 63)     # never lifts off
     z = res.x[-1, X_POS + 2]
     assert z == pytest.approx(0.2 - M * G / 4000.0, abs=1e-6)
@@ -40,18 +38,9 @@ def test_six_legs_in_stance_with_zero_hip_torque_settle_where_the_leg_springs_ca
 
 def test_one_tripod_in_stance_settles_at_twice_the_sag():
     """Tripod {0, 2, 4}: 500 + 1000 + 500 N/m, sag M g / 2000 (digest §6.3 item 9)."""
-    model = build_model(control_type=1, posture="state")
-    p = model.params()
-    x0 = _vertical_legs_state(model, toe_z=[0, 0.1, 0, 0.1, 0, 0.1])
-    x0, mode = model.init_partition(x0, p)
+    # toes of tripod B 0.1 m up; the vector field integrated 6 s with LSODA (rtol 1e-9)
+    sol, mode = case.hexapod_tripod_statics()
     assert mode & 63 == 0b010101
-
-    def f(t, x):
-        xd = np.zeros_like(x)
-        _hooks.vector_field(t, x, p, mode, xd)
-        return xd
-
-    sol = solve_ivp(f, (0.0, 6.0), x0, method="LSODA", rtol=1e-9, atol=1e-12)
     assert sol.success
     assert sol.y[X_POS + 2, -1] == pytest.approx(0.2 - M * G / 2000.0, abs=1e-6)
     np.testing.assert_allclose(sol.y[:9, -1], np.eye(3).ravel(), atol=1e-7)

@@ -117,6 +117,71 @@ def test_animate_replays_a_run_as_a_gif_with_one_frame_per_interval(tmp_path, mo
     assert gif.n_frames == round(t_final * 5)
 
 
+def _terrain_lines(fig):
+    ax = fig.axes[0]
+    return [ln.get_data_3d() for ln in ax.get_lines() if ln.get_gid() == "terrain"]
+
+
+@pytest.mark.parametrize("terrain, height", [
+    # the bundled hexapod_rough.toml terrain: h = a1 sin(a2 x) cos(a3 y) (SimSect Table 3)
+    ({"terrain_type": 1, "terrain_arg1": 0.01, "terrain_arg2": 6.0, "terrain_arg3": 4.0},
+     lambda x, y: 0.01 * np.sin(6.0 * x) * np.cos(4.0 * y)),
+    # the continuous slope: h = a1 x + a2 max(y, 0) + a3
+    ({"terrain_type": 3, "terrain_arg1": 0.02, "terrain_arg2": 0.1, "terrain_arg3": -0.01},
+     lambda x, y: 0.02 * x + 0.1 * np.maximum(y, 0.0) - 0.01),
+])
+def test_the_hexapod_replay_draws_the_terrain_the_run_used_on_labelled_axes(tmp_path, terrain, height):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from legsim.viz import animate
+
+    sc = parse_scenario({"model": "hexapod", "t_final": 0.3, "terrain": terrain,
+                         "outputs": {"record_period": 0.01}}, "rough.toml")
+    run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
+    run = load_run(tmp_path / "run")
+    frames = np.array([0, run.t.size - 1])
+    fig = plt.figure()
+    draw = animate.ANIMATORS["hexapod"](run, fig, frames)
+    for k in range(frames.size):
+        draw(k)
+        lines = _terrain_lines(fig)
+        assert len(lines) >= 10  # a grid of lines in x and in y
+        x, y, z = (np.concatenate(c) for c in zip(*lines, strict=True))
+        body = run.records["x"][frames[k]], run.records["y"][frames[k]]
+        assert abs(x.mean() - body[0]) < 0.05 and abs(y.mean() - body[1]) < 0.05  # under the body
+        np.testing.assert_allclose(z, height(x, y), atol=1e-12)  # on the run's terrain function
+        assert np.ptp(z) > 0.005  # and not a flat plane
+        ax = fig.axes[0]
+        assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_zlabel()) == ("x [m]", "y [m] (forward)", "z [m]")
+        assert "terrain: s" in ax.get_title()
+    plt.close(fig)
+
+
+def test_the_replay_renders_each_frame_once_and_labels_the_slip_axes(tmp_path, monkeypatch):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from legsim.viz.animate import animate_run
+
+    sc = parse_scenario({"model": "slip", "t_final": 1.0, "outputs": {"record_period": 0.01}}, "s.toml")
+    run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
+    renders, labels = [], []
+    real = FigureCanvasAgg.draw
+
+    def counting_draw(canvas):
+        renders.append(1)
+        ax = canvas.figure.axes[0]
+        labels.append((ax.get_xlabel(), ax.get_ylabel()))
+        return real(canvas)
+
+    monkeypatch.setattr(FigureCanvasAgg, "draw", counting_draw)
+    animate_run(tmp_path / "run", fps=10)
+    assert len(renders) == 10  # 1 s at 10 frames per second, each rendered once
+    assert set(labels) == {("x [m]", "y [m] (height)")}
+
+
 def test_animate_says_which_models_it_can_draw(tmp_path):
     sc = parse_scenario({"model": "bouncing_ball", "t_final": 0.5}, "ball.toml")
     run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)

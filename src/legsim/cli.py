@@ -1,5 +1,5 @@
-"""The ``legsim`` command line: run | simsect | plot | animate | demo | models | mobility | fit | sweep |
-warmup.
+"""The ``legsim`` command line: run | view | simsect | plot | animate | demo | models | mobility | fit |
+sweep | warmup.
 
 User mistakes (bad files, keys, values) print one clear message and exit with status 2; a run
 that fails says the time, mode and cause, keeps its records, and exits with status 1.
@@ -23,8 +23,35 @@ SCENARIO_DIR = Path(__file__).parent / "scenarios"
 def _cmd_run(args) -> int:
     from .runner import run_scenario
 
-    run_scenario(args.scenario, args.out, progress=False if args.quiet else None,
-                 plot=args.plot, echo=(lambda s: None) if args.quiet else print, keep_records=False)
+    echo = (lambda s: None) if args.quiet else print
+    if not args.view:
+        run_scenario(args.scenario, args.out, progress=False if args.quiet else None,
+                     plot=args.plot, echo=echo, keep_records=False)
+        return 0
+    from .scenario import load_scenario
+    from .viz.viewer import live_view_of
+
+    sc = load_scenario(args.scenario)
+    view = live_view_of(sc, framerate=args.framerate, port=args.port, echo=print, pace=args.pace)
+    try:
+        try:
+            run_scenario(sc, args.out, progress=False, plot=args.plot, echo=echo, keep_records=False,
+                         monitor=view)
+        finally:  # a failed run is replayed too: its records up to the failure are on disk
+            view.serve_replay(args.out)
+    finally:
+        view.close()
+    return 0
+
+
+def _cmd_view(args) -> int:
+    from .viz.viewer import export_html, serve_replay
+
+    if args.html:
+        path = export_html(args.run_dir, args.html, fps=args.fps, speed=args.speed)
+        print(f"{path} ({path.stat().st_size / 1e6:.1f} MB): open it in a browser")
+        return 0
+    serve_replay(args.run_dir, host=args.host, port=args.port, plot_columns=args.plot or None)
     return 0
 
 
@@ -112,7 +139,7 @@ def _cmd_mobility(args) -> int:
     return 0
 
 
-_PLUGINS = ("legsim.identify.cli", "legsim.sweep.cli")
+_PLUGINS = ("legsim.identify.cli", "legsim.sweep.cli", "legsim.validation.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,13 +152,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario", help="scenario file (TOML)")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--plot", action="store_true", help="also write the figures")
+    p.add_argument("--view", action="store_true",
+                   help="show the robot in a browser while it runs, then replay the run (Ctrl-C ends)")
+    p.add_argument("--framerate", type=float, default=30.0, help="live view frames per second of wall time")
+    p.add_argument("--port", type=int, default=8080, help="live view port (the next free one if taken)")
+    p.add_argument("--pace", type=float, default=None, metavar="X",
+                   help="live view: run at most X times real time (default: as fast as it runs)")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("view", help="a run directory in the 3-D viewer (browser), or as one HTML file")
+    p.add_argument("run_dir")
+    p.add_argument("--html", default=None, metavar="FILE",
+                   help="write one self-contained HTML file (opens without a server) instead of serving")
+    p.add_argument("--plot", nargs="*", default=None, metavar="COLUMN",
+                   help="columns to plot beside the 3-D view (default: the first states)")
+    p.add_argument("--fps", type=float, default=30.0, help="frames per second of the HTML playback")
+    p.add_argument("--speed", type=float, default=1.0, help="HTML playback speed, x real time")
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on (0.0.0.0: the whole network)")
+    p.add_argument("--port", type=int, default=8080, help="port (the next free one if taken)")
+    p.set_defaults(func=_cmd_view)
 
     p = sub.add_parser("simsect", help="run a SimSect init file (.rc) unchanged")
     p.add_argument("-c", dest="config", default="SimSect.rc", help="init file (default SimSect.rc)")
     p.add_argument("--out-dir", default=None, help="where to write the output files (default: .)")
     p.add_argument("--sample", action="store_true", help="write a commented sample init file (-c name)")
+    p.add_argument("--view", action="store_true",
+                   help="show the robot in a browser as it runs, at the file's framerate (Ctrl-C ends)")
+    p.add_argument("--port", type=int, default=8080, help="live view port (the next free one if taken)")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=_cmd_simsect)
 

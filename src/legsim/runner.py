@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .errors import InputError, SimulationError
 from .hybrid import Result, simulate
+from .hybrid.simulate import Monitor
 from .io.results import RunData, RunWriter, load_run
 from .scenario import Scenario, load_scenario
 
@@ -28,20 +29,23 @@ def summarize(scenario: Scenario, result: Result | RunData) -> dict:
 
 
 def simulate_scenario(sc: Scenario, sinks=(), progress: bool | None = None,
-                      keep_records: bool = True) -> Result:
+                      keep_records: bool = True, monitor: Monitor | None = None) -> Result:
     """Run a validated scenario (a registered model, or a robot with its controller) to its
-    t_final; ``sinks`` receive the records (:func:`legsim.hybrid.simulate`)."""
+    t_final; ``sinks`` receive the records, ``monitor`` watches them (:func:`legsim.hybrid.simulate`)."""
     if sc.robot is not None:  # a robot from a hardware file, with its Python controller
         return sc.robot.simulate(sc.t_final, sc.robot_controller, options=sc.options, sinks=list(sinks),
-                                 progress=progress, keep_records=keep_records, **sc.robot_start)
+                                 progress=progress, keep_records=keep_records, monitor=monitor,
+                                 **sc.robot_start)
     return simulate(sc.model, sc.t_final, x0=sc.initial, params=sc.params, options=sc.options,
-                    mode0=sc.mode, t0=sc.t0, sinks=list(sinks), progress=progress, keep_records=keep_records)
+                    mode0=sc.mode, t0=sc.t0, sinks=list(sinks), progress=progress, keep_records=keep_records,
+                    monitor=monitor)
 
 
 def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress: bool | None = None,
                  plot: bool = False, echo: Callable[[str], None] = print,
-                 keep_records: bool = True) -> Result:
-    """Validate and run a scenario, writing records as it goes; optionally plot.
+                 keep_records: bool = True, monitor: Monitor | None = None) -> Result:
+    """Validate and run a scenario, writing records as it goes; optionally plot. ``monitor``
+    watches the records as the run goes (a live viewer, :class:`legsim.viz.viewer.LiveView`).
 
     ``keep_records=False`` streams (the ``legsim`` command does): the records go only to the run
     directory, memory stays bounded however long the run, and the returned result holds only the
@@ -60,7 +64,7 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
     if writer.replaced:
         echo(f"{out_dir}: replacing the earlier run in this directory")
     try:
-        result = simulate_scenario(sc, [writer], progress, keep_records)
+        result = simulate_scenario(sc, [writer], progress, keep_records, monitor)
     except SimulationError as exc:
         res = exc.result
         writer.finish(res.status if res is not None else "failed", str(exc),

@@ -25,7 +25,7 @@ from .model import Model
 from .options import Options
 from .result import Result, event_dtype
 
-__all__ = ["simulate", "RecordSink", "SampleCallback"]
+__all__ = ["simulate", "RecordSink", "SampleCallback", "Monitor"]
 
 RecordSink = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 """Called with (records (n, 1 + nx + ny), modes (n,), events (m,) event_dtype(nx)) per chunk."""
@@ -35,10 +35,14 @@ SampleCallback = Callable[[float, np.ndarray, int], None]
 ``sample`` hook, with the live state ``x`` (nx,) that it may change in place (the model's held
 commands); always the same array object, so views of it can be made once."""
 
+Monitor = Callable[[np.ndarray, int], None]
+"""Watches a run: ``monitor(record, mode)`` with the latest record (1 + nx + ny,) as the run goes."""
+
 _REC_CAP = 4096
 _EV_CAP = 1024
 _RECENT = 20  # event times kept to tell chattering from a used-up transition budget
 _STEPS_PER_CALL = 20_000
+_MONITOR_STEPS = 500  # a watched run returns to Python more often (a live view at 30+ frames/s)
 
 
 @sig.outputs
@@ -52,7 +56,8 @@ def simulate(model: Model, t_final: float,
              options: Options | None = None, mode0: int | None = None, t0: float = 0.0,
              sinks: Sequence[RecordSink] = (), progress: bool | None = None,
              raise_on_error: bool = True, controller: SampleCallback | None = None,
-             controller_every: int = 1, keep_records: bool = True) -> Result:
+             controller_every: int = 1, keep_records: bool = True,
+             monitor: Monitor | None = None) -> Result:
     """Integrate ``model`` from ``t0`` to ``t_final``.
 
     Parameters
@@ -70,6 +75,10 @@ def simulate(model: Model, t_final: float,
     keep_records : False streams: records and events go only to ``sinks`` (a run directory, say),
         and the result holds only the last record, so that memory stays bounded however long the
         run (read the records back with :func:`legsim.io.load_run`).
+    monitor : called as ``monitor(record, mode)`` with the latest record (1 + nx + ny,) (a view,
+        valid only during the call) each time the engine returns with new records, which it does
+        at least every 500 steps while a monitor is set (a live viewer:
+        :class:`legsim.viz.viewer.LiveView`).
     controller : a controller in Python (:data:`SampleCallback`), called at every
         ``controller_every``-th sample instant (k = 0, n, 2n, ...; the sample period is the model's
         or ``options.sample_period``) after the model's ``sample`` hook. The engine integrates
@@ -115,7 +124,8 @@ def simulate(model: Model, t_final: float,
         if not (isinstance(controller_every, int) and controller_every >= 1):
             raise InputError(f"controller_every must be a whole number >= 1, got {controller_every!r}")
     hooks = model.hooks(_no_outputs)
-    optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL, controller_every if controller else 0)
+    optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL if monitor is None else _MONITOR_STEPS,
+                           controller_every if controller else 0)
     sf = np.zeros(L.N_SF)
     sf[L.SF_T] = t0
     sf[L.SF_H] = opts.h0
@@ -181,6 +191,9 @@ def simulate(model: Model, t_final: float,
                 break
             finally:
                 kernel_time += time.perf_counter() - k0
+            if monitor is not None and si[L.SI_NREC] > 0:
+                last = int(si[L.SI_NREC]) - 1
+                monitor(rec[last], int(rec_mode[last]))
             if status == L.ST_SAMPLED:
                 try:
                     controller(float(sf[L.SF_T]), x, int(si[L.SI_MODE]))  # type: ignore[misc]

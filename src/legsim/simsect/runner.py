@@ -172,8 +172,9 @@ def load_simsect(rc_path: str | Path = "SimSect.rc") -> SimSectSetup:
 
 
 def run_simsect(rc_path: str | Path = "SimSect.rc", out_dir: str | Path | None = None,
-                progress: bool | None = None, echo=print) -> SimSectRun:
-    """Run a SimSect init file; output files go to ``out_dir`` (default: the current directory)."""
+                progress: bool | None = None, echo=print, monitor=None) -> SimSectRun:
+    """Run a SimSect init file; output files go to ``out_dir`` (default: the current directory).
+    ``monitor`` watches the records as the run goes (:func:`legsim.hybrid.simulate`)."""
     setup = load_simsect(rc_path)
     model, x, p, mode, base = setup.model, setup.x0, setup.params, setup.mode0, setup.base
     t_final, measure, opts = setup.t_final, setup.measure_period, setup.options
@@ -204,7 +205,7 @@ def run_simsect(rc_path: str | Path = "SimSect.rc", out_dir: str | Path | None =
                         measured[0] += 1
 
         result = simulate(model, t_final, x0=x, params=p, options=opts, mode0=mode, sinks=[sink],
-                          progress=progress)
+                          progress=progress, monitor=monitor)
     return SimSectRun(result, data_file, columns_file, initial_file, param_file)
 
 
@@ -223,6 +224,24 @@ SAMPLE_RC = Path(__file__).with_name("SimSect.rc")
 """A commented sample init file (a 20 s SLIP run); ``legsim simsect --sample`` copies it here."""
 
 
+def _live_view(rc_path: str | Path, port: int):
+    """The live view of a SimSect run at the init file's ``framerate`` [frames/s] (SimSect's display
+    rate; 30 where the model has no such symbol)."""
+    from ..viz.scene import SCENES
+    from ..viz.viewer import LiveView
+
+    setup = load_simsect(rc_path)
+    model = setup.model
+    params = dict(zip(model.param_names, map(float, setup.params), strict=True))
+    if model.name not in SCENES:
+        raise InputError(f"{rc_path}: no 3-D view for model {model.name!r}; "
+                         f"available: {', '.join(sorted(SCENES))}")
+    scene = SCENES[model.name]({"model": model.name, "scenario": {"params": params}})
+    rate = params.get("framerate", 30.0)
+    columns = ["t", *model.state_names, *model.output_names]
+    return LiveView(scene, columns, framerate=rate if rate > 0 else 30.0, port=port)
+
+
 def main_simsect(args) -> int:
     """CLI handler for ``legsim simsect``."""
     if args.sample:
@@ -235,8 +254,17 @@ def main_simsect(args) -> int:
     if not Path(args.config).is_file():
         raise InputError(f"init file '{args.config}' not found (legsim simsect --sample writes a sample "
                          f"'{args.config}' here)")
-    run = run_simsect(args.config, args.out_dir, progress=None if not args.quiet else False,
-                      echo=(lambda s: None) if args.quiet else print)
+    view = _live_view(args.config, args.port) if args.view else None
+    try:
+        quiet = args.quiet or view is not None
+        run = run_simsect(args.config, args.out_dir, progress=False if quiet else None,
+                          echo=(lambda s: None) if args.quiet else print, monitor=view)
+        if view is not None:
+            print(f"viewer: the run's last state stays at {view.url} (Ctrl-C to stop)")
+            view.wait()
+    finally:
+        if view is not None:
+            view.close()
     st = run.result.stats
     if not args.quiet:
         print(f"{run.result.model_name}: {run.result.n} records to {run.data_file} "

@@ -2,8 +2,10 @@
 
 SimSect drew its robots live through Geomview (digest §1.6, §4.14); legsim replays a finished (or
 failed) run from its records instead, so a run can be watched again, shared and compared. The SLIP
-is drawn in its sagittal plane (body, leg, foot); the hexapod in 3-D (body frame, six legs from hip
-to toe, the terrain under it), following the body.
+is drawn in its sagittal plane (body, leg, foot) over flat ground; the hexapod in 3-D (body frame,
+six legs from hip to toe), following the body, over the terrain the run used: the ``terrain_type``
+and ``terrain_arg*`` (and a heightfield's ``hf_*``) parameters resolved in the run's ``run.json``,
+drawn as a surface coloured by height with grid lines on the true heights.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..io.results import RunData, load_run
 
-__all__ = ["animate_run", "ANIMATORS"]
+__all__ = ["animate_run", "ANIMATORS", "terrain_label", "write_gif"]
 
 
 def _columns(run: RunData, names) -> np.ndarray:
@@ -37,6 +39,8 @@ def _slip(run: RunData, fig, frames: np.ndarray):
     ax.set_aspect("equal")
     ax.axhline(0.0, color="0.3", lw=2)
     ax.set_ylim(-0.1, max(1.6, 1.1 * x[:, 1].max()))
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m] (height)")
     leg, = ax.plot([], [], "k-", lw=2)
     body, = ax.plot([], [], "o", color="tab:blue", ms=14)
     label = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top")
@@ -57,29 +61,78 @@ def _slip(run: RunData, fig, frames: np.ndarray):
     return draw
 
 
+def _terrain_vector(p: dict[str, float]) -> np.ndarray:
+    """The hexapod's parameter vector rebuilt by name from a run's resolved parameters (defaults for
+    any missing), with a heightfield's ``hf_z0 …`` grid appended in order."""
+    from ..robots.rhex.params import P_HF_Z, PARAM_DEFAULTS, PARAM_INDEX
+
+    pvec = PARAM_DEFAULTS.copy()
+    for name, value in p.items():
+        if name in PARAM_INDEX:
+            pvec[PARAM_INDEX[name]] = value
+    nz = sum(1 for name in p if name.startswith("hf_z"))
+    grid = [p[f"hf_z{k}"] for k in range(nz)]
+    return np.concatenate([pvec[:P_HF_Z], np.asarray(grid, dtype=float)])
+
+
+_TERRAIN_LABEL = {0: "flat, h = 0", 1: "sinusoidal, h = {a1:g} sin({a2:g} x) cos({a3:g} y)",
+                  2: "sloped, h = {a1:g} x + {a2:g} y + {a3:g} (y > 0)",
+                  3: "sloped, h = {a1:g} x + {a2:g} max(y, 0) + {a3:g}",
+                  4: "heightfield ({nx} x {ny} points)"}
+
+
+def terrain_label(p: dict[str, float]) -> str:
+    """A one-line description of the run's terrain with its arguments (heights in m)."""
+    kind = int(p.get("terrain_type", 0.0))
+    return "terrain: " + _TERRAIN_LABEL.get(kind, "?").format(
+        a1=p.get("terrain_arg1", 0.0), a2=p.get("terrain_arg2", 0.0), a3=p.get("terrain_arg3", 0.0),
+        nx=int(p.get("hf_nx", 0)), ny=int(p.get("hf_ny", 0)))
+
+
 def _hexapod(run: RunData, fig, frames: np.ndarray):
-    """Hexapod in 3-D: body outline through the hips, legs hip → toe, terrain patch, camera follows."""
+    """Hexapod in 3-D: body outline through the hips, legs hip → toe, terrain patch, camera follows.
+
+    The terrain patch (``2 half`` square around the body) is a surface coloured by height on one
+    scale for the whole replay, with grid lines (``gid="terrain"``) through the heights of
+    :func:`legsim.robots.rhex.terrain.terrain_height` at the grid points."""
+    from matplotlib import colormaps
+    from matplotlib.colors import Normalize
+
     from ..robots.rhex.terrain import terrain_height
 
     p = _params(run)
-    pvec = np.array(list(p.values()), dtype=float)
+    pvec = _terrain_vector(p)
     rot = _columns(run, [f"R_{i}{j}" for i in (1, 2, 3) for j in (1, 2, 3)])[frames].reshape(-1, 3, 3)
     pos = _columns(run, ["x", "y", "z"])[frames]
     toes = _columns(run, [f"f{i}_{c}" for i in range(6) for c in "xyz"])[frames].reshape(-1, 6, 3)
     attach = np.array([[p[f"attach{i}_{c}"] for c in "xyz"] for i in range(6)])
     stance = ((run.records["mode"][frames][:, None] >> np.arange(6)) & 1).astype(bool)
     t = run.records["t"][frames]
-    ax = fig.add_subplot(111, projection="3d")
+    # drawn in order (terrain, then the robot on it): mplot3d's depth sort by artist centre would
+    # put the terrain patch, whose centre is under the body, in front of the legs
+    ax = fig.add_subplot(111, projection="3d", computed_zorder=False)
     outline = [0, 1, 2, 5, 4, 3, 0]  # left legs front→rear, right legs rear→front
     half = 0.45
-    g = np.linspace(-half, half, 11)
+    g = np.linspace(-half, half, 19)
+    # one colour scale for the whole replay: the heights over the area the body crosses
+    span = [np.linspace(pos[:, i].min() - half, pos[:, i].max() + half, 60) for i in (0, 1)]
+    h_all = terrain_height(pvec, *np.meshgrid(*span))
+    lo, hi = float(h_all.min()), float(h_all.max())
+    pad = 0.3 * (hi - lo) if hi - lo > 1e-9 else 1.0  # flat ground: one mid-scale colour
+    norm = Normalize(lo - pad, hi + pad)
+    cmap = colormaps["gist_earth"]
+    label = terrain_label(p)
 
     def draw(k: int):
         ax.cla()
         c = pos[k]
         gx, gy = np.meshgrid(c[0] + g, c[1] + g)
         gz = terrain_height(pvec, gx, gy)
-        ax.plot_wireframe(gx, gy, gz, color="0.75", lw=0.5)
+        ax.plot_surface(gx, gy, gz, facecolors=cmap(norm(gz)), shade=False, alpha=0.55, lw=0,
+                        antialiased=False, gid="terrain_surface")
+        for i in range(0, g.size, 2):  # grid lines along x and along y, on the true heights
+            ax.plot(gx[i], gy[i], gz[i], color="0.35", lw=0.5, gid="terrain")
+            ax.plot(gx[:, i], gy[:, i], gz[:, i], color="0.35", lw=0.5, gid="terrain")
         hips = pos[k] + attach @ rot[k].T
         ax.plot(*hips[outline].T, color="tab:blue", lw=2.5)
         for i in range(6):
@@ -91,7 +144,8 @@ def _hexapod(run: RunData, fig, frames: np.ndarray):
         ax.set_box_aspect((2 * half, 2 * half, half + 0.05))
         ax.set_xlabel("x [m]")
         ax.set_ylabel("y [m] (forward)")
-        ax.set_title(f"hexapod  t = {t[k]:.2f} s   (black: stance, red: flight)")
+        ax.set_zlabel("z [m]")
+        ax.set_title(f"hexapod  t = {t[k]:.2f} s   (black: stance, red: flight)\n{label}", fontsize=10)
         return ()
 
     return draw

@@ -1,0 +1,372 @@
+"""Pneumatic CRR quadruped (Daepp): flow constants, valve input pressure and the 1-DoF cylinder rig
+(digest pneumatic-quadruped.md §7 A1, A2, A4–A6).
+
+Measurements are cached; tests/test_pneumatic_flow.py, test_pneumatic_valves.py and
+test_pneumatic_rig.py assert on the same values.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ..actuators.pneumatic import AIR, mpye5_fitted
+from ..actuators.pneumatic.units import LBF, pa_to_psi, psi_to_pa
+from ._core import Row, band_status, case, figure, fmt
+
+__all__ = [
+    "flow_constants",
+    "input_pressures_psia",
+    "rig_step_runs",
+    "step_fits",
+    "variant_rmse_in",
+    "open_loop_step",
+    "stiction_peak",
+    "pressure_taus",
+    "sine_lags",
+    "VARIANTS",
+    "SINE_OMEGAS",
+    "STEP_WINDOWS",
+    "WEIGHT",
+]
+
+DIGEST = "pneumatic-quadruped.md §7"
+WEIGHT = 0.2 * 9.81
+"""Weight of the rig's 0.2 kg vertical load [N] (digest §3.5)."""
+VARIANTS = (("fitted", "stribeck"), ("simple", "stribeck"), ("fitted", "viscous"))
+"""Rig model variants (valve, friction): the full model first."""
+STEP_WINDOWS = ((0.5, 1.5), (1.5, 2.5), (2.5, 3.5), (3.5, 4.5))
+"""The four closed-loop steps of the A5 reference [s]."""
+SINE_OMEGAS = (1.0, 3.0, 5.0)
+"""A6 sine frequencies [rad/s]."""
+A2_VC = (0.0, 0.25, 0.5, 1.0)
+A2_PSIA = (24.2, 40.4, 56.5, 64.6)
+
+_RIG = "tests/test_pneumatic_rig.py::"
+
+
+# ------------------------------------------------------------------------------------------ measurements
+
+
+def flow_constants() -> dict[str, float]:
+    """Air's orifice-flow constants C1, C2 [√(K)·s/m] and the critical pressure ratio [-] (digest §2.1)."""
+    return {"c1": AIR.c1, "c2": AIR.c2, "critical_ratio": AIR.critical_ratio}
+
+
+@functools.cache
+def input_pressures_psia() -> np.ndarray:
+    """Fitted MPYE-5 port-2 input pressure [psia] at centered voltages A2_VC, 65/15.7 psia supply/exhaust."""
+    v = mpye5_fitted()
+    return np.asarray(pa_to_psi(v.input_pressure(5.0 + np.array(A2_VC), psi_to_pa(65.0), psi_to_pa(15.7))))
+
+
+@functools.cache
+def rig_step_runs() -> dict[tuple[str, str], Any]:
+    """The A5 closed-loop step series (0.01→0.03→0.015→0.035→0.02 m) for each of VARIANTS (RigRun)."""
+    from ..robots.pneumatic_rig.rig import Reference, RigBench
+
+    steps = Reference("table_hold", times=[0, 0.5, 1.5, 2.5, 3.5], values=[0.01, 0.03, 0.015, 0.035, 0.02])
+    return {key: RigBench(*key).run(steps, 4.5, x0=0.01, p_cap0=3e5, p_rod0=3e5) for key in VARIANTS}
+
+
+@functools.cache
+def step_fits() -> list[Any]:
+    """First-order fits (τ [s], R²) of the four steps of the full model (metrics.first_order_fit)."""
+    from ..robots.pneumatic_rig.metrics import first_order_fit
+
+    r = rig_step_runs()[VARIANTS[0]]
+    fits = []
+    for t0, t1 in STEP_WINDOWS:
+        sel = (r.t >= t0) & (r.t < t1)
+        fits.append(first_order_fit(r.t[sel], r.x[sel], t0))
+    return fits
+
+
+@functools.cache
+def variant_rmse_in() -> dict[tuple[str, str], float]:
+    """Position RMSE [in] of each simplified variant against the full model over the A5 steps."""
+    from ..robots.pneumatic_rig.metrics import rmse
+
+    runs = rig_step_runs()
+    base = runs[VARIANTS[0]].x
+    return {key: rmse(runs[key].x, base) / 0.0254 for key in VARIANTS[1:]}
+
+
+def _open_loop(friction: str, u1: float, options=None):
+    from ..robots.pneumatic_rig.rig import Reference, RigBench
+
+    bench = RigBench(friction=friction, options=options) if options else RigBench(friction=friction)
+    up = u1 > 5.25
+    x0 = 0.0 if up else bench.actuator.cylinder.stroke
+    ref = Reference("step", r0=0.0 if up else 10.0, r1=u1, t_start=5.0, open_loop=True)
+    return bench, bench.run(ref, 6.5, x0=x0)
+
+
+@functools.cache
+def open_loop_step(friction: str, u1: float) -> tuple[Any, Any]:
+    """(RigBench, RigRun) of an open-loop valve step to ``u1`` [V] at 5 s (default solver)."""
+    return _open_loop(friction, u1)
+
+
+@functools.cache
+def stiction_peak(u1: float) -> float:
+    """A4: the net pressure force at breakaway [N] of an open-loop step to ``u1`` [V] (Stribeck friction)."""
+    from ..identify import stiction_from_step
+
+    _, r = open_loop_step("stribeck", u1)
+    return float(stiction_from_step(r.t, r.force + r.friction, r.x, t_step=5.0))
+
+
+@functools.cache
+def pressure_taus(u1: float) -> list[Any]:
+    """A4: first-order fits of the driven chamber's pressure after an open-loop step to ``u1`` [V] with
+    adaptive DP45, fixed RK4 at 1 ms and fixed RK4 at 1/640 s (in this order)."""
+    from ..hybrid import Options
+    from ..robots.pneumatic_rig.metrics import first_order_fit
+
+    fits = []
+    for opts in (
+        None,
+        Options(method="rk4_fixed", h_max=1e-3, record_period=1e-3, sample_period=1e-3, sliding=False),
+        Options(method="rk4_fixed", h_max=1 / 640, record_period=1 / 640, sample_period=1e-3, sliding=False),
+    ):
+        _, r = open_loop_step("stribeck", u1) if opts is None else _open_loop("stribeck", u1, opts)
+        p = r.p_cap if u1 > 5.25 else r.p_rod
+        fits.append(first_order_fit(r.t, p, 5.0, 6.5))
+    return fits
+
+
+@functools.cache
+def sine_lags(valve: str, friction: str) -> list[float]:
+    """A6: lag [s] of the position behind a 0.022 ± 0.01 m sine at SINE_OMEGAS (cross-correlation over the
+    last two periods) for one rig variant."""
+    from ..robots.pneumatic_rig.metrics import lag_by_xcorr
+    from ..robots.pneumatic_rig.rig import Reference, RigBench
+
+    lags = []
+    for w in SINE_OMEGAS:
+        ref = Reference("sine", r0=0.022, amplitude=0.01, omega=w, t_start=0.5)
+        r = RigBench(valve, friction).run(ref, 0.5 + 3 * 2 * np.pi / w, x0=0.022, p_cap0=3e5, p_rod0=3e5)
+        sel = r.t > 0.5 + 2 * np.pi / w
+        lags.append(lag_by_xcorr(r.t[sel], r.x[sel], r.ref[sel], 1.0))
+    return lags
+
+
+# ------------------------------------------------------------------------------------------------ cases
+
+
+@case("pneumatic")
+def flow_and_valve() -> list[Row]:
+    """A1 flow constants, A2 fitted valve input pressures."""
+    c = flow_constants()
+    a2 = input_pressures_psia()
+    err = float(np.max(np.abs(a2 - np.array(A2_PSIA))))
+    return [
+        Row(
+            "A1",
+            "orifice constant C1",
+            "0.15617",
+            f"{DIGEST} A1",
+            fmt(c["c1"], 6),
+            "±5e-6",
+            band_status(abs(c["c1"] - 0.15617), 0, 5e-6),
+            "",
+            "tests/test_pneumatic_flow.py::test_flow_constants_match_the_sources_values",
+        ),
+        Row(
+            "A1",
+            "orifice constant C2",
+            "0.040418",
+            f"{DIGEST} A1",
+            fmt(c["c2"], 6),
+            "±5e-7",
+            band_status(abs(c["c2"] - 0.040418), 0, 5e-7),
+            "",
+            "tests/test_pneumatic_flow.py::test_flow_constants_match_the_sources_values",
+        ),
+        Row(
+            "A2",
+            "port-2 input pressure at Vc = 0, 0.25, 0.5, 1 V",
+            "24.2, 40.4, 56.5, 64.6 psia",
+            f"{DIGEST} A2",
+            ", ".join(f"{v:.2f}" for v in a2) + " psia",
+            "±0.06 psia",
+            band_status(err, 0, 0.06),
+            "tanh equivalent input pressure (fitted MPYE-5 model)",
+            "tests/test_pneumatic_valves.py::test_tanh_input_pressure_reproduces_the_port_2_values",
+        ),
+    ]
+
+
+@case("pneumatic")
+def rig_open_loop() -> list[Row]:
+    """A4: stiction peak and solver-independence of the pressure time constant."""
+    lo, hi = (4.5 - 0.44) * LBF, (4.5 + 0.44) * LBF
+    peaks = {u: stiction_peak(u) for u in (6.0, 6.5)}
+    inside = all(lo <= p <= hi for p in peaks.values())
+    ratios = {
+        u: max(f.tau for f in pressure_taus(u)) / min(f.tau for f in pressure_taus(u))
+        for u in (7.0, 8.0, 3.0)
+    }
+    worst = max(ratios.values())
+    return [
+        Row(
+            "A4",
+            "open-loop stiction peak (net pressure force at breakaway), u = 6.0, 6.5 V",
+            f"4.5 ± 0.44 lbf ({lo:.1f}–{hi:.1f} N)",
+            f"{DIGEST} A4; §5.1",
+            ", ".join(f"{p:.1f}" for p in peaks.values()) + " N",
+            f"{lo:.1f}–{hi:.1f} N",
+            "pass" if inside else "not reproduced",
+            "each step must fall in the band; outside it the row is not reproduced (6.0 V breaks away below "
+            "it). The test asserts the source's measured range 3.5–5.5 lbf widened by ± the 0.2 kg weight "
+            f"({3.5 * LBF - WEIGHT:.1f}–{5.5 * LBF + WEIGHT:.1f} N)",
+            _RIG + "test_open_loop_step_shows_a_stiction_peak_then_end_stop_repressurisation",
+        ),
+        Row(
+            "A4",
+            "pressure τ: max/min over DP45, RK4 1 ms, RK4 1/640 s (u = 7, 8, 3 V)",
+            "stable within ~15 %",
+            f"{DIGEST} A4",
+            f"{worst:.3f} (worst of 3 steps)",
+            "< 1.15",
+            band_status(worst, 0, 1.15 - 1e-12),
+            "",
+            _RIG + "test_open_loop_pressure_time_constant_is_stable_across_solver_step_sizes",
+        ),
+    ]
+
+
+@case("pneumatic")
+def rig_closed_loop_steps() -> list[Row]:
+    """A5: closed-loop steps, time constant and model-variant RMSE."""
+    fits = step_fits()
+    tau = float(np.mean([f.tau for f in fits]))
+    r2 = min(f.r2 for f in fits)
+    rm = variant_rmse_in()
+    return [
+        Row(
+            "A5",
+            "closed-loop step: mean first-order τ of 4 steps",
+            "0.082–0.085 s",
+            f"{DIGEST} A5; §5.1",
+            f"{tau:.4f} s",
+            "0.082–0.085 s (test: 0.074–0.094 s)",
+            "project-chosen parameter" if 0.074 <= tau <= 0.094 else "fail",
+            "the PID gain kp = 100 V/m (not given by the source) was tuned for this τ"
+            + ("" if 0.082 <= tau <= 0.085 else f"; still {tau / 0.085 - 1:+.0%} outside the source's range"),
+            _RIG + "test_closed_loop_steps_have_a_dominant_first_order_time_constant_near_0_083_s",
+        ),
+        Row(
+            "A5",
+            "closed-loop step: first-order fit R² (worst of 4)",
+            "> 0.92",
+            f"{DIGEST} A5",
+            f"{r2:.3f}",
+            "> 0.92",
+            band_status(r2, 0.92 + 1e-12, 1.0),
+            "",
+            _RIG + "test_closed_loop_steps_have_a_dominant_first_order_time_constant_near_0_083_s",
+        ),
+        Row(
+            "A5",
+            "position RMSE between model variants (simple valve; viscous friction)",
+            "order 0.05 in (0.046–0.052 vs measured)",
+            f"{DIGEST} A5",
+            ", ".join(f"{v:.3f}" for v in rm.values()) + " in",
+            "0.002–0.1 in",
+            "pass" if all(0.002 < v < 0.1 for v in rm.values()) else "fail",
+            "variants against the full model (no measured data); the source's RMSEs are against measurement",
+            _RIG + "test_model_variants_differ_in_position_by_rmse_of_order_0_05_inch",
+        ),
+    ]
+
+
+@case("pneumatic")
+def rig_sine_tracking() -> list[Row]:
+    """A6: lag of sine tracking at 1, 3, 5 rad/s for the full and simple-valve models."""
+    full = sine_lags(*VARIANTS[0])
+    simple = sine_lags(*VARIANTS[1])
+    visc = sine_lags(*VARIANTS[2])
+    falls = full[0] > full[1] > full[2] > 0
+    simple_falls = simple[0] > simple[1] > simple[2] > 0
+    d5 = max(abs(simple[2] - full[2]), abs(visc[2] - full[2]))
+
+    def lags(v):
+        return ", ".join(f"{x:.3f}" for x in v) + " s"
+
+    test = _RIG + "test_sine_tracking_lag_shrinks_with_frequency_and_variants_agree_at_5_rad_s"
+    return [
+        Row(
+            "A6",
+            "sine lag at 1, 3, 5 rad/s, full model",
+            "decreases with frequency",
+            f"{DIGEST} A6",
+            lags(full),
+            "strictly decreasing",
+            "pass" if falls else "fail",
+            "",
+            test,
+        ),
+        Row(
+            "A6",
+            "sine lag at 1, 3, 5 rad/s, simple valve",
+            "decreases with frequency",
+            f"{DIGEST} A6",
+            lags(simple),
+            "strictly decreasing",
+            "pass" if simple_falls else "not reproduced",
+            "the simple valve departs at low speed (where the source says it fails); the test checks only "
+            "its 5 rad/s lag",
+            test + "[variant0]",
+        ),
+        Row(
+            "A6",
+            "lag difference between variants at 5 rad/s (worst)",
+            "≤ 0.02 s",
+            f"{DIGEST} A6",
+            f"{d5:.4f} s",
+            "≤ 0.02 s",
+            band_status(d5, 0, 0.02),
+            "",
+            test,
+        ),
+    ]
+
+
+@figure("pneumatic", "Rig closed-loop steps (A5): position of the three model variants")
+def rig_steps_figure():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    for key, r in rig_step_runs().items():
+        ax.plot(r.t, r.x * 1e3, label=f"{key[0]} valve, {key[1]} friction", lw=1.2)
+    r = rig_step_runs()[VARIANTS[0]]
+    ax.plot(r.t, r.ref * 1e3, "k--", lw=0.8, label="reference")
+    ax.set_xlabel("t [s]")
+    ax.set_ylabel("position [mm]")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+@figure("pneumatic", "Rig open-loop step to 6.0 V (A4): net pressure force and position")
+def rig_open_loop_figure():
+    import matplotlib.pyplot as plt
+
+    _, r = open_loop_step("stribeck", 6.0)
+    sel = r.t > 4.8
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.plot(r.t[sel], (r.force + r.friction)[sel], label="net pressure force [N]")
+    lo, hi = (4.5 - 0.44) * LBF, (4.5 + 0.44) * LBF
+    ax.axhspan(lo, hi, color="tab:green", alpha=0.2, label="source stiction peak band")
+    ax.set_xlabel("t [s]")
+    ax.set_ylabel("force [N]")
+    ax2 = ax.twinx()
+    ax2.plot(r.t[sel], r.x[sel] * 1e3, "tab:orange", label="position [mm]")
+    ax2.set_ylabel("position [mm]")
+    ax.legend(loc="upper left", fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,454 @@
+"""What a viewer draws: a robot's shapes on moving frames, the terrain, and per-record poses.
+
+A :class:`Scene` is independent of any drawing library. It holds the shapes (boxes, spheres,
+capsules, cylinders, meshes) rigidly attached to named *frames*, static world shapes (terrain,
+obstacles), and a :class:`Poser` that turns record columns into :class:`Poses`: a placement per
+frame, line segments (massless legs, springs) and contact-force arrows per record. The same
+scene serves a replay (all records of a run directory) and a live view (one record at a time).
+
+Builders: :func:`scene_for_run` chooses by the run's model (a robot from a hardware file, the
+CRR leg, the SLIP, the RHex hexapod, the toy examples); :func:`multibody_scene` draws any
+:class:`legsim.multibody.Model` (an assembled :class:`legsim.assembly.Robot` through
+:func:`robot_scene`).
+
+Conventions: positions in m, world z up; a placement is ``(x, y, z, qw, qx, qy, qz)`` (scalar-first
+unit quaternion, the viewer library's order); colours are RGB 0–255.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["Shape", "Poses", "Scene", "scene_for_run", "multibody_scene", "robot_scene", "SCENES",
+           "rotation_to_wxyz"]
+
+Columns = Mapping[str, np.ndarray]
+"""Record columns by name: each (T,) (a run's records) or (1,) (the latest record of a live run)."""
+
+PALETTE = ((52, 101, 164), (204, 102, 0), (78, 154, 6), (117, 80, 123), (193, 125, 17),
+           (32, 74, 135), (164, 0, 0), (46, 52, 54))
+GROUND = (200, 200, 195)
+OBSTACLE = (150, 130, 110)
+FORCE = (220, 30, 30)
+LEG = (40, 40, 40)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A solid rigidly attached to a frame.
+
+    ``kind``: ``box`` (``dims`` = full edge lengths (3,) m), ``sphere`` (``dims`` = (radius,)),
+    ``cylinder``/``capsule`` (``dims`` = (radius, length of the cylindrical part) along local z),
+    ``mesh`` (``vertices`` (n, 3) m, ``faces`` (k, 3) int). ``frame``: the moving frame it rides on,
+    ``""`` for the world. ``R`` (3, 3), ``p`` (3,): its placement in that frame.
+    """
+
+    name: str
+    kind: str
+    dims: tuple[float, ...]
+    frame: str = ""
+    R: np.ndarray = field(default_factory=lambda: np.eye(3))
+    p: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    color: tuple[int, int, int] = PALETTE[0]
+    vertices: np.ndarray | None = None
+    faces: np.ndarray | None = None
+
+
+@dataclass
+class Poses:
+    """Per-record placements of a scene: ``frames`` (T, nframe, 7) (x, y, z, qw, qx, qy, qz) in the
+    order of :attr:`Scene.frames`; ``segments`` (T, nseg, 2, 3) m line segments (massless legs,
+    skeleton); ``arrows`` (T, narrow, 2, 3) m contact forces from the contact point to its tip
+    (zero length when there is no force)."""
+
+    frames: np.ndarray
+    segments: np.ndarray
+    arrows: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.frames.shape[0])
+
+
+Poser = Callable[[Columns], Poses]
+Area = tuple[float, float, float, float]
+"""(x_min, x_max, y_min, y_max) [m]: the ground patch a viewer draws."""
+Terrain = Callable[[Area], list[Shape]]
+
+
+def _no_terrain(area: Area) -> list[Shape]:
+    return []
+
+
+@dataclass
+class Scene:
+    """A robot to draw: ``frames`` (moving frame names), ``shapes`` on them or on the world,
+    ``segment_names``/``arrow_names`` (labels of the poser's segments and arrows), ``poser``
+    (record columns -> :class:`Poses`), ``terrain`` (the ground and static shapes over an
+    :data:`Area`, drawn once the viewer knows where the robot goes), ``newtons_per_metre`` (the
+    force arrows' scale), ``extent`` (the robot's size [m]: camera distance)."""
+
+    name: str
+    frames: tuple[str, ...]
+    shapes: tuple[Shape, ...]
+    poser: Poser
+    segment_names: tuple[str, ...] = ()
+    arrow_names: tuple[str, ...] = ()
+    terrain: Terrain = _no_terrain
+    newtons_per_metre: float = 100.0
+    extent: float = 1.0
+    """typical size of the robot [m] (camera distance, ground patch)"""
+
+    def poses(self, columns: Columns) -> Poses:
+        """Placements for every record in ``columns`` (see :class:`Poses`)."""
+        out = self.poser(columns)
+        n = len(next(iter(columns.values())))
+        want = {"frames": (n, len(self.frames), 7), "segments": (n, len(self.segment_names), 2, 3),
+                "arrows": (n, len(self.arrow_names), 2, 3)}
+        for key, shape in want.items():
+            got = getattr(out, key).shape
+            if got != shape:  # a builder's bug, not a user's
+                raise ValueError(f"scene {self.name!r}: poser gave {key} of shape {got}, expected {shape}")
+        return out
+
+    def shape_names(self) -> list[str]:
+        return [s.name for s in self.shapes]
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def rotation_to_wxyz(R: np.ndarray) -> np.ndarray:
+    """Unit quaternions (..., 4) scalar first of rotation matrices (..., 3, 3)."""
+    from scipy.spatial.transform import Rotation
+
+    R = np.asarray(R, dtype=float)
+    xyzw = Rotation.from_matrix(R.reshape(-1, 3, 3)).as_quat()
+    return np.concatenate([xyzw[:, 3:], xyzw[:, :3]], axis=1).reshape(R.shape[:-2] + (4,))
+
+
+def _column(columns: Columns, name: str, who: str) -> np.ndarray:
+    try:
+        return np.asarray(columns[name], dtype=float)
+    except KeyError:
+        raise InputError(f"{who}: the records have no column {name!r} to draw from") from None
+
+
+def _placements(pos: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """(T, 7) placements from positions (T, 3) and rotations (T, 3, 3)."""
+    return np.concatenate([pos, rotation_to_wxyz(R)], axis=-1)
+
+
+def _arrows(points: np.ndarray, direction: np.ndarray, force: np.ndarray, n_per_m: float) -> np.ndarray:
+    """(T, k, 2, 3) arrows from ``points`` (T, k, 3) along unit ``direction`` (T, k, 3) or (3,),
+    length ``force`` (T, k) N / ``n_per_m``; no arrow (zero length) where the force is <= 0."""
+    length = np.where(force > 0.0, force, 0.0) / n_per_m
+    return np.stack([points, points + direction * length[..., None]], axis=-2)
+
+
+def ground_shapes(area: Area, normal=(0.0, 0.0, 1.0), offset: float = 0.0) -> list[Shape]:
+    """The plane {x : n·x = offset} as a thin box covering ``area`` (measured in the plane)."""
+    n = np.asarray(normal, dtype=float)
+    n = n / np.linalg.norm(n)
+    z = np.array([0.0, 0.0, 1.0])
+    axis = np.cross(z, n)
+    s, c = np.linalg.norm(axis), float(z @ n)
+    if s < 1e-12:
+        R = np.eye(3)
+    else:
+        k = axis / s
+        K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+        R = np.eye(3) + s * K + (1 - c) * K @ K
+    size = max(area[1] - area[0], area[3] - area[2]) / max(abs(n[2]), 0.2)
+    c0 = np.array([(area[0] + area[1]) / 2, (area[2] + area[3]) / 2, 0.0])
+    # the point of the plane above/below (cx, cy), then half a slab thickness into the ground
+    if abs(n[2]) > 1e-9:
+        c0[2] = (offset - n[0] * c0[0] - n[1] * c0[1]) / n[2]
+    thick = 0.02
+    return [Shape("ground", "box", (size, size, thick), "", R, c0 - n * thick / 2, GROUND)]
+
+
+def heightmap_shape(height: Callable[[np.ndarray, np.ndarray], np.ndarray], area: Area,
+                    spacing: float = 0.05, name: str = "terrain") -> Shape:
+    """A terrain surface as a triangle mesh: heights ``height(X, Y)`` m on a grid over ``area``,
+    ``spacing`` m apart (at most 151 points a side)."""
+    nx = int(min(151, max(2, np.ceil((area[1] - area[0]) / spacing) + 1)))
+    ny = int(min(151, max(2, np.ceil((area[3] - area[2]) / spacing) + 1)))
+    X, Y = np.meshgrid(np.linspace(area[0], area[1], nx), np.linspace(area[2], area[3], ny), indexing="ij")
+    Z = np.asarray(height(X, Y), dtype=float)
+    vertices = np.stack([X, Y, Z], axis=-1).reshape(-1, 3)
+    i, j = np.meshgrid(np.arange(nx - 1), np.arange(ny - 1), indexing="ij")
+    a = (i * ny + j).ravel()
+    b, c, d = a + ny, a + 1, a + ny + 1
+    faces = np.concatenate([np.stack([a, b, d], 1), np.stack([a, d, c], 1)]).astype(np.int32)
+    return Shape(name, "mesh", (), "", np.eye(3), np.zeros(3), GROUND, vertices, faces)
+
+
+# ------------------------------------------------------------------------------------ multibody
+def _geometry_shape(g: Any, color) -> Shape | None:
+    pr = g.params
+    if g.shape == "box":
+        return Shape(g.name, "box", tuple(float(v) for v in pr["size"]), g.body, g.R, g.p, color)
+    if g.shape == "sphere":
+        return Shape(g.name, "sphere", (float(pr["radius"]),), g.body, g.R, g.p, color)
+    if g.shape in ("cylinder", "capsule"):
+        return Shape(g.name, g.shape, (float(pr["radius"]), float(pr["length"])), g.body, g.R, g.p, color)
+    if g.shape == "mesh" and "vertices" in pr:
+        return Shape(g.name, "mesh", (), g.body, g.R, g.p, color,
+                     np.asarray(pr["vertices"], dtype=float), np.asarray(pr["faces"], dtype=np.int32))
+    return None  # a mesh recorded by name only: nothing to draw
+
+
+def multibody_scene(mb: Any, q_columns: list[str] | None = None, *, ground: Any = None,
+                    obstacles=(), contact_points=(), name: str | None = None) -> Scene:
+    """Any :class:`legsim.multibody.Model`: each body's geometries on its frame, a skeleton segment
+    from each body's origin to its children's, the ``ground`` plane (a
+    :class:`legsim.contact.Plane`; none if None) and static ``obstacles``
+    (:class:`legsim.assembly.Obstacle`). ``q_columns``: record column of each of the nq positions
+    (default :meth:`Model.coordinate_names`). ``contact_points``: (name, body index, centre in body
+    axes (3,), radius) of the points whose normal force is the record column ``fn_<name>``, drawn
+    as arrows along the ground normal."""
+    from ..multibody import dynamics
+
+    q_names = list(q_columns) if q_columns is not None else mb.coordinate_names()[0]
+    if len(q_names) != mb.nq:
+        raise InputError(f"scene of {mb.name!r}: {len(q_names)} position columns for nq = {mb.nq}")
+    bodies = list(range(1, mb.nbody))
+    frames = tuple(mb.body_names[i] for i in bodies)
+    shapes: list[Shape] = []
+    for g in mb.geometries:
+        if g.body == mb.body_names[0]:
+            continue
+        s = _geometry_shape(g, PALETTE[mb.body_id(g.body) % len(PALETTE)])
+        if s is not None:
+            shapes.append(s)
+    drawn = {s.frame for s in shapes}
+    for i in bodies:  # a body with nothing to draw shows its equivalent inertia box (as MuJoCo does)
+        name = mb.body_names[i]
+        if name not in drawn and mb.body_mass[i] > 0:
+            dims, R = inertia_box(float(mb.body_mass[i]), np.asarray(mb.body_inertia[i]))
+            shapes.append(Shape(f"{name}_inertia", "box", dims, name, R, np.asarray(mb.body_com[i]),
+                                PALETTE[i % len(PALETTE)]))
+    parents = [int(mb.body_parent[i]) for i in bodies]
+    # skeleton: parent origin -> child origin, and a body's origin -> each of its shapes away from it
+    links = [(p, i, np.zeros(3)) for p, i in zip(parents, bodies, strict=True) if p > 0]
+    links += [(mb.body_id(s.frame), mb.body_id(s.frame), np.asarray(s.p, dtype=float)) for s in shapes
+              if np.linalg.norm(s.p) > 1e-6 and not s.name.endswith("_inertia")]
+    seg_names = tuple(f"{mb.body_names[p]}-{mb.body_names[i]}" for p, i, _ in links)
+    n_ground = np.array([0.0, 0.0, 1.0]) if ground is None else np.asarray(ground.normal, dtype=float)
+    fixed: list[Shape] = []
+    for k, ob in enumerate(obstacles):
+        R = np.eye(3) if ob.rotation is None else np.asarray(ob.rotation, dtype=float)
+        fixed.append(Shape(f"obstacle_{k}_{ob.name}", "box", tuple(2.0 * np.asarray(ob.half_extents)), "",
+                           R, np.asarray(ob.centre, dtype=float), OBSTACLE))
+
+    def terrain(area: Area) -> list[Shape]:
+        plane = [] if ground is None else ground_shapes(area, ground.normal, ground.offset)
+        return plane + fixed
+    points = [(str(n), int(b), np.asarray(c, dtype=float), float(r)) for n, b, c, r in contact_points]
+    mass = float(mb.total_mass())
+    n_per_m = max(mass * 9.81, 1.0) / 0.3  # the robot's weight as a 0.3 m arrow
+    data = mb.make_data()
+    extent = _model_extent(mb, data)
+
+    def poser(columns: Columns) -> Poses:
+        Q = np.stack([_column(columns, c, f"scene of {mb.name!r}") for c in q_names], axis=1)
+        T = Q.shape[0]
+        out = np.empty((T, len(frames), 7))
+        origin = np.empty((T, mb.nbody, 3))
+        Rw = np.empty((T, mb.nbody, 3, 3))
+        for k in range(T):
+            dynamics.forward_kinematics(mb, data, Q[k])
+            origin[k] = data.op
+            Rw[k] = data.oR
+        out[:] = _placements(origin[:, bodies], Rw[:, bodies])
+        segs = np.stack([np.stack([origin[:, p], origin[:, i] + np.einsum("tij,j->ti", Rw[:, i], c)], axis=1)
+                         for p, i, c in links], axis=1) if links else np.zeros((T, 0, 2, 3))
+        if points:
+            at = np.stack([origin[:, b] + np.einsum("tij,j->ti", Rw[:, b], c) - r * n_ground
+                           for _, b, c, r in points], axis=1)
+            fn = np.stack([np.asarray(columns.get(f"fn_{n}", np.zeros(T)), dtype=float) for n, *_ in points],
+                          axis=1)
+            arrows = _arrows(at, n_ground, fn, n_per_m)
+        else:
+            arrows = np.zeros((T, 0, 2, 3))
+        return Poses(out, segs, arrows)
+
+    return Scene(name or mb.name, frames, tuple(shapes), poser, seg_names,
+                 tuple(f"fn_{n}" for n, *_ in points), terrain, n_per_m, extent)
+
+
+def _model_extent(mb: Any, data: Any) -> float:
+    """Size of the robot at its neutral configuration [m] (body origins' spread, at least 0.2)."""
+    from ..multibody import dynamics
+
+    dynamics.forward_kinematics(mb, data, mb.neutral())
+    pts = np.asarray(data.op[1:])
+    return float(max(0.2, np.ptp(pts, axis=0).max() if len(pts) else 0.0))
+
+
+def inertia_box(mass: float, inertia: np.ndarray) -> tuple[tuple[float, float, float], np.ndarray]:
+    """The uniform box with ``mass`` [kg] and the principal moments of ``inertia`` (3, 3) [kg m²]
+    about its COM: full edge lengths (3,) m (from I_1 = m (b² + c²)/12 and its cyclic twins:
+    a² = 6 (I_2 + I_3 − I_1)/m) and its axes R (3, 3) (columns: principal axes)."""
+    moments, R = np.linalg.eigh(0.5 * (inertia + inertia.T))
+    if np.linalg.det(R) < 0:
+        R[:, 2] = -R[:, 2]
+    i1, i2, i3 = moments
+    sq = 6.0 / mass * np.array([i2 + i3 - i1, i1 + i3 - i2, i1 + i2 - i3])
+    dims = np.sqrt(np.maximum(sq, 0.0))
+    dims = np.maximum(dims, 0.05 * max(float(dims.max()), 0.02))  # a rod still shows as a thin box
+    return (float(dims[0]), float(dims[1]), float(dims[2])), R
+
+
+def robot_scene(robot: Any) -> Scene:
+    """An assembled :class:`legsim.assembly.Robot`: its multibody model, ground, obstacles and the
+    contact points whose normal forces it records (``fn_<point>``)."""
+    from ..assembly.robot import contact_geometries
+    from ..world import _points
+
+    c = robot.contacts
+    if c is None:
+        return multibody_scene(robot.mb, name=robot.name)
+    pts = [p[:4] for p in _points.contact_points(robot.mb, contact_geometries(robot.mb, c), "viewer")]
+    return multibody_scene(robot.mb, ground=c.ground, obstacles=c.obstacles, contact_points=pts,
+                           name=robot.name)
+
+
+# ------------------------------------------------------------------------------------- registry
+def _params(meta: Mapping[str, Any]) -> dict[str, float]:
+    return dict(meta.get("scenario", {}).get("params", {}))
+
+
+def _slip(meta: Mapping[str, Any]) -> Scene:
+    """SimSect's SLIP in its sagittal plane (x forward, y up drawn as world x, z): body sphere, leg
+    to the foot in stance or at the touchdown angle in flight."""
+    p = _params(meta)
+    qrt = float(p.get("q_rt", 1.0))
+
+    def poser(columns: Columns) -> Poses:
+        who = "scene of slip"
+        bx, by = _column(columns, "x", who), _column(columns, "y", who)
+        fx, fy = _column(columns, "footx", who), _column(columns, "footy", who)
+        th = _column(columns, "touchdown_angle", who)
+        mode = np.asarray(columns.get("mode", np.zeros_like(bx)))
+        stance = np.isin(mode, (2, 3))
+        tx = np.where(stance, fx, bx - qrt * np.sin(th))
+        ty = np.where(stance, fy, by - qrt * np.cos(th))
+        T = bx.size
+        frames = np.zeros((T, 2, 7))
+        frames[:, :, 3] = 1.0
+        frames[:, 0, 0], frames[:, 0, 2] = bx, by
+        frames[:, 1, 0], frames[:, 1, 2] = tx, ty
+        zero = np.zeros(T)
+        seg = np.stack([np.stack([bx, zero, by], 1), np.stack([tx, zero, ty], 1)], axis=1)[:, None]
+        return Poses(frames, seg, np.zeros((T, 0, 2, 3)))
+
+    shapes = (Shape("body", "sphere", (0.08,), "body"), Shape("foot", "sphere", (0.02,), "foot", color=LEG))
+    return Scene("slip", ("body", "foot"), shapes, poser, ("leg",), terrain=ground_shapes, extent=qrt)
+
+
+def _hexapod(meta: Mapping[str, Any]) -> Scene:
+    """SimSect's compliant hexapod: the body as a box through the hips, six legs hip → toe (massless
+    compliant legs as segments), toe spheres, normal-force arrows along the terrain normal, and the
+    terrain (plane, slopes, sinusoid or heightfield) as a surface."""
+    from ..robots.rhex.terrain import terrain_height, terrain_normal
+
+    p = _params(meta)
+    pvec = np.array(list(p.values()), dtype=float)
+    attach = np.array([[p[f"attach{i}_{c}"] for c in "xyz"] for i in range(6)])
+    lo, hi = attach.min(axis=0), attach.max(axis=0)
+    size = np.maximum(hi - lo, 0.05) + np.array([0.04, 0.04, 0.04])
+    centre = (hi + lo) / 2
+    weight = float(p.get("body_mass", 7.0)) * 9.81
+    n_per_m = weight / 0.3
+    who = "scene of hexapod"
+
+    def poser(columns: Columns) -> Poses:
+        pos = np.stack([_column(columns, c, who) for c in "xyz"], axis=1)
+        R = np.stack([_column(columns, f"R_{i}{j}", who) for i in (1, 2, 3) for j in (1, 2, 3)],
+                     axis=1).reshape(-1, 3, 3)
+        toes = np.stack([_column(columns, f"f{i}_{c}", who) for i in range(6) for c in "xyz"],
+                        axis=1).reshape(-1, 6, 3)
+        T = pos.shape[0]
+        frames = np.empty((T, 7, 7))
+        frames[:, 0] = _placements(pos, R)
+        frames[:, 1:, :3] = toes
+        frames[:, 1:, 3:] = (1.0, 0.0, 0.0, 0.0)
+        hips = pos[:, None, :] + np.einsum("tij,kj->tki", R, attach)
+        segs = np.stack([hips, toes], axis=2)
+        fn = np.stack([np.asarray(columns.get(f"normal_force{i}", np.zeros(T)), dtype=float)
+                       for i in range(6)], axis=1)
+        normal = terrain_normal(pvec, toes[..., 0], toes[..., 1]) if fn.any() \
+            else np.broadcast_to([0.0, 0.0, 1.0], toes.shape)
+        return Poses(frames, segs, _arrows(toes, normal, fn, n_per_m))
+
+    shapes = [Shape("body", "box", tuple(size), "body", np.eye(3), centre)]
+    shapes += [Shape(f"toe{i}", "sphere", (0.012,), f"toe{i}", color=LEG) for i in range(6)]
+    def terrain(area: Area) -> list[Shape]:
+        return [heightmap_shape(lambda X, Y: terrain_height(pvec, X, Y), area)]
+
+    return Scene("hexapod", ("body", *(f"toe{i}" for i in range(6))), tuple(shapes), poser,
+                 tuple(f"leg{i}" for i in range(6)), tuple(f"normal_force{i}" for i in range(6)), terrain,
+                 n_per_m, extent=float(np.ptp(attach[:, :2], axis=0).max()) + 0.2)
+
+
+def _point_mass(kind: str, x: str | None, z: str | None, size: float, ground_z: float = 0.0):
+    def build(meta: Mapping[str, Any]) -> Scene:
+        def poser(columns: Columns) -> Poses:
+            n = len(next(iter(columns.values())))
+            frames = np.zeros((n, 1, 7))
+            frames[:, 0, 3] = 1.0
+            if x is not None:
+                frames[:, 0, 0] = _column(columns, x, f"scene of {kind}")
+            if z is not None:
+                frames[:, 0, 2] = _column(columns, z, f"scene of {kind}")
+            frames[:, 0, 2] += size / 2 if kind == "box" else 0.0
+            return Poses(frames, np.zeros((n, 0, 2, 3)), np.zeros((n, 0, 2, 3)))
+
+        dims = (size, size, size) if kind == "box" else (size / 2,)
+        return Scene(str(meta.get("model", kind)), ("body",), (Shape("body", kind, dims, "body"),), poser,
+                     terrain=lambda area: ground_shapes(area, offset=ground_z), extent=4 * size)
+    return build
+
+
+def _crr_leg(meta: Mapping[str, Any]) -> Scene:
+    """The CRR 3-DoF pneumatic leg: its links (:func:`legsim.robots.crr_leg.geometry.crr_leg_bodies`)."""
+    from ..robots.crr_leg.geometry import crr_leg_bodies
+
+    mb = crr_leg_bodies()
+    return multibody_scene(mb, [f"q_{j}" for j in mb.joint_names], name="crr_leg")
+
+
+SCENES: dict[str, Callable[[Mapping[str, Any]], Scene]] = {
+    "slip": _slip,
+    "hexapod": _hexapod,
+    "crr_leg": _crr_leg,
+    "bouncing_ball": _point_mass("sphere", None, "y", 0.1),
+    "coulomb_block": _point_mass("box", "x", None, 0.1),
+}
+"""Registered model name -> scene builder from a run's metadata (``run.json``)."""
+
+
+def scene_for_run(meta: Mapping[str, Any], where: str | Path = "run") -> Scene:
+    """The scene of a run from its metadata: a robot from a hardware file (the scenario's ``robot``)
+    is rebuilt from that file; a registered model uses :data:`SCENES`."""
+    sc = meta.get("scenario", {}) or {}
+    robot_file = sc.get("robot")
+    if robot_file:
+        from ..assembly.hardware import load_hardware
+
+        path = Path(robot_file)
+        if not path.is_file():
+            raise InputError(f"{where}: the run's robot file {robot_file} no longer exists; the viewer "
+                             "rebuilds the robot's geometry from it")
+        return robot_scene(load_hardware(path))
+    name = str(meta.get("model", "?"))
+    if name not in SCENES:
+        raise InputError(f"{where}: no 3-D scene for model {name!r}; available: {', '.join(sorted(SCENES))} "
+                         "and robots from hardware files")
+    return SCENES[name](meta)

@@ -1,0 +1,401 @@
+"""The 3-D viewer: a run live as it goes, a recorded run replayed, or one self-contained HTML file.
+
+Built on viser (a three.js client served from Python; https://viser.studio): each moving frame
+of a :class:`~legsim.viz.scene.Scene` is a scene node whose children are its shapes, so a new
+record moves only the frames (meshes are sent once, then poses). Three uses:
+
+- :class:`LiveView` — a monitor for :func:`legsim.hybrid.simulate` (``monitor=``) that shows the
+  latest record at most ``framerate`` times per second of wall time, with the simulated time and
+  the real-time factor (``legsim run … --view``).
+- :class:`Replay` / :func:`serve_replay` — a recorded run with play/pause, speed, a time slider and
+  time series of chosen columns (``legsim view RUN_DIR``).
+- :func:`export_html` — the replay as one HTML file that opens without a server (viser's embedded
+  playback: play/pause, speed and a time slider; ``legsim view RUN_DIR --html FILE``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.results import RunData, load_run
+from .scene import FORCE, LEG, Area, Poses, Scene, robot_scene, scene_for_run
+
+__all__ = ["LiveView", "Replay", "serve_replay", "export_html", "scene_html", "live_view_of", "frame_indices",
+           "DEFAULT_PORT"]
+
+DEFAULT_PORT = 8080
+
+
+def _viser():
+    try:
+        import viser
+    except ImportError:  # pragma: no cover - viser is a dependency; a broken environment says so
+        raise InputError("the 3-D viewer needs the 'viser' package: pip install viser") from None
+    return viser
+
+
+def start_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, quiet: bool = False) -> Any:
+    """A viser server on ``host:port`` (the next free port if taken). ``quiet``: no banner (an HTML
+    export needs the server only to record the scene)."""
+    viser = _viser()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out) if quiet else contextlib.nullcontext():
+        server = viser.ViserServer(host=host, port=port, verbose=False)
+    server.scene.set_up_direction("+z")
+    return server
+
+
+def stop_server(server: Any) -> None:
+    with contextlib.redirect_stdout(io.StringIO()):
+        server.stop()
+
+
+class _Rows(Mapping[str, np.ndarray]):
+    """Record columns restricted to the rows ``idx`` (read one column at a time, on demand)."""
+
+    def __init__(self, records: Mapping[str, np.ndarray], idx: np.ndarray):
+        self._records, self._idx = records, idx
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return np.asarray(self._records[name])[self._idx]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+
+def frame_indices(t: np.ndarray, fps: float, speed: float = 1.0) -> np.ndarray:
+    """Indices of the records shown at ``fps`` frames per second of playback at ``speed`` × real
+    time: the last record at or before each frame's time (the final record always shown)."""
+    if not (fps > 0 and speed > 0):
+        raise InputError(f"viewer: fps and speed must be > 0, got fps={fps}, speed={speed}")
+    if t.size == 0:
+        raise InputError("viewer: the run has no records to show")
+    times = np.arange(t[0], t[-1], speed / fps)
+    idx = np.clip(np.searchsorted(t, times, side="right") - 1, 0, t.size - 1)
+    return np.unique(np.append(idx, t.size - 1))
+
+
+def area_of(poses: Poses, margin: float) -> Area:
+    """The ground patch under every frame of ``poses``, ``margin`` m wider on each side."""
+    xy = poses.frames[..., :2].reshape(-1, 2)
+    lo, hi = xy.min(axis=0) - margin, xy.max(axis=0) + margin
+    return (float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]))
+
+
+class Drawing:
+    """A :class:`Scene` on a viser server: one node per moving frame under ``/robot``, its shapes
+    as children, the legs as line segments, contact forces as arrows, the terrain under
+    ``/terrain`` for ``area``."""
+
+    def __init__(self, server: Any, scene: Scene, area: Area):
+        self.server, self.scene = server, scene
+        sc = server.scene
+        for s in scene.terrain(area):
+            self._add(f"/terrain/{s.name}", s)
+        self.frames = [sc.add_frame(f"/robot/{f}", show_axes=False) for f in scene.frames]
+        for s in scene.shapes:
+            parent = f"/robot/{s.frame}" if s.frame else "/static"
+            self._add(f"{parent}/{s.name}", s)
+        thick = 0.02 * scene.extent
+        self.lines = sc.add_line_segments("/legs", np.zeros((len(scene.segment_names), 2, 3)), LEG,
+                                          thickness=thick) if scene.segment_names else None
+        self.arrows = sc.add_arrows("/forces", np.zeros((len(scene.arrow_names), 2, 3)), FORCE,
+                                    shaft_radius=thick / 2, head_radius=thick, head_length=2 * thick) \
+            if scene.arrow_names else None
+        self.label = None
+
+    def _add(self, name: str, s: Any) -> None:
+        sc = self.server.scene
+        from .scene import rotation_to_wxyz
+
+        pose = {"wxyz": tuple(rotation_to_wxyz(s.R)), "position": tuple(np.asarray(s.p, dtype=float))}
+        if s.kind == "box":
+            sc.add_box(name, dimensions=s.dims, color=s.color, **pose)
+        elif s.kind == "sphere":
+            sc.add_icosphere(name, radius=s.dims[0], color=s.color, **pose)
+        elif s.kind == "cylinder":
+            sc.add_cylinder(name, radius=s.dims[0], height=s.dims[1], color=s.color, **pose)
+        elif s.kind == "capsule":
+            import trimesh
+
+            m = trimesh.creation.capsule(height=s.dims[1], radius=s.dims[0], count=(12, 12))
+            sc.add_mesh_simple(name, np.asarray(m.vertices, dtype=np.float32),
+                               np.asarray(m.faces, dtype=np.uint32), color=s.color, **pose)
+        elif s.kind == "mesh":
+            sc.add_mesh_simple(name, np.asarray(s.vertices, dtype=np.float32),
+                               np.asarray(s.faces, dtype=np.uint32), color=s.color, side="double", **pose)
+        else:  # a scene builder's bug
+            raise ValueError(f"scene {self.scene.name!r}: shape {s.name!r} of unknown kind {s.kind!r}")
+
+    def show(self, poses: Poses, k: int) -> None:
+        """Move the robot to record ``k`` of ``poses``."""
+        for j, h in enumerate(self.frames):
+            h.position = poses.frames[k, j, :3]
+            h.wxyz = poses.frames[k, j, 3:]
+        if self.lines is not None:
+            self.lines.points = poses.segments[k]
+        if self.arrows is not None:
+            self.arrows.points = poses.arrows[k]
+
+    def aim_camera(self, poses: Poses, k: int = 0) -> None:
+        """Point the initial camera (new clients, exported files) at frame 0's origin at record ``k``."""
+        c = poses.frames[k, 0, :3] if poses.frames.shape[1] else np.zeros(3)
+        d = 1.2 * self.scene.extent
+        cam = self.server.initial_camera
+        cam.position = tuple(c + np.array([0.9 * d, -1.6 * d, 0.8 * d]))
+        cam.look_at = tuple(c)
+
+
+# -------------------------------------------------------------------------------------- export
+def export_html(run_dir: str | Path, path: str | Path, fps: float = 30.0, speed: float = 1.0) -> Path:
+    """Write the run in ``run_dir`` as one self-contained HTML file at ``path`` (:func:`scene_html`).
+    Returns ``path``."""
+    out = Path(path)
+    if out.is_dir():
+        raise InputError(f"view --html {out}: is a directory; give a file name like run.html")
+    run = load_run(run_dir)
+    html = scene_html(scene_for_run(run.meta, run_dir), run.records, fps, speed)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(html, encoding="utf-8")
+    return out
+
+
+def scene_html(scene: Scene, records: Mapping[str, np.ndarray], fps: float = 30.0, speed: float = 1.0) -> str:
+    """One self-contained HTML page replaying ``records`` (columns ``t`` and what ``scene`` reads):
+    the robot's shapes once, then a pose per frame, ``fps`` frames per second of playback at
+    ``speed`` × real time. It opens from disk (file://) in a browser with WebGL; play/pause, speed
+    and a time slider are at the bottom (viser's embedded playback)."""
+    t_all = np.asarray(records["t"], dtype=float)
+    idx = frame_indices(t_all, fps, speed)
+    poses = scene.poses(_Rows(records, idx))
+    t = t_all[idx]
+    server = start_server(port=_free_port(), quiet=True)
+    try:
+        drawing = Drawing(server, scene, area_of(poses, max(1.0, 2 * scene.extent)))
+        drawing.aim_camera(poses)
+        drawing.show(poses, 0)
+        rec = server.get_scene_serializer()
+        for k in range(1, len(idx)):
+            rec.insert_sleep(float(t[k] - t[k - 1]) / speed)
+            drawing.show(poses, k)
+        return str(rec.as_html())
+    finally:
+        stop_server(server)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -------------------------------------------------------------------------------------- replay
+class Replay:
+    """A recorded run on a viser server: play/pause, speed, a time slider [s] and time series of
+    ``plot_columns`` (default: the model's first few states) beside the 3-D view."""
+
+    SPEEDS = ("0.1", "0.25", "0.5", "1", "2", "5", "10")
+
+    def __init__(self, server: Any, run: RunData, where: str | Path = "run", fps: float = 30.0,
+                 plot_columns: Sequence[str] | None = None):
+        self.server, self.run = server, run
+        self.scene = scene_for_run(run.meta, where)
+        t_all = np.asarray(run.t)
+        self.idx = frame_indices(t_all, 2 * fps)  # slider resolution: twice the frame rate
+        self.t = t_all[self.idx]
+        self.poses = self.scene.poses(_Rows(run.records, self.idx))
+        self.drawing = Drawing(server, self.scene, area_of(self.poses, max(1.0, 2 * self.scene.extent)))
+        self.drawing.aim_camera(self.poses)
+        self.fps = fps
+        gui = server.gui
+        with gui.add_folder("Replay"):
+            self.play = gui.add_checkbox("Playing", initial_value=True)
+            self.speed = gui.add_dropdown("Speed", self.SPEEDS, initial_value="1")
+            self.slider = gui.add_slider("t [s]", min=float(self.t[0]), max=float(self.t[-1]),
+                                         step=float(max((self.t[-1] - self.t[0]) / 2000, 1e-4)),
+                                         initial_value=float(self.t[0]))
+        self.slider.on_update(lambda _: self._show_time(self.slider.value))
+        self._plots(plot_columns)
+        self._show_time(float(self.t[0]))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _plots(self, columns: Sequence[str] | None) -> None:
+        names = list(columns) if columns is not None else list(self.run.meta.get("state_names", []))[:3]
+        known = set(self.run.meta.get("columns", self.run.records.keys()))
+        bad = [c for c in names if c not in known]
+        if bad:
+            from ..errors import closest
+
+            raise InputError(f"view: no column {bad[0]!r} in the run's records"
+                             f"{closest(bad[0], sorted(known))}")
+        t_all = np.asarray(self.run.t)
+        step = max(1, t_all.size // 2000)
+        with self.server.gui.add_folder("Time series"):
+            for c in names:
+                y = np.asarray(self.run.records[c], dtype=float)[::step]
+                self.server.gui.add_uplot(data=(t_all[::step], y), series=({"label": "t [s]"},
+                                          {"label": c, "stroke": "#3465a4", "width": 1.5}),
+                                          title=c, aspect=2.0)
+
+    def _show_time(self, t: float) -> None:
+        k = int(np.clip(np.searchsorted(self.t, t, side="right") - 1, 0, self.t.size - 1))
+        self.drawing.show(self.poses, k)
+
+    def _loop(self) -> None:
+        last = time.perf_counter()
+        while not self._stop.is_set():
+            time.sleep(1.0 / self.fps)
+            now = time.perf_counter()
+            if self.play.value:
+                t = self.slider.value + (now - last) * float(self.speed.value)
+                if t > self.t[-1]:
+                    t = float(self.t[0])  # loop
+                self.slider.value = float(t)  # moves the robot through the slider's callback
+            last = now
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+
+
+def serve_replay(run_dir: str | Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+                 plot_columns: Sequence[str] | None = None, echo=print) -> None:
+    """Serve the run in ``run_dir`` for a browser at http://host:port until Ctrl-C."""
+    run = load_run(run_dir)
+    server = start_server(host, port, quiet=True)
+    replay = None
+    try:
+        replay = Replay(server, run, run_dir, plot_columns=plot_columns)
+        echo(f"viewer: {run.meta.get('model', '?')} run {run_dir} at http://{host}:{server.get_port()} "
+             "(Ctrl-C to stop)")
+        _wait_forever()
+    except KeyboardInterrupt:  # the way to close a viewer
+        pass
+    finally:
+        if replay is not None:
+            replay.close()
+        stop_server(server)
+
+
+def _wait_forever() -> None:
+    while True:
+        time.sleep(0.2)
+
+
+# ---------------------------------------------------------------------------------------- live
+class LiveView:
+    """A monitor for :func:`legsim.hybrid.simulate`: ``view(record, mode)`` with the latest record
+    (1 + nx + ny,) shows it if 1/``framerate`` s of wall time have passed since the last frame.
+    ``columns``: the record's column names (``t``, states, outputs). The GUI shows the simulated
+    time and the real-time factor. ``pace``: hold the run to at most ``pace`` × real time (None:
+    as fast as it runs; the view costs the run ~1 frame's drawing per 1/``framerate`` s).
+    :meth:`replay` turns the same page into a replay of the finished run; :meth:`close` stops the
+    server."""
+
+    def __init__(self, scene: Scene, columns: Sequence[str], framerate: float = 30.0,
+                 host: str = "127.0.0.1", port: int = DEFAULT_PORT, echo=print, pace: float | None = None):
+        if not framerate > 0:
+            raise InputError(f"viewer: framerate must be > 0 frames/s, got {framerate}")
+        if pace is not None and not pace > 0:
+            raise InputError(f"viewer: pace must be > 0 (x real time), got {pace}")
+        self.pace = pace
+        self.scene = scene
+        self.columns = list(columns)
+        self.period = 1.0 / float(framerate)
+        self.server = start_server(host, port, quiet=True)
+        self.url = f"http://{host}:{self.server.get_port()}"
+        echo(f"viewer: {scene.name} live at {self.url}")
+        self.drawing: Drawing | None = None
+        gui = self.server.gui
+        self.sim_time = gui.add_text("Simulated time [s]", initial_value="0", disabled=True)
+        self.rtf = gui.add_text("Real-time factor", initial_value="-", disabled=True)
+        self.frames_shown = 0
+        self._last = -np.inf
+        self._wall0: float | None = None
+        self._t0 = 0.0
+
+    def __call__(self, record: np.ndarray, mode: int) -> None:
+        now = time.perf_counter()
+        t = float(record[0])
+        if self._wall0 is None:
+            self._wall0, self._t0 = now, t
+        if self.pace is not None:  # ahead of the wall clock: wait
+            ahead = (t - self._t0) / self.pace - (now - self._wall0)
+            if ahead > 0:
+                time.sleep(ahead)
+                now = time.perf_counter()
+        if now - self._last < self.period:
+            return
+        self._last = now
+        cols = {c: record[i:i + 1] for i, c in enumerate(self.columns)}
+        cols["mode"] = np.array([mode])
+        poses = self.scene.poses(cols)
+        if self.drawing is None:
+            self.drawing = Drawing(self.server, self.scene, area_of(poses, max(5.0, 10 * self.scene.extent)))
+            self.drawing.aim_camera(poses)
+        self.drawing.show(poses, 0)
+        self.sim_time.value = f"{t:.3f}"
+        if now > self._wall0:
+            self.rtf.value = f"{(t - self._t0) / (now - self._wall0):.2f}"
+        self.frames_shown += 1
+
+    def replay(self, run_dir: str | Path, echo=print) -> Replay:
+        """Show the finished run in ``run_dir`` on the same page (the live robot is removed)."""
+        self.server.scene.reset()
+        self.server.gui.reset()
+        self.drawing = None
+        replay = Replay(self.server, load_run(run_dir), run_dir)
+        echo(f"viewer: replaying the run at {self.url} (Ctrl-C to stop)")
+        return replay
+
+    def close(self) -> None:
+        stop_server(self.server)
+
+    def wait(self) -> None:
+        """Keep serving (the last frame shown) until Ctrl-C."""
+        try:
+            _wait_forever()
+        except KeyboardInterrupt:  # the way to close a viewer
+            pass
+
+    def serve_replay(self, run_dir: str | Path, echo=print) -> None:
+        """:meth:`replay` the run in ``run_dir`` until Ctrl-C."""
+        replay = None
+        try:
+            replay = self.replay(run_dir, echo)
+            _wait_forever()
+        except KeyboardInterrupt:  # the way to close a viewer
+            pass
+        finally:
+            if replay is not None:
+                replay.close()
+
+
+def live_view_of(scenario: Any, framerate: float = 30.0, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+                 echo=print, pace: float | None = None) -> LiveView:
+    """A :class:`LiveView` of a validated :class:`legsim.scenario.Scenario` (pass it as the run's
+    ``monitor``)."""
+    model = scenario.model
+    if scenario.robot is not None:
+        scene = robot_scene(scenario.robot)
+    else:
+        meta = {"model": scenario.model_name, "scenario": scenario.resolved()}
+        scene = scene_for_run(meta, scenario.source)
+    columns = ["t", *model.state_names, *model.output_names]
+    return LiveView(scene, columns, framerate, host, port, echo, pace)
