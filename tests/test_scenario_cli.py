@@ -200,7 +200,7 @@ def test_the_quickstart_demo_walks_the_hexapod_and_writes_records_summary_figure
     assert run.meta["status"] == "done" and run.t[-1] == 10.0
     speed = run.meta["summary"]["mean_forward_speed_m_s"]
     assert 0.1 < speed < 0.6                      # walks forward (+y), RHex-like pace
-    for name in ("states.png", "outputs.png", "gait.png", "path.png", "animation.gif"):
+    for name in ("states.png", "outputs.png", "gait.png", "path.png", "animation.gif", "replay.html"):
         assert (tmp_path / "demo" / "plots" / name).stat().st_size > 5000
 
 
@@ -223,6 +223,8 @@ def test_the_libra_demo_climbs_a_cycle_and_writes_records_figures_and_a_replay(t
     assert run.meta["status"] == "done" and run.t[-1] == pytest.approx(25.0)
     for name in ("libra_control_variables.png", "libra_forces_torques.png", "libra_climb.gif"):
         assert (tmp_path / "libra" / name).stat().st_size > 5000
+    html = (tmp_path / "libra" / "libra_climb.html").read_text()
+    assert "__VISER_EMBED_DATA__" in html and len(html) < 20e6
 
 
 def test_legsim_mobility_prints_the_extended_mobility_log(capsys):

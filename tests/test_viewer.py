@@ -86,7 +86,7 @@ def test_contact_arrows_follow_the_recorded_normal_force():
     np.testing.assert_allclose(start, [[0.9, 0.0, 0.95]] * 3, atol=1e-12)
     np.testing.assert_allclose(tip[:, 2] - start[:, 2], fn / scene.newtons_per_metre, atol=1e-12)
     assert scene.newtons_per_metre == pytest.approx(mb.total_mass() * 9.81 / 0.3)
-    ground = scene.terrain((-1.0, 1.0, -1.0, 1.0))
+    ground = scene.terrain((np.full(3, -1.0), np.full(3, 1.0)))
     assert [s.name for s in ground] == ["ground"]
 
 
@@ -111,7 +111,7 @@ def test_hexapod_scene_reads_pose_toes_and_terrain(tmp_path):
     poses = scene.poses(cols)
     np.testing.assert_allclose(poses.frames[:, 0, :3], np.stack([cols["x"], cols["y"], cols["z"]], 1))
     np.testing.assert_allclose(poses.segments[:, 2, 1], np.stack([cols[f"f2_{c}"] for c in "xyz"], 1))
-    terrain = scene.terrain((-1.0, 1.0, -1.0, 1.0))[0]
+    terrain = scene.terrain((np.full(3, -1.0), np.full(3, 1.0)))[0]
     p = np.array(list(run.params.values()))
     v = terrain.vertices
     np.testing.assert_allclose(v[:, 2], terrain_height(p, v[:, 0], v[:, 1]), atol=1e-12)
@@ -198,6 +198,13 @@ def browser():
         b.close()
 
 
+def _dismiss_notices(page) -> None:
+    """Close the client's notices (its 'software WebGL' warning is orange: not the robot)."""
+    for button in page.locator(".mantine-Notification-closeButton").all():
+        button.click()
+    page.wait_for_timeout(300)
+
+
 def _robot_pixels(png: bytes) -> np.ndarray:
     """(h, w) mask of strongly coloured pixels (the robot; the ground and GUI are grey/white)."""
     import io
@@ -222,6 +229,7 @@ def test_exported_html_shows_the_robot_in_a_real_browser(tmp_path, browser):
     page.wait_for_function("() => document.querySelector('canvas') !== null", timeout=60_000)
     page.wait_for_timeout(3000)
     assert any("Embedded data loaded" in m for m in logs), logs[:10]
+    _dismiss_notices(page)
     page.locator("button.mantine-ActionIcon-root").first.click()  # the playback bar's play/pause
     box = page.locator(".mantine-Slider-root").first.bounding_box()  # the time slider's track
     assert box is not None
@@ -300,3 +308,92 @@ def test_simsect_view_uses_the_init_files_framerate(tmp_path):
         assert view.frames_shown == 2
     finally:
         view.close()
+
+
+def _pneumatic_hopper():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "pneumatic_hopper.py"
+    spec = importlib.util.spec_from_file_location("legsim_example_pneumatic_hopper", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_a_pneumatic_leg_shows_its_cylinder_barrel():
+    """The RATS leg from parts (examples/pneumatic_hopper.py): the solenoid cylinder's barrel sits on
+    the body along the leg axis (-z), 63 mm long, ending at the leg joint 0.10 m below the body, its
+    radius that of the 5.0165 cm² piston (× 1.15 for the wall)."""
+    robot = _pneumatic_hopper().build()
+    scene = S.robot_scene(robot)
+    barrel = {s.name: s for s in scene.shapes}["leg_barrel"]
+    assert barrel.kind == "cylinder" and barrel.frame == "body"
+    assert barrel.dims == pytest.approx((1.15 * math.sqrt(5.0165e-4 / math.pi), 0.063))
+    np.testing.assert_allclose(barrel.p, [0.0, 0.0, -0.10 + 0.063 / 2], atol=1e-12)
+    np.testing.assert_allclose(barrel.R @ [0, 0, 1], [0, 0, -1], atol=1e-12)
+
+
+def test_a_python_result_replays_in_the_browser_with_slider_and_plots(browser):
+    """A Robot simulated in Python, served as a Replay (legsim.viz.viewer.serve's parts): the page
+    draws the robot and has the time slider and the time series; moving the slider from Python
+    moves the drawn robot."""
+    from legsim.viz.viewer import Replay, result_columns, start_server, stop_server
+
+    mod = _pneumatic_hopper()
+    robot = mod.build()
+    res = robot.simulate(0.6, mod.hopper_controller(80.0), q0=[0.12, 0.0])
+    server = start_server(port=8394, quiet=True)
+    replay = Replay(server, S.robot_scene(robot), result_columns(res), ["rail", "leg"])
+    try:
+        replay.play.value = False
+        page = browser.new_page(viewport={"width": 1000, "height": 700})
+        page.goto(f"http://127.0.0.1:{server.get_port()}")
+        page.wait_for_selector("text=t [s]", timeout=60_000)
+        assert page.get_by_text("Time series").count() >= 1
+        page.wait_for_timeout(2000)
+        _dismiss_notices(page)
+        assert _robot_pixels(page.screenshot(clip={"x": 0, "y": 0, "width": 600, "height": 700})).sum() > 2000
+        foot = replay.drawing.frames[1]
+        replay.slider.value = float(replay.t[0])
+        z0 = float(foot.position[2])
+        replay.slider.value = float(replay.t[-1])
+        assert float(foot.position[2]) != pytest.approx(z0)
+        page.close()
+    finally:
+        replay.close()
+        stop_server(server)
+
+
+def test_crr_leg_cylinders_have_the_linkages_length_at_every_angle():
+    """The CRR leg's three cylinders: the pins drawn |B - A| apart = l2 + x(θ) of the model's own
+    linkage (Daepp (5.2.7)) over each joint's range; the rod segment ends at pin B."""
+    from legsim.robots.crr_leg.geometry import default_linkages
+
+    scene = S.SCENES["crr_leg"]({"model": "crr_leg"})
+    assert {"alpha_barrel", "beta_barrel", "gamma_barrel"} <= set(scene.frames)
+    th = np.radians(np.linspace(-40.0, 40.0, 9))
+    cols = {"q_alpha": th, "q_beta": th + np.radians(30), "q_gamma": th + np.radians(60)}
+    poses = scene.poses(cols)
+    for j, lk in zip(("alpha", "beta", "gamma"), default_linkages(), strict=True):
+        x, _, _ = lk.cylinder(cols[f"q_{j}"])
+        f = scene.frames.index(f"{j}_barrel")
+        centre, rod = poses.frames[:, f, :3], poses.segments[:, scene.segment_names.index(f"{j}_rod")]
+        u = (rod[:, 0] - centre) / (lk.l2 / 2)  # unit, along the cylinder
+        a = centre - u * lk.l2 / 2
+        np.testing.assert_allclose(np.linalg.norm(u, axis=1), 1.0, atol=1e-12)
+        np.testing.assert_allclose(np.linalg.norm(rod[:, 1] - a, axis=1), lk.l2 + x, atol=1e-12)
+
+
+def test_legsim_view_serves_a_run_until_ctrl_c(tmp_path):
+    """`legsim view RUN_DIR`: the page is served (the viser client) and Ctrl-C ends it with status 0."""
+    out = tmp_path / "slip"
+    assert main(["run", str(SCENARIOS / "slip_run.toml"), "--out", str(out), "-q"]) == 0
+    cmd = [sys.executable, "-m", "legsim", "view", str(out), "--port", "8396", "--plot", "x", "y"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert p.stdout is not None
+    line = p.stdout.readline()
+    assert "viewer: slip run" in line, line
+    assert "<html" in _wait_for(line.split(" at ")[1].split()[0]).lower()
+    p.send_signal(signal.SIGINT)
+    rest, _ = p.communicate(timeout=30)
+    assert p.returncode == 0, line + rest

@@ -100,6 +100,9 @@ def _cmd_demo(args) -> int:
 
     if result.model_name in ANIMATORS:
         print(f"  animation: {animate_run(out, fps=10, speed=2.0)}")
+    from .viz.viewer import export_html
+
+    print(f"  3-D replay (open in a browser): {export_html(out, out / 'plots' / 'replay.html')}")
     return 0
 
 

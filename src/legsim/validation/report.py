@@ -149,6 +149,9 @@ tr.status-fail td.status, tr.status-error td.status { color: #b00; }
 tr.status-not-reproduced td.status { color: #b35900; }
 tr.status-project-chosen-parameter td.status { color: #5a3d99; }
 td.test, td.cite { font-family: monospace; font-size: 0.85em; }
+td.test { word-break: break-all; max-width: 16em; }
+td.note { max-width: 22em; }
+body { max-width: 80em; }
 .note { color: #555; }
 figure { display: inline-block; margin: 0.5em; }
 figcaption { font-size: 0.85em; color: #444; }

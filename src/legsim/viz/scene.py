@@ -17,8 +17,9 @@ unit quaternion, the viewer library's order); colours are RGB 0–255.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["Shape", "Poses", "Scene", "scene_for_run", "multibody_scene", "robot_scene", "SCENES",
-           "rotation_to_wxyz"]
+__all__ = ["Shape", "Poses", "Scene", "scene_for_run", "multibody_scene", "robot_scene", "cylinder_barrels",
+           "SCENES", "rotation_to_wxyz", "inertia_box", "z_to"]
 
 Columns = Mapping[str, np.ndarray]
 """Record columns by name: each (T,) (a run's records) or (1,) (the latest record of a live run)."""
@@ -38,6 +39,7 @@ GROUND = (200, 200, 195)
 OBSTACLE = (150, 130, 110)
 FORCE = (220, 30, 30)
 LEG = (40, 40, 40)
+BARREL = (170, 175, 185)
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,8 @@ class Poses:
 
 
 Poser = Callable[[Columns], Poses]
-Area = tuple[float, float, float, float]
-"""(x_min, x_max, y_min, y_max) [m]: the ground patch a viewer draws."""
+Area = tuple[np.ndarray, np.ndarray]
+"""(lo (3,), hi (3,)) [m]: the world box a viewer draws the ground and terrain over."""
 Terrain = Callable[[Area], list[Shape]]
 
 
@@ -104,6 +106,8 @@ class Scene:
     newtons_per_metre: float = 100.0
     extent: float = 1.0
     """typical size of the robot [m] (camera distance, ground patch)"""
+    up: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    """the world's up direction (against gravity): the camera's up"""
 
     def poses(self, columns: Columns) -> Poses:
         """Placements for every record in ``columns`` (see :class:`Poses`)."""
@@ -150,35 +154,42 @@ def _arrows(points: np.ndarray, direction: np.ndarray, force: np.ndarray, n_per_
     return np.stack([points, points + direction * length[..., None]], axis=-2)
 
 
-def ground_shapes(area: Area, normal=(0.0, 0.0, 1.0), offset: float = 0.0) -> list[Shape]:
-    """The plane {x : n·x = offset} as a thin box covering ``area`` (measured in the plane)."""
-    n = np.asarray(normal, dtype=float)
+def z_to(direction) -> np.ndarray:
+    """The rotation (3, 3) taking +z to the unit vector along ``direction`` (Rodrigues)."""
+    n = np.asarray(direction, dtype=float)
     n = n / np.linalg.norm(n)
     z = np.array([0.0, 0.0, 1.0])
     axis = np.cross(z, n)
-    s, c = np.linalg.norm(axis), float(z @ n)
+    s, c = float(np.linalg.norm(axis)), float(z @ n)
     if s < 1e-12:
-        R = np.eye(3)
-    else:
-        k = axis / s
-        K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-        R = np.eye(3) + s * K + (1 - c) * K @ K
-    size = max(area[1] - area[0], area[3] - area[2]) / max(abs(n[2]), 0.2)
-    c0 = np.array([(area[0] + area[1]) / 2, (area[2] + area[3]) / 2, 0.0])
-    # the point of the plane above/below (cx, cy), then half a slab thickness into the ground
-    if abs(n[2]) > 1e-9:
-        c0[2] = (offset - n[0] * c0[0] - n[1] * c0[1]) / n[2]
+        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    k = axis / s
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + s * K + (1 - c) * K @ K
+
+
+def ground_shapes(area: Area, normal=(0.0, 0.0, 1.0), offset: float = 0.0) -> list[Shape]:
+    """The plane {x : n·x = offset} as a thin square box under the centre of ``area``, as wide as
+    the box's largest side."""
+    n = np.asarray(normal, dtype=float)
+    n = n / np.linalg.norm(n)
+    R = z_to(n)
+    lo, hi = (np.asarray(a, dtype=float) for a in area)
+    size = float(np.max(hi - lo))
+    c0 = (lo + hi) / 2
+    c0 = c0 - (n @ c0 - offset) * n  # the centre's foot on the plane
     thick = 0.02
     return [Shape("ground", "box", (size, size, thick), "", R, c0 - n * thick / 2, GROUND)]
 
 
 def heightmap_shape(height: Callable[[np.ndarray, np.ndarray], np.ndarray], area: Area,
                     spacing: float = 0.05, name: str = "terrain") -> Shape:
-    """A terrain surface as a triangle mesh: heights ``height(X, Y)`` m on a grid over ``area``,
-    ``spacing`` m apart (at most 151 points a side)."""
-    nx = int(min(151, max(2, np.ceil((area[1] - area[0]) / spacing) + 1)))
-    ny = int(min(151, max(2, np.ceil((area[3] - area[2]) / spacing) + 1)))
-    X, Y = np.meshgrid(np.linspace(area[0], area[1], nx), np.linspace(area[2], area[3], ny), indexing="ij")
+    """A terrain surface z = ``height(X, Y)`` [m] as a triangle mesh on a grid over ``area``'s x and
+    y, ``spacing`` m apart (at most 151 points a side)."""
+    (x0, y0), (x1, y1) = area[0][:2], area[1][:2]
+    nx = int(min(151, max(2, np.ceil((x1 - x0) / spacing) + 1)))
+    ny = int(min(151, max(2, np.ceil((y1 - y0) / spacing) + 1)))
+    X, Y = np.meshgrid(np.linspace(x0, x1, nx), np.linspace(y0, y1, ny), indexing="ij")
     Z = np.asarray(height(X, Y), dtype=float)
     vertices = np.stack([X, Y, Z], axis=-1).reshape(-1, 3)
     i, j = np.meshgrid(np.arange(nx - 1), np.arange(ny - 1), indexing="ij")
@@ -204,21 +215,25 @@ def _geometry_shape(g: Any, color) -> Shape | None:
 
 
 def multibody_scene(mb: Any, q_columns: list[str] | None = None, *, ground: Any = None,
-                    obstacles=(), contact_points=(), name: str | None = None) -> Scene:
+                    obstacles=(), contact_points=(), cylinders: Sequence[LinkageCylinder] = (),
+                    name: str | None = None) -> Scene:
     """Any :class:`legsim.multibody.Model`: each body's geometries on its frame, a skeleton segment
     from each body's origin to its children's, the ``ground`` plane (a
     :class:`legsim.contact.Plane`; none if None) and static ``obstacles``
     (:class:`legsim.assembly.Obstacle`). ``q_columns``: record column of each of the nq positions
     (default :meth:`Model.coordinate_names`). ``contact_points``: (name, body index, centre in body
     axes (3,), radius) of the points whose normal force is the record column ``fn_<name>``, drawn
-    as arrows along the ground normal."""
+    as arrows along the ground normal. ``cylinders``: pneumatic cylinders driving revolute joints
+    through crank/rocker triangles, drawn as a barrel (a moving frame ``<name>_barrel``) and a rod
+    (a segment) between their pins (:class:`LinkageCylinder`)."""
     from ..multibody import dynamics
 
     q_names = list(q_columns) if q_columns is not None else mb.coordinate_names()[0]
     if len(q_names) != mb.nq:
         raise InputError(f"scene of {mb.name!r}: {len(q_names)} position columns for nq = {mb.nq}")
     bodies = list(range(1, mb.nbody))
-    frames = tuple(mb.body_names[i] for i in bodies)
+    pins = [c.pins(mb) for c in cylinders]
+    frames = tuple(mb.body_names[i] for i in bodies) + tuple(f"{c.name}_barrel" for c in cylinders)
     shapes: list[Shape] = []
     for g in mb.geometries:
         if g.body == mb.body_names[0]:
@@ -238,7 +253,11 @@ def multibody_scene(mb: Any, q_columns: list[str] | None = None, *, ground: Any 
     links = [(p, i, np.zeros(3)) for p, i in zip(parents, bodies, strict=True) if p > 0]
     links += [(mb.body_id(s.frame), mb.body_id(s.frame), np.asarray(s.p, dtype=float)) for s in shapes
               if np.linalg.norm(s.p) > 1e-6 and not s.name.endswith("_inertia")]
-    seg_names = tuple(f"{mb.body_names[p]}-{mb.body_names[i]}" for p, i, _ in links)
+    seg_names = tuple(f"{mb.body_names[p]}-{mb.body_names[i]}" for p, i, _ in links) + tuple(
+        f"{c.name}_rod" for c in cylinders)
+    for c in cylinders:
+        shapes.append(Shape(f"{c.name}_barrel", "cylinder", (c.bore / 2, c.linkage.l2), f"{c.name}_barrel",
+                            color=BARREL))
     n_ground = np.array([0.0, 0.0, 1.0]) if ground is None else np.asarray(ground.normal, dtype=float)
     fixed: list[Shape] = []
     for k, ob in enumerate(obstacles):
@@ -265,9 +284,17 @@ def multibody_scene(mb: Any, q_columns: list[str] | None = None, *, ground: Any 
             dynamics.forward_kinematics(mb, data, Q[k])
             origin[k] = data.op
             Rw[k] = data.oR
-        out[:] = _placements(origin[:, bodies], Rw[:, bodies])
-        segs = np.stack([np.stack([origin[:, p], origin[:, i] + np.einsum("tij,j->ti", Rw[:, i], c)], axis=1)
-                         for p, i, c in links], axis=1) if links else np.zeros((T, 0, 2, 3))
+        out[:, :len(bodies)] = _placements(origin[:, bodies], Rw[:, bodies])
+        segs = [np.stack([origin[:, p], origin[:, i] + np.einsum("tij,j->ti", Rw[:, i], c)], axis=1)
+                for p, i, c in links]
+        for j, (pa, a_local, ch, b_local) in enumerate(pins):  # barrel from pin A along AB, rod to pin B
+            a = origin[:, pa] + np.einsum("tij,j->ti", Rw[:, pa], a_local)
+            b = origin[:, ch] + np.einsum("tij,j->ti", Rw[:, ch], b_local)
+            u = (b - a) / np.linalg.norm(b - a, axis=1)[:, None]
+            l2 = cylinders[j].linkage.l2
+            out[:, len(bodies) + j] = _placements(a + u * l2 / 2, np.stack([z_to(v) for v in u]))
+            segs.append(np.stack([a + u * l2, b], axis=1))
+        segs_arr = np.stack(segs, axis=1) if segs else np.zeros((T, 0, 2, 3))
         if points:
             at = np.stack([origin[:, b] + np.einsum("tij,j->ti", Rw[:, b], c) - r * n_ground
                            for _, b, c, r in points], axis=1)
@@ -276,10 +303,55 @@ def multibody_scene(mb: Any, q_columns: list[str] | None = None, *, ground: Any 
             arrows = _arrows(at, n_ground, fn, n_per_m)
         else:
             arrows = np.zeros((T, 0, 2, 3))
-        return Poses(out, segs, arrows)
+        return Poses(out, segs_arr, arrows)
 
+    g = np.asarray(mb.gravity, dtype=float)
+    u = -g / np.linalg.norm(g) if np.linalg.norm(g) > 0 else np.array([0.0, 0.0, 1.0])
+    up = (float(u[0]), float(u[1]), float(u[2]))
     return Scene(name or mb.name, frames, tuple(shapes), poser, seg_names,
-                 tuple(f"fn_{n}" for n, *_ in points), terrain, n_per_m, extent)
+                 tuple(f"fn_{n}" for n, *_ in points), terrain, n_per_m, extent, up)
+
+
+@dataclass(frozen=True)
+class LinkageCylinder:
+    """A pneumatic cylinder of bore ``bore`` [m] driving the revolute ``joint`` through the
+    crank/rocker triangle ``linkage`` (:class:`legsim.actuators.pneumatic.linkage.JointLinkage`,
+    Daepp (5.2.1)–(5.2.9)): pin A on the joint's parent at l1 from the joint axis, pin B on the
+    child at l3, the pin distance l2 + x(θ) and the angle γ(θ) at the joint between the arms.
+
+    Placement in the plane normal to the joint axis is schematic (the source gives the triangle,
+    not where it sits on the links): the fixed arm points back along the parent (−y of the joint
+    frame, projected), the crank is placed so that the arms make exactly the model's γ(θ), so the
+    drawn cylinder's length is the model's l2 + x(θ) at every record.
+    """
+
+    name: str
+    joint: str
+    linkage: Any
+    bore: float
+
+    def pins(self, mb: Any) -> tuple[int, np.ndarray, int, np.ndarray]:
+        """(parent body, pin A in its axes (3,) m, child body, pin B in its axes (3,) m)."""
+        from ..actuators.pneumatic._linkage_kernels import gamma_of_theta
+
+        names = list(mb.jnt_names)
+        if self.joint not in names:
+            raise InputError(f"cylinder {self.name!r}: no joint {self.joint!r} in {mb.name!r}")
+        i = names.index(self.joint)
+        R = np.asarray(mb.jnt_R[i])
+        a = R @ np.asarray(mb.jnt_axis[i])
+        v = R @ np.array([0.0, -1.0, 0.0])
+        e1 = v - (v @ a) * a
+        if np.linalg.norm(e1) < 1e-9:
+            v = R @ np.array([1.0, 0.0, 0.0])
+            e1 = v - (v @ a) * a
+        e1 /= np.linalg.norm(e1)
+        e2 = np.cross(a, e1)
+        lk = self.linkage
+        g0, sense = gamma_of_theta(int(lk.joint), lk.l1, lk.l3, lk.l4, lk.l5, 0.0)
+        # γ(θ) = γ0 + sense θ and the child turns by +θ about a: the crank at angle sense γ0 at θ = 0
+        ub = math.cos(sense * g0) * e1 + math.sin(sense * g0) * e2
+        return (int(mb.body_parent[i]), np.asarray(mb.jnt_p[i]) + lk.l1 * e1, i, lk.l3 * (R.T @ ub))
 
 
 def _model_extent(mb: Any, data: Any) -> float:
@@ -306,17 +378,57 @@ def inertia_box(mass: float, inertia: np.ndarray) -> tuple[tuple[float, float, f
 
 
 def robot_scene(robot: Any) -> Scene:
-    """An assembled :class:`legsim.assembly.Robot`: its multibody model, ground, obstacles and the
-    contact points whose normal forces it records (``fn_<point>``)."""
+    """An assembled :class:`legsim.assembly.Robot`: its multibody model, ground, obstacles, the
+    contact points whose normal forces it records (``fn_<point>``), the pneumatic cylinders on
+    linkages (:class:`LinkageCylinder`) and the barrels of those that drive prismatic joints
+    directly (:func:`cylinder_barrels`)."""
+    from ..actuators.pneumatic.linkage import JointLinkage
+    from ..assembly.components import PneumaticCylinder
     from ..assembly.robot import contact_geometries
     from ..world import _points
 
+    cyl = [LinkageCylinder(a.name, a.joint, a.transmission, a.actuator.cylinder.bore) for a in robot.actuators
+           if isinstance(a, PneumaticCylinder) and isinstance(a.transmission, JointLinkage)]
     c = robot.contacts
     if c is None:
-        return multibody_scene(robot.mb, name=robot.name)
-    pts = [p[:4] for p in _points.contact_points(robot.mb, contact_geometries(robot.mb, c), "viewer")]
-    return multibody_scene(robot.mb, ground=c.ground, obstacles=c.obstacles, contact_points=pts,
-                           name=robot.name)
+        scene = multibody_scene(robot.mb, cylinders=cyl, name=robot.name)
+    else:
+        pts = [p[:4] for p in _points.contact_points(robot.mb, contact_geometries(robot.mb, c), "viewer")]
+        scene = multibody_scene(robot.mb, ground=c.ground, obstacles=c.obstacles, contact_points=pts,
+                                cylinders=cyl, name=robot.name)
+    barrels = cylinder_barrels(robot)
+    return replace(scene, shapes=scene.shapes + tuple(barrels)) if barrels else scene
+
+
+
+def cylinder_barrels(robot: Any) -> list[Shape]:
+    """The barrel of each pneumatic cylinder on a prismatic joint with no linkage
+    (:class:`~legsim.assembly.PneumaticCylinder` with its cylinder's bore and stroke,
+    :class:`~legsim.assembly.SolenoidCylinder` with its piston area and stroke): a
+    cylinder fixed on the joint's parent body, along the joint axis, ending at the joint origin, so
+    the child body (the rod and what it carries) slides out of it."""
+    from ..assembly.components import PneumaticCylinder, SolenoidCylinder
+    from ..multibody.model import JOINT_TYPES
+
+    mb = robot.mb
+    out: list[Shape] = []
+    for act in robot.actuators:
+        if isinstance(act, PneumaticCylinder) and act.transmission is None:
+            radius, stroke = act.actuator.cylinder.bore / 2, act.actuator.cylinder.stroke
+        elif isinstance(act, SolenoidCylinder):
+            radius, stroke = float(np.sqrt(act.area / np.pi)), float(act.stroke)
+        else:
+            continue
+        i = list(mb.jnt_names).index(act.joint)
+        if mb.jnt_type[i] != JOINT_TYPES["prismatic"] or not (np.isfinite(stroke) and stroke > 0):
+            continue
+        axis = np.asarray(mb.jnt_R[i]) @ np.asarray(mb.jnt_axis[i])
+        parent = int(mb.body_parent[i])
+        frame = mb.body_names[parent] if parent > 0 else ""
+        centre = np.asarray(mb.jnt_p[i]) - axis * stroke / 2
+        out.append(Shape(f"{act.name}_barrel", "cylinder", (radius * 1.15, stroke), frame, z_to(axis), centre,
+                         BARREL))
+    return out
 
 
 # ------------------------------------------------------------------------------------- registry
@@ -417,11 +529,15 @@ def _point_mass(kind: str, x: str | None, z: str | None, size: float, ground_z: 
 
 
 def _crr_leg(meta: Mapping[str, Any]) -> Scene:
-    """The CRR 3-DoF pneumatic leg: its links (:func:`legsim.robots.crr_leg.geometry.crr_leg_bodies`)."""
-    from ..robots.crr_leg.geometry import crr_leg_bodies
+    """The CRR 3-DoF pneumatic leg: its links (:func:`legsim.robots.crr_leg.geometry.crr_leg_bodies`)
+    and its three cylinders on the default linkages (:class:`LinkageCylinder`)."""
+    from ..actuators.pneumatic.cylinder import Cylinder
+    from ..robots.crr_leg.geometry import crr_leg_bodies, default_linkages
 
     mb = crr_leg_bodies()
-    return multibody_scene(mb, [f"q_{j}" for j in mb.joint_names], name="crr_leg")
+    cyl = [LinkageCylinder(j, j, lk, Cylinder().bore) for j, lk in zip(mb.joint_names, default_linkages(),
+                                                                       strict=True)]
+    return multibody_scene(mb, [f"q_{j}" for j in mb.joint_names], cylinders=cyl, name="crr_leg")
 
 
 SCENES: dict[str, Callable[[Mapping[str, Any]], Scene]] = {

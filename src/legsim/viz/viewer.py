@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..io.results import RunData, load_run
+from ..io.results import load_run
 from .scene import FORCE, LEG, Area, Poses, Scene, robot_scene, scene_for_run
 
-__all__ = ["LiveView", "Replay", "serve_replay", "export_html", "scene_html", "live_view_of", "frame_indices",
-           "DEFAULT_PORT"]
+__all__ = ["LiveView", "Replay", "serve_replay", "serve", "export_html", "scene_html", "result_columns",
+           "live_view", "live_view_of", "frame_indices", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 8080
 
@@ -88,10 +88,9 @@ def frame_indices(t: np.ndarray, fps: float, speed: float = 1.0) -> np.ndarray:
 
 
 def area_of(poses: Poses, margin: float) -> Area:
-    """The ground patch under every frame of ``poses``, ``margin`` m wider on each side."""
-    xy = poses.frames[..., :2].reshape(-1, 2)
-    lo, hi = xy.min(axis=0) - margin, xy.max(axis=0) + margin
-    return (float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]))
+    """The world box around every frame of ``poses``, ``margin`` m wider on each side."""
+    xyz = poses.frames[..., :3].reshape(-1, 3)
+    return xyz.min(axis=0) - margin, xyz.max(axis=0) + margin
 
 
 class Drawing:
@@ -102,7 +101,9 @@ class Drawing:
     def __init__(self, server: Any, scene: Scene, area: Area):
         self.server, self.scene = server, scene
         sc = server.scene
-        for s in scene.terrain(area):
+        sc.set_up_direction(tuple(scene.up))
+        self.static = scene.terrain(area)
+        for s in self.static:
             self._add(f"/terrain/{s.name}", s)
         self.frames = [sc.add_frame(f"/robot/{f}", show_axes=False) for f in scene.frames]
         for s in scene.shapes:
@@ -153,9 +154,25 @@ class Drawing:
         """Point the initial camera (new clients, exported files) at frame 0's origin at record ``k``."""
         c = poses.frames[k, 0, :3] if poses.frames.shape[1] else np.zeros(3)
         d = 1.2 * self.scene.extent
+        up = np.asarray(self.scene.up, dtype=float)
+        side = np.array([1.0, 0.0, 0.0]) if abs(up[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        side = side - (side @ up) * up
+        side /= np.linalg.norm(side)
+        back = np.cross(up, side)  # z up: side x, back y (the camera looks from -y, as MuJoCo's)
+        offset = d * (0.9 * side - 1.6 * back + 0.8 * up)
+        # in front of every obstacle box (ladders, walls), looking straight in: seen from the side,
+        # the boxes would hide the robot
+        boxes = [s for s in self.static if s.kind == "box" and s.name.startswith("obstacle")]
+        if boxes:
+            offset = d * (-1.6 * back + 0.3 * up)
+            reach = max(float(-(s.p - c) @ back + 0.5 * np.abs(s.R.T @ back) @ np.asarray(s.dims))
+                        for s in boxes)
+            if -offset @ back < reach + 0.5 * d:
+                offset = offset * (reach + 0.5 * d) / float(-offset @ back)
         cam = self.server.initial_camera
-        cam.position = tuple(c + np.array([0.9 * d, -1.6 * d, 0.8 * d]))
+        cam.position = tuple(c + offset)
         cam.look_at = tuple(c)
+        cam.up = tuple(up)
 
 
 # -------------------------------------------------------------------------------------- export
@@ -205,20 +222,19 @@ def _free_port() -> int:
 
 # -------------------------------------------------------------------------------------- replay
 class Replay:
-    """A recorded run on a viser server: play/pause, speed, a time slider [s] and time series of
-    ``plot_columns`` (default: the model's first few states) beside the 3-D view."""
+    """Recorded ``records`` (columns ``t`` and what ``scene`` reads) on a viser server: play/pause,
+    speed, a time slider [s] and time series of ``plot_columns`` beside the 3-D view."""
 
     SPEEDS = ("0.1", "0.25", "0.5", "1", "2", "5", "10")
 
-    def __init__(self, server: Any, run: RunData, where: str | Path = "run", fps: float = 30.0,
-                 plot_columns: Sequence[str] | None = None):
-        self.server, self.run = server, run
-        self.scene = scene_for_run(run.meta, where)
-        t_all = np.asarray(run.t)
+    def __init__(self, server: Any, scene: Scene, records: Mapping[str, np.ndarray],
+                 plot_columns: Sequence[str] = (), fps: float = 30.0):
+        self.server, self.scene, self.records = server, scene, records
+        t_all = np.asarray(records["t"], dtype=float)
         self.idx = frame_indices(t_all, 2 * fps)  # slider resolution: twice the frame rate
         self.t = t_all[self.idx]
-        self.poses = self.scene.poses(_Rows(run.records, self.idx))
-        self.drawing = Drawing(server, self.scene, area_of(self.poses, max(1.0, 2 * self.scene.extent)))
+        self.poses = scene.poses(_Rows(records, self.idx))
+        self.drawing = Drawing(server, scene, area_of(self.poses, max(1.0, 2 * scene.extent)))
         self.drawing.aim_camera(self.poses)
         self.fps = fps
         gui = server.gui
@@ -235,23 +251,22 @@ class Replay:
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
 
-    def _plots(self, columns: Sequence[str] | None) -> None:
-        names = list(columns) if columns is not None else list(self.run.meta.get("state_names", []))[:3]
-        known = set(self.run.meta.get("columns", self.run.records.keys()))
+    def _plots(self, names: Sequence[str]) -> None:
+        known = set(self.records.keys())
         bad = [c for c in names if c not in known]
         if bad:
             from ..errors import closest
 
             raise InputError(f"view: no column {bad[0]!r} in the run's records"
                              f"{closest(bad[0], sorted(known))}")
-        t_all = np.asarray(self.run.t)
+        t_all = np.asarray(self.records["t"], dtype=float)
         step = max(1, t_all.size // 2000)
         with self.server.gui.add_folder("Time series"):
             for c in names:
-                y = np.asarray(self.run.records[c], dtype=float)[::step]
+                y = np.asarray(self.records[c], dtype=float)[::step]
                 self.server.gui.add_uplot(data=(t_all[::step], y), series=({"label": "t [s]"},
                                           {"label": c, "stroke": "#3465a4", "width": 1.5}),
-                                          title=c, aspect=2.0)
+                                          scales={"x": {"time": False}}, title=c, aspect=2.0)
 
     def _show_time(self, t: float) -> None:
         k = int(np.clip(np.searchsorted(self.t, t, side="right") - 1, 0, self.t.size - 1))
@@ -276,14 +291,23 @@ class Replay:
 
 def serve_replay(run_dir: str | Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
                  plot_columns: Sequence[str] | None = None, echo=print) -> None:
-    """Serve the run in ``run_dir`` for a browser at http://host:port until Ctrl-C."""
+    """Serve the run in ``run_dir`` for a browser at http://host:port until Ctrl-C; time series of
+    ``plot_columns`` (default: the model's first three states)."""
     run = load_run(run_dir)
+    scene = scene_for_run(run.meta, run_dir)
+    plots = list(plot_columns) if plot_columns is not None else list(run.meta.get("state_names", []))[:3]
+    serve(scene, run.records, host, port, plots, echo, f"{run.meta.get('model', '?')} run {run_dir}")
+
+
+def serve(scene: Scene, records: Mapping[str, np.ndarray], host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+          plot_columns: Sequence[str] = (), echo=print, what: str = "") -> None:
+    """Serve ``records`` of ``scene`` as a :class:`Replay` at http://host:port until Ctrl-C (a result
+    in Python: ``serve(robot_scene(robot), result_columns(res))``)."""
     server = start_server(host, port, quiet=True)
     replay = None
     try:
-        replay = Replay(server, run, run_dir, plot_columns=plot_columns)
-        echo(f"viewer: {run.meta.get('model', '?')} run {run_dir} at http://{host}:{server.get_port()} "
-             "(Ctrl-C to stop)")
+        replay = Replay(server, scene, records, plot_columns)
+        echo(f"viewer: {what or scene.name} at http://{host}:{server.get_port()} (Ctrl-C to stop)")
         _wait_forever()
     except KeyboardInterrupt:  # the way to close a viewer
         pass
@@ -291,6 +315,15 @@ def serve_replay(run_dir: str | Path, host: str = "127.0.0.1", port: int = DEFAU
         if replay is not None:
             replay.close()
         stop_server(server)
+
+
+def result_columns(result: Any) -> dict[str, np.ndarray]:
+    """The record columns of an in-memory :class:`legsim.hybrid.Result` by name (``t``, ``mode``,
+    states, outputs), as a run directory has them."""
+    cols: dict[str, np.ndarray] = {"t": result.t, "mode": result.mode}
+    cols.update({n: result.x[:, i] for i, n in enumerate(result.state_names)})
+    cols.update({n: result.y[:, i] for i, n in enumerate(result.output_names)})
+    return cols
 
 
 def _wait_forever() -> None:
@@ -360,7 +393,8 @@ class LiveView:
         self.server.scene.reset()
         self.server.gui.reset()
         self.drawing = None
-        replay = Replay(self.server, load_run(run_dir), run_dir)
+        run = load_run(run_dir)
+        replay = Replay(self.server, self.scene, run.records, list(run.meta.get("state_names", []))[:3])
         echo(f"viewer: replaying the run at {self.url} (Ctrl-C to stop)")
         return replay
 
@@ -385,6 +419,15 @@ class LiveView:
         finally:
             if replay is not None:
                 replay.close()
+
+
+def live_view(robot: Any, framerate: float = 30.0, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+              echo=print, pace: float | None = None) -> LiveView:
+    """A :class:`LiveView` of an assembled :class:`legsim.assembly.Robot`:
+    ``robot.simulate(t, controller, monitor=live_view(robot))``."""
+    model = robot.model
+    return LiveView(robot_scene(robot), ["t", *model.state_names, *model.output_names], framerate, host, port,
+                    echo, pace)
 
 
 def live_view_of(scenario: Any, framerate: float = 30.0, host: str = "127.0.0.1", port: int = DEFAULT_PORT,

@@ -137,4 +137,16 @@ def run_demo(out_dir: str | Path = "libra_climb-out", echo=print, progress=None)
     for f in plot_climb(run, out):
         echo(f"  figure: {f}")
     echo(f"  replay: {replay(run, out / 'libra_climb.gif')}")
+    echo(f"  3-D replay (open in a browser): {replay_html(lib, run, out / 'libra_climb.html')}")
     return m
+
+
+def replay_html(lib, run, path: Path) -> Path:
+    """The climb as one self-contained 3-D HTML page (:func:`legsim.viz.viewer.scene_html`): LIBRA's
+    links, wheels and the two ladders, with the wheels' contact forces."""
+    from ...viz.scene import robot_scene
+    from ...viz.viewer import result_columns, scene_html
+
+    path.write_text(scene_html(robot_scene(lib.robot), result_columns(run.result), fps=20, speed=2.0),
+                    encoding="utf-8")
+    return path

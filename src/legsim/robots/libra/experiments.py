@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...control import Kinematics, solve_configuration
-from ...hybrid import Options
+from ...hybrid import Options, Result
 from .control import LibraController, variables
 from .gait import VECTORS, Stage, climb_cycle
 from .robot import LibraRobot, build
@@ -73,7 +73,7 @@ class ClimbRun:
     tau: np.ndarray
     tau_raw: np.ndarray
     force: np.ndarray
-    result: object
+    result: Result
     controller: LibraController
     stages: list
     libra: LibraRobot

@@ -27,7 +27,7 @@ import numpy as np
 from ...assembly import ContactForce, Contacts, JointEncoder, Obstacle, Robot, TorqueSource
 from ...contact import ContactLaw, Plane, coulomb, kelvin_voigt
 from ...errors import InputError
-from ...multibody import RobotBuilder
+from ...multibody import Model, RobotBuilder
 from .params import LADDER_SEPARATION_CYCLE, STEP_HEIGHT, LibraParams
 
 __all__ = ["Ladders", "LibraRobot", "build", "JOINTS", "gear_friction", "FEET"]
@@ -165,11 +165,11 @@ class LibraRobot:
     force sensor on a step)), ``mb`` its multibody model, ``params``, ``ladders``, ``tau_max``."""
 
     robot: Robot
-    mb: object
+    mb: Model
     params: LibraParams
     ladders: Ladders
     tau_max: float
-    contact_law: ContactLaw = field(repr=False, default=None)
+    contact_law: ContactLaw | None = field(repr=False, default=None)
 
     def q_full(self, phi_base=(0.0, 0.0), phi=0.0, theta=None) -> np.ndarray:
         """Configuration (9,) = [x_foot1, y_foot1, φ, θ1..θ6]."""

@@ -35,7 +35,7 @@ __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL"
 def stance_now(quat) -> int:
     """:func:`~.geometry.resting_stance` of the shell quaternion (x, y, z, w)."""
     R = np.empty((3, 3))
-    quat_to_rot(*(float(c) for c in quat), R)
+    quat_to_rot(float(quat[0]), float(quat[1]), float(quat[2]), float(quat[3]), R)
     return resting_stance(R)
 
 

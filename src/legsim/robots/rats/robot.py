@@ -29,6 +29,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ CONTACT_SETS = {"tipping": dict(mu=3.0, k=7500.0, b=200.0), "rolling": dict(mu=1
 """Table 5.2: friction coefficient, contact stiffness [N/m] and damping [N s/m]. No one set reproduces
 both tipping (needs mu = 3) and hopping (a 3-leg hop cannot leave the ground with it, §2.3)."""
 
-VALVES = {"spool": dict(valve=SPOOL_SLEEVE, flow="orifice"),
+VALVES: dict[str, dict[str, Any]] = {"spool": dict(valve=SPOOL_SLEEVE, flow="orifice"),
           "rubber": dict(valve=RUBBER_SEAT, flow="cv_corrected", cv=RUBBER_CV_EFFECTIVE)}
 """The two valve presets of the hop bench (``legsim.robots.pneumatic_rig.hop.PRESETS``): the leaking
 spool-and-sleeve valve (13.16 ms, (5.7)) and the rubber-seat valve (5 ms, continuous C_v law with the
@@ -162,7 +163,7 @@ class RatsRobot:
                                    **kwargs)
 
     def default_options(self) -> Options:
-        if self.robot.contacts.path == "smooth":
+        if self.robot.contacts is not None and self.robot.contacts.path == "smooth":
             return Options(method="rk4_fixed", h_max=FIXED_STEP, record_period=self.robot.control_period)
         return Options(rtol=1e-6, atol=1e-8, h_max=self.robot.control_period,
                        record_period=self.robot.control_period)
@@ -234,7 +235,7 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
     tank = SupplyTank(volume=tank_volume, gas=NITROGEN, leak="exponential" if leaks else "none",
                       **({"leak_tau": pre["valve"].leak_tau} if leaks and pre["valve"].leak_tau > 0 else {}))
     cv = pre.get("cv")
-    exhaust_area = pre["valve"].area if pre["flow"] == "orifice" else _equivalent_area(cv)
+    exhaust_area = pre["valve"].area if pre["flow"] == "orifice" else _equivalent_area(float(pre["cv"]))
 
     b = RobotBuilder("rats", limit_stiffness=STOP_STIFFNESS, limit_damping=STOP_DAMPING)
     m_s, r_s, m_l, r_f, h_l = dims.body_mass, dims.body_radius, dims.leg_mass, dims.foot_radius, \
@@ -260,7 +261,8 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
                                           friction_law=friction_law))
     acc = accelerometer or Measurement(noise_std=0.01 * G, lo=-1.5 * G, hi=1.5 * G, bits=12, cutoff_hz=0.5)
     rot = np.eye(3) if mounting is None else np.asarray(mounting, dtype=float)
-    sensors = [IMU("accel", body="shell", rate_hz=16.0, gyro=False, measurement=acc, rotation=rot)]
+    sensors: list[IMU | ContactForce] = [IMU("accel", body="shell", rate_hz=16.0, gyro=False, measurement=acc,
+                                             rotation=rot.tolist())]
     if gyro:
         sensors.append(IMU("gyro", body="shell", accelerometer=False))
     if foot_forces:
