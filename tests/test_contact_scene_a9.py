@@ -5,6 +5,11 @@ dropped on a gently undulating triangle surface and integrated at a fixed 0.1 ms
 (2.20) normal law and (2.21) anchor friction. All stay stable and their vertical reaction
 settles to m g; the analytic shapes oscillate less than their meshed twins (the seed's
 qualitative ranking). The single-witness (SOLID) mode reproduces the oscillating box.
+
+The source's full ranking (§2.5.1: the analytic sphere is the steadiest *and* the fastest of all
+shapes) is measured per shape alone (``case.a9_alone``, 1.5 s at Ts = 0.1 ms, late window 1–1.5 s):
+it holds in the thesis's single-witness mode, and not with legsim's multi-point manifolds on the
+undulating surface (see the tests' docstrings for the numbers and why).
 """
 
 import numpy as np
@@ -55,3 +60,62 @@ def test_single_witness_mode_reproduces_the_oscillating_box_of_the_source():
     assert single.ncontact[late].max() == 1
     assert multi.ncontact[late].min() >= 3
     assert single.contact_force[late, 0, 2].std() > 10 * multi.contact_force[late, 0, 2].std()
+
+
+def _std(r):
+    return {k: v["std"] for k, v in r.items()}
+
+
+def test_single_witness_mode_ranks_the_analytic_sphere_steadiest_and_fastest():
+    """Thesis mode (one contact pair per shape pair, as SOLID returned): the source's ranking holds.
+
+    Measured (late F_z std [N] | CPU s for 1.5 s): analytic sphere 0.015 | 0.06, mesh sphere 1.6 | 1.6,
+    box 0.85 | 3.8, analytic capsule 0.12 | 2.1, mesh capsule 0.93 | 11, cylinder 0.55 | 2.0. The
+    single witness of a mesh, box or capsule is a GJK/EPA pair per nearby surface triangle and jumps
+    between features; the analytic sphere's is its centre's nearest triangle. The CPU margin (> 25x)
+    is asserted at 4x. The single-witness box also carries its weight only to 1.2 % (9.69 N mean).
+    """
+    r = case.a9_alone(True)
+    std = _std(r)
+    sphere = case.A9_SHAPES[0]
+    assert all(std[sphere] < 0.2 * s for k, s in std.items() if k != sphere)
+    assert all(v["contacts"] == 1.0 for v in r.values())
+    assert all(r[sphere]["cpu"] < 0.25 * v["cpu"] for k, v in r.items() if k != sphere)
+    for v in r.values():
+        assert v["mean"] == pytest.approx(G, rel=0.015)
+
+
+def test_multi_point_manifolds_do_not_reproduce_the_ranking_on_the_undulating_surface():
+    """legsim's multi-point manifolds on the undulating surface: not the source's ranking.
+
+    Measured (late F_z std [N]): box 7.7e-13, analytic capsule 0.0115, analytic sphere 0.015, mesh
+    sphere 0.54, mesh capsule 0.55, cylinder 1.7. Why: no contact law here resists rolling, and the
+    surface is never level, so the analytic sphere (0.13 m/s) and capsule (0.11 m/s) keep rolling over
+    the facets of the triangle surface, each facet edge a small change of normal; the box settles on
+    three corners and its force is constant to rounding. The analytic shapes still beat their meshed
+    twins (40x). CPU (s for 1.5 s): analytic sphere 0.056, capsule 0.12, box 0.095, cylinder 0.12,
+    mesh capsule 0.26, mesh sphere 0.54: the sphere is the fastest here too, by less than 2x, which a
+    shared machine does not separate reliably, so it is reported, not asserted.
+    """
+    r = case.a9_alone(False)
+    std = _std(r)
+    sphere, box = case.A9_SHAPES[0], case.A9_SHAPES[2]
+    assert min(std, key=lambda k: std[k]) == box  # the source's ranking is not reproduced
+    assert std[box] < 1e-9 and r[box]["speed"] < 1e-9  # the box rests
+    assert r[sphere]["speed"] > 0.05  # the sphere rolls
+    assert std[sphere] < std["mesh sphere"] / 10 and std["analytic capsule"] < std["mesh capsule"] / 10
+    # the whole scene (six shapes together) measures the same
+    res = case.a9_scene()
+    late = res.t > 1.0
+    scene_std = res.contact_force[late, :, 2].std(axis=0)
+    np.testing.assert_allclose(scene_std, [std[k] for k in case.A9_SHAPES], rtol=1e-6, atol=1e-9)
+
+
+def test_on_a_flat_triangle_surface_the_analytic_sphere_force_is_constant():
+    """Multi-point manifolds on a flat triangle surface (the same 40 x 40 grid at z = 0): every shape
+    rests; the analytic sphere's (and the mesh sphere's) single contact gives exactly m g (std 0),
+    the multi-point box, capsules and cylinder 2e-11 to 9e-11 N: the ranking holds, with a tie."""
+    std = _std(case.a9_alone(False, "flat"))
+    sphere = case.A9_SHAPES[0]
+    assert std[sphere] == 0.0
+    assert all(std[sphere] <= s < 1e-9 for s in std.values())

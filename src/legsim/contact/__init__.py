@@ -36,6 +36,7 @@ from .scene import Scene, geom_world_poses
 from .shapes import (
     Box,
     Capsule,
+    Cone,
     ConvexMesh,
     Cylinder,
     HeightField,
@@ -87,6 +88,7 @@ __all__ = [
     "geom_world_poses",
     "Box",
     "Capsule",
+    "Cone",
     "ConvexMesh",
     "Cylinder",
     "HeightField",

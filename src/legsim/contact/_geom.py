@@ -18,6 +18,7 @@ G_BOX = 2
 G_CYLINDER = 3
 G_CONVEX = 4
 G_MESH = 5
+G_CONE = 6
 # terrain codes (static, world frame)
 G_PLANE = 10
 G_HFIELD = 11
@@ -29,13 +30,13 @@ HF_SINES = 0
 HF_BUMP = 1
 HF_STEP = 2
 
-NRIM = 8  # rim samples per cylinder end face used as manifold candidates
+NRIM = 8  # rim samples per cylinder end face (and of a cone's base) used as manifold candidates
 
 CollisionModel = namedtuple(
     "CollisionModel",
     [
         "gtype",  # int64[ng]
-        "gsize",  # float64[ng, 3]: sphere (r), capsule/cylinder (r, half_length), box (hx, hy, hz),
+        "gsize",  # float64[ng, 3]: sphere (r), capsule/cylinder/cone (r, half_length), box (hx, hy, hz),
         #           hfield (dx, dy, 0), hfunc/tmesh (0); plane unused
         "gbody",  # int64[ng], -1 for static terrain
         "gmat",  # int64[ng] material id
@@ -122,6 +123,8 @@ def support(sv, g, tri, pos, rot, d, use_margin, out):
             s0 = gsize[g, 0] * l0 / r
             s1 = gsize[g, 0] * l1 / r
         s2 = gsize[g, 1] if l2 >= 0.0 else -gsize[g, 1]
+    elif t == G_CONE:
+        s0, s1, s2 = _cone_support(gsize[g, 0], gsize[g, 1], l0, l1, l2)
     else:  # convex / mesh: vertex scan
         va = gvadr[g]
         best = -1e300
@@ -142,6 +145,25 @@ def support(sv, g, tri, pos, rot, d, use_margin, out):
                 out[i] += r * d[i]
 
 
+@njit(cache=True, inline="always")
+def _cone_support(r, h, l0, l1, l2):
+    """Local support point of the cone with apex (0, 0, h) and base disc z = -h of radius r [m].
+
+    The cone is the convex hull of its apex and its base rim, so its support in the local
+    direction (l0, l1, l2) is whichever of the two wins: the apex (value h l2) or the rim point
+    r (l0, l1)/rho at z = -h (value r rho - h l2, rho = |(l0, l1)|). This is van den Bergen's
+    cone support mapping (J. Graphics Tools 4(2), 1999; SOLID's DT_NewCone, centred the same
+    way): apex iff l2 > |l| sin(alpha), sin(alpha) = r / sqrt(r^2 + 4 h^2). For rho = 0 and
+    l2 < 0 every base point is a support; the base centre is returned.
+    """
+    rho = math.sqrt(l0 * l0 + l1 * l1)
+    if h * l2 >= r * rho - h * l2:
+        return 0.0, 0.0, h
+    if rho > 1e-300:
+        return r * l0 / rho, r * l1 / rho, -h
+    return 0.0, 0.0, -h
+
+
 @njit(cache=True)
 def n_candidates(sv, g):
     """Number of manifold candidate points of a body geom against terrain."""
@@ -155,6 +177,8 @@ def n_candidates(sv, g):
         return 8
     if t == G_CYLINDER:
         return 2 * NRIM
+    if t == G_CONE:
+        return 1 + NRIM
     return gvnum[g]
 
 
@@ -163,7 +187,8 @@ def candidate(sv, g, k, pos, rot, out):
     """World position of manifold candidate ``k`` of geom g; returns its sweep radius [m].
 
     Sphere: centre (radius r). Capsule: segment end k (radius r). Box: corner k. Cylinder:
-    rim sample k (NRIM per end). Convex/mesh: vertex k.
+    rim sample k (NRIM per end). Cone: apex (k = 0), then NRIM base-rim samples. Convex/mesh:
+    vertex k.
     """
     gtype, gsize, gvadr, gvnum, vert, gfadr, face = sv
     t = gtype[g]
@@ -185,6 +210,14 @@ def candidate(sv, g, k, pos, rot, out):
         l0 = gsize[g, 0] * math.cos(a)
         l1 = gsize[g, 0] * math.sin(a)
         l2 = gsize[g, 1] if k < NRIM else -gsize[g, 1]
+    elif t == G_CONE:
+        if k == 0:
+            l2 = gsize[g, 1]
+        else:
+            a = 2.0 * math.pi * (k - 1) / NRIM
+            l0 = gsize[g, 0] * math.cos(a)
+            l1 = gsize[g, 0] * math.sin(a)
+            l2 = -gsize[g, 1]
     else:
         v = gvadr[g] + k
         l0 = vert[v, 0]

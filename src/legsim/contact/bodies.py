@@ -44,6 +44,24 @@ class WorldResult:
     contact_force: np.ndarray
     ncontact: np.ndarray
 
+    @classmethod
+    def empty(cls, nrec, nb):
+        """Zeroed records for ``nrec`` samples of ``nb`` bodies."""
+        return cls(
+            np.zeros(nrec),
+            np.zeros((nrec, nb, 3)),
+            np.zeros((nrec, nb, 3, 3)),
+            np.zeros((nrec, nb, 3)),
+            np.zeros((nrec, nb, 3)),
+            np.zeros((nrec, nb, 3)),
+            np.zeros(nrec, np.int64),
+        )
+
+    def truncate(self, n):
+        """Keep the first ``n`` records (a run that stopped early)."""
+        for f in ("t", "pos", "rot", "vel", "omega", "contact_force", "ncontact"):
+            setattr(self, f, getattr(self, f)[:n])
+
 
 class RigidWorld:
     """Free rigid bodies, static terrain and contact laws.
@@ -144,32 +162,11 @@ class RigidWorld:
             Contact buffer overflow, or a body speed above ``vmax`` [m/s] (names time, body and
             deepest contact); ``err.result`` keeps the records up to that point.
         """
-        if not (dt > 0 and t_final > 0):
-            raise InputError(f"simulate: t_final={t_final!r}, dt={dt!r}: expected both > 0 s")
-        if len(self.mass) == 0:
-            raise InputError("RigidWorld has no bodies: call add_body or add_solid first")
-        if self._state is None:
-            self._compile()
+        nsteps, every, (pos, rot, vel, omega), rec = self._begin(t_final, dt, record_every)
         a = self._arrays
         nb = len(self.mass)
-        nsteps = int(round(t_final / dt))
-        every = max(1, int(record_every))
-        nrec = (nsteps + every - 1) // every
-        pos = np.ascontiguousarray(self.pos, dtype=float).reshape(nb, 3)
-        rot = np.ascontiguousarray(self.rot, dtype=float).reshape(nb, 3, 3)
-        vel = np.ascontiguousarray(self.vel, dtype=float).reshape(nb, 3)
-        omega = np.ascontiguousarray(self.omega, dtype=float).reshape(nb, 3)
         ng = len(a["m"].gtype)
         cap = self.capacity
-        rec = WorldResult(
-            np.zeros(nrec),
-            np.zeros((nrec, nb, 3)),
-            np.zeros((nrec, nb, 3, 3)),
-            np.zeros((nrec, nb, 3)),
-            np.zeros((nrec, nb, 3)),
-            np.zeros((nrec, nb, 3)),
-            np.zeros(nrec, np.int64),
-        )
         err = np.zeros(4, np.int64)
         n = _bodies.run(
             a["m"],
@@ -211,8 +208,7 @@ class RigidWorld:
         )
         self.pos, self.rot, self.vel, self.omega = list(pos), list(rot), list(vel), list(omega)
         if err[0] != 0:
-            for f in ("t", "pos", "rot", "vel", "omega", "contact_force", "ncontact"):
-                setattr(rec, f, getattr(rec, f)[:n])
+            rec.truncate(n)
             t_err = self.t + err[1] * dt
             if err[0] == _bodies.ERR_OVERFLOW:
                 msg = (
@@ -238,6 +234,25 @@ class RigidWorld:
             raise SimulationError(msg, t=t_err, mode="rigid-world", cause=cause, result=rec)
         self.t += nsteps * dt
         return rec
+
+    def _begin(self, t_final, dt, record_every):
+        """Checks and set-up shared by the steppers: (nsteps, every, state arrays, empty records)."""
+        if not (dt > 0 and t_final > 0):
+            raise InputError(f"simulate: t_final={t_final!r}, dt={dt!r}: expected both > 0 s")
+        if len(self.mass) == 0:
+            raise InputError("RigidWorld has no bodies: call add_body or add_solid first")
+        if self._state is None:
+            self._compile()
+        nb = len(self.mass)
+        nsteps = int(round(t_final / dt))
+        every = max(1, int(record_every))
+        state = (
+            np.ascontiguousarray(self.pos, dtype=float).reshape(nb, 3),
+            np.ascontiguousarray(self.rot, dtype=float).reshape(nb, 3, 3),
+            np.ascontiguousarray(self.vel, dtype=float).reshape(nb, 3),
+            np.ascontiguousarray(self.omega, dtype=float).reshape(nb, 3),
+        )
+        return nsteps, every, state, WorldResult.empty((nsteps + every - 1) // every, nb)
 
     @property
     def contacts(self):

@@ -13,7 +13,7 @@ from scipy.spatial import ConvexHull
 from ..errors import InputError
 from .shapes import TriangleMesh
 
-__all__ = ["convex_triangle_mesh", "sphere_mesh", "capsule_mesh", "box_mesh", "grid_surface"]
+__all__ = ["convex_triangle_mesh", "sphere_mesh", "capsule_mesh", "cone_mesh", "box_mesh", "grid_surface"]
 
 
 def convex_triangle_mesh(points):
@@ -63,6 +63,21 @@ def capsule_mesh(radius, half_length, nlat=12, nlon=24):
     top = _ring_points(radius, nlat, nlon, half_length, hemi=1)
     bot = _ring_points(radius, nlat, nlon, -half_length, hemi=-1)
     return convex_triangle_mesh(top + bot)
+
+
+def cone_mesh(radius, half_length, nseg=24):
+    """Cone TriangleMesh (apex at z = +half_length, base z = -half_length) [m], ``nseg`` rim vertices.
+
+    Vertices lie on the cone (apex and rim), so the mesh is inscribed: against a plane its
+    deepest point is shallower than the analytic cone's by at most r (1 - cos(pi / nseg)) [m].
+    """
+    if not (radius > 0 and half_length > 0):
+        raise InputError(f"cone_mesh radius={radius!r}, half_length={half_length!r}: expected > 0 m")
+    if int(nseg) < 3:
+        raise InputError(f"cone_mesh nseg={nseg!r}: expected at least 3 rim vertices")
+    a = np.linspace(0.0, 2.0 * np.pi, int(nseg), endpoint=False)
+    rim = np.c_[radius * np.cos(a), radius * np.sin(a), np.full(len(a), -half_length)]
+    return convex_triangle_mesh(np.vstack([[0.0, 0.0, half_length], rim]))
 
 
 def box_mesh(half_extents):

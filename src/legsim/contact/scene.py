@@ -16,6 +16,7 @@ from .laws import LawTable
 from .shapes import (
     Box,
     Capsule,
+    Cone,
     ConvexMesh,
     Cylinder,
     HeightField,
@@ -28,7 +29,7 @@ from .shapes import (
 
 __all__ = ["Scene", "geom_world_poses"]
 
-_BODY_SHAPES = (Sphere, Capsule, Box, Cylinder, ConvexMesh, TriangleMesh)
+_BODY_SHAPES = (Sphere, Capsule, Box, Cylinder, Cone, ConvexMesh, TriangleMesh)
 _TERRAINS = (Plane, HeightFunction, HeightField, TerrainMesh)
 
 
@@ -113,11 +114,11 @@ class Scene:
             gvadr[g], gfadr[g], gdadr[g], gcadr[g] = nv, nf, nd, ncs
             if isinstance(s, Sphere):
                 gsize[g, 0] = grb[g] = s.radius
-            elif isinstance(s, Capsule | Cylinder):
+            elif isinstance(s, Capsule | Cylinder | Cone):
                 gsize[g, :2] = s.radius, s.half_length
                 grb[g] = (
                     np.hypot(s.radius, s.half_length)
-                    if isinstance(s, Cylinder)
+                    if isinstance(s, Cylinder | Cone)
                     else (s.radius + s.half_length)
                 )
             elif isinstance(s, Box):

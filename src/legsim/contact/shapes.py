@@ -1,7 +1,7 @@
 """Collision shapes and terrains (Konyev 2011 §2.3; digest §1.3, §7.1 item 1).
 
 Shapes are described in their own frame (SI, metres); the caller places them with world poses
-(position (3,), rotation (3, 3)). Capsules and cylinders have their axis along local z.
+(position (3,), rotation (3, 3)). Capsules, cylinders and cones have their axis along local z.
 Terrains are static and live in the world frame (heightfields and height functions are z-up).
 
 Every constructor validates its input and raises :class:`~legsim.errors.InputError` naming the
@@ -24,6 +24,7 @@ __all__ = [
     "Capsule",
     "Box",
     "Cylinder",
+    "Cone",
     "ConvexMesh",
     "TriangleMesh",
     "Plane",
@@ -95,6 +96,23 @@ class Cylinder:
     radius: float
     half_length: float
     code = G.G_CYLINDER
+
+    def __post_init__(self):
+        object.__setattr__(self, "radius", _pos("radius", self.radius))
+        object.__setattr__(self, "half_length", _pos("half_length", self.half_length))
+
+
+@dataclass(frozen=True)
+class Cone:
+    """Solid cone of base ``radius`` [m], axis z: apex at z = +half_length, base disc at
+    z = -half_length (centred on its axis midpoint like SOLID's DT_NewCone; digest §1.3, §7.1).
+
+    Its centre of mass is at z = -half_length / 2 (:func:`mass_properties`).
+    """
+
+    radius: float
+    half_length: float
+    code = G.G_CONE
 
     def __post_init__(self):
         object.__setattr__(self, "radius", _pos("radius", self.radius))
@@ -332,7 +350,7 @@ def mass_properties(shape, density):
 
     Parameters
     ----------
-    shape : Sphere | Capsule | Box | Cylinder | ConvexMesh | TriangleMesh
+    shape : Sphere | Capsule | Box | Cylinder | Cone | ConvexMesh | TriangleMesh
     density : float
         [kg/m^3].
     """
@@ -350,6 +368,13 @@ def mass_properties(shape, density):
         m = rho * math.pi * r * r * 2 * h
         ixx = m * (3 * r * r + 4 * h * h) / 12.0
         return m, np.zeros(3), np.diag([ixx, ixx, 0.5 * m * r * r])
+    if isinstance(shape, Cone):
+        # height H = 2 h: V = pi r^2 H / 3, centroid H/4 above the base, I_zz = 3/10 m r^2,
+        # I_xx = m (3/20 r^2 + 3/80 H^2) about the centroid (standard solid-cone moments)
+        r, h = shape.radius, shape.half_length
+        m = rho * math.pi * r * r * 2 * h / 3.0
+        ixx = m * (0.15 * r * r + 0.15 * h * h)
+        return m, np.array([0.0, 0.0, -0.5 * h]), np.diag([ixx, ixx, 0.3 * m * r * r])
     if isinstance(shape, Capsule):
         r, h = shape.radius, shape.half_length
         mc = rho * math.pi * r * r * 2 * h

@@ -354,7 +354,10 @@ class LiveView:
         self.server = start_server(host, port, quiet=True)
         self.url = f"http://{host}:{self.server.get_port()}"
         echo(f"viewer: {scene.name} live at {self.url}")
-        self.drawing: Drawing | None = None
+        # shapes and terrain (around the origin) drawn before the run, so the run pays only for poses
+        reach = max(5.0, 10 * scene.extent)
+        self.drawing: Drawing | None = Drawing(self.server, scene, (np.full(3, -reach), np.full(3, reach)))
+        self._aimed = False
         gui = self.server.gui
         self.sim_time = gui.add_text("Simulated time [s]", initial_value="0", disabled=True)
         self.rtf = gui.add_text("Real-time factor", initial_value="-", disabled=True)
@@ -379,9 +382,11 @@ class LiveView:
         cols = {c: record[i:i + 1] for i, c in enumerate(self.columns)}
         cols["mode"] = np.array([mode])
         poses = self.scene.poses(cols)
-        if self.drawing is None:
-            self.drawing = Drawing(self.server, self.scene, area_of(poses, max(5.0, 10 * self.scene.extent)))
+        if self.drawing is None:  # after replay(): nothing live to show
+            return
+        if not self._aimed:
             self.drawing.aim_camera(poses)
+            self._aimed = True
         self.drawing.show(poses, 0)
         self.sim_time.value = f"{t:.3f}"
         if now > self._wall0:

@@ -1,0 +1,149 @@
+"""LCP (Lemke) contact baseline: velocity-level time-stepping of free rigid bodies.
+
+Konyev §2.3.10 (digest §1.8, §2) names the force-based update "with Lagrange multipliers": contact
+forces found by an optimisation between integration steps, a linear complementarity problem solved
+by Lemke's algorithm, exact non-penetration, constraint forces that do no work. The thesis rejects
+it without running it; this module is that baseline, beside the impulse baseline
+(:mod:`.impulse`), so the trade-offs of digest §2 can be measured (examples/contact_baselines.py).
+
+Formulation (Stewart & Trinkle 1996, Int. J. Numer. Meth. Eng. 39; Anitescu & Potra 1997,
+Nonlinear Dynamics 14), one step of length h for generalized velocities v (6 per free body, world
+frame), mass matrix M, contacts k with normal Jacobian rows J_n and, per contact, ``nd`` tangent
+directions d_j (a pyramid approximating the friction cone, D = their Jacobian rows)::
+
+    M (v+ - v) = h f_ext + J_n^T p_n + D^T p_f
+    0 <= p_n  ⟂  J_n v+ - b          >= 0      (no approach beyond the target b)
+    0 <= p_f  ⟂  D v+ + E lambda     >= 0      (lambda: the sliding speed)
+    0 <= lambda ⟂ mu p_n - E^T p_f   >= 0      (friction inside the pyramid)
+
+with E the block matrix of ones per contact. Eliminating v+ gives an LCP in (p_n, p_f, lambda)
+solved by :func:`solve_lcp` (Lemke). The normal target b is Newton's restitution b = -e v_n
+when the contact approaches faster than ``v_rest`` (v_n: normal velocity at the step start), and
+otherwise a depth correction b = beta (depth - slop)^+ / h (Anitescu–Potra stabilisation with a
+Baumgarte factor beta) so that a resting body keeps a constant depth ``slop`` and its impulse is
+exactly m g h. Contacts come from the same collision pipeline as the force-based laws
+(:func:`~legsim.contact.collide`: penetrating points only, manifolds or single witness).
+
+Lemke's method is written here: the one PyPI package found for it (``lemkelcp`` 0.1, one release
+in 2016) is not maintained; it is tested against closed forms and brute-force enumeration of the
+complementary index sets (tests/test_contact_lcp.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError, SimulationError
+from . import _lcp
+from .bodies import RigidWorld
+
+__all__ = ["solve_lcp", "simulate_lcp", "LemkeError"]
+
+
+class LemkeError(SimulationError):
+    """Lemke's method stopped on a ray or the pivot limit (no solution found)."""
+
+
+def solve_lcp(M, q, max_pivots=None):
+    """Solve w = M z + q, w >= 0, z >= 0, w·z = 0 by Lemke's method; returns z (n,).
+
+    Parameters
+    ----------
+    M : (n, n) array; q : (n,) array
+    max_pivots : int, optional
+        Pivot limit (default 50 n + 50).
+
+    Raises
+    ------
+    InputError
+        Shapes that do not match or non-finite entries.
+    LemkeError
+        Ray termination (no solution found from this q: M is not copositive-plus, or the LCP
+        is infeasible) or the pivot limit.
+    """
+    M = np.ascontiguousarray(M, dtype=np.float64)
+    q = np.ascontiguousarray(q, dtype=np.float64).ravel()
+    n = q.shape[0]
+    if M.shape != (n, n):
+        raise InputError(f"solve_lcp: M has shape {M.shape}, q has {n} entries: expected M ({n}, {n})")
+    if not (np.all(np.isfinite(M)) and np.all(np.isfinite(q))):
+        raise InputError("solve_lcp: M or q contains NaN or inf: expected finite numbers")
+    z = np.zeros(n)
+    st = _lcp.lemke(M, q, z, 50 * n + 50 if max_pivots is None else int(max_pivots))
+    if st != _lcp.LEMKE_OK:
+        why = "ray termination" if st == _lcp.LEMKE_RAY else "pivot limit reached"
+        raise LemkeError(f"Lemke's method found no solution: {why} (n = {n})", t=0.0, mode="lcp", cause=why)
+    return z
+
+
+def _check(name, value, lo, hi=np.inf, lo_open=False):
+    v = float(value)
+    if not (np.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi):
+        rng = f"{'>' if lo_open else '>='} {lo}" + ("" if hi == np.inf else f" and <= {hi}")
+        raise InputError(f"simulate_lcp '{name}' = {value!r}: expected a finite number {rng}")
+    return v
+
+
+def simulate_lcp(world, t_final, dt, *, mu, restitution=0.0, nd=4, v_rest=1e-2, beta=0.2, slop=1e-5,
+                 record_every=1):
+    """Run the bodies and terrain of ``world`` with the LCP time-stepping (module docstring).
+
+    The world's contact-law table is not used: this baseline has only ``mu`` and ``restitution``.
+    Continues from the world's current state and leaves it at the end, as
+    :meth:`RigidWorld.simulate` does; returns the same :class:`~legsim.contact.WorldResult`
+    (``contact_force``: the step's contact impulse on each body divided by dt [N]).
+
+    Parameters
+    ----------
+    world : RigidWorld
+    t_final, dt : float
+        Duration and step [s].
+    mu : float
+        Friction coefficient (pyramid of ``nd`` >= 3 edges inscribed in the cone; with nd = 4 its
+        edges are ±t1, ±t2, t1 the world x axis projected on the contact plane).
+    restitution : float
+        Newton coefficient e in [0, 1] for approaches faster than ``v_rest`` [m/s].
+    beta, slop : float
+        Depth correction factor (0, 1] per step and the depth [m] left uncorrected.
+
+    Raises
+    ------
+    LemkeError
+        A step whose LCP Lemke could not solve (time, cause); ``err.result`` keeps the records.
+    SimulationError
+        Contact buffer overflow.
+    """
+    if not isinstance(world, RigidWorld):
+        raise InputError(f"simulate_lcp 'world' is a {type(world).__name__}: expected a RigidWorld")
+    mu = _check("mu", mu, 0.0)
+    e = _check("restitution", restitution, 0.0, 1.0)
+    v_rest = _check("v_rest", v_rest, 0.0)
+    beta = _check("beta", beta, 0.0, 1.0, lo_open=True)
+    slop = _check("slop", slop, 0.0)
+    if int(nd) != nd or int(nd) < 3:
+        raise InputError(f"simulate_lcp 'nd' = {nd!r}: expected an integer >= 3 (pyramid edges)")
+    nsteps, every, (pos, rot, vel, omega), rec = world._begin(t_final, dt, record_every)
+    a = world._arrays
+    nb = len(world.mass)
+    ng = len(a["m"].gtype)
+    err = np.zeros(4, np.int64)
+    n = _lcp.run(
+        a["m"], a["lpos"], a["lrot"], a["mass"], a["ibody"], world.gravity,
+        np.ascontiguousarray(world.fext, dtype=float).reshape(nb, 6), world._contacts, world._work,
+        pos, rot, vel, omega, np.zeros((ng, 3)), np.zeros((ng, 3, 3)), world.t, float(dt), nsteps, every,
+        mu, e, v_rest, beta, slop, int(nd),
+        rec.t, rec.pos, rec.rot, rec.vel, rec.omega, rec.contact_force, rec.ncontact, err,
+    )  # fmt: skip
+    world.pos, world.rot, world.vel, world.omega = list(pos), list(rot), list(vel), list(omega)
+    if err[0] != 0:
+        rec.truncate(n)
+        t_err = world.t + err[1] * dt
+        if err[0] == _lcp.ERR_OVERFLOW:
+            raise SimulationError(
+                f"contact buffer overflow at t={t_err:.6g} s: {err[2]} contacts, capacity {world.capacity} "
+                f"(raise RigidWorld capacity)", t=t_err, mode="lcp", cause="contact overflow", result=rec)
+        why = "ray termination" if err[2] == _lcp.LEMKE_RAY else "pivot limit reached"
+        raise LemkeError(f"Lemke's method found no solution at t={t_err:.6g} s: {why}", t=t_err, mode="lcp",
+                         cause=why, result=rec)
+    world.t += nsteps * dt
+    return rec

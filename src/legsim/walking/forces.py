@@ -1,0 +1,103 @@
+"""Force distribution over the supporting feet (Konyev 2011 §3.4.6; contact digest §4.2, A10).
+
+The vertical problem (3.8): the stance feet's vertical forces F_i carry the weight P and put its
+moment through the centre of mass,
+
+    Σ F_i = P,   Σ F_i x_i = P X_COM,   Σ F_i z_i = P Z_COM          (3.8)
+
+with (x_i, z_i) the feet's horizontal coordinates (the thesis's WorldCS has Y along gravity). For
+more than three feet it is indeterminate; the thesis takes the energy-optimal solution
+
+    Σ F_i² → min                                                        (3.9)
+
+whose closed form is F = Aᵀ (A Aᵀ)⁻¹ b, A = [1 … 1; x; z], b = P [1, X, Z] (:func:`vertical_forces`).
+It may ask a foot to pull (F_i < 0) when the CoM nears the support polygon's edge: the thesis does
+not discuss positivity. :func:`support_forces` solves the full 3-D problem (force and moment balance
+about the CoM) as a quadratic programme with unilateral feet and a friction pyramid, through
+qpsolvers; where the closed form is positive and the feet are level, the two agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["vertical_forces", "support_forces", "QP_SOLVER"]
+
+QP_SOLVER = "quadprog"
+"""qpsolvers backend for :func:`support_forces` (quadprog, dense Goldfarb–Idnani: 0.27 ms per
+six-foot call against DAQP's 0.44 ms, measured through qpsolvers on a loaded 2-core machine)."""
+
+
+def _feet(feet, cols: int, who: str) -> np.ndarray:
+    f = np.asarray(feet, dtype=float)
+    if f.ndim != 2 or f.shape[1] != cols or f.shape[0] < 1 or not np.all(np.isfinite(f)):
+        raise InputError(f"{who}: feet of shape {np.shape(feet)}, expected finite (n, {cols}) "
+                         "coordinates [m]")
+    return f
+
+
+def vertical_forces(feet, weight: float, com=(0.0, 0.0)) -> np.ndarray:
+    """Energy-optimal vertical foot forces (3.8)/(3.9) [N], (n,).
+
+    ``feet`` (n, 2): each stance foot's horizontal coordinates (x, z) [m]; ``weight`` P [N];
+    ``com`` (X, Z) [m] the centre of mass's horizontal position. With three feet not on a line the
+    answer is the unique statically determinate one; with fewer than three feet, or all on a line,
+    (3.8) has a solution only if the CoM lies on that line (least squares otherwise).
+    """
+    f = _feet(feet, 2, "vertical_forces")
+    c = np.asarray(com, dtype=float).ravel()
+    if c.shape != (2,):
+        raise InputError(f"vertical_forces: com = {com!r}, expected (X, Z) [m]")
+    A = np.vstack([np.ones(len(f)), f[:, 0], f[:, 1]])
+    b = float(weight) * np.array([1.0, c[0], c[1]])
+    return np.linalg.pinv(A) @ b  # = Aᵀ (A Aᵀ)⁻¹ b when A has full row rank
+
+
+def support_forces(feet, mass: float, com, mu: float, gravity=(0.0, 0.0, -9.81), f_min: float = 0.0,
+                   solver: str | None = None) -> np.ndarray:
+    """Minimum-norm contact forces (n, 3) [N] of the stance ``feet`` (n, 3) [m] that hold a body of
+    ``mass`` [kg] with its centre of mass at ``com`` (3,) [m] in static equilibrium:
+
+        Σ f_i = −m g,   Σ (p_i − c) × f_i = 0,   ½ Σ |f_i|² → min,
+
+    each foot pushing (f_i · n ≥ ``f_min``, n = −g/|g|) and inside the inscribed friction pyramid
+    |f_i · t_k| ≤ μ/√2 (f_i · n) for the two tangents t_1, t_2 (so |f_t| ≤ μ f_n). Solved by
+    qpsolvers (``solver``, default :data:`QP_SOLVER`). Raises :class:`InputError` when no such forces
+    exist (the CoM outside the support polygon, or too few feet).
+    """
+    import qpsolvers
+
+    p = _feet(feet, 3, "support_forces")
+    c = np.asarray(com, dtype=float).ravel()
+    g = np.asarray(gravity, dtype=float).ravel()
+    if c.shape != (3,) or g.shape != (3,) or not np.linalg.norm(g) > 0:
+        raise InputError(f"support_forces: com {com!r} and gravity {gravity!r} must be 3-vectors, g ≠ 0")
+    if not (mu > 0 and mass > 0):
+        raise InputError(f"support_forces: mu = {mu!r}, mass = {mass!r} kg: expected > 0")
+    n = len(p)
+    up = -g / np.linalg.norm(g)
+    t1 = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
+    t1 /= np.linalg.norm(t1)
+    t2 = np.cross(up, t1)
+    A = np.zeros((6, 3 * n))
+    for i, r in enumerate(p - c):
+        A[0:3, 3 * i:3 * i + 3] = np.eye(3)
+        A[3:6, 3 * i:3 * i + 3] = np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]])
+    b = np.concatenate([-mass * g, np.zeros(3)])
+    k = mu / math.sqrt(2.0)
+    rows = [-up] + [s * t - k * up for t in (t1, t2) for s in (1.0, -1.0)]
+    G = np.zeros((5 * n, 3 * n))
+    h = np.zeros(5 * n)
+    for i in range(n):
+        for j, row in enumerate(rows):
+            G[5 * i + j, 3 * i:3 * i + 3] = row
+        h[5 * i] = -f_min
+    x = qpsolvers.solve_qp(np.eye(3 * n), np.zeros(3 * n), G, h, A, b, solver=solver or QP_SOLVER)
+    if x is None:
+        raise InputError(f"support_forces: no pushing forces inside the friction cone (mu = {mu}) hold the "
+                         f"body on these {n} feet: is the CoM outside the support polygon?")
+    return np.asarray(x).reshape(n, 3)
