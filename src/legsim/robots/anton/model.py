@@ -1,0 +1,132 @@
+"""ANTON as a multibody model and its legs' kinematics (Konyev 2011 §3.1, §3.4.3; digest §4.2).
+
+Axes (legsim's, not the thesis's WorldCS): x forward (the thesis's Z_w, straight walking), y to the
+left, z up (the thesis's −Y_w, against gravity). The middle segment carries the free joint
+``base``; the front and rear segments hang from it through two-DoF joints (yaw about z, then pitch
+about y: ``front_yaw``, ``front_pitch``, ``rear_yaw``, ``rear_pitch``), each through a light link.
+Each leg: ``<leg>_alpha`` (coxa, about the hip's vertical), ``<leg>_beta`` (femur) and
+``<leg>_gamma`` (tibia), both about the horizontal axis across the leg, positive lifting; the leg
+extends outward along its hip frame's +y (left legs: world +y, right legs: the hip frame turned
+by π about z). The foot is a sphere at the tibia's end.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import InputError
+from ...multibody import Model, RobotBuilder
+from .params import LEGS, AntonParams
+
+__all__ = ["build_model", "hip_placements", "leg_ik", "leg_fk", "joint_names", "foot_layout"]
+
+
+def _box_inertia(m: float, size) -> np.ndarray:
+    a, b, c = size
+    return m / 12.0 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
+
+
+def _rod(m: float, length: float, radius: float = 0.015) -> np.ndarray:
+    """Inertia (3,) about the COM of a rod along y [kg m²]."""
+    i_perp = m * (3 * radius ** 2 + length ** 2) / 12.0
+    return np.array([i_perp, 0.5 * m * radius ** 2, i_perp])
+
+
+def hip_placements(p: AntonParams) -> dict[str, tuple[str, np.ndarray, float]]:
+    """Each leg's hip: (segment body, position in the segment's frame (3,) [m], yaw of the hip
+    frame [rad]: 0 for left legs, π for right legs)."""
+    rows = {"1": "front", "2": "middle", "3": "rear"}
+    out = {}
+    for leg in LEGS:
+        side = 1.0 if leg[0] == "L" else -1.0
+        out[leg] = (rows[leg[1]], np.array([0.0, side * p.hip_y, 0.0]), 0.0 if side > 0 else math.pi)
+    return out
+
+
+def joint_names() -> list[str]:
+    """The 22 actuated joints: the four body joints, then α, β, γ of each leg in :data:`LEGS` order."""
+    body = ["front_yaw", "front_pitch", "rear_yaw", "rear_pitch"]
+    return body + [f"{leg}_{j}" for leg in LEGS for j in ("alpha", "beta", "gamma")]
+
+
+def build_model(params: AntonParams | None = None, floating: bool = True) -> Model:
+    """ANTON's multibody model (22 actuated joints; a free ``base`` on the middle segment if
+    ``floating``, else the middle segment fixed to the world)."""
+    p = params or AntonParams()
+    b = RobotBuilder("anton", gravity=(0.0, 0.0, -9.81), limit_stiffness=500.0, limit_damping=5.0)
+    seg_I = _box_inertia(p.segment_mass, p.segment_size)
+    b.add_body("middle", "world", "free" if floating else "fixed", joint_name="base", mass=p.segment_mass,
+               inertia=seg_I)
+    b.add_geometry("middle", "box", size=p.segment_size, name="middle_box")
+    small = (1e-5, 1e-5, 1e-5)
+    half_gap = 0.5 * p.segment_gap
+    body_limits = (-0.6, 0.6)
+    for seg, sign in (("front", 1.0), ("rear", -1.0)):
+        b.add_body(f"{seg}_link", "middle", "revolute", joint_name=f"{seg}_yaw", xyz=(sign * half_gap, 0, 0),
+                   axis=(0, 0, 1), mass=p.joint_link_mass, inertia=small, limits=body_limits)
+        b.add_body(seg, f"{seg}_link", "revolute", joint_name=f"{seg}_pitch", axis=(0, 1, 0),
+                   mass=p.segment_mass, com=(sign * half_gap, 0, 0), inertia=seg_I, limits=body_limits)
+        b.add_geometry(seg, "box", size=p.segment_size, xyz=(sign * half_gap, 0, 0), name=f"{seg}_box")
+    tibia_m = p.tibia_mass + p.foot_mass
+    tibia_com = (p.tibia_mass * 0.5 * p.tibia + p.foot_mass * p.tibia) / tibia_m
+    for leg, (seg, hip, yaw) in hip_placements(p).items():
+        at = hip + (np.array([0.5 * p.segment_gap, 0, 0]) if seg == "front" else
+                    np.array([-0.5 * p.segment_gap, 0, 0]) if seg == "rear" else 0.0)
+        b.add_body(f"{leg}_coxa", seg, "revolute", joint_name=f"{leg}_alpha", xyz=tuple(at), rpy=(0, 0, yaw),
+                   axis=(0, 0, 1), mass=p.coxa_mass, com=(0, 0.5 * p.coxa, 0),
+                   inertia=_rod(p.coxa_mass, p.coxa), limits=(-1.0, 1.0))
+        b.add_body(f"{leg}_femur", f"{leg}_coxa", "revolute", joint_name=f"{leg}_beta", xyz=(0, p.coxa, 0),
+                   axis=(1, 0, 0), mass=p.femur_mass, com=(0, 0.5 * p.femur, 0),
+                   inertia=_rod(p.femur_mass, p.femur), limits=(-1.2, 1.5))
+        b.add_body(f"{leg}_tibia", f"{leg}_femur", "revolute", joint_name=f"{leg}_gamma", xyz=(0, p.femur, 0),
+                   axis=(1, 0, 0), mass=tibia_m, com=(0, tibia_com, 0), inertia=_rod(tibia_m, p.tibia),
+                   limits=(-2.6, 0.3))
+        b.add_geometry(f"{leg}_tibia", "sphere", radius=p.foot_radius, xyz=(0, p.tibia, 0),
+                       name=f"{leg}_foot")
+    return b.compile()
+
+
+def leg_fk(p: AntonParams, alpha, beta, gamma) -> np.ndarray:
+    """Foot-sphere centre (..., 3) [m] in the hip frame for joint angles [rad] (arrays broadcast):
+    r = l_c + l_f cos β + l_t cos(β + γ) outward, z = l_f sin β + l_t sin(β + γ), the leg plane
+    turned by α about the hip's vertical."""
+    a, b_, g = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (alpha, beta, gamma)))
+    r = p.coxa + p.femur * np.cos(b_) + p.tibia * np.cos(b_ + g)
+    z = p.femur * np.sin(b_) + p.tibia * np.sin(b_ + g)
+    return np.stack([-r * np.sin(a), r * np.cos(a), z], axis=-1)
+
+
+def leg_ik(p: AntonParams, foot) -> tuple[float, float, float]:
+    """Joint angles (α, β, γ) [rad] putting the foot-sphere centre at ``foot`` (3,) [m] in the hip
+    frame, knee up (γ ≤ 0, the insect posture): α = atan2(−x, y); then the planar two-link solution
+    in the leg plane, r = √(x² + y²) − l_c: cos γ = (r² + z² − l_f² − l_t²)/(2 l_f l_t),
+    β = atan2(z, r) − atan2(l_t sin γ, l_f + l_t cos γ), for a foot outward of the coxa's end
+    (r > 0: a foot folded in behind it is the same point with α turned by π). Raises
+    :class:`InputError` out of reach."""
+    x, y, z = (float(v) for v in np.asarray(foot, dtype=float).ravel())
+    alpha = math.atan2(-x, y)
+    r = math.hypot(x, y) - p.coxa
+    c = (r * r + z * z - p.femur ** 2 - p.tibia ** 2) / (2 * p.femur * p.tibia)
+    if not -1.0 <= c <= 1.0:
+        raise InputError(f"ANTON leg: foot {tuple(np.round([x, y, z], 4))} m is out of reach "
+                         f"(femur {p.femur} m + tibia {p.tibia} m from the coxa)")
+    gamma = -math.acos(c)
+    beta = math.atan2(z, r) - math.atan2(p.tibia * math.sin(gamma), p.femur + p.tibia * math.cos(gamma))
+    return alpha, beta, gamma
+
+
+def foot_layout(kind: str, half_length: float, half_width: float) -> np.ndarray:
+    """Initial foot positions (the gait frames' centres, Fig. 3.24) (6, 2) [m] in the robot frame
+    (x forward, y left), in :data:`LEGS` order: ``"rectangle"`` (rows at x = +a, 0, −a, y = ±b) or
+    ``"ellipse"`` (x = a cos φ, y = ±b sin φ at φ = 45°, 90°, 135°)."""
+    if kind == "rectangle":
+        xs = np.array([half_length, 0.0, -half_length])
+        ys = np.full(3, half_width)
+    elif kind == "ellipse":
+        phi = np.radians([45.0, 90.0, 135.0])
+        xs, ys = half_length * np.cos(phi), half_width * np.sin(phi)
+    else:
+        raise InputError(f"foot_layout: kind = {kind!r}, expected 'rectangle' or 'ellipse'")
+    return np.concatenate([np.stack([xs, ys], 1), np.stack([xs, -ys], 1)])

@@ -1,0 +1,109 @@
+"""ANTON's model and leg kinematics (issue 16; contact digest §4.2): 22 DoF, the legs' analytic
+kinematics against the multibody forward kinematics, the inverse kinematics round trip, a standing
+posture whose feet carry the weight by (3.8)/(3.9)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from legsim.errors import InputError
+from legsim.multibody import dynamics
+from legsim.robots.anton import LEGS, AntonParams, build_model, foot_layout, hip_placements, leg_fk, leg_ik
+from legsim.walking import vertical_forces
+
+P = AntonParams()
+
+
+def test_anton_has_22_actuated_joints_and_its_placeholder_mass():
+    mb = build_model(P)
+    assert len(mb.joint_names) == 22 and mb.nv == 6 + 22
+    assert mb.total_mass() == pytest.approx(P.total_mass)
+    assert build_model(P, floating=False).nv == 22
+
+
+def _world_foot(mb, data, leg):
+    b = mb.body_id(f"{leg}_tibia")
+    return data.op[b] + data.oR[b] @ np.array([0.0, P.tibia, 0.0])
+
+
+def _hip_world(leg, data, mb):
+    seg, hip, yaw = hip_placements(P)[leg]
+    b = mb.body_id(seg)
+    off = {"front": 0.5, "middle": 0.0, "rear": -0.5}[seg] * P.segment_gap
+    R_yaw = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
+    return data.op[b] + data.oR[b] @ (hip + [off, 0, 0]), data.oR[b] @ R_yaw
+
+
+def test_leg_kinematics_match_the_multibody_model():
+    """Random joint angles, body joints included: each foot where leg_fk puts it in its hip frame."""
+    mb = build_model(P)
+    data = mb.make_data()
+    rng = np.random.default_rng(3)
+    names = mb.coordinate_names()[0]
+    for _ in range(5):
+        q = mb.neutral()
+        q[:3] = rng.normal(size=3) * 0.1
+        quat = rng.normal(size=4)
+        q[3:7] = quat / np.linalg.norm(quat)
+        q[7:] = rng.uniform(-0.5, 0.5, size=mb.nq - 7)
+        dynamics.forward_kinematics(mb, data, q)
+        for leg in LEGS:
+            angles = [q[names.index(f"{leg}_{j}")] for j in ("alpha", "beta", "gamma")]
+            origin, R = _hip_world(leg, data, mb)
+            expected = origin + R @ leg_fk(P, *angles)
+            np.testing.assert_allclose(_world_foot(mb, data, leg), expected, atol=1e-12)
+
+
+def test_leg_ik_round_trips_knee_up_and_refuses_out_of_reach():
+    rng = np.random.default_rng(5)
+    done = 0
+    while done < 200:
+        a, b, g = rng.uniform(-0.8, 0.8), rng.uniform(-0.8, 1.0), rng.uniform(-2.4, -0.05)
+        if P.femur * math.cos(b) + P.tibia * math.cos(b + g) <= 0.0:
+            continue  # a foot folded in behind the coxa's end: the leg-plane angle flips by pi
+        foot = leg_fk(P, a, b, g)
+        np.testing.assert_allclose(leg_ik(P, foot), (a, b, g), atol=1e-9)
+        done += 1
+    with pytest.raises(InputError, match="out of reach"):
+        leg_ik(P, (0.0, 1.0, 0.0))
+
+
+def test_a_standing_posture_from_ik_puts_the_feet_on_the_ground_and_the_weight_on_them():
+    """Feet on a rectangle, body 0.12 m up: IK gives every joint; the multibody feet land where asked,
+    and (3.8)/(3.9) over them with the model's own centre of mass gives positive forces summing to
+    the weight."""
+    mb = build_model(P)
+    data = mb.make_data()
+    names = mb.coordinate_names()[0]
+    height = 0.12
+    layout = foot_layout("rectangle", P.segment_gap, P.hip_y + P.coxa + 0.12)
+    q = mb.neutral()
+    q[2] = height
+    for k, leg in enumerate(LEGS):
+        seg, hip, yaw = hip_placements(P)[leg]
+        off = {"front": 1.0, "middle": 0.0, "rear": -1.0}[seg] * P.segment_gap  # straight body
+        hip_w = np.array([off, hip[1], height])
+        target = np.array([layout[k, 0], layout[k, 1], P.foot_radius]) - hip_w
+        R_yaw = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
+        for j, v in zip(("alpha", "beta", "gamma"), leg_ik(P, R_yaw.T @ target), strict=True):
+            q[names.index(f"{leg}_{j}")] = v
+    dynamics.forward_kinematics(mb, data, q)
+    feet = np.array([_world_foot(mb, data, leg) for leg in LEGS])
+    np.testing.assert_allclose(feet[:, :2], layout, atol=1e-12)
+    np.testing.assert_allclose(feet[:, 2], P.foot_radius, atol=1e-12)
+    com = dynamics.center_of_mass(mb, data, q)
+    f = vertical_forces(feet[:, :2], mb.total_mass() * 9.81, com[:2])
+    assert f.min() > 0 and f.sum() == pytest.approx(mb.total_mass() * 9.81)
+
+
+def test_foot_layouts():
+    rect = foot_layout("rectangle", 0.2, 0.25)
+    np.testing.assert_allclose(rect[:3], [[0.2, 0.25], [0.0, 0.25], [-0.2, 0.25]])
+    np.testing.assert_allclose(rect[3:], rect[:3] * [1, -1])
+    ell = foot_layout("ellipse", 0.2, 0.25)
+    np.testing.assert_allclose((ell[:, 0] / 0.2) ** 2 + (ell[:, 1] / 0.25) ** 2, 1.0)
+    with pytest.raises(InputError, match="rectangle"):
+        foot_layout("circle", 0.2, 0.2)
