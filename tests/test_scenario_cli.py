@@ -227,6 +227,16 @@ def test_the_libra_demo_climbs_a_cycle_and_writes_records_figures_and_a_replay(t
     assert "__VISER_EMBED_DATA__" in html and len(html) < 20e6
 
 
+def test_the_anton_demo_walks_a_tripod_and_writes_records_figures_and_a_replay(tmp_path, capsys):
+    assert main(["demo", "anton_walk", "--out", str(tmp_path / "anton")]) == 0
+    out = capsys.readouterr().out
+    assert "anton_walk: tripod at" in out and "of the weight" in out
+    run = load_run(tmp_path / "anton")
+    assert run.meta["status"] == "done" and run.t[-1] == pytest.approx(6.0)
+    assert (tmp_path / "anton" / "anton_gait_forces.png").stat().st_size > 5000
+    assert "__VISER_EMBED_DATA__" in (tmp_path / "anton" / "anton_walk.html").read_text()
+
+
 def test_legsim_mobility_prints_the_extended_mobility_log(capsys):
     assert main(["mobility", "u2"]) == 0
     out = capsys.readouterr().out

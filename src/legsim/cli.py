@@ -76,7 +76,8 @@ def _cmd_animate(args) -> int:
     return 0
 
 
-PYTHON_DEMOS = {"libra_climb": "legsim.robots.libra.demo:run_demo"}
+PYTHON_DEMOS = {"libra_climb": "legsim.robots.libra.demo:run_demo",
+                "anton_walk": "legsim.robots.anton.demo:run_demo"}
 """Demos that are Python experiments rather than TOML scenarios (a robot package's own plan)."""
 
 

@@ -98,14 +98,19 @@ class Drawing:
     as children, the legs as line segments, contact forces as arrows, the terrain under
     ``/terrain`` for ``area``."""
 
-    def __init__(self, server: Any, scene: Scene, area: Area):
+    def __init__(self, server: Any, scene: Scene, area: Area, first: np.ndarray | None = None):
         self.server, self.scene = server, scene
         sc = server.scene
         sc.set_up_direction(tuple(scene.up))
         self.static = scene.terrain(area)
         for s in self.static:
             self._add(f"/terrain/{s.name}", s)
-        self.frames = [sc.add_frame(f"/robot/{f}", show_axes=False) for f in scene.frames]
+        # created at their first pose: an exported page starts from the scene as created, before
+        # any pose update reaches it
+        identity = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        start = first if first is not None else np.tile(identity, (len(scene.frames), 1))
+        self.frames = [sc.add_frame(f"/robot/{f}", show_axes=False, position=tuple(start[j, :3]),
+                                    wxyz=tuple(start[j, 3:])) for j, f in enumerate(scene.frames)]
         for s in scene.shapes:
             parent = f"/robot/{s.frame}" if s.frame else "/static"
             self._add(f"{parent}/{s.name}", s)
@@ -200,7 +205,7 @@ def scene_html(scene: Scene, records: Mapping[str, np.ndarray], fps: float = 30.
     t = t_all[idx]
     server = start_server(port=_free_port(), quiet=True)
     try:
-        drawing = Drawing(server, scene, area_of(poses, max(1.0, 2 * scene.extent)))
+        drawing = Drawing(server, scene, area_of(poses, max(1.0, 2 * scene.extent)), poses.frames[0])
         drawing.aim_camera(poses)
         drawing.show(poses, 0)
         rec = server.get_scene_serializer()
@@ -234,7 +239,8 @@ class Replay:
         self.idx = frame_indices(t_all, 2 * fps)  # slider resolution: twice the frame rate
         self.t = t_all[self.idx]
         self.poses = scene.poses(_Rows(records, self.idx))
-        self.drawing = Drawing(server, scene, area_of(self.poses, max(1.0, 2 * scene.extent)))
+        self.drawing = Drawing(server, scene, area_of(self.poses, max(1.0, 2 * scene.extent)),
+                               self.poses.frames[0])
         self.drawing.aim_camera(self.poses)
         self.fps = fps
         gui = server.gui
