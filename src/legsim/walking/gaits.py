@@ -160,17 +160,16 @@ class GaitGenerator:
         tau, rate = self.gait.tau, dt / self.period
         self.t += dt
         self.clock = (self.clock + rate) % 1.0
-        lags = np.array([(self.target(i) - self.phase[i] + 0.5) % 1.0 - 0.5 for i in range(self.n)])
+        lags = (self.clock - np.asarray(self.gait.offsets) - self.phase + 0.5) % 1.0 - 0.5
         lags -= lags.mean()  # relative to the walker as a whole
+        rates = rate * np.clip(1.0 + 4.0 * lags, 1.0 / self.catch_up, self.catch_up)
         for i in range(self.n):
             if not self.support[i]:  # in the air: the transfer runs at the nominal rate
                 self.phase[i] += rate
                 if self.phase[i] >= tau:
                     self.support[i] = True
                 continue
-            # in support: catch up toward the table's phase
-            k = float(np.clip(1.0 + 4.0 * lags[i], 1.0 / self.catch_up, self.catch_up))
-            new = self.phase[i] + k * rate
+            new = self.phase[i] + rates[i]  # in support: catch up toward the table's phase
             if new >= 1.0:  # at the PEP
                 self.phase[i] = 1.0
                 if np.isinf(self.waiting_since[i]):

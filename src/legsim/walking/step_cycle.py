@@ -104,17 +104,27 @@ class StepCycle:
 
     def ideal(self, phase) -> tuple[np.ndarray, np.ndarray]:
         """The ideal cycle on flat ground: foot (s, h) [m] at ``phase`` ∈ [0, 1) (0: lift-off at the
-        PEP; τ: touchdown at the AEP); the four transfer quarters of the module docstring."""
-        ph = np.asarray(phase, dtype=float) % 1.0
-        L, H, tr_t = self.step_length, self.adaptation_height, self.transfer_time
-        drift = self.stance_speed * tr_t / 4  # the body's travel during 23 (and during 24)
-        tr = ph < self.tau
-        u = np.where(tr, ph / self.tau, (ph - self.tau) / (1.0 - self.tau))  # 0..1 within the phase
-        q = np.clip(4.0 * u, 0.0, 4.0)
-        forward = (-L / 2 - drift) + (L + 2 * drift) * (q - 1) / 2  # 13 and 14
-        s_air = np.select([q < 1, q < 3], [-L / 2 - drift * q, forward], L / 2 + drift * (4 - q))
-        h_air = H * np.where(q < 2, q, 4 - q)
-        return np.where(tr, s_air, (0.5 - u) * L), np.where(tr, h_air, 0.0)
+        PEP; τ: touchdown at the AEP), elementwise over an array of phases (:meth:`ideal_at`)."""
+        ph = np.asarray(phase, dtype=float)
+        out = np.array([self.ideal_at(float(v)) for v in ph.ravel()]).reshape(ph.shape + (2,))
+        return out[..., 0], out[..., 1]
+
+    def ideal_at(self, phase: float) -> tuple[float, float]:
+        """:meth:`ideal` at one phase (the controller's per-tick call: scalar arithmetic only): the
+        four transfer quarters of the module docstring, then the stance back from AEP to PEP."""
+        ph = phase % 1.0
+        L, H = self.step_length, self.adaptation_height
+        if ph >= self.tau:  # stance: AEP -> PEP at the stance speed
+            return (0.5 - (ph - self.tau) / (1.0 - self.tau)) * L, 0.0
+        q = 4.0 * ph / self.tau
+        drift = self.stance_speed * self.transfer_time / 4  # the body's travel during 23 (and 24)
+        if q < 1.0:
+            s = -L / 2 - drift * q
+        elif q < 3.0:
+            s = (-L / 2 - drift) + (L + 2 * drift) * (q - 1.0) / 2.0  # 13 and 14
+        else:
+            s = L / 2 + drift * (4.0 - q)
+        return s, H * (q if q < 2.0 else 4.0 - q)
 
 
 class LegCycle:
@@ -145,11 +155,10 @@ class LegCycle:
         """Foot (s, h) [m] at ``phase`` with the ground ``ground`` [m] under it; ``in_air``: the gait
         generator has the leg in transfer; ``dt`` [s] since the last update."""
         c = self.cycle
-        s_arr, h_arr = c.ideal(phase)
-        s_ideal, h_ideal = float(s_arr), float(h_arr)
+        s_ideal, h_ideal = c.ideal_at(phase)
         if in_air and self.in_contact and phase < c.tau / 2:
             # lift-off (start of 23): leave from where the support put the foot
-            self._lift_offset = self.s - float(c.ideal(0.0)[0])
+            self._lift_offset = self.s - c.ideal_at(0.0)[0]
             self._lift_height = self.contact_height
         if in_air:
             u = phase / c.tau
