@@ -12,9 +12,10 @@ more than three feet it is indeterminate; the thesis takes the energy-optimal so
 
 whose closed form is F = Aᵀ (A Aᵀ)⁻¹ b, A = [1 … 1; x; z], b = P [1, X, Z] (:func:`vertical_forces`).
 It may ask a foot to pull (F_i < 0) when the CoM nears the support polygon's edge: the thesis does
-not discuss positivity. :func:`support_forces` solves the full 3-D problem (force and moment balance
-about the CoM) as a quadratic programme with unilateral feet and a friction pyramid, through
-qpsolvers; where the closed form is positive and the feet are level, the two agree.
+not discuss positivity. :func:`support_forces` (:class:`SupportQP`) solves the full 3-D problem
+(force and moment balance about the CoM) as a quadratic programme with unilateral feet and a
+friction pyramid, through qpsolvers (DAQP); where the closed form is positive and the feet are
+level, the two agree.
 """
 
 from __future__ import annotations
@@ -25,11 +26,10 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["vertical_forces", "support_forces", "QP_SOLVER"]
+__all__ = ["vertical_forces", "support_forces", "SupportQP", "QP_SOLVER"]
 
-QP_SOLVER = "quadprog"
-"""qpsolvers backend for :func:`support_forces` (quadprog, dense Goldfarb–Idnani: 0.27 ms per
-six-foot call against DAQP's 0.44 ms, measured through qpsolvers on a loaded 2-core machine)."""
+QP_SOLVER = "daqp"
+"""qpsolvers backend of :class:`SupportQP` (DAQP, dense active-set: the faster of the two measured)."""
 
 
 def _feet(feet, cols: int, who: str) -> np.ndarray:
@@ -57,47 +57,76 @@ def vertical_forces(feet, weight: float, com=(0.0, 0.0)) -> np.ndarray:
     return np.linalg.pinv(A) @ b  # = Aᵀ (A Aᵀ)⁻¹ b when A has full row rank
 
 
-def support_forces(feet, mass: float, com, mu: float, gravity=(0.0, 0.0, -9.81), f_min: float = 0.0,
-                   solver: str | None = None) -> np.ndarray:
+class SupportQP:
+    """The minimum-norm support forces of ``n_feet`` feet as a quadratic programme with its constant
+    parts built once (:func:`support_forces` states the problem); per call only the moment rows (the
+    feet's lever arms) and the weight change. Solved by qpsolvers with the ``solver`` backend
+    (default :data:`QP_SOLVER`). Measured for six feet (benchmarks/bench_walking.py, a loaded 2-core
+    machine): DAQP 36 µs per call, quadprog 50 µs; building the matrices anew in Python each call
+    cost 270 µs, which is why they are kept.
+    """
+
+    def __init__(self, n_feet: int, mu: float, gravity=(0.0, 0.0, -9.81), f_min: float = 0.0,
+                 solver: str | None = None):
+        if not (isinstance(n_feet, int) and n_feet >= 1):
+            raise InputError(f"SupportQP: n_feet = {n_feet!r}, expected a whole number >= 1")
+        if not mu > 0:
+            raise InputError(f"SupportQP: mu = {mu!r}, expected > 0")
+        g = np.asarray(gravity, dtype=float).ravel()
+        if g.shape != (3,) or not np.linalg.norm(g) > 0:
+            raise InputError(f"SupportQP: gravity {gravity!r} must be a non-zero 3-vector [m/s^2]")
+        n = n_feet
+        self.n, self.g, self.solver = n, g, solver or QP_SOLVER
+        up = -g / np.linalg.norm(g)
+        t1 = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
+        t1 /= np.linalg.norm(t1)
+        t2 = np.cross(up, t1)
+        k = mu / math.sqrt(2.0)
+        # min ½ xᵀ P x subject to A x = b (force and moment balance), G x <= h (pushing, pyramid)
+        cone = np.array([-up] + [s * t - k * up for t in (t1, t2) for s in (1.0, -1.0)])  # (5, 3)
+        self.P, self.q = np.eye(3 * n), np.zeros(3 * n)
+        self.A, self.b = np.zeros((6, 3 * n)), np.zeros(6)
+        self.G, self.h = np.zeros((5 * n, 3 * n)), np.zeros(5 * n)
+        for i in range(n):
+            self.A[0:3, 3 * i:3 * i + 3] = np.eye(3)
+            self.G[5 * i:5 * i + 5, 3 * i:3 * i + 3] = cone
+            self.h[5 * i] = -f_min
+        self._moment = self.A[3:6].reshape(3, n, 3)  # a view: [:, i, :] is skew(r_i)
+
+    def solve(self, feet, mass: float, com) -> np.ndarray:
+        """Forces (n, 3) [N] for the feet (n, 3) [m], the body's ``mass`` [kg] and CoM (3,) [m]."""
+        import qpsolvers
+
+        r = np.asarray(feet, dtype=float) - np.asarray(com, dtype=float)
+        if r.shape != (self.n, 3) or not np.all(np.isfinite(r)):
+            raise InputError(f"support_forces: feet of shape {np.shape(feet)} and com {com!r}, expected "
+                             f"({self.n}, 3) and (3,) finite [m]")
+        m = self._moment  # Σ r_i × f_i = 0, r × f = skew(r) f
+        m[0, :, 1], m[0, :, 2] = -r[:, 2], r[:, 1]
+        m[1, :, 0], m[1, :, 2] = r[:, 2], -r[:, 0]
+        m[2, :, 0], m[2, :, 1] = -r[:, 1], r[:, 0]
+        self.b[0:3] = -mass * self.g
+        x = qpsolvers.solve_qp(self.P, self.q, self.G, self.h, self.A, self.b, solver=self.solver)
+        if x is None:
+            raise InputError(f"support_forces: no pushing forces inside the friction cone hold the body on "
+                             f"these {self.n} feet: is the CoM outside the support polygon?")
+        return np.asarray(x).reshape(self.n, 3)
+
+
+def support_forces(feet, mass: float, com, mu: float, gravity=(0.0, 0.0, -9.81),
+                   f_min: float = 0.0) -> np.ndarray:
     """Minimum-norm contact forces (n, 3) [N] of the stance ``feet`` (n, 3) [m] that hold a body of
     ``mass`` [kg] with its centre of mass at ``com`` (3,) [m] in static equilibrium:
 
         Σ f_i = −m g,   Σ (p_i − c) × f_i = 0,   ½ Σ |f_i|² → min,
 
     each foot pushing (f_i · n ≥ ``f_min``, n = −g/|g|) and inside the inscribed friction pyramid
-    |f_i · t_k| ≤ μ/√2 (f_i · n) for the two tangents t_1, t_2 (so |f_t| ≤ μ f_n). Solved by
-    qpsolvers (``solver``, default :data:`QP_SOLVER`). Raises :class:`InputError` when no such forces
-    exist (the CoM outside the support polygon, or too few feet).
+    |f_i · t_k| ≤ μ/√2 (f_i · n) for the two tangents t_1, t_2 (so |f_t| ≤ μ f_n). A controller that
+    calls this every tick should keep a :class:`SupportQP` (this builds one per call). Raises
+    :class:`InputError` when no such forces exist (the CoM outside the support polygon, or too few
+    feet).
     """
-    import qpsolvers
-
     p = _feet(feet, 3, "support_forces")
-    c = np.asarray(com, dtype=float).ravel()
-    g = np.asarray(gravity, dtype=float).ravel()
-    if c.shape != (3,) or g.shape != (3,) or not np.linalg.norm(g) > 0:
-        raise InputError(f"support_forces: com {com!r} and gravity {gravity!r} must be 3-vectors, g ≠ 0")
-    if not (mu > 0 and mass > 0):
-        raise InputError(f"support_forces: mu = {mu!r}, mass = {mass!r} kg: expected > 0")
-    n = len(p)
-    up = -g / np.linalg.norm(g)
-    t1 = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
-    t1 /= np.linalg.norm(t1)
-    t2 = np.cross(up, t1)
-    A = np.zeros((6, 3 * n))
-    for i, r in enumerate(p - c):
-        A[0:3, 3 * i:3 * i + 3] = np.eye(3)
-        A[3:6, 3 * i:3 * i + 3] = np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]])
-    b = np.concatenate([-mass * g, np.zeros(3)])
-    k = mu / math.sqrt(2.0)
-    rows = [-up] + [s * t - k * up for t in (t1, t2) for s in (1.0, -1.0)]
-    G = np.zeros((5 * n, 3 * n))
-    h = np.zeros(5 * n)
-    for i in range(n):
-        for j, row in enumerate(rows):
-            G[5 * i + j, 3 * i:3 * i + 3] = row
-        h[5 * i] = -f_min
-    x = qpsolvers.solve_qp(np.eye(3 * n), np.zeros(3 * n), G, h, A, b, solver=solver or QP_SOLVER)
-    if x is None:
-        raise InputError(f"support_forces: no pushing forces inside the friction cone (mu = {mu}) hold the "
-                         f"body on these {n} feet: is the CoM outside the support polygon?")
-    return np.asarray(x).reshape(n, 3)
+    if not mass > 0:
+        raise InputError(f"support_forces: mass = {mass!r} kg, expected > 0")
+    return SupportQP(len(p), mu, gravity, f_min).solve(p, mass, com)
