@@ -243,3 +243,24 @@ def test_a14_climbing_geometry():
     np.testing.assert_allclose(max_ledge_height(0.2, 0.15, alpha), 0.2 + 0.15 * np.sin(alpha))
     assert np.all(np.diff(lift_torque_proxy(0.15, alpha)) < 0)
     assert segment_orientation(0.5, 0.2) == pytest.approx(0.3)
+
+
+def test_a_sensed_touch_ends_the_descent_and_clearance_follows_the_feet():
+    """With ``touch`` (a force sensor) the descent stops where the foot felt the ground, whatever
+    ``ground`` says; when every supporting foot stands above the zero level, adapt_clearance moves
+    the zero level up to the lowest (the thesis's clearance adaptation)."""
+    from legsim.walking import adapt_clearance
+
+    c = StepCycle(0.07, 0.025, 0.1, 0.5)
+    legs = [LegCycle(c) for _ in range(3)]
+    heights = []
+    for leg, felt_at in zip(legs, (0.75, 0.8, 0.85), strict=True):
+        for ph in np.linspace(0.0, 0.499, 500):
+            leg.update(ph, -1.0, True, c.period / 1000, touch=ph >= felt_at * c.tau)
+        heights.append(leg.contact_height)
+        assert leg.in_contact
+    np.testing.assert_allclose(heights, [c.ideal_at(f * c.tau)[1] for f in (0.75, 0.8, 0.85)], atol=2e-4)
+    shift = adapt_clearance(legs)
+    assert shift == pytest.approx(min(heights))
+    assert min(leg.contact_height for leg in legs) == pytest.approx(0.0)
+    assert adapt_clearance(legs) == 0.0  # already at zero

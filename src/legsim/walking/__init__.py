@@ -13,8 +13,8 @@
 from .climbing import lift_torque_proxy, max_ledge_height, segment_orientation
 from .forces import SupportQP, support_forces, vertical_forces
 from .gaits import GAITS, Gait, GaitGenerator, neighbours, wave_gait
-from .step_cycle import LegCycle, StepCycle
+from .step_cycle import LegCycle, StepCycle, adapt_clearance
 
 __all__ = ["GAITS", "Gait", "GaitGenerator", "LegCycle", "StepCycle", "SupportQP", "lift_torque_proxy",
            "max_ledge_height", "neighbours", "segment_orientation", "support_forces", "vertical_forces",
-           "wave_gait"]
+           "wave_gait", "adapt_clearance"]

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["StepCycle", "LegCycle"]
+__all__ = ["StepCycle", "LegCycle", "adapt_clearance"]
 
 
 @dataclass(frozen=True)
@@ -151,9 +151,12 @@ class LegCycle:
         self._lift_offset = 0.0
         self._lift_height = 0.0
 
-    def update(self, phase: float, ground: float, in_air: bool, dt: float) -> tuple[float, float]:
+    def update(self, phase: float, ground: float, in_air: bool, dt: float,
+               touch: bool | None = None) -> tuple[float, float]:
         """Foot (s, h) [m] at ``phase`` with the ground ``ground`` [m] under it; ``in_air``: the gait
-        generator has the leg in transfer; ``dt`` [s] since the last update."""
+        generator has the leg in transfer; ``dt`` [s] since the last update; ``touch``: a sensed
+        contact (a shank force sensor) that replaces the comparison with ``ground`` when given (a
+        robot does not know the ground's height: it feels it)."""
         c = self.cycle
         s_ideal, h_ideal = c.ideal_at(phase)
         if in_air and self.in_contact and phase < c.tau / 2:
@@ -166,9 +169,9 @@ class LegCycle:
             self.phase_code = (24 if u >= 0.75 else 14) if descending else (23 if u < 0.25 else 13)
             if not descending:
                 self.in_contact = False
-            elif not self.in_contact and h_ideal <= ground:  # touchdown on the way down
-                self.in_contact = True
-                self.contact_height = ground
+            elif not self.in_contact and (h_ideal <= ground if touch is None else touch):
+                self.in_contact = True  # touchdown on the way down
+                self.contact_height = ground if touch is None else self.h
             if self.in_contact:
                 self.s -= c.stance_speed * dt
                 self.h = self.contact_height
@@ -179,8 +182,14 @@ class LegCycle:
         self.s -= c.stance_speed * dt
         if not self.in_contact:  # support began in the air: search down (24) within the zone
             floor = -c.adaptation_height
-            self.h = max(min(self.h, 0.0) - c.v_up * dt, ground, floor)
-            if self.h <= ground or self.h <= floor:
+            if touch is None:
+                self.h = max(min(self.h, 0.0) - c.v_up * dt, ground, floor)
+                found = self.h <= ground
+            else:
+                found = touch
+                if not found:
+                    self.h = max(min(self.h, 0.0) - c.v_up * dt, floor)
+            if found or self.h <= floor:
                 self.in_contact = True
                 self.contact_height = self.h
             self.phase_code = 24
@@ -188,3 +197,21 @@ class LegCycle:
         self.phase_code = 2
         self.h = self.contact_height
         return self.s, self.h
+
+
+def adapt_clearance(legs: list[LegCycle]) -> float:
+    """Clearance adaptation (§3.4.2, start logic step 5): when every leg in support stands above the
+    cycles' zero level, the zero level moves up to the lowest of them (the whole cycle shifts
+    vertically by the ground's minimal height), so the legs stretch back to their nominal length.
+    Returns the shift [m] (0 when some supporting leg is at or below zero, or none supports)."""
+    standing = [leg for leg in legs if leg.in_contact]
+    if not standing:
+        return 0.0
+    shift = min(leg.contact_height for leg in standing)
+    if shift <= 0.0:
+        return 0.0
+    for leg in legs:
+        leg.contact_height -= shift
+        leg.h -= shift
+        leg._lift_height -= shift
+    return shift

@@ -49,8 +49,10 @@ def _motor(joint: str) -> DCMotor:
                    rotor_inertia=1e-6)
 
 
-def build_robot(params: AntonParams | None = None, *, mu: float = 0.8, path: str = "smooth") -> Robot:
-    """ANTON with its 22 drives, sensors and rubber feet on the ground plane z = 0."""
+def build_robot(params: AntonParams | None = None, *, mu: float = 0.8, path: str = "smooth",
+                obstacles=()) -> Robot:
+    """ANTON with its 22 drives, sensors and rubber feet on the ground plane z = 0, and static
+    ``obstacles`` (:class:`legsim.assembly.Obstacle`: steps, ledges) that the feet touch."""
     p = params or AntonParams()
     mb = build_model(p)
     joints = joint_names()
@@ -62,7 +64,7 @@ def build_robot(params: AntonParams | None = None, *, mu: float = 0.8, path: str
                IMU("gyro", body="middle", accelerometer=False)]
     law = ContactLaw(hunt_crossley(3e4, 1.5), coulomb(mu, 1e-2))
     return Robot(mb, actuators=[_motor(j) for j in joints], sensors=sensors,
-                 contacts=Contacts(law, geometries=feet, path=path))
+                 contacts=Contacts(law, geometries=feet, path=path, obstacles=tuple(obstacles)))
 
 
 @dataclass
@@ -125,11 +127,12 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5):
     """The controller ``(t, sensors) -> voltages (22,)`` [V]: stand until ``plan.start``, then walk.
 
     The feet's targets in the body frame: each leg's :class:`LegCycle` point (s along x around its
-    rectangle corner, h up from the ground under the body) from its gait phase, the ground under a
-    foot taken as the body's nominal ground (no terrain sensing yet: the shank force ends a
-    transfer only through the cycle's own descent); the servo level is a PD on each drive's
-    voltage (``kp`` [V/rad], ``kd`` [V s/rad]). Attributes kept on the function for analysis:
-    ``gen`` (the gait generator) and ``history`` (t, support flags).
+    rectangle corner, h up from the body's nominal ground) from its gait phase, on flat ground (the
+    shank sensors' contact trigger, ``LegCycle.update(touch=...)``, is not used yet: with it the
+    body sank step by step in a first trial, the PD loops' sag making every foot touch early);
+    the servo level is a PD on each drive's voltage (``kp`` [V/rad], ``kd`` [V s/rad]). Attributes
+    kept on the function for analysis: ``gen`` (the gait generator) and ``history`` (t, support
+    flags).
     """
     p = plan.params
     hips = _hip_in_robot(p)
@@ -149,8 +152,9 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5):
             support = gen.step(dt)
             feet = np.empty((6, 3))
             for k, leg in enumerate(legs):
-                sx, h = leg.update(float(gen.phase[k]), 0.0, not support[k], dt)
-                feet[k] = (centres[k, 0] + sx, centres[k, 1], p.foot_radius - plan.height + h)
+                leg.update(float(gen.phase[k]), 0.0, not support[k], dt)
+            for k, leg in enumerate(legs):
+                feet[k] = (centres[k, 0] + leg.s, centres[k, 1], p.foot_radius - plan.height + leg.h)
             target = _joint_targets(p, hips, feet)
             history.append((t, support.copy()))
         return np.clip(kp * (target - s.enc) - kd * s.rate, -V_SUPPLY, V_SUPPLY)
