@@ -167,3 +167,33 @@ def test_a12_the_first_step_loads_the_feet_differently_from_the_steady_walk(walk
         first = _per_foot(res, (res.t >= plan.start) & (res.t < plan.start + T))
         last = _per_foot(res, res.t >= res.t[-1] - T)
         assert np.abs(first - last).max() > 2.0
+
+
+def _walk(**kw):
+    from scipy.spatial.transform import Rotation
+
+    from legsim.robots.anton.robot import WalkPlan, build_robot, standing_pose, walker
+
+    plan = WalkPlan(**kw)
+    robot = build_robot()
+    q0 = standing_pose(plan)
+    q0[2] += 0.002
+    res = robot.simulate(4.5, walker(plan), q0=q0, progress=False)
+    yaw = np.degrees(Rotation.from_quat(res.x[:, 3:7]).as_euler("xyz")[:, 2])
+    return res.x[-1, 0] - res.x[0, 0], res.x[-1, 1] - res.x[0, 1], yaw[-1] - yaw[0]
+
+
+def test_turning_the_gait_frames_walks_sideways():
+    """direction = 90°: every step turned to the left (pipeline step 2 of §3.4.3); measured
+    0.46 m sideways in 4.2 s of walking, no forward drift, no yaw."""
+    dx, dy, dyaw = _walk(direction=math.pi / 2)
+    assert dy > 0.35 and abs(dx) < 0.02 and abs(dyaw) < 2.0
+
+
+@pytest.mark.parametrize("turn", [1.0, -1.0])
+def test_scaling_the_two_sides_turns_the_walker(turn):
+    """turn = ±1: the inner side steps in place, the outer side double: measured ±76° of yaw in
+    4.2 s, mirror-symmetric."""
+    dx, dy, dyaw = _walk(turn=turn)
+    assert np.sign(dyaw) == np.sign(turn) and abs(dyaw) > 45.0
+    assert np.sign(dy) == np.sign(turn)

@@ -73,7 +73,11 @@ class WalkPlan:
     ``adaptation_height`` H_ad [m], ``height`` of the body's centre over the ground [m], the feet's
     rectangle (``half_length``, ``half_width``) [m] and its centre's offset ``feet_x`` [m] along x
     from the middle segment (negative: the feet behind, the centre of mass forward of them),
-    ``start`` [s] when walking begins."""
+    ``start`` [s] when walking begins; the gait frames (Fig. 3.23 pipeline step 2): ``direction``
+    [rad] turns every foot's step about the vertical (0: forward, π/2: sideways to the left) and
+    ``turn`` scales the steps of the two sides in opposite senses (left × (1 − turn), right ×
+    (1 + turn): 0 straight, ±1 the inner side stepping in place; beyond ±1 the outer steps leave
+    the placeholder legs' reach)."""
 
     speed: float = 0.1
     gait: str = "tripod"
@@ -84,6 +88,8 @@ class WalkPlan:
     half_width: float = 0.26
     feet_x: float = 0.0
     start: float = 0.3
+    direction: float = 0.0
+    turn: float = 0.0
     params: AntonParams = field(default_factory=AntonParams)
 
     def cycle(self) -> StepCycle:
@@ -140,6 +146,8 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5):
     cyc = plan.cycle()
     gen = GaitGenerator(wave_gait(plan.gait), cyc.period)
     legs = [LegCycle(cyc) for _ in LEGS]
+    heading = (math.cos(plan.direction), math.sin(plan.direction))
+    side_scale = [1.0 - plan.turn if leg[0] == "L" else 1.0 + plan.turn for leg in LEGS]
     dt = 1e-3
     history: list[tuple[float, np.ndarray]] = []
     q_stand = _joint_targets(p, hips, np.column_stack([centres, np.full(6, p.foot_radius - plan.height)]))
@@ -154,7 +162,9 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5):
             for k, leg in enumerate(legs):
                 leg.update(float(gen.phase[k]), 0.0, not support[k], dt)
             for k, leg in enumerate(legs):
-                feet[k] = (centres[k, 0] + leg.s, centres[k, 1], p.foot_radius - plan.height + leg.h)
+                step = leg.s * side_scale[k]
+                feet[k] = (centres[k, 0] + step * heading[0], centres[k, 1] + step * heading[1],
+                           p.foot_radius - plan.height + leg.h)
             target = _joint_targets(p, hips, feet)
             history.append((t, support.copy()))
         return np.clip(kp * (target - s.enc) - kd * s.rate, -V_SUPPLY, V_SUPPLY)
