@@ -77,7 +77,8 @@ class WalkPlan:
     [rad] turns every foot's step about the vertical (0: forward, π/2: sideways to the left) and
     ``turn`` scales the steps of the two sides in opposite senses (left × (1 − turn), right ×
     (1 + turn): 0 straight, ±1 the inner side stepping in place; beyond ±1 the outer steps leave
-    the placeholder legs' reach)."""
+    the placeholder legs' reach); ``gait_changes`` ((t [s], gait name), ...) switches the gait on
+    the fly at the same speed (the gait generator applies it at the next all-support instant)."""
 
     speed: float = 0.1
     gait: str = "tripod"
@@ -90,12 +91,13 @@ class WalkPlan:
     start: float = 0.3
     direction: float = 0.0
     turn: float = 0.0
+    gait_changes: tuple[tuple[float, str], ...] = ()
     params: AntonParams = field(default_factory=AntonParams)
 
-    def cycle(self) -> StepCycle:
+    def cycle(self, gait: str | None = None) -> StepCycle:
         """The step cycle whose stance speed is ``speed``: T_tr = L/V_tr and T_st = T_tr (1 − τ)/τ give
         V_st = L/T_st = V_tr τ/(1 − τ), so V_tr = V_st (1 − τ)/τ."""
-        tau = wave_gait(self.gait).tau
+        tau = wave_gait(gait or self.gait).tau
         v_tr = self.speed * (1.0 - tau) / tau
         return StepCycle(self.step_length, self.adaptation_height, v_tr, tau)
 
@@ -146,6 +148,8 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5):
     cyc = plan.cycle()
     gen = GaitGenerator(wave_gait(plan.gait), cyc.period)
     legs = [LegCycle(cyc) for _ in LEGS]
+    cycles = {plan.gait: cyc}
+    changes = sorted(plan.gait_changes)
     heading = (math.cos(plan.direction), math.sin(plan.direction))
     side_scale = [1.0 - plan.turn if leg[0] == "L" else 1.0 + plan.turn for leg in LEGS]
     dt = 1e-3
@@ -157,7 +161,14 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5):
             target = q_stand
             history.append((t, np.ones(6, dtype=bool)))
         else:
+            while changes and t >= changes[0][0]:
+                name = changes.pop(0)[1]
+                cycles[name] = plan.cycle(name)
+                gen.set_gait(wave_gait(name), cycles[name].period)
             support = gen.step(dt)
+            if legs[0].cycle is not cycles[gen.gait.name]:  # the change took effect this tick
+                for leg in legs:
+                    leg.cycle = cycles[gen.gait.name]
             feet = np.empty((6, 3))
             for k, leg in enumerate(legs):
                 leg.update(float(gen.phase[k]), 0.0, not support[k], dt)
