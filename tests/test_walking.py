@@ -264,3 +264,17 @@ def test_a_sensed_touch_ends_the_descent_and_clearance_follows_the_feet():
     assert shift == pytest.approx(min(heights))
     assert min(leg.contact_height for leg in legs) == pytest.approx(0.0)
     assert adapt_clearance(legs) == 0.0  # already at zero
+
+
+def test_support_margin_and_com_correction():
+    from legsim.walking import com_correction, support_margin
+
+    square = [(0.2, 0.2), (-0.2, 0.2), (-0.2, -0.2), (0.2, -0.2), (0.0, 0.0)]  # an inner foot ignored
+    assert support_margin((0.0, 0.0), square) == pytest.approx(0.2)
+    assert support_margin((0.15, 0.0), square) == pytest.approx(0.05)
+    assert support_margin((0.3, 0.0), square) == pytest.approx(-0.1)
+    np.testing.assert_allclose(com_correction((0.1, -0.05), square), (-0.1, 0.05))
+    tri = [(0.15, 0.2), (-0.15, 0.0), (0.15, -0.2)]  # a tripod: centroid (0.05, 0)
+    np.testing.assert_allclose(com_correction((0.0, 0.0), tri, gain=0.5), (0.025, 0.0))
+    with pytest.raises(InputError, match="one line"):
+        support_margin((0, 0), [(0, 0), (1, 0), (2, 0)])

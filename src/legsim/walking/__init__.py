@@ -7,9 +7,11 @@
   support and the adaptation zone (:class:`StepCycle`, :class:`LegCycle`).
 - :mod:`.forces`: force distribution (3.8)/(3.9) in closed form, and as a QP with unilateral feet
   and friction cones (qpsolvers).
+- :mod:`.balance`: the support polygon, the CoM's stability margin and Δ_corr (§3.4.4).
 - :mod:`.climbing`: (3.10), (3.11).
 """
 
+from .balance import com_correction, support_margin, support_polygon
 from .climbing import lift_torque_proxy, max_ledge_height, segment_orientation
 from .forces import SupportQP, support_forces, vertical_forces
 from .gaits import GAITS, Gait, GaitGenerator, neighbours, wave_gait
@@ -17,4 +19,4 @@ from .step_cycle import LegCycle, StepCycle, adapt_clearance
 
 __all__ = ["GAITS", "Gait", "GaitGenerator", "LegCycle", "StepCycle", "SupportQP", "lift_torque_proxy",
            "max_ledge_height", "neighbours", "segment_orientation", "support_forces", "vertical_forces",
-           "wave_gait", "adapt_clearance"]
+           "wave_gait", "adapt_clearance", "com_correction", "support_margin", "support_polygon"]

@@ -1,0 +1,56 @@
+"""Static balance of a walker (Konyev 2011 §3.4.4; digest §4.2): the centre of mass against the
+support polygon, and the correction vector Δ_corr that shifts the bodies toward it.
+
+(3.7): COM = rot(Σ X_i M_i g / Σ M_i g) over the bodies and legs (``rot``: the robot's orientation
+relative to the bearing surface); in legsim the multibody model gives it
+(:func:`legsim.multibody.dynamics.center_of_mass`). Static stability (§3.4.1) needs the CoM's ground
+projection inside the polygon of the supporting feet; :func:`support_margin` is its signed distance
+to the polygon's nearest edge, :func:`com_correction` the thesis's Δ_corr: a scaled vector from the
+CoM to the polygon's centroid (Figs 3.25–3.26), the body shift that restores a margin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["support_polygon", "support_margin", "com_correction"]
+
+
+def support_polygon(feet) -> np.ndarray:
+    """The convex hull (k, 2) [m] of the supporting feet's horizontal positions (n, 2), counter-
+    clockwise (n >= 3 feet not on one line)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    f = np.asarray(feet, dtype=float)
+    if f.ndim != 2 or f.shape[1] != 2 or len(f) < 3:
+        raise InputError(f"support_polygon: feet of shape {np.shape(feet)}, expected (n >= 3, 2) [m]")
+    try:
+        hull = ConvexHull(f)
+    except QhullError:
+        raise InputError("support_polygon: the feet lie on one line: no polygon") from None
+    return f[hull.vertices]
+
+
+def support_margin(com, feet) -> float:
+    """Signed distance [m] from the CoM's ground projection ``com`` (2,) to the nearest edge of the
+    support polygon of ``feet`` (n, 2): positive inside (statically stable), negative outside."""
+    poly = support_polygon(feet)
+    c = np.asarray(com, dtype=float).ravel()[:2]
+    a, b = poly, np.roll(poly, -1, axis=0)
+    edge = b - a
+    normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.linalg.norm(edge, axis=1)[:, None]  # outward
+    return float(-np.max(np.einsum("ij,ij->i", c - a, normal)))
+
+
+def com_correction(com, feet, gain: float = 1.0) -> np.ndarray:
+    """Δ_corr (2,) [m]: ``gain`` times the vector from the CoM's projection ``com`` to the centroid
+    of the support polygon of ``feet`` (n, 2) (area centroid)."""
+    poly = support_polygon(feet)
+    x, y = poly[:, 0], poly[:, 1]
+    xn, yn = np.roll(x, -1), np.roll(y, -1)
+    cross = x * yn - xn * y
+    area = cross.sum() / 2.0
+    centroid = np.array([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6.0 * area)
+    return float(gain) * (centroid - np.asarray(com, dtype=float).ravel()[:2])
