@@ -163,7 +163,7 @@ def bench_slip(report: Report, repeats: int) -> None:
 def bench_hexapod(report: Report, repeats: int) -> None:
     """Compliant hexapod, 5 s walking (bundled demo gait), legsim DP45 vs solve_ivp RK45 calling
     the same compiled hooks from Python; rtol 1e-6, atol 1e-8, max step 5 ms for both."""
-    from _scipy_hybrid import simulate_scipy
+    from legsim.hybrid.stiff import simulate_scipy
     from legsim.robots.rhex.model import build_model
     t_final = 5.0
     model = build_model(max_torque=4.6)
@@ -199,7 +199,7 @@ def bench_hexapod(report: Report, repeats: int) -> None:
 _INTERP_SNIPPET = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from _scipy_hybrid import simulate_scipy
+from legsim.hybrid.stiff import simulate_scipy
 from legsim.robots.rhex.model import build_model
 model = build_model(max_torque=4.6)
 p = model.param_defaults

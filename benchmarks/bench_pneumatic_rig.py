@@ -12,8 +12,8 @@ Run: ``.venv/bin/python benchmarks/bench_pneumatic_rig.py`` (one run of each; no
    (``ActuatorBatch``: four actuators per AVX2 vector). Each is timed from Python and inside
    compiled code (as a robot model's hook calls it). Target: 12 actuators ≤ 3× one, where "one"
    is the cheapest way to evaluate one actuator (the scalar kernel).
-3. Ablation (A11): cost per vector-field evaluation and per run of the fitted vs simple valve and
-   Stribeck-tanh vs viscous friction.
+3. Ablation (A11): every valve × friction variant's cost per vector-field evaluation and per ode5 step
+   at 1 kHz (the TET analogue), as ratios against the full model (``legsim.robots.pneumatic_rig.ablation``).
 Cold compile time is printed separately.
 """
 
@@ -31,6 +31,7 @@ from legsim.actuators.pneumatic import _layout as L
 from legsim.actuators.pneumatic._chamber_kernels import cylinder_rates, cylinder_rates_array, pressure_force
 from legsim.actuators.pneumatic._friction_kernels import friction_force
 from legsim.robots.pneumatic_rig import _rig_hooks as H
+from legsim.robots.pneumatic_rig.ablation import ablation_table
 from legsim.robots.pneumatic_rig.rig import Reference, RigBench, rig_model
 
 T_END = 10.0
@@ -88,31 +89,6 @@ def scipy_run(bench: RigBench):
             state[1] = 0.0
         xs[k] = state[0]
     return time.perf_counter() - t0, xs
-
-
-@njit(cache=True)
-def _eval_loop(f, p, x, xdot, mode, n):
-    s = 0.0
-    for i in range(n):
-        x[0] = 0.01 + 1e-9 * i
-        f(0.0, x, p, mode, xdot)
-        s += xdot[1]
-    return s
-
-
-def per_eval_cost(bench: RigBench, n=200_000) -> float:
-    model = rig_model(REF.times.size)
-    p = bench.params(REF, model)
-    x = np.zeros(H.NX)
-    x[H.X], x[H.V] = 0.01, 0.01
-    x[H.PCAP:H.MAIR + 1] = bench.actuator.initial_state(0.01, 3e5, 2.5e5)[0]
-    x[H.U] = 6.0
-    xdot = np.zeros(H.NX)
-    mode = H.SLIDE_POS if p[L.FRICTION_MODEL] in (0, 2) else H.FREE
-    _eval_loop(H.vector_field, p, x, xdot, mode, 10)
-    t0 = time.perf_counter()
-    _eval_loop(H.vector_field, p, x, xdot, mode, n)
-    return (time.perf_counter() - t0) / n
 
 
 def _inputs(n_act: int):
@@ -203,17 +179,11 @@ def main() -> None:
         print(f"12 actuators (lane kernel) vs one (scalar kernel), {where}: "
               f"{costs[12]['lanes_' + where] / one['scalar_' + where]:.2f}x  (target <= 3x)")
 
-    print("ablation (A11): per vector-field evaluation and per 10 s run")
-    base_eval = per_eval_cost(RigBench())
-    base_run = legsim_run(RigBench())[0]
-    for valve, fric in (("fitted", "stribeck"), ("simple", "stribeck"), ("fitted", "viscous"),
-                        ("simple", "viscous")):
-        b = RigBench(valve, fric)
-        ce = per_eval_cost(b)
-        cr, r = legsim_run(b)
-        print(f"  valve={valve:7s} friction={fric:9s}: {ce * 1e9:7.1f} ns/eval ({ce / base_eval:4.2f}x), "
-              f"run {cr:.3f} s ({cr / base_run:4.2f}x), steps {r.result.stats['steps']}")
-
+    print("ablation (A11, legsim.robots.pneumatic_rig.ablation): ratios against the full model")
+    for r in ablation_table():
+        print(f"  valve={r['valve']:11s} friction={r['friction']:9s}: {r['s_per_eval'] * 1e9:7.1f} ns/eval "
+              f"({r['eval_ratio']:4.2f}x), ode5 1 kHz {r['s_per_step'] * 1e6:6.2f} us/step "
+              f"({r['step_ratio']:4.2f}x), steps {r['steps']}")
 
 if __name__ == "__main__":
     main()

@@ -201,3 +201,22 @@ def test_the_bundled_gamma_step_scenario_runs_from_toml_and_tracks_each_step():
         i = np.searchsorted(res.t, t_end)
         assert abs(q[i] - target) < 2.5, (t_end, q[i])
     assert np.degrees(np.abs(res.state("q_alpha")[res.t > 0.5] - d(20))).max() < 1.0
+
+
+def test_air_consumption_is_recorded_per_cylinder_and_summarised(monolithic_steps):
+    """Digest §1.6/§7 item 12: cumulative air drawn from the supply [kg] per cylinder is a recorded state
+    (m_air_<joint>), never decreasing; the run summary (``legsim run``) reports it in g, the mean draw
+    and a 100 g supply's endurance, consistent with each other."""
+    from legsim.robots.crr_leg.leg import summary
+    from legsim.runner import SUMMARIES
+
+    res = monolithic_steps.result
+    cols = np.column_stack([res.state(f"m_air_{j}") for j in ("alpha", "beta", "gamma")])
+    assert np.all(np.diff(cols, axis=0) >= -1e-15)
+    np.testing.assert_allclose(cols.sum(axis=1), monolithic_steps.air_used)
+    s = summary(res)
+    assert s["air_used_gamma_g"] > 0  # the stepped joint draws air
+    assert s["air_used_g"] == pytest.approx(sum(s[f"air_used_{j}_g"] for j in ("alpha", "beta", "gamma")))
+    assert s["air_rate_g_per_s"] == pytest.approx(s["air_used_g"] / T_STEPS)
+    assert s["endurance_min_per_100g_air"] == pytest.approx(100.0 / s["air_rate_g_per_s"] / 60.0)
+    assert SUMMARIES["crr_leg"] == "legsim.robots.crr_leg.leg:summary"

@@ -177,3 +177,83 @@ def test_a_discrete_pi_loop_matches_the_zero_order_hold_recursion():
     assert np.max(np.abs(res.t - np.arange(n + 1) * ts)) <= 1e-12
     assert np.max(np.abs(res.x[:, 0] - y)) <= 1e-8
     assert abs(y[-1] - r) < 0.05 and np.max(y) > 0.5  # the loop did something (settles near r)
+
+
+# ---- fixed-step Dormand–Prince 5 (Simulink's ode5), explicit Euler, and scipy's stiff solvers
+# (pneumatic digest §7 item 9)
+
+
+@pytest.mark.parametrize("method, steps, order", [("euler", (1e-3, 5e-4, 2.5e-4), 1),
+                                                  ("dp5_fixed", (0.04, 0.02, 0.01), 5)])
+def test_fixed_step_euler_and_dp5_global_errors_shrink_at_their_orders(method, steps, order):
+    """Harmonic oscillator x = cos ωt over one period: halving h divides the final error by 2^order
+    (±20 %); the step is exactly h_max (n = 1/h steps), and DP5 costs 6 evaluations a step (FSAL)."""
+    errs = []
+    for h in steps:
+        res = simulate(odes.build_oscillator(), 1.0, options=Options(method=method, h_max=h))
+        assert res.stats["steps"] == round(1.0 / h)
+        if method == "dp5_fixed":
+            assert res.stats["fevals"] == 6 * res.stats["steps"] + 1
+        errs.append(math.hypot(res.x[-1, 0] - exact_x(1.0), (res.x[-1, 1] + W * math.sin(W)) / W))
+    ratios = np.array(errs[:-1]) / np.array(errs[1:])
+    assert np.all((ratios > 0.8 * 2 ** order) & (ratios < 1.2 * 2 ** order)), ratios
+
+
+def _ball_impacts(options):
+    from legsim.examples import bouncing_ball
+
+    g, e, h = 9.81, 0.9, 1.0
+    res = simulate(bouncing_ball.build_model(), 4.0, x0={"y": h}, params={"g": g, "e": e}, options=options)
+    v1 = math.sqrt(2.0 * g * h)
+    n = np.arange(res.events.size)
+    exact = math.sqrt(2.0 * h / g) + np.concatenate(([0.0], np.cumsum(2.0 * v1 * e ** n[1:] / g)))
+    return res, exact
+
+
+@pytest.mark.parametrize("method, tol", [("dp5_fixed", 1e-9), ("radau", 1e-6), ("bdf", 1e-5)])
+def test_new_methods_locate_the_bouncing_ball_impacts_at_their_closed_form_times(method, tol):
+    """y = y0 + v0 t − g t²/2 between impacts: DP5 and its dense output are exact on a quadratic,
+    so its impacts are exact to the location precision; Radau/BDF to their tolerance scale."""
+    res, exact = _ball_impacts(Options(method=method, h_max=0.05, rtol=1e-9, atol=1e-11))
+    assert res.events.size >= 5
+    assert np.max(np.abs(res.events["t"] - exact)) <= tol
+    assert np.all(res.events["x"][:, 0] <= 1e-9)  # each impact on the ground, before the bounce
+    assert res.t[-1] == 4.0
+
+
+def test_euler_impact_times_converge_at_first_order():
+    errs = []
+    for h in (2e-3, 1e-3, 5e-4):
+        res, exact = _ball_impacts(Options(method="euler", h_max=h))
+        errs.append(np.max(np.abs(res.events["t"][:5] - exact[:5])))
+    ratios = np.array(errs[:-1]) / np.array(errs[1:])
+    assert np.all((ratios > 1.6) & (ratios < 2.4)), ratios
+
+
+@pytest.mark.parametrize("method", ["dp5_fixed", "euler", "radau", "bdf"])
+def test_the_sampled_pi_loop_runs_at_exact_instants_with_every_new_method(method):
+    """The ZOH recursion of the test above, with each new method (Euler and DP5 at a step that divides
+    the sample period; their error is the discretisation's: checked loosely)."""
+    tau, gain, kp, ki, r, ts = 0.1, 2.0, 0.8, 3.0, 1.0, 0.02
+    ad, bd, _, _, _ = cont2discrete((np.array([[-1.0 / tau]]), np.array([[gain / tau]]),
+                                     np.array([[1.0]]), np.array([[0.0]])), ts, method="zoh")
+    y = np.zeros(51)
+    integ = 0.0
+    for k in range(50):
+        e = r - y[k]
+        integ += ts * e
+        y[k + 1] = float(ad[0, 0]) * y[k] + float(bd[0, 0]) * (kp * e + ki * integ)
+    res = simulate(odes.build_pi_plant(), 50 * ts,
+                   options=Options(method=method, h_max=1e-3, sample_period=ts, record_period=ts,
+                                   rtol=1e-10, atol=1e-12))
+    assert res.n == 51
+    assert np.max(np.abs(res.t - np.arange(51) * ts)) <= 1e-12
+    tol = {"dp5_fixed": 1e-9, "euler": 2e-2, "radau": 1e-7, "bdf": 1e-5}[method]
+    assert np.max(np.abs(res.x[:, 0] - y)) <= tol
+
+
+def test_an_unknown_method_names_the_new_ones():
+    from legsim.errors import InputError
+
+    with pytest.raises(InputError, match="dp5_fixed.*euler.*radau"):
+        Options(method="ode45")

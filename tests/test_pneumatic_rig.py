@@ -100,14 +100,39 @@ def test_open_loop_step_shows_a_stiction_peak_then_end_stop_repressurisation(u1)
     assert p_final == pytest.approx(p_in, rel=0.01)
 
 
-@pytest.mark.parametrize("u1", [7.0, 8.0, 3.0])
-def test_open_loop_pressure_time_constant_is_stable_across_solver_step_sizes(u1):
-    # A4: tau of the pressure within ~15 % for 1 ms vs 1/640 s (fixed-step RK4) and adaptive DP45
-    taus = []
-    for fit in case.pressure_taus(u1):  # adaptive DP45, fixed RK4 at 1 ms and at 1/640 s
+@pytest.mark.parametrize("method", ["dp5_fixed", "euler"])
+@pytest.mark.parametrize("u1", case.TAU_STEPS)
+def test_open_loop_pressure_time_constant_is_stable_across_solver_step_sizes(u1, method):
+    """A4: the pressure τ within ~15 % for 1 ms vs 1/640 s (and adaptive DP45), for ode5 (the thesis's
+    solver) and explicit Euler. The input is sampled at the solver step (single rate): with the rig's 1 kHz
+    sample a 1/640 s step is cut to 1 ms at every sample instant and the comparison would be empty (the
+    earlier version of this test compared RK4 that way). Measured spreads: ode5 1.005–1.008, Euler
+    1.004–1.015 (validation.pneumatic.solver_study)."""
+    fits = case.pressure_taus(u1, method)  # adaptive DP45, then the method at 1 ms and at 1/640 s
+    for fit in fits:
         assert fit.r2 > 0.7
-        taus.append(fit.tau)
-    assert max(taus) / min(taus) < 1.15
+    assert case.tau_spread(u1, method) < 1.15
+
+
+@pytest.mark.parametrize("u1", [8.0, 3.0])
+def test_rk4_at_1_640_s_is_not_accurate_on_the_open_loop_step(u1):
+    """A4 is not met by fixed-step RK4 at a true 1/640 s step: measured τ 0.0138 s (8 V) and 0.0188 s (3 V)
+    against 0.149 and 0.139 s for DP45 (spread ~10). Reason: the Stribeck-tanh law's slope at v = 0,
+    F_S k_tanh / m = 20 N · 40 s/m / 0.2 kg ≈ 4000 /s, puts h λ ≈ 6.3 outside RK4's real stability interval
+    (2.79) while the piston starts to move; the piston falls back onto the bottom stop, where this model's
+    leave-the-stop guard (already negative on entry) cannot fire again, so the stroke never happens. The
+    linearised slope is outside ode5's and Euler's intervals too (~3.3, 2), but the friction saturates and
+    their runs get through (test above; why RK4's stage values do not was not analysed further). At 1 ms
+    RK4 is fine (spread < 1.01)."""
+    fits = case.pressure_taus(u1, "rk4_fixed")
+    assert fits[1].tau / fits[0].tau == pytest.approx(1.0, abs=0.02)  # 1 ms
+    assert case.tau_spread(u1, "rk4_fixed") > 1.15  # 1/640 s: documented failure
+
+
+def test_the_stiff_solver_keeps_the_pressure_time_constant_across_max_steps():
+    """A4 with scipy's Radau (implicit; h_max = 1 ms vs 1/640 s as its max_step): spread measured 1.004 (BDF
+    the same, in the study)."""
+    assert case.tau_spread(8.0, "radau") < 1.15
 
 
 def test_trapezoid_and_recorded_csv_references(tmp_path):
@@ -144,3 +169,65 @@ def test_bench_scenarios_write_plots_and_report_metrics(tmp_path, capsys):
     report = json.loads(out)
     assert len(report["steps"]["steps"]) == 4 and report["steps"]["air_used_g"] > 0
     assert report["hop_height_m"]["spool"][-1] > 0.25
+
+
+def _closed_loop_step(**bench):
+    from legsim.robots.pneumatic_rig.metrics import first_order_fit
+
+    r = RigBench(**bench).run(Reference("step", r0=0.01, r1=0.03, t_start=0.2), 1.5, x0=0.01, p_cap0=3e5,
+                              p_rod0=3e5)
+    sel = r.t >= 0.2
+    return r, step_metrics(r.t, r.x, 0.01, 0.03, 0.2), first_order_fit(r.t[sel], r.x[sel], 0.2)
+
+
+def test_pva_feedback_closes_the_loop_on_the_rig_step():
+    """PVA (digest §1.1, §3.6: the quadruped's JCUs; the source gives neither gains nor a PVA number, ⚠ 13).
+    Physical checks instead, with kp = 100 V/m as the PID and kv = 2 V s/m, ka = 0.02 V s²/m (each term of
+    the order of kp e on a 2 cm step): the loop settles on the reference (|e| < 0.5 mm, measured 0.26 mm);
+    velocity feedback adds damping, so the response is slower than P alone (τ measured 0.127 vs 0.106 s)
+    and overshoots no more; the differenced velocity estimate follows the true velocity."""
+    r_p, m_p, f_p = _closed_loop_step()
+    r, m, f = _closed_loop_step(controller="pva")
+    assert abs(r.x[-1] - 0.03) < 5e-4 and m.settling < 1.0
+    assert f.r2 > 0.92 and f.tau > 1.1 * f_p.tau
+    assert m.overshoot <= m_p.overshoot + 1e-3
+    v_est, v = r.result.state("v_est"), r.result.state("v")
+    moving = np.abs(v) > 0.05
+    assert moving.sum() > 20
+    assert np.sqrt(np.mean((v_est - v)[moving] ** 2)) < 0.1 * np.abs(v).max()
+    assert np.all(r.u >= 0.0) and np.all(r.u <= 10.0)
+
+
+def test_gain_scale_multiplies_every_feedback_gain():
+    """gain_scale s (the thesis's −25 % on Alpha, §5.2): s = 0.75 with kp = 100 is kp = 75 to the last bit,
+    and the lower gain slows the step (τ 0.158 vs 0.106 s measured)."""
+    r75, _, f75 = _closed_loop_step(gain_scale=0.75)
+    r_kp, _, _ = _closed_loop_step(kp=75.0)
+    _, _, f = _closed_loop_step()
+    np.testing.assert_allclose(r75.x, r_kp.x, rtol=0, atol=1e-12)
+    assert f75.tau > 1.2 * f.tau
+    with pytest.raises(InputError, match="controller='pd'.*pid, pva"):
+        RigBench(controller="pd")
+    with pytest.raises(InputError, match="gain_scale=-1"):
+        RigBench(gain_scale=-1.0)
+
+
+def test_ablation_harness_covers_every_variant_with_finite_costs_against_the_base():
+    """A11 harness structure only (nothing is timed here: a counting clock stands in for the timer, so
+    every interval is positive and finite): every valve × friction variant once, the full model first
+    with ratio 1, finite positive costs, and each variant's run reaching its final time."""
+    from itertools import count
+
+    from legsim.robots.pneumatic_rig import ablation
+
+    ticks = count()
+    rows = ablation.ablation_table(n_evals=10, t_final=0.05, clock=lambda: float(next(ticks)))
+    assert [(r["valve"], r["friction"]) for r in rows] == list(ablation.VARIANTS)
+    assert set(ablation.VARIANTS) == {(v, f) for v in ablation.VALVES for f in ablation.FRICTIONS}
+    assert ablation.VARIANTS[0] == ("fitted", "stribeck")
+    assert rows[0]["eval_ratio"] == 1.0 and rows[0]["step_ratio"] == 1.0
+    for r in rows:
+        for key in ("s_per_eval", "s_per_step", "eval_ratio", "step_ratio"):
+            assert np.isfinite(r[key]) and r[key] > 0, (r, key)
+        assert np.isfinite(r["air_used_g"]) and r["air_used_g"] >= 0
+        assert r["steps"] >= 50  # 0.05 s at 1 ms

@@ -13,7 +13,8 @@ from .scenario import Scenario, load_scenario
 
 __all__ = ["run_scenario", "simulate_scenario", "summarize"]
 
-SUMMARIES: dict[str, str] = {"hexapod": "legsim.robots.rhex.postprocess:summary"}
+SUMMARIES: dict[str, str] = {"hexapod": "legsim.robots.rhex.postprocess:summary",
+                              "crr_leg": "legsim.robots.crr_leg.leg:summary"}
 """Model name -> "module:function(result) -> dict" of headline numbers printed after a run."""
 
 

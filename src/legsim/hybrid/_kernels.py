@@ -10,7 +10,9 @@ Algorithms (SimSect digest §2, extended):
 
 * Dormand–Prince 5(4) with Shampine's dense output, scipy-compatible RMS error norm and step
   control; classical RK4 with step doubling (SimSect's adaptive RK4: error = max|x_{h/2,h/2} −
-  x_h| / 15, accepted when ≤ ``tolerance``, next step h·(tol/err)^power); fixed-step RK4.
+  x_h| / 15, accepted when ≤ ``tolerance``, next step h·(tol/err)^power); fixed-step RK4; fixed-step
+  Dormand–Prince 5 (Simulink's ode5: the 5th-order solution, no error control) and explicit Euler.
+  The fixed-step methods step ``h_max``, shortened to land on sample instants and the final time.
 * Events: guards are evaluated after every step; a crossing in the guard's direction is located by
   a safeguarded Illinois (regula falsi) iteration on the dense interpolant (DP) or by re-stepping
   from the step start (RK4), until the guard on the requested side (LEFT/RIGHT) is within
@@ -45,7 +47,9 @@ from ._layout import (
     EV_SAMPLE_MODE,
     EV_SLIDE_END,
     EV_SLIDE_START,
+    M_DP5_FIXED,
     M_DP45,
+    M_EULER,
     M_RK4,
     M_RK4_FIXED,
     OF_ATOL,
@@ -143,6 +147,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
     ng = gdir.size
     ny = rec.shape[1] - 1 - nx
     method = opti[OI_METHOD]
+    fixed = method == M_RK4_FIXED or method == M_DP5_FIXED or method == M_EULER
     t0 = optf[OF_T0]
     tf = optf[OF_TF]
     rtol = optf[OF_RTOL]
@@ -263,7 +268,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
             return ST_DONE
         if steps_this_call >= max_steps:
             return ST_BUDGET
-        if method == M_RK4_FIXED:
+        if fixed:
             h = hmax
         h = min(h, hmax)
         if rp > 0.0:
@@ -297,7 +302,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
             if ratio <= 1.0:
                 break
             si[SI_NREJ] += 1
-            if method == M_RK4_FIXED or h_next < hmin:
+            if fixed or h_next < hmin:
                 return ST_NONFINITE if ratio == np.inf else ST_STEP_UNDERFLOW
             h = h_next
             t_end = t + h
@@ -329,8 +334,8 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
             for i in range(nx):
                 x[i] = xnew[i]
             t = t_end
-            if method == M_DP45 and si[SI_SLIDE] == 0:
-                for i in range(nx):
+            if (method == M_DP45 or method == M_DP5_FIXED) and si[SI_SLIDE] == 0:
+                for i in range(nx):  # first same as last
                     K[0, i] = K[6, i]
             else:
                 si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)

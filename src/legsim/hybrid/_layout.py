@@ -19,7 +19,9 @@ N_SF = 2
 N_SI = 20
 
 # ---- methods -------------------------------------------------------------------------------
-M_DP45, M_RK4, M_RK4_FIXED = 0, 1, 2
+M_DP45, M_RK4, M_RK4_FIXED, M_DP5_FIXED, M_EULER = 0, 1, 2, 3, 4
+M_RADAU, M_BDF = 5, 6
+"""Stiff methods: scipy's implicit solvers, driven between events in Python (never by the kernel)."""
 
 # ---- status codes --------------------------------------------------------------------------
 ST_DONE = 0

@@ -1,8 +1,10 @@
 """Runge–Kutta steps, dense output and the Filippov sliding field (compiled; numpy/numba/math only).
 
-Dormand–Prince 5(4) stages with Shampine's dense output, scipy's RMS error norm and step law;
-classical RK4 with step doubling (SimSect's adaptive RK4) or a fixed step; the state inside the
-last step by interpolation (DP) or re-stepping (RK4); the sliding combination
+Dormand–Prince 5(4) stages with Shampine's dense output, scipy's RMS error norm and step law, or
+the same 5th-order solution at a fixed step without error control (Simulink's ode5); classical RK4
+with step doubling (SimSect's adaptive RK4) or a fixed step; explicit Euler at a fixed step; the
+state inside the last step by interpolation (DP), re-stepping (RK4) or the Euler line (which is the
+Euler re-step); the sliding combination
 (1 − α) f_A + α f_B with α from Lie derivatives of the sliding guard.
 """
 
@@ -14,7 +16,9 @@ import numpy as np
 from numba import njit
 
 from ._layout import (
+    M_DP5_FIXED,
     M_DP45,
+    M_EULER,
     M_RK4,
     SI_NFEV,
     SI_SLIDE,
@@ -139,9 +143,10 @@ def _dp_error(x, xnew, K, h, rtol, atol):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _state_at(method, vf, gf, si, t, x, h, theta, p, mode, K, k2, k3, k4, xs, out, fb, xp, gbuf):
-    """State at t + θh inside the last step: DP dense output, or an RK4 re-step of size θh."""
+    """State at t + θh inside the last step: DP dense output (DP45 and fixed DP5), the Euler line
+    (exactly the Euler step of size θh), or an RK4 re-step of size θh."""
     n = x.size
-    if method == M_DP45:
+    if method == M_DP45 or method == M_DP5_FIXED:
         th2 = theta * theta
         th3 = th2 * theta
         th4 = th3 * theta
@@ -151,6 +156,10 @@ def _state_at(method, vf, gf, si, t, x, h, theta, p, mode, K, k2, k3, k4, xs, ou
                 acc += K[s, i] * (DP_P[s, 0] * theta + DP_P[s, 1] * th2 + DP_P[s, 2] * th3
                                   + DP_P[s, 3] * th4)
             out[i] = x[i] + h * acc
+        return 0
+    if method == M_EULER:
+        for i in range(n):
+            out[i] = x[i] + theta * h * K[0, i]
         return 0
     return _rk4(vf, gf, si, t, x, theta * h, p, mode, K[0], k2, k3, k4, xs, out, fb, xp, gbuf)
 
@@ -214,6 +223,16 @@ def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4,
         ratio = err / tol
         fac = 5.0 if err == 0.0 else 0.9 * (tol / err) ** power
         fac = min(5.0, max(0.1, fac))
+    elif method == M_DP5_FIXED:
+        # Simulink's ode5: the Dormand–Prince 5th-order solution, no error control
+        si[SI_NFEV] += _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf)
+        ratio = 0.0
+        fac = 1.0
+    elif method == M_EULER:
+        for i in range(n):
+            xnew[i] = x[i] + h * K[0, i]
+        ratio = 0.0
+        fac = 1.0
     else:
         si[SI_NFEV] += _rk4(vf, gf, si, t, x, h, p, mode, K[0], k2, k3, k4, xs, xnew, fb, xp, gbuf)
         ratio = 0.0

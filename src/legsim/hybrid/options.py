@@ -21,15 +21,35 @@ class Method(IntEnum):
     RK4: SimSect's adaptive classical RK4; error by step doubling, max-norm, absolute, against
     ``tolerance``; next step h·0.9·(tolerance/err)^``power`` clamped to [0.1 h, 5 h].
     RK4_FIXED: classical RK4 with the constant step ``h_max``.
+    DP5_FIXED: the Dormand–Prince 5th-order solution with the constant step ``h_max`` and no error
+    control (Simulink's fixed-step ode5, the solver of Daepp's xPC model, digest §3.5); records
+    and events use its dense output.
+    EULER: explicit (forward) Euler with the constant step ``h_max`` (first order).
+    RADAU, BDF: scipy's implicit stiff solvers (``solve_ivp`` "Radau", "BDF"; ``rtol``/``atol``,
+    ``h_max`` as max_step), run between events by :mod:`legsim.hybrid.stiff` on the same hooks.
+
+    All fixed-step methods shorten a step to land on a sample instant or the final time, and
+    locate events inside a step as the adaptive ones do.
     """
 
     DP45 = L.M_DP45
     RK4 = L.M_RK4
     RK4_FIXED = L.M_RK4_FIXED
+    DP5_FIXED = L.M_DP5_FIXED
+    EULER = L.M_EULER
+    RADAU = L.M_RADAU
+    BDF = L.M_BDF
+
+    @property
+    def stiff(self) -> bool:
+        """True for scipy's implicit solvers (not run by the compiled kernel)."""
+        return self in (Method.RADAU, Method.BDF)
 
 
 _METHOD_NAMES = {"dp45": Method.DP45, "rk45": Method.DP45, "dopri5": Method.DP45,
-                 "rk4": Method.RK4, "rk4_fixed": Method.RK4_FIXED}
+                 "rk4": Method.RK4, "rk4_fixed": Method.RK4_FIXED, "dp5_fixed": Method.DP5_FIXED,
+                 "ode5": Method.DP5_FIXED, "euler": Method.EULER, "radau": Method.RADAU,
+                 "bdf": Method.BDF}
 
 
 @dataclass(frozen=True)
@@ -38,10 +58,12 @@ class Options:
 
     Parameters
     ----------
-    method : "dp45" | "rk4" | "rk4_fixed" (or a :class:`Method`).
-    rtol, atol : DP45 relative/absolute tolerances.
+    method : "dp45" | "rk4" | "rk4_fixed" | "dp5_fixed" (alias "ode5") | "euler" | "radau" | "bdf"
+        (or a :class:`Method`).
+    rtol, atol : DP45 (and Radau/BDF) relative/absolute tolerances.
     tolerance, power : SimSect adaptive RK4 state-error tolerance and step exponent.
-    h_min, h_max : step bounds [s]; ``h_max`` is the step of "rk4_fixed".
+    h_min, h_max : step bounds [s]; ``h_max`` is the step of "rk4_fixed", "dp5_fixed" and "euler",
+        and the max_step of "radau" and "bdf".
     h0 : first step [s]; 0 chooses one automatically.
     stop_precision : event location precision in guard value (SimSect ``stopPrecision``).
     max_stop_iter : iterations allowed to locate one event (``maxStopIter``).

@@ -66,7 +66,9 @@ def simulate(model: Model, t_final: float,
     t_final : final time [s]; the last record is at exactly this time.
     x0 : initial state: a name -> value mapping over the defaults, or a full vector (nx,).
     params : parameters: a name -> value mapping over the defaults, or a full vector (np,).
-    options : integrator options (defaults: DP45, rtol 1e-8, atol 1e-10).
+    options : integrator options (defaults: DP45, rtol 1e-8, atol 1e-10); ``method="radau"`` or
+        ``"bdf"`` runs scipy's stiff solvers on the same hooks (:mod:`legsim.hybrid.stiff`; no
+        monitor, no progress bar, sinks get one chunk at the end).
     mode0 : initial mode; None lets ``model.init_partition`` choose (or 0 without one).
     sinks : callables receiving each chunk of records and events as the run goes.
     progress : show a progress bar (None: only when the run lasts more than ~2 s of wall time).
@@ -91,7 +93,6 @@ def simulate(model: Model, t_final: float,
     Result with ``t`` (n,), ``x`` (n, nx), ``mode`` (n,), ``y`` (n, ny), ``events``, ``stats``.
     """
     watch_compilation()  # a first run on a machine compiles: say so rather than sit silent
-    K = engine()  # imported here: its import compiles it on a first run (perhaps in the background)
     opts = options if options is not None else Options()
     if not isinstance(opts, Options):
         raise InputError(f"options must be a legsim.hybrid.Options, got {type(opts).__name__}")
@@ -123,6 +124,17 @@ def simulate(model: Model, t_final: float,
                              "and options.sample_period is 0")
         if not (isinstance(controller_every, int) and controller_every >= 1):
             raise InputError(f"controller_every must be a whole number >= 1, got {controller_every!r}")
+    if opts.method_code.stiff:  # scipy's implicit solvers between events (legsim.hybrid.stiff)
+        from .stiff import simulate_stiff
+
+        if monitor is not None:
+            raise InputError(f"method {opts.method_code.name.lower()!r} runs through scipy and cannot feed a "
+                             "live monitor; use dp45, rk4, rk4_fixed, dp5_fixed or euler to watch a run")
+
+        return simulate_stiff(model, t_final, x, p, mode, opts, t0=t0, sinks=sinks, controller=controller,
+                              controller_every=controller_every, keep_records=keep_records,
+                              raise_on_error=raise_on_error)
+    K = engine()  # imported here: its import compiles it on a first run (perhaps in the background)
     hooks = model.hooks(_no_outputs)
     optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL if monitor is None else _MONITOR_STEPS,
                            controller_every if controller else 0)

@@ -30,7 +30,7 @@ from ...actuators.pneumatic.cylinder import Cylinder
 from ...actuators.pneumatic.friction import Friction, FrictionModel, stribeck_tanh_source
 from ...actuators.pneumatic.linkage import JointLinkage
 from ...actuators.pneumatic.units import P_ATM_PSI, PSI
-from ...actuators.pneumatic.valves import mpye5_fitted
+from ...actuators.pneumatic.valves import ProportionalValve, mpye5_fitted
 from ...errors import InputError
 from ...hybrid import Model, Options, ParamRange, Result, choice, nonnegative, positive, simulate
 from . import _hooks as H
@@ -285,6 +285,8 @@ class LegBench:
     cylinders : three :class:`.prismatic.CylinderInertia` for "prismatic" (default: the Bimba
     estimates of :func:`.prismatic.bimba_cylinder_inertia`; those used: ``cylinder_inertias``).
     With "prismatic" the ``torque_*`` outputs are the equivalent joint torques F dx/dθ.
+    valve : the MPYE-5 model of all three joints (default the fitted one); strokes : Alpha, Beta, Gamma
+    cylinder strokes [m] (default :data:`STROKES`; give linkages designed for them).
     """
 
     supply_psig: float = 50.3
@@ -306,6 +308,8 @@ class LegBench:
         sliding=False))
     actuation: str = "torque"
     cylinders: tuple | None = None
+    valve: ProportionalValve = field(default_factory=mpye5_fitted)
+    strokes: tuple = STROKES
 
     def __post_init__(self) -> None:
         if self.coupling not in COUPLINGS:
@@ -328,6 +332,9 @@ class LegBench:
                 raise InputError(f"gains/gain_scale key {key!r}: expected one of {', '.join(JOINTS)}")
         if self.actuation not in ACTUATIONS:
             raise InputError(f"actuation={self.actuation!r}: expected one of {', '.join(ACTUATIONS)}")
+        if len(self.strokes) != 3 or not all(np.isfinite(v) and v > 0 for v in self.strokes):
+            raise InputError(f"strokes={self.strokes!r}: expected three cylinder strokes > 0 [m] "
+                             "(Alpha, Beta, Gamma); the linkages must be designed for them")
         self.bodies = crr_leg_bodies()
         field_hook = H.vector_field
         self.cylinder_inertias = None
@@ -341,7 +348,7 @@ class LegBench:
         self.actuators = tuple(
             PneumaticActuator(p_supply=(self.supply_psig + P_ATM_PSI) * PSI,
                               p_exhaust=self.exhaust_psia * PSI,
-                              cylinder=Cylinder(stroke=STROKES[j]), valve=mpye5_fitted(),
+                              cylinder=Cylinder(stroke=self.strokes[j]), valve=self.valve,
                               friction=self.friction)
             for j in range(3))
         nfb, nib = self.bodies.fbuf.size, self.bodies.ibuf.size
@@ -423,3 +430,16 @@ class LegBench:
                       u=X[:, H.U:H.U + 3], torque=Y[:, 3:6], force=Y[:, 6:9], x_piston=Y[:, 9:12],
                       p_cap=gas[:, :, 0], p_rod=gas[:, :, 1], air_used=gas[:, :, 4].sum(axis=1),
                       mode=res.mode, result=res)
+
+
+def summary(result) -> dict:
+    """Headline numbers of a leg run (printed by ``legsim run``): air drawn from the supply by the three
+    cylinders [g], per joint and in all, the mean draw [g/s] and the endurance of a 100 g supply
+    (:func:`legsim.actuators.pneumatic.consumption.air_summary`)."""
+    from ...actuators.pneumatic.consumption import air_summary
+
+    t = np.asarray(result.t, dtype=float)
+    cols = {j: np.asarray(result.state(f"m_air_{j}"), dtype=float) for j in JOINTS}
+    out = {f"air_used_{j}_g": float(c[-1] - c[0]) * 1e3 for j, c in cols.items()}
+    out.update(air_summary(t, np.column_stack(list(cols.values()))))
+    return out

@@ -1,7 +1,9 @@
 """Compiled hooks of the 1-DoF cylinder test rig (private; see :mod:`.rig`).
 
 Daepp (2011) Ch. 4 and App. B: MPYE-5 valve + Bimba cylinder + attached mass, PID valve-voltage
-controller sampled at 1 kHz. Parameter vector = the actuator row (``_layout``, NPARAM entries)
+controller sampled at 1 kHz, or PVA (position, velocity and acceleration feedback, the law of the
+quadruped's joint control units, digest §1.1, §3.6), both with an overall gain scale.
+Parameter vector = the actuator row (``_layout``, NPARAM entries)
 followed by the rig parameters below, then an optional reference table (times, values).
 Modes: FREE (moving, velocity-only friction laws), BOTTOM / TOP (at an end stop), STUCK (stick
 state of the Coulomb and stiction laws), SLIDE_POS / SLIDE_NEG (those laws while sliding with
@@ -32,9 +34,10 @@ STUCK = 3
 SLIDE_POS = 4
 SLIDE_NEG = 5
 
-# state indices: continuous, then bookkeeping (held by the sampled controller)
-X, V, PCAP, PROD, MCAP, MROD, MAIR, Z, U, INTEG, EPREV, REF = range(12)
-NX = 12
+# state indices: continuous, then bookkeeping (held by the sampled controller): the PVA law's last
+# sampled position and its velocity and acceleration estimates
+X, V, PCAP, PROD, MCAP, MROD, MAIR, Z, U, INTEG, EPREV, REF, XPREV, VEST, AEST = range(15)
+NX = 15
 
 # rig parameter indices (after the actuator row)
 O = L.NPARAM
@@ -55,8 +58,16 @@ T_HOLD = O + 13
 AMP = O + 14
 OMEGA = O + 15        # [rad/s]
 N_TABLE = O + 16
-TABLE = O + 17        # then N times, then N values
-NRIG = 17
+GAIN_SCALE = O + 17   # overall factor on the feedback gains [-] (the thesis's -25 %: 0.75)
+CONTROLLER = O + 18   # CTRL_PID or CTRL_PVA
+KV = O + 19           # PVA velocity gain [V s/m]
+KA = O + 20           # PVA acceleration gain [V s^2/m]
+PVA_CUTOFF = O + 21   # first-order low-pass on the PVA's differenced estimates [Hz]; 0 = none
+TABLE = O + 22        # then N times, then N values
+NRIG = 22
+
+CTRL_PID = 0
+CTRL_PVA = 1
 
 REF_STEP = 0
 REF_TRAPEZOID = 1
@@ -238,7 +249,12 @@ def reset(t, x, p, mode, fired, x_new):
 
 @sig.sample(allocates=False)
 def sample(t, x, p, mode, k, x_new):
-    """PID valve-voltage controller at the sample instants, saturated to the valve range."""
+    """Valve-voltage controller at the sample instants, saturated to the valve range.
+
+    PID: u = u_bias + s (Kp e + Ki ∫e + Kd ė). PVA: u = u_bias + s (Kp e + Ki ∫e − Kv v̂ − Ka â), with v̂ and
+    â the backward differences of the sampled position (the JCUs read a potentiometer only), each through
+    a first-order low-pass at ``PVA_CUTOFF``. s is the gain scale; the integrator holds while saturated.
+    """
     r = reference(t, p)
     x_new[REF] = r
     lo = p[L.U_MIN]
@@ -249,8 +265,22 @@ def sample(t, x, p, mode, k, x_new):
     dt = p[DT]
     e = r - x[X]
     integ = x[INTEG] + e * dt
-    deriv = 0.0 if k == 0 else (e - x[EPREV]) / dt
-    u = p[U_BIAS] + p[KP] * e + p[KI] * integ + p[KD] * deriv
+    fb = p[KP] * e + p[KI] * integ
+    if int(p[CONTROLLER]) == CTRL_PVA:
+        beta = math.exp(-2.0 * math.pi * p[PVA_CUTOFF] * dt) if p[PVA_CUTOFF] > 0.0 else 0.0
+        if k == 0:
+            v_est = 0.0
+            a_est = 0.0
+        else:
+            v_est = beta * x[VEST] + (1.0 - beta) * (x[X] - x[XPREV]) / dt
+            a_est = beta * x[AEST] + (1.0 - beta) * (v_est - x[VEST]) / dt
+        fb += -p[KV] * v_est - p[KA] * a_est
+        x_new[XPREV] = x[X]
+        x_new[VEST] = v_est
+        x_new[AEST] = a_est
+    else:
+        fb += p[KD] * (0.0 if k == 0 else (e - x[EPREV]) / dt)
+    u = p[U_BIAS] + p[GAIN_SCALE] * fb
     if u > hi or u < lo:
         integ = x[INTEG]            # anti-windup: hold the integrator while saturated
         u = min(max(u, lo), hi)

@@ -32,17 +32,18 @@ from ...hybrid import Direction, Guard, Model, Options, Result, simulate
 from ...identify.logs import read_log
 from . import _rig_hooks as H
 
-__all__ = ["rig_model", "RigBench", "RigRun", "Reference", "VALVES", "FRICTIONS"]
+__all__ = ["rig_model", "RigBench", "RigRun", "Reference", "VALVES", "FRICTIONS", "CONTROLLERS"]
 
 STATE_NAMES = ("x", "v", "p_cap", "p_rod", "m_cap", "m_rod", "m_air", "z", "u", "integ", "e_prev",
-               "ref")
+               "ref", "x_prev", "v_est", "a_est")
 OUTPUT_NAMES = ("ref", "pressure_force", "friction", "force", "mdot_cap", "mdot_rod", "mdot_supply")
 RIG_PARAM_NAMES = ("mass", "gravity_along_extension", "kp", "ki", "kd", "u_bias", "dt_control",
                    "open_loop", "ref_kind", "r0", "r1", "t_start", "t_ramp", "t_hold", "amplitude",
-                   "omega", "n_table")
+                   "omega", "n_table", "gain_scale", "controller", "kv", "ka", "pva_cutoff")
 MODE_NAMES = {H.FREE: "moving", H.BOTTOM: "at bottom stop", H.TOP: "at top stop", H.STUCK: "stuck",
               H.SLIDE_POS: "sliding out", H.SLIDE_NEG: "sliding in"}
 
+CONTROLLERS = {"pid": H.CTRL_PID, "pva": H.CTRL_PVA}
 VALVES = {"fitted": mpye5_fitted, "simple": mpye5_simple, "underlapped": mpye5_underlapped}
 FRICTIONS = {
     "stribeck": stribeck_tanh_source,
@@ -74,7 +75,8 @@ def rig_model(n_table: int = 0) -> Model:
     defaults[:L.NPARAM] = PneumaticActuator().row()
     rig = dict(mass=0.2, gravity_along_extension=9.81, kp=100.0, ki=0.0, kd=0.0, u_bias=5.25,
                dt_control=1e-3, open_loop=0.0, ref_kind=0.0, r0=0.0, r1=0.0, t_start=0.0,
-               t_ramp=0.5, t_hold=0.5, amplitude=0.0, omega=1.0, n_table=float(n_table))
+               t_ramp=0.5, t_hold=0.5, amplitude=0.0, omega=1.0, n_table=float(n_table), gain_scale=1.0,
+               controller=float(H.CTRL_PID), kv=0.0, ka=0.0, pva_cutoff=0.0)
     for k, v in rig.items():
         defaults[names.index(k)] = v
     guards = (Guard("hits_bottom"), Guard("hits_top"), Guard("leaves_bottom"), Guard("leaves_top"),
@@ -173,6 +175,12 @@ class RigBench:
     valve : "fitted" (default) | "simple" | "underlapped"; friction : see ``FRICTIONS``.
     supply_psig : supply pressure [psig] (50.3); mass [kg] (0.2);
     gravity_along_extension [m/s²]; kp, ki, kd : PID gains [V/m, V/(m s), V s/m];
+    controller : "pid" (default) | "pva" (position–velocity–acceleration feedback, the CRR
+    quadruped's JCU law: kp, ki with kv [V s/m], ka [V s²/m] on the velocity and acceleration
+    differenced from the sampled position, low-passed at pva_cutoff [Hz], 0 = none; the source gives
+    no PVA gains: kv = 2 V s/m and ka = 0.02 V s²/m are chosen here so that each term is of the order
+    of kp e on a 2 cm step (v ≈ 0.25 m/s, a ≈ 3 m/s²), not tuned to a target);
+    gain_scale : factor on every feedback gain (the thesis cut Alpha's by 25 %: 0.75);
     heat : chamber thermodynamics; options : engine options (default DP45 with the 1 kHz
     controller sample, records every 1 ms).
     """
@@ -180,18 +188,26 @@ class RigBench:
     def __init__(self, valve: str = "fitted", friction: str = "stribeck", *, supply_psig: float = 50.3,
                  exhaust_psia: float = 15.7, mass: float = 0.2, gravity_along_extension: float = 9.81,
                  kp: float = 100.0, ki: float = 0.0, kd: float = 0.0, u_bias: float = 5.25,
-                 heat: HeatModel = HeatModel.ADIABATIC, options: Options | None = None) -> None:
+                 heat: HeatModel = HeatModel.ADIABATIC, options: Options | None = None,
+                 controller: str = "pid", kv: float = 2.0, ka: float = 0.02, pva_cutoff: float = 0.0,
+                 gain_scale: float = 1.0) -> None:
         if valve not in VALVES:
             raise InputError(f"valve={valve!r}: expected one of {', '.join(VALVES)}")
         if friction not in FRICTIONS:
             raise InputError(f"friction={friction!r}: expected one of {', '.join(FRICTIONS)}")
         if not mass > 0:
             raise InputError(f"mass={mass!r} kg: expected > 0")
+        if controller not in CONTROLLERS:
+            raise InputError(f"controller={controller!r}: expected one of {', '.join(CONTROLLERS)}")
+        for name, val in (("kv", kv), ("ka", ka), ("pva_cutoff", pva_cutoff), ("gain_scale", gain_scale)):
+            if not (np.isfinite(val) and val >= 0):
+                raise InputError(f"{name}={val!r}: expected a finite number >= 0")
         self.actuator = PneumaticActuator(p_supply=(supply_psig + P_ATM_PSI) * PSI,
                                           p_exhaust=exhaust_psia * PSI, valve=VALVES[valve](),
                                           friction=FRICTIONS[friction](), heat=heat)
         self.rig = dict(mass=mass, gravity_along_extension=gravity_along_extension, kp=kp, ki=ki,
-                        kd=kd, u_bias=u_bias)
+                        kd=kd, u_bias=u_bias, gain_scale=gain_scale,
+                        controller=float(CONTROLLERS[controller]), kv=kv, ka=ka, pva_cutoff=pva_cutoff)
         self.options = options or Options(method="dp45", rtol=1e-6, atol=1e-9, h_max=1e-3,
                                           record_period=1e-3, sample_period=1e-3, sliding=False)
 

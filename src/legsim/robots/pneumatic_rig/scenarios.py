@@ -2,7 +2,9 @@
 
 ``python -m legsim.robots.pneumatic_rig.scenarios OUT_DIR`` runs the closed-loop step series,
 the sine-tracking series, an open-loop step and the hop sweep, writes PNG plots into OUT_DIR and
-prints the metrics as JSON.
+prints the metrics as JSON. ``python -m legsim.robots.pneumatic_rig.scenarios --solvers`` prints the
+A4 solver study instead (:func:`legsim.validation.pneumatic.solver_study`: the open-loop pressure τ of
+each solver at 1 ms and 1/640 s against adaptive DP45).
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ...actuators.pneumatic.consumption import air_summary
 from ...actuators.pneumatic.units import INCH, pa_to_psi
 from . import _rig_hooks as H
 from .hop import HopBench
 from .metrics import first_order_fit, lag_by_xcorr, rmse
 from .rig import Reference, RigBench, RigRun
 
-__all__ = ["plot_rig_run", "plot_hop_sweep", "closed_loop_steps", "sine_tracking", "hop_sweep", "main"]
+__all__ = ["plot_rig_run", "plot_hop_sweep", "closed_loop_steps", "sine_tracking", "hop_sweep",
+           "print_solver_study", "main"]
 
 
 def plot_rig_run(run: RigRun, path, title: str = "") -> None:
@@ -81,7 +85,7 @@ def closed_loop_steps(bench: RigBench | None = None):
         sel = (run.t >= t0) & (run.t < t1)
         f = first_order_fit(run.t[sel], run.x[sel], t0)
         fits.append({"t_step": t0, "tau": f.tau, "r2": f.r2})
-    return run, {"steps": fits, "rmse_in": rmse(run.x, run.ref) / INCH, "air_used_g": run.air_used[-1] * 1e3}
+    return run, {"steps": fits, "rmse_in": rmse(run.x, run.ref) / INCH, **air_summary(run.t, run.air_used)}
 
 
 def sine_tracking(bench: RigBench | None = None, omegas=(1.0, 3.0, 5.0)):
@@ -104,8 +108,22 @@ def hop_sweep(durations=(10, 15, 20, 25, 30, 40, 50, 60, 70, 80), p_gauge: float
             for name in ("spool", "rubber")}
 
 
+def print_solver_study() -> None:
+    """The A4 solver study as a table (digest §7 item 9: solver choice is the thesis's open question)."""
+    from ...validation.pneumatic import solver_study
+
+    print(f"{'method':10s} {'u [V]':>5s} {'tau DP45':>9s} {'tau 1 ms':>9s} {'tau 1/640':>9s} {'R2 min':>6s} "
+          f"{'spread':>7s}  within 15 %")
+    for r in solver_study():
+        print(f"{r['method']:10s} {r['u_V']:5.1f} {r['tau_dp45_s']:9.4f} {r['tau_1ms_s']:9.4f} "
+              f"{r['tau_640Hz_s']:9.4f} {r['r2_min']:6.3f} {r['spread']:7.3f}  {r['within_15pct']}")
+
+
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "--solvers":
+        print_solver_study()
+        return 0
     out = Path(args[0] if args else ".")
     out.mkdir(parents=True, exist_ok=True)
     run, steps = closed_loop_steps()

@@ -1,0 +1,118 @@
+"""Ablation harness of the cylinder rig: the cost of each valve and friction variant (pneumatic
+digest §7 item 12 and A11; Daepp Table 3, where the xPC target's task execution time (TET) per step
+fell 24 % with the simple valve and 11 % with viscous friction).
+
+Two costs per variant, each as a ratio against the base variant (the full model, fitted valve +
+Stribeck-tanh): the compiled vector field per evaluation (the actuator block alone, called from a
+compiled loop as the engine calls it), and the TET analogue, the wall time per step of a fixed-step
+ode5 run at 1 kHz (the thesis's solver and rate) of the closed-loop step series. Absolute numbers
+depend on the machine; report ratios (``benchmarks/bench_pneumatic_rig.py`` prints them).
+
+``python -m legsim.robots.pneumatic_rig.ablation`` prints the table.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ...actuators.pneumatic import _layout as L
+from ...hybrid import Options
+from . import _rig_hooks as H
+from .rig import FRICTIONS, VALVES, Reference, RigBench, rig_model
+
+__all__ = ["VARIANTS", "ablation_table", "per_eval_cost", "tet_per_step", "main"]
+
+VARIANTS: tuple[tuple[str, str], ...] = (("fitted", "stribeck"),) + tuple(
+    (v, f) for v in VALVES for f in FRICTIONS if (v, f) != ("fitted", "stribeck"))
+"""Every (valve, friction) pair of the rig, the base (the thesis's full model) first."""
+
+STEPS = Reference("table_hold", times=[0, 0.5, 1.5, 2.5, 3.5], values=[0.01, 0.03, 0.015, 0.035, 0.02])
+"""The closed-loop step series of A5 (positions [m])."""
+
+
+@njit(cache=True)
+def _eval_loop(f, p, x, xdot, mode, n):
+    s = 0.0
+    for i in range(n):
+        x[0] = 0.01 + 1e-9 * i
+        f(0.0, x, p, mode, xdot)
+        s += xdot[1]
+    return s
+
+
+def per_eval_cost(bench: RigBench, n: int = 200_000,
+                  clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds per evaluation of the rig's compiled vector field with ``bench``'s valve and friction, the
+    piston moving out at 1 cm/s mid-stroke with the valve at 6 V (best of three loops of ``n``)."""
+    model = rig_model(STEPS.times.size)
+    p = bench.params(STEPS, model)
+    x = np.zeros(H.NX)
+    x[H.X], x[H.V] = 0.01, 0.01
+    x[H.PCAP:H.MAIR + 1] = bench.actuator.initial_state(0.01, 3e5, 2.5e5)[0]
+    x[H.U] = 6.0
+    xdot = np.zeros(H.NX)
+    mode = H.SLIDE_POS if int(p[L.FRICTION_MODEL]) in (0, 2) else H.FREE
+    _eval_loop(H.vector_field, p, x, xdot, mode, 10)
+    best = math.inf
+    for _ in range(3):
+        t0 = clock()
+        _eval_loop(H.vector_field, p, x, xdot, mode, n)
+        best = min(best, (clock() - t0) / n)
+    return best
+
+
+def tet_per_step(bench: RigBench, t_final: float = 4.5,
+                 clock: Callable[[], float] = time.perf_counter) -> tuple[float, Any]:
+    """TET analogue: wall seconds per step of a fixed-step ode5 run at 1 kHz (controller and solver at
+    1 ms, as the xPC model) of the A5 step series, and the run. The bench's own options are ignored."""
+    opts = Options(method="dp5_fixed", h_max=1e-3, record_period=1e-3, sample_period=1e-3, sliding=False)
+    b = copy.copy(bench)
+    b.options = opts
+    b.run(STEPS, 0.01, x0=0.01, p_cap0=3e5, p_rod0=3e5)  # compile or load from the cache first
+    t0 = clock()
+    run = b.run(STEPS, t_final, x0=0.01, p_cap0=3e5, p_rod0=3e5)
+    wall = clock() - t0
+    return wall / max(run.result.stats["steps"], 1), run
+
+
+def ablation_table(variants: Sequence[tuple[str, str]] = VARIANTS, n_evals: int = 200_000,
+                   t_final: float = 4.5,
+                   clock: Callable[[], float] = time.perf_counter) -> list[dict[str, Any]]:
+    """One row per (valve, friction) variant, in the given order (the first is the base): seconds per
+    vector-field evaluation and per ode5 step (TET analogue), each also as a ratio to the base's, the
+    steps and f-evaluations of the run, and its air used [g]. ``clock`` is the timer (injectable)."""
+    rows = []
+    for valve, friction in variants:
+        bench = RigBench(valve, friction)
+        ev = per_eval_cost(bench, n_evals, clock)
+        tet, run = tet_per_step(bench, t_final, clock)
+        rows.append({"valve": valve, "friction": friction, "s_per_eval": ev, "s_per_step": tet,
+                     "steps": run.result.stats["steps"], "fevals": run.result.stats["fevals"],
+                     "air_used_g": float(run.air_used[-1] * 1e3)})
+    base = rows[0] if rows else None
+    for r in rows:
+        assert base is not None
+        r["eval_ratio"] = r["s_per_eval"] / base["s_per_eval"] if base["s_per_eval"] > 0 else math.nan
+        r["step_ratio"] = r["s_per_step"] / base["s_per_step"] if base["s_per_step"] > 0 else math.nan
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the ablation table (ratios against the full model)."""
+    print(f"{'valve':12s} {'friction':9s} {'ns/eval':>8s} {'ratio':>6s} {'us/step':>8s} {'ratio':>6s} "
+          f"{'steps':>6s} {'air g':>7s}")
+    for r in ablation_table():
+        print(f"{r['valve']:12s} {r['friction']:9s} {r['s_per_eval'] * 1e9:8.1f} {r['eval_ratio']:6.2f} "
+              f"{r['s_per_step'] * 1e6:8.2f} {r['step_ratio']:6.2f} {r['steps']:6d} {r['air_used_g']:7.3f}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
