@@ -19,7 +19,7 @@ import contextlib
 import io
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -310,16 +310,15 @@ def serve(scene: Scene, records: Mapping[str, np.ndarray], host: str = "127.0.0.
     """Serve ``records`` of ``scene`` as a :class:`Replay` at http://host:port until Ctrl-C (a result
     in Python: ``serve(robot_scene(robot), result_columns(res))``)."""
     server = start_server(host, port, quiet=True)
-    replay = None
-    try:
+
+    def start() -> Replay:
         replay = Replay(server, scene, records, plot_columns)
         echo(f"viewer: {what or scene.name} at http://{host}:{server.get_port()} (Ctrl-C to stop)")
-        _wait_forever()
-    except KeyboardInterrupt:  # the way to close a viewer
-        pass
+        return replay
+
+    try:
+        _hold(start)
     finally:
-        if replay is not None:
-            replay.close()
         stop_server(server)
 
 
@@ -335,6 +334,19 @@ def result_columns(result: Any) -> dict[str, np.ndarray]:
 def _wait_forever() -> None:
     while True:
         time.sleep(0.2)
+
+
+def _hold(start: Callable[[], Replay]) -> None:
+    """Start a replay and keep it playing until Ctrl-C (the way to close a viewer), then stop it."""
+    replay = None
+    try:
+        replay = start()
+        _wait_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if replay is not None:
+            replay.close()
 
 
 # ---------------------------------------------------------------------------------------- live
@@ -421,15 +433,7 @@ class LiveView:
 
     def serve_replay(self, run_dir: str | Path, echo=print) -> None:
         """:meth:`replay` the run in ``run_dir`` until Ctrl-C."""
-        replay = None
-        try:
-            replay = self.replay(run_dir, echo)
-            _wait_forever()
-        except KeyboardInterrupt:  # the way to close a viewer
-            pass
-        finally:
-            if replay is not None:
-                replay.close()
+        _hold(lambda: self.replay(run_dir, echo))
 
 
 def live_view(robot: Any, framerate: float = 30.0, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
