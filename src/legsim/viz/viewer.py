@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.results import load_run
-from .scene import FORCE, LEG, Area, Poses, Scene, robot_scene, scene_for_run
+from .scene import FORCE, LEG, Area, Poses, Scene, Shape, robot_scene, rotation_to_wxyz, scene_for_run
 
 __all__ = ["LiveView", "Replay", "serve_replay", "serve", "export_html", "scene_html", "result_columns",
            "live_view", "live_view_of", "frame_indices", "DEFAULT_PORT"]
@@ -120,12 +120,9 @@ class Drawing:
         self.arrows = sc.add_arrows("/forces", np.zeros((len(scene.arrow_names), 2, 3)), FORCE,
                                     shaft_radius=thick / 2, head_radius=thick, head_length=2 * thick) \
             if scene.arrow_names else None
-        self.label = None
 
-    def _add(self, name: str, s: Any) -> None:
+    def _add(self, name: str, s: Shape) -> None:
         sc = self.server.scene
-        from .scene import rotation_to_wxyz
-
         pose = {"wxyz": tuple(rotation_to_wxyz(s.R)), "position": tuple(np.asarray(s.p, dtype=float))}
         if s.kind == "box":
             sc.add_box(name, dimensions=s.dims, color=s.color, **pose)
