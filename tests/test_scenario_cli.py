@@ -117,6 +117,21 @@ def test_animate_replays_a_run_as_a_gif_with_one_frame_per_interval(tmp_path, mo
     assert gif.n_frames == round(t_final * 5)
 
 
+def test_animate_writes_an_mp4_for_papers_and_names_a_format_it_cannot_write(tmp_path, capsys):
+    """A .mp4 target is an H.264 video (imageio's ffmpeg, the [video] extra, in the test extras):
+    an ISO media file whose frame count is the replay's; another suffix exits 2 naming it."""
+    import imageio.v2 as imageio
+
+    sc = parse_scenario({"model": "slip", "t_final": 2.0, "outputs": {"record_period": 0.01}}, "anim.toml")
+    run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
+    video = tmp_path / "slip.mp4"
+    assert main(["animate", str(tmp_path / "run"), "--fps", "5", "--out", str(video)]) == 0
+    assert video.read_bytes()[4:8] == b"ftyp"
+    assert imageio.get_reader(video).count_frames() == 10
+    assert main(["animate", str(tmp_path / "run"), "--out", str(tmp_path / "slip.avi")]) == 2
+    assert "as .gif or .mp4, not '.avi'" in capsys.readouterr().err
+
+
 def _terrain_lines(fig):
     ax = fig.axes[0]
     return [ln.get_data_3d() for ln in ax.get_lines() if ln.get_gid() == "terrain"]

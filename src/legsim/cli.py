@@ -191,9 +191,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_dir")
     p.set_defaults(func=_cmd_plot)
 
-    p = sub.add_parser("animate", help="replay a run directory as an animated GIF")
+    p = sub.add_parser("animate", help="replay a run directory as an animated GIF or an MP4 video")
     p.add_argument("run_dir")
-    p.add_argument("--out", default=None, help="GIF file (default RUN_DIR/plots/animation.gif)")
+    p.add_argument("--out", default=None,
+                   help="GIF or MP4 file (default RUN_DIR/plots/animation.gif; MP4 needs legsim[video])")
     p.add_argument("--fps", type=int, default=20, help="frames per second of the GIF")
     p.add_argument("--speed", type=float, default=1.0, help="replay speed, x real time")
     p.set_defaults(func=_cmd_animate)

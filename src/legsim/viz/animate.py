@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..io.results import RunData, load_run
 
-__all__ = ["animate_run", "ANIMATORS", "terrain_label", "write_gif"]
+__all__ = ["animate_run", "ANIMATORS", "terrain_label", "write_animation"]
 
 
 def _columns(run: RunData, names) -> np.ndarray:
@@ -157,8 +157,8 @@ ANIMATORS: dict[str, Callable] = {"slip": _slip, "hexapod": _hexapod}
 
 def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: int = 20,
                 speed: float = 1.0) -> Path:
-    """Write ``DIR/plots/animation.gif`` (or ``out``): the run replayed at ``speed`` × real time,
-    ``fps`` frames per second of the GIF. Returns the file written."""
+    """Write ``DIR/plots/animation.gif`` (or ``out``, a .gif or .mp4: :func:`write_animation`): the
+    run replayed at ``speed`` × real time, ``fps`` frames per second. Returns the file written."""
     run = load_run(run_dir)
     name = run.meta.get("model", "?")
     if name not in ANIMATORS:
@@ -180,26 +180,45 @@ def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: int = 2
     draw = ANIMATORS[name](run, fig, frames)
     target = Path(out) if out is not None else Path(run_dir) / "plots" / "animation.gif"
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_gif(fig, draw, range(len(frames)), target, fps)
+    write_animation(fig, draw, range(len(frames)), target, fps)
     plt.close(fig)
     return target
 
 
-def write_gif(fig, draw: Callable[[int], object], frames, path: str | Path, fps: float) -> Path:
-    """An animated GIF of ``fig``: for each frame index k of ``frames``, ``draw(k)`` updates the
-    artists, the figure is rendered once and the pixels kept (``FuncAnimation`` with
-    ``PillowWriter`` renders every frame twice: half the time here); ``fps`` frames per second,
-    looping. Returns ``path``."""
-    from PIL import Image
-
+def write_animation(fig, draw: Callable[[int], object], frames, path: str | Path, fps: float) -> Path:
+    """An animation of ``fig`` at ``path``: for each frame index k of ``frames``, ``draw(k)`` updates
+    the artists, the figure is rendered once and the pixels kept (``FuncAnimation`` renders every
+    frame twice: half the time here); ``fps`` frames per second. The file's suffix picks the format:
+    ``.gif`` (looping, Pillow) or ``.mp4`` (H.264 through imageio's ffmpeg, the optional extra
+    ``pip install 'legsim[video]'``). Returns ``path``."""
+    target = Path(path)
+    kind = target.suffix.lower()
+    if kind not in (".gif", ".mp4"):
+        raise InputError(f"{target}: an animation is written as .gif or .mp4, not {kind or 'no suffix'!r}")
+    if kind == ".mp4":
+        try:
+            import imageio.v2 as imageio
+            import imageio_ffmpeg  # noqa: F401  (the ffmpeg binary imageio writes MP4 with)
+        except ImportError:
+            raise InputError(f"{target}: writing MP4 needs imageio-ffmpeg: pip install 'legsim[video]' "
+                             "(or write a .gif)") from None
     canvas = fig.canvas
-    images = []
+    pixels = []
     for k in frames:
         draw(k)
         canvas.draw()
-        w, h = canvas.get_width_height(physical=True)
-        images.append(Image.frombuffer("RGBA", (w, h), bytes(canvas.buffer_rgba()), "raw", "RGBA", 0, 1))
-    if not images:
-        raise InputError(f"{path}: no frames to write")
-    images[0].save(path, save_all=True, append_images=images[1:], duration=int(round(1000 / fps)), loop=0)
-    return Path(path)
+        pixels.append(np.asarray(canvas.buffer_rgba())[..., :3].copy())
+    if not pixels:
+        raise InputError(f"{target}: no frames to write")
+    if kind == ".gif":
+        from PIL import Image
+
+        images = [Image.fromarray(p) for p in pixels]
+        images[0].save(target, save_all=True, append_images=images[1:], duration=int(round(1000 / fps)),
+                       loop=0)
+    else:
+        with imageio.get_writer(target, fps=fps, codec="libx264", quality=8, macro_block_size=16) as out:
+            for p in pixels:
+                h, w = (p.shape[0] // 16) * 16, (p.shape[1] // 16) * 16  # H.264 wants whole blocks
+                out.append_data(p[:h, :w])  # type: ignore[attr-defined]
+    return target

@@ -79,7 +79,7 @@ def replay(run: ClimbRun, path: Path, fps: float = 10.0, speed: float = 4.0) -> 
     from matplotlib.patches import Circle, Rectangle
 
     from ...control import Kinematics
-    from ...viz.animate import write_gif
+    from ...viz.animate import write_animation
 
     lib = run.libra
     kin = Kinematics(lib.mb)
@@ -116,7 +116,7 @@ def replay(run: ClimbRun, path: Path, fps: float = 10.0, speed: float = 4.0) -> 
         label.set_text(f"LIBRA  t = {run.t[j]:5.2f} s  stage {run.stages[run.stage[j]].name}")
         return [*lines, body, *wheels, label]
 
-    write_gif(fig, draw, frames, path, fps)
+    write_animation(fig, draw, frames, path, fps)
     plt.close(fig)
     return path
 
