@@ -29,7 +29,7 @@ def _write(tmp_path, text, name="s.toml"):
     ('model = "slip"\nt_final = 1\n[initial]\nydot = "fast"\n', r"\[initial\] ydot.*expected a number"),
     ('model = "slip"\nt_final = 1\n[integrator]\nrtol = -1\n', r"\[integrator\] rtol = -1.*allowed > 0"),
     ('model = "slip"\nt_final = 1\n[integrator]\nmax_stop_iter = 2.5\n', "whole number"),
-    ('model = "slip"\nt_final = 1\n[integrator]\nmethod = "euler"\n', "method 'euler' is unknown"),
+    ('model = "slip"\nt_final = 1\n[integrator]\nmethod = "leapfrog"\n', "method 'leapfrog' is unknown"),
     ('model = "slip"\nt_final = -1\n', "t_final = -1.*out of range"),
     ('model = "slp"\nt_final = 1\n', "did you mean 'slip'"),
     ('t_final = 1\n', "missing key 'model'"),
