@@ -63,6 +63,28 @@ def _rotate(R, w, dt, tmp):
 
 
 @njit(cache=True)
+def record_state(k, t, nc, pos, rot, vel, omega, rec_t, rec_pos, rec_rot, rec_vel, rec_omega, rec_nc):
+    """Record ``k``: time, contact count and every body's pose and velocity (at the step start)."""
+    rec_t[k] = t
+    for b in range(pos.shape[0]):
+        for i in range(3):
+            rec_pos[k, b, i] = pos[b, i]
+            rec_vel[k, b, i] = vel[b, i]
+            rec_omega[k, b, i] = omega[b, i]
+            for j in range(3):
+                rec_rot[k, b, i, j] = rot[b, i, j]
+    rec_nc[k] = nc
+
+
+@njit(cache=True)
+def record_forces(k, force, rec_fc):
+    """Record ``k``: every body's contact force (the first three columns of ``force`` (nb, >= 3)) [N]."""
+    for b in range(force.shape[0]):
+        for i in range(3):
+            rec_fc[k, b, i] = force[b, i]
+
+
+@njit(cache=True)
 def _solve3(M, r0, r1, r2):
     """Solve M a = r for a 3x3 matrix by Cramer's rule."""
     c00 = M[1, 1] * M[2, 2] - M[1, 2] * M[2, 1]
@@ -147,16 +169,9 @@ def run(
         wrench[:, :] = 0.0
         accumulate_wrenches(c, force, pos, wrench)
         if step % every == 0:
-            rec_t[nrec] = t
-            for b in range(nb):
-                for i in range(3):
-                    rec_pos[nrec, b, i] = pos[b, i]
-                    rec_vel[nrec, b, i] = vel[b, i]
-                    rec_omega[nrec, b, i] = omega[b, i]
-                    rec_fc[nrec, b, i] = wrench[b, i]
-                    for j in range(3):
-                        rec_rot[nrec, b, i, j] = rot[b, i, j]
-            rec_nc[nrec] = nc
+            record_state(nrec, t, nc, pos, rot, vel, omega, rec_t, rec_pos, rec_rot, rec_vel, rec_omega,
+                         rec_nc)
+            record_forces(nrec, wrench, rec_fc)
             nrec += 1
         for b in range(nb):
             if mass[b] <= 0.0:  # kinematic body: keeps its velocity

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._bodies import _rotate
+from ._bodies import _rotate, record_forces, record_state
 from ._collide import collide, world_poses
 
 LEMKE_OK = 0
@@ -277,15 +277,8 @@ def run(m, lpos, lrot, mass, ibody, gravity, fext, c, wk, pos, rot, vel, omega, 
             err[2] = nc
             return nrec
         if step % every == 0:
-            rec_t[nrec] = t
-            for b in range(nb):
-                for i in range(3):
-                    rec_pos[nrec, b, i] = pos[b, i]
-                    rec_vel[nrec, b, i] = vel[b, i]
-                    rec_omega[nrec, b, i] = omega[b, i]
-                    for j in range(3):
-                        rec_rot[nrec, b, i, j] = rot[b, i, j]
-            rec_nc[nrec] = nc
+            record_state(nrec, t, nc, pos, rot, vel, omega, rec_t, rec_pos, rec_rot, rec_vel, rec_omega,
+                         rec_nc)
         st = lcp_step(c, nc, pos, rot, vel, omega, mass, ibody, gravity, fext, dt, mu, e, v_rest, beta, slop,
                       nd, force)
         if st != LEMKE_OK:
@@ -294,9 +287,7 @@ def run(m, lpos, lrot, mass, ibody, gravity, fext, c, wk, pos, rot, vel, omega, 
             err[2] = st
             return nrec
         if step % every == 0:
-            for b in range(nb):
-                for i in range(3):
-                    rec_fc[nrec, b, i] = force[b, i]
+            record_forces(nrec, force, rec_fc)
             nrec += 1
         for b in range(nb):
             for i in range(3):
