@@ -127,12 +127,14 @@ class Scene:
 
 # ------------------------------------------------------------------------------------------ helpers
 def rotation_to_wxyz(R: np.ndarray) -> np.ndarray:
-    """Unit quaternions (..., 4) scalar first of rotation matrices (..., 3, 3)."""
-    from scipy.spatial.transform import Rotation
+    """Unit quaternions (..., 4) scalar first of rotation matrices (..., 3, 3)
+    (:func:`legsim.multibody._spatial.rot_to_quat_wxyz`, Shepperd's method, per matrix)."""
+    from ..multibody._spatial import rot_to_quat_wxyz
 
     R = np.asarray(R, dtype=float)
-    xyzw = Rotation.from_matrix(R.reshape(-1, 3, 3)).as_quat()
-    return np.concatenate([xyzw[:, 3:], xyzw[:, :3]], axis=1).reshape(R.shape[:-2] + (4,))
+    flat = R.reshape(-1, 3, 3)
+    out = np.array([rot_to_quat_wxyz(r) for r in flat]) if len(flat) else np.zeros((0, 4))
+    return out.reshape(R.shape[:-2] + (4,))
 
 
 def _column(columns: Columns, name: str, who: str) -> np.ndarray:
