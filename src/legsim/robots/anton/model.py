@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ...contact import Box, Cylinder, mass_properties
 from ...errors import InputError
 from ...multibody import Model, RobotBuilder
 from .params import LEGS, AntonParams
@@ -24,14 +25,15 @@ __all__ = ["build_model", "hip_placements", "leg_ik", "leg_fk", "joint_names", "
 
 
 def _box_inertia(m: float, size) -> np.ndarray:
-    a, b, c = size
-    return m / 12.0 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
+    """Inertia (3, 3) about the COM of a uniform box of mass ``m`` [kg] and edges ``size`` [m]."""
+    half = 0.5 * np.asarray(size, dtype=float)
+    return mass_properties(Box(tuple(half)), m / float(np.prod(2 * half)))[2]
 
 
 def _rod(m: float, length: float, radius: float = 0.015) -> np.ndarray:
-    """Inertia (3,) about the COM of a rod along y [kg m²]."""
-    i_perp = m * (3 * radius ** 2 + length ** 2) / 12.0
-    return np.array([i_perp, 0.5 * m * radius ** 2, i_perp])
+    """Inertia (3, 3) about the COM of a solid rod along y [kg m²] (a cylinder's, axis z -> y)."""
+    I_z = mass_properties(Cylinder(radius, 0.5 * length), m / (math.pi * radius ** 2 * length))[2]
+    return I_z[np.ix_([0, 2, 1], [0, 2, 1])]
 
 
 def hip_placements(p: AntonParams) -> dict[str, tuple[str, np.ndarray, float]]:
