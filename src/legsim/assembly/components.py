@@ -54,12 +54,13 @@ from ..actuators.pneumatic.solenoid import SolenoidValve
 from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import Plane
-from ..errors import InputError
+from ..errors import InputError, closest
+from ..multibody.model import Model
 
 __all__ = [
     "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
-    "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Actuator", "Sensor",
-    "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery",
+    "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Obstacle", "Actuator", "Sensor",
+    "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery", "contact_geometries",
 ]
 
 
@@ -658,3 +659,28 @@ class Contacts:
             raise InputError(f"Contacts: {len(obstacles)} obstacle(s) need path = 'smooth' (the event "
                              "path locates touchdowns on the ground plane only)")
         object.__setattr__(self, "obstacles", obstacles)
+
+
+def contact_geometries(mb: Model, c: Contacts) -> list[str]:
+    """The geometries that touch: those named (a link's name stands for its spheres, capsules and
+    boxes), or every sphere, capsule and box on a moving body (other shapes are left out)."""
+    moving = [g for g in mb.geometries if g.body != mb.body_names[0]]
+    usable = [g for g in moving if g.shape in ("sphere", "capsule", "box")]
+    if c.geometries is None:
+        return [g.name for g in usable]
+    out: list[str] = []
+    for name in c.geometries:
+        if name in {g.name for g in moving}:
+            out.append(name)
+        elif name in mb.body_names[1:] or name in mb.frame_names:
+            # a body, or a link merged into one by a fixed joint (a frame; the URDF loader names its
+            # geometries <link>_<shape>_<k>)
+            mine = [g.name for g in usable if g.body == name or g.name.startswith(f"{name}_")]
+            if not mine:
+                raise InputError(f"Robot contacts: link {name!r} has no sphere, capsule or box")
+            out += mine
+        else:
+            known = [g.name for g in moving] + list(mb.frame_names[1:])
+            raise InputError(f"Robot contacts: {name!r} is not a geometry on a moving body or a "
+                             f"link{closest(name, known)}")
+    return out

@@ -102,7 +102,7 @@ import dataclasses
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -131,9 +131,12 @@ from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
 from . import _values as V
 from . import components as C
 from ._controller_ref import load_controller
-from .robot import Robot, contact_geometries
 
-__all__ = ["load_hardware", "parse_hardware", "load_controller", "start_state", "default_options",
+if TYPE_CHECKING:  # the robot module compiles the shared hooks: imported only to build one
+    from .robot import Robot
+
+__all__ = ["load_hardware", "parse_hardware", "load_parts", "parse_parts", "Parts", "load_controller",
+           "start_state", "default_options",
            "describe", "ACTUATORS", "SENSORS", "RESOURCES", "NORMAL_LAWS", "FRICTION_LAWS"]
 
 ACTUATORS: dict[str, Callable[..., Any]] = {
@@ -221,18 +224,45 @@ class _File:
 
 
 # ------------------------------------------------------------------------------------- the file
+@dataclasses.dataclass(frozen=True)
+class Parts:
+    """What a hardware file declares, read and checked, before anything is compiled: the multibody
+    model ``mb``, the components (``actuators``, ``sensors``, ``contacts``, ``resources``), the
+    controller's ``control_period`` [s] and the robot's ``name`` (the model's unless the file gives
+    one). The viewer draws a robot from its parts; :meth:`robot` compiles them into a
+    :class:`Robot` (whose import compiles the shared hooks once per machine)."""
+
+    mb: Model
+    actuators: tuple[Any, ...]
+    sensors: tuple[Any, ...]
+    contacts: C.Contacts | None
+    resources: tuple[Any, ...]
+    control_period: float
+    name: str
+    source: str
+    origins: Mapping[str, str]
+    """Message prefix of each part (``"DCMotor 'knee'"``) -> the table it came from."""
+
+    def robot(self) -> Robot:
+        """The :class:`Robot` of these parts; a part the robot refuses is named by its table."""
+        from .robot import Robot
+
+        try:
+            return Robot(self.mb, actuators=self.actuators, sensors=self.sensors, contacts=self.contacts,
+                         resources=self.resources, control_period=self.control_period, name=self.name)
+        except InputError as exc:  # name the table of the part the robot refused, when it says which
+            msg = str(exc)
+            table = next((t for prefix, t in self.origins.items() if msg.startswith(prefix)), None)
+            if table is None and msg.startswith(("Robot contacts", "Contacts")):
+                table = "contacts"
+            raise _File(self.source).fail(table, msg) from None
+
+
 def load_hardware(path: str | Path, model: Model | None = None) -> Robot:
     """The :class:`Robot` a hardware file declares; its URDF is read relative to the file's folder,
     unless ``model`` (a :class:`legsim.multibody.Model`) is given (then ``urdf``,
     ``floating_base`` and ``[urdf_options]`` are not read)."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise InputError(f"hardware file '{p}' not found") from None
-    except OSError as exc:
-        raise InputError(f"cannot read hardware file '{p}': {exc.strerror}") from None
-    return parse_hardware(text, str(p), p.parent, model=model)
+    return load_parts(path, model).robot()
 
 
 def parse_hardware(text: str, source: str = "<hardware>", urdf_dir: str | Path | None = None, *,
@@ -240,6 +270,25 @@ def parse_hardware(text: str, source: str = "<hardware>", urdf_dir: str | Path |
     """The :class:`Robot` declared by hardware-file ``text`` (module docstring); ``source`` names the
     file in messages, ``urdf_dir`` is where a relative ``urdf`` is looked for (default: the folder
     of ``source``)."""
+    return parse_parts(text, source, urdf_dir, model=model).robot()
+
+
+def load_parts(path: str | Path, model: Model | None = None) -> Parts:
+    """The :class:`Parts` of a hardware file (as :func:`load_hardware`, without building the robot)."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise InputError(f"hardware file '{p}' not found") from None
+    except OSError as exc:
+        raise InputError(f"cannot read hardware file '{p}': {exc.strerror}") from None
+    return parse_parts(text, str(p), p.parent, model=model)
+
+
+def parse_parts(text: str, source: str = "<hardware>", urdf_dir: str | Path | None = None, *,
+                model: Model | None = None) -> Parts:
+    """The :class:`Parts` of hardware-file ``text`` (as :func:`parse_hardware`, without building the
+    robot)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -258,17 +307,9 @@ def parse_hardware(text: str, source: str = "<hardware>", urdf_dir: str | Path |
     sensors, sorigin = _sensors(f, f.table(None, "sensors", data.get("sensors", {})), mb, contacts,
                                 actuators)
     period = f.value(None, "control_period", data.get("control_period", 1e-3), "number")
-    name = f.value(None, "name", data["name"], "str") if "name" in data else None
-    try:
-        return Robot(mb, actuators=actuators, sensors=sensors, contacts=contacts, resources=resources,
-                     control_period=period, name=name)
-    except InputError as exc:  # name the table of the part the robot refused, when it says which
-        msg = str(exc)
-        table = next((t for prefix, t in {**origin, **sorigin, **rorigin}.items() if msg.startswith(prefix)),
-                     None)
-        if table is None and msg.startswith(("Robot contacts", "Contacts")):
-            table = "contacts"
-        raise f.fail(table, msg) from None
+    name = f.value(None, "name", data["name"], "str") if "name" in data else mb.name
+    return Parts(mb, tuple(actuators), tuple(sensors), contacts, tuple(resources), period, name, source,
+                 {**origin, **sorigin, **rorigin})
 
 
 def _urdf(f: _File, data: Mapping[str, Any], base: Path) -> Model:
@@ -376,7 +417,7 @@ def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts |
              actuators: list[Any]) -> tuple[list[Any], dict[str, str]]:
     cylinders = tuple(a.name for a in actuators if isinstance(a, C.PneumaticCylinder | C.SolenoidCylinder))
     motors = tuple(a.name for a in actuators if isinstance(a, C.DCMotor))
-    geoms = () if contacts is None else tuple(f.build("contacts", contact_geometries, mb, contacts))
+    geoms = () if contacts is None else tuple(f.build("contacts", C.contact_geometries, mb, contacts))
     every: dict[str, tuple[str, ...]] = {"joints": tuple(mb.joint_names), "geometries": geoms}
     what = {"joints": "1-DoF joints", "actuators": "DC motors", "geometries": "contact geometries"}
     out: list[Any] = []

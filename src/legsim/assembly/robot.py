@@ -50,6 +50,7 @@ from .components import (
     SolenoidCylinder,
     TorqueSource,
     VelocityServo,
+    contact_geometries,
 )
 from .controller import CommandWriter, Controller, python_controller
 
@@ -607,31 +608,6 @@ def _solenoid_block(act: SolenoidCylinder) -> np.ndarray:
             ("orifice", "cv", "cv_corrected").index(str(act.flow)), act.valve.area, act.cv, act.valve.latency,
             act.valve.close_latency, _FRICTION_LAWS.index(act.friction_law))
     return b
-
-
-def contact_geometries(mb: Model, c: Contacts) -> list[str]:
-    """The geometries that touch: those named (a link's name stands for its spheres, capsules and
-    boxes), or every sphere, capsule and box on a moving body (other shapes are left out)."""
-    moving = [g for g in mb.geometries if g.body != mb.body_names[0]]
-    usable = [g for g in moving if g.shape in ("sphere", "capsule", "box")]
-    if c.geometries is None:
-        return [g.name for g in usable]
-    out: list[str] = []
-    for name in c.geometries:
-        if name in {g.name for g in moving}:
-            out.append(name)
-        elif name in mb.body_names[1:] or name in mb.frame_names:
-            # a body, or a link merged into one by a fixed joint (a frame; the URDF loader names its
-            # geometries <link>_<shape>_<k>)
-            mine = [g.name for g in usable if g.body == name or g.name.startswith(f"{name}_")]
-            if not mine:
-                raise InputError(f"Robot contacts: link {name!r} has no sphere, capsule or box")
-            out += mine
-        else:
-            known = [g.name for g in moving] + list(mb.frame_names[1:])
-            raise InputError(f"Robot contacts: {name!r} is not a geometry on a moving body or a "
-                             f"link{closest(name, known)}")
-    return out
 
 
 def _with_rotor_inertia(model: Model, actuators: Sequence) -> Model:

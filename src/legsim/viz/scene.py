@@ -380,13 +380,13 @@ def inertia_box(mass: float, inertia: np.ndarray) -> tuple[tuple[float, float, f
 
 
 def robot_scene(robot: Any) -> Scene:
-    """An assembled :class:`legsim.assembly.Robot`: its multibody model, ground, obstacles, the
+    """An assembled :class:`legsim.assembly.Robot`, or the :class:`legsim.assembly.Parts` of a
+    hardware file (nothing compiled): its multibody model, ground, obstacles, the
     contact points whose normal forces it records (``fn_<point>``), the pneumatic cylinders on
     linkages (:class:`LinkageCylinder`) and the barrels of those that drive prismatic joints
     directly (:func:`cylinder_barrels`)."""
     from ..actuators.pneumatic.linkage import JointLinkage
-    from ..assembly.components import PneumaticCylinder
-    from ..assembly.robot import contact_geometries
+    from ..assembly.components import PneumaticCylinder, contact_geometries
     from ..world import _points
 
     cyl = [LinkageCylinder(a.name, a.joint, a.transmission, a.actuator.cylinder.bore) for a in robot.actuators
@@ -558,13 +558,13 @@ def scene_for_run(meta: Mapping[str, Any], where: str | Path = "run") -> Scene:
     sc = meta.get("scenario", {}) or {}
     robot_file = sc.get("robot")
     if robot_file:
-        from ..assembly.hardware import load_hardware
+        from ..assembly.hardware import load_parts
 
         path = Path(robot_file)
         if not path.is_file():
             raise InputError(f"{where}: the run's robot file {robot_file} no longer exists; the viewer "
                              "rebuilds the robot's geometry from it")
-        return robot_scene(load_hardware(path))
+        return robot_scene(load_parts(path))
     name = str(meta.get("model", "?"))
     if name not in SCENES:
         raise InputError(f"{where}: no 3-D scene for model {name!r}; available: {', '.join(sorted(SCENES))} "
