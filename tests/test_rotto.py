@@ -1,0 +1,185 @@
+"""ROTTO: the drives' rods, leg kinematics, and static walking with the CoM over the support (contact
+digest §4.3; Konyev 2011 §4.1–4.4)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from legsim.multibody import forward_kinematics, frame_placement
+from legsim.robots.rotto.linkage import STALL_FORCE, clip_drive_force, drive_force_limit, leg_drives
+from legsim.robots.rotto.model import armature, build_model, hip_centre, joint_names, leg_ik
+from legsim.robots.rotto.params import (
+    DRIVE_F_MAX,
+    DRIVE_F_NOMINAL,
+    DRIVE_V_MAX,
+    DRIVE_V_NOMINAL,
+    JOINTS,
+    RottoParams,
+)
+from legsim.robots.rotto.robot import (
+    DriveServo,
+    StaticWalk,
+    balance_summary,
+    build_robot,
+    standing_pose,
+    support_track,
+    walker,
+)
+
+P = RottoParams()
+
+
+# ------------------------------------------------------------------------------------- the rods
+@pytest.mark.parametrize("drive", leg_drives(P), ids=lambda d: d.name)
+def test_rod_jacobian_is_the_derivative_of_the_rod_length(drive):
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q = rng.uniform(-0.5, 0.5, len(drive.joints))
+        h = 1e-6
+        fd = [(drive.length(q + h * e) - drive.length(q - h * e)) / (2 * h) for e in np.eye(len(q))]
+        np.testing.assert_allclose(drive.jacobian(q), fd, atol=1e-8)
+
+
+def test_parallel_pairs_double_the_torque_on_both_axes():
+    """First order at q = 0: l = l0 + a θ_pitch ∓ d θ_roll; two equal forces turn only the pitch axis
+    with 2 a F, opposite forces only the roll axis with 2 d F (source: "double rotation moment")."""
+    d = {dr.name: dr for dr in leg_drives(P)}
+    F = 100.0
+    pairs = (("hip", P.hip_arm, P.hip_spread, 1), ("ankle", P.ankle_arm, P.ankle_spread, 0))
+    for pair, arm, spread, pitch in pairs:
+        J = np.array([d[f"{pair}_1"].jacobian([0.0, 0.0]), d[f"{pair}_2"].jacobian([0.0, 0.0])])
+        roll = 1 - pitch
+        np.testing.assert_allclose(np.abs(J[:, pitch]), [arm, arm], rtol=1e-12)
+        np.testing.assert_allclose(np.abs(J[:, roll]), [spread, spread], rtol=1e-12)
+        together = J.T @ [F, F]
+        opposed = J.T @ [F, -F]
+        assert together[pitch] == pytest.approx(2 * arm * F) and abs(together[roll]) < 1e-9
+        assert abs(opposed[roll]) == pytest.approx(2 * spread * F) and abs(opposed[pitch]) < 1e-9
+    assert abs(d["knee"].jacobian([0.0])[0]) == pytest.approx(P.knee_arm)
+    assert abs(d["hip_yaw"].jacobian([0.0])[0]) == pytest.approx(P.yaw_arm)
+
+
+def test_drive_force_speed_envelope_reproduces_the_source_figures():
+    """Nominal 128 N at 0.64 m/s, maximum 400 N and 0.72 m/s, not together (source §4.1.1)."""
+    assert drive_force_limit(DRIVE_V_NOMINAL) == pytest.approx(DRIVE_F_NOMINAL)
+    assert drive_force_limit(DRIVE_V_MAX) == pytest.approx(0.0, abs=1e-9)
+    assert drive_force_limit(0.0) == DRIVE_F_MAX
+    assert drive_force_limit(0.5) < DRIVE_F_MAX  # the maximum force is not reached near full speed
+    assert STALL_FORCE == pytest.approx(1152.0)
+    # braking (force against the motion) is limited by the current only
+    assert clip_drive_force(-1000.0, 0.7) == -DRIVE_F_MAX
+    assert clip_drive_force(1000.0, 0.7) == pytest.approx(STALL_FORCE * (1 - 0.7 / 0.72))
+
+
+def test_armature_is_the_rotor_inertia_seen_through_the_rods():
+    arm = armature(P)
+    by_joint = dict(zip(JOINTS, arm, strict=True))
+    m = P.drive_mass
+    assert m == pytest.approx(1e-5 * (2 * math.pi * 2 / 0.01) ** 2)
+    assert by_joint["knee"] == pytest.approx(m * P.knee_arm ** 2)
+    assert by_joint["hip_pitch"] == pytest.approx(2 * m * P.hip_arm ** 2)
+    assert by_joint["ankle_roll"] == pytest.approx(2 * m * P.ankle_spread ** 2)
+    mb = build_model(P)
+    assert mb.nv == 6 + 12
+
+
+def test_drive_servo_sums_each_drives_force_through_its_rod():
+    servo = DriveServo(P, stiffness=2e5, damping=1e3)
+    rng = np.random.default_rng(5)
+    q_ref, q, qd = rng.uniform(-0.2, 0.2, 12), rng.uniform(-0.2, 0.2, 12), rng.uniform(-1, 1, 12)
+    tau = servo(q_ref, q, qd).copy()
+    want = np.zeros(12)
+    forces = []
+    for leg in range(2):
+        for d in leg_drives(P):
+            idx = [6 * leg + j for j in d.joints]
+            J = d.jacobian(q[idx])
+            v = float(J @ qd[idx])
+            f = float(clip_drive_force(2e5 * (d.length(q_ref[idx]) - d.length(q[idx])) - 1e3 * v, v))
+            forces.append(f)
+            want[idx] += J * f
+    np.testing.assert_allclose(tau, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(servo.force, forces, rtol=1e-12)
+
+
+# ------------------------------------------------------------------------------------- kinematics
+def test_leg_ik_against_the_multibody_forward_kinematics():
+    mb = build_model(P, floating=False)
+    data = mb.make_data()
+    names = joint_names()
+    rng = np.random.default_rng(11)
+    for leg in ("L", "R"):
+        hip = hip_centre(P, leg)
+        for _ in range(10):
+            target = rng.uniform([-0.15, -0.08, -0.62], [0.15, 0.08, -0.45])
+            yaw = rng.uniform(-0.3, 0.3)
+            q = np.zeros(mb.nq)
+            q[[names.index(f"{leg}_{j}") for j in JOINTS]] = leg_ik(P, target, yaw)
+            forward_kinematics(mb, data, q)
+            M = frame_placement(mb, data, f"{leg}_ankle")
+            np.testing.assert_allclose(M[:3, 3], hip + target, atol=1e-12)
+            c, s = math.cos(yaw), math.sin(yaw)
+            np.testing.assert_allclose(M[:3, :3], [[c, -s, 0], [s, c, 0], [0, 0, 1]], atol=1e-12)  # flat foot
+
+
+# ------------------------------------------------------------------------------------- walking
+@pytest.fixture(scope="module")
+def walk_run():
+    walk = StaticWalk(steps=4)
+    robot = build_robot(walk.params)
+    ctrl = walker(walk)
+    res = robot.simulate(walk.duration, ctrl, q0=standing_pose(walk))
+    return walk, robot, ctrl, res, support_track(robot, res, walk.params, every=2)
+
+
+def test_static_walk_keeps_the_com_and_zmp_inside_the_support_polygon(walk_run):
+    """Four static steps of 10 cm: the CoM's projection stays inside the polygon of the pads in
+    contact (static stability, §4.3) and the ZMP strictly inside it (no sole rolls over an edge);
+    the pelvis stays upright and the robot ends 15 cm ahead (half, one, one step and the closing half)."""
+    walk, _, ctrl, res, track = walk_run
+    m = balance_summary(track)
+    print("ROTTO static walk:", {k: round(v, 4) for k, v in m.items()}, "peak drive force", ctrl.peak_force)
+    assert res.status == "done"
+    assert m["com_margin_min_m"] > 0.005
+    assert m["zmp_margin_min_m"] > 0.0
+    assert m["tilt_max_rad"] < math.radians(2.0)
+    assert m["advance_m"] == pytest.approx(0.15, abs=0.01)
+    assert ctrl.peak_force < DRIVE_F_MAX
+
+
+def test_mean_zmp_is_the_com_while_standing_on_one_foot(walk_run):
+    """Statics: averaged over a single-support phase (the body nearly at rest), the centre of pressure
+    under the stance sole is the CoM's projection (the structure's vibration averages out)."""
+    walk, _, ctrl, _, track = walk_run
+    plan = ctrl.plan
+    k = plan.swing_leg.index(1)  # the first swing phase: the right foot in the air
+    t0, t1 = plan.times[k - 1], plan.times[k]
+    sel = (track["t"] > t0 + 0.2) & (track["t"] < t1 - 0.2)
+    assert track["fn"][sel][:, 4:].max() == 0.0  # the right foot is in the air
+    np.testing.assert_allclose(track["zmp"][sel].mean(axis=0), track["com"][sel, :2].mean(axis=0), atol=5e-3)
+    np.testing.assert_allclose(track["com"][sel, 1].mean(), plan.com[k][1], atol=5e-3)  # over the stance sole
+
+
+def test_without_the_foot_force_loop_the_robot_rolls_onto_a_sole_edge():
+    """The measured reason for the force loop: with the drives position-controlled alone, each
+    landing foot arrives a millimetre low (the stance leg's sag), pushes the body over the stance
+    sole's outer edge (fewer than three pads touching) before the weight moves over."""
+    walk = StaticWalk(steps=2)
+    robot = build_robot(walk.params)
+    res = robot.simulate(walk.duration, walker(walk, force_gain=0.0), q0=standing_pose(walk))
+    m = balance_summary(support_track(robot, res, walk.params, every=2))
+    print("without the force loop:", {k: round(v, 4) for k, v in m.items()})
+    assert m["zmp_margin_min_m"] == -math.inf
+
+
+def test_rotto_demo_writes_its_figures_and_replay(tmp_path):
+    from legsim.robots.rotto.demo import run_demo
+
+    lines: list[str] = []
+    m = run_demo(tmp_path / "out", echo=lines.append, steps=2)
+    assert (tmp_path / "out" / "rotto_balance.png").stat().st_size > 10_000
+    assert (tmp_path / "out" / "rotto_walk.html").stat().st_size > 10_000
+    assert m["com_margin_min_m"] > 0.0 and "rotto_walk: 2 steps" in lines[0]
