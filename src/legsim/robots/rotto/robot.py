@@ -34,8 +34,9 @@ from ...assembly import (
     Robot,
     TorqueSource,
 )
-from ...contact import ContactLaw, coulomb, hunt_crossley
+from ...contact import ContactLaw, anchor_spring, hunt_crossley
 from ...multibody import center_of_mass
+from ...walking import Gait, GaitGenerator, LegCycle, StepCycle
 from ...walking.balance import support_margin
 from . import _drives
 from .linkage import STALL_FORCE, Drive, leg_drives
@@ -54,7 +55,7 @@ def _torque_limit(drives: list[Drive]) -> np.ndarray:
     return out
 
 
-def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str = "smooth") -> Robot:
+def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str = "event") -> Robot:
     """ROTTO with a torque source per joint (the drives' joint torques, bounded by their 400 N at the
     zero posture's lever arms), absolute joint encoders (12 bits per turn), joint rates, the feet's
     contact forces on the four pads of each sole, and the body's inertial sensor; rubber pads
@@ -68,7 +69,7 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
                JointVelocity("rate", joints=joints),
                ContactForce("pads", geometries=pad_names()),
                IMU("imu", body="pelvis")]
-    law = ContactLaw(hunt_crossley(3e7, 1.0), coulomb(mu, 1e-2))
+    law = ContactLaw(hunt_crossley(3e7, 1.0), anchor_spring(mu, 5e4))
     return Robot(mb, actuators=actuators, sensors=sensors,
                  contacts=Contacts(law, geometries=pad_names(), path=path))
 
@@ -101,28 +102,37 @@ class DriveServo:
 
 @dataclass(frozen=True)
 class StaticWalk:
-    """The action level: ``steps`` steps, each swing foot landing ``step_length``/2 [m] ahead of the
-    stance foot (the first and the last step half as long: the feet start and end side by side),
-    the swing foot lifted ``clearance`` [m] (the height (1 − cos 2πs)/2 of the swing's progress s: it
-    leaves and lands at zero vertical speed); each step a CoM
-    ``shift`` [s] in double support then a ``swing`` [s] in single support; ``height`` of the hip
-    centres over the ground [m]; ``start`` [s] of standing first. The feet stand ``stance_width``
-    [m] apart (centre to centre)."""
+    """The action level of a static walk on the walking layer (§4.3: "the same step-cycle geometry
+    and adaptation possibilities" as ANTON): a two-leg gait (the legs half a cycle apart, the right
+    leg lifting first) with transfer fraction ``tau`` < ½, so that both feet support for (½ − τ) of
+    each half cycle, and one :class:`~legsim.walking.StepCycle` per leg of ``step_length`` L_sum
+    [m], adaptation height H_ad = ``clearance``/2 [m] (the transfer's peak is 2 H_ad) and transfer
+    time ``transfer`` [s] (V_tr = L_sum / T_tr; the cycle's period is T_tr/τ and the body moves at
+    the stance speed L_sum/T_st). ``steps`` transfers in all, then the stop logic. ``height`` of the
+    hip centres over the ground [m], ``stance_width`` between the feet's centres [m]; ``start`` [s] of
+    standing, then ``shift`` [s] to move the CoM over the left foot before the first lift (and back
+    between the feet after the last step)."""
 
     steps: int = 4
     step_length: float = 0.10
     clearance: float = 0.04
-    shift: float = 2.0
-    swing: float = 1.0
+    transfer: float = 1.0
+    tau: float = 0.2
     height: float = 0.66
     stance_width: float = 0.18
     start: float = 0.5
+    shift: float = 2.0
     params: RottoParams = field(default_factory=RottoParams)
+
+    def cycle(self) -> StepCycle:
+        return StepCycle(self.step_length, 0.5 * self.clearance, self.step_length / self.transfer, self.tau)
 
     @property
     def duration(self) -> float:
-        """[s] from the start to standing still on both feet again."""
-        return self.start + self.steps * (self.shift + self.swing) + self.shift
+        """[s] from t = 0 to standing still on both feet again: standing, the first shift, the steps
+        (a step every half period, the last one's transfer), the closing shift."""
+        period = self.cycle().period
+        return self.start + self.shift + (self.steps - 1) * 0.5 * period + self.transfer + self.shift
 
 
 def _smooth(s: float) -> float:
@@ -131,9 +141,10 @@ def _smooth(s: float) -> float:
     return s * s * s * (10.0 - 15.0 * s + 6.0 * s * s)
 
 
-class _Plan:
-    """Keyframes of the walk: the pelvis (x, y) [m] and both feet's sole points under the ankles
-    (2, 3) [m] at each phase's end, the swing leg of each phase (-1: none)."""
+class _Body:
+    """The pelvis placements that put the CoM where the walk wants it, from the model (§3.4.4: the
+    CoM from the bodies' masses): computed once for the nominal feet (side by side, ``stance_width``
+    apart) and reused (the feet's stagger moves the CoM by millimetres)."""
 
     def __init__(self, walk: StaticWalk):
         self.walk = walk
@@ -141,40 +152,14 @@ class _Plan:
         self.mb = build_model(p)
         self.data = self.mb.make_data()
         w = 0.5 * walk.stance_width
+        self.feet_y = np.array([w, -w])
         feet = np.array([[-p.foot_x, w, 0.0], [-p.foot_x, -w, 0.0]])
-        self.times = [0.0, walk.start]
-        self.feet = [feet.copy(), feet.copy()]
-        self.swing_leg = [-1, -1]
-        self.com = [self.support_centre(feet, None)] * 2
-        self.pelvis = [self.balance(feet, None), self.balance(feet, None)]
-        t = walk.start
-        for k in range(walk.steps):
-            swing = 1 if k % 2 == 0 else 0  # the right foot steps first
-            stance = 1 - swing
-            t += walk.shift
-            self._add(t, feet, -1, stance)
-            closing = k == walk.steps - 1 and walk.steps > 1  # the last step brings the feet together
-            feet = feet.copy()
-            feet[swing, 0] = feet[stance, 0] + (0.0 if closing else 0.5 * walk.step_length)
-            t += walk.swing
-            self._add(t, feet, swing, stance)
-        t += walk.shift
-        self._add(t, feet, -1, None)
-
-    def _add(self, t: float, feet: np.ndarray, swing: int, stance: int | None) -> None:
-        self.times.append(t)
-        self.feet.append(feet.copy())
-        self.swing_leg.append(swing)
-        self.com.append(self.support_centre(feet, stance))
-        self.pelvis.append(self.balance(feet, stance))
-
-    def support_centre(self, feet: np.ndarray, stance: int | None) -> np.ndarray:
-        """The point (2,) [m] the CoM goes over: the stance foot's sole centre, or the middle of both."""
-        centres = feet[:, :2] + [self.walk.params.foot_x, 0.0]
-        return centres.mean(axis=0) if stance is None else centres[stance]
+        # the pelvis offset from the point the CoM is to be over: middle, over the left, over the right
+        self.offset = {None: self._balance(feet, None), 0: self._balance(feet, 0), 1: self._balance(feet, 1)}
 
     def pose(self, pelvis_xy, feet: np.ndarray) -> np.ndarray:
-        """q (19,) with the pelvis level at (x, y, height) and the feet's soles at ``feet``."""
+        """q (19,) with the pelvis level at (x, y, height) and the soles under the ankles at ``feet``
+        (2, 3) [m]."""
         p = self.walk.params
         q = np.zeros(7 + 12)
         q[0], q[1] = pelvis_xy
@@ -185,88 +170,150 @@ class _Plan:
             q[7 + 6 * leg:13 + 6 * leg] = leg_ik(p, feet[leg] + [0.0, 0.0, p.ankle_height] - hip)
         return q
 
-    def balance(self, feet: np.ndarray, stance: int | None) -> np.ndarray:
-        """The pelvis (x, y) [m] putting the whole-body CoM over :meth:`support_centre` (fixed-point
-        iteration: the CoM follows the pelvis at about its mass share, so each pass cuts the error)."""
-        target = self.support_centre(feet, stance)
+    def _balance(self, feet: np.ndarray, stance: int | None) -> np.ndarray:
+        """Pelvis (x, y) − CoM target (2,) [m] with the CoM over the stance sole's centre (or the
+        middle of both), by fixed-point iteration (the CoM follows the pelvis at about its mass
+        share, so each pass cuts the error)."""
+        centres = feet[:, :2] + [self.walk.params.foot_x, 0.0]
+        target = centres.mean(axis=0) if stance is None else centres[stance]
         xy = target.copy()
         for _ in range(60):
-            com = center_of_mass(self.mb, self.data, self.pose(xy, feet))[:2]
-            err = target - com
-            if float(np.max(np.abs(err))) < 1e-6:
-                break
+            err = target - center_of_mass(self.mb, self.data, self.pose(xy, feet))[:2]
             xy = xy + err
-        return xy
-
-    def com_at(self, t: float) -> np.ndarray:
-        """The planned CoM projection (2,) [m] at ``t``: the support centres blended as the pelvis is."""
-        k = int(np.searchsorted(self.times, t, side="right"))
-        if k >= len(self.times):
-            return self.com[-1]
-        b = _smooth((t - self.times[k - 1]) / (self.times[k] - self.times[k - 1]))
-        return (1 - b) * self.com[k - 1] + b * self.com[k]
-
-    def at(self, t: float) -> tuple[np.ndarray, np.ndarray, int, float]:
-        """(pelvis (x, y), feet (2, 3), swing leg or -1, the phase's progress in [0, 1]) at ``t`` [s]."""
-        k = int(np.searchsorted(self.times, t, side="right"))
-        if k >= len(self.times):
-            return self.pelvis[-1], self.feet[-1], -1, 1.0
-        t0, t1 = self.times[k - 1], self.times[k]
-        s = (t - t0) / (t1 - t0)
-        b = _smooth(s)
-        pelvis = (1 - b) * self.pelvis[k - 1] + b * self.pelvis[k]
-        feet = (1 - b) * self.feet[k - 1] + b * self.feet[k]
-        swing = self.swing_leg[k]
-        if swing >= 0:
-            lift = 0.5 * (1.0 - math.cos(2.0 * math.pi * min(max(s, 0.0), 1.0)))
-            feet[swing, 2] += self.walk.clearance * lift
-        return pelvis, feet, swing, s
+            if float(np.max(np.abs(err))) < 1e-7:
+                break
+        return xy - target
 
 
 def standing_pose(walk: StaticWalk) -> np.ndarray:
-    """q0 (19,): the walk's first keyframe (feet side by side, the CoM between them)."""
-    plan = _Plan(walk)
-    return plan.pose(plan.pelvis[0], plan.feet[0])
+    """q0 (19,): the start of the walk (the feet where the gait's standing start puts them, the CoM
+    between them)."""
+    return _StaticWalker(walk).pose_at_start()
+
+
+class _StaticWalker:
+    """The primitive level of the static walk: the gait generator and the legs' step cycles, the
+    CoM's lateral sway over the stance sole, the pelvis moving forward at the stance speed."""
+
+    def __init__(self, walk: StaticWalk):
+        self.walk = walk
+        self.body = _Body(walk)
+        self.cycle = walk.cycle()
+        self.gen = GaitGenerator(Gait("static biped", (0.5, 0.0), walk.tau), self.cycle.period)
+        self.legs = [LegCycle(self.cycle) for _ in LEGS]
+        for leg, lc in zip(range(2), self.legs, strict=True):  # each foot where its phase has it
+            lc.s = self.cycle.ideal_at(min(float(self.gen.phase[leg]), 1.0 - 1e-12))[0]
+        self.x = 0.0       # the cycles' centre along x [m] (moves at the stance speed while walking)
+        self.lifts = 0
+        self.last_swing = 1
+        self.t_walk: float | None = None   # when the gait's clock started
+        self.t_stop: float | None = None   # when every leg stood again after the stop
+        self.history: list[tuple[float, np.ndarray]] = []
+        self.foot_x0 = -walk.params.foot_x
+
+    def feet(self) -> np.ndarray:
+        """The soles under the ankles (2, 3) [m] in the world."""
+        return np.array([[self.x + self.foot_x0 + lc.s, y, lc.h]
+                         for lc, y in zip(self.legs, self.body.feet_y, strict=True)])
+
+    def pose_at_start(self) -> np.ndarray:
+        return self.body.pose(self._over(None).sum(axis=0), self.feet())
+
+    def _com_xy(self, stance: int | None) -> np.ndarray:
+        """The point (2,) the CoM goes over now: a stance sole's centre, or the middle of both."""
+        feet = self.feet()
+        centres = feet[:, :2] + [self.walk.params.foot_x, 0.0]
+        return centres.mean(axis=0) if stance is None else centres[stance]
+
+    def com_target(self, t: float) -> np.ndarray:
+        """(CoM target, pelvis offset) (2, 2) [m] at ``t``: the lateral sway. Before the walk the CoM
+        moves over the left sole; while walking it is over the stance sole during each transfer and
+        moves across in the double support between (the gait's clock: the right leg flies on
+        [0, τ), the left on [½, ½ + τ)); after the stop it returns between the feet."""
+        w = self.walk
+        if self.t_walk is None:  # standing, then the first shift
+            return self._blend(None, 0, (t - w.start) / w.shift)
+        if self.t_stop is not None:  # from over the last transfer's stance sole to the middle
+            return self._blend(1 - self.last_swing, None, (t - self.t_stop) / w.shift)
+        c, tau = self.gen.clock, w.tau
+        if c < tau or 0.5 <= c < 0.5 + tau:
+            return self._over(0 if c < tau else 1)
+        src = 0 if c < 0.5 else 1
+        return self._blend(src, 1 - src, ((c - tau) % 0.5) / (0.5 - tau))
+
+    def _over(self, stance: int | None) -> np.ndarray:
+        return np.array([self._com_xy(stance), self.body.offset[stance]])
+
+    def _blend(self, src: int | None, dst: int | None, progress: float) -> np.ndarray:
+        b = _smooth(progress)
+        return (1 - b) * self._over(src) + b * self._over(dst)
+
+    def tick(self, t: float, dt: float,
+             touch: tuple[bool, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Advance to ``t`` [s] (``dt`` since the last tick) with the feet's sensed contact ``touch``;
+        returns (pelvis (x, y), feet (2, 3), planned CoM (2,)) [m]."""
+        w = self.walk
+        if self.t_walk is None and t >= w.start + w.shift:
+            self.t_walk = t
+        if self.t_walk is not None and self.t_stop is None:
+            before = self.gen.support.copy()
+            support = self.gen.step(dt)
+            lifted = np.flatnonzero(before & ~support)
+            if len(lifted):
+                self.lifts += len(lifted)
+                self.last_swing = int(lifted[-1])
+            if self.lifts >= w.steps:
+                self.gen.stop()
+            for k, lc in enumerate(self.legs):
+                lc.update(float(self.gen.phase[k]), 0.0, not support[k], dt, touch=touch[k])
+            self.x += self.cycle.stance_speed * dt
+            if not self.gen.walking and support.all() and all(lc.in_contact for lc in self.legs):
+                self.t_stop = t
+            self.history.append((t, support.copy()))
+        com, offset = self.com_target(t)
+        return com + offset, self.feet(), com
 
 
 def walker(walk: StaticWalk, servo: DriveServo | None = None, force_gain: float = 1e-4,
-           max_offset: float = 0.01):
-    """The controller ``(t, sensors) -> joint torques (12,)`` [N m] of the static walk: the plan's
-    pelvis and feet at ``t`` → leg inverse kinematics (pelvis level, feet flat) → the drives'
-    position loops (:class:`DriveServo`).
+           max_offset: float = 0.01, touch_force: float = 20.0):
+    """The controller ``(t, sensors) -> joint torques (12,)`` [N m] of the static walk: the gait
+    generator and the legs' step cycles (:class:`StaticWalk`) → the feet and the pelvis (the CoM
+    over the stance sole during each transfer) → leg inverse kinematics (pelvis level, feet flat)
+    → the drives' position loops (:class:`DriveServo`).
 
-    Balance: the plan puts the CoM over the stance foot before the other lifts. The feet's
-    vertical forces (the pads' force sensors) close one loop at the primitive level (§3.4 "force
-    and compliance feedback"): while both feet touch, the split of the weight between them is made
-    the one the planned CoM implies (the lever rule across the feet), by raising one foot's target
-    and lowering the other's, ``ż_off = force_gain (F_R − F_R*)`` [m/(N s)] (a foot pressing more
-    than its share is lifted), within ±``max_offset`` [m]. Without it a stiff position-controlled
-    biped lands each step on a foot a millimetre too low and rolls over the stance sole's edge.
-    ``force_gain`` 0 turns it off. Kept on the function for analysis: ``plan`` (keyframes:
-    ``times``, ``pelvis``, ``feet``, ``swing_leg``, ``com``), ``servo``, ``offset`` (the right
+    Sensor feedback (the pads' force sensors, a foot touching when they carry more than
+    ``touch_force`` [N]): a transfer ends at the sensed touchdown (the step cycle's contact-triggered
+    support, :class:`~legsim.walking.LegCycle`); and while both feet touch, the split of the weight
+    between them is made the one the planned CoM implies (the lever rule across the feet) by
+    raising one foot's target and lowering the other's, ``ż_off = force_gain (F_R − F_R*)``
+    [m/(N s)] (a foot pressing more than its share is lifted), within ±``max_offset`` [m] (§3.4's
+    "force and compliance feedback"). Without that loop a stiff position-controlled biped lands each
+    step on a foot a millimetre too low and rolls over the stance sole's edge; ``force_gain`` 0
+    turns it off. Kept on the function for analysis: ``state`` (the gait generator ``gen``, the
+    legs' cycles ``legs``, ``history`` of (t, support flags)), ``servo``, ``offset`` (the right
     foot's height offset [m]; the left's is its negative) and ``peak_force`` (the largest drive
     force so far [N])."""
-    plan = _Plan(walk)
+    state = _StaticWalker(walk)
     servo = servo or DriveServo(walk.params)
     offset = np.zeros(1)
     weight = 9.81 * walk.params.total_mass
 
     def controller(t, s):
-        pelvis, feet, _, _ = plan.at(t)
         fz = s.pads[2::3]
         f_left, f_right = float(fz[:4].sum()), float(fz[4:].sum())
+        pelvis, feet, com = state.tick(t, T_SAMPLE, (f_left > touch_force, f_right > touch_force))
         if force_gain > 0.0 and min(f_left, f_right) > 0.05 * weight:
             y_left, y_right = feet[0, 1], feet[1, 1]
-            share = min(max((y_left - plan.com_at(t)[1]) / (y_left - y_right), 0.0), 1.0)
+            share = min(max((y_left - com[1]) / (y_left - y_right), 0.0), 1.0)
             rate = force_gain * (f_right - share * (f_left + f_right))
             offset[0] = min(max(offset[0] + rate * T_SAMPLE, -max_offset), max_offset)
         feet[0, 2] -= offset[0]
         feet[1, 2] += offset[0]
-        tau = servo(plan.pose(pelvis, feet)[7:], s.enc, s.rate)
+        tau = servo(state.body.pose(pelvis, feet)[7:], s.enc, s.rate)
         controller.peak_force = max(controller.peak_force, float(np.max(np.abs(servo.force))))  # type: ignore
         return tau
 
-    controller.plan = plan  # type: ignore[attr-defined]
+    controller.state = state  # type: ignore[attr-defined]
     controller.servo = servo  # type: ignore[attr-defined]
     controller.peak_force = 0.0  # type: ignore[attr-defined]
     controller.offset = offset  # type: ignore[attr-defined]
@@ -274,16 +321,16 @@ def walker(walk: StaticWalk, servo: DriveServo | None = None, force_gain: float 
 
 
 def support_track(robot: Robot, result, params: RottoParams | None = None, every: int = 1,
-                  contact_force: float = 1.0) -> dict[str, np.ndarray]:
+                  contact_force: float = 10.0) -> dict[str, np.ndarray]:
     """The walk's balance record (every ``every``-th record): ``t`` (n,) [s]; ``com`` (n, 3) [m], the
     whole-body centre of mass; ``zmp`` (n, 2) [m], the zero-moment point on the flat ground, the
     centre of pressure of the pads' normal forces Σ f_i p_i / Σ f_i (on flat ground the ZMP of the
     feet's F/T sensors, [Zav08]; NaN when nothing touches); ``pads`` (n, 8, 3) [m], the pads' contact
     points (the spheres' lowest points) and ``fn`` (n, 8) [N], their normal forces, in
     :func:`.model.pad_names` order; ``margin_com`` and ``margin_zmp`` (n,) [m], the signed distances
-    of the CoM's projection and of the ZMP inside the support polygon (the convex hull of the pads
-    pressing with more than ``contact_force`` [N]; NaN with fewer than three: the sole on an edge or
-    in the air); ``tilt`` (n,) [rad], the pelvis' angle from upright."""
+    of the CoM's projection and of the ZMP inside the support polygon (the convex hull of the soles
+    that carry more than ``contact_force`` [N], each sole the rectangle of its four pads: a flat
+    foot's support; NaN when none carries); ``tilt`` (n,) [rad], the pelvis' angle from upright."""
     p = params or RottoParams()
     mb = build_model(p)
     data = mb.make_data()
@@ -306,7 +353,8 @@ def support_track(robot: Robot, result, params: RottoParams | None = None, every
     margin_com = np.full(len(rows), np.nan)
     margin_zmp = np.full(len(rows), np.nan)
     for k in range(len(rows)):
-        touching = pads[k, fn[k] > contact_force, :2]
+        on = np.repeat(fn[k].reshape(2, 4).sum(axis=1) > contact_force, 4)  # the soles that carry
+        touching = pads[k, on, :2]
         if len(touching) >= 3:
             margin_com[k] = support_margin(com[k, :2], touching)
             margin_zmp[k] = support_margin(zmp[k], touching)
@@ -317,9 +365,9 @@ def support_track(robot: Robot, result, params: RottoParams | None = None, every
 def balance_summary(track: dict[str, np.ndarray], t_from: float = 0.1) -> dict[str, float]:
     """Figures of a :func:`support_track` from ``t_from`` [s] on (the robot starts with its pads just
     touching, unloaded: the first records settle it): the smallest CoM and ZMP margins [m] (a record
-    with fewer than three pads touching counts as −inf: the sole on an edge), the fraction of
-    records whose ZMP margin is under 5 mm (the sole about to roll over an edge), the largest
-    pelvis tilt [rad] and the CoM's advance along x [m]."""
+    with no sole carrying counts as −inf), the fraction of records whose ZMP margin is under 5 mm
+    (the sole about to roll over an edge), the largest pelvis tilt [rad] and the CoM's advance along
+    x [m]."""
     keep = track["t"] >= t_from
     com_m = np.nan_to_num(track["margin_com"][keep], nan=-np.inf)
     zmp_m = np.nan_to_num(track["margin_zmp"][keep], nan=-np.inf)
