@@ -102,7 +102,7 @@ ARGS = ["--out", "o", "-q", "--plot", "missing.toml", "s.toml", "-c", "missing.r
 
 @FUZZ
 @given(command=st.sampled_from(["run", "simsect", "plot", "animate", "models", "mobility", "fit",
-                                "sweep", "demo", "nonsense"]),
+                                "sweep", "demo", "sil", "nonsense"]),
        args=st.lists(st.sampled_from(ARGS), max_size=5))
 def test_any_command_line_exits_with_a_status_and_no_traceback(tmp_path, monkeypatch, capsys, command, args):
     monkeypatch.chdir(tmp_path)
@@ -113,6 +113,8 @@ def test_any_command_line_exits_with_a_status_and_no_traceback(tmp_path, monkeyp
         argv = ["demo", "no_such_demo", *args]  # never the real (long) demo
     if command == "sweep" and "s.toml" not in args:
         argv = ["sweep", "missing.toml", *args]
+    if command == "sil":  # no controller answers: it must give up quickly, with a message
+        argv = ["sil", "--wait", "0.05", "--duration", "0.05", *args]
     try:
         code = main(argv)
     except SystemExit as exc:  # argparse: usage errors (2) and --help (0)

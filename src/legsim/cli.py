@@ -1,5 +1,5 @@
 """The ``legsim`` command line: run | view | simsect | plot | animate | demo | models | mobility | fit |
-sweep | warmup.
+sweep | warmup | report | sil.
 
 User mistakes (bad files, keys, values) print one clear message and exit with status 2; a run
 that fails says the time, mode and cause, keeps its records, and exits with status 1.
@@ -77,7 +77,8 @@ def _cmd_animate(args) -> int:
 
 
 PYTHON_DEMOS = {"libra_climb": "legsim.robots.libra.demo:run_demo",
-                "anton_walk": "legsim.robots.anton.demo:run_demo"}
+                "anton_walk": "legsim.robots.anton.demo:run_demo",
+                "rotto_walk": "legsim.robots.rotto.demo:run_demo"}
 """Demos that are Python experiments rather than TOML scenarios (a robot package's own plan)."""
 
 
@@ -143,7 +144,7 @@ def _cmd_mobility(args) -> int:
     return 0
 
 
-_PLUGINS = ("legsim.identify.cli", "legsim.sweep.cli", "legsim.validation.cli")
+_PLUGINS = ("legsim.identify.cli", "legsim.sweep.cli", "legsim.validation.cli", "legsim.realtime.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -235,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
             from ._compiling import compile_engine_in_background, watch
 
             watch()
-            if args.command in ("run", "demo", "simsect", "sweep"):  # they run the engine
+            if args.command in ("run", "demo", "simsect", "sweep", "sil"):  # they run the engine
                 compile_engine_in_background()
         return int(args.func(args) or 0)
     except InputError as exc:
