@@ -756,11 +756,13 @@ def test_bad_pneumatic_and_battery_parts_name_the_file_table_key_and_what_is_all
 def test_reading_and_drawing_parts_compiles_no_robot_hooks():
     """The viewer draws a hardware-file robot from its parts: neither the robot module nor the shared
     hooks it compiles (about a minute cold) are imported, and the parts match the built robot's."""
+    hardware = str(SCENARIO_DIR / "hopper_hardware.toml")
     code = ("import sys; from legsim.assembly import load_parts; from legsim.viz.scene import robot_scene; "
-            f"parts = load_parts({str(SCENARIO_DIR / 'hopper_hardware.toml')!r}); scene = robot_scene(parts); "
+            f"parts = load_parts({hardware!r}); scene = robot_scene(parts); "
             "print(len(scene.shapes), len(parts.actuators), parts.name, "
             "'legsim.assembly.robot' in sys.modules, 'legsim.assembly._hooks' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    robot = load_hardware(SCENARIO_DIR / "hopper_hardware.toml")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    robot = load_hardware(hardware)
     assert out[1:] == [str(len(robot.actuators)), robot.name, "False", "False"]
     assert int(out[0]) > 0

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._borrow import view_c
 from ..actuators.electric._kernels import peukert_rate
+from ..actuators.electric._pmsm_kernels import circle_limit
 from ..actuators.pneumatic import _layout as PL
 from ..actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force, tank_pressure_rate
 from ..actuators.pneumatic._flow_kernels import cv_flow_corrected, cv_flow_source, orifice_flow
@@ -265,11 +266,62 @@ def solenoid_force(p, o, x, q, qd, adot, xa):
 
 
 @hs.njit_helper
+def pmsm_drive(p, o, x, u, q, qd, adot, xa):
+    """A PMSM drive at actuator row ``p[o]`` (``components.PMSMDrive``): ``(joint force, i_q)``, and into
+    ``adot`` the rates of its states (motor side x_m, v_m with a series spring; i_d, i_q, PI integrals
+    in the current-loop mode)."""
+    b = int(p[o + L.PM_BLOCK])
+    g = p[o + L.A_GEAR]
+    s = int(p[o + L.A_STATE])
+    res, ld, lq, psi, pp = p[b + L.PB_R], p[b + L.PB_LD], p[b + L.PB_LQ], p[b + L.PB_PSI], p[b + L.PB_PP]
+    eta, imax, cf = p[b + L.PB_ETA], p[b + L.PB_IMAX], p[b + L.PB_CF]
+    w = g * (x[s + 1] if cf > 0.0 else qd)  # rotor speed [rad/s]
+    fs = cf * (x[s] - q) if cf > 0.0 else 0.0
+    cmd = int(p[b + L.PB_CMD])
+    if cmd == L.PM_CURRENT:
+        iref = u
+    else:
+        fref = u if cmd == L.PM_FORCE else _clip(p[b + L.PB_KP] * (u - q) - p[b + L.PB_KD] * qd,
+                                                  -p[b + L.PB_FG], p[b + L.PB_FG])
+        if cf > 0.0:
+            iref = (p[b + L.PB_FF] * fref + p[b + L.PB_KPF] * (fref - fs)
+                    - p[b + L.PB_KDF] * cf * (x[s + 1] - qd))
+        else:
+            iref = fref / (eta * g * 1.5 * pp * psi)
+    iref = _clip(iref, -imax, imax)
+    we = pp * w
+    ulim2 = p[b + L.PB_VDC] * p[b + L.PB_VDC] / 3.0
+    if int(p[b + L.PB_MODE]) == L.PM_IDEAL:  # steady band of the voltage circle at this speed, i_d = 0
+        qa = res * res + we * we * lq * lq
+        qb = 2.0 * res * we * psi
+        disc = qb * qb - 4.0 * qa * (we * we * psi * psi - ulim2)
+        root = math.sqrt(disc) if disc > 0.0 else 0.0
+        i_d, i_q = 0.0, _clip(iref, (-qb - root) / (2.0 * qa), (-qb + root) / (2.0 * qa))
+    else:  # the PI (4.2) as its continuous equivalent, voltage limited D first, dq winding equations
+        e = s + int(p[b + L.PB_E0])
+        i_d, i_q = x[e], x[e + 1]
+        ud, uq, clip_d, clip_q = circle_limit(p[b + L.PB_P] * -i_d + p[b + L.PB_IT] * x[e + 2],
+                                              p[b + L.PB_P] * (iref - i_q) + p[b + L.PB_IT] * x[e + 3],
+                                              p[b + L.PB_VDC])
+        adot[e - xa] = (ud - res * i_d + we * lq * i_q) / ld
+        adot[e + 1 - xa] = (uq - res * i_q - we * (ld * i_d + psi)) / lq
+        adot[e + 2 - xa] = 0.0 if clip_d else -i_d
+        adot[e + 3 - xa] = 0.0 if clip_q else iref - i_q
+    fm = eta * g * 1.5 * pp * (psi * i_q + (ld - lq) * i_d * i_q) - g * p[b + L.PB_B] * w
+    if cf > 0.0:
+        adot[s - xa] = x[s + 1]
+        adot[s + 1 - xa] = (fm - fs) / p[b + L.PB_MM]
+        return fs, i_q
+    return fm, i_q
+
+
+@hs.njit_helper
 def actuator_forces(p, x, tau, force, cur, adot, scr):
     """Generalised force of every actuator on its joint, ``force`` (nact,), summed per joint into
-    ``tau`` (nv,) (zeroed first); ``cur`` (nact,) the DC motors' armature currents [A] (0 for other
-    types), ``adot`` (nas,) the rates of the actuator states (DC motor current with inductance, the
-    cylinders' gas states, the air supplies' pressures); ``scr`` scratch (NSCR,). Equations:
+    ``tau`` (nv,) (zeroed first); ``cur`` (nact,) the DC motors' armature currents and the PMSM drives'
+    i_q [A] (0 for other types), ``adot`` (nas,) the rates of the actuator states (DC motor current with
+    inductance, PMSM drive states, the cylinders' gas states, the air supplies' pressures); ``scr``
+    scratch (NSCR,). Equations:
     :mod:`legsim.assembly.components`."""
     nq = int(p[L.P_NQ])
     na = int(p[L.P_NACT])
@@ -314,6 +366,8 @@ def actuator_forces(p, x, tau, force, cur, adot, scr):
             f = (pressure_force(row, x[s], x[s + 1]) - friction_force(row, xd, 0.0, 0, 0.0)) * arm
         elif typ == L.ACT_SOLENOID:
             f = solenoid_force(p, o, x, q, qd, adot, xa)
+        elif typ == L.ACT_PMSM:
+            f, cur[a] = pmsm_drive(p, o, x, u, q, qd, adot, xa)
         else:  # DC motor through a gear: R, L, kt, kb, i_max, v_max, torque command?, efficiency
             res, ind, kt, kb = p[pp], p[pp + 1], p[pp + 2], p[pp + 3]
             imax, vmax, eta = p[pp + 4], p[pp + 5], p[pp + 7]

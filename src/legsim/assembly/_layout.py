@@ -65,7 +65,7 @@ its ``actuators.pneumatic._layout`` row in ``p``, transmission code, then the tr
 numbers: TR_LINEAR q0, x0, dx/dq; TR_LINKAGE joint kind, l1 .. l5). ``A_STATE`` is the first of an
 actuator's states in x (DC motor with inductance: the current; cylinder: p_cap, p_rod, m_cap,
 m_rod, m_supply), -1 for none; the rates of all actuator states are one block (``P_NAS`` long)."""
-ACT_TORQUE, ACT_POSITION, ACT_VELOCITY, ACT_DC, ACT_PNEUMATIC, ACT_SOLENOID = range(6)
+ACT_TORQUE, ACT_POSITION, ACT_VELOCITY, ACT_DC, ACT_PNEUMATIC, ACT_SOLENOID, ACT_PMSM = range(7)
 TR_DIRECT, TR_LINEAR, TR_LINKAGE = range(3)
 A_SUPPLY = A_P0 + 8
 """The resource an actuator draws from: a cylinder's air supply, a DC motor's battery (the index of
@@ -93,6 +93,19 @@ NSOL = 4
 """States of a solenoid cylinder: pressure, gas used (continuous), valve open, pending switch time."""
 NGAS = 5
 """States of a pneumatic cylinder."""
+
+# ---- a PMSM drive (components.PMSMDrive): A_GEAR holds G, A_P0 the offset of its block in p --------
+PM_BLOCK = A_P0
+(PB_R, PB_LD, PB_LQ, PB_PSI, PB_PP, PB_B, PB_VDC, PB_IMAX, PB_ETA, PB_MODE, PB_CMD, PB_P, PB_IT, PB_KP,
+ PB_KD, PB_FG, PB_CF, PB_FF, PB_KPF, PB_KDF, PB_MM, PB_E0) = range(22)
+NPB = 22
+"""R, L_d, L_q, psi, p, b, v_dc, i_max, eta, mode, command, PI P and I/T, position kp, kd, force limit,
+series spring CF (0: rigid), force feedforward 1/g, force kp, kd, motor-side mass G^2 J, offset of the
+electrical states from A_STATE (2 with a spring: x_m, v_m come first)."""
+PM_IDEAL, PM_LOOP = range(2)
+PM_CURRENT, PM_FORCE, PM_POSITION = range(3)
+NPM_SPRING = 2
+NPM_LOOP = 4
 
 # ---- sensor rows at p[P_OS] ------------------------------------------------------------------
 SW = 32

@@ -26,12 +26,32 @@ Actuators (one per 1-DoF joint, revolute or prismatic; generalised force ``tau``
     this speed, ``eta N kt clip((±v_max - kb omega_m) / R, -i_max, i_max)``: the linear
     torque-speed limit of SimSect's hexapod motor (digest §4.9; :func:`DCMotor.simsect`).
 
+* :class:`PMSMDrive` — a PMSM with its current loop (Konyev 2011 §4.2; ROTTO's drives) through a
+  gear or a belt and ball screw, optionally with a series spring (a series-elastic actuator):
+
+  - transmission ratio ``G`` = ``gear`` (motor rad per joint rad or m) or, with a ball screw of
+    ``lead`` h [m] on a prismatic joint, ``2 pi gear / h`` (``gear``: the belt ratio); joint force
+    ``eta G T``, ``T = 3/2 p (psi i_q + (L_d - L_q) i_d i_q)`` (:mod:`legsim.actuators.electric.pmsm`);
+    the rotor's viscous friction ``b`` costs ``G^2 b qdot``; the rotor inertia ``J`` reflects as ``G^2 J``.
+  - ``mode="ideal"``: ``i_q`` = its reference clipped to ``±i_max`` and to the steady band the voltage
+    circle ``v_dc/sqrt 3`` allows at this speed (``i_d = 0``); ``mode="current_loop"``: the 28 kHz PI
+    (4.2) as its continuous averaged-PWM equivalent ``u = P e + (I/T) int e`` per axis (``i_d* = 0``),
+    the voltage limited to the circle (D first, clipped axis's integral held), the dq winding
+    equations; states ``<name>_id``, ``_iq`` [A], ``_zd``, ``_zq`` [A s].
+  - ``command``: ``"current"`` (u = i_q* [A]), ``"force"`` (u = joint force [N or N m]; with a spring
+    the spring force, held by the PD force loop of Fig. 4.19), ``"position"`` (u = joint target:
+    ``F* = clip(kp (u - q) - kd qdot, -force_limit, force_limit)``, Fig. 4.20, then as ``"force"``).
+  - ``series_spring`` CF [N/m or N m/rad]: the motor side is a state (``<name>_xm``, ``_vm``: position
+    and rate in joint units, inertia ``G^2 J``), the joint gets ``CF (x_m - q)``; the force loop
+    ``i_q* = F*/g + force_kp (F* - F) - force_kd dF/dt`` (``g = eta G kt``) with gains by the pole
+    placement of :func:`legsim.actuators.electric.drive_loops.sea_force_gains` (default: 50 Hz, 15 ms).
+
 Sensors (each sampled at its own rate; the engine's sample clock is the least common multiple of all rates)
 --------------------------------------------------------------------------------
 :class:`JointEncoder` (joint positions), :class:`JointVelocity`, :class:`IMU` (accelerometer: the
 specific force ``a - g`` of a body point, and/or gyro: the body's angular velocity, in sensor
 axes rotated by ``rotation`` from the body's), :class:`ContactForce` (3-axis contact force in world
-axes on a contact geometry), :class:`MotorCurrent` (a DC motor's armature current),
+axes on a contact geometry), :class:`MotorCurrent` (a DC motor's armature current, a PMSM's i_q),
 :class:`ChamberPressure` (a cylinder's two chamber pressures). Every channel
 goes through :class:`Measurement`: scale error, offset, Gaussian noise (seeded, reproducible),
 saturation, quantisation, a first-order low-pass (Butterworth order 1), a delay of whole samples
@@ -48,6 +68,8 @@ import numpy as np
 
 from ..actuators.electric.battery import PeukertBattery
 from ..actuators.electric.dcmotor import MAXON_RE118751
+from ..actuators.electric.drive_loops import rotto_actuator, sea_force_gains
+from ..actuators.electric.pmsm import PMSM, current_pi_gains
 from ..actuators.pneumatic.actuator import PneumaticActuator
 from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
 from ..actuators.pneumatic.solenoid import SolenoidValve
@@ -61,6 +83,7 @@ __all__ = [
     "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
     "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Obstacle", "Actuator", "Sensor",
     "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery", "contact_geometries",
+    "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1",
 ]
 
 
@@ -221,6 +244,133 @@ class DCMotor:
         v_max = w_nl / k_omega
         return cls(name, joint, resistance=resistance, torque_constant=1.0 / k_omega, v_max=v_max,
                    gear=gear, i_max=v_max / resistance, command="torque")
+
+
+_PMSM_MODES = ("ideal", "current_loop")
+_PMSM_COMMANDS = ("current", "force", "position")
+
+
+@dataclass(frozen=True)
+class PMSMDrive:
+    """A PMSM drive with its current loop on a 1-DoF joint (module docstring for the equations).
+
+    Parameters
+    ----------
+    name, joint : actuator name and the joint it drives (prismatic with a ball screw ``lead``).
+    resistance : R [ohm]; inductance : L_d [H]; inductance_q : L_q [H] (default L_d).
+    flux_linkage : psi [V s]; pole_pairs : p; rotor_inertia : J [kg m^2]; viscous : b [N m s/rad].
+    v_dc : DC-link voltage [V]; i_max : current limit [A] (inf: none).
+    gear : ratio (motor turns per joint turn), or the belt ratio ahead of a ball screw of ``lead`` [m].
+    efficiency : eta in (0, 1] on the force the motor gives.
+    mode : ``"ideal"`` or ``"current_loop"``; pwm_hz : the PI's rate (28 kHz); current_bandwidth_hz : the
+        loop's placeholder gains by pole-zero cancellation (:func:`~legsim.actuators.electric.pmsm.
+        current_pi_gains`), unless ``p_gain`` [V/A] and ``i_gain`` [V/A per sample] are given.
+    command : ``"current"``, ``"force"`` or ``"position"`` (``kp``, ``kd``, ``force_limit``).
+    series_spring : CF of a series spring [N/m or N m/rad] (None: rigid), with ``force_kp`` [A/N],
+        ``force_kd`` [A s/N] (default: the pole placement for ``force_bandwidth_hz`` and
+        ``force_first_reach`` [s]).
+    """
+
+    name: str
+    joint: str
+    resistance: float
+    inductance: float
+    flux_linkage: float
+    pole_pairs: int
+    rotor_inertia: float
+    v_dc: float
+    inductance_q: float | None = None
+    viscous: float = 0.0
+    i_max: float = math.inf
+    gear: float = 1.0
+    lead: float | None = None
+    efficiency: float = 1.0
+    mode: str = "ideal"
+    command: str = "current"
+    pwm_hz: float = 28000.0
+    current_bandwidth_hz: float = 1000.0
+    p_gain: float | None = None
+    i_gain: float | None = None
+    kp: float = 0.0
+    kd: float = 0.0
+    force_limit: float = math.inf
+    series_spring: float | None = None
+    force_kp: float | None = None
+    force_kd: float | None = None
+    force_bandwidth_hz: float = 50.0
+    force_first_reach: float = 0.015
+
+    def __post_init__(self):
+        o = f"PMSMDrive {self.name!r}"
+        _name("PMSMDrive", self.name)
+        for k in ("resistance", "inductance", "flux_linkage", "v_dc", "gear", "pwm_hz",
+                  "current_bandwidth_hz", "force_bandwidth_hz", "force_first_reach"):
+            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0, lo_open=True))
+        for k in ("rotor_inertia", "viscous", "kp", "kd"):
+            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0))
+        lq = self.inductance if self.inductance_q is None else self.inductance_q
+        object.__setattr__(self, "inductance_q", _num(o, "inductance_q", lq, lo=0.0, lo_open=True))
+        pp = self.pole_pairs
+        if not (isinstance(pp, int) and not isinstance(pp, bool) and pp >= 1):
+            raise InputError(f"{o}: 'pole_pairs' = {self.pole_pairs!r}, expected a whole number >= 1")
+        if self.lead is not None:
+            object.__setattr__(self, "lead", _num(o, "lead", self.lead, lo=0.0, lo_open=True))
+        object.__setattr__(self, "efficiency", _num(o, "efficiency", self.efficiency, lo=0.0, hi=1.0,
+                                                    lo_open=True))
+        for k in ("i_max", "force_limit"):
+            v = float(getattr(self, k))
+            if not v > 0.0:
+                raise InputError(f"{o}: '{k}' = {getattr(self, k)!r}, expected a number > 0 (inf: no limit)")
+            object.__setattr__(self, k, v)
+        if self.mode not in _PMSM_MODES:
+            raise InputError(f"{o}: mode = {self.mode!r}, expected one of {', '.join(_PMSM_MODES)}")
+        if self.command not in _PMSM_COMMANDS:
+            raise InputError(f"{o}: command = {self.command!r}, expected one of {', '.join(_PMSM_COMMANDS)}")
+        pg, ig = current_pi_gains(self.motor(), self.current_bandwidth_hz)
+        for k, v in (("p_gain", pg), ("i_gain", ig)):
+            given = getattr(self, k)
+            object.__setattr__(self, k, _num(o, k, v if given is None else given, lo=0.0))
+        if self.series_spring is None:
+            return
+        cf = _num(o, "series_spring", self.series_spring, lo=0.0, lo_open=True)
+        object.__setattr__(self, "series_spring", cf)
+        if self.rotor_inertia <= 0.0:
+            raise InputError(f"{o}: a series spring needs rotor_inertia > 0 (the motor side's inertia)")
+        if self.force_kp is None or self.force_kd is None:
+            try:
+                g = sea_force_gains(cf, 1.0 / self.ratio, self.efficiency * self.motor().torque_constant,
+                                    self.rotor_inertia, self.viscous, bandwidth_hz=self.force_bandwidth_hz,
+                                    first_reach=self.force_first_reach)
+            except InputError as exc:
+                raise InputError(f"{o}: {exc}") from None
+            object.__setattr__(self, "force_kp", g.kp if self.force_kp is None else self.force_kp)
+            object.__setattr__(self, "force_kd", g.kd if self.force_kd is None else self.force_kd)
+        for k in ("force_kp", "force_kd"):
+            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0))
+
+    @property
+    def ratio(self) -> float:
+        """G: motor radians per joint unit (rad or m)."""
+        return self.gear if self.lead is None else 2.0 * math.pi * self.gear / self.lead
+
+    def motor(self) -> PMSM:
+        """The motor as a :class:`legsim.actuators.electric.pmsm.PMSM` (for the drive library)."""
+        return PMSM(resistance=self.resistance, inductance_d=self.inductance, inductance_q=self.inductance_q,
+                    flux_linkage=self.flux_linkage, pole_pairs=self.pole_pairs,
+                    rotor_inertia=self.rotor_inertia, v_dc=self.v_dc, viscous=self.viscous,
+                    pwm_hz=self.pwm_hz)
+
+    @classmethod
+    def rotto(cls, name: str, joint: str, **kwargs) -> PMSMDrive:
+        """ROTTO's linear actuator (:func:`legsim.actuators.electric.drive_loops.rotto_actuator`: belt 2,
+        8 mm lead, motor placeholders giving 128 N at 0.64 m/s, 400 N, 0.72 m/s) on a prismatic joint;
+        ``kwargs``: any other field (mode, command, series_spring, ...)."""
+        act = rotto_actuator()
+        m = act.motor
+        base = {"resistance": m.resistance, "inductance": m.inductance_d, "flux_linkage": m.flux_linkage,
+                "pole_pairs": m.pole_pairs, "rotor_inertia": m.rotor_inertia, "v_dc": m.v_dc,
+                "i_max": act.i_max, "gear": act.belt, "lead": act.lead}
+        return cls(name, joint, **{**base, **kwargs})
 
 
 _VELOCITY_ONLY = ("STRIBECK_TANH", "VISCOUS", "STEEP_LINEAR")
@@ -385,7 +535,8 @@ class SolenoidCylinder:
             object.__setattr__(self, "p0", _num(o, "p0", self.p0, lo=0.0, lo_open=True))
 
 
-Actuator = TorqueSource | PositionServo | VelocityServo | DCMotor | PneumaticCylinder | SolenoidCylinder
+Actuator = (TorqueSource | PositionServo | VelocityServo | DCMotor | PneumaticCylinder | SolenoidCylinder
+            | PMSMDrive)
 """Any actuator component."""
 
 
@@ -548,7 +699,8 @@ class ContactForce(_Sensor):
 
 @dataclass(frozen=True)
 class MotorCurrent(_Sensor):
-    """Armature current [A] of each DC motor named in ``actuators``, one channel each."""
+    """Armature current [A] of each DC motor, or the torque-producing current i_q [A] of each
+    :class:`PMSMDrive`, named in ``actuators``, one channel each."""
 
     actuators: Sequence[str] = ()
     _names_field = "actuators"
@@ -566,6 +718,29 @@ class ChamberPressure(_Sensor):
 
 Sensor = JointEncoder | JointVelocity | IMU | ContactForce | MotorCurrent | ChamberPressure
 """Any sensor component."""
+
+ROTTO_FT_TABLE_4_1 = {  # channel: (range +- [N or N m], accuracy [N or N m]); 12 bits each
+    "Fx": (300.0, 0.29), "Fy": (400.0, 0.39), "Fz": (300.0, 0.29),
+    "Mx": (10.0, 0.098), "My": (20.0, 0.1), "Mz": (10.0, 0.098)}
+"""ROTTO's six-axis shank force/torque sensor, Konyev 2011 Table 4.1, in the sensor's axes (y vertical:
+"the maximal allowed vertical force is 400 N"). "Resettability < 80 %" is left out (garbled, errata §8)."""
+
+
+def rotto_ft_measurements(seed: int = 0) -> dict[str, Measurement]:
+    """One :class:`Measurement` per channel of Table 4.1: 12 bits over ``±range``, saturating there,
+    and the accuracy read as the standard deviation of Gaussian noise (the source gives no noise model)."""
+    return {ch: Measurement(noise_std=acc, lo=-rng, hi=rng, bits=12, seed=seed)
+            for ch, (rng, acc) in ROTTO_FT_TABLE_4_1.items()}
+
+
+def rotto_ft_sensor(name: str, geometries, *, rate_hz: float = 0.0, seed: int = 0) -> ContactForce:
+    """The force part of ROTTO's shank F/T sensor as a :class:`ContactForce` (world axes, z up) with the
+    vertical channel's Table 4.1 figures (±400 N, 12 bits, 0.39 N). What the sensor pipeline cannot
+    express: the moments (a contact-force sensor has none), the horizontal channels' own ±300 N range
+    and 0.29 N accuracy (one Measurement per sensor: they get the vertical channel's, a 0.20 N instead of
+    0.15 N step), and the sensor's own axes. :func:`rotto_ft_measurements` gives all six channels."""
+    return ContactForce(name, rate_hz=rate_hz, measurement=rotto_ft_measurements(seed)["Fy"],
+                        geometries=geometries)
 
 
 # ----------------------------------------------------------------------------------- contacts

@@ -20,6 +20,7 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
 
     [actuators.knee]              # one table per actuator, named by its key; commands in file order
     type = "DCMotor"              # TorqueSource | PositionServo | VelocityServo | DCMotor | DCMotor.simsect
+                                  # | PMSMDrive | PMSMDrive.rotto (ROTTO's linear drive; keys: its fields)
     joint = "knee"                # default: the actuator's name
     resistance = 2.0              # every other key: a field of the component (or simsect's keywords)
 
@@ -37,7 +38,7 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
     [sensors.enc]
     type = "JointEncoder"
     joints = "all"                # "all" also for JointVelocity joints, ContactForce geometries (every
-                                  # contact geometry) and MotorCurrent actuators (every DCMotor)
+                                  # contact geometry) and MotorCurrent actuators (every DCMotor, PMSMDrive)
 
 Pneumatics and batteries (SI: Pa absolute, K, m^3, m^2; a resource is named by its key)::
 
@@ -142,7 +143,7 @@ __all__ = ["load_hardware", "parse_hardware", "load_parts", "parse_parts", "Part
 ACTUATORS: dict[str, Callable[..., Any]] = {
     "TorqueSource": C.TorqueSource, "PositionServo": C.PositionServo, "VelocityServo": C.VelocityServo,
     "DCMotor": C.DCMotor, "DCMotor.simsect": C.DCMotor.simsect, "SolenoidCylinder": C.SolenoidCylinder,
-    "PneumaticCylinder": C.PneumaticCylinder}
+    "PneumaticCylinder": C.PneumaticCylinder, "PMSMDrive": C.PMSMDrive, "PMSMDrive.rotto": C.PMSMDrive.rotto}
 """Actuator ``type`` -> component (or preset) taking ``(name, joint, **keys)``."""
 SENSORS: dict[str, Callable[..., Any]] = {cls.__name__: cls for cls in (
     C.JointEncoder, C.JointVelocity, C.IMU, C.ContactForce, C.MotorCurrent, C.ChamberPressure)}
@@ -397,7 +398,10 @@ def _actuators(f: _File, tables: dict[str, Any], mb: Model) -> tuple[list[Any], 
         spec = f.table("actuators", key, spec)
         kind = f.choose(t, spec, "type", ACTUATORS)
         make = ACTUATORS[kind]
-        kw = f.kwargs(t, spec, V.params(make, ("name", "joint")), kind, ("type", "joint", "joints"))
+        params = V.params(make, ("name", "joint"))
+        if kind == "PMSMDrive.rotto":  # a preset: every field of the drive, none required
+            params = {k: (v, False) for k, (v, _) in V.params(C.PMSMDrive, ("name", "joint")).items()}
+        kw = f.kwargs(t, spec, params, kind, ("type", "joint", "joints"))
         if "joints" in spec:
             if "joint" in spec:
                 raise f.fail(t, "give joint (one actuator) or joints (one per joint), not both")
@@ -416,10 +420,11 @@ def _actuators(f: _File, tables: dict[str, Any], mb: Model) -> tuple[list[Any], 
 def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts | None,
              actuators: list[Any]) -> tuple[list[Any], dict[str, str]]:
     cylinders = tuple(a.name for a in actuators if isinstance(a, C.PneumaticCylinder | C.SolenoidCylinder))
-    motors = tuple(a.name for a in actuators if isinstance(a, C.DCMotor))
+    motors = tuple(a.name for a in actuators if isinstance(a, C.DCMotor | C.PMSMDrive))
     geoms = () if contacts is None else tuple(f.build("contacts", C.contact_geometries, mb, contacts))
     every: dict[str, tuple[str, ...]] = {"joints": tuple(mb.joint_names), "geometries": geoms}
-    what = {"joints": "1-DoF joints", "actuators": "DC motors", "geometries": "contact geometries"}
+    what = {"joints": "1-DoF joints", "actuators": "DC motors or PMSM drives",
+            "geometries": "contact geometries"}
     out: list[Any] = []
     origin: dict[str, str] = {}
     for key, spec in tables.items():
@@ -428,7 +433,7 @@ def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts |
         kind = f.choose(t, spec, "type", SENSORS)
         pressure = kind == "ChamberPressure"  # its actuators "all": every cylinder, else every motor
         every["actuators"] = cylinders if pressure else motors
-        what["actuators"] = "pneumatic or solenoid cylinders" if pressure else "DC motors"
+        what["actuators"] = "pneumatic or solenoid cylinders" if pressure else "DC motors or PMSM drives"
         params = V.params(SENSORS[kind], ("name",))
         every_of = {k: v for k, v in spec.items() if k in every and k in params and v == "all"}
         kw = f.kwargs(t, {k: v for k, v in spec.items() if k not in every_of}, params, kind, ("type",))

@@ -45,6 +45,7 @@ from .components import (
     JointEncoder,
     JointVelocity,
     MotorCurrent,
+    PMSMDrive,
     PneumaticCylinder,
     PositionServo,
     SolenoidCylinder,
@@ -162,12 +163,15 @@ class Robot:
         servo_q: list[tuple[int, int]] = []
         pneumatic: list[tuple[int, int, PneumaticCylinder]] = []
         solenoids: list[tuple[int, int, SolenoidCylinder]] = []
+        drives: list[tuple[int, int, PMSMDrive]] = []  # (state, qadr, drive) of drives with a series spring
+        pblocks: list[np.ndarray] = []
         ranges: list[tuple[float, float]] = []
         xa = nq + nv + (0 if smooth else nc) + (3 * nc if anchors else 0)
         for act in self.actuators:
             if not isinstance(act, Actuator):
                 raise InputError(f"Robot: actuator {act!r} is not an actuator component (TorqueSource, "
-                                 "PositionServo, VelocityServo, DCMotor, PneumaticCylinder)")
+                                 "PositionServo, VelocityServo, DCMotor, PneumaticCylinder, "
+                                 "SolenoidCylinder, PMSMDrive)")
             owner = f"{type(act).__name__} {act.name!r}"
             if act.name in names:
                 raise InputError(f"{owner}: another actuator has this name; names must be unique")
@@ -200,6 +204,14 @@ class Robot:
                 u0 = self._pack_cylinder(owner, act, row, qadr, xa + len(act_states), len(pneumatic))
                 pneumatic.append((int(row[L.A_STATE]), qadr, act))
                 act_states += [f"{act.name}_{k}" for k in ("p_cap", "p_rod", "m_cap", "m_rod", "m_supply")]
+            elif isinstance(act, PMSMDrive):
+                if act.lead is not None:
+                    self._prismatic(owner, act.joint, " (a ball screw's lead needs a prismatic joint; "
+                                                      "use gear alone on a revolute joint)")
+                names_s = self._pack_pmsm(act, row, xa + len(act_states), len(pblocks), pblocks)
+                if act.series_spring is not None:
+                    drives.append((int(row[L.A_STATE]), qadr, act))
+                act_states += names_s
             else:
                 row[L.A_TYPE], row[L.A_GEAR] = L.ACT_DC, act.gear
                 row[p0:p0 + 8] = (act.resistance, act.inductance, act.torque_constant, act.back_emf,
@@ -273,10 +285,10 @@ class Robot:
             else:
                 for a in sen.actuators:
                     ai = _lookup("actuator", a, names, owner)
-                    if not isinstance(self.actuators[ai], DCMotor):
+                    if not isinstance(self.actuators[ai], DCMotor | PMSMDrive):
                         raise InputError(f"{owner}: actuator {a!r} is a "
                                          f"{type(self.actuators[ai]).__name__}; a current sensor needs "
-                                         "a DCMotor")
+                                         "a DCMotor or a PMSMDrive")
                     parts.append((L.SEN_CURRENT, ai, 1, (a,)))
             labels: list[str] = []
             for typ, src, n, labs in parts:
@@ -339,14 +351,18 @@ class Robot:
                 r[L.A_P0] = opn + PL.NPARAM * r[L.A_P0]
             elif int(r[L.A_TYPE]) == L.ACT_SOLENOID:
                 r[L.SO_BLOCK] = osb + L.NSB * r[L.SO_BLOCK]
+        opm = osb + L.NSB * len(sblocks)  # the PMSM drives' blocks
+        for r in rows:
+            if int(r[L.A_TYPE]) == L.ACT_PMSM:
+                r[L.PM_BLOCK] = opm + L.NPB * r[L.PM_BLOCK]
         head[L.P_NAS] = len(act_states)
         scratch = np.zeros(K.scratch_size(mb.nbody, nv, nc, nact, len(act_states)))
-        head[L.P_OR], head[L.P_NR] = osb + L.NSB * len(sblocks), len(supplies)
+        head[L.P_OR], head[L.P_NR] = opm + L.NPB * len(pblocks), len(supplies)
         head[L.P_OB], head[L.P_NB] = head[L.P_OR] + L.RW * len(supplies), len(batteries)
         obstacles = [ob.row() for ob in (c.obstacles if c is not None else ())]
         head[L.P_OOB], head[L.P_NOB] = head[L.P_OB] + L.BW * len(batteries), len(obstacles)
         head[L.P_OSCR] = head[L.P_OOB] + L.OW * len(obstacles)
-        pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *supplies,
+        pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *pblocks, *supplies,
                                *batteries, *obstacles, scratch])
         # ---- names
         qn, vn, _ = mb.coordinate_names()
@@ -363,6 +379,8 @@ class Robot:
         x0[xu:xu + nact] = commands0
         for i, res in enumerate(self.resources):  # their states end the actuator-state block
             x0[xu - len(self.resources) + i] = res.p0 if isinstance(res, AirSupply) else res.c0
+        for st, qadr, _ in drives:  # the series spring relaxed
+            x0[st] = x0[qadr]
         for st, ia, act in solenoids:  # at its initial pressure, valve closed, no switch pending
             p_atm = supplies[int(rows[ia][L.A_SUPPLY])][L.R_P_ATM]
             x0[st:st + L.NSOL] = (p_atm if act.p0 is None else act.p0, 0.0, 0.0, H.NEVER)
@@ -380,6 +398,7 @@ class Robot:
         self.point_names = tuple(pt_names)
         self._servo_q = tuple(servo_q)
         self._pneumatic = tuple(pneumatic)
+        self._drives = tuple(drives)
         self._solenoids = tuple((st, a, act.valve.latency, act.valve.close_latency)
                                 for st, a, act in solenoids)
         self._x = {"xu": xu, "xy": xy, "nact": nact, "nch": nch}
@@ -475,6 +494,34 @@ class Robot:
             row[p0 + 1:p0 + 8] = L.TR_LINKAGE, int(tr.joint), tr.l1, tr.l2, tr.l3, tr.l4, tr.l5
         return float(min(max(prow[PL.U_OFFSET], prow[PL.U_MIN]), prow[PL.U_MAX]))
 
+    @staticmethod
+    def _pack_pmsm(act: PMSMDrive, row: np.ndarray, state: int, k: int,
+                   blocks: list[np.ndarray]) -> list[str]:
+        """Fill the actuator row of a PMSM drive and append its block (the k-th; the offset is made
+        absolute once the blocks' place is known); return the names of its states."""
+        spring = act.series_spring is not None
+        loop = act.mode == "current_loop"
+        names = ([f"{act.name}_xm", f"{act.name}_vm"] if spring else []) + (
+            [f"{act.name}_{lab}" for lab in ("id", "iq", "zd", "zq")] if loop else [])
+        row[L.A_TYPE], row[L.A_GEAR], row[L.PM_BLOCK] = L.ACT_PMSM, act.ratio, k
+        row[L.A_STATE] = state if names else -1
+        b = np.zeros(L.NPB)
+        b[[L.PB_R, L.PB_LD, L.PB_LQ, L.PB_PSI, L.PB_PP, L.PB_B, L.PB_VDC, L.PB_IMAX, L.PB_ETA]] = (
+            act.resistance, act.inductance, act.inductance_q, act.flux_linkage, act.pole_pairs, act.viscous,
+            act.v_dc, act.i_max, act.efficiency)
+        b[L.PB_MODE] = L.PM_LOOP if loop else L.PM_IDEAL
+        b[L.PB_CMD] = ("current", "force", "position").index(act.command)
+        b[[L.PB_P, L.PB_IT, L.PB_KP, L.PB_KD, L.PB_FG]] = (
+            act.p_gain, float(act.i_gain or 0.0) * act.pwm_hz, act.kp, act.kd, act.force_limit)
+        if spring:
+            kf = act.efficiency * act.ratio * act.motor().torque_constant
+            b[[L.PB_CF, L.PB_FF, L.PB_KPF, L.PB_KDF]] = (act.series_spring, 1.0 / kf, act.force_kp,
+                                                         act.force_kd)
+            b[L.PB_MM] = act.ratio**2 * act.rotor_inertia
+            b[L.PB_E0] = L.NPM_SPRING
+        blocks.append(b)
+        return names
+
     def _check_compiled(self) -> None:
         """Refuse hooks compiled from older sources than this package (a stale numba cache)."""
         x = self.model.state_defaults.copy()
@@ -538,19 +585,31 @@ class Robot:
         xu = self._x["xu"]
         for a, qadr in self._servo_q:
             x[xu + a] = x[qadr]
+        for st, qadr, _ in self._drives:  # series springs relaxed, motor sides at rest
+            x[st], x[st + 1] = x[qadr], 0.0
         for st, qadr, act in self._pneumatic:  # chambers at rest at their initial pressures
             x[st:st + L.NGAS] = act.actuator.initial_state(act.piston(x[qadr]), act.p_cap0, act.p_rod0)[0]
         if commands0 is not None:
             CommandWriter(self, x)(commands0)
         return x
 
-    def default_options(self) -> Options:
+    def default_options(self, smooth: bool | None = None) -> Options:
         """The options :meth:`simulate` uses when given none: fixed-step RK4 at half the control
         period on the smooth contact path (see :meth:`simulate`), else DP45 at rtol 1e-7 with steps up
-        to the control period; a record every control period [s]."""
-        if self.contacts is not None and self.contacts.path == "smooth":
-            return Options(method="rk4_fixed", h_max=self.control_period / 2,
-                           record_period=self.control_period)
+        to the control period; a record every control period [s]. ``smooth`` (default: the contacts'
+        path) chooses the RK4 form. With a :class:`PMSMDrive` in ``mode="current_loop"`` the RK4 step is
+        at most ``2 / omega_c`` (omega_c = 2 pi ``current_bandwidth_hz``, the loop's fastest pole; RK4
+        is stable on it for h < 2.785/omega_c), a whole fraction of the control period."""
+        if smooth is None:
+            smooth = self.contacts is not None and self.contacts.path == "smooth"
+        if smooth:
+            h = self.control_period / 2
+            loops = [a.current_bandwidth_hz for a in self.actuators
+                     if isinstance(a, PMSMDrive) and a.mode == "current_loop"]
+            if loops:
+                h_loop = 2.0 / (2.0 * math.pi * max(loops))
+                h = self.control_period / math.ceil(self.control_period / h_loop)
+            return Options(method="rk4_fixed", h_max=h, record_period=self.control_period)
         return Options(rtol=1e-7, atol=1e-9, h_max=self.control_period, record_period=self.control_period)
 
     def simulate(self, t_final: float, controller: Controller | None = None, *, q0=None, v0=None,
@@ -611,14 +670,17 @@ def _solenoid_block(act: SolenoidCylinder) -> np.ndarray:
 
 
 def _with_rotor_inertia(model: Model, actuators: Sequence) -> Model:
-    """``model`` with the DC motors' reflected rotor inertias ``N^2 J_r`` added to their joints'
-    armature (a copy; the model itself when no motor has a rotor inertia)."""
+    """``model`` with the DC motors' and rigid PMSM drives' reflected rotor inertias ``N^2 J_r`` added to
+    their joints' armature (a copy; the model itself when no motor has a rotor inertia)."""
     arm = np.array(model.arrays.dof_armature, dtype=float)
     names = list(model.joint_names)
     for act in actuators:
         if isinstance(act, DCMotor) and act.rotor_inertia > 0.0 and act.joint in names:
             body = list(model.jnt_names).index(act.joint)
             arm[int(model.arrays.jnt_dofadr[body])] += act.gear**2 * act.rotor_inertia
+        elif isinstance(act, PMSMDrive) and act.series_spring is None and act.joint in names:
+            body = list(model.jnt_names).index(act.joint)  # a series spring keeps the rotor on its own side
+            arm[int(model.arrays.jnt_dofadr[body])] += act.ratio**2 * act.rotor_inertia
     if np.array_equal(arm, model.arrays.dof_armature):
         return model
     return model.with_options(armature=arm)

@@ -7,11 +7,12 @@
   support and the adaptation zone (:class:`StepCycle`, :class:`LegCycle`).
 - :mod:`.forces`: force distribution (3.8)/(3.9) in closed form, and as a QP with unilateral feet
   and friction cones (qpsolvers).
-- :mod:`.balance`: the support polygon, the CoM's stability margin and Δ_corr (§3.4.4).
+- :mod:`.balance`: the support polygon, the CoM's stability margin and Δ_corr (§3.4.4), the ZMP from
+  foot force/torque sensors.
 - :mod:`.climbing`: (3.10), (3.11).
 """
 
-from .balance import com_correction, support_margin, support_polygon
+from .balance import com_correction, support_margin, support_polygon, zmp_from_wrenches
 from .climbing import lift_torque_proxy, max_ledge_height, segment_orientation
 from .forces import SupportQP, support_forces, vertical_forces
 from .gaits import GAITS, Gait, GaitGenerator, neighbours, wave_gait
@@ -19,4 +20,5 @@ from .step_cycle import LegCycle, StepCycle, adapt_clearance
 
 __all__ = ["GAITS", "Gait", "GaitGenerator", "LegCycle", "StepCycle", "SupportQP", "lift_torque_proxy",
            "max_ledge_height", "neighbours", "segment_orientation", "support_forces", "vertical_forces",
-           "wave_gait", "adapt_clearance", "com_correction", "support_margin", "support_polygon"]
+           "wave_gait", "adapt_clearance", "com_correction", "support_margin", "support_polygon",
+           "zmp_from_wrenches"]

@@ -7,6 +7,9 @@ relative to the bearing surface); in legsim the multibody model gives it
 projection inside the polygon of the supporting feet; :func:`support_margin` is its signed distance
 to the polygon's nearest edge, :func:`com_correction` the thesis's Δ_corr: a scaled vector from the
 CoM to the polygon's centroid (Figs 3.25–3.26), the body shift that restores a margin.
+
+ROTTO's balance (§4.3) keeps the ZMP, computed from the shanks' six-axis force/torque sensors
+([Zav08], not reproduced), inside the polygon: :func:`zmp_from_wrenches`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["support_polygon", "support_margin", "com_correction"]
+__all__ = ["support_polygon", "support_margin", "com_correction", "zmp_from_wrenches"]
 
 
 def support_polygon(feet) -> np.ndarray:
@@ -54,3 +57,34 @@ def com_correction(com, feet, gain: float = 1.0) -> np.ndarray:
     area = cross.sum() / 2.0
     centroid = np.array([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6.0 * area)
     return float(gain) * (centroid - np.asarray(com, dtype=float).ravel()[:2])
+
+
+def zmp_from_wrenches(positions, forces, moments, ground_height: float = 0.0) -> np.ndarray:
+    """The ZMP (2,) [m] on the horizontal ground ``z = ground_height`` from foot force/torque sensors.
+
+    Sensor j at world position ``positions[j]`` (n, 3) [m] measures the force ``forces[j]`` (n, 3) [N]
+    and the moment about its own origin ``moments[j]`` (n, 3) [N m] that the ground exerts on the foot,
+    in world axes (rotate a sensor's readings by its orientation first). The ZMP is the ground point
+    about which the summed moment has no horizontal part (Kajita, Hirukawa, Harada, Yokoi,
+    *Introduction to Humanoid Robotics*, Springer 2014, §3.3.3, (3.26)–(3.30); Vukobratović's ZMP)::
+
+        p_x = (sum r_x f_z - (r_z - z_g) f_x - tau_y) / sum f_z
+        p_y = (sum r_y f_z - (r_z - z_g) f_y + tau_x) / sum f_z
+
+    (from ``sum tau_j + (r_j - p) x f_j = (0, 0, *)``). A single foot gives its centre of pressure.
+    InputError when the feet carry no vertical load (``sum f_z <= 0``).
+    """
+    r = np.atleast_2d(np.asarray(positions, dtype=float))
+    f = np.atleast_2d(np.asarray(forces, dtype=float))
+    m = np.atleast_2d(np.asarray(moments, dtype=float))
+    same = r.shape == f.shape == m.shape and r.shape[1] == 3
+    if not same or not np.all(np.isfinite(np.stack([r, f, m]))):
+        raise InputError(f"zmp_from_wrenches: positions, forces, moments of shapes {np.shape(positions)}, "
+                         f"{np.shape(forces)}, {np.shape(moments)}: expected three finite (n, 3) arrays")
+    fz = f[:, 2].sum()
+    if not fz > 0.0:
+        raise InputError(f"zmp_from_wrenches: total vertical force {fz:g} N: the feet carry no load, no ZMP")
+    h = r[:, 2] - float(ground_height)
+    px = (r[:, 0] @ f[:, 2] - h @ f[:, 0] - m[:, 1].sum()) / fz
+    py = (r[:, 1] @ f[:, 2] - h @ f[:, 1] + m[:, 0].sum()) / fz
+    return np.array([px, py])

@@ -1,0 +1,155 @@
+"""ROTTO drives in an assembled robot: what the PMSM drive with its current loop costs against ideal
+force sources, in one run (issue: "the current loop with averaged PWM must not make a run more than 2x
+slower than the same robot with ideal force sources").
+
+Robot: a fixed-base 3-joint leg (hip pitch revolute, knee prismatic, ankle pitch revolute; 2, 1 and
+0.5 kg; gravity on, no ground contact), each joint tracking a 1 Hz sine by the same PD written as a
+compiled controller (``legsim.assembly.compiled_controller``) at 1 kHz that reads a joint encoder and a
+joint-velocity sensor and commands a joint force or torque. Actuators:
+
+- ``ideal``: :class:`TorqueSource` (the force as commanded);
+- ``drive ideal``: :class:`PMSMDrive` ``mode="ideal"``: the current the force needs, clipped to the
+  motor's voltage circle and current limit at this speed (no states);
+- ``drive current_loop``: :class:`PMSMDrive` ``mode="current_loop"``: the 28 kHz PI as its continuous
+  averaged-PWM equivalent, 4 states per drive (i_d, i_q and the PI integrals);
+- ``discrete 28 kHz (stops only)``: the ideal robot with the engine stopped at every PWM period (a 28 kHz
+  sensor on the sample clock), the least a run with discrete 28 kHz updates would cost.
+
+The motors are ROTTO's placeholders (:func:`legsim.actuators.electric.drive_loops.rotto_actuator`): the
+knee through belt 2 and an 8 mm ball screw, hip and ankle through a 50:1 gear. Two integrators: the
+engine's adaptive DP45 (rtol 1e-7, atol 1e-9, steps up to the control period: ``Robot``'s default
+without contacts) and fixed-step RK4 (the smooth contact path's default, h = half the control period,
+0.5 ms; the current loop at the step ``Robot.default_options`` gives it, 0.25 ms: RK4 is stable on the
+loop's pole -omega_c = -2 pi 1 kHz only for h < 2.785/omega_c = 0.44 ms). Reported: seconds per simulated
+second and the ratio to ``ideal`` on the same integrator formed in the same run (min of ``--repeat``
+runs each), and separately the cold compile of the drive robot in a fresh process with an empty numba
+cache (``--cold``).
+
+Usage: ``python benchmarks/bench_drives.py [--t 2] [--repeat 5] [--cold]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+KP = np.array([200.0, 5000.0, 50.0])   # N m/rad, N/m, N m/rad
+KD = np.array([5.0, 100.0, 1.0])
+AMP = np.array([0.3, 0.02, 0.3])       # rad, m, rad
+JOINTS = ("hip", "knee", "ankle")
+
+
+def leg():
+    from legsim.multibody import RobotBuilder
+
+    b = RobotBuilder("leg3", gravity=(0.0, 0.0, -9.81))
+    b.add_body("hip", "world", "revolute", axis=(0, 1, 0), mass=2.0, com=(0, 0, -0.2),
+               inertia=np.diag([0.02, 0.02, 0.005]))
+    b.add_body("knee", "hip", "prismatic", axis=(0, 0, -1), xyz=(0, 0, -0.4), mass=1.0, com=(0, 0, -0.15),
+               inertia=np.diag([0.01, 0.01, 0.002]))
+    b.add_body("ankle", "knee", "revolute", axis=(0, 1, 0), xyz=(0, 0, -0.3), mass=0.5, com=(0.05, 0, -0.03),
+               inertia=np.diag([0.002, 0.002, 0.002]))
+    return b.compile()
+
+
+def make_robot(kind: str):
+    from legsim.assembly import JointEncoder, JointVelocity, PMSMDrive, Robot, TorqueSource
+
+    sensors = [JointEncoder("enc", joints=JOINTS), JointVelocity("rate", joints=JOINTS)]
+    if kind in ("ideal", "stops"):
+        acts = [TorqueSource(j, j) for j in JOINTS]
+        if kind == "stops":
+            sensors.append(JointEncoder("pwm_clock", joints=["hip"], rate_hz=28000.0))
+    else:
+        mode = "ideal" if kind == "drive ideal" else "current_loop"
+        rot = {"gear": 50.0, "lead": None, "mode": mode, "command": "force"}
+        acts = [PMSMDrive.rotto("hip", "hip", **rot),
+                PMSMDrive.rotto("knee", "knee", mode=mode, command="force"),
+                PMSMDrive.rotto("ankle", "ankle", **rot)]
+    return Robot(leg(), actuators=acts, sensors=sensors)
+
+
+def controller():
+    from legsim.assembly import compiled_controller
+
+    @compiled_controller
+    def pd(t, sensors, params, commands):
+        for j in range(3):
+            target = params[6 + j] * np.sin(2.0 * np.pi * t)
+            commands[j] = params[j] * (target - sensors[j]) - params[3 + j] * sensors[3 + j]
+
+    return pd
+
+
+COLD = """
+import time
+t0 = time.perf_counter()
+import sys
+sys.path.insert(0, {here!r})
+import numpy as np
+from bench_drives import make_robot, controller, KP, KD, AMP
+r = make_robot("drive current_loop")
+r.simulate(0.01, controller(), controller_params=np.concatenate([KP, KD, AMP]))
+print(f"{{time.perf_counter() - t0:.1f}}")
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--t", type=float, default=2.0)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cold", action="store_true")
+    a = ap.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+          f"load average {os.getloadavg()[0]:.2f} at start")
+    from legsim.hybrid import Options
+
+    ctl = controller()
+    params = np.concatenate([KP, KD, AMP])
+    kinds = ("ideal", "drive ideal", "drive current_loop", "stops")
+    robots = {k: make_robot(k) for k in kinds}
+    dp45 = Options(rtol=1e-7, atol=1e-9, h_max=1e-3, record_period=1e-3)
+    loop_h = robots["drive current_loop"].default_options(smooth=True).h_max
+    cases = [(f"DP45: {k}", k, dp45) for k in kinds] + [
+        (f"RK4 0.5 ms: {k}", k, Options(method="rk4_fixed", h_max=5e-4, record_period=1e-3))
+        for k in ("ideal", "drive ideal")] + [
+        (f"RK4 {loop_h * 1e3:.2f} ms: drive current_loop", "drive current_loop",
+         Options(method="rk4_fixed", h_max=loop_h, record_period=1e-3))]
+    for _, k, opt in cases:  # warm-up (compiles the hooks and the controller on first use)
+        robots[k].simulate(0.01, ctl, controller_params=params, options=opt, progress=False)
+    best = {label: np.inf for label, _, _ in cases}
+    out = {}
+    for _ in range(a.repeat):  # alternate the cases so that slow spells of the machine hit all alike
+        for label, k, opt in cases:
+            t0 = time.perf_counter()
+            res = robots[k].simulate(a.t, ctl, controller_params=params, options=opt, progress=False)
+            best[label] = min(best[label], time.perf_counter() - t0)
+            out[label] = res
+    ref = out["DP45: ideal"].x[-1, :3]
+    print(f"{'case':<40} {'s per sim s':>12} {'ratio to ideal':>15} {'steps':>7} {'fevals':>7}  "
+          "final q - ideal's")
+    for label, _, _ in cases:
+        st = out[label].stats
+        base = best["DP45: ideal"] if label.startswith("DP45") else best["RK4 0.5 ms: ideal"]
+        name = label.replace("stops", "discrete 28 kHz (stops only)")
+        print(f"{name:<40} {best[label] / a.t:12.4f} {best[label] / base:15.2f} {st['steps']:7d} "
+              f"{st['fevals']:7d}  {np.array2string(out[label].x[-1, :3] - ref, precision=5)}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    if a.cold:
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            here = os.path.dirname(os.path.abspath(__file__))
+            t = subprocess.run([sys.executable, "-c", COLD.format(here=here)], env=env, capture_output=True,
+                               text=True, check=True).stdout.strip().splitlines()[-1]
+            print(f"cold start (fresh process, empty numba cache: import, compile, 10 ms run): {t} s")
+
+
+if __name__ == "__main__":
+    main()
