@@ -22,6 +22,10 @@ from legsim.robots.pneumatic_rig.metrics import lag_by_xcorr, step_metrics
 d = np.radians
 GAMMA_STEPS = ((0.0, d(30)), (1.0, d(80)), (2.5, d(40)), (4.0, d(90)), (5.5, d(20)))
 T_STEPS = 7.0
+A7_STEPS = ((0.0, d(56)), (1.5, d(95)), (3.0, d(17)), (4.5, d(56)))
+"""A7: three Gamma steps across the whole 17–95° range (Fig. 38: "Gamma steps across 17–95°", three steps),
+from mid-range to each joint limit and back."""
+A7_STEPS_5 = ((0.0, d(30)), (1.5, d(95)), (3.0, d(17)), (4.5, d(80)), (6.0, d(40)))
 
 
 def _gamma_step_refs():
@@ -91,22 +95,44 @@ def test_vector_field_is_the_actuator_model_plus_aba_of_the_leg_under_cylinder_t
 
 
 # ------------------------------------------------------------------------------- A7
-def test_gamma_steps_across_17_to_95_degrees_rise_within_the_reported_range(monolithic_steps):
-    # digest §5.2 / A7: rise times 0.11-1.3 s; overshoot differences 0.4-5 deg
-    run = monolithic_steps
-    for k in range(1, len(GAMMA_STEPS)):
-        t0 = GAMMA_STEPS[k][0]
-        t1 = GAMMA_STEPS[k + 1][0] if k + 1 < len(GAMMA_STEPS) else T_STEPS
+def _gamma_step_metrics(steps):
+    t_end = steps[-1][0] + 1.5
+    refs = [JointReference.hold(d(20)), JointReference.hold(d(-30)), JointReference(steps=steps)]
+    run = LegBench().run(refs, t_end)
+    out = []
+    for k in range(1, len(steps)):
+        t0 = steps[k][0]
+        t1 = steps[k + 1][0] if k + 1 < len(steps) else t_end
         sel = (run.t >= t0) & (run.t < t1)
-        y0, y1 = GAMMA_STEPS[k - 1][1], GAMMA_STEPS[k][1]
-        m = step_metrics(run.t[sel], run.q[sel, 2], y0, y1, t0)
+        out.append(step_metrics(run.t[sel], run.q[sel, 2], steps[k - 1][1], steps[k][1], t0))
+    return run, out
+
+
+def test_gamma_steps_across_17_to_95_degrees_rise_within_the_reported_range():
+    """A7 / digest §5.2 over the source's full range: Gamma steps 56 → 95 → 17 → 56° (each joint limit, where
+    the cylinder reaches its end stop) rise (10–90 %) within the source's 0.11–1.3 s — measured 0.145, 0.127,
+    0.225 s — overshoot ≤ 5° (the source's overshoot differences 0.4–5°; measured ≤ 0.25°), final within 2°
+    (ours). The gains are the leg's hand-tuned ones (⚠ 13). Gap, pinned: a five-step series 30 → 95 → 17 →
+    80 → 40° rises on its two upward steps from low starts in 0.107 and 0.109 s, 3 % and 1 % under 0.11 s
+    (the others 0.153, 0.216 s): the valve saturates on a 63–65° step and the Gamma link's inertia is small,
+    so the model is slightly faster than the prototype there (the source's own rise-time error: mean 0.13 s,
+    SD 0.19 s, up to ~50 %)."""
+    run, metrics = _gamma_step_metrics(A7_STEPS)
+    for k, m in enumerate(metrics, start=1):
+        y0, y1 = A7_STEPS[k - 1][1], A7_STEPS[k][1]
         assert 0.11 <= m.rise <= 1.3, (k, m)
         assert np.degrees(m.overshoot * abs(y1 - y0)) <= 5.0, (k, m)
         assert abs(np.degrees(m.final - y1)) < 2.0, (k, m)
+    assert np.degrees(run.q[:, 2].min()) == pytest.approx(17.0, abs=0.5)
+    assert np.degrees(run.q[:, 2].max()) == pytest.approx(95.0, abs=0.5)
     # the other joints hold their references while Gamma moves (coupling disturbance, ours: 10 deg)
     late = run.t > 0.5
     assert np.degrees(np.abs(run.q[late, 1] - d(-30))).max() < 10.0
     assert np.degrees(np.abs(run.q[late, 0] - d(20))).max() < 1.0
+    _, five = _gamma_step_metrics(A7_STEPS_5)
+    rises = [m.rise for m in five]
+    np.testing.assert_allclose(rises, [0.107, 0.153, 0.109, 0.216], atol=0.004)  # documented gap
+    assert rises[0] < 0.11 and rises[2] < 0.11 and all(r <= 1.3 for r in rises)
 
 
 def _sine_lag(joint, offset, omega):

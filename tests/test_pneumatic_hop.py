@@ -102,13 +102,22 @@ def test_leak_halves_the_hop_height_after_about_150_s():
     assert ratio[100.0] > 0.5 > ratio[200.0]
 
 
-def test_leaking_valves_ground_rapid_hops_after_about_40_firings_at_a_10_s_interval():
-    # T10: leaking spool valves, 40 ms hops from 0.758 MPa: grounded (< 1 cm) after 40 +- 15.
-    # The interval is not given; at the digest's 2-5 s guess this model needs ~77-80 hops,
-    # at 10 s (assumed here) it needs ~51.
-    assert case.LEAKING_HOP_INTERVAL == 10.0
-    hops = case.leaking_valve_hops(10.0)
-    assert 25 <= hops <= 55
+def test_leaking_valves_at_rapid_3_s_hops_need_more_firings_than_the_source_reports():
+    """T10 / E9: leaking spool valves, 40 ms single-leg hops from 0.758 MPa "in rapid succession": the source
+    counts 40 hops until the robot cannot leave the ground (digest: 40 ± 15). Decided: the interval is not
+    given, "rapid succession" reads as the digest's 2–5 s, 3 s here (validation.rats.LEAKING_HOP_INTERVAL);
+    the valves leak "constantly, even when not actuated", so the tank leaks (E10, τ ≈ 433 s) over the whole
+    start-to-start interval, the firing included. Measured: 102 hops at 3 s (and more at 2 s, fewer at 5 s,
+    all above 55): not reproduced. Why: over 40 hops at ≤ 5 s the leak removes at most 1 − e^(−200/433) =
+    37 % of the gauge pressure, while this model's 40 ms firing draws ~0.9 % of the tank and still lifts the
+    robot at ~0.15 MPa; 40 hops need ~3× that gas per firing (or a 15 s interval, which gives 37 hops but is
+    not "rapid"). Leakage while firing cannot close the gap: at the E10 rate a 40 ms firing leaks ~1 % of
+    its own draw. The earlier version assumed a 10 s interval to pass (51 hops)."""
+    hops = case.leaking_valve_hops(3.0)
+    assert case.LEAKING_HOP_INTERVAL == 3.0
+    assert hops == pytest.approx(102, abs=2) and hops > 55  # documented gap
+    assert case.leaking_valve_hops(2.0) > hops > case.leaking_valve_hops(5.0) > 55
+    assert 25 <= case.leaking_valve_hops(15.0) <= 55
 
 
 def test_tank_depletion_per_firing_matches_the_gas_drawn():

@@ -88,3 +88,17 @@ def test_orientation_flag_flips_gravity_along_extension():
     assert P.rig_preset(orientation="rod_up").rig["gravity_along_extension"] == -9.81
     with pytest.raises(InputError, match="'mass' is set by the preset"):
         P.rig_preset(mass=1.0)
+
+
+def test_the_identified_rig_preset_carries_the_joint_fit_beside_the_source_preset():
+    from legsim.robots.pneumatic_rig.identification import IDENTIFIED
+
+    rig = P.preset("rig identified (A4–A6 joint fit)")
+    src = P.preset("rig 50 psig, vertical, 0.2 kg")
+    assert rig.rig["kp"] == IDENTIFIED["kp"] and rig.rig["kd"] == IDENTIFIED["kd"]
+    assert rig.actuator.valve.u_offset == IDENTIFIED["u_aeq"] and src.actuator.valve.u_offset == 5.25
+    assert rig.actuator.friction.k_tanh == IDENTIFIED["k_tanh"] and src.actuator.friction.k_tanh == 40.0
+    assert (rig.actuator.p_supply, rig.rig["mass"]) == (src.actuator.p_supply, src.rig["mass"])
+    simple = P.rig_identified_preset(valve="simple")
+    leak = 0.09 * IDENTIFIED["simple_cd"] * IDENTIFIED["simple_leak"]
+    assert simple.actuator.valve.leak_cap == pytest.approx(leak)

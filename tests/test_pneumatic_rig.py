@@ -18,16 +18,39 @@ def step_runs():
     return case.rig_step_runs()
 
 
-def test_closed_loop_steps_have_a_dominant_first_order_time_constant_near_0_083_s(step_runs):
-    # A5: tau ~ 0.082-0.085 s with R^2 > 0.92 (the PID gain kp = 100 V/m was tuned for this)
+def test_closed_loop_steps_each_have_a_first_order_time_constant_of_0_082_to_0_085_s(step_runs):
+    """A5 per step at the source's band: τ_sim 0.082 s and τ_actual 0.085 s (Daepp §4.3), R² > 0.92. The
+    identified parameter set (identification.IDENTIFIED: PID gains ⚠ 13 and the A_eq origin ⚠ 12 fitted
+    jointly with A4 and A6) gives 0.0844, 0.0840, 0.0828, 0.0831 s. The earlier hand-tuned kp = 100 V/m with
+    the A_eq origin at 5.25 V gave 0.103 / 0.069 s on the up / down steps (the fitted valve's ports are
+    asymmetric about that origin); only their mean was in the band."""
     r = step_runs[("fitted", "stribeck")]
-    taus = []
     for fit in case.step_fits():
         assert fit.r2 > 0.92
-        taus.append(fit.tau)
-    assert 0.074 <= np.mean(taus) <= 0.094
+        assert 0.082 <= fit.tau <= 0.085, fit
     m = step_metrics(r.t[r.t < 1.5], r.x[r.t < 1.5], 0.01, 0.03, 0.5)
     assert 0.05 < m.rise < 0.4 and m.overshoot < 0.2 and m.settling < 0.9
+
+
+def test_closed_loop_steps_ring_at_the_gas_spring_frequency(step_runs):
+    """A5 ringing: "oscillations characteristic to a third order system" on a dominant first-order response
+    (Daepp §4.3; no number given). The third-order position dynamics are the pressure build-up plus the
+    mass on the two chambers' gas springs, so the check is physical: each step's velocity shows at least
+    two oscillation peaks, at 0.5–1.5 × the linearised gas-spring frequency f_n at the step's final position
+    and pressures (k = n P A² / V per chamber), and the oscillation stays small (< 15 % of the step, the
+    first-order part dominating). Measured: 3–4 peaks at 30–32 Hz against f_n ≈ 37–40 Hz, 9–10 %."""
+    from legsim.robots.pneumatic_rig.metrics import pneumatic_natural_frequency
+
+    r = step_runs[("fitted", "stribeck")]
+    act = case.identified_open_loop_step(6.0)[0].actuator
+    cyl = act.cylinder
+    for (t0, t1), ring in zip(case.STEP_WINDOWS, case.step_ringing(), strict=True):
+        i = int(np.searchsorted(r.t, t1)) - 1
+        v_cap, v_rod = (float(np.asarray(v).ravel()[0]) for v in cyl.volumes(r.x[i]))
+        f_n = pneumatic_natural_frequency(r.p_cap[i], r.p_rod[i], v_cap, v_rod, cyl.a_cap, cyl.a_rod, 0.2)
+        assert ring.n_peaks >= 2, (t0, ring)
+        assert 0.5 * f_n <= ring.frequency <= 1.5 * f_n, (t0, ring, f_n)
+        assert 0.0 < ring.amplitude < 0.15, (t0, ring)
 
 
 def test_model_variants_differ_in_position_by_rmse_of_order_0_05_inch(step_runs):
@@ -58,16 +81,34 @@ def test_controller_output_is_saturated_and_held_between_1_khz_samples(step_runs
     assert np.any(r.u == 10.0) or np.any(r.u == 0.0) or np.ptp(r.u) > 0.5
 
 
-@pytest.mark.parametrize("variant", [("simple", "stribeck"), ("fitted", "viscous")])
-def test_sine_tracking_lag_shrinks_with_frequency_and_variants_agree_at_5_rad_s(variant):
-    # A6: 1, 3, 5 rad/s; the lag decreases and variants differ by <= 0.02 s (at 5 rad/s here;
-    # the simple valve departs at low speed, where the source says it fails)
-    lags = {key: case.sine_lags(*key) for key in (("fitted", "stribeck"), variant)}
-    full = lags[("fitted", "stribeck")]
-    assert full[0] > full[1] > full[2] > 0
-    assert abs(lags[variant][2] - full[2]) <= 0.02
-    if variant[1] == "viscous":
-        assert np.all(np.abs(np.subtract(lags[variant], full)) <= 0.02)
+@pytest.mark.parametrize("variant", case.VARIANTS)
+def test_sine_tracking_lag_falls_with_frequency_for_every_variant(variant):
+    """A6: the lag behind a 0.022 ± 0.01 m sine falls over 1, 3, 5 rad/s for each model variant (identified
+    set). Measured: full 0.225 / 0.140 / 0.116 s, simple valve 0.201 / 0.155 / 0.139 s, viscous 0.217 /
+    0.131 / 0.107 s. With the former settings the simple valve's lag rose (0.097 / 0.112 / 0.116 s): its
+    leak area switching between supply and exhaust at the offset acts as a relay with a high gain at small
+    errors."""
+    lags = case.sine_lags(*variant)
+    assert lags[0] > lags[1] > lags[2] > 0
+
+
+def test_model_variants_lag_the_full_model_by_at_most_0_02_s_except_the_simple_valve():
+    """A6 "variants differ in lag by ≤ 0.02 s" at all three speeds. Viscous friction: −0.008, −0.009,
+    −0.009 s, inside. The simple valve is not reproduced, and the test pins its measured gap: −0.024,
+    +0.015, +0.023 s (1, 3, 5 rad/s) after the joint fit of its c_d scale and leak area
+    (identification.IDENTIFIED). Why no set meets it: a linear area A = c_d (K |u − u_off| + A_L) has
+    a flow gain near the offset that is nearly independent of the opening, while the fitted quartic
+    A_eq is ~20× smaller there than at 1 V; the full model's lag therefore falls more steeply with
+    speed than any linear-area valve's, and moving the simple valve's c_d or leak trades the 1 rad/s
+    gap against the 5 rad/s one. This is the source's own finding — the simple valve "fails at small
+    openings near the offset" (§4.3, §6) — and "variants within 0.02 s" is the digest's reading: the
+    source's 0.02 / 0.01 / 0.005 s are differences between simulated and measured lags."""
+    full = case.sine_lags(*case.VARIANTS[0])
+    visc = np.subtract(case.sine_lags("fitted", "viscous"), full)
+    assert np.all(np.abs(visc) <= 0.02)
+    simple = np.subtract(case.sine_lags("simple", "stribeck"), full)
+    np.testing.assert_allclose(simple, [-0.024, 0.015, 0.023], atol=0.0025)
+    assert abs(simple[0]) > 0.02 and abs(simple[2]) > 0.02  # the documented gap is still there
 
 
 def _open_loop_step(friction, u1):
@@ -86,11 +127,22 @@ def test_stiction_is_identified_from_the_pressure_peak_of_a_noisy_open_loop_step
 
 @pytest.mark.parametrize("u1", [6.0, 6.5])
 def test_open_loop_step_shows_a_stiction_peak_then_end_stop_repressurisation(u1):
-    # A4: a pressure rise to a stiction peak of net force ~ 4.5 lbf +- weight, a plateau while
-    # moving, repressurisation at the end stop (measured range of the source: 3.5-5.0 lbf)
-    bench, r = _open_loop_step("stribeck", u1)
+    """A4 at the source's conditions (50 psig, 0.2 kg, rod down, open-loop steps from the retracted stop): a
+    pressure rise to a stiction peak of net pressure force 4.5 lbf ± the weight (18.06–21.98 N), a plateau
+    while moving, repressurisation at the end stop. Identified set: 6.0 V 18.41 N (inside); 6.5 V 22.38 N,
+    0.40 N above the band — not reproduced, pinned here. Why: the peak is the net force reached while the
+    piston creeps its first 0.2 mm, and a faster pressure rise (6.5 V) overshoots more; the spread between
+    the two steps (~4 N) exceeds the band's width (3.9 N) for every friction shape that keeps A5's per-step τ.
+    The in/s reading of k_tanh and v_S (⚠ 11) puts both peaks inside (18.28, 21.91 N) but makes the closed
+    loop stick-slip: the fourth step's τ falls to 0.075 s (identification.IDENTIFIED). The earlier band
+    13.6–26.4 N of this test is gone."""
+    bench, r = case.identified_open_loop_step(u1)
     peak = case.stiction_peak(u1)
-    assert (3.5 * LBF - WEIGHT) <= peak <= (5.5 * LBF + WEIGHT)
+    lo, hi = 4.5 * LBF - WEIGHT, 4.5 * LBF + WEIGHT
+    if u1 == 6.0:
+        assert lo <= peak <= hi
+    else:
+        assert peak == pytest.approx(22.38, abs=0.1) and peak > hi  # documented gap
     stroke = bench.actuator.cylinder.stroke
     moving = (r.x > 0.1 * stroke) & (r.x < 0.9 * stroke) & (r.t > 5.0)
     assert moving.any() and r.x[-1] == pytest.approx(stroke)
@@ -98,6 +150,38 @@ def test_open_loop_step_shows_a_stiction_peak_then_end_stop_repressurisation(u1)
     assert r.p_cap[moving].max() < p_final - 0.1 * (p_final - bench.actuator.p_exhaust)
     p_in = bench.actuator.valve.input_pressure(u1, bench.actuator.p_supply, bench.actuator.p_exhaust)
     assert p_final == pytest.approx(p_in, rel=0.01)
+
+
+def test_the_identified_set_reproduces_its_recorded_joint_cost():
+    """The saved set (identification.IDENTIFIED) re-measured: every residual of the weighted joint fit
+    (A4 peaks, A5 τ and R² per step, A6 lag differences and falls) gives the cost recorded when it was
+    fitted, 3.39 against 292 for the former settings; the residuals outside the source's bands are exactly
+    the documented gaps (A4 at 6.5 V, the simple valve's A6 lag at 1 and 5 rad/s)."""
+    from legsim.robots.pneumatic_rig import identification as ident
+
+    m = ident.measure()
+    r = ident.residuals(m)
+    c = 0.5 * sum(v * v for v in r.values())
+    assert c == pytest.approx(ident.IDENTIFIED_COST, rel=0.02)
+    outside = {k for k, v in r.items() if abs(v) > 1.0}
+    assert outside == {"A4 peak 6.5 V", "A6 simple/stribeck - full at 1 rad/s",
+                       "A6 simple/stribeck - full at 5 rad/s"}
+    assert m.peaks[0] == pytest.approx(case.stiction_peak(6.0), rel=1e-9)  # the report measures the same
+
+
+def test_the_joint_fit_lowers_the_cost_from_the_source_start_in_two_evaluations():
+    """identification.identify runs legsim.identify.fit_parameters (scipy least_squares) over the joint
+    residuals: from the former settings, freeing kp and the A_eq origin, two evaluations already cut the
+    cost (A5's up/down asymmetry is most of the start's 292)."""
+    from legsim.robots.pneumatic_rig import identification as ident
+
+    c0 = ident.cost(ident.SOURCE_START)
+    fit, names = ident.identify(free=("kp", "u_aeq"), max_nfev=2)
+    assert "A5 tau step 1" in names and fit.nfev <= 3
+    assert fit.cost < 0.5 * c0
+    assert ident.BOUNDS["u_aeq"][0] <= fit.params["u_aeq"] <= ident.BOUNDS["u_aeq"][1]
+    with pytest.raises(InputError, match="unknown free parameter 'ki'"):
+        ident.identify(free=("ki",))
 
 
 @pytest.mark.parametrize("method", ["dp5_fixed", "euler"])

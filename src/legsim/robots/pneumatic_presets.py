@@ -18,7 +18,8 @@ from ..actuators.pneumatic.units import INCH, LBF
 from ..actuators.pneumatic.valves import VoltageReference
 from ..errors import InputError, closest
 
-__all__ = ["FLAGS", "PRESETS", "preset", "rig_preset", "leg_preset", "friction_for_units"]
+__all__ = ["FLAGS", "PRESETS", "preset", "rig_preset", "rig_identified_preset", "leg_preset",
+           "friction_for_units"]
 
 FLAGS: dict[str, dict[str, Any]] = {
     "exhaust_psia": {
@@ -132,8 +133,20 @@ def leg_preset(*, exhaust_psia: float | None = None, alpha_stroke_in: float | No
         strokes=(alpha, STROKES[1], STROKES[2]), linkages=linkages, **bench)
 
 
+def rig_identified_preset(*, valve: str = "fitted", friction: str = "stribeck", **bench: Any):
+    """"rig identified (A4–A6 joint fit)": the App. B rig with the unknowns the source leaves open (PID
+    gains ⚠ 13, the A_eq origin ⚠ 12, the Stribeck-tanh velocity units ⚠ 11, the simple valve's c_d and
+    leak) fitted jointly to A4, A5 and A6 (:data:`legsim.robots.pneumatic_rig.identification.IDENTIFIED`).
+    A separate preset because ``rig_preset`` keeps the setup file's literal values; the validation
+    report's A4–A6 rows use this one. ``valve`` / ``friction`` pick the ablation variant."""
+    from .pneumatic_rig.identification import identified_bench
+
+    return identified_bench(valve, friction, **bench)
+
+
 PRESETS: dict[str, Callable[..., Any]] = {
     "rig 50 psig, vertical, 0.2 kg": rig_preset,
+    "rig identified (A4–A6 joint fit)": rig_identified_preset,
     "leg 50 psig (P_E 24.7 psia)": leg_preset,
 }
 """The digest's preset names (§7 item 13) -> builders."""

@@ -2,7 +2,9 @@
 (digest pneumatic-quadruped.md §7 A1, A2, A4–A6).
 
 Measurements are cached; tests/test_pneumatic_flow.py, test_pneumatic_valves.py and
-test_pneumatic_rig.py assert on the same values.
+test_pneumatic_rig.py assert on the same values. A4's stiction peak, A5 and A6 use the rig's identified
+parameter set (:mod:`legsim.robots.pneumatic_rig.identification`, one joint fit to all three); the A4
+solver study uses the source preset (its τ spreads are about the solver, not the unknowns).
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ __all__ = [
     "input_pressures_psia",
     "rig_step_runs",
     "step_fits",
+    "step_ringing",
     "variant_rmse_in",
     "open_loop_step",
+    "identified_open_loop_step",
     "stiction_peak",
     "pressure_taus",
     "tau_spread",
@@ -70,24 +74,27 @@ def input_pressures_psia() -> np.ndarray:
 
 @functools.cache
 def rig_step_runs() -> dict[tuple[str, str], Any]:
-    """The A5 closed-loop step series (0.01→0.03→0.015→0.035→0.02 m) for each of VARIANTS (RigRun)."""
-    from ..robots.pneumatic_rig.rig import Reference, RigBench
+    """The A5 closed-loop step series (0.01→0.03→0.015→0.035→0.02 m) for each of VARIANTS (RigRun), with
+    the identified parameter set."""
+    from ..robots.pneumatic_rig import identification as ident
 
-    steps = Reference("table_hold", times=[0, 0.5, 1.5, 2.5, 3.5], values=[0.01, 0.03, 0.015, 0.035, 0.02])
-    return {key: RigBench(*key).run(steps, 4.5, x0=0.01, p_cap0=3e5, p_rod0=3e5) for key in VARIANTS}
+    return {key: ident.step_run(ident.identified_bench(*key)) for key in VARIANTS}
 
 
 @functools.cache
 def step_fits() -> list[Any]:
     """First-order fits (τ [s], R²) of the four steps of the full model (metrics.first_order_fit)."""
-    from ..robots.pneumatic_rig.metrics import first_order_fit
+    from ..robots.pneumatic_rig import identification as ident
 
-    r = rig_step_runs()[VARIANTS[0]]
-    fits = []
-    for t0, t1 in STEP_WINDOWS:
-        sel = (r.t >= t0) & (r.t < t1)
-        fits.append(first_order_fit(r.t[sel], r.x[sel], t0))
-    return fits
+    return ident.step_fits_of(rig_step_runs()[VARIANTS[0]])
+
+
+@functools.cache
+def step_ringing() -> list[Any]:
+    """Ringing (velocity peaks, frequency [Hz], amplitude) of the four steps of the full model."""
+    from ..robots.pneumatic_rig import identification as ident
+
+    return ident.step_ringing_of(rig_step_runs()[VARIANTS[0]])
 
 
 @functools.cache
@@ -117,12 +124,21 @@ def open_loop_step(friction: str, u1: float) -> tuple[Any, Any]:
 
 
 @functools.cache
-def stiction_peak(u1: float) -> float:
-    """A4: the net pressure force at breakaway [N] of an open-loop step to ``u1`` [V] (Stribeck friction)."""
-    from ..identify import stiction_from_step
+def identified_open_loop_step(u1: float) -> tuple[Any, Any]:
+    """(RigBench, RigRun) of an open-loop valve step to ``u1`` [V] at 5 s, identified parameter set."""
+    from ..robots.pneumatic_rig import identification as ident
 
-    _, r = open_loop_step("stribeck", u1)
-    return float(stiction_from_step(r.t, r.force + r.friction, r.x, t_step=5.0))
+    bench = ident.identified_bench()
+    return bench, ident.open_loop_run(bench, u1)
+
+
+@functools.cache
+def stiction_peak(u1: float) -> float:
+    """A4: the net pressure force at breakaway [N] of an open-loop step to ``u1`` [V] (Stribeck friction,
+    identified parameter set)."""
+    from ..robots.pneumatic_rig import identification as ident
+
+    return ident.stiction_peak_of(identified_open_loop_step(u1)[1])
 
 
 SOLVER_STEPS = (1e-3, 1 / 640)
@@ -182,17 +198,10 @@ def solver_study(methods=STUDY_METHODS, steps=TAU_STEPS) -> list[dict[str, Any]]
 @functools.cache
 def sine_lags(valve: str, friction: str) -> list[float]:
     """A6: lag [s] of the position behind a 0.022 ± 0.01 m sine at SINE_OMEGAS (cross-correlation over the
-    last two periods) for one rig variant."""
-    from ..robots.pneumatic_rig.metrics import lag_by_xcorr
-    from ..robots.pneumatic_rig.rig import Reference, RigBench
+    last two periods) for one rig variant, identified parameter set."""
+    from ..robots.pneumatic_rig import identification as ident
 
-    lags = []
-    for w in SINE_OMEGAS:
-        ref = Reference("sine", r0=0.022, amplitude=0.01, omega=w, t_start=0.5)
-        r = RigBench(valve, friction).run(ref, 0.5 + 3 * 2 * np.pi / w, x0=0.022, p_cap0=3e5, p_rod0=3e5)
-        sel = r.t > 0.5 + 2 * np.pi / w
-        lags.append(lag_by_xcorr(r.t[sel], r.x[sel], r.ref[sel], 1.0))
-    return lags
+    return ident.sine_lags_of(ident.identified_bench(valve, friction), SINE_OMEGAS)
 
 
 # ------------------------------------------------------------------------------------------------ cases
@@ -244,23 +253,24 @@ def flow_and_valve() -> list[Row]:
 @case("pneumatic")
 def rig_open_loop() -> list[Row]:
     """A4: stiction peak and solver-independence of the pressure time constant."""
-    lo, hi = (4.5 - 0.44) * LBF, (4.5 + 0.44) * LBF
+    lo, hi = 4.5 * LBF - WEIGHT, 4.5 * LBF + WEIGHT
     peaks = {u: stiction_peak(u) for u in (6.0, 6.5)}
-    inside = all(lo <= p <= hi for p in peaks.values())
     rows = [
         Row(
             "A4",
-            "open-loop stiction peak (net pressure force at breakaway), u = 6.0, 6.5 V",
-            f"4.5 ± 0.44 lbf ({lo:.1f}–{hi:.1f} N)",
+            f"open-loop stiction peak (net pressure force at breakaway), u = {u:g} V",
+            f"4.5 lbf ± weight ({lo:.1f}–{hi:.1f} N)",
             f"{DIGEST} A4; §5.1",
-            ", ".join(f"{p:.1f}" for p in peaks.values()) + " N",
-            f"{lo:.1f}–{hi:.1f} N",
-            "pass" if inside else "not reproduced",
-            "each step must fall in the band; outside it the row is not reproduced (6.0 V breaks away below "
-            "it). The test asserts the source's measured range 3.5–5.5 lbf widened by ± the 0.2 kg weight "
-            f"({3.5 * LBF - WEIGHT:.1f}–{5.5 * LBF + WEIGHT:.1f} N)",
+            f"{p:.2f} N",
+            f"{lo:.2f}–{hi:.2f} N",
+            band_status(p, lo, hi) if lo <= p <= hi else "not reproduced",
+            "identified parameter set (joint fit A4–A6)" + ("" if lo <= p <= hi else
+            f"; {p - hi:+.2f} N above the band: the 6.0–6.5 V peak spread (dynamic overshoot while the "
+            "piston creeps 0.2 mm) exceeds the band's width with friction shapes that keep A5 (see "
+            "identification.IDENTIFIED)"),
             _RIG + "test_open_loop_step_shows_a_stiction_peak_then_end_stop_repressurisation",
-        ),
+        )
+        for u, p in peaks.items()
     ]
     notes = {
         "dp5_fixed": "ode5, the thesis's solver",
@@ -292,21 +302,24 @@ def rig_open_loop() -> list[Row]:
 def rig_closed_loop_steps() -> list[Row]:
     """A5: closed-loop steps, time constant and model-variant RMSE."""
     fits = step_fits()
-    tau = float(np.mean([f.tau for f in fits]))
+    taus = [f.tau for f in fits]
     r2 = min(f.r2 for f in fits)
     rm = variant_rmse_in()
+    ring = step_ringing()
+    inside = all(0.082 <= t <= 0.085 for t in taus)
+    test = _RIG + "test_closed_loop_steps_each_have_a_first_order_time_constant_of_0_082_to_0_085_s"
     return [
         Row(
             "A5",
-            "closed-loop step: mean first-order τ of 4 steps",
+            "closed-loop step: first-order τ of each of 4 steps",
             "0.082–0.085 s",
             f"{DIGEST} A5; §5.1",
-            f"{tau:.4f} s",
-            "0.082–0.085 s (test: 0.074–0.094 s)",
-            "project-chosen parameter" if 0.074 <= tau <= 0.094 else "fail",
-            "the PID gain kp = 100 V/m (not given by the source) was tuned for this τ"
-            + ("" if 0.082 <= tau <= 0.085 else f"; still {tau / 0.085 - 1:+.0%} outside the source's range"),
-            _RIG + "test_closed_loop_steps_have_a_dominant_first_order_time_constant_near_0_083_s",
+            ", ".join(f"{t:.4f}" for t in taus) + " s",
+            "0.082–0.085 s each",
+            "pass" if inside else "fail",
+            "identified parameter set: PID gains (⚠ 13) and the A_eq origin (⚠ 12) fitted jointly with A4 "
+            "and A6",
+            test,
         ),
         Row(
             "A5",
@@ -317,7 +330,18 @@ def rig_closed_loop_steps() -> list[Row]:
             "> 0.92",
             band_status(r2, 0.92 + 1e-12, 1.0),
             "",
-            _RIG + "test_closed_loop_steps_have_a_dominant_first_order_time_constant_near_0_083_s",
+            test,
+        ),
+        Row(
+            "A5",
+            "closed-loop step: third-order ringing (velocity peaks; frequency)",
+            "oscillations characteristic to a third order system",
+            f"{DIGEST} A5; §4.3",
+            ", ".join(f"{g.n_peaks} @ {g.frequency:.0f} Hz" for g in ring),
+            "≥ 2 peaks, 0.5–1.5 × the gas-spring frequency, < 15 % of the step",
+            "pass" if all(g.n_peaks >= 2 and g.amplitude < 0.15 for g in ring) else "fail",
+            "the source gives no number: shape check against the linearised gas spring",
+            _RIG + "test_closed_loop_steps_ring_at_the_gas_spring_frequency",
         ),
         Row(
             "A5",
@@ -336,53 +360,44 @@ def rig_closed_loop_steps() -> list[Row]:
 @case("pneumatic")
 def rig_sine_tracking() -> list[Row]:
     """A6: lag of sine tracking at 1, 3, 5 rad/s for the full and simple-valve models."""
-    full = sine_lags(*VARIANTS[0])
-    simple = sine_lags(*VARIANTS[1])
-    visc = sine_lags(*VARIANTS[2])
-    falls = full[0] > full[1] > full[2] > 0
-    simple_falls = simple[0] > simple[1] > simple[2] > 0
-    d5 = max(abs(simple[2] - full[2]), abs(visc[2] - full[2]))
+    lags = {key: sine_lags(*key) for key in VARIANTS}
+    full = lags[VARIANTS[0]]
 
-    def lags(v):
+    def fmt_lags(v):
         return ", ".join(f"{x:.3f}" for x in v) + " s"
 
-    test = _RIG + "test_sine_tracking_lag_shrinks_with_frequency_and_variants_agree_at_5_rad_s"
-    return [
+    test = _RIG + "test_sine_tracking_lag_falls_with_frequency_for_every_variant"
+    rows = [
         Row(
             "A6",
-            "sine lag at 1, 3, 5 rad/s, full model",
+            f"sine lag at 1, 3, 5 rad/s, {key[0]} valve, {key[1]} friction",
             "decreases with frequency",
             f"{DIGEST} A6",
-            lags(full),
+            fmt_lags(v),
             "strictly decreasing",
-            "pass" if falls else "fail",
-            "",
+            "pass" if v[0] > v[1] > v[2] > 0 else "fail",
+            "identified parameter set",
             test,
-        ),
-        Row(
-            "A6",
-            "sine lag at 1, 3, 5 rad/s, simple valve",
-            "decreases with frequency",
-            f"{DIGEST} A6",
-            lags(simple),
-            "strictly decreasing",
-            "pass" if simple_falls else "not reproduced",
-            "the simple valve departs at low speed (where the source says it fails); the test checks only "
-            "its 5 rad/s lag",
-            test + "[variant0]",
-        ),
-        Row(
-            "A6",
-            "lag difference between variants at 5 rad/s (worst)",
-            "≤ 0.02 s",
-            f"{DIGEST} A6",
-            f"{d5:.4f} s",
-            "≤ 0.02 s",
-            band_status(d5, 0, 0.02),
-            "",
-            test,
-        ),
+        )
+        for key, v in lags.items()
     ]
+    for key in VARIANTS[1:]:
+        d = np.subtract(lags[key], full)
+        ok = bool(np.all(np.abs(d) <= 0.02))
+        rows.append(Row(
+            "A6",
+            f"lag difference, {key[0]} valve / {key[1]} friction − full model, at 1, 3, 5 rad/s",
+            "≤ 0.02 s",
+            f"{DIGEST} A6",
+            ", ".join(f"{x:+.3f}" for x in d) + " s",
+            "|Δ| ≤ 0.02 s",
+            "pass" if ok else "not reproduced",
+            "" if ok else "a linear area cannot follow the fitted valve's lag slope (its gain near the "
+            "offset is far smaller); the source says the simple valve fails there. The source's own 0.02 / "
+            "0.01 / 0.005 s are simulated-vs-measured lag differences",
+            _RIG + "test_model_variants_lag_the_full_model_by_at_most_0_02_s_except_the_simple_valve",
+        ))
+    return rows
 
 
 @figure("pneumatic", "Rig closed-loop steps (A5): position of the three model variants")
@@ -405,7 +420,7 @@ def rig_steps_figure():
 def rig_open_loop_figure():
     import matplotlib.pyplot as plt
 
-    _, r = open_loop_step("stribeck", 6.0)
+    _, r = identified_open_loop_step(6.0)
     sel = r.t > 4.8
     fig, ax = plt.subplots(figsize=(7, 3.2))
     ax.plot(r.t[sel], (r.force + r.friction)[sel], label="net pressure force [N]")

@@ -3,7 +3,9 @@
 RMSE over the response; rise time (10–90 %), overshoot, settling time (within a band of the
 final value); lag of a response behind its reference by cross-correlation; first-order fit
 y = K0 − A0 exp(−(t − t0)/τ) (eq. (4.3.1) with the sign of the exponent corrected, ⚠ 4) with
-its τ and R².
+its τ and R²; the ringing of a step response (the "oscillations characteristic to a third order
+system" of Daepp §4.3: velocity oscillation at the pneumatic-spring frequency, :func:`ringing`,
+:func:`pneumatic_natural_frequency`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from scipy.optimize import curve_fit
 
 from ...errors import InputError
 
-__all__ = ["rmse", "step_metrics", "StepMetrics", "lag_by_xcorr", "first_order_fit", "FirstOrderFit"]
+__all__ = ["rmse", "step_metrics", "StepMetrics", "lag_by_xcorr", "first_order_fit", "FirstOrderFit",
+           "Ringing", "ringing", "pneumatic_natural_frequency"]
 
 
 def _pair(a, b):
@@ -107,3 +110,44 @@ def first_order_fit(t, y, t0: float = 0.0, t1: float | None = None) -> FirstOrde
     res = ys - model(ts, k, a, tau)
     ss = np.sum((ys - ys.mean()) ** 2)
     return FirstOrderFit(tau=float(tau), k0=float(k), a0=float(a), r2=float(1 - np.sum(res ** 2) / ss))
+
+
+@dataclass
+class Ringing:
+    """Oscillation in a step response: ``n_peaks`` velocity peaks in the direction of the step with a
+    prominence of at least ``min_prominence`` of the largest; their mean ``frequency`` [Hz] (NaN if fewer
+    than two); ``amplitude``: the largest deviation from the response's first-order fit, as a fraction of
+    the step [-] (small when the first-order part dominates, Daepp §4.3)."""
+
+    n_peaks: int
+    frequency: float
+    amplitude: float
+
+
+def ringing(t, y, y0: float, y1: float, t_step: float, min_prominence: float = 0.1) -> Ringing:
+    """Ringing of y(t) after a reference step y0 -> y1 at ``t_step`` (velocity by central differences)."""
+    from scipy.signal import find_peaks
+
+    t, y = _pair(t, y)
+    sel = t >= t_step
+    ts, ys = t[sel], y[sel]
+    span = y1 - y0
+    if span == 0 or ts.size < 5:
+        raise InputError("ringing: need a non-zero step and samples after it")
+    v = np.sign(span) * np.gradient(ys, ts)
+    top = float(v.max())
+    if not top > 0.0:
+        return Ringing(0, float("nan"), 0.0)
+    peaks, _ = find_peaks(v, prominence=min_prominence * top)
+    freq = float((peaks.size - 1) / (ts[peaks[-1]] - ts[peaks[0]])) if peaks.size >= 2 else float("nan")
+    fit = first_order_fit(ts, ys, t_step)
+    model = fit.k0 - fit.a0 * np.exp(-(ts - t_step) / fit.tau)
+    return Ringing(int(peaks.size), freq, float(np.max(np.abs(ys - model)) / abs(span)))
+
+
+def pneumatic_natural_frequency(p_cap: float, p_rod: float, v_cap: float, v_rod: float, a_cap: float,
+                                a_rod: float, mass: float, n: float = 1.4) -> float:
+    """Frequency [Hz] of a mass on the two chambers' gas springs, k = n P A² / V per chamber (the
+    second-order part of the cylinder's third-order position dynamics; Daepp (4.1.10) linearised)."""
+    k = n * p_cap * a_cap ** 2 / v_cap + n * p_rod * a_rod ** 2 / v_rod
+    return float(np.sqrt(k / mass) / (2.0 * np.pi))
