@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 from legsim.multibody import forward_kinematics, frame_placement
-from legsim.robots.rotto.linkage import STALL_FORCE, clip_drive_force, drive_force_limit, leg_drives
+from legsim.robots.rotto.linkage import clip_drive_force, drive_envelope, leg_drives
 from legsim.robots.rotto.model import armature, build_model, hip_centre, joint_names, leg_ik
 from legsim.robots.rotto.params import (
     DRIVE_F_MAX,
     DRIVE_F_NOMINAL,
-    DRIVE_V_MAX,
     DRIVE_V_NOMINAL,
     JOINTS,
     RottoParams,
@@ -63,22 +62,24 @@ def test_parallel_pairs_double_the_torque_on_both_axes():
 
 
 def test_drive_force_speed_envelope_reproduces_the_source_figures():
-    """Nominal 128 N at 0.64 m/s, maximum 400 N and 0.72 m/s, not together (source §4.1.1)."""
-    assert drive_force_limit(DRIVE_V_NOMINAL) == pytest.approx(DRIVE_F_NOMINAL)
-    assert drive_force_limit(DRIVE_V_MAX) == pytest.approx(0.0, abs=1e-9)
-    assert drive_force_limit(0.0) == DRIVE_F_MAX
-    assert drive_force_limit(0.5) < DRIVE_F_MAX  # the maximum force is not reached near full speed
-    assert STALL_FORCE == pytest.approx(1152.0)
-    # braking (force against the motion) is limited by the current only
-    assert clip_drive_force(-1000.0, 0.7) == -DRIVE_F_MAX
-    assert clip_drive_force(1000.0, 0.7) == pytest.approx(STALL_FORCE * (1 - 0.7 / 0.72))
+    """Nominal 128 N at 0.64 m/s, maximum 400 N and 0.72 m/s, not together (source §4.1.1): the
+    envelope of the drive library's actuator, through the servo's compiled clip."""
+    grid, limit = drive_envelope(P)
+    assert limit[0] == pytest.approx(DRIVE_F_MAX) and limit[-1] == pytest.approx(0.0, abs=1e-6)
+    assert np.interp(DRIVE_V_NOMINAL, grid, limit) == pytest.approx(DRIVE_F_NOMINAL, rel=0.01)
+    assert np.all(np.diff(limit) <= 1e-9)  # falls with speed
+    assert grid[limit >= DRIVE_F_MAX - 1e-6].max() < DRIVE_V_NOMINAL  # 400 N only well below 0.64 m/s
+    assert clip_drive_force(1000.0, DRIVE_V_NOMINAL, P) == pytest.approx(DRIVE_F_NOMINAL, rel=0.01)
+    assert clip_drive_force(1000.0, 0.8, P) == 0.0  # beyond the no-load speed
+    assert clip_drive_force(-1000.0, 0.7, P) == -DRIVE_F_MAX  # braking: the current limit only
 
 
 def test_armature_is_the_rotor_inertia_seen_through_the_rods():
     arm = armature(P)
     by_joint = dict(zip(JOINTS, arm, strict=True))
     m = P.drive_mass
-    assert m == pytest.approx(1e-5 * (2 * math.pi * 2 / 0.01) ** 2)
+    assert m == pytest.approx(3e-6 * (2 * math.pi * 2 / 0.008) ** 2)  # J_r / KV²
+    assert P.drive.kv == pytest.approx(1 / P.drive_ratio)
     assert by_joint["knee"] == pytest.approx(m * P.knee_arm ** 2)
     assert by_joint["hip_pitch"] == pytest.approx(2 * m * P.hip_arm ** 2)
     assert by_joint["ankle_roll"] == pytest.approx(2 * m * P.ankle_spread ** 2)
@@ -98,7 +99,7 @@ def test_drive_servo_sums_each_drives_force_through_its_rod():
             idx = [6 * leg + j for j in d.joints]
             J = d.jacobian(q[idx])
             v = float(J @ qd[idx])
-            f = float(clip_drive_force(2e5 * (d.length(q_ref[idx]) - d.length(q[idx])) - 1e3 * v, v))
+            f = float(clip_drive_force(2e5 * (d.length(q_ref[idx]) - d.length(q[idx])) - 1e3 * v, v, P))
             forces.append(f)
             want[idx] += J * f
     np.testing.assert_allclose(tau, want, rtol=1e-12, atol=1e-12)

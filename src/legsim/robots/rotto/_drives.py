@@ -66,17 +66,18 @@ def rod(q, joints, axes, anchor, lever, jac):
 
 
 @njit_helper
-def clip_force(f, v, f_max, f_stall, v_max):
-    """A drive force f [N] clipped to what the drive gives at rod speed v [m/s]: along the motion
-    min(f_max, f_stall (1 − |v|/v_max)) (≥ 0), against it f_max."""
+def clip_force(f, v, f_max, grid, envelope):
+    """A drive force f [N] clipped to what the drive gives at rod speed v [m/s]: along the motion the
+    tabulated ``envelope`` over speeds ``grid`` (0 beyond its end), against it f_max."""
     limit = f_max
     if f * v > 0.0:
-        limit = min(f_max, max(0.0, f_stall * (1.0 - abs(v) / v_max)))
+        s = abs(v)
+        limit = np.interp(s, grid, envelope) if s <= grid[-1] else 0.0
     return min(max(f, -limit), limit)
 
 
 @njit_helper
-def servo(q_ref, q, qd, joints, axes, anchors, levers, k, c, f_max, f_stall, v_max, tau, force):
+def servo(q_ref, q, qd, joints, axes, anchors, levers, k, c, f_max, grid, envelope, tau, force):
     """Every drive's PD loop F = k (l(q_ref) − l(q)) − c l̇, clipped (:func:`clip_force`), summed
     into ``tau`` (robot joint vector) as Jᵀ F; ``force`` (ndrive,) receives the forces [N]."""
     jac = np.empty(2)
@@ -88,7 +89,7 @@ def servo(q_ref, q, qd, joints, axes, anchors, levers, k, c, f_max, f_stall, v_m
         v = jac[0] * qd[joints[i, 0]]
         if joints[i, 1] >= 0:
             v += jac[1] * qd[joints[i, 1]]
-        f = clip_force(k * (l_ref - length) - c * v, v, f_max, f_stall, v_max)
+        f = clip_force(k * (l_ref - length) - c * v, v, f_max, grid, envelope)
         force[i] = f
         tau[joints[i, 0]] += jac[0] * f
         if joints[i, 1] >= 0:

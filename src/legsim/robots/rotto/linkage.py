@@ -18,7 +18,7 @@ moving together turn the pitch axis, in opposition the roll axis, and both drive
 each axis (τ_pitch = a (F_1 + F_2), τ_roll = d (F_2 − F_1)): the source's "double rotation moment
 on the two axes". The knee and the hip yaw (the pelvis drives) are **serial**: one drive, one
 joint. This is the exact kinematics of the rods (massless, ball-jointed); the reduction to the
-joint coordinates keeps the drives' force limits per drive (:func:`drive_force_limit`).
+joint coordinates keeps the drives' force limits per drive (:func:`drive_envelope`).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _drives as K
-from .params import DRIVE_F_MAX, DRIVE_F_NOMINAL, DRIVE_V_MAX, DRIVE_V_NOMINAL, JOINTS, RottoParams
+from .params import DRIVE_F_MAX, DRIVE_V_MAX, JOINTS, RottoParams
 
-__all__ = ["Drive", "leg_drives", "drive_force_limit", "clip_drive_force", "STALL_FORCE", "AXES"]
+__all__ = ["Drive", "leg_drives", "drive_envelope", "clip_drive_force", "AXES"]
 
 AXES = ("x", "y", "z")
 
@@ -102,24 +102,21 @@ def leg_drives(p: RottoParams | None = None) -> list[Drive]:
             *pair("ankle", ("ankle_pitch", "ankle_roll"), ("y", "x"), p.ankle_arm, p.ankle_spread)]
 
 
-STALL_FORCE = DRIVE_F_NOMINAL * DRIVE_V_MAX / (DRIVE_V_MAX - DRIVE_V_NOMINAL)
-"""[N] The drive's voltage-limited force at zero speed, from the straight torque–speed line of a
-DC/EC motor at its supply voltage through the nominal point (128 N, 0.64 m/s) and the no-load
-speed 0.72 m/s: F_v(v) = F_stall (1 − v/0.72) with F_stall = 128 · 0.72/0.08 = 1152 N. The current
-limit caps it at 400 N (source §4.1.1: "the maximal values ... can't be reached at the same time")."""
+def drive_envelope(p: RottoParams | None = None, n: int = 145) -> tuple[np.ndarray, np.ndarray]:
+    """The drive's largest force along its motion [N] at rod speeds [m/s]: (speeds (n,), forces (n,))
+    on 0 … 0.72 m/s, from the actuator's voltage circle and current limit
+    (:meth:`~legsim.actuators.electric.drive_loops.RottoActuator.max_force`, the drive library's model):
+    400 N up to 0.45 m/s, 128 N at 0.64 m/s, 0 at 0.72 m/s (source §4.1.1, "not at the same time")."""
+    p = p or RottoParams()
+    v = np.linspace(0.0, DRIVE_V_MAX, n)
+    return v, np.clip(p.drive.max_force(v), 0.0, DRIVE_F_MAX)
 
 
-def drive_force_limit(v) -> np.ndarray:
-    """The largest force magnitude [N] a drive gives in the direction of its rod speed ``v`` [m/s]
-    (array): min(400, F_stall (1 − |v|/0.72)), 0 beyond 0.72 m/s."""
-    v = np.abs(np.asarray(v, dtype=float))
-    return np.clip(STALL_FORCE * (1.0 - v / DRIVE_V_MAX), 0.0, DRIVE_F_MAX)
-
-
-def clip_drive_force(force, v) -> np.ndarray:
+def clip_drive_force(force, v, p: RottoParams | None = None) -> np.ndarray:
     """Drive forces ``force`` [N] (array) clipped to what each drive gives at its rod speed ``v``
-    [m/s]: motoring (force along the motion) by :func:`drive_force_limit`, braking (against it) by
-    the current limit alone, 400 N (the compiled servo's own clip)."""
+    [m/s]: motoring (force along the motion) by :func:`drive_envelope` (0 beyond 0.72 m/s), braking
+    (against it) by the current limit alone, 400 N (the compiled servo's own clip)."""
+    grid, limit = drive_envelope(p)
     f, v = np.broadcast_arrays(np.asarray(force, dtype=float), np.asarray(v, dtype=float))
-    return np.array([K.clip_force(a, b, DRIVE_F_MAX, STALL_FORCE, DRIVE_V_MAX)
+    return np.array([K.clip_force(a, b, DRIVE_F_MAX, grid, limit)
                      for a, b in zip(f.ravel(), v.ravel(), strict=True)]).reshape(f.shape)

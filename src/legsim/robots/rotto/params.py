@@ -53,9 +53,11 @@ class RottoParams:
     of the four rubber pads at the sole's corners (the contact points). Lever arms [m] of the drives
     (:mod:`.linkage`): ``hip_arm`` (pitch: the two rods' offset along x), ``hip_spread`` (roll: their
     lateral offset), ``knee_arm``, ``ankle_arm``, ``ankle_spread``, ``yaw_arm``; ``rod`` the drives'
-    length at the zero posture. The drive train (placeholders): ``screw_lead`` [m/rev] of the ball
-    screw (10 mm: 0.72 m/s at 8600 rpm of the motor through the belt's 2:1) and the motor's
-    ``rotor_inertia`` [kg m²]; :attr:`drive_mass` is the rotor's inertia reflected to the rod."""
+    length at the zero posture. The drive train: ``screw_lead`` [m/rev] of the ball screw and the
+    motor's ``rotor_inertia`` [kg m²], the placeholders of
+    :func:`legsim.actuators.electric.drive_loops.rotto_actuator` (8 mm: 0.72 m/s at 10 800 rpm of the
+    motor through the belt's 2:1); :attr:`drive` is that actuator, :attr:`drive_mass` the rotor's
+    inertia reflected to the rod."""
 
     pelvis_size: tuple[float, float, float] = (0.16, 0.30, 0.14)
     hip_y: float = 0.09
@@ -81,12 +83,20 @@ class RottoParams:
     ankle_spread: float = 0.04
     yaw_arm: float = 0.04
     rod: float = 0.16
-    screw_lead: float = 0.01
-    rotor_inertia: float = 1e-5
+    screw_lead: float = 0.008
+    rotor_inertia: float = 3e-6
+
+    @property
+    def drive(self):
+        """The linear actuator (:class:`~legsim.actuators.electric.drive_loops.RottoActuator`): its motor
+        chosen so that its voltage and current limits are the source's ratings."""
+        from ...actuators.electric.drive_loops import rotto_actuator
+
+        return rotto_actuator(lead=self.screw_lead, belt=BELT_RATIO, rotor_inertia=self.rotor_inertia)
 
     @property
     def drive_ratio(self) -> float:
-        """Motor angle per rod travel [rad/m]: 2π · belt ratio / lead."""
+        """Motor angle per rod travel [rad/m]: 2π · belt ratio / lead (1/KV)."""
         return 2.0 * math.pi * BELT_RATIO / self.screw_lead
 
     @property

@@ -4,10 +4,13 @@ with the centre of mass kept over the support (Konyev 2011 §4.1–4.3; contact 
 The engine sees each joint's torque (a :class:`~legsim.assembly.TorqueSource` per joint); the
 drives live in the servo level (:class:`DriveServo`), at the control period: each drive's rod
 length is measured through :mod:`.linkage` from the joint encoders, a PD loop per drive gives its
-force, clipped to what the drive gives at its speed (400 N at most, the motor's torque–speed line
-through 128 N at 0.64 m/s to 0.72 m/s), and the rods' Jacobians turn the forces into joint torques,
-τ = Jᵀ F, so a parallel pair's two forces add on both its axes. The rotors' inertia reflected
-through the rods is the joints' armature (:func:`.model.armature`).
+force, clipped to what the drive gives at its speed (the drive library's ROTTO actuator: 400 N up
+to 0.45 m/s, 128 N at 0.64 m/s, 0 at 0.72 m/s; :func:`.linkage.drive_envelope`), and the rods'
+Jacobians turn the forces into joint torques, τ = Jᵀ F, so a parallel pair's two forces add on
+both its axes. The rotors' inertia reflected through the rods is the joints' armature
+(:func:`.model.armature`). The drives' current loops (≥ 1 kHz) are taken as instantaneous at the
+1 ms servo period here; their dynamics are :class:`~legsim.assembly.PMSMDrive`'s, which acts on one
+joint, not yet on a rod spanning a parallel pair.
 
 The walk (:class:`StaticWalk`, :func:`walker`) is the source's static walking (§4.4: "static
 walking of biped robot ROTTO"): the pelvis moves so that the whole-body centre of mass is over the
@@ -37,11 +40,11 @@ from ...assembly import (
 from ...contact import ContactLaw, anchor_spring, hunt_crossley
 from ...multibody import center_of_mass
 from ...walking import Gait, GaitGenerator, LegCycle, StepCycle
-from ...walking.balance import support_margin
+from ...walking.balance import support_margin, zmp_from_wrenches
 from . import _drives
-from .linkage import STALL_FORCE, Drive, leg_drives
+from .linkage import Drive, drive_envelope, leg_drives
 from .model import build_model, hip_centre, joint_names, leg_ik, pad_names, pad_positions
-from .params import DRIVE_F_MAX, DRIVE_V_MAX, JOINTS, LEGS, T_SAMPLE, RottoParams
+from .params import DRIVE_F_MAX, JOINTS, LEGS, T_SAMPLE, RottoParams
 
 __all__ = ["build_robot", "DriveServo", "StaticWalk", "walker", "standing_pose", "support_track",
            "balance_summary"]
@@ -90,12 +93,13 @@ class DriveServo:
         self.anchors = np.array([d.anchor for _ in LEGS for d in drives], dtype=float)
         self.levers = np.array([d.lever for _ in LEGS for d in drives], dtype=float)
         self.k, self.c = float(stiffness), float(damping)
+        self.grid, self.envelope = drive_envelope(params)
         self.force = np.zeros(len(rows))
         self.tau = np.zeros(len(LEGS) * len(JOINTS))
 
     def __call__(self, q_ref, q, qd) -> np.ndarray:
         _drives.servo(np.asarray(q_ref, dtype=float), q, qd, self.joints, self.axes, self.anchors,
-                      self.levers, self.k, self.c, DRIVE_F_MAX, STALL_FORCE, DRIVE_V_MAX, self.tau,
+                      self.levers, self.k, self.c, DRIVE_F_MAX, self.grid, self.envelope, self.tau,
                       self.force)
         return self.tau
 
@@ -323,9 +327,10 @@ def walker(walk: StaticWalk, servo: DriveServo | None = None, force_gain: float 
 def support_track(robot: Robot, result, params: RottoParams | None = None, every: int = 1,
                   contact_force: float = 10.0) -> dict[str, np.ndarray]:
     """The walk's balance record (every ``every``-th record): ``t`` (n,) [s]; ``com`` (n, 3) [m], the
-    whole-body centre of mass; ``zmp`` (n, 2) [m], the zero-moment point on the flat ground, the
-    centre of pressure of the pads' normal forces Σ f_i p_i / Σ f_i (on flat ground the ZMP of the
-    feet's F/T sensors, [Zav08]; NaN when nothing touches); ``pads`` (n, 8, 3) [m], the pads' contact
+    whole-body centre of mass; ``zmp`` (n, 2) [m], the zero-moment point on the flat ground from the
+    two shank F/T sensors' wrenches (:func:`legsim.walking.zmp_from_wrenches`; each foot's force and
+    moment about its ankle centre summed from its pads' held force readings, as the source's sensor
+    measures them, [Zav08]; NaN when nothing touches); ``pads`` (n, 8, 3) [m], the pads' contact
     points (the spheres' lowest points) and ``fn`` (n, 8) [N], their normal forces, in
     :func:`.model.pad_names` order; ``margin_com`` and ``margin_zmp`` (n,) [m], the signed distances
     of the CoM's projection and of the ZMP inside the support polygon (the convex hull of the soles
@@ -343,13 +348,23 @@ def support_track(robot: Robot, result, params: RottoParams | None = None, every
     tilt = 2.0 * np.arcsin(np.clip(np.hypot(quat[:, 0], quat[:, 1]), 0.0, 1.0))
     com = np.empty((len(rows), 3))
     pads = np.empty((len(rows), 8, 3))
+    ankles = np.empty((len(rows), 2, 3))
     for k, qk in enumerate(q):
         com[k] = center_of_mass(mb, data, qk)
         for leg, b in enumerate(feet):
             pads[k, 4 * leg:4 * leg + 4] = data.op[b] + local @ data.oR[b].T
-    total = fn.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        zmp = np.einsum("ni,nij->nj", fn, pads[:, :, :2]) / total[:, None]
+            ankles[k, leg] = data.op[b]
+    # each shank F/T sensor's wrench (at the ankle centre, world axes) from its sole's pad forces (the
+    # held sensor data), then the ZMP of the two wrenches
+    f_pads = np.column_stack([result.state(f"pads_{n}_{a}") for n in pad_names() for a in "xyz"])[rows]
+    f_pads = f_pads.reshape(len(rows), 8, 3)
+    zmp = np.full((len(rows), 2), np.nan)
+    for k in range(len(rows)):
+        if f_pads[k, :, 2].sum() <= 0.0:
+            continue
+        forces = f_pads[k].reshape(2, 4, 3).sum(axis=1)
+        moments = np.cross(pads[k] - np.repeat(ankles[k], 4, axis=0), f_pads[k]).reshape(2, 4, 3).sum(axis=1)
+        zmp[k] = zmp_from_wrenches(ankles[k], forces, moments)
     margin_com = np.full(len(rows), np.nan)
     margin_zmp = np.full(len(rows), np.nan)
     for k in range(len(rows)):
