@@ -30,6 +30,7 @@ from ..io.results import load_run
 from .scene import FORCE, LEG, Area, Poses, Scene, Shape, robot_scene, rotation_to_wxyz, scene_for_run
 
 __all__ = ["LiveView", "Replay", "serve_replay", "serve", "export_html", "scene_html", "result_columns",
+           "write_robot_replay",
            "live_view", "live_view_of", "frame_indices", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 8080
@@ -326,6 +327,14 @@ def result_columns(result: Any) -> dict[str, np.ndarray]:
     cols.update({n: result.x[:, i] for i, n in enumerate(result.state_names)})
     cols.update({n: result.y[:, i] for i, n in enumerate(result.output_names)})
     return cols
+
+
+def write_robot_replay(path, robot: Any, result: Any, fps: float = 25.0) -> Path:
+    """One self-contained HTML replay (:func:`scene_html`) of an in-memory run of an assembled robot
+    (:func:`~legsim.viz.scene.robot_scene`) at ``path``; returns the path."""
+    out = Path(path)
+    out.write_text(scene_html(robot_scene(robot), result_columns(result), fps=fps), encoding="utf-8")
+    return out
 
 
 def _wait_forever() -> None:

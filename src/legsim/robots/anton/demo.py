@@ -21,8 +21,7 @@ def run_demo(out_dir: str | Path = "anton_walk-out", echo=print, t_final: float 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ...viz.scene import robot_scene
-    from ...viz.viewer import result_columns, scene_html
+    from ...viz.viewer import write_robot_replay
 
     out = Path(out_dir)
     plan = WalkPlan()
@@ -59,7 +58,5 @@ def run_demo(out_dir: str | Path = "anton_walk-out", echo=print, t_final: float 
     fig.savefig(out / "anton_gait_forces.png", dpi=110)
     plt.close(fig)
     echo(f"  figure: {out / 'anton_gait_forces.png'}")
-    html = out / "anton_walk.html"
-    html.write_text(scene_html(robot_scene(robot), result_columns(res), fps=25), encoding="utf-8")
-    echo(f"  3-D replay (open in a browser): {html}")
+    echo(f"  3-D replay (open in a browser): {write_robot_replay(out / 'anton_walk.html', robot, res)}")
     return m

@@ -20,8 +20,7 @@ def run_demo(out_dir: str | Path = "rotto_walk-out", echo=print, steps: int = 4)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ...viz.scene import robot_scene
-    from ...viz.viewer import result_columns, scene_html
+    from ...viz.viewer import write_robot_replay
 
     out = Path(out_dir)
     walk = StaticWalk(steps=steps)
@@ -62,7 +61,5 @@ def run_demo(out_dir: str | Path = "rotto_walk-out", echo=print, steps: int = 4)
     fig.savefig(out / "rotto_balance.png", dpi=110)
     plt.close(fig)
     echo(f"  figure: {out / 'rotto_balance.png'}")
-    html = out / "rotto_walk.html"
-    html.write_text(scene_html(robot_scene(robot), result_columns(res), fps=25), encoding="utf-8")
-    echo(f"  3-D replay (open in a browser): {html}")
+    echo(f"  3-D replay (open in a browser): {write_robot_replay(out / 'rotto_walk.html', robot, res)}")
     return m
