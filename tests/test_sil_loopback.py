@@ -133,10 +133,12 @@ def test_the_run_is_reproduced_in_simulated_time_by_the_same_controller_through_
     # 1. the measured per-period delays: the same trajectory, to round-off
     replay = np.abs(model(delays) - q_rt).max()
     # 2. a constant delay, the median. Tolerance from the measured spread: one period more delay in
-    # every period moves the trajectory by D1 (the constant delays median and median + 1); a delay
-    # that wanders moves it by about D1 times its mean excess over the closed loop's memory (W =
-    # 0.1 s: the PD's settling time, 4 / (zeta omega) at 8 Hz, zeta 0.7); the largest such window mean
-    # of |d_k - median| scales D1, with a factor 2 for the approximation.
+    # every period moves the trajectory by D1 (the constant delays median and median + 1). A period
+    # whose delay exceeds the median by e acts within the closed loop's memory (W = 0.1 s: the PD's
+    # settling time, 4 / (zeta omega) at 8 Hz, zeta 0.7) and moves the trajectory by at most e D1 (no
+    # more than e extra periods everywhere would); so the tolerance is D1 times the largest sum of
+    # excess over any 0.1-s window (conservative: isolated late periods measure ~20x below it).
+    # A mean over the window instead (tried first) failed once in CI: 5.9e-5 against 5.3e-5 rad.
     d_med = int(np.median(delays[1:]))
     k = np.arange(n)
 
@@ -147,13 +149,13 @@ def test_the_run_is_reproduced_in_simulated_time_by_the_same_controller_through_
     d1 = np.abs(model(constant(d_med + 1)) - q_med).max()
     excess = np.abs(delays[1:n] - d_med).astype(float)
     window = int(round(0.1 / PERIOD))
-    worst = (np.convolve(excess, np.ones(window) / window, mode="valid").max() if excess.size >= window
-             else 1.0)
-    tol = 2.0 * d1 * max(worst, 1.0 / window) + 1e-6
+    worst = (np.convolve(excess, np.ones(window), mode="valid").max() if excess.size >= window
+             else excess.sum())
+    tol = d1 * max(worst, 1.0) + 1e-6
     dev = np.abs(q_med - q_rt).max()
     print(f"\nreplay with the measured delays: max |dq| = {replay:.2e} rad; constant delay {d_med} periods: "
-          f"max |dq| = {dev:.2e} rad; tolerance {tol:.2e} rad = 2 x D1 {d1:.2e} rad x the largest 0.1-s mean "
-          f"delay excess {worst:.3f} periods ({np.count_nonzero(excess)} of {n - 1} periods off the median, "
+          f"max |dq| = {dev:.2e} rad; tolerance {tol:.2e} rad = D1 {d1:.2e} rad x the largest 0.1-s sum of "
+          f"delay excess {worst:.0f} periods ({np.count_nonzero(excess)} of {n - 1} periods off the median, "
           f"largest excess {int(excess.max())})")
     assert replay < 1e-9
     assert dev <= tol
