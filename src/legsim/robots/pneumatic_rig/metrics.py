@@ -29,6 +29,17 @@ def _pair(a, b):
     return a, b
 
 
+def _after_step(who: str, t, y, y0: float, y1: float, t_step: float, n_min: int):
+    """(times, values, step size) of the samples at and after ``t_step``; InputError for a zero step or
+    fewer than ``n_min`` samples after it."""
+    t, y = _pair(t, y)
+    sel = t >= t_step
+    span = y1 - y0
+    if span == 0 or np.count_nonzero(sel) < n_min:
+        raise InputError(f"{who}: need a non-zero step and samples after it")
+    return t[sel], y[sel], span
+
+
 def rmse(y, y_ref) -> float:
     """Root-mean-square error between two equally sampled signals."""
     a, b = _pair(y, y_ref)
@@ -47,12 +58,8 @@ class StepMetrics:
 
 def step_metrics(t, y, y0: float, y1: float, t_step: float, band: float = 0.05) -> StepMetrics:
     """Step-response metrics of y(t) for a reference step y0 -> y1 at ``t_step``."""
-    t, y = _pair(t, y)
-    sel = t >= t_step
-    ts, ys = t[sel] - t_step, y[sel]
-    span = y1 - y0
-    if span == 0 or ts.size < 3:
-        raise InputError("step_metrics: need a non-zero step and samples after it")
+    ts, ys, span = _after_step("step_metrics", t, y, y0, y1, t_step, 3)
+    ts = ts - t_step
     frac = (ys - y0) / span
     i10 = np.argmax(frac >= 0.1) if np.any(frac >= 0.1) else None
     i90 = np.argmax(frac >= 0.9) if np.any(frac >= 0.9) else None
@@ -128,12 +135,7 @@ def ringing(t, y, y0: float, y1: float, t_step: float, min_prominence: float = 0
     """Ringing of y(t) after a reference step y0 -> y1 at ``t_step`` (velocity by central differences)."""
     from scipy.signal import find_peaks
 
-    t, y = _pair(t, y)
-    sel = t >= t_step
-    ts, ys = t[sel], y[sel]
-    span = y1 - y0
-    if span == 0 or ts.size < 5:
-        raise InputError("ringing: need a non-zero step and samples after it")
+    ts, ys, span = _after_step("ringing", t, y, y0, y1, t_step, 5)
     v = np.sign(span) * np.gradient(ys, ts)
     top = float(v.max())
     if not top > 0.0:

@@ -216,17 +216,20 @@ class _StaticWalker:
         self.foot_x0 = -walk.params.foot_x
 
     def feet(self) -> np.ndarray:
-        """The soles under the ankles (2, 3) [m] in the world."""
+        """The soles under the ankles (2, 3) [m] in the world (a new array)."""
         return np.array([[self.x + self.foot_x0 + lc.s, y, lc.h]
                          for lc, y in zip(self.legs, self.body.feet_y, strict=True)])
+
+    def _centres(self) -> np.ndarray:
+        """The soles' centres (2, 2) [m] now (:meth:`feet` + the foot's forward offset)."""
+        return self.feet()[:, :2] + [self.walk.params.foot_x, 0.0]
 
     def pose_at_start(self) -> np.ndarray:
         return self.body.pose(self._over(None).sum(axis=0), self.feet())
 
-    def _com_xy(self, stance: int | None) -> np.ndarray:
-        """The point (2,) the CoM goes over now: a stance sole's centre, or the middle of both."""
-        feet = self.feet()
-        centres = feet[:, :2] + [self.walk.params.foot_x, 0.0]
+    @staticmethod
+    def _com_xy(centres: np.ndarray, stance: int | None) -> np.ndarray:
+        """The point (2,) the CoM goes over: a stance sole's centre, or the middle of both."""
         return centres.mean(axis=0) if stance is None else centres[stance]
 
     def com_target(self, t: float) -> np.ndarray:
@@ -245,12 +248,14 @@ class _StaticWalker:
         src = 0 if c < 0.5 else 1
         return self._blend(src, 1 - src, ((c - tau) % 0.5) / (0.5 - tau))
 
-    def _over(self, stance: int | None) -> np.ndarray:
-        return np.array([self._com_xy(stance), self.body.offset[stance]])
+    def _over(self, stance: int | None, centres: np.ndarray | None = None) -> np.ndarray:
+        centres = self._centres() if centres is None else centres
+        return np.array([self._com_xy(centres, stance), self.body.offset[stance]])
 
     def _blend(self, src: int | None, dst: int | None, progress: float) -> np.ndarray:
         b = _smooth(progress)
-        return (1 - b) * self._over(src) + b * self._over(dst)
+        centres = self._centres()
+        return (1 - b) * self._over(src, centres) + b * self._over(dst, centres)
 
     def tick(self, t: float, dt: float,
              touch: tuple[bool, bool]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
