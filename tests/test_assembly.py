@@ -12,6 +12,7 @@ from scipy.integrate import solve_ivp
 
 from legsim.assembly import (
     IMU,
+    CommandTable,
     ContactForce,
     Contacts,
     DCMotor,
@@ -231,36 +232,40 @@ def hexapod_parts():
     return mb, feet, law, hexapod_stance(mb)
 
 
-def test_the_servo_hexapod_equals_the_event_contact_model_with_the_same_pd_law(hexapod_parts):
-    from legsim.hybrid import simulate
+def test_the_event_contact_models_parts_give_articulated_models_joint_law(hexapod_parts):
+    """event_contact_model builds the joint law kp (q_ref - q) + kd (v_ref - v) + tau_ff from servos,
+    feed-forward sources and a command table; in the air its vector field is articulated_model's (its
+    own compiled PD kernel), with constant targets and with a target table between two rows."""
+    from legsim.multibody.hybrid_model import articulated_model
     from legsim.world import event_contact_model
 
     mb, feet, law, q0 = hexapod_parts
-    kp, kd = 20.0, 0.5
-    ref_model = event_contact_model(mb, law, geometries=feet, kp=kp, kd=kd, q_ref=q0[7:])
-    robot = Robot(mb, actuators=[PositionServo(j, j, kp=kp, kd=kd) for j in mb.joint_names],
-                  contacts=Contacts(law, geometries=feet))
-    x0 = robot.initial_state(q0)
-    q0d = q0.copy()
-    q0d[2] += 0.02  # drop from 2 cm: onsets are located events in both
-    opts = Options(rtol=1e-9, atol=1e-11, record_period=0.01)
-    ref = simulate(ref_model, 0.4, x0=np.concatenate([q0d, np.zeros(mb.nv + len(feet))]), options=opts)
-    res = robot.simulate(0.4, q0=q0d, options=opts)
-    n = mb.nq + mb.nv
-    # all six feet land together (one event, every touchdown guard fired) in both models
-    assert ref.events.size >= 1 and res.events.size == ref.events.size
-    assert int(res.mode[-1]) == int(ref.mode[-1]) == 63
-    np.testing.assert_allclose(res.x[:, :n], ref.x[:, :n], atol=1e-7)
-    # the vector field itself, at the same state, where every foot touches
-    xr = ref.x[-1].copy()
-    xa = robot.initial_state(q0)  # commands: the targets q0
-    xa[:n + len(feet)] = xr[:n + len(feet)]  # q, v, latched impact speeds
-    fr, fa = np.empty_like(xr), np.empty_like(xa)
-    ref_model.vector_field(0.4, xr, ref_model.param_defaults.copy(), int(ref.mode[-1]), fr)
-    p = robot.model.param_defaults.copy()
-    robot.model.vector_field(0.4, xa, p, int(res.mode[-1]), fa)
-    np.testing.assert_allclose(fa[:n], fr[:n], rtol=1e-12, atol=1e-12 * np.abs(fr[:n]).max())
-    assert x0.shape == (robot.model.nx,)
+    na = len(mb.joint_names)
+    rng = np.random.default_rng(7)
+    gains = dict(kp=rng.uniform(10, 40, na), kd=rng.uniform(0.1, 1.0, na),
+                 q_ref=q0[7:] + rng.normal(0, 0.1, na), v_ref=rng.normal(0, 0.5, na),
+                 tau_ff=rng.normal(0, 0.3, na))
+    q = q0.copy()
+    q[2] += 0.2                                                # in the air: no contact force
+    q[7:] += rng.normal(0, 0.05, na)
+    v = rng.normal(0, 0.3, mb.nv)
+    table = q0[7:] + rng.normal(0, 0.1, (3, na))
+    t, dt = 0.0137, 0.01                                       # 37 % of the way from row 1 to row 2
+    cases = [(gains, gains, 0.0),
+             ({**gains, "q_ref": None}, {**gains, "targets": table, "dt_targets": dt}, t)]
+    for free, contact, time in cases:
+        if "targets" in contact:
+            free = {**free, "q_ref": table[1] + (time / dt - 1) * (table[2] - table[1])}
+        ref = articulated_model(mb, **free)
+        model = event_contact_model(mb, law, geometries=feet, **contact)
+        x_ref = np.concatenate([q, v])
+        x = model.state_defaults.copy()
+        x[:mb.nq + mb.nv] = x_ref
+        f_ref, f = np.empty_like(x_ref), np.empty_like(x)
+        ref.vector_field(time, x_ref, ref.param_defaults.copy(), 0, f_ref)
+        model.vector_field(time, x, model.param_defaults.copy(), 0, f)
+        n = mb.nq + mb.nv
+        np.testing.assert_allclose(f[:n], f_ref, rtol=1e-12, atol=1e-12 * np.abs(f_ref).max())
 
 
 def test_a_python_pd_controller_stands_the_hexapod_on_its_sensed_feet(hexapod_parts):
@@ -347,10 +352,31 @@ def test_the_controller_sees_read_only_measurements_and_truth():
      "'resistance' = -1.0, expected a finite number in \\(0"),
     (lambda mb: Measurement(bits=12).check("enc"), "quantising to 12 bits needs a finite range"),
     (lambda mb: Contacts(ContactLaw(hunt_crossley(1e4, 0.1)), path="fast"), "expected 'event' or 'smooth'"),
+    (lambda mb: CommandTable(["a"], [[0.0, 1.0]], 0.01), r"table of shape \(1, 2\), expected a finite table"),
+    (lambda mb: CommandTable(["a"], [[0.0]], 0.0), "'dt' = 0.0, expected a finite number in \\(0"),
+    (lambda mb: Robot(mb, actuators=[TorqueSource("a", "link")],
+                      command_table=CommandTable(["b"], [[0.0]], 0.01)),
+     "CommandTable: actuator 'b' does not exist"),
 ])
 def test_bad_parts_are_refused_with_a_message_naming_what_and_why(make, message):
     with pytest.raises(InputError, match=message):
         make(wheel())
+
+
+def test_a_command_table_plays_commands_back_linearly_and_holds_its_ends():
+    # a torque source on a free wheel (inertia I): tau(t) from the table, so the wheel's speed is the
+    # integral of the piecewise-linear tau / I (trapezoid rule exact), held at the last row after 0.2 s
+    mb = wheel()
+    table = np.array([[0.0], [0.3], [-0.1]])
+    robot = Robot(mb, actuators=[TorqueSource("a", "link")], command_table=CommandTable(["a"], table, 0.1))
+    res = robot.simulate(0.35, options=Options(rtol=1e-10, atol=1e-12, record_period=0.05))
+    t = res.t
+    tau = np.interp(t, [0.0, 0.1, 0.2], table[:, 0])
+    np.testing.assert_allclose(col(res, robot, "tau_a"), tau, atol=1e-12)
+    grid = np.linspace(0.0, 0.35, 35001)                       # knots 0.1 and 0.2 on the grid: exact
+    f = np.interp(grid, [0.0, 0.1, 0.2], table[:, 0])
+    impulse = np.interp(t, grid, np.r_[0.0, np.cumsum(0.5 * (f[1:] + f[:-1]) * np.diff(grid))])
+    np.testing.assert_allclose(res.x[:, mb.nq], impulse / J_ROTOR, rtol=1e-8, atol=1e-10)
 
 
 def test_the_readme_example_runs_and_stands_the_hexapod():
@@ -437,6 +463,9 @@ def test_a_valve_voltage_outside_its_range_stops_the_run_naming_the_cylinder():
         robot.simulate(0.01, lambda t, s: [11.0], q0=[0.01])
     with pytest.raises(InputError, match="not prismatic; a revolute joint needs a transmission"):
         Robot(wheel(), actuators=[PneumaticCylinder("cyl", "link", PneumaticActuator())])
+    with pytest.raises(InputError, match=r"'cyl', row 2: 12.0 is outside its command range \[0, 10\]"):
+        Robot(_slider(), actuators=[PneumaticCylinder("cyl", "piston", PneumaticActuator())],
+              command_table=CommandTable(["cyl"], [[5.0], [7.0], [12.0]], 0.01))
 
 
 def _two_sliders():

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from legsim.assembly import ContactForce, JointEncoder, JointVelocity, TorqueSource, compiled_controller
 from legsim.contact import ContactLaw, Plane, coulomb, kelvin_voigt, linear_penalty, restitution
 from legsim.contact.laws import anchor_spring, restitution_damping_exact
 from legsim.errors import InputError
@@ -13,7 +14,7 @@ from legsim.hybrid import Options, simulate
 from legsim.multibody import RobotBuilder
 from legsim.multibody.samples import HEXAPOD_STANCE, hexapod, hexapod_stance
 from legsim.world import RobotWorld
-from legsim.world.event_contact import contact_points, event_contact_model, joint_controller
+from legsim.world.event_contact import contact_points, event_contact_model, event_contact_robot
 
 M = 0.5
 R = 0.05
@@ -278,59 +279,67 @@ def test_capsule_lying_on_the_ground_rests_on_both_segment_ends():
     assert res.state("body_z")[-1] == pytest.approx(0.02 - 9.81 / 2e5, abs=1e-9)
 
 
-# ---- a compiled joint controller sampled at a fixed rate ------------------------------------------
-@joint_controller
-def _constant_torques(t, q, v, fn, params, tau):
-    for j in range(tau.shape[0]):
-        tau[j] = params[j]
+# ---- a compiled controller sampled at a fixed rate (the assembly's, on event_contact_robot) --------
+@compiled_controller
+def _constant_torques(t, sensors, params, commands):
+    n = params.shape[0]  # the controller's torque sources follow the table-driven parts
+    for j in range(n):
+        commands[commands.shape[0] - n + j] = params[j]
 
 
-@joint_controller
-def _clock_torques(t, q, v, fn, params, tau):
-    for j in range(tau.shape[0]):
-        tau[j] = t
+@compiled_controller
+def _clock_torques(t, sensors, params, commands):
+    for j in range(commands.shape[0]):
+        commands[j] = t
 
 
-@joint_controller
-def _pd_controller(t, q, v, fn, params, tau):
-    # params = [kp, kd, q_ref (na)]; q, v of a floating base: joints after the 7 / 6 base entries
-    for j in range(tau.shape[0]):
-        tau[j] = params[0] * (params[2 + j] - q[7 + j]) - params[1] * v[6 + j]
+@compiled_controller
+def _pd_controller(t, sensors, params, commands):
+    # params = [kp, kd, q_ref (na)]; sensors = [joint angles (na), joint rates (na)]
+    na = commands.shape[0]
+    for j in range(na):
+        commands[j] = params[0] * (params[2 + j] - sensors[j]) - params[1] * sensors[na + j]
+
+
+def _torque_sources(mb, prefix=""):
+    return [TorqueSource(f"{prefix}{j}", j) for j in mb.joint_names]
 
 
 def test_controller_torques_are_held_between_samples_taken_at_exact_multiples_of_the_period():
     law = ContactLaw(linear_penalty(2e4), coulomb(1.0, v_eps=0.05))
     mb = hexapod()
-    model = event_contact_model(mb, law, q0=hexapod_stance(mb), controller=_clock_torques,
-                                control_period=2e-3)
-    assert model.sample_period == 2e-3                        # simulate picks it up by itself
-    res = simulate(model, 0.02, options=Options(method="dp45", rtol=1e-8, atol=1e-10, record_period=5e-4))
+    robot = event_contact_robot(mb, law, actuators=_torque_sources(mb), control_period=2e-3)
+    res = robot.simulate(0.02, _clock_torques, q0=hexapod_stance(mb),
+                         options=Options(method="dp45", rtol=1e-8, atol=1e-10, record_period=5e-4))
     u = res.state("u_leg0_coxa")
     held = np.floor(res.t / 2e-3 + 1e-9) * 2e-3               # the last sample at or before t
     assert np.max(np.abs(u - held)) < 1e-12
 
 
-@joint_controller
-def _load_sensing(t, q, v, fn, params, tau):
+@compiled_controller
+def _load_sensing(t, sensors, params, commands):
     total = 0.0
-    for k in range(fn.shape[0]):
-        total += fn[k]
-    for j in range(tau.shape[0]):
-        tau[j] = params[0] * total
+    for k in range(sensors.shape[0] // 3):                    # z of each geometry's 3-axis force
+        total += sensors[3 * k + 2]
+    n = commands.shape[0] // 2                                # servos (table-driven), then torques
+    for j in range(n):
+        commands[n + j] = params[0] * total
 
 
 def test_the_controller_reads_the_contact_normal_forces_at_its_sample():
     # torques = 1e-6 x total normal force (negligible effect): the torque held over (t_k, t_k+1)
-    # is 1e-6 x the recorded fn_total at t_k
+    # is 1e-6 x the recorded fn_total at t_k (flat ground: the normal force is the force's z)
     law = ContactLaw(linear_penalty(2e4), coulomb(1.0, v_eps=0.05))
     mb = hexapod()
     q_ref = {n: HEXAPOD_STANCE[n.split("_")[1]] for n in mb.joint_names}
-    model = event_contact_model(mb, law, kp=30.0, kd=0.3, q_ref=q_ref, q0=hexapod_stance(mb),
-                                controller=_load_sensing, control_period=1e-3, controller_params=[1e-6])
-    res = simulate(model, 0.05, options=Options(method="dp45", rtol=1e-9, atol=1e-11, record_period=5e-4))
+    geoms = [g.name for g in mb.geometries]                   # all of them touch (the default)
+    robot = event_contact_robot(mb, law, kp=30.0, kd=0.3, q_ref=q_ref, actuators=_torque_sources(mb, "ctrl_"),
+                                sensors=[ContactForce("forces", geometries=geoms)], control_period=1e-3)
+    res = robot.simulate(0.05, _load_sensing, controller_params=[1e-6], q0=hexapod_stance(mb),
+                         options=Options(method="dp45", rtol=1e-9, atol=1e-11, record_period=5e-4))
     at_samples = np.isclose(res.t % 1e-3, 0.0) & (res.t < 0.0495)
     fn_total = res.y[at_samples, -2]
-    held = res.state("u_leg3_tibia")[np.flatnonzero(at_samples) + 1]  # 0.5 ms after each sample
+    held = res.state("u_ctrl_leg3_tibia")[np.flatnonzero(at_samples) + 1]  # 0.5 ms after each sample
     assert fn_total.max() > 10.0                              # the robot settles onto its feet
     assert np.max(np.abs(held - 1e-6 * fn_total)) < 1e-12
 
@@ -342,9 +351,8 @@ def test_constant_controller_torques_equal_the_same_feed_forward_torques():
     q_ref = {n: HEXAPOD_STANCE[n.split("_")[1]] for n in mb.joint_names}
     ff = np.linspace(-0.2, 0.2, len(mb.joint_names))
     opts = Options(method="dp45", rtol=1e-10, atol=1e-12, record_period=0.01)
-    with_ctrl = simulate(event_contact_model(mb, law, kp=30.0, kd=0.3, q_ref=q_ref, q0=q0,
-                                             controller=_constant_torques, controller_params=ff), 0.3,
-                         options=opts)
+    robot = event_contact_robot(mb, law, kp=30.0, kd=0.3, q_ref=q_ref, actuators=_torque_sources(mb, "ctrl_"))
+    with_ctrl = robot.simulate(0.3, _constant_torques, controller_params=ff, q0=q0, options=opts)
     with_ff = simulate(event_contact_model(mb, law, kp=30.0, kd=0.3, q_ref=q_ref, tau_ff=ff, q0=q0), 0.3,
                        options=opts)
     assert np.max(np.abs(with_ctrl.x[:, :mb.nq] - with_ff.x[:, :mb.nq])) < 1e-9
@@ -356,8 +364,11 @@ def test_a_sampled_pd_controller_stands_the_hexapod_like_the_continuous_pd_law()
     q0 = hexapod_stance(mb)
     q_ref = np.array([HEXAPOD_STANCE[n.split("_")[1]] for n in mb.joint_names])
     opts = Options(method="dp45", rtol=1e-8, atol=1e-10, record_period=0.01)
-    sampled = simulate(event_contact_model(mb, law, q0=q0, controller=_pd_controller, control_period=5e-4,
-                                           controller_params=np.r_[30.0, 0.3, q_ref]), 1.0, options=opts)
+    robot = event_contact_robot(mb, law, actuators=_torque_sources(mb), control_period=5e-4,
+                                sensors=[JointEncoder("angles", joints=mb.joint_names),
+                                         JointVelocity("rates", joints=mb.joint_names)])
+    sampled = robot.simulate(1.0, _pd_controller, controller_params=np.r_[30.0, 0.3, q_ref], q0=q0,
+                             options=opts)
     targets = dict(zip(mb.joint_names, q_ref, strict=True))
     continuous = simulate(event_contact_model(mb, law, kp=30.0, kd=0.3, q_ref=targets, q0=q0), 1.0,
                           options=opts)
@@ -366,9 +377,7 @@ def test_a_sampled_pd_controller_stands_the_hexapod_like_the_continuous_pd_law()
     assert sampled.y[-1, -1] == 6                             # standing on its six feet
 
 
-def test_bad_controllers_are_refused_with_the_expected_signature():
+def test_a_controller_argument_is_refused_with_where_controllers_go():
     law = ContactLaw(linear_penalty(1e4))
-    with pytest.raises(InputError, match="joint_controller"):
-        event_contact_model(_ball(), law, controller=lambda t, q, v, fn, p, tau: None)
-    with pytest.raises(InputError, match="control_period"):
-        event_contact_model(_ball(), law, controller=_constant_torques, control_period=0.0)
+    with pytest.raises(InputError, match="event_contact_robot"):
+        event_contact_model(_ball(), law, controller=_constant_torques)

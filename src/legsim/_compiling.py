@@ -24,7 +24,6 @@ FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
     "crr_leg": ("legsim.robots.crr_leg._hooks", "vector_field", "the CRR pneumatic leg", 30.0),
     "multibody": ("legsim.multibody.hybrid_model", "articulated_field", "the multibody model's hooks", 27.0),
     "crr_quadruped": ("legsim.robots.crr_quadruped._hooks", "vector_field", "the CRR quadruped", 22.0),
-    "event_contact": ("legsim.world._event_contact", None, "", 20.0),
     "engine": ("legsim.hybrid._kernels", "advance", "the hybrid-system engine", 13.0),
     "crr_leg_prismatic": ("legsim.robots.crr_leg._prismatic_hooks", None, "", 13.0),
     "hexapod": ("legsim.robots.rhex._hooks", "vector_field", "the SimSect hexapod", 6.0),

@@ -2,8 +2,9 @@
 
 Layouts: :mod:`._layout`; stages: :mod:`._kernels`. Event path: bit k of the mode is set while
 contact point k touches; guards 2k (gap falling, while open) and 2k + 1 (gap rising, while
-touching), as :mod:`legsim.world.event_contact`. Smooth path: one mode, no contact guards. Then one
-guard per solenoid valve: its pending switch instant (command time + latency) is an event.
+touching) (:func:`legsim.world.event_contact_model` is this path). Smooth path: one mode, no
+contact guards. Then one guard per solenoid valve: its pending switch instant (command time +
+latency) is an event.
 
 The hooks borrow their arrays (:mod:`legsim._borrow`): every view of ``p`` they make (the model, the
 data workspace, the scratch) then costs no reference counting. They are compiled with numba's
@@ -127,7 +128,8 @@ def robot_reset(t, x, p, mode, fired, x_new):
 @hs.outputs
 def robot_outputs(t, x, p, mode, y):
     """``y = [true value of every sensor channel (nch), actuator forces (nact) N m or N,
-    actuator currents (nact) A, normal force of every contact point (nc) N, their sum N]``."""
+    actuator currents (nact) A, normal force of every contact point (nc) N, their sum N, the points
+    touching (event path: the mode's bits; smooth path: the points pressing, F_n > 0)]``."""
     x, p, y = borrow_all((x, p, y))
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
     K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
@@ -145,11 +147,16 @@ def robot_outputs(t, x, p, mode, y):
         y[nch + a] = force[a]
         y[nch + na + a] = cur[a]
     total = 0.0
+    touching = 0
+    smooth = p[L.P_SMOOTH] != 0.0
     nc = fn.shape[0]
     for k in range(nc):
         y[nch + 2 * na + k] = fn[k]
         total += fn[k]
+        if (fn[k] > 0.0) if smooth else ((mode >> k) & 1) == 1:
+            touching += 1
     y[nch + 2 * na + nc] = total
+    y[nch + 2 * na + nc + 1] = touching
 
 
 @hs.sample

@@ -316,7 +316,28 @@ def pmsm_drive(p, o, x, u, q, qd, adot, xa):
 
 
 @hs.njit_helper
-def actuator_forces(p, x, tau, force, cur, adot, scr):
+def table_command(p, t, c):
+    """Column ``c`` of the command table at time ``t`` [s]: linear between the rows sampled every dt
+    from t = 0, the first row before 0, the last after (K - 1) dt (:class:`legsim.assembly.CommandTable`)."""
+    ot = int(p[L.P_OT])
+    rows = int(p[ot + L.T_ROWS])
+    n = int(p[ot + L.T_NCOL])
+    d = ot + L.T_DATA + c
+    s = t / p[ot + L.T_DT]
+    i0 = 0
+    fr = 0.0
+    if rows > 1 and s >= rows - 1:
+        i0 = rows - 2
+        fr = 1.0
+    elif rows > 1 and s > 0.0:
+        i0 = int(s)
+        fr = s - i0
+    i1 = i0 + 1 if rows > 1 else i0
+    return (1.0 - fr) * p[d + i0 * n] + fr * p[d + i1 * n]
+
+
+@hs.njit_helper
+def actuator_forces(p, t, x, tau, force, cur, adot, scr):
     """Generalised force of every actuator on its joint, ``force`` (nact,), summed per joint into
     ``tau`` (nv,) (zeroed first); ``cur`` (nact,) the DC motors' armature currents and the PMSM drives'
     i_q [A] (0 for other types), ``adot`` (nas,) the rates of the actuator states (DC motor current with
@@ -337,6 +358,8 @@ def actuator_forces(p, x, tau, force, cur, adot, scr):
         dof = int(p[o + L.A_DOF])
         gear = p[o + L.A_GEAR]
         u = x[xu + a]
+        if p[o + L.A_TABLE] >= 0.0:
+            u = table_command(p, t, int(p[o + L.A_TABLE]))
         qd = x[nq + dof]
         q = x[int(p[o + L.A_QADR])]
         pp = o + L.A_P0
@@ -407,7 +430,7 @@ def dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
     v = x[nq:nq + nv]
     world_kinematics(m, d, q, v)
     contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr)
-    actuator_forces(p, x, d.tau, force, cur, adot, scr)
+    actuator_forces(p, t, x, d.tau, force, cur, adot, scr)
     return forward_dynamics_world(m, d, q, v, d.tau, fext, d.ddq)
 
 

@@ -83,7 +83,7 @@ __all__ = [
     "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
     "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Obstacle", "Actuator", "Sensor",
     "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery", "contact_geometries",
-    "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1",
+    "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1", "CommandTable",
 ]
 
 
@@ -741,6 +741,41 @@ def rotto_ft_sensor(name: str, geometries, *, rate_hz: float = 0.0, seed: int = 
     0.15 N step), and the sensor's own axes. :func:`rotto_ft_measurements` gives all six channels."""
     return ContactForce(name, rate_hz=rate_hz, measurement=rotto_ft_measurements(seed)["Fy"],
                         geometries=geometries)
+
+
+# --------------------------------------------------------------------------- played-back commands
+@dataclass(frozen=True)
+class CommandTable:
+    """Commands played back over time without a controller (joint targets of a planned gait, a
+    recorded valve voltage): ``table`` (K, n) sampled every ``dt`` [s] from t = 0, one column per
+    actuator named in ``actuators``, linearly interpolated in time inside the vector field, the first
+    row held before t = 0 and the last after (K - 1) dt (the form of
+    :meth:`legsim.world.RobotWorld.set_targets`). The table's value replaces the actuator's held
+    command; other actuators keep theirs. Not for a :class:`SolenoidCylinder` (its switches are
+    events scheduled at samples). Each value must lie in its actuator's command range (checked by
+    :class:`legsim.assembly.Robot`, naming the actuator, row and value).
+    """
+
+    actuators: Sequence[str]
+    table: np.ndarray | Sequence
+    dt: float
+
+    def __post_init__(self):
+        names = _names("CommandTable", "actuators", self.actuators)
+        if len(set(names)) != len(names):
+            raise InputError(f"CommandTable: actuators = {list(names)!r} names one twice")
+        try:
+            tab = np.array(self.table, dtype=float)
+        except (TypeError, ValueError):
+            tab = np.zeros((0,))
+        if tab.ndim != 2 or tab.shape[0] < 1 or tab.shape[1] != len(names) or not np.all(np.isfinite(tab)):
+            raise InputError(f"CommandTable: table of shape {np.shape(self.table)}, expected a finite table "
+                             f"(K >= 1, {len(names)}): one column per actuator in {list(names)!r}")
+        _num("CommandTable", "dt", self.dt, lo=0.0, lo_open=True)
+        tab.setflags(write=False)
+        object.__setattr__(self, "actuators", names)
+        object.__setattr__(self, "table", tab)
+        object.__setattr__(self, "dt", float(self.dt))
 
 
 # ----------------------------------------------------------------------------------- contacts

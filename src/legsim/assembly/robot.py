@@ -39,6 +39,7 @@ from .components import (
     AirSupply,
     Battery,
     ChamberPressure,
+    CommandTable,
     ContactForce,
     Contacts,
     DCMotor,
@@ -89,6 +90,8 @@ class Robot:
         pneumatic cylinders name as their ``supply``.
     control_period : the controller's period [s]. The engine's sample clock is the least common
         multiple of the controller's and the sensors' rates (1 kHz with a 16 Hz sensor: 2 kHz).
+    command_table : :class:`~legsim.assembly.components.CommandTable`, optional: commands of some
+        actuators played back from a table (linear in time), in place of their held commands.
     name : model name (default: the multibody model's).
 
     Attributes
@@ -97,13 +100,13 @@ class Robot:
         :func:`legsim.multibody.articulated_model`, then ``v_imp_<point>``, anchors, actuator states,
         the held commands ``u_<actuator>``, the sensordata ``<sensor>_<channel>`` and filter states;
         outputs ``true_<sensor>_<channel>``, ``tau_<actuator>``, ``current_<actuator>``,
-        ``fn_<point>``, ``fn_total``).
+        ``fn_<point>``, ``fn_total``, ``n_touching``).
     actuator_names, sensor_names : in declaration order.
     """
 
     def __init__(self, model: Model, *, actuators: Sequence = (), sensors: Sequence = (),
                  contacts: Contacts | None = None, resources: Sequence = (), control_period: float = 1e-3,
-                 name: str | None = None):
+                 command_table: CommandTable | None = None, name: str | None = None):
         if not isinstance(model, Model):
             raise InputError(f"Robot: model = {type(model).__name__}, expected a legsim.multibody.Model "
                              "(RobotBuilder(...).compile() or legsim.multibody.load_urdf)")
@@ -121,6 +124,10 @@ class Robot:
         self.sensors = tuple(sensors)
         self.contacts = contacts
         self.resources = tuple(resources)
+        if command_table is not None and not isinstance(command_table, CommandTable):
+            raise InputError(f"Robot: command_table = {command_table!r}, expected a "
+                             "legsim.assembly.CommandTable")
+        self.command_table = command_table
         self._pack()
         self._check_compiled()
 
@@ -180,6 +187,7 @@ class Robot:
             row = np.zeros(L.AW)
             row[L.A_DOF], row[L.A_QADR], row[L.A_STATE] = dof, qadr, -1
             row[L.A_GEAR], row[L.A_ULO], row[L.A_UHI] = 1.0, -np.inf, np.inf
+            row[L.A_TABLE] = -1
             p0 = L.A_P0
             u0 = 0.0
             if isinstance(act, TorqueSource):
@@ -224,6 +232,7 @@ class Robot:
             commands0.append(u0)
             ranges.append((row[L.A_ULO], row[L.A_UHI]))
         nact = len(rows)
+        table = self._command_table(names, rows, ranges)
         supplies, batteries = self._resources(rows, xa + len(act_states))
         act_states += [f"{r.name}_{'p' if isinstance(r, AirSupply) else 'charge'}" for r in self.resources]
         xu = xa + len(act_states)
@@ -361,9 +370,11 @@ class Robot:
         head[L.P_OB], head[L.P_NB] = head[L.P_OR] + L.RW * len(supplies), len(batteries)
         obstacles = [ob.row() for ob in (c.obstacles if c is not None else ())]
         head[L.P_OOB], head[L.P_NOB] = head[L.P_OB] + L.BW * len(batteries), len(obstacles)
-        head[L.P_OSCR] = head[L.P_OOB] + L.OW * len(obstacles)
+        ot = head[L.P_OOB] + L.OW * len(obstacles)
+        head[L.P_OT] = ot if table.size else -1
+        head[L.P_OSCR] = ot + table.size
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *pblocks, *supplies,
-                               *batteries, *obstacles, scratch])
+                               *batteries, *obstacles, table, scratch])
         # ---- names
         qn, vn, _ = mb.coordinate_names()
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -385,7 +396,8 @@ class Robot:
             p_atm = supplies[int(rows[ia][L.A_SUPPLY])][L.R_P_ATM]
             x0[st:st + L.NSOL] = (p_atm if act.p0 is None else act.p0, 0.0, 0.0, H.NEVER)
         outputs = ([f"true_{s}" for s in sensordata] + [f"tau_{n}" for n in names]
-                   + [f"current_{n}" for n in names] + [f"fn_{n}" for n in pt_names] + ["fn_total"])
+                   + [f"current_{n}" for n in names] + [f"fn_{n}" for n in pt_names]
+                   + ["fn_total", "n_touching"])
         messages: dict[int, str] = {L.ERR_STALE: _STALE}
         for ia, aname in enumerate(names):
             lo, hi = ranges[ia]
@@ -418,12 +430,35 @@ class Robot:
             output_names=tuple(outputs), vector_field=H.robot_field, guard_values=H.robot_guards,
             reset=H.robot_reset, outputs=H.robot_outputs, sample=H.robot_sample, check=H.robot_check,
             init_partition=start, error_messages=messages, sample_period=float(1 / self.sample_rate),
+            error_states=xu,
             mode_name=lambda mode: ("touching: " + (",".join(n for k, n in enumerate(pt_names)
                                                           if (mode >> k) & 1) or "none")
                                     if guards else "free"),
             description=f"assembled robot {self.name!r}: {nact} actuators, {len(snames)} sensors "
                         f"({nch} channels), {nc} contact points ({'smooth' if smooth else 'event'} path)",
         )
+
+    def _command_table(self, names: list[str], rows: list[np.ndarray],
+                       ranges: list[tuple[float, float]]) -> np.ndarray:
+        """The command table's block ``[K, dt, n, values (K n)]`` (empty without one); each tabled
+        actuator's row gets its column (``A_TABLE``)."""
+        ct = self.command_table
+        if ct is None:
+            return np.zeros(0)
+        tab = np.asarray(ct.table, dtype=float)
+        for c, aname in enumerate(ct.actuators):
+            a = _lookup("actuator", aname, names, "CommandTable")
+            if int(rows[a][L.A_TYPE]) == L.ACT_SOLENOID:
+                raise InputError(f"CommandTable: actuator {aname!r} is a SolenoidCylinder; its valve "
+                                 "switches are events scheduled at samples: command it from a controller")
+            lo, hi = ranges[a]
+            bad = np.flatnonzero((tab[:, c] < lo) | (tab[:, c] > hi))
+            if bad.size:
+                value = float(tab[bad[0], c])
+                raise InputError(f"CommandTable: actuator {aname!r}, row {int(bad[0])}: {value!r} "
+                                 f"is outside its command range [{lo:g}, {hi:g}]")
+            rows[a][L.A_TABLE] = c
+        return np.concatenate([[tab.shape[0], ct.dt, tab.shape[1]], tab.ravel()])
 
     def _prismatic(self, owner: str, joint: str, hint: str = "") -> None:
         """InputError unless ``joint`` (known to exist) is prismatic."""

@@ -69,6 +69,7 @@ from ._layout import (
     OI_MAX_STOP_ITER,
     OI_MAX_TRANS,
     OI_METHOD,
+    OI_NERR,
     OI_RESTART_STEP,
     OI_SLIDING,
     OI_YIELD_EVERY,
@@ -167,6 +168,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
     check_steps = opti[OI_CHECK_STEPS]
     restart_step = opti[OI_RESTART_STEP]
     yield_every = opti[OI_YIELD_EVERY]
+    nerr = opti[OI_NERR] if 0 < opti[OI_NERR] < nx else nx
     rec_cap = rec.shape[0]
     ev_cap = ev_t.shape[0]
 
@@ -227,7 +229,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
         if h <= 0.0:
             if method == M_DP45:
                 h = _initial_step(vf, gf, si, t, x, p, mode, K[0], rtol, atol, hmax, xs, k2,
-                                  fb, xp, gbuf)
+                                  fb, xp, gbuf, nerr)
             elif method == M_RK4:
                 h = min(hmax, max(hmin, 1e-4))
             else:
@@ -298,7 +300,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
         clipped = h < h_free
         while True:
             ratio, h_next = _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh,
-                                  k2, k3, k4, fb, xp, gbuf, rtol, atol, tol, power)
+                                  k2, k3, k4, fb, xp, gbuf, rtol, atol, tol, power, nerr)
             if ratio <= 1.0:
                 break
             si[SI_NREJ] += 1
@@ -504,5 +506,5 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
         h = h_next
         if method == M_DP45 and mode != mode_before and restart_step != 0:
             h = min(h, _initial_step(vf, gf, si, t, x, p, mode, K[0], rtol, atol, hmax, xs, k2,
-                                     fb, xp, gbuf))
+                                     fb, xp, gbuf, nerr))
             si[SI_NFEV] += 1

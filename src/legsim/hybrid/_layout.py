@@ -7,8 +7,8 @@ OF_STOP_PREC, OF_REC_PERIOD, OF_SAMPLE_PERIOD, OF_SLIDE_TOL = range(9, 13)
 N_OPTF = 13
 # ---- option vector layout (integers) ------------------------------------------------------
 (OI_METHOD, OI_MAX_STOP_ITER, OI_MAX_TRANS, OI_SLIDING, OI_MAX_STEPS, OI_CHECK_STEPS,
- OI_RESTART_STEP, OI_YIELD_EVERY) = range(8)
-N_OPTI = 8
+ OI_RESTART_STEP, OI_YIELD_EVERY, OI_NERR) = range(9)
+N_OPTI = 9
 # ---- persistent state (floats) ------------------------------------------------------------
 SF_T, SF_H = range(2)
 N_SF = 2

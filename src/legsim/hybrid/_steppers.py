@@ -128,9 +128,9 @@ def _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _dp_error(x, xnew, K, h, rtol, atol):
-    """RMS of the embedded error estimate scaled by atol + rtol·max(|x|, |x_new|)."""
-    n = x.size
+def _dp_error(x, xnew, K, h, rtol, atol, n):
+    """RMS over the first ``n`` states (the ODE's: :attr:`legsim.hybrid.Model.error_states`) of the
+    embedded error estimate scaled by atol + rtol·max(|x|, |x_new|)."""
     acc = 0.0
     for i in range(n):
         e = 0.0
@@ -165,9 +165,9 @@ def _state_at(method, vf, gf, si, t, x, h, theta, p, mode, K, k2, k3, k4, xs, ou
 
 
 @njit(cache=True, error_model="numpy")
-def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, xp, gbuf):
-    """Hairer–Nørsett–Wanner starting-step heuristic (order 5)."""
-    n = x.size
+def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, xp, gbuf, n):
+    """Hairer–Nørsett–Wanner starting-step heuristic (order 5), its norms over the first ``n``
+    states (:attr:`legsim.hybrid.Model.error_states`)."""
     d0 = 0.0
     d1 = 0.0
     for i in range(n):
@@ -180,7 +180,7 @@ def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, x
     if not (h0 > 0.0 and math.isfinite(h0)):
         h0 = 1e-6
     h0 = min(h0, hmax)
-    for i in range(n):
+    for i in range(x.size):
         xs[i] = x[i] + h0 * f0[i]
     _field(vf, gf, si, t + h0, xs, p, mode, f1, fb, xp, gbuf)
     d2 = 0.0
@@ -198,15 +198,16 @@ def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, x
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4, fb, xp, gbuf,
-          rtol, atol, tol, power):
-    """Attempt one step of size h. Returns (error ratio ≤ 1 when acceptable, proposed next h).
+          rtol, atol, tol, power, nerr):
+    """Attempt one step of size h. Returns (error ratio ≤ 1 when acceptable, proposed next h); the
+    error is measured over the first ``nerr`` states (the ODE's; the rest are bookkeeping).
 
     The ratio is +inf when the trial state is not finite.
     """
     n = x.size
     if method == M_DP45:
         si[SI_NFEV] += _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf)
-        err = _dp_error(x, xnew, K, h, rtol, atol)
+        err = _dp_error(x, xnew, K, h, rtol, atol, nerr)
         ratio = err
         fac = 10.0 if err == 0.0 else 0.9 * err ** -0.2
         fac = min(10.0, max(0.2, fac))
@@ -218,7 +219,7 @@ def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4,
         si[SI_NFEV] += _rk4(vf, gf, si, t + 0.5 * h, xh, 0.5 * h, p, mode, K[1], k2, k3, k4,
                             xs, xnew, fb, xp, gbuf)
         err = 0.0
-        for i in range(n):
+        for i in range(nerr):
             err = max(err, abs(xnew[i] - xr[i]) / 15.0)
         ratio = err / tol
         fac = 5.0 if err == 0.0 else 0.9 * (tol / err) ** power

@@ -77,6 +77,10 @@ class Model:
         values); a name without an entry takes any finite number.
     check_params : Python callable ``(p) -> None`` raising :class:`InputError` for rules that tie
         parameters together; :meth:`params` calls it after the per-name ranges.
+    error_states : the first ``error_states`` states are the ODE's; the rest are bookkeeping that
+        changes only at events and samples (held commands, measurements, filter states), which the
+        adaptive methods' error norm and starting-step heuristic leave out, so that adding a sensor
+        does not change the steps. 0: every state counts.
     """
 
     name: str
@@ -101,6 +105,7 @@ class Model:
     sample_period: float = 0.0
     param_ranges: Mapping[str, ParamRange] = field(default_factory=dict)
     check_params: Callable[[np.ndarray], None] | None = None
+    error_states: int = 0
 
     def __post_init__(self) -> None:
         sd = np.ascontiguousarray(self.state_defaults, dtype=np.float64)
@@ -118,6 +123,9 @@ class Model:
         if not (math.isfinite(self.sample_period) and self.sample_period >= 0.0):
             raise ValueError(f"model '{self.name}': sample_period = {self.sample_period!r}, expected a "
                              f"finite number >= 0 s")
+        if not (isinstance(self.error_states, int) and 0 <= self.error_states <= sd.size):
+            raise ValueError(f"model '{self.name}': error_states = {self.error_states!r}, expected a whole "
+                             f"number in [0, {sd.size}]")
         index = {n: i for i, n in enumerate(self.param_names)}
         for key, rng in self.param_ranges.items():  # a model's own declaration: a programming error
             if key not in index:

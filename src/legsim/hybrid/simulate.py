@@ -138,6 +138,7 @@ def simulate(model: Model, t_final: float,
     hooks = model.hooks(_no_outputs)
     optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL if monitor is None else _MONITOR_STEPS,
                            controller_every if controller else 0)
+    opti[L.OI_NERR] = model.error_states
     sf = np.zeros(L.N_SF)
     sf[L.SF_T] = t0
     sf[L.SF_H] = opts.h0

@@ -14,7 +14,7 @@ import numpy as np
 from ..hybrid import signatures as hs
 from ._layout import data_buffer_size, data_from_buffer, model_from_buffers
 
-__all__ = ["model_workspace", "workspace", "pd_torques", "joint_torques"]
+__all__ = ["model_workspace", "workspace", "joint_torques"]
 
 
 @hs.njit_helper
@@ -48,10 +48,9 @@ def workspace(p):
 
 
 @hs.njit_helper
-def pd_torques(m, p, x, nq, nv, na, tau, ref, i0, i1, fr):
-    """PD + feed-forward torque (nv,) of every 1-DoF joint (free-joint DoFs get 0) toward
-    ``q_ref_j = (1 - fr) p[ref + i0 na + j] + fr p[ref + i1 na + j]`` (rows i0, i1 of a table of
-    targets starting at ``p[ref]``; the constant targets are row 0 at ``ref = 5 + 2 na``)."""
+def joint_torques(m, p, x, nq, nv, na, tau):
+    """PD + feed-forward torque (nv,) of every 1-DoF joint toward the constant targets ``q_ref_<joint>``
+    (free-joint DoFs get 0): ``ff + kp (q_ref - q) + kd (v_ref - v)``."""
     j = 0
     for k in range(nv):
         qa = m.dof_qposadr[k]
@@ -60,14 +59,8 @@ def pd_torques(m, p, x, nq, nv, na, tau, ref, i0, i1, fr):
             continue
         kp = p[5 + j]
         kd = p[5 + na + j]
-        qr = (1.0 - fr) * p[ref + i0 * na + j] + fr * p[ref + i1 * na + j]
+        qr = p[5 + 2 * na + j]
         vr = p[5 + 3 * na + j]
         ff = p[5 + 4 * na + j]
         tau[k] = ff + kp * (qr - x[qa]) + kd * (vr - x[nq + k])
         j += 1
-
-
-@hs.njit_helper
-def joint_torques(m, p, x, nq, nv, na, tau):
-    """PD + feed-forward torque (nv,) toward the constant targets ``q_ref_<joint>``."""
-    pd_torques(m, p, x, nq, nv, na, tau, 5 + 2 * na, 0, 0, 0.0)

@@ -51,6 +51,7 @@ from ..hybrid import Model as HybridModel
 from ..hybrid import signatures as hs
 from . import _configuration as C
 from . import _kernels as K
+from ._joint_law import GAINS, joint_gains
 from ._layout import JOINT_FREE
 from ._workspace import joint_torques, workspace
 from .model import Model
@@ -59,7 +60,6 @@ __all__ = ["articulated_model", "initial_state", "split_state", "HEADER"]
 
 HEADER = ("mb_nq", "mb_nv", "mb_na", "mb_nfbuf", "mb_nibuf")
 """Names of the five size entries that open the parameter vector."""
-_GAINS = ("kp", "kd", "q_ref", "v_ref", "tau_ff")
 
 
 @hs.vector_field
@@ -124,27 +124,6 @@ def articulated_outputs(t, x, p, mode, y):
             o += 4
 
 
-def _gain(name: str, value, joints: tuple[str, ...]) -> np.ndarray:
-    na = len(joints)
-    if value is None:
-        return np.zeros(na)
-    if isinstance(value, dict):
-        out = np.zeros(na)
-        for key, val in value.items():
-            if key not in joints:
-                raise InputError(f"articulated_model: {name} names unknown joint {key!r}; joints are "
-                                 f"{list(joints)}")
-            out[joints.index(key)] = float(val)
-        arr = out
-    else:
-        arr = np.array(np.broadcast_to(np.asarray(value, dtype=float), (na,)))
-    if not np.all(np.isfinite(arr)):
-        raise InputError(f"articulated_model: {name} must be finite, got {value!r}")
-    if name in ("kp", "kd") and np.any(arr < 0):
-        raise InputError(f"articulated_model: {name} must be >= 0, got {value!r}")
-    return arr
-
-
 def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=None, tau_ff=None,
                       q0=None, v0=None, name=None) -> HybridModel:
     """Wrap a multibody model as a hybrid-engine model (module docstring for the equations).
@@ -172,7 +151,7 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
                          f"{type(mb_model).__name__}")
     joints = tuple(mb_model.joint_names)
     na = len(joints)
-    gains = [_gain(n, v, joints) for n, v in zip(_GAINS, (kp, kd, q_ref, v_ref, tau_ff), strict=True)]
+    gains = joint_gains(mb_model, kp=kp, kd=kd, q_ref=q_ref, v_ref=v_ref, tau_ff=tau_ff)
     qn, vn, quat = mb_model.coordinate_names()
     x0 = np.concatenate([mb_model.neutral() if q0 is None else np.asarray(q0, dtype=float),
                          np.zeros(mb_model.nv) if v0 is None else np.asarray(v0, dtype=float)])
@@ -183,7 +162,7 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
     ibuf = np.asarray(mb_model.ibuf, dtype=np.int64)
     header = np.array([mb_model.nq, mb_model.nv, na, fbuf.size, ibuf.size], dtype=float)
     pdef = np.concatenate([header, *gains, fbuf, ibuf.astype(np.float64)])
-    pnames = (list(HEADER) + [f"{g}_{j}" for g in _GAINS for j in joints]
+    pnames = (list(HEADER) + [f"{g}_{j}" for g in GAINS for j in joints]
               + [f"mb_f{k}" for k in range(fbuf.size)] + [f"mb_i{k}" for k in range(ibuf.size)])
     return HybridModel(
         name=name or mb_model.name,
