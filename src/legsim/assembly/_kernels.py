@@ -27,11 +27,11 @@ from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
 from ..multibody._layout import data_buffer_size, data_from_buffer, model_from_buffers
-from ..world._terrain import sphere_contact_force, sphere_on_box, sphere_on_plane
+from ..world._terrain import sphere_contact_force, sphere_on_box, sphere_on_plane, sphere_on_terrain
 from . import _layout as L
 
-NSCR = 12 + PL.NPARAM  # contact kinematics (9), v_t (3), then a cylinder's row fed by a tank or an
-# obstacle contact's kinematics (12) and force (3)
+NSCR = 12 + PL.NPARAM  # contact kinematics and normal (12), then a cylinder's row fed by a tank, or v_t (3),
+# an obstacle contact's kinematics (12) and force (3)
 
 
 @hs.njit_helper
@@ -84,12 +84,23 @@ def moved_workspace(p, x):
 
 @hs.njit_helper
 def contact_point(d, p, k, out):
-    """:func:`sphere_on_plane` of contact point k (gap, approach rate, point, point velocity)."""
+    """Contact point k against the ground: ``out`` (12,) = gap, approach rate, point (3), point
+    velocity (3) (:func:`sphere_on_plane`), then the ground's outward normal there (3) (the plane's,
+    or a terrain's tangent plane under the sphere: :func:`sphere_on_terrain`)."""
     oc = int(p[L.P_OC])
     o = oc + L.C_LAW + LW.NPRM + L.CW * k
-    sphere_on_plane(d, int(p[o + L.CP_BODY]), p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z],
-                    p[o + L.CP_R], p[oc + L.C_NX], p[oc + L.C_NY], p[oc + L.C_NZ], p[oc + L.C_OFF],
+    b, lx, ly, lz, r = int(p[o + L.CP_BODY]), p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z], p[o + L.CP_R]
+    ot = int(p[L.P_OTR])
+    if ot >= 0:
+        sphere_on_terrain(d, b, lx, ly, lz, r, p, ot + L.TR_DATA, int(p[ot + L.TR_KIND]), int(p[ot + L.TR_N]),
+                          int(p[ot + L.TR_NX]), int(p[ot + L.TR_NY]), p[ot + L.TR_DX], p[ot + L.TR_DY], True,
+                          out)
+        return
+    sphere_on_plane(d, b, lx, ly, lz, r, p[oc + L.C_NX], p[oc + L.C_NY], p[oc + L.C_NZ], p[oc + L.C_OFF],
                     True, out)
+    out[9] = p[oc + L.C_NX]
+    out[10] = p[oc + L.C_NY]
+    out[11] = p[oc + L.C_NZ]
 
 
 @hs.njit_helper
@@ -105,13 +116,12 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
     ncode = int(p[oc + L.C_NLAW])
     fcode = int(p[oc + L.C_FLAW])
     prm = p[oc + L.C_LAW:oc + L.C_LAW + LW.NPRM]
-    nx, ny, nz = p[oc + L.C_NX], p[oc + L.C_NY], p[oc + L.C_NZ]
     rows = oc + L.C_LAW + LW.NPRM
     xc = int(p[L.P_XC])
     xs = int(p[L.P_XS])
     nob = int(p[L.P_NOB])  # obstacles exist on the smooth path only (Contacts checks)
-    kin = scr[0:9]
-    vt = scr[9:12]
+    kin = scr[0:12]
+    vt = scr[12:15]
     for b in range(fext.shape[0]):
         for i in range(6):
             fext[b, i] = 0.0
@@ -125,8 +135,8 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
         contact_point(d, p, k, kin)
         if not smooth or kin[0] < 0.0:
             anchor = x[xs + 3 * k:xs + 3 * k + 3] if fcode == LW.F_ANCHOR else sdot[k]
-            fn[k] = sphere_contact_force(ncode, fcode, prm, nx, ny, nz, kin, 0.0 if smooth else x[xc + k],
-                                         anchor, sdot[k], vt, fc[k])
+            fn[k] = sphere_contact_force(ncode, fcode, prm, kin[9], kin[10], kin[11], kin,
+                                         0.0 if smooth else x[xc + k], anchor, sdot[k], vt, fc[k])
             add_point_force(fext, int(p[rows + L.CW * k + L.CP_BODY]), kin[2], kin[3], kin[4],
                             fc[k, 0], fc[k, 1], fc[k, 2])
         if nob > 0:
@@ -141,9 +151,9 @@ def obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, scr):
     oob = int(p[L.P_OOB])
     o = int(p[L.P_OC]) + L.C_LAW + LW.NPRM + L.CW * k
     body = int(p[o + L.CP_BODY])
-    kin = scr[12:24]
-    vt = scr[9:12]
-    f = scr[24:27]
+    kin = scr[15:27]
+    vt = scr[12:15]
+    f = scr[27:30]
     for j in range(nob):
         sphere_on_box(d, body, p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z], p[o + L.CP_R],
                       p[oob + L.OW * j:oob + L.OW * (j + 1)], kin)

@@ -37,8 +37,8 @@ STAMP = _stamp()
 # ---- header (P_STAMP stays at index 0 whatever else changes) ---------------------------------
 (P_STAMP, P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
  P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB, P_OCP, P_NCP,
- P_CEVERY, P_OOB, P_NOB, P_OT) = range(33)
-HEAD = 33
+ P_CEVERY, P_OOB, P_NOB, P_OT, P_OTR) = range(34)
+HEAD = 34
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
 """What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates), world
@@ -49,6 +49,11 @@ C_NX, C_NY, C_NZ, C_OFF, C_NLAW, C_FLAW, C_LAW = range(7)
 CW = 6
 """Per contact point: body, centre in body axes (3), radius, index of its geometry."""
 CP_BODY, CP_X, CP_Y, CP_Z, CP_R, CP_GEOM = range(CW)
+
+# ---- terrain block at p[P_OTR] (-1: the ground is the contact block's plane) -----------------------
+TR_KIND, TR_N, TR_NX, TR_NY, TR_DX, TR_DY, TR_DATA = range(7)
+"""A height function or heightfield z = h(x, y) (:func:`legsim.contact._geom.height_at`: its kind, count
+of numbers, grid size and spacing, then its numbers)."""
 
 # ---- obstacle rows at p[P_OOB] (smooth path): static boxes every contact point also touches --------
 OW = 15

@@ -75,7 +75,7 @@ from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
 from ..actuators.pneumatic.solenoid import SolenoidValve
 from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
-from ..contact.shapes import Plane
+from ..contact.shapes import HeightField, HeightFunction, Plane
 from ..errors import InputError, closest
 from ..multibody.model import Model
 
@@ -828,7 +828,11 @@ class Contacts:
     Parameters
     ----------
     law : ContactLaw (normal law + friction law of :mod:`legsim.contact.laws`).
-    ground : Plane (default z = 0; a slope is a tilted plane, ``legsim.contact.inclined_plane``).
+    ground : Plane (default z = 0; a slope is a tilted plane, ``legsim.contact.inclined_plane``), or a
+        terrain z = h(x, y): a :class:`~legsim.contact.HeightField` (a grid, bilinear) or a
+        :class:`~legsim.contact.HeightFunction` (sines, bump, smooth step). On a terrain each contact
+        sphere meets the tangent plane under its centre (normal (-h_x, -h_y, 1) / |.|): exact on planes
+        and slopes, first order in radius times curvature elsewhere.
     geometries : names of the touching geometries, or of links (a body, or a URDF link merged into one
         by a fixed joint: its spheres, capsules and boxes); default: every sphere, capsule and box on
         a moving body (cylinders and meshes are left out). Each gives contact points as in
@@ -842,7 +846,7 @@ class Contacts:
     """
 
     law: ContactLaw
-    ground: Plane = field(default_factory=Plane)
+    ground: Plane | HeightField | HeightFunction = field(default_factory=Plane)
     geometries: Sequence[str] | None = None
     path: str = "event"
     obstacles: Sequence[Obstacle] = ()
@@ -850,8 +854,9 @@ class Contacts:
     def __post_init__(self):
         if not isinstance(self.law, ContactLaw):
             raise InputError(f"Contacts: law = {self.law!r}, expected a legsim.contact.ContactLaw")
-        if not isinstance(self.ground, Plane):
-            raise InputError(f"Contacts: ground = {self.ground!r}, expected a legsim.contact.Plane")
+        if not isinstance(self.ground, Plane | HeightField | HeightFunction):
+            raise InputError(f"Contacts: ground = {self.ground!r}, expected a legsim.contact.Plane, "
+                             "HeightField or HeightFunction")
         if self.path not in ("event", "smooth"):
             raise InputError(f"Contacts: path = {self.path!r}, expected 'event' or 'smooth'")
         if self.path == "smooth" and (self.law.normal.law in _LATCHED

@@ -16,7 +16,8 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
     path = "event"                # or "smooth"
     normal = { law = "hunt_crossley", k = 1e5, alpha = 0.5 }   # a normal-law factory + its keywords
     friction = { law = "coulomb", mu = 0.8, v_eps = 0.01 }    # a friction-law factory (default: none)
-    ground = { normal = [0, 0, 1], offset = 0.0 }             # or { incline = 0.1 } [rad], + through
+    ground = { normal = [0, 0, 1], offset = 0.0 }             # or { incline = 0.1 } [rad], + through,
+                                  # or a terrain { terrain = "sines", params = [a, kx, ky, phase, ...] }
 
     [actuators.knee]              # one table per actuator, named by its key; commands in file order
     type = "DCMotor"              # TorqueSource | PositionServo | VelocityServo | DCMotor | DCMotor.simsect
@@ -124,7 +125,7 @@ from ..actuators.pneumatic.valves import (
     mpye5_underlapped,
 )
 from ..contact import laws as CL
-from ..contact.shapes import Plane, inclined_plane
+from ..contact.shapes import HeightFunction, Plane, inclined_plane
 from ..errors import InputError, closest
 from ..hybrid import Options
 from ..multibody.model import Model
@@ -168,7 +169,7 @@ _TOP = ("urdf", "floating_base", "control_period", "name", "urdf_options", "cont
 _URDF_OPTIONS = {"gravity": "vector", "limit_stiffness": "number", "limit_damping": "number",
                  "friction_velocity": "number", "mimic": "str", "meshes": "str"}
 _CONTACTS = ("geometries", "path", "normal", "friction", "ground")
-_GROUND = ("normal", "offset", "incline", "through")
+_GROUND = ("normal", "offset", "incline", "through", "terrain", "params")
 class _File:
     """Checks values read from one file; every message starts ``<file> [<table>]:``."""
 
@@ -363,9 +364,17 @@ def _law(f: _File, t: str, spec: Any, laws: Mapping[str, Callable[..., Any]]) ->
     return f.build(t, laws[name], **kw)
 
 
-def _ground(f: _File, spec: dict[str, Any]) -> Plane:
+def _ground(f: _File, spec: dict[str, Any]) -> Plane | HeightFunction:
     t = "contacts.ground"
     f.keys(t, spec, _GROUND)
+    if "terrain" in spec or "params" in spec:  # z = h(x, y): legsim.contact.HeightFunction
+        other = sorted(set(spec) - {"terrain", "params"})
+        if other or "terrain" not in spec or "params" not in spec:
+            got = f"; got {', '.join(other)}" if other else ""
+            raise f.fail(t, "a terrain z = h(x, y) takes terrain = \"sines\" | \"bump\" | \"step\" and "
+                            f"params = [...] (HeightFunction), nothing else{got}")
+        kind = f.value(t, "terrain", spec["terrain"], "str")
+        return f.build(t, HeightFunction, kind, tuple(f.value(t, "params", spec["params"], "vector")))
     if "incline" in spec:
         if "normal" in spec or "offset" in spec:
             raise f.fail(t, "give either incline [rad] (and through) or normal and offset, not both")
@@ -607,5 +616,12 @@ def describe(robot: Robot) -> dict[str, Any]:
             "resources": [part(r) for r in robot.resources],
             "contacts": None if c is None else {
                 "normal": c.law.normal.law.name.lower(), "friction": c.law.friction.law.name.lower(),
-                "params": c.law.params.tolist(), "ground_normal": list(c.ground.normal),
-                "ground_offset": c.ground.offset, "geometries": c.geometries, "path": c.path}}
+                "params": c.law.params.tolist(), **_ground_meta(c.ground), "geometries": c.geometries,
+                "path": c.path}}
+
+
+def _ground_meta(ground) -> dict[str, Any]:
+    """A run's metadata of the ground: a plane's normal and offset, or the terrain's kind."""
+    if isinstance(ground, Plane):
+        return {"ground_normal": list(ground.normal), "ground_offset": ground.offset}
+    return {"ground": type(ground).__name__}

@@ -22,6 +22,8 @@ import numpy as np
 
 from ..actuators.pneumatic import _layout as PL
 from ..contact import _laws as LW
+from ..contact._geom import HF_GRID
+from ..contact.shapes import HEIGHT_KINDS, HeightField, HeightFunction, Plane
 from ..errors import InputError, closest
 from ..hybrid import Direction, Guard, Options, Placement, Result, simulate
 from ..hybrid import Model as HybridModel
@@ -332,8 +334,9 @@ class Robot:
         oc = L.HEAD + fbuf.size + ibuf.size
         cblock = np.zeros(L.C_LAW + LW.NPRM + L.CW * nc)
         if c is not None:
-            cblock[L.C_NX:L.C_NZ + 1] = c.ground.normal
-            cblock[L.C_OFF] = c.ground.offset
+            plane = c.ground if isinstance(c.ground, Plane) else Plane()  # a terrain: its own block
+            cblock[L.C_NX:L.C_NZ + 1] = plane.normal
+            cblock[L.C_OFF] = plane.offset
             cblock[L.C_NLAW], cblock[L.C_FLAW] = int(c.law.normal.law), int(c.law.friction.law)
             cblock[L.C_LAW:L.C_LAW + LW.NPRM] = c.law.params
             for k, (_, body, centre, radius, gname) in enumerate(points):
@@ -372,9 +375,11 @@ class Robot:
         head[L.P_OOB], head[L.P_NOB] = head[L.P_OB] + L.BW * len(batteries), len(obstacles)
         ot = head[L.P_OOB] + L.OW * len(obstacles)
         head[L.P_OT] = ot if table.size else -1
-        head[L.P_OSCR] = ot + table.size
+        terrain = _terrain_block(c.ground) if c is not None else np.zeros(0)
+        head[L.P_OTR] = ot + table.size if terrain.size else -1
+        head[L.P_OSCR] = ot + table.size + terrain.size
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *pblocks, *supplies,
-                               *batteries, *obstacles, table, scratch])
+                               *batteries, *obstacles, table, terrain, scratch])
         # ---- names
         qn, vn, _ = mb.coordinate_names()
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -693,6 +698,19 @@ class Robot:
 
 _STALE = ("legsim.assembly: its compiled hooks are older than its source files (a numba disk cache left "
           "from before an edit): delete src/legsim/assembly/__pycache__/*.nbi and *.nbc and run again")
+
+
+def _terrain_block(ground) -> np.ndarray:
+    """The terrain block (``_layout.TR_*``) of a :class:`~legsim.contact.HeightField` or
+    :class:`~legsim.contact.HeightFunction` ground; empty for a plane."""
+    if isinstance(ground, HeightField):
+        h = np.asarray(ground.heights, dtype=float)
+        data = np.concatenate([ground.origin, h.ravel()])
+        return np.concatenate([[HF_GRID, data.size, h.shape[0], h.shape[1], ground.dx, ground.dy], data])
+    if isinstance(ground, HeightFunction):
+        data = np.asarray(ground.params, dtype=float)
+        return np.concatenate([[HEIGHT_KINDS[ground.kind], data.size, 0, 0, 1.0, 1.0], data])
+    return np.zeros(0)
 
 
 def _solenoid_block(act: SolenoidCylinder) -> np.ndarray:

@@ -29,6 +29,8 @@ G_TMESH = 13
 HF_SINES = 0
 HF_BUMP = 1
 HF_STEP = 2
+HF_GRID = 3
+"""A heightfield's grid (as a kind of :func:`height_at`)."""
 
 NRIM = 8  # rim samples per cylinder end face (and of a cone's base) used as manifold candidates
 
@@ -230,51 +232,54 @@ def candidate(sv, g, k, pos, rot, out):
 
 @njit(cache=True)
 def height(m, g, x, y, grad):
-    """Terrain height h(x, y) [m] of a height function or heightfield; grad (2,) receives dh/dx, dh/dy.
+    """Terrain height h(x, y) [m] of the height function or heightfield geom ``g`` of the collision
+    model ``m``; grad (2,) receives dh/dx, dh/dy (:func:`height_at`)."""
+    kind = m.gint[g, 2] if m.gtype[g] == G_HFUNC else HF_GRID
+    return height_at(m.data, m.gdadr[g], kind, m.gint[g, 3], m.gint[g, 0], m.gint[g, 1], m.gsize[g, 0],
+                     m.gsize[g, 1], x, y, grad)
 
-    Heightfields are bilinear inside the grid and clamped to the border values outside.
+
+@njit(cache=True)
+def height_at(data, a, kind, n, nx, ny, dxc, dyc, x, y, grad):
+    """Terrain height h(x, y) [m] of a height function or heightfield whose numbers start at
+    ``data[a]``; grad (2,) receives dh/dx, dh/dy.
+
+    ``kind``: HF_SINES (n numbers, groups (a, kx, ky, phase)), HF_BUMP (A, x0, y0, sigma), HF_STEP
+    (H, x0, w), or HF_GRID (x0, y0, then the nx x ny heights row by row at spacing dxc, dyc:
+    bilinear inside the grid, clamped to the border values outside).
     """
-    t = m.gtype[g]
-    a = m.gdadr[g]
-    if t == G_HFUNC:
-        kind = m.gint[g, 2]
-        n = m.gint[g, 3]
+    if kind == HF_SINES:
         grad[0] = 0.0
         grad[1] = 0.0
-        if kind == HF_SINES:
-            h = 0.0
-            for j in range(n // 4):
-                amp = m.data[a + 4 * j]
-                kx = m.data[a + 4 * j + 1]
-                ky = m.data[a + 4 * j + 2]
-                arg = kx * x + ky * y + m.data[a + 4 * j + 3]
-                h += amp * math.sin(arg)
-                c = amp * math.cos(arg)
-                grad[0] += c * kx
-                grad[1] += c * ky
-            return h
-        if kind == HF_BUMP:
-            A = m.data[a]
-            dx = x - m.data[a + 1]
-            dy = y - m.data[a + 2]
-            s2 = m.data[a + 3] ** 2
-            h = A * math.exp(-(dx * dx + dy * dy) / (2.0 * s2))
-            grad[0] = -h * dx / s2
-            grad[1] = -h * dy / s2
-            return h
-        # HF_STEP
-        H = m.data[a]
-        w = m.data[a + 2]
-        th = math.tanh((x - m.data[a + 1]) / w)
+        h = 0.0
+        for j in range(n // 4):
+            amp = data[a + 4 * j]
+            kx = data[a + 4 * j + 1]
+            ky = data[a + 4 * j + 2]
+            arg = kx * x + ky * y + data[a + 4 * j + 3]
+            h += amp * math.sin(arg)
+            c = amp * math.cos(arg)
+            grad[0] += c * kx
+            grad[1] += c * ky
+        return h
+    if kind == HF_BUMP:
+        A = data[a]
+        dx = x - data[a + 1]
+        dy = y - data[a + 2]
+        s2 = data[a + 3] ** 2
+        h = A * math.exp(-(dx * dx + dy * dy) / (2.0 * s2))
+        grad[0] = -h * dx / s2
+        grad[1] = -h * dy / s2
+        return h
+    if kind == HF_STEP:
+        H = data[a]
+        w = data[a + 2]
+        th = math.tanh((x - data[a + 1]) / w)
         grad[0] = 0.5 * H * (1.0 - th * th) / w
+        grad[1] = 0.0
         return 0.5 * H * (1.0 + th)
-    # heightfield: data = (x0, y0, heights...)
-    nx = m.gint[g, 0]
-    ny = m.gint[g, 1]
-    dxc = m.gsize[g, 0]
-    dyc = m.gsize[g, 1]
-    u = (x - m.data[a]) / dxc
-    v = (y - m.data[a + 1]) / dyc
+    u = (x - data[a]) / dxc
+    v = (y - data[a + 1]) / dyc
     inside_u = 0.0 <= u <= nx - 1
     inside_v = 0.0 <= v <= ny - 1
     u = min(max(u, 0.0), nx - 1.0)
@@ -284,10 +289,10 @@ def height(m, g, x, y, grad):
     fu = u - i
     fv = v - j
     b = a + 2
-    h00 = m.data[b + i * ny + j]
-    h10 = m.data[b + (i + 1) * ny + j]
-    h01 = m.data[b + i * ny + j + 1]
-    h11 = m.data[b + (i + 1) * ny + j + 1]
+    h00 = data[b + i * ny + j]
+    h10 = data[b + (i + 1) * ny + j]
+    h01 = data[b + i * ny + j + 1]
+    h11 = data[b + (i + 1) * ny + j + 1]
     grad[0] = ((h10 - h00) * (1 - fv) + (h11 - h01) * fv) / dxc if inside_u else 0.0
     grad[1] = ((h01 - h00) * (1 - fu) + (h11 - h10) * fu) / dyc if inside_v else 0.0
     return (h00 * (1 - fu) + h10 * fu) * (1 - fv) + (h01 * (1 - fu) + h11 * fu) * fv

@@ -271,6 +271,11 @@ class HeightFunction:
             raise InputError(f"HeightFunction '{self.kind}' width {p[-1]!r}: expected > 0")
         object.__setattr__(self, "params", tuple(p))
 
+    def height(self, x, y) -> np.ndarray:
+        """h(x, y) [m] at points of any shape (the compiled :func:`~legsim.contact._geom.height_at`)."""
+        data = np.asarray(self.params, dtype=float)
+        return _heights(data, HEIGHT_KINDS[self.kind], data.size, 0, 0, 1.0, 1.0, x, y)
+
 
 @dataclass(frozen=True, eq=False)
 class HeightField:
@@ -292,7 +297,25 @@ class HeightField:
         object.__setattr__(self, "heights", h)
         object.__setattr__(self, "dx", _pos("dx", self.dx))
         object.__setattr__(self, "dy", _pos("dy", self.dy))
-        object.__setattr__(self, "origin", tuple(float(v) for v in self.origin))
+        origin = np.asarray(self.origin, dtype=float).ravel()
+        if origin.shape != (2,) or not np.all(np.isfinite(origin)):
+            raise InputError(f"HeightField 'origin' = {self.origin!r}: expected (x0, y0) [m]")
+        object.__setattr__(self, "origin", tuple(float(v) for v in origin))
+
+    def height(self, x, y) -> np.ndarray:
+        """h(x, y) [m] at points of any shape: bilinear in the grid, the border's values outside."""
+        data = np.concatenate([self.origin, self.heights.ravel()])
+        return _heights(data, G.HF_GRID, data.size, *self.heights.shape, self.dx, self.dy, x, y)
+
+
+def _heights(data, kind, n, nx, ny, dx, dy, x, y) -> np.ndarray:
+    """The compiled terrain height at every point of ``x``, ``y`` (broadcast) [m]."""
+    X, Y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    out = np.empty(X.shape)
+    grad = np.empty(2)
+    for i, (a, b) in enumerate(zip(X.ravel(), Y.ravel(), strict=True)):
+        out.flat[i] = G.height_at(data, 0, kind, n, nx, ny, dx, dy, a, b, grad)
+    return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -260,7 +260,10 @@ def multibody_scene(mb: Any, q_columns: list[str] | None = None, *, ground: Any 
     for c in cylinders:
         shapes.append(Shape(f"{c.name}_barrel", "cylinder", (c.bore / 2, c.linkage.l2), f"{c.name}_barrel",
                             color=BARREL))
-    n_ground = np.array([0.0, 0.0, 1.0]) if ground is None else np.asarray(ground.normal, dtype=float)
+    terrain_z = ground is not None and hasattr(ground, "height")  # a HeightField or HeightFunction
+    # force arrows along the plane's normal; drawn vertical on a terrain
+    up = ground is None or terrain_z
+    n_ground = np.array([0.0, 0.0, 1.0]) if up else np.asarray(ground.normal, dtype=float)
     fixed: list[Shape] = []
     for k, ob in enumerate(obstacles):
         R = np.eye(3) if ob.rotation is None else np.asarray(ob.rotation, dtype=float)
@@ -268,8 +271,11 @@ def multibody_scene(mb: Any, q_columns: list[str] | None = None, *, ground: Any 
                            R, np.asarray(ob.centre, dtype=float), OBSTACLE))
 
     def terrain(area: Area) -> list[Shape]:
-        plane = [] if ground is None else ground_shapes(area, ground.normal, ground.offset)
-        return plane + fixed
+        if ground is None:
+            return fixed
+        if terrain_z:
+            return [heightmap_shape(ground.height, area), *fixed]
+        return ground_shapes(area, ground.normal, ground.offset) + fixed
     points = [(str(n), int(b), np.asarray(c, dtype=float), float(r)) for n, b, c, r in contact_points]
     mass = float(mb.total_mass())
     n_per_m = max(mass * 9.81, 1.0) / 0.3  # the robot's weight as a 0.3 m arrow

@@ -19,6 +19,8 @@ feet (the event-contact model, the CRR quadruped).
 
 from __future__ import annotations
 
+import math
+
 from numba import njit
 
 from .._fastmath import FASTMATH
@@ -136,6 +138,30 @@ def sphere_on_plane(d, b, lx, ly, lz, r, nx, ny, nz, off, midway, out):
     cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
     gap = nx * cx + ny * cy + nz * cz - off - r
     _touch(vo, cx, cy, cz, r + 0.5 * gap if midway else r, gap, nx, ny, nz, out)
+
+
+@njit(cache=True)
+def sphere_on_terrain(d, b, lx, ly, lz, r, data, a, kind, n, nx, ny, dx, dy, midway, out):
+    """:func:`sphere_on_plane` against the terrain z = h(x, y) of :func:`legsim.contact._geom.height_at`
+    (its numbers from ``data[a]``): the plane is the terrain's tangent plane under the sphere centre
+    c, with the upward normal n = (-h_x, -h_y, 1) / |.|, so gap = (c_z - h(c_x, c_y)) n_z - r (exact on
+    a plane or slope, first order in the radius times the curvature elsewhere). Also writes the
+    normal into ``out[9:12]``."""
+    R = d.oR[b]
+    op = d.op[b]
+    cx = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
+    cy = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
+    cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
+    grad = out[9:11]
+    h = G.height_at(data, a, kind, n, nx, ny, dx, dy, cx, cy, grad)
+    s = 1.0 / math.sqrt(1.0 + grad[0] * grad[0] + grad[1] * grad[1])
+    n0 = -grad[0] * s
+    n1 = -grad[1] * s
+    gap = (cz - h) * s - r
+    _touch(d.ov[b], cx, cy, cz, r + 0.5 * gap if midway else r, gap, n0, n1, s, out)
+    out[9] = n0
+    out[10] = n1
+    out[11] = s
 
 
 @njit(cache=True)
