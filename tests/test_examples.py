@@ -139,8 +139,10 @@ def test_the_pneumatic_hopper_from_parts_hops_as_high_as_the_dedicated_hop_bench
 ])
 def test_rats_experiments_print_the_source_beside_legsim_and_plot(tmp_path, capsys, experiment, figure,
                                                                   printed):
-    # examples/rats.py (issue 15): each experiment prints the source's figure and legsim's, and draws it
-    load("rats").main([experiment, "--out", str(tmp_path), "--quick"])
+    # `legsim demo rats_<experiment>` (issue 15): each prints the source's figure and legsim's, and draws it
+    from legsim.robots.rats.demo import run_demo
+
+    run_demo(tmp_path, experiment, quick=True)
     out = capsys.readouterr().out
     assert printed in out and "source" in out
     assert (tmp_path / figure).stat().st_size > 10_000

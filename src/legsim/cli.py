@@ -76,10 +76,15 @@ def _cmd_animate(args) -> int:
     return 0
 
 
-PYTHON_DEMOS = {"libra_climb": "legsim.robots.libra.demo:run_demo",
-                "anton_walk": "legsim.robots.anton.demo:run_demo",
-                "rotto_walk": "legsim.robots.rotto.demo:run_demo"}
-"""Demos that are Python experiments rather than TOML scenarios (a robot package's own plan)."""
+PYTHON_DEMOS: dict[str, tuple[str, dict]] = {
+    "libra_climb": ("legsim.robots.libra.demo", {}),
+    "anton_walk": ("legsim.robots.anton.demo", {}),
+    "rotto_walk": ("legsim.robots.rotto.demo", {}),
+    **{f"rats_{e}": ("legsim.robots.rats.demo", {"experiment": e})
+       for e in ("hop", "tip", "range", "roll", "planner", "closed", "endurance")},
+}
+"""Demos that are Python experiments rather than TOML scenarios (a robot package's own plan): name ->
+(module whose ``run_demo(out_dir, **keywords)`` runs it, keywords)."""
 
 
 def _cmd_demo(args) -> int:
@@ -91,8 +96,8 @@ def _cmd_demo(args) -> int:
     if args.name in PYTHON_DEMOS:
         import importlib
 
-        module, func = PYTHON_DEMOS[args.name].split(":")
-        getattr(importlib.import_module(module), func)(args.out or f"{args.name}-out")
+        module, keywords = PYTHON_DEMOS[args.name]
+        importlib.import_module(module).run_demo(args.out or f"{args.name}-out", **keywords)
         return 0
     from .runner import run_scenario
 

@@ -7,5 +7,5 @@ Modules: :mod:`.geometry` (leg directions, stances, tip edges, transition table,
 :mod:`.stance` (stance identification and recovery, §3.4), :mod:`.rolling` (the impact-angle
 rolling controller, brake and turning, §3.5–§3.7), :mod:`.experiments` (the thesis's procedures on
 the simulated robot: E6 thresholds and the (6.6) fit, range runs, endurance, rolling trials and
-their Nelder–Mead tuning). Runnable experiments: ``python examples/rats.py --help``.
+their Nelder–Mead tuning). Runnable experiments: ``legsim demo rats_<name>`` (:mod:`.demo`).
 """

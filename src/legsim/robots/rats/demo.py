@@ -1,29 +1,30 @@
 """RATS experiments (Wagenknecht 2009; digest shared/spec/rats-spherical-robot.md §4) on legsim's full
-robot, each printing the source's figure beside legsim's and saving a plot.
+robot, each printing the source's figure beside legsim's and saving a plot: ``legsim demo rats_<name>``.
 
-    python examples/rats.py hop       # E3-E5: single-leg hop height vs valve time (hop bench)
-    python examples/rats.py tip       # E6: tip threshold vs pressure on the full robot, (6.6) fit
-    python examples/rats.py range     # E11-E13: straight-line tipping range from one charge
-    python examples/rats.py roll      # E16: rolling from rest toward several headings
-    python examples/rats.py planner   # E18: the tipping planner on a circle and a figure-8, gamma sweep
-    python examples/rats.py closed    # E14: closed-loop tipping with an uncommanded tip
-    python examples/rats.py endurance # E8-E10: repeated 40 ms firings from one charge, every 4 s
+    legsim demo rats_hop        # E3-E5: single-leg hop height vs valve time (hop bench)
+    legsim demo rats_tip        # E6: tip threshold vs pressure on the full robot, (6.6) fit
+    legsim demo rats_range      # E11-E13: straight-line tipping range from one charge
+    legsim demo rats_roll       # E16: rolling from rest toward several headings
+    legsim demo rats_planner    # E18: the tipping planner on a circle and a figure-8, gamma sweep
+    legsim demo rats_closed     # E14: closed-loop tipping with an uncommanded tip
+    legsim demo rats_endurance  # E8-E10: repeated 40 ms firings from one charge, every 4 s
 
-Options: ``--out DIR`` (figures, default rats-out), ``--quick`` (fewer points / shorter runs).
+``--out DIR`` (default ``rats_<name>-out``) takes the figure. From Python, :func:`run_demo` with
+``quick=True`` runs fewer points and shorter runs.
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
 import numpy as np
 
-from legsim.robots.rats import experiments as E
-from legsim.robots.rats import geometry as geo
-from legsim.robots.rats.planner import circle_path, figure8_path, line_path, plan
-from legsim.robots.rats.robot import build
+from ...errors import InputError
+from . import experiments as E
+from . import geometry as geo
+from .planner import circle_path, figure8_path, line_path, plan
+from .robot import build
 
 
 def _plt():
@@ -36,7 +37,7 @@ def _plt():
 
 
 def hop(out: Path, quick: bool) -> None:
-    from legsim.robots.pneumatic_rig.hop import HopBench
+    from ..pneumatic_rig.hop import HopBench
 
     ms = np.arange(10, 70, 10 if quick else 5)
     spool = [HopBench("spool").fire(float(m), 0.724e6).height for m in ms]
@@ -191,17 +192,13 @@ RUNS = {"endurance": endurance, "hop": hop, "tip": tip, "range": range_, "roll":
         "closed": closed}
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("experiment", choices=sorted(RUNS))
-    ap.add_argument("--out", default="rats-out")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args(argv)
-    out = Path(args.out)
+def run_demo(out_dir: str | Path, experiment: str, quick: bool = False) -> None:
+    """Run ``experiment`` (one of :data:`RUNS`), printing the source's figures beside legsim's, and
+    save its plot in ``out_dir``."""
+    if experiment not in RUNS:
+        raise InputError(f"no RATS experiment named {experiment!r}; available: {', '.join(sorted(RUNS))}")
+    out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    RUNS[args.experiment](out, args.quick)
+    RUNS[experiment](out, quick)
     print(f"figures in {out}/")
 
-
-if __name__ == "__main__":
-    main()
