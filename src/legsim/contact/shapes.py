@@ -305,7 +305,8 @@ class HeightField:
     def height(self, x, y) -> np.ndarray:
         """h(x, y) [m] at points of any shape: bilinear in the grid, the border's values outside."""
         data = np.concatenate([self.origin, self.heights.ravel()])
-        return _heights(data, G.HF_GRID, data.size, *self.heights.shape, self.dx, self.dy, x, y)
+        nx, ny = self.heights.shape
+        return _heights(data, G.HF_GRID, data.size, nx, ny, self.dx, self.dy, x, y)
 
 
 def _heights(data, kind, n, nx, ny, dx, dy, x, y) -> np.ndarray:

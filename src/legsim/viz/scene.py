@@ -262,8 +262,8 @@ def multibody_scene(mb: Any, q_columns: list[str] | None = None, *, ground: Any 
                             color=BARREL))
     terrain_z = ground is not None and hasattr(ground, "height")  # a HeightField or HeightFunction
     # force arrows along the plane's normal; drawn vertical on a terrain
-    up = ground is None or terrain_z
-    n_ground = np.array([0.0, 0.0, 1.0]) if up else np.asarray(ground.normal, dtype=float)
+    vertical = ground is None or terrain_z
+    n_ground = np.array([0.0, 0.0, 1.0]) if vertical else np.asarray(ground.normal, dtype=float)
     fixed: list[Shape] = []
     for k, ob in enumerate(obstacles):
         R = np.eye(3) if ob.rotation is None else np.asarray(ob.rotation, dtype=float)

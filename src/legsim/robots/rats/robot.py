@@ -40,7 +40,7 @@ from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE
 from ...actuators.pneumatic.tank import RATS_TANK_VOLUME
 from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
-from ...contact import ContactLaw, Plane, coulomb, kelvin_voigt
+from ...contact import ContactLaw, HeightField, HeightFunction, Plane, coulomb, kelvin_voigt
 from ...errors import InputError
 from ...hybrid import Options
 from ...multibody import RobotBuilder
@@ -172,7 +172,8 @@ class RatsRobot:
 def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.689e6,
           dims: RatsDims | None = None, tank_volume: float = RATS_TANK_VOLUME,
           exhaust: str = "orifice", leak: bool | None = None, latency=None, friction=9.7003,
-          k_return=100.0, com_offset=(0.0, 0.0, 0.0), inertia=None, ground: Plane | None = None,
+          k_return=100.0, com_offset=(0.0, 0.0, 0.0), inertia=None,
+          ground: Plane | HeightField | HeightFunction | None = None,
           path: str = "smooth", accelerometer: Measurement | None = None, mounting=None, gyro: bool = False,
           mu: float | None = None, v_eps: float = GROUND_V_EPS,
           friction_law: str = "thesis", piston_v_eps: float = PISTON_V_EPS,
@@ -194,7 +195,9 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
         preset's latency, Table 5.3's F_f and k_return for every leg).
     com_offset : (3,) centre of mass of the shell from its centre [m], body axes; ``inertia`` (3, 3)
         its inertia about the centre of mass [kg m^2] (default: the uniform sphere's, 2/5 m r^2).
-    ground : a :class:`legsim.contact.Plane` (default z = 0; ``inclined_plane`` for a slope).
+    ground : a :class:`legsim.contact.Plane` (default z = 0; ``inclined_plane`` for a slope) or a terrain
+        z = h(x, y): :class:`~legsim.contact.HeightField`, :class:`~legsim.contact.HeightFunction`
+        (a smooth ``"step"``, hills); ``RatsRobot.q_rest`` places the sphere over z = 0.
     path : contact path, "smooth" (fixed-step RK4, the default) or "event" (located onsets, DP45).
     accelerometer : the accelerometer's :class:`~legsim.assembly.Measurement` (default: ±1.5 g,
         12 bit, 0.5 Hz first-order Butterworth, noise 0.01 g, seed 0); sampled at 16 Hz.
