@@ -25,7 +25,12 @@ second and the ratio to ``ideal`` on the same integrator formed in the same run 
 runs each), and separately the cold compile of the drive robot in a fresh process with an empty numba
 cache (``--cold``).
 
-Usage: ``python benchmarks/bench_drives.py [--t 2] [--repeat 5] [--cold]``
+Then ROTTO itself (``--rotto T``, default 3 s of the static walk: standing, the CoM's shift and the
+first step): its 24 drives as ``PMSMDrive`` on their rods (``legsim.robots.rotto.build_robot``), the
+walk's Python controller at 1 kHz, event-located pad contacts, DP45 at the robot's default rtol 1e-7:
+``mode="ideal"`` against ``mode="current_loop"``, ratio in the same run.
+
+Usage: ``python benchmarks/bench_drives.py [--t 2] [--repeat 5] [--rotto 3] [--cold]``
 """
 
 from __future__ import annotations
@@ -101,11 +106,36 @@ print(f"{{time.perf_counter() - t0:.1f}}")
 """
 
 
+def rotto(t_final: float, repeat: int) -> None:
+    """ROTTO's walk with ideal-current drives against the current loops (module docstring)."""
+    from legsim.robots.rotto.robot import StaticWalk, build_robot, peak_drive_force, standing_pose, walker
+
+    walk = StaticWalk()
+    robots = {mode: build_robot(walk.params, mode=mode) for mode in ("ideal", "current_loop")}
+    best = {mode: np.inf for mode in robots}
+    out = {}
+    for robot in robots.values():  # warm-up
+        robot.simulate(0.01, walker(walk), q0=standing_pose(walk), progress=False)
+    for _ in range(repeat):
+        for mode, robot in robots.items():
+            t0 = time.perf_counter()
+            out[mode] = robot.simulate(t_final, walker(walk), q0=standing_pose(walk), progress=False)
+            best[mode] = min(best[mode], time.perf_counter() - t0)
+    gap = np.abs(out["current_loop"].x[-1, :3] - out["ideal"].x[-1, :3]).max()
+    for mode, robot in robots.items():
+        res = out[mode]
+        print(f"ROTTO walk {t_final:g} s, drives {mode:<13} {best[mode] / t_final:8.4f} s per sim s, ratio "
+              f"{best[mode] / best['ideal']:5.2f}, steps {res.stats['steps']}, peak force "
+              f"{peak_drive_force(robot, res):.0f} N")
+    print(f"ROTTO pelvis position, current loop - ideal, at the end: {gap:.1e} m")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--t", type=float, default=2.0)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--cold", action="store_true")
+    ap.add_argument("--rotto", type=float, default=3.0, help="seconds of ROTTO's walk (0: skip)")
     a = ap.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.2f} at start")
@@ -141,6 +171,8 @@ def main() -> None:
         name = label.replace("stops", "discrete 28 kHz (stops only)")
         print(f"{name:<40} {best[label] / a.t:12.4f} {best[label] / base:15.2f} {st['steps']:7d} "
               f"{st['fevals']:7d}  {np.array2string(out[label].x[-1, :3] - ref, precision=5)}")
+    if a.rotto > 0:
+        rotto(a.rotto, a.repeat)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     if a.cold:
         with tempfile.TemporaryDirectory() as cache:

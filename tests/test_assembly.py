@@ -22,6 +22,7 @@ from legsim.assembly import (
     MotorCurrent,
     PositionServo,
     Robot,
+    Rod,
     TorqueSource,
     VelocityServo,
 )
@@ -354,6 +355,12 @@ def test_the_controller_sees_read_only_measurements_and_truth():
     (lambda mb: Contacts(ContactLaw(hunt_crossley(1e4, 0.1)), path="fast"), "expected 'event' or 'smooth'"),
     (lambda mb: CommandTable(["a"], [[0.0, 1.0]], 0.01), r"table of shape \(1, 2\), expected a finite table"),
     (lambda mb: CommandTable(["a"], [[0.0]], 0.0), "'dt' = 0.0, expected a finite number in \\(0"),
+    (lambda mb: Robot(mb, actuators=[TorqueSource("a", Rod("world", (0, 0, 0), "nope", (0, 0, 0)))]),
+     "body 'nope' does not exist"),
+    (lambda mb: Rod("link", (0, 0, 0), "link", (1, 0, 0)), "both ends on body 'link'"),
+    (lambda mb: Robot(mb, actuators=[DCMotor("m", Rod("world", (1, 0, 0), "link", (0.1, 0, 0)),
+                                             resistance=1.0, torque_constant=0.1, v_max=12.0)]),
+     "a rod takes a TorqueSource"),
     (lambda mb: Robot(mb, actuators=[TorqueSource("a", "link")],
                       command_table=CommandTable(["b"], [[0.0]], 0.01)),
      "CommandTable: actuator 'b' does not exist"),
@@ -361,6 +368,24 @@ def test_the_controller_sees_read_only_measurements_and_truth():
 def test_bad_parts_are_refused_with_a_message_naming_what_and_why(make, message):
     with pytest.raises(InputError, match=message):
         make(wheel())
+
+
+def test_a_force_on_a_rod_turns_the_wheel_by_dl_dq_times_f_and_a_rod_servo_holds_its_length():
+    # a rod from a world point to a point on the wheel: tau = (dl/dq) F by virtual work (dl/dq by
+    # central differences of the rod length), so qdd = tau / J_ROTOR; a position servo on the rod starts
+    # holding the initial length
+    mb = wheel()
+    rod = Rod("world", (0.5, 0.3, 0.0), "link", (0.2, 0.05, 0.0))
+    robot = Robot(mb, actuators=[TorqueSource("push", rod), PositionServo("hold", rod, kp=50.0, kd=1.0)])
+    q, h, force = np.array([0.4]), 1e-6, 7.0
+    dl = (robot.rod_lengths(q + h)[0] - robot.rod_lengths(q - h)[0]) / (2 * h)
+    x = robot.initial_state(q, [0.0], commands0=[force, robot.rod_lengths(q)[1]])
+    f = np.empty_like(x)
+    robot.model.vector_field(0.0, x, robot.model.param_defaults.copy(), 0, f)
+    assert f[1] == pytest.approx(dl * force / J_ROTOR, rel=1e-8)
+    held = robot.initial_state(q)
+    assert held[robot.model.state_names.index("u_hold")] == pytest.approx(robot.rod_lengths(q)[1], abs=1e-15)
+    assert np.isfinite(robot.rod_lengths(q)).all()
 
 
 def test_a_command_table_plays_commands_back_linearly_and_holds_its_ends():

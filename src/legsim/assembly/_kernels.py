@@ -347,12 +347,44 @@ def table_command(p, t, c):
 
 
 @hs.njit_helper
-def actuator_forces(p, t, x, tau, force, cur, adot, scr):
+def _body_point(d, body, lx, ly, lz, out, o):
+    """World position (3) and velocity (3) [m, m/s] of the point (lx, ly, lz) of ``body`` (body axes),
+    after world kinematics, into ``out[o:o + 6]``."""
+    R = d.oR[body]
+    op = d.op[body]
+    vo = d.ov[body]  # spatial velocity about the world origin: v_x = v_O + w x x
+    px = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
+    py = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
+    pz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
+    out[o], out[o + 1], out[o + 2] = px, py, pz
+    out[o + 3] = vo[0] + vo[4] * pz - vo[5] * py
+    out[o + 4] = vo[1] + vo[5] * px - vo[3] * pz
+    out[o + 5] = vo[2] + vo[3] * py - vo[4] * px
+
+
+@hs.njit_helper
+def rod_state(d, p, k, out):
+    """Rod k (:class:`legsim.assembly.Rod`, after world kinematics): ``out`` (17,) = length l [m], rate
+    l̇ = u · (v_B − v_A) [m/s], the unit vector u from A to B (3), then A's and B's world position and
+    velocity (6 each)."""
+    o = int(p[L.P_ORD]) + L.RDW * k
+    _body_point(d, int(p[o + L.RD_A]), p[o + L.RD_PA], p[o + L.RD_PA + 1], p[o + L.RD_PA + 2], out, 5)
+    _body_point(d, int(p[o + L.RD_B]), p[o + L.RD_PB], p[o + L.RD_PB + 1], p[o + L.RD_PB + 2], out, 11)
+    dx, dy, dz = out[11] - out[5], out[12] - out[6], out[13] - out[7]
+    length = math.sqrt(dx * dx + dy * dy + dz * dz)
+    out[0] = length
+    out[2], out[3], out[4] = dx / length, dy / length, dz / length
+    out[1] = out[2] * (out[14] - out[8]) + out[3] * (out[15] - out[9]) + out[4] * (out[16] - out[10])
+
+
+@hs.njit_helper
+def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
     """Generalised force of every actuator on its joint, ``force`` (nact,), summed per joint into
-    ``tau`` (nv,) (zeroed first); ``cur`` (nact,) the DC motors' armature currents and the PMSM drives'
-    i_q [A] (0 for other types), ``adot`` (nas,) the rates of the actuator states (DC motor current with
-    inductance, PMSM drive states, the cylinders' gas states, the air supplies' pressures); ``scr``
-    scratch (NSCR,). Equations:
+    ``tau`` (nv,) (zeroed first), or, for an actuator on a rod, applied as a pair of point forces to
+    the world wrenches ``fext`` (after world kinematics ``d``); ``cur`` (nact,) the DC motors'
+    armature currents and the PMSM drives' i_q [A] (0 for other types), ``adot`` (nas,) the rates of
+    the actuator states (DC motor current with inductance, PMSM drive states, the cylinders' gas
+    states, the air supplies' pressures); ``scr`` scratch (NSCR,). Equations:
     :mod:`legsim.assembly.components`."""
     nq = int(p[L.P_NQ])
     na = int(p[L.P_NACT])
@@ -370,8 +402,14 @@ def actuator_forces(p, t, x, tau, force, cur, adot, scr):
         u = x[xu + a]
         if p[o + L.A_TABLE] >= 0.0:
             u = table_command(p, t, int(p[o + L.A_TABLE]))
-        qd = x[nq + dof]
-        q = x[int(p[o + L.A_QADR])]
+        rod = int(p[o + L.A_ROD])
+        if rod >= 0:  # a linear actuator between two bodies: its length and rate
+            rod_state(d, p, rod, scr)
+            q = scr[0]
+            qd = scr[1]
+        else:
+            qd = x[nq + dof]
+            q = x[int(p[o + L.A_QADR])]
         pp = o + L.A_P0
         cur[a] = 0.0
         if typ == L.ACT_TORQUE:
@@ -425,7 +463,13 @@ def actuator_forces(p, t, x, tau, force, cur, adot, scr):
             if k >= 0:
                 adot[int(p[int(p[L.P_OB]) + L.BW * k]) - xa] += abs(i)
         force[a] = f
-        tau[dof] += f
+        if rod >= 0:  # F along u on B, against it on A (scr still holds the rod's state)
+            ro = int(p[L.P_ORD]) + L.RDW * rod
+            fx, fy, fz = f * scr[2], f * scr[3], f * scr[4]
+            add_point_force(fext, int(p[ro + L.RD_B]), scr[11], scr[12], scr[13], fx, fy, fz)
+            add_point_force(fext, int(p[ro + L.RD_A]), scr[5], scr[6], scr[7], -fx, -fy, -fz)
+        else:
+            tau[dof] += f
     battery_drain(p, adot)
 
 
@@ -440,7 +484,7 @@ def dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
     v = x[nq:nq + nv]
     world_kinematics(m, d, q, v)
     contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr)
-    actuator_forces(p, t, x, d.tau, force, cur, adot, scr)
+    actuator_forces(p, t, x, d, fext, d.tau, force, cur, adot, scr)
     return forward_dynamics_world(m, d, q, v, d.tau, fext, d.ddq)
 
 

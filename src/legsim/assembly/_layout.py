@@ -37,8 +37,8 @@ STAMP = _stamp()
 # ---- header (P_STAMP stays at index 0 whatever else changes) ---------------------------------
 (P_STAMP, P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
  P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB, P_OCP, P_NCP,
- P_CEVERY, P_OOB, P_NOB, P_OT, P_OTR) = range(34)
-HEAD = 34
+ P_CEVERY, P_OOB, P_NOB, P_OT, P_OTR, P_ORD) = range(35)
+HEAD = 35
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
 """What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates), world
@@ -61,7 +61,7 @@ OW = 15
 (:func:`legsim.world._terrain.sphere_on_box`)."""
 
 # ---- actuator rows at p[P_OA] ----------------------------------------------------------------
-AW = 17
+AW = 18
 A_TYPE, A_DOF, A_QADR, A_STATE, A_GEAR, A_ULO, A_UHI = range(7)
 A_P0 = 7
 """Type parameters from here: torque (lo, hi), servo (kp, kd, effort), velocity servo (kv, effort),
@@ -77,6 +77,12 @@ A_SUPPLY = A_P0 + 8
 its row), or -1 for none (a cylinder's own constant supply; a motor without a battery)."""
 A_TABLE = A_SUPPLY + 1
 """The actuator's column in the command table (:class:`legsim.assembly.CommandTable`), -1 for none."""
+A_ROD = A_TABLE + 1
+"""The actuator's rod (:class:`legsim.assembly.Rod`, its row at ``p[P_ORD] + RDW * k``), -1: on a joint."""
+
+# ---- rod rows at p[P_ORD]: body a, point on a (3), body b, point on b (3) (body axes, m) -----------
+RDW = 8
+RD_A, RD_PA, RD_B, RD_PB = 0, 1, 4, 5
 
 # ---- command table at p[P_OT] (-1: none): rows K, period dt [s], columns n, then K x n values --------
 T_ROWS, T_DT, T_NCOL, T_DATA = range(4)

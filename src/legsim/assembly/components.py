@@ -83,7 +83,7 @@ __all__ = [
     "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
     "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Obstacle", "Actuator", "Sensor",
     "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery", "contact_geometries",
-    "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1", "CommandTable",
+    "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1", "CommandTable", "Rod",
 ]
 
 
@@ -110,11 +110,43 @@ def _name(kind: str, value) -> str:
 
 # ----------------------------------------------------------------------------------- actuators
 @dataclass(frozen=True)
+class Rod:
+    """A linear actuator between two bodies, given as an actuator's ``joint``: from ``point_a`` (3,) [m]
+    on ``body_a`` to ``point_b`` (3,) [m] on ``body_b`` (body axes; ``"world"`` for a fixed end). Its
+    coordinate is the length l = |p_B − p_A| [m] and its rate l̇ = u · (v_B − v_A), u the unit vector
+    from A to B; the actuator's force F [N] (positive lengthening) pushes B along +u and A along −u,
+    which the joints feel as τ = Jᵀ F with J = ∂l/∂q (virtual work; a massless rod with ball joints
+    at both ends, as ROTTO's drives, Konyev 2011 §4.1). The joints between the bodies may be any
+    number and kind. A rotor's inertia behind a rod is not reflected into the joints (it depends on
+    the posture): give the joints an armature for it (ROTTO: diag(Jᵀ m J) at its zero posture)."""
+
+    body_a: str
+    point_a: Sequence[float]
+    body_b: str
+    point_b: Sequence[float]
+
+    def __post_init__(self):
+        for k in ("body_a", "body_b"):
+            if not isinstance(getattr(self, k), str) or not getattr(self, k):
+                raise InputError(f"Rod: {k} = {getattr(self, k)!r}, expected a body name")
+        if self.body_a == self.body_b:
+            raise InputError(f"Rod: both ends on body {self.body_a!r}; a rod joins two bodies")
+        for k in ("point_a", "point_b"):
+            v = np.asarray(getattr(self, k), dtype=float).ravel()
+            if v.shape != (3,) or not np.all(np.isfinite(v)):
+                raise InputError(f"Rod: {k} = {getattr(self, k)!r}, expected 3 finite numbers [m]")
+            object.__setattr__(self, k, tuple(float(c) for c in v))
+
+    def __str__(self) -> str:
+        return f"rod {self.body_a}-{self.body_b}"
+
+
+@dataclass(frozen=True)
 class TorqueSource:
-    """Ideal torque (revolute) or force (prismatic) source: ``tau = gear * clip(u, lo, hi)``."""
+    """Ideal torque (revolute) or force (prismatic, :class:`Rod`) source: ``tau = gear * clip(u, lo, hi)``."""
 
     name: str
-    joint: str
+    joint: str | Rod
     gear: float = 1.0
     lo: float = -math.inf
     hi: float = math.inf
@@ -134,10 +166,11 @@ class TorqueSource:
 
 @dataclass(frozen=True)
 class PositionServo:
-    """Position servo: ``tau = clip(kp (u - q) - kd qdot, -effort, effort)`` (u: target [rad or m])."""
+    """Position servo: ``tau = clip(kp (u - q) - kd qdot, -effort, effort)`` (u: target [rad or m]; on a
+    :class:`Rod`, q is its length)."""
 
     name: str
-    joint: str
+    joint: str | Rod
     kp: float
     kd: float = 0.0
     effort: float = math.inf
@@ -155,7 +188,7 @@ class VelocityServo:
     """Velocity servo: ``tau = clip(kv (u - qdot), -effort, effort)`` (u: target [rad/s or m/s])."""
 
     name: str
-    joint: str
+    joint: str | Rod
     kv: float
     effort: float = math.inf
 
@@ -256,7 +289,8 @@ class PMSMDrive:
 
     Parameters
     ----------
-    name, joint : actuator name and the joint it drives (prismatic with a ball screw ``lead``).
+    name, joint : actuator name and the joint it drives (prismatic with a ball screw ``lead``), or a
+        :class:`Rod` between two bodies (ROTTO's drives; no series spring there).
     resistance : R [ohm]; inductance : L_d [H]; inductance_q : L_q [H] (default L_d).
     flux_linkage : psi [V s]; pole_pairs : p; rotor_inertia : J [kg m^2]; viscous : b [N m s/rad].
     v_dc : DC-link voltage [V]; i_max : current limit [A] (inf: none).
@@ -272,7 +306,7 @@ class PMSMDrive:
     """
 
     name: str
-    joint: str
+    joint: str | Rod
     resistance: float
     inductance: float
     flux_linkage: float
@@ -361,11 +395,12 @@ class PMSMDrive:
                     pwm_hz=self.pwm_hz)
 
     @classmethod
-    def rotto(cls, name: str, joint: str, **kwargs) -> PMSMDrive:
+    def rotto(cls, name: str, joint: str | Rod, actuator=None, **kwargs) -> PMSMDrive:
         """ROTTO's linear actuator (:func:`legsim.actuators.electric.drive_loops.rotto_actuator`: belt 2,
-        8 mm lead, motor placeholders giving 128 N at 0.64 m/s, 400 N, 0.72 m/s) on a prismatic joint;
-        ``kwargs``: any other field (mode, command, series_spring, ...)."""
-        act = rotto_actuator()
+        8 mm lead, motor placeholders giving 128 N at 0.64 m/s, 400 N, 0.72 m/s, or the ``actuator``
+        given) on a prismatic joint or a :class:`Rod`; ``kwargs``: any other field (mode, command,
+        series_spring, ...)."""
+        act = actuator or rotto_actuator()
         m = act.motor
         base = {"resistance": m.resistance, "inductance": m.inductance_d, "flux_linkage": m.flux_linkage,
                 "pole_pairs": m.pole_pairs, "rotor_inertia": m.rotor_inertia, "v_dc": m.v_dc,

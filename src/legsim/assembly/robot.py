@@ -51,6 +51,7 @@ from .components import (
     PMSMDrive,
     PneumaticCylinder,
     PositionServo,
+    Rod,
     SolenoidCylinder,
     TorqueSource,
     VelocityServo,
@@ -174,6 +175,7 @@ class Robot:
         solenoids: list[tuple[int, int, SolenoidCylinder]] = []
         drives: list[tuple[int, int, PMSMDrive]] = []  # (state, qadr, drive) of drives with a series spring
         pblocks: list[np.ndarray] = []
+        rods: list[np.ndarray] = []
         ranges: list[tuple[float, float]] = []
         xa = nq + nv + (0 if smooth else nc) + (3 * nc if anchors else 0)
         for act in self.actuators:
@@ -185,8 +187,14 @@ class Robot:
             if act.name in names:
                 raise InputError(f"{owner}: another actuator has this name; names must be unique")
             names.append(act.name)
-            dof, qadr = self._joint(owner, act.joint)
             row = np.zeros(L.AW)
+            row[L.A_ROD] = -1
+            if isinstance(act.joint, Rod):
+                dof = qadr = -1
+                row[L.A_ROD] = len(rods)
+                rods.append(self._rod(owner, act))
+            else:
+                dof, qadr = self._joint(owner, act.joint)
             row[L.A_DOF], row[L.A_QADR], row[L.A_STATE] = dof, qadr, -1
             row[L.A_GEAR], row[L.A_ULO], row[L.A_UHI] = 1.0, -np.inf, np.inf
             row[L.A_TABLE] = -1
@@ -197,7 +205,7 @@ class Robot:
             elif isinstance(act, PositionServo):
                 row[L.A_TYPE] = L.ACT_POSITION
                 row[p0:p0 + 3] = act.kp, act.kd, act.effort
-                u0 = float(mb.neutral()[qadr])  # a servo holds its joint's initial position
+                u0 = float(mb.neutral()[qadr]) if qadr >= 0 else 0.0  # holds its joint's initial position
                 servo_q.append((len(rows), qadr))
             elif isinstance(act, VelocityServo):
                 row[L.A_TYPE], row[p0], row[p0 + 1] = L.ACT_VELOCITY, act.kv, act.effort
@@ -215,7 +223,9 @@ class Robot:
                 pneumatic.append((int(row[L.A_STATE]), qadr, act))
                 act_states += [f"{act.name}_{k}" for k in ("p_cap", "p_rod", "m_cap", "m_rod", "m_supply")]
             elif isinstance(act, PMSMDrive):
-                if act.lead is not None:
+                if act.command == "position":
+                    servo_q.append((len(rows), qadr))
+                if act.lead is not None and isinstance(act.joint, str):
                     self._prismatic(owner, act.joint, " (a ball screw's lead needs a prismatic joint; "
                                                       "use gear alone on a revolute joint)")
                 names_s = self._pack_pmsm(act, row, xa + len(act_states), len(pblocks), pblocks)
@@ -373,13 +383,15 @@ class Robot:
         head[L.P_OB], head[L.P_NB] = head[L.P_OR] + L.RW * len(supplies), len(batteries)
         obstacles = [ob.row() for ob in (c.obstacles if c is not None else ())]
         head[L.P_OOB], head[L.P_NOB] = head[L.P_OB] + L.BW * len(batteries), len(obstacles)
-        ot = head[L.P_OOB] + L.OW * len(obstacles)
+        ord_ = head[L.P_OOB] + L.OW * len(obstacles)
+        head[L.P_ORD] = ord_
+        ot = ord_ + L.RDW * len(rods)
         head[L.P_OT] = ot if table.size else -1
         terrain = _terrain_block(c.ground) if c is not None else np.zeros(0)
         head[L.P_OTR] = ot + table.size if terrain.size else -1
         head[L.P_OSCR] = ot + table.size + terrain.size
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *pblocks, *supplies,
-                               *batteries, *obstacles, table, terrain, scratch])
+                               *batteries, *obstacles, *rods, table, terrain, scratch])
         # ---- names
         qn, vn, _ = mb.coordinate_names()
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -442,6 +454,38 @@ class Robot:
             description=f"assembled robot {self.name!r}: {nact} actuators, {len(snames)} sensors "
                         f"({nch} channels), {nc} contact points ({'smooth' if smooth else 'event'} path)",
         )
+
+    def _rod(self, owner: str, act) -> np.ndarray:
+        """The rod row (``_layout.RD*``) of an actuator whose ``joint`` is a :class:`Rod`."""
+        rod: Rod = act.joint
+        if isinstance(act, PneumaticCylinder | SolenoidCylinder | DCMotor):
+            raise InputError(f"{owner}: on a Rod: a rod takes a TorqueSource, PositionServo, VelocityServo "
+                             "or PMSMDrive (a cylinder has its own transmission)")
+        if isinstance(act, PMSMDrive) and act.series_spring is not None:
+            raise InputError(f"{owner}: a series spring on a Rod is not supported; give it a rigid drive")
+        bodies = list(self.mb.body_names)
+        ends = [_lookup("body", name, bodies, f"{owner} {rod}") for name in (rod.body_a, rod.body_b)]
+        return np.array([ends[0], *rod.point_a, ends[1], *rod.point_b], dtype=float)
+
+    def rod_lengths(self, q) -> np.ndarray:
+        """Length [m] (nact,) of every actuator's rod at the configuration ``q`` (nq,) (NaN for an
+        actuator on a joint)."""
+        out = np.full(len(self.actuators), np.nan)
+        if not any(isinstance(act.joint, Rod) for act in self.actuators):
+            return out  # (no forward kinematics to compile)
+        from ..multibody import forward_kinematics
+
+        mb = self.mb
+        data = mb.make_data()
+        forward_kinematics(mb, data, np.asarray(q, dtype=float))
+        bodies = list(mb.body_names)
+        for a, act in enumerate(self.actuators):
+            if isinstance(act.joint, Rod):
+                r = act.joint
+                ends = [data.op[bodies.index(b)] + data.oR[bodies.index(b)] @ np.asarray(pt)
+                        for b, pt in ((r.body_a, r.point_a), (r.body_b, r.point_b))]
+                out[a] = float(np.linalg.norm(ends[1] - ends[0]))
+        return out
 
     def _command_table(self, names: list[str], rows: list[np.ndarray],
                        ranges: list[tuple[float, float]]) -> np.ndarray:
@@ -623,8 +667,9 @@ class Robot:
                 raise InputError(f"{self.name}: v0 has shape {np.shape(v0)}, expected ({mb.nv},) finite")
             x[mb.nq:mb.nq + mb.nv] = v
         xu = self._x["xu"]
-        for a, qadr in self._servo_q:
-            x[xu + a] = x[qadr]
+        lengths = self.rod_lengths(x[:mb.nq])
+        for a, qadr in self._servo_q:  # position-commanded actuators hold their initial position
+            x[xu + a] = x[qadr] if qadr >= 0 else lengths[a]
         for st, qadr, _ in self._drives:  # series springs relaxed, motor sides at rest
             x[st], x[st + 1] = x[qadr], 0.0
         for st, qadr, act in self._pneumatic:  # chambers at rest at their initial pressures

@@ -1,8 +1,8 @@
 """Compiled kernels of ROTTO's drives (private; the equations are in :mod:`.linkage`).
 
 One drive: joints (2,) int64 (indices into the robot's joint vector, −1 unused), axes (2,) int64
-(0 x, 1 y, 2 z), anchor A (3,) and lever B (3,) [m]. :func:`rod` gives its length and Jacobian;
-:func:`servo` runs every drive's position loop and sums τ = Jᵀ F.
+(0 x, 1 y, 2 z), anchor A (3,) and lever B (3,) [m]. :func:`rod` gives its length and Jacobian,
+:func:`lengths` every drive's length (the walk's commands).
 """
 
 from __future__ import annotations
@@ -66,31 +66,8 @@ def rod(q, joints, axes, anchor, lever, jac):
 
 
 @njit_helper
-def clip_force(f, v, f_max, grid, envelope):
-    """A drive force f [N] clipped to what the drive gives at rod speed v [m/s]: along the motion the
-    tabulated ``envelope`` over speeds ``grid`` (0 beyond its end), against it f_max."""
-    limit = f_max
-    if f * v > 0.0:
-        s = abs(v)
-        limit = np.interp(s, grid, envelope) if s <= grid[-1] else 0.0
-    return min(max(f, -limit), limit)
-
-
-@njit_helper
-def servo(q_ref, q, qd, joints, axes, anchors, levers, k, c, f_max, grid, envelope, tau, force):
-    """Every drive's PD loop F = k (l(q_ref) − l(q)) − c l̇, clipped (:func:`clip_force`), summed
-    into ``tau`` (robot joint vector) as Jᵀ F; ``force`` (ndrive,) receives the forces [N]."""
+def lengths(q, joints, axes, anchors, levers, out):
+    """Every drive's rod length (:func:`rod`) at the joint angles ``q`` (robot vector) into ``out``."""
     jac = np.empty(2)
-    jref = np.empty(2)
-    tau[:] = 0.0
     for i in range(joints.shape[0]):
-        l_ref = rod(q_ref, joints[i], axes[i], anchors[i], levers[i], jref)
-        length = rod(q, joints[i], axes[i], anchors[i], levers[i], jac)
-        v = jac[0] * qd[joints[i, 0]]
-        if joints[i, 1] >= 0:
-            v += jac[1] * qd[joints[i, 1]]
-        f = clip_force(k * (l_ref - length) - c * v, v, f_max, grid, envelope)
-        force[i] = f
-        tau[joints[i, 0]] += jac[0] * f
-        if joints[i, 1] >= 0:
-            tau[joints[i, 1]] += jac[1] * f
+        out[i] = rod(q, joints[i], axes[i], anchors[i], levers[i], jac)

@@ -8,7 +8,15 @@ from pathlib import Path
 import numpy as np
 
 from ...io.results import RunWriter
-from .robot import StaticWalk, balance_summary, build_robot, standing_pose, support_track, walker
+from .robot import (
+    StaticWalk,
+    balance_summary,
+    build_robot,
+    peak_drive_force,
+    standing_pose,
+    support_track,
+    walker,
+)
 
 __all__ = ["run_demo"]
 
@@ -32,7 +40,7 @@ def run_demo(out_dir: str | Path = "rotto_walk-out", echo=print, steps: int = 4)
     writer.finish(res.status, res.message, res.stats)
     track = support_track(robot, res, walk.params, every=10)
     m = balance_summary(track)
-    m["peak_drive_force_N"] = float(ctrl.peak_force)
+    m["peak_drive_force_N"] = peak_drive_force(robot, res)
     echo(f"rotto_walk: {walk.steps} steps, the CoM moved {m['advance_m']:.3f} m; CoM margin in the "
          f"support polygon >= {1000 * m['com_margin_min_m']:.1f} mm, ZMP margin >= "
          f"{1000 * m['zmp_margin_min_m']:.1f} mm; pelvis tilt <= {np.degrees(m['tilt_max_rad']):.2f} deg; "

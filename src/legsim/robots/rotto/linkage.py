@@ -18,7 +18,8 @@ moving together turn the pitch axis, in opposition the roll axis, and both drive
 each axis (τ_pitch = a (F_1 + F_2), τ_roll = d (F_2 − F_1)): the source's "double rotation moment
 on the two axes". The knee and the hip yaw (the pelvis drives) are **serial**: one drive, one
 joint. This is the exact kinematics of the rods (massless, ball-jointed); the reduction to the
-joint coordinates keeps the drives' force limits per drive (:func:`drive_envelope`).
+joint coordinates keeps the drives' force limits per drive (:func:`drive_envelope`); in the engine
+each drive is a :class:`~legsim.assembly.Rod` between the two bodies (:func:`drive_rods`).
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...assembly.components import Rod
 from . import _drives as K
-from .params import DRIVE_F_MAX, DRIVE_V_MAX, JOINTS, RottoParams
+from .params import DRIVE_F_MAX, DRIVE_V_MAX, JOINTS, LEGS, RottoParams
 
-__all__ = ["Drive", "leg_drives", "drive_envelope", "clip_drive_force", "AXES"]
+__all__ = ["Drive", "leg_drives", "drive_rods", "drive_envelope", "AXES"]
 
 AXES = ("x", "y", "z")
 
@@ -112,11 +114,26 @@ def drive_envelope(p: RottoParams | None = None, n: int = 145) -> tuple[np.ndarr
     return v, np.clip(p.drive.max_force(v), 0.0, DRIVE_F_MAX)
 
 
-def clip_drive_force(force, v, p: RottoParams | None = None) -> np.ndarray:
-    """Drive forces ``force`` [N] (array) clipped to what each drive gives at its rod speed ``v``
-    [m/s]: motoring (force along the motion) by :func:`drive_envelope` (0 beyond 0.72 m/s), braking
-    (against it) by the current limit alone, 400 N (the compiled servo's own clip)."""
-    grid, limit = drive_envelope(p)
-    f, v = np.broadcast_arrays(np.asarray(force, dtype=float), np.asarray(v, dtype=float))
-    return np.array([K.clip_force(a, b, DRIVE_F_MAX, grid, limit)
-                     for a, b in zip(f.ravel(), v.ravel(), strict=True)]).reshape(f.shape)
+def drive_rods(mb, p: RottoParams | None = None) -> list[Rod]:
+    """Every drive of both legs as an assembly :class:`~legsim.assembly.Rod` of the multibody model
+    ``mb`` (:func:`.model.build_model`; left leg's :func:`leg_drives`, then the right's): the anchor on
+    the body above the drive's first joint, the lever on the body below its last, each moved from the
+    first joint's frame at q = 0 into its body's axes (all ROTTO's joint frames are parallel there)."""
+    from ...multibody import forward_kinematics
+
+    data = mb.make_data()
+    forward_kinematics(mb, data, mb.neutral())
+    bodies = list(mb.body_names)
+    of_joint = {j: i for i, j in enumerate(mb.jnt_names)}  # joint name -> the body it moves
+    out = []
+    for leg in LEGS:
+        for d in leg_drives(p):
+            first = of_joint[f"{leg}_{JOINTS[d.joints[0]]}"]
+            last = of_joint[f"{leg}_{JOINTS[d.joints[-1]]}"]
+            above = int(mb.body_parent[first])
+            origin = data.op[first]  # the first joint's frame at q = 0
+            a_world = origin + np.asarray(d.anchor, dtype=float)
+            b_world = origin + np.asarray(d.lever, dtype=float)
+            out.append(Rod(bodies[above], data.oR[above].T @ (a_world - data.op[above]),
+                           bodies[last], data.oR[last].T @ (b_world - data.op[last])))
+    return out

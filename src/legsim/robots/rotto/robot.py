@@ -1,22 +1,23 @@
-"""ROTTO on the assembly layer: its drives as a position loop per linear drive, and static walking
-with the centre of mass kept over the support (Konyev 2011 §4.1–4.3; contact digest §4.3).
+"""ROTTO on the assembly layer: its drives as PMSM drives on rods, and static walking with the centre
+of mass kept over the support (Konyev 2011 §4.1–4.3; contact digest §4.3).
 
-The engine sees each joint's torque (a :class:`~legsim.assembly.TorqueSource` per joint); the
-drives live in the servo level (:class:`DriveServo`), at the control period: each drive's rod
-length is measured through :mod:`.linkage` from the joint encoders, a PD loop per drive gives its
-force, clipped to what the drive gives at its speed (the drive library's ROTTO actuator: 400 N up
-to 0.45 m/s, 128 N at 0.64 m/s, 0 at 0.72 m/s; :func:`.linkage.drive_envelope`), and the rods'
-Jacobians turn the forces into joint torques, τ = Jᵀ F, so a parallel pair's two forces add on
-both its axes. The rotors' inertia reflected through the rods is the joints' armature
-(:func:`.model.armature`). The drives' current loops (≥ 1 kHz) are taken as instantaneous at the
-1 ms servo period here; their dynamics are :class:`~legsim.assembly.PMSMDrive`'s, which acts on one
-joint, not yet on a rod spanning a parallel pair.
+Each linear drive is a :class:`~legsim.assembly.PMSMDrive` (ROTTO's actuator: belt 2, ball screw,
+the drive library's motor, :attr:`.params.RottoParams.drive`) on a :class:`~legsim.assembly.Rod`
+from its anchor to its lever (:func:`.linkage.drive_rods`): the engine turns each rod force into
+joint torques τ = Jᵀ F (so a parallel pair's two forces add on both its axes), and each drive runs
+its own position loop on the rod length, ``F* = clip(kp (l_ref − l) − kd l̇, ±400 N)`` (the
+servo level, §3.4, in the engine), then its current: ``mode="ideal"`` (i_q = F*/g within the
+current limit and the voltage circle at this speed: 400 N up to ~0.45 m/s, 128 N at 0.64 m/s,
+0 at 0.72 m/s emerge from the motor model) or ``"current_loop"`` (the 28 kHz PI as its averaged
+continuous equivalent, with the dq winding dynamics). The rotors' inertia reflected through the
+rods is the joints' armature (:func:`.model.armature`).
 
 The walk (:class:`StaticWalk`, :func:`walker`) is the source's static walking (§4.4: "static
 walking of biped robot ROTTO"): the pelvis moves so that the whole-body centre of mass is over the
 stance foot's centre before the other foot lifts (§4.3: "stabilisation of COM ... inside the
 supporting polygon", the CoM computed from the model as in §3.4.4), the swing foot steps, the
-CoM moves over the next stance foot in double support. :func:`zmp_track` computes the zero-moment
+CoM moves over the next stance foot in double support; the controller sends each drive its rod
+length target from the legs' inverse kinematics. :func:`support_track` computes the zero-moment
 point from the feet's contact forces, as the source's F/T sensors give it.
 """
 
@@ -34,40 +35,45 @@ from ...assembly import (
     JointEncoder,
     JointVelocity,
     Measurement,
+    PMSMDrive,
     Robot,
-    TorqueSource,
 )
 from ...contact import ContactLaw, anchor_spring, hunt_crossley
 from ...multibody import center_of_mass
 from ...walking import Gait, GaitGenerator, LegCycle, StepCycle
 from ...walking.balance import support_margin, zmp_from_wrenches
 from . import _drives
-from .linkage import Drive, drive_envelope, leg_drives
+from .linkage import drive_rods, leg_drives
 from .model import build_model, hip_centre, joint_names, leg_ik, pad_names, pad_positions
 from .params import DRIVE_F_MAX, JOINTS, LEGS, T_SAMPLE, RottoParams
 
-__all__ = ["build_robot", "DriveServo", "StaticWalk", "walker", "standing_pose", "support_track",
-           "balance_summary"]
+__all__ = ["build_robot", "drive_names", "RodTargets", "StaticWalk", "walker", "standing_pose",
+           "support_track", "balance_summary", "peak_drive_force", "SERVO_KP", "SERVO_KD"]
+
+SERVO_KP, SERVO_KD = 1e6, 5e3
+"""The drives' position loop on the rod length: kp [N/m], kd [N s/m] (placeholders, ours: the source
+gives no gains; a 0.4 mm error commands the full 400 N)."""
 
 
-def _torque_limit(drives: list[Drive]) -> np.ndarray:
-    """Each leg joint's largest torque (6,) [N m] at q = 0: Σ |J_ij| · 400 N over its drives."""
-    out = np.zeros(len(JOINTS))
-    for d in drives:
-        out[list(d.joints)] += np.abs(d.jacobian(np.zeros(len(d.joints)))) * DRIVE_F_MAX
-    return out
+def drive_names() -> list[str]:
+    """The drives' names (24): ``<leg>_<drive>``, left leg's :func:`.linkage.leg_drives` then the right's."""
+    return [f"{leg}_{d.name}" for leg in LEGS for d in leg_drives()]
 
 
-def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str = "event") -> Robot:
-    """ROTTO with a torque source per joint (the drives' joint torques, bounded by their 400 N at the
-    zero posture's lever arms), absolute joint encoders (12 bits per turn), joint rates, the feet's
-    contact forces on the four pads of each sole, and the body's inertial sensor; rubber pads
-    (Hunt–Crossley, Coulomb friction ``mu``; placeholders) on the ground z = 0."""
+def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str = "event",
+                mode: str = "ideal") -> Robot:
+    """ROTTO with a :class:`~legsim.assembly.PMSMDrive` on each drive's rod (``mode`` ``"ideal"`` or
+    ``"current_loop"``; the position loop :data:`SERVO_KP`, :data:`SERVO_KD`, 400 N), absolute joint
+    encoders (12 bits per turn), joint rates, the feet's contact forces on the four pads of each sole,
+    the body's inertial sensor and the drives' currents; rubber pads (Hunt–Crossley, Coulomb friction
+    ``mu``; placeholders) on the ground z = 0."""
     p = params or RottoParams()
     mb = build_model(p)
     joints = joint_names()
-    limit = np.tile(_torque_limit(leg_drives(p)), 2)
-    actuators = [TorqueSource(j, j, lo=-lim, hi=lim) for j, lim in zip(joints, limit, strict=True)]
+    names = drive_names()
+    actuators = [PMSMDrive.rotto(n, rod, actuator=p.drive, mode=mode, command="position", kp=SERVO_KP,
+                                 kd=SERVO_KD, force_limit=DRIVE_F_MAX)
+                 for n, rod in zip(names, drive_rods(mb, p), strict=True)]
     sensors = [JointEncoder("enc", joints=joints, measurement=Measurement(bits=12, lo=-math.pi, hi=math.pi)),
                JointVelocity("rate", joints=joints),
                ContactForce("pads", geometries=pad_names()),
@@ -77,31 +83,23 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
                  contacts=Contacts(law, geometries=pad_names(), path=path))
 
 
-class DriveServo:
-    """The servo level: a PD position loop per linear drive, ``F = k (l_ref − l) − c l̇`` [N], with
-    ``k`` [N/m] and ``c`` [N s/m], clipped to the drive's force at its rod speed
-    (:func:`.linkage.clip_drive_force`), then ``τ = Jᵀ F`` per leg (compiled: :mod:`._drives`).
-    ``__call__(q_ref, q, qd)`` takes the 12 joints' reference, measured angles [rad] and rates
-    [rad/s] and returns their torques (12,) [N m]; :attr:`force` holds the last drive forces (12,)
-    [N] (the left leg's :func:`.linkage.leg_drives`, then the right's)."""
+class RodTargets:
+    """The drives' rod lengths (24,) [m] for the 12 joint angles ``q`` [rad] (robot joint order),
+    compiled (:mod:`._drives`): the controller's commands to the drives' position loops."""
 
-    def __init__(self, params: RottoParams | None = None, stiffness: float = 1e6, damping: float = 5e3):
+    def __init__(self, params: RottoParams | None = None):
         drives = leg_drives(params)
         rows = [d.table(leg * len(JOINTS)) for leg in range(len(LEGS)) for d in drives]
         self.joints = np.array([r[0] for r in rows])
         self.axes = np.array([r[1] for r in rows])
         self.anchors = np.array([d.anchor for _ in LEGS for d in drives], dtype=float)
         self.levers = np.array([d.lever for _ in LEGS for d in drives], dtype=float)
-        self.k, self.c = float(stiffness), float(damping)
-        self.grid, self.envelope = drive_envelope(params)
-        self.force = np.zeros(len(rows))
-        self.tau = np.zeros(len(LEGS) * len(JOINTS))
+        self.out = np.zeros(len(rows))
 
-    def __call__(self, q_ref, q, qd) -> np.ndarray:
-        _drives.servo(np.asarray(q_ref, dtype=float), q, qd, self.joints, self.axes, self.anchors,
-                      self.levers, self.k, self.c, DRIVE_F_MAX, self.grid, self.envelope, self.tau,
-                      self.force)
-        return self.tau
+    def __call__(self, q) -> np.ndarray:
+        _drives.lengths(np.asarray(q, dtype=float), self.joints, self.axes, self.anchors, self.levers,
+                        self.out)
+        return self.out
 
 
 @dataclass(frozen=True)
@@ -214,6 +212,7 @@ class _StaticWalker:
         self.t_stop: float | None = None   # when every leg stood again after the stop
         self.history: list[tuple[float, np.ndarray]] = []
         self.foot_x0 = -walk.params.foot_x
+        self.landed: float | None = None  # the half cycle's clock at the sensed touchdown
 
     def feet(self) -> np.ndarray:
         """The soles under the ankles (2, 3) [m] in the world (a new array)."""
@@ -236,7 +235,9 @@ class _StaticWalker:
         """(CoM target, pelvis offset) (2, 2) [m] at ``t``: the lateral sway. Before the walk the CoM
         moves over the left sole; while walking it is over the stance sole during each transfer and
         moves across in the double support between (the gait's clock: the right leg flies on
-        [0, τ), the left on [½, ½ + τ)); after the stop it returns between the feet."""
+        [0, τ), the left on [½, ½ + τ)), starting when the landing foot's touchdown is sensed (a
+        late landing shortens the move; the CoM never leaves the stance sole before the other foot
+        carries); after the stop it returns between the feet."""
         w = self.walk
         if self.t_walk is None:  # standing, then the first shift
             return self._blend(None, 0, (t - w.start) / w.shift)
@@ -244,9 +245,15 @@ class _StaticWalker:
             return self._blend(1 - self.last_swing, None, (t - self.t_stop) / w.shift)
         c, tau = self.gen.clock, w.tau
         if c < tau or 0.5 <= c < 0.5 + tau:
+            self.landed = None
             return self._over(0 if c < tau else 1)
         src = 0 if c < 0.5 else 1
-        return self._blend(src, 1 - src, ((c - tau) % 0.5) / (0.5 - tau))
+        h = c % 0.5  # in [tau, 1/2): the double support's part of the half cycle
+        if self.landed is None:  # the CoM leaves the stance sole once the other foot has landed
+            if not self.legs[1 - src].in_contact:
+                return self._over(src)
+            self.landed = h
+        return self._blend(src, 1 - src, (h - self.landed) / (0.5 - self.landed))
 
     def _over(self, stance: int | None, centres: np.ndarray | None = None) -> np.ndarray:
         centres = self._centres() if centres is None else centres
@@ -283,12 +290,11 @@ class _StaticWalker:
         return com + offset, self.feet(), com
 
 
-def walker(walk: StaticWalk, servo: DriveServo | None = None, force_gain: float = 1e-4,
-           max_offset: float = 0.01, touch_force: float = 20.0):
-    """The controller ``(t, sensors) -> joint torques (12,)`` [N m] of the static walk: the gait
+def walker(walk: StaticWalk, force_gain: float = 1e-4, max_offset: float = 0.01, touch_force: float = 20.0):
+    """The controller ``(t, sensors) -> rod length targets (24,)`` [m] of the static walk: the gait
     generator and the legs' step cycles (:class:`StaticWalk`) → the feet and the pelvis (the CoM
     over the stance sole during each transfer) → leg inverse kinematics (pelvis level, feet flat)
-    → the drives' position loops (:class:`DriveServo`).
+    → each drive's rod length (:class:`RodTargets`), the target of its position loop.
 
     Sensor feedback (the pads' force sensors, a foot touching when they carry more than
     ``touch_force`` [N]): a transfer ends at the sensed touchdown (the step cycle's contact-triggered
@@ -296,35 +302,31 @@ def walker(walk: StaticWalk, servo: DriveServo | None = None, force_gain: float 
     between them is made the one the planned CoM implies (the lever rule across the feet) by
     raising one foot's target and lowering the other's, ``ż_off = force_gain (F_R − F_R*)``
     [m/(N s)] (a foot pressing more than its share is lifted), within ±``max_offset`` [m] (§3.4's
-    "force and compliance feedback"). Without that loop a stiff position-controlled biped lands each
-    step on a foot a millimetre too low and rolls over the stance sole's edge; ``force_gain`` 0
-    turns it off. Kept on the function for analysis: ``state`` (the gait generator ``gen``, the
-    legs' cycles ``legs``, ``history`` of (t, support flags)), ``servo``, ``offset`` (the right
-    foot's height offset [m]; the left's is its negative) and ``peak_force`` (the largest drive
-    force so far [N])."""
+    "force and compliance feedback"); "both feet touch" is the step cycles' support (a foot that
+    bounced off at its touchdown is pressed down again by this loop rather than left hovering).
+    Without that loop a stiff position-controlled biped lands each step on a foot a millimetre too
+    low and rolls over the stance sole's edge; ``force_gain`` 0 turns it off. Kept on the function
+    for analysis: ``state`` (the gait generator ``gen``, the legs' cycles ``legs``, ``history`` of
+    (t, support flags)) and ``offset`` (the right foot's height offset [m]; the left's is its
+    negative)."""
     state = _StaticWalker(walk)
-    servo = servo or DriveServo(walk.params)
+    targets = RodTargets(walk.params)
     offset = np.zeros(1)
-    weight = 9.81 * walk.params.total_mass
 
     def controller(t, s):
         fz = s.pads[2::3]
         f_left, f_right = float(fz[:4].sum()), float(fz[4:].sum())
         pelvis, feet, com = state.tick(t, T_SAMPLE, (f_left > touch_force, f_right > touch_force))
-        if force_gain > 0.0 and min(f_left, f_right) > 0.05 * weight:
+        if force_gain > 0.0 and all(lc.in_contact for lc in state.legs):  # double support
             y_left, y_right = feet[0, 1], feet[1, 1]
             share = min(max((y_left - com[1]) / (y_left - y_right), 0.0), 1.0)
             rate = force_gain * (f_right - share * (f_left + f_right))
             offset[0] = min(max(offset[0] + rate * T_SAMPLE, -max_offset), max_offset)
         feet[0, 2] -= offset[0]
         feet[1, 2] += offset[0]
-        tau = servo(state.body.pose(pelvis, feet)[7:], s.enc, s.rate)
-        controller.peak_force = max(controller.peak_force, float(np.max(np.abs(servo.force))))  # type: ignore
-        return tau
+        return targets(state.body.pose(pelvis, feet)[7:])
 
     controller.state = state  # type: ignore[attr-defined]
-    controller.servo = servo  # type: ignore[attr-defined]
-    controller.peak_force = 0.0  # type: ignore[attr-defined]
     controller.offset = offset  # type: ignore[attr-defined]
     return controller
 
@@ -380,6 +382,11 @@ def support_track(robot: Robot, result, params: RottoParams | None = None, every
             margin_zmp[k] = support_margin(zmp[k], touching)
     return {"t": np.asarray(result.t)[rows], "com": com, "zmp": zmp, "pads": pads, "fn": fn,
             "margin_com": margin_com, "margin_zmp": margin_zmp, "tilt": tilt}
+
+
+def peak_drive_force(robot: Robot, result) -> float:
+    """The largest drive force of a run [N] (the drives' ``tau_<drive>`` outputs: forces along the rods)."""
+    return float(max(np.max(np.abs(result.output(f"tau_{n}"))) for n in robot.actuator_names))
 
 
 def balance_summary(track: dict[str, np.ndarray], t_from: float = 0.1) -> dict[str, float]:
