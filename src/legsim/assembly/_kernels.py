@@ -27,7 +27,13 @@ from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
 from ..multibody._layout import data_buffer_size, data_from_buffer, model_from_buffers
-from ..world._terrain import sphere_contact_force, sphere_on_box, sphere_on_plane, sphere_on_terrain
+from ..world._terrain import (
+    body_point,
+    sphere_contact_force,
+    sphere_on_box,
+    sphere_on_plane,
+    sphere_on_terrain,
+)
 from . import _layout as L
 
 NSCR = 12 + PL.NPARAM  # contact kinematics and normal (12), then a cylinder's row fed by a tank, or v_t (3),
@@ -350,12 +356,8 @@ def table_command(p, t, c):
 def _body_point(d, body, lx, ly, lz, out, o):
     """World position (3) and velocity (3) [m, m/s] of the point (lx, ly, lz) of ``body`` (body axes),
     after world kinematics, into ``out[o:o + 6]``."""
-    R = d.oR[body]
-    op = d.op[body]
+    px, py, pz = body_point(d, body, lx, ly, lz)
     vo = d.ov[body]  # spatial velocity about the world origin: v_x = v_O + w x x
-    px = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
-    py = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
-    pz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
     out[o], out[o + 1], out[o + 2] = px, py, pz
     out[o + 3] = vo[0] + vo[4] * pz - vo[5] * py
     out[o + 4] = vo[1] + vo[5] * px - vo[3] * pz

@@ -123,6 +123,17 @@ def plane_contacts(gtype, gsize, gbody, gmat, grbound, pair_law, pnorm, poff, pl
 
 
 @njit(cache=True)
+def body_point(d, b, lx, ly, lz):
+    """World position (x, y, z) [m] of the point (lx, ly, lz) of body ``b`` (body axes), after
+    ``world_kinematics``."""
+    R = d.oR[b]
+    op = d.op[b]
+    return (op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz,
+            op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz,
+            op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz)
+
+
+@njit(cache=True)
 def sphere_on_plane(d, b, lx, ly, lz, r, nx, ny, nz, off, midway, out):
     """Kinematics of a sphere of radius r [m] centred at body point (lx, ly, lz) (body axes) of body
     ``b`` against the plane {x : n . x <= off}, after ``world_kinematics``: writes ``out`` =
@@ -130,14 +141,9 @@ def sphere_on_plane(d, b, lx, ly, lz, r, nx, ny, nz, off, midway, out):
     body point there], world axes. The contact point is the sphere's lowest point c − r n, or with
     ``midway`` the point midway between it and the plane, c − (r + gap/2) n (as RobotWorld and
     MuJoCo place it)."""
-    R = d.oR[b]
-    op = d.op[b]
-    vo = d.ov[b]  # spatial velocity about the world origin: v_x = v_O + w x x
-    cx = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
-    cy = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
-    cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
+    cx, cy, cz = body_point(d, b, lx, ly, lz)
     gap = nx * cx + ny * cy + nz * cz - off - r
-    _touch(vo, cx, cy, cz, r + 0.5 * gap if midway else r, gap, nx, ny, nz, out)
+    _touch(d.ov[b], cx, cy, cz, r + 0.5 * gap if midway else r, gap, nx, ny, nz, out)
 
 
 @njit(cache=True)
@@ -147,11 +153,7 @@ def sphere_on_terrain(d, b, lx, ly, lz, r, data, a, kind, n, nx, ny, dx, dy, mid
     c, with the upward normal n = (-h_x, -h_y, 1) / |.|, so gap = (c_z - h(c_x, c_y)) n_z - r (exact on
     a plane or slope, first order in the radius times the curvature elsewhere). Also writes the
     normal into ``out[9:12]``."""
-    R = d.oR[b]
-    op = d.op[b]
-    cx = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
-    cy = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
-    cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
+    cx, cy, cz = body_point(d, b, lx, ly, lz)
     grad = out[9:11]
     h = G.height_at(data, a, kind, n, nx, ny, dx, dy, cx, cy, grad)
     s = 1.0 / math.sqrt(1.0 + grad[0] * grad[0] + grad[1] * grad[1])
@@ -216,12 +218,8 @@ def sphere_on_box(d, b, lx, ly, lz, r, box, out):
     with the centre inside the box it is the normal of the nearest face and the gap is minus the
     depth to that face minus r. The contact point is midway between the sphere's deepest point and
     the box surface, as :func:`sphere_on_plane` places it."""
-    R = d.oR[b]
-    op = d.op[b]
     vo = d.ov[b]
-    cx = op[0] + R[0, 0] * lx + R[0, 1] * ly + R[0, 2] * lz
-    cy = op[1] + R[1, 0] * lx + R[1, 1] * ly + R[1, 2] * lz
-    cz = op[2] + R[2, 0] * lx + R[2, 1] * ly + R[2, 2] * lz
+    cx, cy, cz = body_point(d, b, lx, ly, lz)
     ex, ey, ez = cx - box[0], cy - box[1], cz - box[2]
     # centre in box axes: local = B^T (c - centre), B row-major in box[3:12]
     u0 = box[3] * ex + box[6] * ey + box[9] * ez
