@@ -14,9 +14,26 @@ the commands in force (one per actuator) and leaves holding the new ones. It run
 period at exact sample instants, after the sensors have sampled; bad commands stop the run naming the
 actuator, as with a Python controller; a solenoid whose command changes is scheduled to switch one
 latency later, as the Python command writer does.
+
+A controller that keeps values from one sample to the next (an integral, a previous error, a tick
+count) takes a fifth argument, its *memory*::
+
+    @compiled_controller
+    def pi(t, sensors, params, commands, memory):   # memory (nm,): [integral]
+        e = params[1] - sensors[0]
+        memory[0] += e * params[2]
+        commands[0] = params[0] * (e + memory[0])
+
+    robot.simulate(1.0, pi, controller_params=[kp, q_ref, dt], controller_memory=[0.0])
+
+The memory is bookkeeping states of the run (``ctrl_m<k>``, after the robot's states, starting at
+``controller_memory``), so the records hold it and a run continued from a recorded state
+(``x0=res.x[-1]``) continues it.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import numba as nb
 
@@ -24,22 +41,45 @@ from ..hybrid import signatures as hs
 from . import _hooks as H
 from . import _layout as L
 
-__all__ = ["CONTROLLER_SIG", "compiled_controller", "is_compiled_controller", "sample_hook"]
+__all__ = ["CONTROLLER_SIG", "MEMORY_SIG", "compiled_controller", "is_compiled_controller", "takes_memory",
+           "sample_hook"]
 
 _ARR = nb.types.float64[::1]
 CONTROLLER_SIG = nb.types.void(nb.types.float64, _ARR, _ARR, _ARR)
 """``controller(t, sensors, params, commands) -> None`` (see the module docstring)."""
+MEMORY_SIG = nb.types.void(nb.types.float64, _ARR, _ARR, _ARR, _ARR)
+"""``controller(t, sensors, params, commands, memory) -> None``: a controller with a memory."""
 
 
 def compiled_controller(fn):
-    """Compile ``fn`` as a controller for assembled robots (numba, :data:`CONTROLLER_SIG`, cached)."""
-    return nb.njit(CONTROLLER_SIG, cache=True, nogil=True)(fn)
+    """Compile ``fn`` as a controller for assembled robots (numba, cached): ``fn(t, sensors, params,
+    commands)`` (:data:`CONTROLLER_SIG`) or, keeping a memory, ``fn(t, sensors, params, commands,
+    memory)`` (:data:`MEMORY_SIG`); see the module docstring."""
+    from ..errors import InputError
+
+    try:
+        n = len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        n = -1
+    if n not in (4, 5):
+        raise InputError(f"compiled_controller: {getattr(fn, '__name__', fn)!r} takes {n} arguments, "
+                         "expected (t, sensors, params, commands) or (t, sensors, params, commands, memory)")
+    return nb.njit(CONTROLLER_SIG if n == 4 else MEMORY_SIG, cache=True, nogil=True)(fn)
+
+
+def _compiled_as(fn, sig) -> bool:
+    sigs = getattr(fn, "signatures", None)
+    return sigs is not None and sig.args in [tuple(sg) for sg in sigs]
 
 
 def is_compiled_controller(fn) -> bool:
     """Whether ``fn`` was compiled with :func:`compiled_controller`."""
-    sigs = getattr(fn, "signatures", None)
-    return sigs is not None and CONTROLLER_SIG.args in [tuple(sg) for sg in sigs]
+    return _compiled_as(fn, CONTROLLER_SIG) or _compiled_as(fn, MEMORY_SIG)
+
+
+def takes_memory(fn) -> bool:
+    """Whether the compiled controller ``fn`` keeps a memory (its fifth argument)."""
+    return _compiled_as(fn, MEMORY_SIG)
 
 
 @hs.njit_helper
@@ -58,18 +98,35 @@ def schedule_valves(p, t, x, x_new):
 _HOOKS: dict = {}
 
 
+def _with_memory(controller):
+    """``controller`` with the memory argument of :data:`MEMORY_SIG` (a controller without one ignores
+    it), so that one sample hook serves both kinds."""
+    if takes_memory(controller):
+        return controller
+
+    def step(t, sensors, params, commands, memory):
+        controller(t, sensors, params, commands)
+
+    return nb.njit(MEMORY_SIG, nogil=True)(step)
+
+
 def sample_hook(controller):
     """The assembly's sample hook followed by ``controller`` every ``P_CEVERY`` ticks (compiled once
-    per controller and process: a closure)."""
+    per controller and process: a closure). The controller sees the sensordata, its parameters, the
+    held commands and its memory (``P_XM``, ``P_NM``: empty without one) as views of ``x_new`` and
+    ``p``."""
     hook = _HOOKS.get(controller)
     if hook is None:
+        step = _with_memory(controller)
+
         def sample(t, x, p, mode, k, x_new):
             m = H.robot_sample(t, x, p, mode, k, x_new)
             if k % int(p[L.P_CEVERY]) == 0:
                 xy, nch = int(p[L.P_XY]), int(p[L.P_NCH])
                 xu, na = int(p[L.P_XU]), int(p[L.P_NACT])
                 oc, nc = int(p[L.P_OCP]), int(p[L.P_NCP])
-                controller(t, x_new[xy:xy + nch], p[oc:oc + nc], x_new[xu:xu + na])
+                xm, nm = int(p[L.P_XM]), int(p[L.P_NM])
+                step(t, x_new[xy:xy + nch], p[oc:oc + nc], x_new[xu:xu + na], x_new[xm:xm + nm])
                 schedule_valves(p, t, x, x_new)
             return m
 
