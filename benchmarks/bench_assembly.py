@@ -155,10 +155,10 @@ print(f"{t1 - t0:.1f} {t2 - t1:.2f}")
 
 QUADRUPED_WORKER = """
 import sys, time
+t0 = time.perf_counter()
 import numpy as np
 from legsim.robots.crr_leg import JointReference
 from legsim.robots.crr_quadruped import Quadruped, stance_references
-t0 = time.perf_counter()
 d = np.radians
 legs = [(JointReference(amplitude=0.3, omega=3.0, offset=d(20)), JointReference.hold(d(-30)),
          JointReference(steps=((0.0, d(30)), (0.2, d(80))))),
@@ -192,8 +192,8 @@ def quadruped_ab(base_src: str, t_final: float, repeat: int) -> None:
         workers[side] = subprocess.Popen([sys.executable, "-c", QUADRUPED_WORKER], env=env, text=True,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.DEVNULL)
-        print(f"{side}: loaded and warmed up in {workers[side].stdout.readline().strip()} s (numba cache "
-              "warm; the first run on a machine compiles)", flush=True)
+        print(f"{side}: imported, built and warmed up in {workers[side].stdout.readline().strip()} s (numba "
+              "cache warm; the first run on a machine compiles)", flush=True)
 
     def run(side, case):
         w = workers[side]

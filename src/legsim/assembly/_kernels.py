@@ -84,7 +84,7 @@ def moved_workspace(p, x):
     return ws
 
 
-@hs.njit_helper
+@nb.njit(cache=True, nogil=True, inline="always")
 def contact_point(d, p, k, out):
     """:func:`sphere_on_plane` of contact point k (gap, approach rate, point, point velocity; the point
     midway between the sphere and the ground, or the sphere's deepest point, ``C_MIDWAY``)."""
@@ -445,17 +445,20 @@ def actuator_forces(p, x, tau, force, cur, adot, scr):
     battery_drain(p, adot)
 
 
-@hs.njit_helper
+@nb.njit(cache=True, nogil=True, inline="always")
 def forces(x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
     """The stages before the accelerations at state ``x``: world kinematics, contact forces, actuator
-    forces (and the actuator states' rates)."""
+    forces (and the actuator states' rates). This function, :func:`dynamics` and :func:`contact_point`
+    are inlined into the hooks (numba IR): the model and the data are named tuples of ~40 arrays each,
+    which a call passes by value (measured: ~0.5 us a call level on the CRR quadruped, 15 % of its
+    vector field)."""
     nq = int(p[L.P_NQ])
     world_kinematics(m, d, x[:nq], x[nq:nq + int(p[L.P_NV])])
     contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr)
     actuator_forces(p, x, d.tau, force, cur, adot, scr)
 
 
-@hs.njit_helper
+@nb.njit(cache=True, nogil=True, inline="always")
 def dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
     """Every stage at state ``x``: :func:`forces`, then the joint accelerations ``d.ddq``
     (world-coordinate ABA with the joints' passive forces); False when the articulated inertia is
