@@ -33,7 +33,12 @@ The memory is bookkeeping states of the run (``ctrl_m<k>``, after the robot's st
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import re
+import types
+from pathlib import Path
+from typing import Any
 
 import numba as nb
 
@@ -97,39 +102,64 @@ def schedule_valves(p, t, x, x_new):
 
 _HOOKS: dict = {}
 
+_STEP: Any = None
+"""Where :func:`_controller_step` and :func:`_controller_sample` find the controller: each compiled copy
+of them (:func:`_bound`) has its own globals holding it here."""
 
-def _with_memory(controller):
-    """``controller`` with the memory argument of :data:`MEMORY_SIG` (a controller without one ignores
-    it), so that one sample hook serves both kinds."""
-    if takes_memory(controller):
-        return controller
 
-    def step(t, sensors, params, commands, memory):
-        controller(t, sensors, params, commands)
+def _controller_step(t, sensors, params, commands, memory):  # a template: see _bound
+    """A controller without a memory, called as one with (:data:`MEMORY_SIG`)."""
+    _STEP(t, sensors, params, commands)
 
-    return nb.njit(MEMORY_SIG, nogil=True)(step)
+
+def _controller_sample(t, x, p, mode, k, x_new):  # a template: see _bound
+    """The assembly's sample hook, then every ``P_CEVERY`` ticks the controller (``_STEP``, taking a
+    memory) on views of the sensordata, its parameters, the held commands and its memory."""
+    m = H.robot_sample(t, x, p, mode, k, x_new)
+    if k % int(p[L.P_CEVERY]) == 0:
+        xy, nch = int(p[L.P_XY]), int(p[L.P_NCH])
+        xu, na = int(p[L.P_XU]), int(p[L.P_NACT])
+        oc, nc = int(p[L.P_OCP]), int(p[L.P_NCP])
+        xm, nm = int(p[L.P_XM]), int(p[L.P_NM])
+        _STEP(t, x_new[xy:xy + nch], p[oc:oc + nc], x_new[xu:xu + na], x_new[xm:xm + nm])
+        schedule_valves(p, t, x, x_new)
+    return m
+
+
+def _identity(controller) -> str | None:
+    """A name for ``controller`` that is the same in every process and changes with its source file:
+    its qualified name and a hash of its file's bytes (None without a source file: a REPL's)."""
+    py = getattr(controller, "py_func", controller)
+    try:
+        data = Path(inspect.getfile(py)).read_bytes()
+    except (TypeError, OSError):
+        return None
+    digest = hashlib.sha256(data + py.__module__.encode() + py.__qualname__.encode()).hexdigest()[:12]
+    return re.sub(r"\W", "_", f"{py.__module__}_{py.__qualname__}") + "_" + digest
+
+
+def _bound(template, sig, controller, ident: str | None):
+    """``template`` compiled with ``sig`` and its ``_STEP`` bound to ``controller``: a copy of the function
+    with its own globals, named after the controller (``ident``), so that numba caches it on disk under
+    that name. (A closure over the controller was compiled anew in every process, ~3 s with the
+    assembly's sample hook, and written to the cache each time under a new key: numba keys a closure by
+    its cells, and a dispatcher pickles with a per-process id.) Without ``ident`` it is not cached."""
+    fn = types.FunctionType(template.__code__, dict(template.__globals__, _STEP=controller),
+                            template.__name__)
+    fn.__qualname__ = f"{template.__name__}_{ident}" if ident else template.__name__
+    return nb.njit(sig, cache=ident is not None, nogil=True)(fn)
 
 
 def sample_hook(controller):
-    """The assembly's sample hook followed by ``controller`` every ``P_CEVERY`` ticks (compiled once
-    per controller and process: a closure). The controller sees the sensordata, its parameters, the
-    held commands and its memory (``P_XM``, ``P_NM``: empty without one) as views of ``x_new`` and
-    ``p``."""
+    """The assembly's sample hook followed by ``controller`` every ``P_CEVERY`` ticks (compiled once per
+    controller, cached on disk; a controller without a memory is called through an adapter that takes
+    one). The controller sees the sensordata, its parameters, the held commands and its memory
+    (``P_XM``, ``P_NM``: empty without one) as views of ``x_new`` and ``p``."""
     hook = _HOOKS.get(controller)
     if hook is None:
-        step = _with_memory(controller)
-
-        def sample(t, x, p, mode, k, x_new):
-            m = H.robot_sample(t, x, p, mode, k, x_new)
-            if k % int(p[L.P_CEVERY]) == 0:
-                xy, nch = int(p[L.P_XY]), int(p[L.P_NCH])
-                xu, na = int(p[L.P_XU]), int(p[L.P_NACT])
-                oc, nc = int(p[L.P_OCP]), int(p[L.P_NCP])
-                xm, nm = int(p[L.P_XM]), int(p[L.P_NM])
-                step(t, x_new[xy:xy + nch], p[oc:oc + nc], x_new[xu:xu + na], x_new[xm:xm + nm])
-                schedule_valves(p, t, x, x_new)
-            return m
-
-        hook = hs.sample(sample)
+        ident = _identity(controller)
+        step = controller if takes_memory(controller) else _bound(_controller_step, MEMORY_SIG, controller,
+                                                                   ident)
+        hook = _bound(_controller_sample, hs.SAMPLE_SIG, step, ident)
         _HOOKS[controller] = hook
     return hook
