@@ -460,8 +460,7 @@ class Robot:
         cyl = [r for r in rows if int(r[L.A_TYPE]) == L.ACT_PNEUMATIC]
         for k, lane in zip(own, lane_of, strict=True):
             cyl[k][L.A_LANE] = lane
-        nb = int(block[1])
-        return block, nb * (LK.NIN + LK.NOUT) * LK.LANE_WIDTH
+        return block, int(LK.scratch_size(block, 0))
 
     def _prismatic(self, owner: str, joint: str, hint: str = "") -> None:
         """InputError unless ``joint`` (known to exist) is prismatic."""

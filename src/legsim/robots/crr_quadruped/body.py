@@ -174,6 +174,6 @@ def quadruped_bodies(base: str = "floating", trunk_mass: float = TRUNK_MASS,
                            material="foot", name=f"{name}_foot_sphere")
     model = b.compile()
     expected = [f"{n}_{j}" for n in LEGS for j in JOINTS]
-    if list(model.joint_names) != expected:  # pragma: no cover - guards the layout of _hooks
+    if list(model.joint_names) != expected:  # pragma: no cover - guards the joint order of the records
         raise AssertionError(f"joint order {model.joint_names} != {expected}")
     return model
