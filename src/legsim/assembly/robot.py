@@ -674,10 +674,13 @@ class Robot:
             raise InputError(f"{self.name}: give x0 (a whole engine state) or q0/v0/commands0, not both")
         options = self.default_options() if options is None else options
         if is_compiled_controller(controller):
-            model = self.with_compiled_controller(controller, controller_params, controller_memory)
             x0 = np.asarray(x0, dtype=float)
-            if x0.shape == self.model.state_defaults.shape:  # the robot's state: the memory starts
-                x0 = np.concatenate([x0, model.state_defaults[x0.size:]])
+            nx = self.model.state_defaults.size
+            if x0.size > nx and not np.size(controller_memory):  # a recorded state holds the memory
+                controller_memory = x0[nx:]
+            model = self.with_compiled_controller(controller, controller_params, controller_memory)
+            if x0.shape == (nx,):  # the robot's state: the memory starts at controller_memory
+                x0 = np.concatenate([x0, model.state_defaults[nx:]])
             return simulate(model, t_final, x0=x0, t0=t0, options=options, **kwargs)
         if np.size(controller_memory):
             raise InputError(f"{self.name}: controller_memory is for a compiled controller that keeps a "
