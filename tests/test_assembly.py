@@ -758,15 +758,6 @@ def test_a_sphere_pushes_at_its_deepest_point_or_midway_to_the_ground():
     assert spin[1] / spin[0] == pytest.approx((r - sink / 2) / r, rel=1e-9)    # gap = -sink
 
 
-def test_unfiltered_channels_have_no_filter_states_and_a_delayed_one_has_its_line():
-    robot = Robot(wheel(), sensors=[
-        JointEncoder("e", joints=["link"]),
-        JointVelocity("w", joints=["link"], measurement=Measurement(delay=2)),
-        JointVelocity("f", joints=["link"], measurement=Measurement(cutoff_hz=50.0))])
-    extra = [n for n in robot.model.state_names if n.startswith("_")]
-    assert extra == ["_w_link_d0", "_w_link_d1", "_f_link_u", "_f_link_y"]
-
-
 def test_piston_position_and_force_are_outputs_of_every_cylinder():
     from legsim.actuators.pneumatic import PneumaticActuator
     from legsim.assembly import PneumaticCylinder

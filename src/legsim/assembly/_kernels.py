@@ -599,11 +599,10 @@ def measure(p, o, c, ks, truth, x, x_new):
         lsb = (hi - lo) / levels
         y = lo + _clip(math.floor((y - lo) / lsb + 0.5), 0.0, levels - 1.0) * lsb
     delay = int(p[o + L.S_DELAY])
+    xs = int(p[o + L.S_XSTATE]) + c * (L.NFSTATE + delay)
     b0 = p[o + L.S_B0]
-    nf = L.NFSTATE if b0 > 0.0 else 0  # a filter's states, then the delay line (none without either)
-    xs = int(p[o + L.S_XSTATE]) + c * (nf + delay)
     if ks == 0:  # start in steady state at the first value
-        for j in range(nf + delay):
+        for j in range(L.NFSTATE + delay):
             x_new[xs + j] = y
     elif b0 > 0.0:  # y_k = b0 (u_k + u_{k-1}) - a1 y_{k-1}
         yf = b0 * (y + x[xs]) - p[o + L.S_A1] * x[xs + 1]
@@ -611,7 +610,7 @@ def measure(p, o, c, ks, truth, x, x_new):
         x_new[xs + 1] = yf
         y = yf
     if delay > 0 and ks > 0:
-        slot = xs + nf + ks % delay
+        slot = xs + L.NFSTATE + ks % delay
         out = x[slot]
         x_new[slot] = y
         y = out

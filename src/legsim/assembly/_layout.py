@@ -132,8 +132,7 @@ S_ROT = 20
 SEN_JPOS, SEN_JVEL, SEN_ACC, SEN_GYRO, SEN_FORCE, SEN_CURRENT, SEN_PRESSURE = range(7)
 
 NFSTATE = 2
-"""Filter states per channel of a low-passed sensor (previous input, previous output), then its delay
-line (``S_DELAY`` states); a channel without filter or delay has no states."""
+"""Filter states per channel (previous input, previous output), then its delay line."""
 
 # ---- model error codes -------------------------------------------------------------------------
 ERR_STALE = 999

@@ -317,12 +317,11 @@ class Robot:
                     row[L.S_POS:L.S_POS + 3] = sen.position
                     row[L.S_ROT:L.S_ROT + 9] = np.asarray(sen.rotation, dtype=float).ravel()
                 srows.append(row)
-                filtered = b0 > 0.0  # a filter keeps its previous input and output (NFSTATE)
                 for lab in labs:
-                    state_names_f += [f"_{sen.name}_{lab}_{s}" for s in (("u", "y") if filtered else ())]
-                    state_names_f += [f"_{sen.name}_{lab}_d{k}" for k in range(ms.delay)]
+                    state_names_f += [f"_{sen.name}_{lab}_u", f"_{sen.name}_{lab}_y",
+                                      *(f"_{sen.name}_{lab}_d{k}" for k in range(ms.delay))]
                 nch += n
-                nfs += n * ((L.NFSTATE if filtered else 0) + ms.delay)
+                nfs += n * (L.NFSTATE + ms.delay)
                 labels += labs
             channels.append(_Channels(sen.name, nch - len(labels), tuple(labels)))
         xf = xy + nch

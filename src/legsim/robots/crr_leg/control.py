@@ -33,14 +33,14 @@ from ...assembly.compiled import compiled_controller
 from ...errors import InputError
 from . import _joint_kernels as JB
 
-__all__ = ["joint_pid", "controller_params", "initial_memory", "block_offset", "row_offset",
+__all__ = ["joint_pid", "controller_params", "initial_memory", "block_offset", "row_offset", "memory_offset",
            "HEAD", "C_N", "C_DT", "C_CH_Q", "C_CH_P", "M_TICKS", "M_INTEG", "M_EPREV", "M_REF", "M_FPREV"]
 
 C_N, C_DT, C_CH_Q, C_CH_P = range(4)
 HEAD = 4
 M_TICKS, M_INTEG, M_EPREV, M_REF, M_FPREV = 0, 1, 2, 3, 4
 """Memory: ticks done, then per joint (n each, in this order from 1): ∫e, previous error, reference,
-previous net pressure force. The k-th group of joint j is at ``1 + (k - 1) n + j``."""
+previous net pressure force; :func:`memory_offset` gives where each starts."""
 
 
 @compiled_controller
@@ -70,8 +70,9 @@ def joint_pid(t, sensors, params, commands, memory):
     memory[M_TICKS] += 1.0
 
 
-def block_offset(n: int, j: int) -> int:
-    """Offset of joint j's block in the controller parameters of n joints."""
+def block_offset(j: int) -> int:
+    """Offset of joint j's block in the controller parameters (:meth:`.leg.JointReference.write` there
+    sets its reference)."""
     return HEAD + j * JB.NJ
 
 
@@ -97,6 +98,12 @@ def controller_params(blocks, rows, dt: float, channel_q: int, channel_p: int) -
         if int(ch) != ch or ch < 0:
             raise InputError(f"joint controller: {name} = {ch!r}, expected a sensordata channel >= 0")
     return np.concatenate([[n, dt, channel_q, channel_p], blocks.ravel(), rows.ravel()])
+
+
+def memory_offset(n: int, group: int) -> int:
+    """Where memory ``group`` (``M_TICKS``, or ``M_INTEG`` … ``M_FPREV``: n values, joint order) starts in
+    the memory of n joints."""
+    return 0 if group == M_TICKS else 1 + (group - 1) * n
 
 
 def initial_memory(n: int) -> np.ndarray:

@@ -243,7 +243,7 @@ class Quadruped:
                                             self.options.sample_period, channel["angles"],
                                             channel["pressures"])
         self._ocp = self.robot.model.param_defaults.size      # the controller's parameters start here
-        self._block = [self._ocp + control.block_offset(len(JOINT_NAMES), J) for J in range(len(JOINT_NAMES))]
+        self._block = [self._ocp + control.block_offset(J) for J in range(len(JOINT_NAMES))]
         model = self.robot.with_compiled_controller(control.joint_pid, cparams,
                                                     control.initial_memory(len(JOINT_NAMES)))
         self.model = dataclasses.replace(
@@ -274,7 +274,7 @@ class Quadruped:
         self._x_gas = np.array([[xn[f"{n}_{g}"] for g in ("p_cap", "p_rod", "m_cap", "m_rod", "m_supply")]
                                 for n in JOINT_NAMES])
         self._x_u = np.array([xn[f"u_{n}"] for n in JOINT_NAMES])
-        self._x_ref = xm + 1 + (control.M_REF - 1) * nj + np.arange(nj)
+        self._x_ref = xm + control.memory_offset(nj, control.M_REF) + np.arange(nj)
         self._y_torque = np.array([yn[f"tau_{n}"] for n in JOINT_NAMES])
         self._y_force = np.array([yn[f"piston_force_{n}"] for n in JOINT_NAMES])
         self._y_x = np.array([yn[f"piston_x_{n}"] for n in JOINT_NAMES])
