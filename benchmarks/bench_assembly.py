@@ -24,7 +24,20 @@ Reported: seconds per simulated second, the real-time factor, ratios to MuJoCo, 
 the end (each engine stands and walks), and the cold start of a new assembled robot in a fresh
 process with an empty numba cache (printed separately).
 
-Usage: ``python benchmarks/bench_assembly.py [--t 5] [--repeat 3] [--cold]``
+``--quadruped-ab BASE_SRC``: instead, the CRR quadruped (``legsim.robots.crr_quadruped``, assembled
+from parts) against the same robot in another legsim, e.g. the hand-written hooks it replaced (a git
+worktree of commit fc3f6ce: ``git worktree add ../wt_base fc3f6ce``, then ``--quadruped-ab
+../wt_base/src``). Each side runs in a worker process of its own (its own numba cache), loaded and
+warmed up first; then rounds alternate between them, each round one run of each case per side. Cases:
+the floating robot dropped 3 mm standing (the default contact, DP45 rtol 1e-6, 1 kHz PID), and the
+fixed base with the legs following sines and steps. Reported per case: the best wall time of each side
+per simulated second, their ratio (this legsim / the base: the cost of the assembly), the median of
+the per-round ratios, the steps and field evaluations of each side (they integrate the same
+equations, so their steps should agree), the final joint angles' difference, and the load average
+before and after (the machine is shared: re-measure when it exceeds 1.5).
+
+Usage: ``python benchmarks/bench_assembly.py [--t 5] [--repeat 3] [--cold]``,
+``python benchmarks/bench_assembly.py --quadruped-ab BASE_SRC [--t 2] [--repeat 5]``
 """
 
 from __future__ import annotations
@@ -140,12 +153,91 @@ print(f"{t1 - t0:.1f} {t2 - t1:.2f}")
 """
 
 
+QUADRUPED_WORKER = """
+import sys, time
+t0 = time.perf_counter()
+import numpy as np
+from legsim.robots.crr_leg import JointReference
+from legsim.robots.crr_quadruped import Quadruped, stance_references
+d = np.radians
+legs = [(JointReference(amplitude=0.3, omega=3.0, offset=d(20)), JointReference.hold(d(-30)),
+         JointReference(steps=((0.0, d(30)), (0.2, d(80))))),
+        (JointReference.hold(d(10)), JointReference(amplitude=0.3, omega=4.0, offset=d(-35)),
+         JointReference.hold(d(56)))] * 2
+cases = {"floating": (Quadruped(), stance_references()), "fixed": (Quadruped(base="fixed"), legs)}
+for q, refs in cases.values():
+    q.run(refs, 0.05)  # compile or load from the cache
+print(f"{time.perf_counter() - t0:.2f}", flush=True)
+for line in sys.stdin:
+    name, t_final = line.split()
+    q, refs = cases[name]
+    t1 = time.perf_counter()
+    r = q.run(refs, float(t_final))
+    wall = time.perf_counter() - t1
+    st = r.result.stats
+    print(wall, st["kernel_time_s"], st["steps"], st["fevals"], *r.q[-1], flush=True)
+"""
+
+
+def quadruped_ab(base_src: str, t_final: float, repeat: int) -> None:
+    """The CRR quadruped here against the one in ``base_src``, alternating (module docstring)."""
+    import legsim
+
+    here = os.path.dirname(os.path.dirname(legsim.__file__))
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}; "
+          f"this legsim: {here}; base: {base_src}; {t_final:g} s simulated per run, {repeat} rounds")
+    workers = {}
+    for side, src in (("base", base_src), ("this", here)):
+        env = dict(os.environ, PYTHONPATH=src)
+        workers[side] = subprocess.Popen([sys.executable, "-c", QUADRUPED_WORKER], env=env, text=True,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL)
+        print(f"{side}: imported, built and warmed up in {workers[side].stdout.readline().strip()} s (numba "
+              "cache warm; the first run on a machine compiles)", flush=True)
+
+    def run(side, case):
+        w = workers[side]
+        w.stdin.write(f"{case} {t_final}\n")
+        w.stdin.flush()
+        vals = [float(v) for v in w.stdout.readline().split()]
+        return vals[0], vals[1], int(vals[2]), int(vals[3]), np.array(vals[4:])
+
+    cases = ("floating", "fixed")
+    res = {(side, c): [] for side in workers for c in cases}
+    for k in range(repeat):
+        for c in cases:
+            for side in (("base", "this") if k % 2 == 0 else ("this", "base")):  # alternate who goes first
+                res[side, c].append(run(side, c))
+    for w in workers.values():
+        w.stdin.close()
+        w.wait()
+    print(f"load after: {os.getloadavg()[0]:.2f}\n")
+    print(f"{'case':9s} {'base s/sim s':>12s} {'this s/sim s':>12s} {'this/base':>9s} {'median':>7s}  "
+          f"{'steps base / this':>19s}  {'fevals base / this':>21s}  max |dq| end")
+    for c in cases:
+        b, h = res["base", c], res["this", c]
+        wb, wh = min(r[0] for r in b), min(r[0] for r in h)
+        med = float(np.median([rh[0] / rb[0] for rb, rh in zip(b, h, strict=True)]))
+        dq = float(np.abs(b[-1][4] - h[-1][4]).max())
+        print(f"{c:9s} {wb / t_final:12.4f} {wh / t_final:12.4f} {wh / wb:9.3f} {med:7.3f}  "
+              f"{b[0][2]:>9d} / {h[0][2]:<7d}  {b[0][3]:>10d} / {h[0][3]:<8d}  {dq:.1e} rad")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--t", type=float, default=5.0, help="simulated seconds per run")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--t", type=float, default=None, help="simulated seconds per run (5; 2 with "
+                                                           "--quadruped-ab)")
+    ap.add_argument("--repeat", type=int, default=None, help="runs per case (3; rounds with "
+                                                             "--quadruped-ab: 5)")
     ap.add_argument("--cold", action="store_true", help="also time a cold start in a fresh process")
+    ap.add_argument("--quadruped-ab", metavar="BASE_SRC", default=None,
+                    help="the CRR quadruped A/B against the legsim at BASE_SRC (module docstring)")
     args = ap.parse_args()
+    if args.quadruped_ab is not None:
+        quadruped_ab(args.quadruped_ab, args.t or 2.0, args.repeat or 5)
+        return
+    args.t = args.t or 5.0
+    args.repeat = args.repeat or 3
     from legsim.hybrid import Options
     from legsim.multibody.samples import hexapod, hexapod_stance
 

@@ -364,6 +364,9 @@ def test_the_controller_sees_read_only_measurements_and_truth():
     (lambda mb: Robot(mb, actuators=[TorqueSource("a", "link")],
                       command_table=CommandTable(["b"], [[0.0]], 0.01)),
      "CommandTable: actuator 'b' does not exist"),
+    (lambda mb: Contacts(ContactLaw(hunt_crossley(1e4, 0.1)), point="top"),
+     "point = 'top', expected 'midway' or 'sphere'"),
+    (lambda mb: Robot(mb, lanes="yes"), "lanes = 'yes', expected True or False"),
 ])
 def test_bad_parts_are_refused_with_a_message_naming_what_and_why(make, message):
     with pytest.raises(InputError, match=message):
@@ -739,3 +742,86 @@ def test_a_compiled_controller_schedules_solenoid_switches_and_its_bad_commands_
     np.testing.assert_allclose(res.events["t"][res.events["guard"] == g], [0.005, 0.02], atol=1e-12)
     with pytest.raises(SimulationError, match="the command of actuator 'leg' is not finite"):
         robot.simulate(0.05, compiled_nan_after, controller_params=[0.01])
+
+
+@compiled_controller
+def compiled_pi(t, sensors, params, commands, memory):
+    """u = kp e + ki ∫e dt on the wheel's encoder (params: kp, ki, q_ref, dt); memory: [∫e dt, ticks]."""
+    e = params[2] - sensors[0]
+    memory[0] += e * params[3]
+    memory[1] += 1.0
+    commands[0] = params[0] * e + params[1] * memory[0]
+
+
+def test_a_compiled_controller_keeps_a_memory_that_the_records_hold_and_a_continued_run_continues():
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")],
+                  sensors=[JointEncoder("enc", joints=["link"])])
+    kp, ki, q_ref, dt = 0.3, 0.4, 1.0, 1e-3
+    integral = [0.0]
+
+    def python_pi(t, s):
+        e = q_ref - s.enc[0]
+        integral[0] += e * dt
+        return [kp * e + ki * integral[0]]
+
+    opts = Options(rtol=1e-10, atol=1e-12, record_period=0.01)
+    ref = robot.simulate(1.0, python_pi, options=opts)
+    res = robot.simulate(1.0, compiled_pi, controller_params=[kp, ki, q_ref, dt],
+                         controller_memory=[0.0, 0.0], options=opts)
+    nx = robot.model.state_defaults.size
+    np.testing.assert_allclose(res.x[:, :nx], ref.x, rtol=0, atol=1e-13)
+    names = list(robot.with_compiled_controller(compiled_pi, [kp, ki, q_ref, dt], [0.0, 0.0]).state_names)
+    assert names[nx:] == ["ctrl_m0", "ctrl_m1"]
+    np.testing.assert_array_equal(res.x[:, nx + 1], np.round(res.t * 1000.0) + 1.0)  # ticks so far
+    assert res.x[-1, nx] == pytest.approx(integral[0], rel=1e-12)
+    first = robot.simulate(0.5, compiled_pi, controller_params=[kp, ki, q_ref, dt],
+                           controller_memory=[0.0, 0.0], options=opts)
+    rest = robot.simulate(0.6, compiled_pi, controller_params=[kp, ki, q_ref, dt], x0=first.x[-1],
+                          t0=0.5, options=opts)
+    # a run samples at its start: the continued run ticks once more at t = 0.5, from the recorded memory
+    e = q_ref - first.x[-1, robot.model.state_names.index("link")]
+    assert rest.x[0, nx] == first.x[-1, nx] + e * dt
+    assert rest.x[0, nx + 1] == first.x[-1, nx + 1] + 1.0 == 502.0
+    with pytest.raises(InputError, match="controller_memory has 1 values, but the controller takes no"):
+        robot.simulate(0.01, compiled_pd, controller_params=[1.0, 0.1, 0.0], controller_memory=[0.0])
+    with pytest.raises(InputError, match="controller_memory is for a compiled controller"):
+        robot.simulate(0.01, python_pi, controller_memory=[0.0])
+    with pytest.raises(InputError, match="takes 3 arguments, expected"):
+        compiled_controller(lambda t, sensors, commands: None)
+
+
+def test_a_sphere_pushes_at_its_deepest_point_or_midway_to_the_ground():
+    """A ball sunk 2 mm into the ground, sliding: the normal force is the same, and the friction force's
+    moment about the ball's centre has the lever r (``point="sphere"``) or r + gap/2 (``"midway"``)."""
+    r, sink = 0.05, 0.002
+    b = RobotBuilder("ball", gravity=(0.0, 0.0, 0.0))
+    b.add_body("ball", "world", "free", mass=1.0, inertia=np.eye(3) * 1e-3)
+    b.add_geometry("ball", "sphere", radius=r, name="ball")
+    law = ContactLaw(hunt_crossley(1e5, 0.0), coulomb(0.5, 1e-3))
+    spin = []
+    for point in ("sphere", "midway"):
+        robot = Robot(b.compile(), contacts=Contacts(law, path="smooth", point=point))
+        x = robot.initial_state(q0=[0.0, 0.0, r - sink, 0.0, 0.0, 0.0, 1.0],
+                                v0=[1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        f = np.zeros_like(x)
+        robot.model.vector_field(0.0, x, robot.model.param_defaults.copy(), 0, f)
+        names = robot.model.state_names
+        assert f[names.index("ball_vz")] == pytest.approx(1e5 * sink**1.5, rel=1e-12)  # F_n / m
+        spin.append(f[names.index("ball_wy")])
+    assert spin[0] > 0.0                       # friction against +x under the centre: it starts to roll
+    assert spin[1] / spin[0] == pytest.approx((r - sink / 2) / r, rel=1e-9)    # gap = -sink
+
+
+def test_piston_position_and_force_are_outputs_of_every_cylinder():
+    from legsim.actuators.pneumatic import PneumaticActuator
+    from legsim.assembly import PneumaticCylinder
+
+    act = PneumaticActuator()
+    robot = Robot(_slider(), actuators=[PneumaticCylinder("cyl", "piston", act)])
+    res = robot.simulate(0.05, q0=[0.01], commands0=[7.0], options=Options(record_period=0.01))
+    s = robot.model.state_names.index("cyl_p_cap")
+    force = act.force(res.x[:, s:s + 5], col(res, robot, "piston"), col(res, robot, "piston_dot"))
+    np.testing.assert_allclose(col(res, robot, "piston_force_cyl"), force, rtol=1e-12)
+    np.testing.assert_array_equal(col(res, robot, "piston_x_cyl"), col(res, robot, "piston"))
+    np.testing.assert_array_equal(col(res, robot, "piston_force_cyl"), col(res, robot, "tau_cyl"))  # x = q
+    assert col(res, robot, "piston")[-1] > 0.011                        # it does extend

@@ -118,6 +118,7 @@ name = "variant"
 limit_stiffness = 50.0
 [contacts]
 path = "smooth"
+point = "sphere"
 normal = { law = "hunt_crossley", k = 3e4, alpha = 0.2, exponent = 1.0 }
 friction = { law = "stribeck", mu = 0.6, brk = 1.2, decay = -50.0 }
 ground = { incline = 0.1, through = [0, 0, -0.01] }
@@ -166,7 +167,7 @@ def variant_in_python():
                    gyro=False, measurement=Measurement(delay=2, offset=0.1, scale_error=0.01)),
                MotorCurrent("amps", actuators=["knee_motor"])]
     law = ContactLaw(hunt_crossley(3e4, 0.2, exponent=1.0), stribeck(0.6, brk=1.2, decay=-50.0))
-    contacts = Contacts(law, inclined_plane(0.1, (0, 0, -0.01)), path="smooth")
+    contacts = Contacts(law, inclined_plane(0.1, (0, 0, -0.01)), path="smooth", point="sphere")
     return Robot(mb, actuators=acts, sensors=sensors, contacts=contacts, control_period=0.002, name="variant")
 
 
@@ -251,6 +252,8 @@ HW_ERRORS = [
      r"\[contacts.normal\]: contact law parameter 'k' = -100000.0: expected a finite", None),
     ("offset = 0.0", "offset = 0.0, incline = 0.1", r"\[contacts.ground\]: give either incline", None),
     ('geometries = ["foot"]', 'geometries = ["fot"]', r"\[contacts\]: .*'fot' is not a geometry", None),
+    ('path = "event"', 'path = "event"\npoint = "top"',
+     r"\[contacts\]: .*point = 'top', expected 'midway' or 'sphere'", None),
     ("noise_std = 0.05", "noise = 0.05",
      r"\[sensors.imu.measurement\]: unknown Measurement key 'noise' \(did you mean 'noise_std'", None),
     ("noise_std = 0.05", "noise_std = -0.05", r"\[sensors.imu\]: IMU 'imu': 'noise_std' = -0.05", None),

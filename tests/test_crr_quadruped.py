@@ -90,34 +90,107 @@ def test_fixed_base_legs_reproduce_the_single_leg_bench_joint_by_joint():
     np.testing.assert_array_equal(run.trunk_position, np.tile([0.0, 0.0, 0.3], (run.t.size, 1)))
 
 
+def _random_state(q, rng):
+    """A state of the assembled quadruped with every valve, pressure, chamber mass, joint angle and
+    rate different (a floating trunk tilted and its feet in the ground), and the controller's memory
+    after some ticks."""
+    from legsim.robots.crr_leg.geometry import JOINT_LIMITS
+
+    lim = np.array(JOINT_LIMITS * 4)
+    x = q.initial_state(rng.uniform(lim[:, 0] + 0.05, lim[:, 1] - 0.05), drop=0.0)
+    x[q._x_v] = rng.normal(0.0, 1.0, 12)
+    x[q._x_u] = rng.uniform(0.0, 10.0, 12)
+    gas = x[q._x_gas]
+    gas[:, :2] = rng.uniform(1.5e5, 4.4e5, (12, 2))
+    gas[:, 2:4] *= rng.uniform(0.5, 2.0, (12, 2))
+    x[q._x_gas] = gas
+    if q.base == "floating":
+        x[q._x_pose[2]] -= rng.uniform(0.0, 1e-3)                  # feet in the ground
+        x[q._x_pose[3:]] = np.array([0.02, -0.03, 0.01, 1.0]) / np.linalg.norm([0.02, -0.03, 0.01, 1.0])
+        x[q._x_twist] = rng.normal(0.0, 0.2, 6)
+    xm = q.robot.model.state_defaults.size                         # memory: ticks, ∫e, e, r, F_p
+    x[xm] = rng.integers(1, 1000)
+    x[xm + 1:xm + 49] = np.concatenate([rng.normal(0.0, 0.05, 36), rng.normal(0.0, 30.0, 12)])
+    return x
+
+
 @pytest.mark.parametrize("base, valves", [("floating", "fitted"), ("fixed", "shut")])
-def test_the_twelve_chambers_evaluated_together_match_the_per_joint_kernel(base, valves):
-    """The vector field evaluates the 12 chambers with the SIMD lane kernel; each joint's rates
-    must equal the scalar per-joint kernel (``crr_leg._hooks.gas_rates_at``) to 1e-12 of each
-    rate's largest magnitude, at a state with every valve, pressure and joint rate different."""
-    from legsim.robots.crr_leg import _hooks as LH
-    from legsim.robots.crr_quadruped import _hooks as H
+def test_the_twelve_chambers_evaluated_together_match_the_scalar_kernel(base, valves):
+    """The assembly evaluates the 12 cylinders' chamber rates together with the SIMD lane kernel; the
+    whole vector field must equal the same robot assembled with ``lanes=False`` (each cylinder through
+    the scalar kernel, ``_chamber_kernels.cylinder_rates``) to 1e-12 of each rate's largest magnitude,
+    at states with every valve, pressure and joint rate different."""
+    from legsim.assembly import Robot
+    from legsim.assembly import _layout as AL
 
     q = Quadruped(base=base, valves=valves)
-    p = q.params(stance_references((10.0, -20.0, 70.0)))
+    r = q.robot
+    scalar = Robot(q.bodies, actuators=r.actuators, sensors=r.sensors, contacts=r.contacts,
+                   control_period=r.control_period, lanes=False)
+    p_lanes, p_scalar = r.model.param_defaults.copy(), scalar.model.param_defaults.copy()
+    assert p_lanes[AL.P_OLN] >= 0 and p_scalar[AL.P_OLN] == -1          # the two paths
+    assert scalar.model.state_names == r.model.state_names
     rng = np.random.default_rng(7)
-    x = q.initial_state(np.tile(d([10.0, -20.0, 70.0]), 4))
-    x[H.VJ:H.VJ + 12] = rng.normal(0.0, 1.0, 12)
-    x[H.U:H.U + 12] = rng.uniform(0.0, 10.0, 12)
-    gas = x[H.GAS:H.GAS + 60].reshape(12, 5)
-    gas[:, :2] *= rng.uniform(0.5, 1.5, (12, 2))
-    xdot = np.zeros_like(x)
-    H.vector_field(0.0, x, p, 0, xdot)
-    want = np.zeros_like(x)
-    for J in range(12):
-        ra, b, g, ui = H.joint_offsets(J)
-        LH.gas_rates_at(p, ra, b, x, g, ui, x[H.QJ + J], x[H.VJ + J], want)
-    got = xdot[H.GAS:H.GAS + 60].reshape(12, 5)
-    want = want[H.GAS:H.GAS + 60].reshape(12, 5)
-    scale = np.maximum(np.abs(want).max(axis=0), 1e-300)
-    assert np.all(np.abs(got - want) / scale < 1e-12)
-    if valves == "fitted":
-        assert np.all(np.abs(want[:, :2]).max(axis=0) > 1e3)          # Pa/s: the valves do flow
+    for _ in range(5):
+        x = _random_state(q, rng)[:len(r.model.state_names)]
+        got, want = np.zeros_like(x), np.zeros_like(x)
+        r.model.vector_field(0.0, x, p_lanes, 0, got)
+        scalar.model.vector_field(0.0, x, p_scalar, 0, want)
+        gas = q._x_gas
+        scale = np.maximum(np.abs(want[gas]).max(axis=0), 1e-300)
+        assert np.all(np.abs(got[gas] - want[gas]) / scale < 1e-12)     # measured 2.7e-14
+        rest = np.setdiff1d(np.arange(x.size), gas.ravel())
+        np.testing.assert_array_equal(got[rest], want[rest])
+        if valves == "fitted":
+            assert np.all(np.abs(want[gas][:, :2]).max(axis=0) > 1e3)   # Pa/s: the valves do flow
+
+
+def test_each_joint_has_the_rates_torque_and_command_of_the_crr_leg_kernels():
+    """The assembled quadruped against the CRR leg's per-joint kernels (``crr_leg._hooks``: the
+    hand-written leg that the quadruped's hooks were before the assembly): at random states, each
+    joint's chamber rates (lane kernel vs the leg's scalar ``gas_rates_at``), joint torque
+    (``joint_torque_at``) and sampled valve command, integral, error, reference and pressure force
+    (``pid_voltage`` against ``reference_at``) agree to 1e-12."""
+    from legsim.robots.crr_leg import _hooks as LH
+
+    q = Quadruped()
+    refs = crawl_references(stride=0.06, lift=0.03, period=3.0, t_start=1.0)
+    p = q.params(refs)
+    model = q.model
+    y_names = model.output_names
+    rng = np.random.default_rng(11)
+    worst = 0.0
+    for _ in range(5):
+        x = _random_state(q, rng)
+        t, k = rng.uniform(0.0, 6.0), 1 + int(rng.integers(0, 5000))
+        xm = q.robot.model.state_defaults.size
+        x[xm] = k
+        f, y, x_new = np.zeros_like(x), np.zeros(len(y_names)), x.copy()
+        model.vector_field(t, x, p, 0, f)
+        model.outputs(t, x, p, 0, y)
+        model.sample(t, x, p, 0, k, x_new)
+        for leg in range(4):
+            p_leg = q.leg_bench.params(refs[leg])
+            x_leg = np.zeros(LH.NX)
+            for j in range(3):
+                J = 3 * leg + j
+                g, ra, b = LH.GAS + 5 * j, j * LH.NA, LH.joint_block(j)
+                x_leg[g:g + 5] = x[q._x_gas[J]]
+                x_leg[LH.U + j] = x[q._x_u[J]]
+                theta, rate = x[q._x_q[J]], x[q._x_v[J]]
+                want = np.zeros(LH.NX)
+                LH.gas_rates_at(p_leg, ra, b, x_leg, g, LH.U + j, theta, rate, want)
+                got = f[q._x_gas[J]]
+                worst = max(worst, np.max(np.abs(got - want[g:g + 5]) / np.abs(want[g:g + 5]).max()))
+                tau = LH.joint_torque_at(p_leg, ra, b, x_leg, g, theta, rate)
+                assert y[y_names.index(f"tau_{LEGS[leg]}_{('alpha', 'beta', 'gamma')[j]}")] == tau
+                r = LH.reference_at(t, p_leg, b)
+                mem = [x[xm + 1 + J], x[xm + 13 + J], x[xm + 37 + J]]      # ∫e, e, F_p before
+                u, integ, e, f_p = LH.pid_voltage(p_leg, ra, b, x_leg, g, theta, r, *mem, k, 1e-3)
+                assert x_new[q._x_u[J]] == u
+                np.testing.assert_array_equal(x_new[[xm + 1 + J, xm + 13 + J, xm + 25 + J, xm + 37 + J]],
+                                              [integ, e, r, f_p])
+    assert worst < 1e-12, worst                                         # measured 3.3e-14
 
 
 def test_shut_valves_keep_every_chamber_mass_and_compress_the_gas_adiabatically():

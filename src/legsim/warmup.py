@@ -25,8 +25,8 @@ __all__ = ["FAMILIES", "warmup"]
 FAMILIES: dict[str, tuple[str, float]] = {
     name: (module, seconds) for name, (module, _, _, seconds) in FAMILY_KERNELS.items()}
 """Family -> (module whose import compiles its hooks, seconds with an empty cache; from
-:data:`legsim._compiling.FAMILY_KERNELS`). All 11 took 92 s in 2 processes against about 175 s
-one after another."""
+:data:`legsim._compiling.FAMILY_KERNELS`). All 11 of session 11 (the CRR quadruped's hooks since
+replaced by the assembly's) took 92 s in 2 processes against about 175 s one after another."""
 
 
 def _import(module: str) -> tuple[str, float]:

@@ -129,19 +129,22 @@ def robot_reset(t, x, p, mode, fired, x_new):
 def robot_outputs(t, x, p, mode, y):
     """``y = [true value of every sensor channel (nch), actuator forces (nact) N m or N,
     actuator currents (nact) A, normal force of every contact point (nc) N, their sum N, the points
-    touching (event path: the mode's bits; smooth path: the points pressing, F_n > 0)]``."""
+    touching (event path: the mode's bits; smooth path: the points pressing, F_n > 0), then per
+    pneumatic cylinder its piston position [m] and per cylinder its piston force [N]]``."""
     x, p, y = borrow_all((x, p, y))
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
-    K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
-    if int(p[L.P_SENSE]) == L.SENSE_DYNAMICS:  # an accelerometer may need them
+    if int(p[L.P_SENSE]) == L.SENSE_DYNAMICS:  # an accelerometer may need the accelerations
+        K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
         K.body_accelerations(m, d, d.ddq, acc)
+    else:
+        K.forces(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
     nch = int(p[L.P_NCH])
     os_ = int(p[L.P_OS])
     for r in range(int(p[L.P_NROW])):
         o = os_ + L.SW * r
         c0 = int(p[o + L.S_CH0])
         for c in range(int(p[o + L.S_NCH])):
-            y[c0 + c] = K.sensor_truth(m, d, p, x, o, c, acc, fc, cur)
+            y[c0 + c] = K.sensor_truth(p, x, o, c, d.oR, d.op, d.ov, m.gravity, acc, fc, cur)
     na = cur.shape[0]
     for a in range(na):
         y[nch + a] = force[a]
@@ -157,13 +160,26 @@ def robot_outputs(t, x, p, mode, y):
             touching += 1
     y[nch + 2 * na + nc] = total
     y[nch + 2 * na + nc + 1] = touching
+    oy = nch + 2 * na + nc + 2
+    ncyl = (y.shape[0] - oy) // 2
+    nq = int(p[L.P_NQ])
+    oa = int(p[L.P_OA])
+    j = 0
+    for a in range(na):
+        o = oa + L.AW * a
+        if int(p[o + L.A_TYPE]) == L.ACT_PNEUMATIC:
+            xp, xd, arm, row, fp = K.cylinder_force(p, o, x, x[int(p[o + L.A_QADR])],
+                                                    x[nq + int(p[o + L.A_DOF])], scr)
+            y[oy + j] = xp
+            y[oy + ncyl + j] = fp
+            j += 1
 
 
 @hs.sample
 def robot_sample(t, x, p, mode, k, x_new):
     """Sample instant k of the sample clock: every sensor whose period (in ticks) divides k measures
-    (:func:`._kernels.measure`) and holds its value in the sensordata. The dynamics run only when a
-    sensor needs them (``P_SENSE``)."""
+    (:func:`._kernels.measure`) and holds its value in the sensordata. The stages run only as far as
+    the sensors need them (``P_SENSE``: kinematics, contact forces, the whole dynamics)."""
     x, p, x_new = borrow_all((x, p, x_new))
     nrow = int(p[L.P_NROW])
     if nrow == 0:
@@ -173,9 +189,11 @@ def robot_sample(t, x, p, mode, k, x_new):
     if sense == L.SENSE_DYNAMICS:
         K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
         K.body_accelerations(m, d, d.ddq, acc)
-    elif sense == L.SENSE_KINEMATICS:
+    elif sense >= L.SENSE_KINEMATICS:
         nq = int(p[L.P_NQ])
         K.world_kinematics(m, d, x[:nq], x[nq:nq + int(p[L.P_NV])])
+        if sense == L.SENSE_CONTACT:
+            K.contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr)
     os_ = int(p[L.P_OS])
     for r in range(nrow):
         o = os_ + L.SW * r
@@ -183,7 +201,8 @@ def robot_sample(t, x, p, mode, k, x_new):
         if k % ticks != 0:
             continue
         for c in range(int(p[o + L.S_NCH])):
-            K.measure(p, o, c, k // ticks, K.sensor_truth(m, d, p, x, o, c, acc, fc, cur), x, x_new)
+            truth = K.sensor_truth(p, x, o, c, d.oR, d.op, d.ov, m.gravity, acc, fc, cur)
+            K.measure(p, o, c, k // ticks, truth, x, x_new)
     return mode
 
 

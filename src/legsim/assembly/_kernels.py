@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import math
 
+import numba as nb
 import numpy as np
 
 from .._borrow import view_c
 from ..actuators.electric._kernels import peukert_rate
 from ..actuators.electric._pmsm_kernels import circle_limit
+from ..actuators.pneumatic import _lane_kernels as LK
 from ..actuators.pneumatic import _layout as PL
 from ..actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force, tank_pressure_rate
 from ..actuators.pneumatic._flow_kernels import cv_flow_corrected, cv_flow_source, orifice_flow
@@ -88,22 +90,24 @@ def moved_workspace(p, x):
     return ws
 
 
-@hs.njit_helper
+@nb.njit(cache=True, nogil=True, inline="always")
 def contact_point(d, p, k, out):
     """Contact point k against the ground: ``out`` (12,) = gap, approach rate, point (3), point
-    velocity (3) (:func:`sphere_on_plane`), then the ground's outward normal there (3) (the plane's,
+    velocity (3) (:func:`sphere_on_plane`; the point midway between the sphere and the ground, or the
+    sphere's deepest point, ``C_MIDWAY``), then the ground's outward normal there (3) (the plane's,
     or a terrain's tangent plane under the sphere: :func:`sphere_on_terrain`)."""
     oc = int(p[L.P_OC])
     o = oc + L.C_LAW + LW.NPRM + L.CW * k
     b, lx, ly, lz, r = int(p[o + L.CP_BODY]), p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z], p[o + L.CP_R]
+    midway = p[oc + L.C_MIDWAY] != 0.0
     ot = int(p[L.P_OTR])
     if ot >= 0:
         sphere_on_terrain(d, b, lx, ly, lz, r, p, ot + L.TR_DATA, int(p[ot + L.TR_KIND]), int(p[ot + L.TR_N]),
-                          int(p[ot + L.TR_NX]), int(p[ot + L.TR_NY]), p[ot + L.TR_DX], p[ot + L.TR_DY], True,
-                          out)
+                          int(p[ot + L.TR_NX]), int(p[ot + L.TR_NY]), p[ot + L.TR_DX], p[ot + L.TR_DY],
+                          midway, out)
         return
     sphere_on_plane(d, b, lx, ly, lz, r, p[oc + L.C_NX], p[oc + L.C_NY], p[oc + L.C_NZ], p[oc + L.C_OFF],
-                    True, out)
+                    midway, out)
     out[9] = p[oc + L.C_NX]
     out[10] = p[oc + L.C_NY]
     out[11] = p[oc + L.C_NZ]
@@ -176,7 +180,7 @@ def _clip(u, lo, hi):
     return lo if u < lo else (hi if u > hi else u)
 
 
-@hs.njit_helper
+@nb.njit(cache=True, nogil=True, inline="always")
 def piston(p, pp, q, qd):
     """``(x, xdot, dx/dq, row)`` of a pneumatic cylinder through its transmission (``pp``: its type
     parameters in ``p``): piston position [m] clamped to [0, stroke], velocity [m/s], lever arm
@@ -194,6 +198,38 @@ def piston(p, pp, q, qd):
                                         p[pp + 7], q, qd)
     xp = _clip(xp, 0.0, row[PL.STROKE])
     return xp, xd, arm, row
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def cylinder_force(p, o, x, q, qd, scr):
+    """The pneumatic cylinder at actuator row ``p[o]`` at joint position ``q`` and rate ``qd``:
+    ``(x, xdot, dx/dq, row, F)``: piston position [m] (clamped), velocity [m/s] and lever arm through
+    its transmission (:func:`piston`), its parameter row (a copy in ``scr`` with its air supply's
+    pressure and temperature when it draws from one) and the piston force
+    F = P_cap A_cap - P_rod A_rod - P_atm A_rod,cs - F_f(xdot) [N] (Daepp (4.1.11); velocity-only
+    friction)."""
+    xp, xd, arm, row = piston(p, o + L.A_P0, q, qd)
+    k = int(p[o + L.A_SUPPLY])
+    if k >= 0:
+        row = supplied_row(p, row, k, x, scr[12:12 + PL.NPARAM])
+    s = int(p[o + L.A_STATE])
+    return xp, xd, arm, row, pressure_force(row, x[s], x[s + 1]) - friction_force(row, xd, 0.0, 0, 0.0)
+
+
+@hs.njit_helper
+def lane_blocks(p):
+    """The cylinders' SIMD lane block (:mod:`legsim.actuators.pneumatic._lane_kernels`) viewed from
+    ``p``: ``(lane_of, block_lanes, n_fitted_blocks, lanes, lin, lout)``, the last two its input and
+    output scratch at ``P_OLS``; empty views without a lane block (``P_OLN`` < 0)."""
+    off = int(p[L.P_OLN])
+    if off < 0:
+        none = p[0:0]
+        return none, none, 0.0, none, none, none
+    lane_of, block_lanes, nfb, lanes = LK.embedded_view(p, off)
+    o = int(p[L.P_OLS])
+    nin = block_lanes.shape[0] * LK.NIN * LK.LANE_WIDTH
+    nout = block_lanes.shape[0] * LK.NOUT * LK.LANE_WIDTH
+    return lane_of, block_lanes, nfb, lanes, p[o:o + nin], p[o + nin:o + nin + nout]
 
 
 @hs.njit_helper
@@ -387,7 +423,9 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
     armature currents and the PMSM drives' i_q [A] (0 for other types), ``adot`` (nas,) the rates of
     the actuator states (DC motor current with inductance, PMSM drive states, the cylinders' gas
     states, the air supplies' pressures); ``scr`` scratch (NSCR,). Equations:
-    :mod:`legsim.assembly.components`."""
+    :mod:`legsim.assembly.components`. The chamber rates of the cylinders with a lane (``A_LANE`` >= 0)
+    are evaluated together by the SIMD lane kernel after the loop, the others' one by one by the
+    scalar kernel (``_chamber_kernels.cylinder_rates``); both are the same equations, equal to 1e-12."""
     nq = int(p[L.P_NQ])
     na = int(p[L.P_NACT])
     oa = int(p[L.P_OA])
@@ -396,6 +434,7 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     supply_leaks(p, x, adot)
+    lane_of, block_lanes, nfb, lanes, lin, lout = lane_blocks(p)
     for a in range(na):
         o = oa + L.AW * a
         typ = int(p[o + L.A_TYPE])
@@ -422,21 +461,23 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
             f = _clip(p[pp] * (u - qd), -p[pp + 1], p[pp + 1])
         elif typ == L.ACT_PNEUMATIC:
             s = int(p[o + L.A_STATE])
-            xp, xd, arm, row = piston(p, pp, q, qd)
-            k = int(p[o + L.A_SUPPLY])
-            if k >= 0:
-                row = supplied_row(p, row, k, x, scr[12:12 + PL.NPARAM])
-            r0, r1, r2, r3, r4 = cylinder_rates(row, u, xp, xd, x[s], x[s + 1], x[s + 2], x[s + 3])
-            if k >= 0:  # the draw lowers the supply's pressure (isothermal tank, RATS (5.12))
-                ro = int(p[L.P_OR]) + L.RW * k
-                rt_v = p[ro + L.R_GAS_R] * p[ro + L.R_TEMP] / p[ro + L.R_VOLUME]
-                adot[int(p[ro + L.R_STATE]) - xa] -= r4 * rt_v
-            adot[s - xa] = r0
-            adot[s - xa + 1] = r1
-            adot[s - xa + 2] = r2
-            adot[s - xa + 3] = r3
-            adot[s - xa + 4] = r4
-            f = (pressure_force(row, x[s], x[s + 1]) - friction_force(row, xd, 0.0, 0, 0.0)) * arm
+            xp, xd, arm, row, fp = cylinder_force(p, o, x, q, qd, scr)
+            lane = int(p[o + L.A_LANE])
+            if lane >= 0:  # its rates come from the lane kernel, below
+                LK.set_lane_inputs(lin, lane, u, xp, xd, x[s], x[s + 1], x[s + 2], x[s + 3])
+            else:
+                r0, r1, r2, r3, r4 = cylinder_rates(row, u, xp, xd, x[s], x[s + 1], x[s + 2], x[s + 3])
+                k = int(p[o + L.A_SUPPLY])
+                if k >= 0:  # the draw lowers the supply's pressure (isothermal tank, RATS (5.12))
+                    ro = int(p[L.P_OR]) + L.RW * k
+                    rt_v = p[ro + L.R_GAS_R] * p[ro + L.R_TEMP] / p[ro + L.R_VOLUME]
+                    adot[int(p[ro + L.R_STATE]) - xa] -= r4 * rt_v
+                adot[s - xa] = r0
+                adot[s - xa + 1] = r1
+                adot[s - xa + 2] = r2
+                adot[s - xa + 3] = r3
+                adot[s - xa + 4] = r4
+            f = fp * arm
         elif typ == L.ACT_SOLENOID:
             f = solenoid_force(p, o, x, q, qd, adot, xa)
         elif typ == L.ACT_PMSM:
@@ -472,22 +513,39 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
             add_point_force(fext, int(p[ro + L.RD_A]), scr[5], scr[6], scr[7], -fx, -fy, -fz)
         else:
             tau[dof] += f
+    if block_lanes.shape[0] > 0:  # the lane cylinders' chamber rates together, Daepp (4.1.1), (4.1.10)
+        LK.pad_inputs(lin, lane_of, block_lanes)
+        LK.lane_rates(lanes, block_lanes, nfb, lin, lout)
+        for a in range(na):
+            o = oa + L.AW * a
+            lane = int(p[o + L.A_LANE])
+            if lane >= 0:
+                s = int(p[o + L.A_STATE]) - xa
+                adot[s], adot[s + 1], adot[s + 2], adot[s + 3], adot[s + 4] = LK.rates_of_lane(lout, lane)
     battery_drain(p, adot)
 
 
-@hs.njit_helper
-def dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
-    """Every stage at state ``x``: world kinematics, contact forces, actuator forces, then the joint
-    accelerations ``d.ddq`` (world-coordinate ABA with the joints' passive forces); False when the
-    articulated inertia is singular."""
+@nb.njit(cache=True, nogil=True, inline="always")
+def forces(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
+    """The stages before the accelerations at state ``x``: world kinematics, contact forces, actuator
+    forces (and the actuator states' rates). This function, :func:`dynamics` and :func:`contact_point`
+    are inlined into the hooks (numba IR): the model and the data are named tuples of ~40 arrays each,
+    which a call passes by value (measured: ~0.5 us a call level on the CRR quadruped, 15 % of its
+    vector field)."""
     nq = int(p[L.P_NQ])
-    nv = int(p[L.P_NV])
-    q = x[:nq]
-    v = x[nq:nq + nv]
-    world_kinematics(m, d, q, v)
+    world_kinematics(m, d, x[:nq], x[nq:nq + int(p[L.P_NV])])
     contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr)
     actuator_forces(p, t, x, d, fext, d.tau, force, cur, adot, scr)
-    return forward_dynamics_world(m, d, q, v, d.tau, fext, d.ddq)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
+    """Every stage at state ``x``: :func:`forces`, then the joint accelerations ``d.ddq``
+    (world-coordinate ABA with the joints' passive forces); False when the articulated inertia is
+    singular."""
+    forces(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+    nq = int(p[L.P_NQ])
+    return forward_dynamics_world(m, d, x[:nq], x[nq:nq + int(p[L.P_NV])], d.tau, fext, d.ddq)
 
 
 @hs.njit_helper
@@ -552,12 +610,15 @@ def gaussian(seed, sensor, channel, k):
     return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
 
 
-@hs.njit_helper
-def sensor_truth(m, d, p, x, o, c, acc, fc, cur):
+@nb.njit(cache=True, nogil=True, inline="always")
+def sensor_truth(p, x, o, c, oR, op, ov, gravity, acc, fc, cur):
     """True value of channel c of the sensor row at ``p[o]`` (after :func:`dynamics`, and
     :func:`body_accelerations` for an accelerometer): joint position/velocity, specific force
     ``a - g`` of a body point or the body's angular velocity in sensor axes, contact force of a
-    geometry (world axes), or motor current."""
+    geometry (world axes), or motor current. ``oR``, ``op``, ``ov``: the data's world placements and
+    velocities, ``gravity`` the model's (3,) [m/s^2]. Inlined into the hooks (numba IR), as
+    :func:`measure`: called once per channel, a call cost ~0.25 us with the model and data as
+    arguments (numba passes every array of a structure by value) and ~75 ns with these arrays."""
     typ = int(p[o + L.S_TYPE])
     src = int(p[o + L.S_SRC])
     if typ == L.SEN_JPOS:
@@ -576,20 +637,20 @@ def sensor_truth(m, d, p, x, o, c, acc, fc, cur):
             if int(p[rows + L.CW * k + L.CP_GEOM]) == src:
                 total += fc[k, c]
         return total
-    R = d.oR[src]
+    R = oR[src]
     if typ == L.SEN_GYRO:
-        w0, w1, w2 = d.ov[src, 3], d.ov[src, 4], d.ov[src, 5]
+        w0, w1, w2 = ov[src, 3], ov[src, 4], ov[src, 5]
     else:  # accelerometer: classical acceleration of the point minus gravity
         px, py, pz = p[o + L.S_POS], p[o + L.S_POS + 1], p[o + L.S_POS + 2]
-        x0 = d.op[src, 0] + R[0, 0] * px + R[0, 1] * py + R[0, 2] * pz
-        x1 = d.op[src, 1] + R[1, 0] * px + R[1, 1] * py + R[1, 2] * pz
-        x2 = d.op[src, 2] + R[2, 0] * px + R[2, 1] * py + R[2, 2] * pz
-        v = d.ov[src]
+        x0 = op[src, 0] + R[0, 0] * px + R[0, 1] * py + R[0, 2] * pz
+        x1 = op[src, 1] + R[1, 0] * px + R[1, 1] * py + R[1, 2] * pz
+        x2 = op[src, 2] + R[2, 0] * px + R[2, 1] * py + R[2, 2] * pz
+        v = ov[src]
         a = acc[src]
         u0 = v[0] + v[4] * x2 - v[5] * x1  # point velocity
         u1 = v[1] + v[5] * x0 - v[3] * x2
         u2 = v[2] + v[3] * x1 - v[4] * x0
-        g = m.gravity
+        g = gravity
         w0 = a[0] + a[4] * x2 - a[5] * x1 + v[4] * u2 - v[5] * u1 - g[0]
         w1 = a[1] + a[5] * x0 - a[3] * x2 + v[5] * u0 - v[3] * u2 - g[1]
         w2 = a[2] + a[3] * x1 - a[4] * x0 + v[3] * u1 - v[4] * u0 - g[2]
@@ -600,7 +661,7 @@ def sensor_truth(m, d, p, x, o, c, acc, fc, cur):
     return p[r + c] * b0 + p[r + 3 + c] * b1 + p[r + 6 + c] * b2  # sensor axes: R_s^T b
 
 
-@hs.njit_helper
+@nb.njit(cache=True, nogil=True, inline="always")
 def measure(p, o, c, ks, truth, x, x_new):
     """Sample ``ks`` of channel c of the sensor row at ``p[o]``: scale error, offset, noise,
     saturation, quantisation, first-order Butterworth low-pass, delay (``components.Measurement``);
@@ -621,10 +682,8 @@ def measure(p, o, c, ks, truth, x, x_new):
     xs = int(p[o + L.S_XSTATE]) + c * (L.NFSTATE + delay)
     b0 = p[o + L.S_B0]
     if ks == 0:  # start in steady state at the first value
-        x_new[xs] = y
-        x_new[xs + 1] = y
-        for j in range(delay):
-            x_new[xs + L.NFSTATE + j] = y
+        for j in range(L.NFSTATE + delay):
+            x_new[xs + j] = y
     elif b0 > 0.0:  # y_k = b0 (u_k + u_{k-1}) - a1 y_{k-1}
         yf = b0 * (y + x[xs]) - p[o + L.S_A1] * x[xs + 1]
         x_new[xs] = y

@@ -3,17 +3,20 @@
 these as compile-time constants).
 
 ``p = [header (HEAD), multibody fbuf (nf), ibuf (ni int64 stored as their raw bits), contact block,
-actuator rows (nact x AW), sensor rows (nrow x SW), scratch]``; the header holds the sizes and
-every offset. The hooks' scratch (the multibody data workspace and the stages' buffers) lives at
+actuator rows (nact x AW), sensor rows (nrow x SW), the cylinders' parameter rows, the solenoids' and
+PMSM drives' blocks, resource rows, obstacle rows, the cylinders' SIMD lane block (P_OLN), scratch]``,
+then with a compiled controller its parameters; the header holds the sizes and every offset. The
+hooks' scratch (the multibody data workspace and the stages' buffers) lives at
 the end of ``p`` and ``ibuf`` is read through an int64 view of its bits, so a hook call allocates
 nothing and copies nothing (hence the hooks compile without reference counting). The scratch is
 rewritten before it is read in every call; a run's ``p`` is its own copy (``Model.params``), so
 runs in parallel threads do not share it.
 
 ``x = [q (nq), v (nv), v_imp (nc), anchors (3 nc, anchor-spring friction only), actuator states,
-commands (nu), sensordata (nch), sensor filter and delay states]``: continuous states first
-(q, v, anchors, actuator states), the rest bookkeeping states that change only at events and
-samples (v_imp at contact onsets; commands, sensordata and filter states at samples).
+commands (nu), sensordata (nch), sensor filter and delay states, a compiled controller's memory
+(P_XM, P_NM)]``: continuous states first (q, v, anchors, actuator states), the rest bookkeeping
+states that change only at events and samples (v_imp at contact onsets; commands, sensordata,
+filter states and the controller's memory at samples).
 """
 
 import hashlib
@@ -37,15 +40,22 @@ STAMP = _stamp()
 # ---- header (P_STAMP stays at index 0 whatever else changes) ---------------------------------
 (P_STAMP, P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
  P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB, P_OCP, P_NCP,
- P_CEVERY, P_OOB, P_NOB, P_OT, P_OTR, P_ORD) = range(35)
-HEAD = 35
+ P_CEVERY, P_OOB, P_NOB, P_OT, P_OTR, P_ORD, P_XM, P_NM, P_OLN, P_OLS) = range(39)
+HEAD = 39
+"""``P_XM``, ``P_NM``: first state and length of a compiled controller's memory (0, 0 without);
+``P_OLN``: offset of the cylinders' SIMD lane block (``actuators.pneumatic._lane_kernels.embedded_lanes``),
+-1 when every cylinder takes the scalar kernel; ``P_OLS``: its scratch (the lane inputs, then outputs)."""
 
-SENSE_STATE, SENSE_KINEMATICS, SENSE_DYNAMICS = range(3)
-"""What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates), world
-kinematics (gyros), or the whole dynamics (accelerometers, contact forces, motor currents)."""
+SENSE_STATE, SENSE_KINEMATICS, SENSE_CONTACT, SENSE_DYNAMICS = range(4)
+"""What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates, chamber
+pressures), world kinematics (gyros), world kinematics and the contact forces (contact-force sensors),
+or the whole dynamics (accelerometers, motor currents)."""
 
 # ---- contact block at p[P_OC]: ground, law, then one row per contact point ------------------
-C_NX, C_NY, C_NZ, C_OFF, C_NLAW, C_FLAW, C_LAW = range(7)
+C_NX, C_NY, C_NZ, C_OFF, C_NLAW, C_FLAW, C_MIDWAY, C_LAW = range(8)
+"""Ground normal (3) and offset, normal- and friction-law codes, where a point pushes on the ground
+(1: midway between the sphere's deepest point and the plane, 0: at the sphere's deepest point;
+``components.Contacts.point``), then the law's parameters (``contact._laws.NPRM``)."""
 CW = 6
 """Per contact point: body, centre in body axes (3), radius, index of its geometry."""
 CP_BODY, CP_X, CP_Y, CP_Z, CP_R, CP_GEOM = range(CW)
@@ -61,7 +71,7 @@ OW = 15
 (:func:`legsim.world._terrain.sphere_on_box`)."""
 
 # ---- actuator rows at p[P_OA] ----------------------------------------------------------------
-AW = 18
+AW = 19
 A_TYPE, A_DOF, A_QADR, A_STATE, A_GEAR, A_ULO, A_UHI = range(7)
 A_P0 = 7
 """Type parameters from here: torque (lo, hi), servo (kp, kd, effort), velocity servo (kv, effort),
@@ -79,6 +89,10 @@ A_TABLE = A_SUPPLY + 1
 """The actuator's column in the command table (:class:`legsim.assembly.CommandTable`), -1 for none."""
 A_ROD = A_TABLE + 1
 """The actuator's rod (:class:`legsim.assembly.Rod`, its row at ``p[P_ORD] + RDW * k``), -1: on a joint."""
+A_LANE = A_ROD + 1
+"""A pneumatic cylinder's lane in the SIMD lane block (``P_OLN``): its chamber rates come from the lane
+kernel; -1: from the scalar kernel (any other actuator, a cylinder fed by an air supply, or a robot with
+fewer than two lane-compatible cylinders)."""
 
 # ---- rod rows at p[P_ORD]: body a, point on a (3), body b, point on b (3) (body axes, m) -----------
 RDW = 8

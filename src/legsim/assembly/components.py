@@ -12,7 +12,8 @@ Actuators (one per 1-DoF joint, revolute or prismatic; generalised force ``tau``
 * :class:`PositionServo` — ``tau = clip(kp (u - q) - kd qdot, -effort, effort)``; ``u`` [rad or m].
 * :class:`VelocityServo` — ``tau = clip(kv (u - qdot), -effort, effort)``; ``u`` [rad/s or m/s].
 * :class:`PneumaticCylinder` — a valve-driven double-acting cylinder through a linkage (``u``: valve
-  voltage [V]).
+  voltage [V]); two or more on their own supplies are evaluated together through the SIMD lane kernel
+  (``Robot(lanes=...)``).
 * :class:`SolenoidCylinder` — the RATS leg: a single chamber on a 3-way solenoid valve with latency
   (``u``: 1 energised, 0 not).
 * :class:`DCMotor` — brushed DC motor through a gear of ratio N and efficiency eta (motor speed
@@ -878,6 +879,10 @@ class Contacts:
         fixed-step RK4 runs; laws that latch the impact velocity or keep an anchor need ``"event"``).
     obstacles : static boxes (:class:`Obstacle`) that the contact points touch besides the ground,
         with the same law; smooth path only.
+    point : where a contact point pushes on the ground, and whose velocity the friction law sees:
+        ``"midway"`` between the sphere's deepest point and the plane, c − (r + gap/2) n (as RobotWorld
+        and MuJoCo place it), or ``"sphere"``, the sphere's deepest point c − r n (the CRR quadruped's
+        feet). The obstacles always push midway.
     """
 
     law: ContactLaw
@@ -885,6 +890,7 @@ class Contacts:
     geometries: Sequence[str] | None = None
     path: str = "event"
     obstacles: Sequence[Obstacle] = ()
+    point: str = "midway"
 
     def __post_init__(self):
         if not isinstance(self.law, ContactLaw):
@@ -894,6 +900,8 @@ class Contacts:
                              "HeightField or HeightFunction")
         if self.path not in ("event", "smooth"):
             raise InputError(f"Contacts: path = {self.path!r}, expected 'event' or 'smooth'")
+        if self.point not in ("midway", "sphere"):
+            raise InputError(f"Contacts: point = {self.point!r}, expected 'midway' or 'sphere'")
         if self.path == "smooth" and (self.law.normal.law in _LATCHED
                                       or self.law.friction.law == FrictionLaw.ANCHOR):
             raise InputError(f"Contacts: the {self.law.normal.law.name.lower()} normal law with "

@@ -13,7 +13,7 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
                                   # rad/s], mimic = "error" | "ignore" | "fixed", meshes = "hull" | ...
     [contacts]                    # optional: no ground contact without it
     geometries = ["foot"]         # the touching collision shapes (default: every sphere, capsule, box)
-    path = "event"                # or "smooth"
+    path = "event"                # or "smooth"; point = "midway" (default) or "sphere": where a point pushes
     normal = { law = "hunt_crossley", k = 1e5, alpha = 0.5 }   # a normal-law factory + its keywords
     friction = { law = "coulomb", mu = 0.8, v_eps = 0.01 }    # a friction-law factory (default: none)
     ground = { normal = [0, 0, 1], offset = 0.0 }             # or { incline = 0.1 } [rad], + through,
@@ -168,7 +168,7 @@ _TOP = ("urdf", "floating_base", "control_period", "name", "urdf_options", "cont
         "actuators", "sensors")
 _URDF_OPTIONS = {"gravity": "vector", "limit_stiffness": "number", "limit_damping": "number",
                  "friction_velocity": "number", "mimic": "str", "meshes": "str"}
-_CONTACTS = ("geometries", "path", "normal", "friction", "ground")
+_CONTACTS = ("geometries", "path", "normal", "friction", "ground", "point")
 _GROUND = ("normal", "offset", "incline", "through", "terrain", "params")
 class _File:
     """Checks values read from one file; every message starts ``<file> [<table>]:``."""
@@ -352,8 +352,9 @@ def _contacts(f: _File, spec: dict[str, Any]) -> C.Contacts:
     kw = {}
     if "geometries" in spec:
         kw["geometries"] = f.value(t, "geometries", spec["geometries"], "names")
-    if "path" in spec:
-        kw["path"] = f.value(t, "path", spec["path"], "str")
+    for key in ("path", "point"):
+        if key in spec:
+            kw[key] = f.value(t, key, spec[key], "str")
     return f.build(t, C.Contacts, CL.ContactLaw(normal, friction), ground, **kw)
 
 

@@ -33,7 +33,7 @@ from . import _clock
 from . import _hooks as H
 from . import _kernels as K
 from . import _layout as L
-from .compiled import is_compiled_controller, sample_hook
+from .compiled import is_compiled_controller, sample_hook, takes_memory
 from .components import (
     _FRICTION_LAWS,
     IMU,
@@ -96,6 +96,12 @@ class Robot:
     command_table : :class:`~legsim.assembly.components.CommandTable`, optional: commands of some
         actuators played back from a table (linear in time), in place of their held commands.
     name : model name (default: the multibody model's).
+    lanes : evaluate the chamber rates of two or more :class:`PneumaticCylinder` s that draw from their
+        own constant supply together, through the SIMD lane kernel
+        (``legsim.actuators.pneumatic._lane_kernels``, four per AVX2 vector; the same equations as the
+        scalar kernel, equal to 1e-12); False: each through the scalar kernel (for comparisons).
+        Cylinders on an :class:`AirSupply` always take the scalar kernel (the lane block bakes the
+        supply pressure into derived parameters).
 
     Attributes
     ----------
@@ -103,13 +109,16 @@ class Robot:
         :func:`legsim.multibody.articulated_model`, then ``v_imp_<point>``, anchors, actuator states,
         the held commands ``u_<actuator>``, the sensordata ``<sensor>_<channel>`` and filter states;
         outputs ``true_<sensor>_<channel>``, ``tau_<actuator>``, ``current_<actuator>``,
-        ``fn_<point>``, ``fn_total``, ``n_touching``).
+        ``fn_<point>``, ``fn_total``, ``n_touching``, then per pneumatic cylinder ``piston_x_<actuator>``
+        [m] and ``piston_force_<actuator>`` [N]); with a compiled controller that keeps a memory, its
+        states ``ctrl_m<k>`` follow the robot's (:meth:`with_compiled_controller`).
     actuator_names, sensor_names : in declaration order.
     """
 
     def __init__(self, model: Model, *, actuators: Sequence = (), sensors: Sequence = (),
                  contacts: Contacts | None = None, resources: Sequence = (), control_period: float = 1e-3,
-                 command_table: CommandTable | None = None, name: str | None = None):
+                 command_table: CommandTable | None = None, name: str | None = None,
+                 lanes: bool = True):
         if not isinstance(model, Model):
             raise InputError(f"Robot: model = {type(model).__name__}, expected a legsim.multibody.Model "
                              "(RobotBuilder(...).compile() or legsim.multibody.load_urdf)")
@@ -131,6 +140,9 @@ class Robot:
             raise InputError(f"Robot: command_table = {command_table!r}, expected a "
                              "legsim.assembly.CommandTable")
         self.command_table = command_table
+        if not isinstance(lanes, bool):
+            raise InputError(f"Robot: lanes = {lanes!r}, expected True or False")
+        self.lanes = lanes
         self._pack()
         self._check_compiled()
 
@@ -195,7 +207,7 @@ class Robot:
                 rods.append(self._rod(owner, act))
             else:
                 dof, qadr = self._joint(owner, act.joint)
-            row[L.A_DOF], row[L.A_QADR], row[L.A_STATE] = dof, qadr, -1
+            row[L.A_DOF], row[L.A_QADR], row[L.A_STATE], row[L.A_LANE] = dof, qadr, -1, -1
             row[L.A_GEAR], row[L.A_ULO], row[L.A_UHI] = 1.0, -np.inf, np.inf
             row[L.A_TABLE] = -1
             p0 = L.A_P0
@@ -348,6 +360,7 @@ class Robot:
             cblock[L.C_NX:L.C_NZ + 1] = plane.normal
             cblock[L.C_OFF] = plane.offset
             cblock[L.C_NLAW], cblock[L.C_FLAW] = int(c.law.normal.law), int(c.law.friction.law)
+            cblock[L.C_MIDWAY] = 1.0 if c.point == "midway" else 0.0
             cblock[L.C_LAW:L.C_LAW + LW.NPRM] = c.law.params
             for k, (_, body, centre, radius, gname) in enumerate(points):
                 o = L.C_LAW + LW.NPRM + L.CW * k
@@ -360,7 +373,8 @@ class Robot:
         head[L.P_STAMP] = L.STAMP
         head[L.P_CEVERY] = self.controller_every
         types = {int(r[L.S_TYPE]) for r in srows}
-        head[L.P_SENSE] = (L.SENSE_DYNAMICS if types & {L.SEN_ACC, L.SEN_FORCE, L.SEN_CURRENT} else
+        head[L.P_SENSE] = (L.SENSE_DYNAMICS if types & {L.SEN_ACC, L.SEN_CURRENT} else
+                           L.SENSE_CONTACT if L.SEN_FORCE in types else
                            L.SENSE_KINEMATICS if L.SEN_GYRO in types else L.SENSE_STATE)
         head[[L.P_XC, L.P_XS, L.P_XA, L.P_XU, L.P_XY, L.P_XF]] = (
             nq + nv, (nq + nv + (0 if smooth else nc)) if anchors else -1, xa, xu, xy, xf)
@@ -389,9 +403,14 @@ class Robot:
         head[L.P_OT] = ot if table.size else -1
         terrain = _terrain_block(c.ground) if c is not None else np.zeros(0)
         head[L.P_OTR] = ot + table.size if terrain.size else -1
-        head[L.P_OSCR] = ot + table.size + terrain.size
+        oln = ot + table.size + terrain.size
+        lanes, nlane_scratch = self._lane_block(rows, pneumatic, prows)
+        head[L.P_OLN] = oln if lanes.size else -1
+        head[L.P_OSCR] = oln + lanes.size
+        head[L.P_OLS] = head[L.P_OSCR] + scratch.size if lanes.size else -1
+        scratch = np.concatenate([scratch, np.zeros(nlane_scratch)])
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *pblocks, *supplies,
-                               *batteries, *obstacles, *rods, table, terrain, scratch])
+                               *batteries, *obstacles, *rods, table, terrain, lanes, scratch])
         # ---- names
         qn, vn, _ = mb.coordinate_names()
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -412,9 +431,11 @@ class Robot:
         for st, ia, act in solenoids:  # at its initial pressure, valve closed, no switch pending
             p_atm = supplies[int(rows[ia][L.A_SUPPLY])][L.R_P_ATM]
             x0[st:st + L.NSOL] = (p_atm if act.p0 is None else act.p0, 0.0, 0.0, H.NEVER)
+        cylinders = [act.name for _, _, act in pneumatic]
         outputs = ([f"true_{s}" for s in sensordata] + [f"tau_{n}" for n in names]
                    + [f"current_{n}" for n in names] + [f"fn_{n}" for n in pt_names]
-                   + ["fn_total", "n_touching"])
+                   + ["fn_total", "n_touching"] + [f"piston_x_{n}" for n in cylinders]
+                   + [f"piston_force_{n}" for n in cylinders])
         messages: dict[int, str] = {L.ERR_STALE: _STALE}
         for ia, aname in enumerate(names):
             lo, hi = ranges[ia]
@@ -508,6 +529,23 @@ class Robot:
                                  f"is outside its command range [{lo:g}, {hi:g}]")
             rows[a][L.A_TABLE] = c
         return np.concatenate([[tab.shape[0], ct.dt, tab.shape[1]], tab.ravel()])
+
+    def _lane_block(self, rows: list[np.ndarray], pneumatic: list, prows: list[np.ndarray]
+                    ) -> tuple[np.ndarray, int]:
+        """The SIMD lane block of the cylinders that draw from their own constant supply, when there are
+        two or more and ``self.lanes``, with each one's lane written into its actuator row
+        (``A_LANE``); and the size of its scratch (lane inputs and outputs). Empty and 0 otherwise."""
+        from ..actuators.pneumatic import _lane_kernels as LK
+
+        own = [k for k, (_, _, act) in enumerate(pneumatic) if act.supply is None]
+        if not self.lanes or len(own) < 2:
+            return np.zeros(0), 0
+        block = LK.embedded_lanes(np.array([prows[k] for k in own]))
+        lane_of = block[3:3 + len(own)]
+        cyl = [r for r in rows if int(r[L.A_TYPE]) == L.ACT_PNEUMATIC]
+        for k, lane in zip(own, lane_of, strict=True):
+            cyl[k][L.A_LANE] = lane
+        return block, int(LK.scratch_size(block, 0))
 
     def _prismatic(self, owner: str, joint: str, hint: str = "") -> None:
         """InputError unless ``joint`` (known to exist) is prismatic."""
@@ -698,20 +736,22 @@ class Robot:
         return Options(rtol=1e-7, atol=1e-9, h_max=self.control_period, record_period=self.control_period)
 
     def simulate(self, t_final: float, controller: Controller | None = None, *, q0=None, v0=None,
-                 commands0=None, options: Options | None = None, controller_params=(), x0=None,
-                 t0: float = 0.0, **kwargs) -> Result:
+                 commands0=None, options: Options | None = None, controller_params=(), controller_memory=(),
+                 x0=None, t0: float = 0.0, **kwargs) -> Result:
         """Run the robot to ``t_final`` [s] with ``controller`` (called every control period from t = 0
         with the sensors' held measurements; None: the commands stay ``commands0``): a Python function
         ``controller(t, sensors) -> commands``, or one compiled with
-        :func:`legsim.assembly.compiled_controller` (then ``controller_params`` reach it as ``params``).
+        :func:`legsim.assembly.compiled_controller` (then ``controller_params`` reach it as ``params``,
+        and a controller with a memory starts with ``controller_memory``, see
+        :meth:`with_compiled_controller`).
 
         ``options`` default: DP45 at rtol 1e-7 for the event path; fixed-step RK4 at h = half the
         control period for the smooth path (steps also end at every sample instant; on the sample
         hexapod with Hunt–Crossley feet, h = 1 ms settles into a limit cycle 5 % off the weight
         that h <= 0.5 ms does not have: check convergence for your contact stiffness); records
         every control period. ``x0`` (nx,) and ``t0`` [s] continue a run from a recorded engine
-        state (``res.x[-1]``, ``res.t[-1]``: tank and chamber pressures, filters and held commands
-        included) instead of ``q0``/``v0``/``commands0``. Other keywords go to
+        state (``res.x[-1]``, ``res.t[-1]``: tank and chamber pressures, filters, held commands and a
+        compiled controller's memory included) instead of ``q0``/``v0``/``commands0``. Other keywords go to
         :func:`legsim.hybrid.simulate` (``sinks``, ``progress``, ``raise_on_error``).
         """
         if x0 is None:
@@ -720,25 +760,49 @@ class Robot:
             raise InputError(f"{self.name}: give x0 (a whole engine state) or q0/v0/commands0, not both")
         options = self.default_options() if options is None else options
         if is_compiled_controller(controller):
-            return simulate(self.with_compiled_controller(controller, controller_params), t_final, x0=x0,
-                            t0=t0, options=options, **kwargs)
+            x0 = np.asarray(x0, dtype=float)
+            nx = self.model.state_defaults.size
+            if x0.size > nx and not np.size(controller_memory):  # a recorded state holds the memory
+                controller_memory = x0[nx:]
+            model = self.with_compiled_controller(controller, controller_params, controller_memory)
+            if x0.shape == (nx,):  # the robot's state: the memory starts at controller_memory
+                x0 = np.concatenate([x0, model.state_defaults[nx:]])
+            return simulate(model, t_final, x0=x0, t0=t0, options=options, **kwargs)
+        if np.size(controller_memory):
+            raise InputError(f"{self.name}: controller_memory is for a compiled controller that keeps a "
+                             "memory (legsim.assembly.compiled_controller)")
         callback = None if controller is None else python_controller(self, controller)
         return simulate(self.model, t_final, x0=x0, t0=t0, options=options, controller=callback,
                         controller_every=self.controller_every, **kwargs)
 
-    def with_compiled_controller(self, controller, controller_params=()) -> HybridModel:
+    def with_compiled_controller(self, controller, controller_params=(), controller_memory=()) -> HybridModel:
         """The robot's hybrid model with ``controller`` (:func:`legsim.assembly.compiled_controller`) in
-        its sample hook and ``controller_params`` (ncp,) appended to its parameters (``ctrl_p<k>``)."""
+        its sample hook, ``controller_params`` (ncp,) appended to its parameters (``ctrl_p<k>``) and, for
+        a controller with a memory, ``controller_memory`` (nm,) its initial memory, appended to its
+        states as bookkeeping states ``ctrl_m<k>`` (the controller's fifth argument)."""
+        if not is_compiled_controller(controller):
+            raise InputError(f"{self.name}: controller = {controller!r}, expected a function compiled with "
+                             "legsim.assembly.compiled_controller")
         cp = np.array(controller_params, dtype=float).ravel()
         if not np.all(np.isfinite(cp)):
             raise InputError(f"{self.name}: controller_params = {controller_params!r}, expected finite "
                              "numbers")
+        mem = np.array(controller_memory, dtype=float).ravel()
+        if not np.all(np.isfinite(mem)):
+            raise InputError(f"{self.name}: controller_memory = {controller_memory!r}, expected finite "
+                             "numbers")
+        if mem.size and not takes_memory(controller):
+            raise InputError(f"{self.name}: controller_memory has {mem.size} values, but the controller "
+                             "takes no memory (its fifth argument)")
         base = self.model.param_defaults
         p = np.concatenate([base, cp])
-        p[L.P_OCP], p[L.P_NCP] = base.size, cp.size
+        nx = self.model.state_defaults.size
+        p[L.P_OCP], p[L.P_NCP], p[L.P_XM], p[L.P_NM] = base.size, cp.size, nx, mem.size
         names = (*self.model.param_names, *(f"ctrl_p{k}" for k in range(cp.size)))
+        states = (*self.model.state_names, *(f"ctrl_m{k}" for k in range(mem.size)))
         return dataclasses.replace(self.model, sample=sample_hook(controller), param_defaults=p,
-                                   param_names=names)
+                                   param_names=names, state_names=states,
+                                   state_defaults=np.concatenate([self.model.state_defaults, mem]))
 
 
 _STALE = ("legsim.assembly: its compiled hooks are older than its source files (a numba disk cache left "

@@ -396,6 +396,26 @@ def gather_inputs(order, block_lanes, u, x, xdot, state, lin):
 
 
 @_kernel()
+def pad_inputs(lin, lane_of, block_lanes):
+    """Give every computed padding lane the inputs of its block's last actuator (what
+    :func:`gather_inputs` does), for a hook that wrote the actuators' lanes of ``lin`` itself with
+    :func:`set_lane_inputs`: ``lane_of`` (N,) and ``block_lanes`` of :func:`embedded_view`. A block
+    holds its actuators in its first lanes (:func:`lane_order`); with none to pad this costs one pass
+    over ``lane_of``."""
+    W = LANE_WIDTH
+    for b in range(block_lanes.size):
+        last = -1
+        for i in range(lane_of.size):
+            j = int(lane_of[i])
+            if j // W == b and j > last:
+                last = j
+        src = b * NIN * W + last % W
+        for la in range(last % W + 1, int(block_lanes[b])):
+            for k in range(NIN):
+                lin[b * NIN * W + k * W + la] = lin[src + k * W]
+
+
+@_kernel()
 def scatter_rates(order, lout, out):
     """Copy each actuator's rates from its lane of ``lout`` into ``out`` (N, 5)."""
     for j in range(order.size):

@@ -5,7 +5,8 @@ chamber energy balance → piston force with Stribeck-tanh friction → torque t
 linkage (5.2.7)–(5.2.9) → rigid-body leg (ABA of :mod:`legsim.multibody`).
 
 Parameter vector ``p`` (SI): three actuator rows (``actuators.pneumatic._layout``, Alpha, Beta,
-Gamma), then per-joint linkage/controller/reference blocks (``NJ`` each), then the coupling block,
+Gamma), then per-joint linkage/controller/reference blocks (``NJ`` each, layout and controller
+kernels in :mod:`._joint_kernels`), then the coupling block,
 then the multibody model's flat buffers (``fbuf``, then ``ibuf`` stored as exact floats; numba
 hooks cannot capture a multibody ``Data`` object, so the hook rebuilds the model views and a
 scratch data buffer from ``p`` at each call, as ``multibody._layout`` intends).
@@ -29,32 +30,23 @@ from numba import njit
 from legsim.actuators.pneumatic import _layout as L
 from legsim.actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force
 from legsim.actuators.pneumatic._friction_kernels import friction_force
-from legsim.actuators.pneumatic._linkage_kernels import GAMMA, cylinder_of_joint
+from legsim.actuators.pneumatic._linkage_kernels import cylinder_of_joint
 from legsim.hybrid import signatures as sig
 from legsim.multibody._kernels import forward_dynamics
 from legsim.multibody._workspace import model_workspace
+
+from ._joint_kernels import KIND, L1, L2, L3, L4, L5, NJ, pid_law, reference_at
+from ._joint_kernels import NTAB as NTAB  # re-exported: the leg's reference tables hold NTAB points
 
 MONOLITHIC = 0
 COSIM = 1
 PAUSED = 2
 
 NA = L.NPARAM
-NTAB = 64                     # reference table points per joint (a walking run needs ~40)
-# per-joint block, offsets inside it
-KIND, L1, L2, L3, L4, L5, KP, KI, KD, GAIN, U_BIAS = range(11)
-REF_KIND, REF_T0, REF_AMP, REF_OMEGA, REF_OFF, N_TAB = range(11, 17)
-KF = 17                       # pressure-force feedback gains: static [V/N]
-KFD = 18                      # and on its rate [V s/N]
-REF_PERIOD = 19               # table repeat period [s] (0: not cyclic)
-TAB = 20                      # NTAB times, then NTAB values
-NJ = TAB + 2 * NTAB
 O_J = 3 * NA                  # first joint block
 G = O_J + 3 * NJ              # coupling block
 DT, COUPLING, D_UP, D_DOWN, PAUSE_T0, PAUSE_DUR, NFB, NIB = range(G, G + 8)
 MB = G + 8                    # multibody fbuf, then ibuf
-REF_TABLE = 0                 # held steps
-REF_SINE = 1
-REF_LINEAR = 2                # piecewise linear through the table points (ramps, trapezoids)
 
 # states: continuous, then bookkeeping
 Q = 0                         # joint angles (3) [rad]
@@ -81,9 +73,9 @@ def joint_block(j):
     return O_J + j * NJ
 
 
-# ---- per-joint kernels at explicit offsets (shared with the quadruped, robots.crr_quadruped) --
+# ---- per-joint kernels at explicit offsets ---------------------------------------------------
 # ``ra``: first entry of the joint's actuator row in p; ``b``: its joint block (linkage, PID,
-# reference; slots KIND ... TAB above); ``g``: its five gas states [P_cap, P_rod, m_cap, m_rod,
+# reference; slots KIND ... TAB of ._joint_kernels); ``g``: its five gas states [P_cap, P_rod, m_cap, m_rod,
 # m_air] in x; ``ui``: its held valve voltage in x.
 
 @njit(cache=True)
@@ -124,23 +116,11 @@ def gas_rates_at(p, ra, b, x, g, ui, theta, theta_dot, xdot):
 
 @njit(cache=True)
 def pid_voltage(p, ra, b, x, g, theta, r, integ_prev, e_prev, f_prev, k, dt):
-    """One 1 kHz tick of a joint's controller (see :func:`sample`): the PID on e = r − θ plus the
-    net-pressure-force feedback, u = u_bias + s g (kp e + ki ∫e + kd Δe/Δt) − g (k_F F_p +
-    k_Fd ΔF_p/Δt), s = sign(dx/dθ), saturated to [u_min, u_max] with the integrator held while
-    saturated. Returns (u [V], ∫e [rad s], e [rad], F_p [N]); tick ``k`` = 0 has no derivative."""
-    e = r - theta
-    integ = integ_prev + e * dt
-    deriv = 0.0 if k == 0 else (e - e_prev) / dt
-    c = p[b + GAIN] * (p[b + KP] * e + p[b + KI] * integ + p[b + KD] * deriv)
-    sgn = -1.0 if int(p[b + KIND]) == GAMMA else 1.0
+    """One 1 kHz tick of a joint's controller (see :func:`sample`): :func:`._joint_kernels.pid_law`
+    with the net pressure force F_p of the joint's gas states ``x[g:g+2]`` (4.1.11); tick ``k`` = 0
+    has no derivative. Returns (u [V], ∫e [rad s], e [rad], F_p [N])."""
     f_p = pressure_force(p[ra:ra + NA], x[g], x[g + 1])
-    df = 0.0 if k == 0 else (f_p - f_prev) / dt
-    u = p[b + U_BIAS] + sgn * c - p[b + GAIN] * (p[b + KF] * f_p + p[b + KFD] * df)
-    lo = p[ra + L.U_MIN]
-    hi = p[ra + L.U_MAX]
-    if u > hi or u < lo:
-        integ = integ_prev
-        u = min(max(u, lo), hi)
+    u, integ, e = pid_law(p, ra, b, f_p, theta, r, integ_prev, e_prev, f_prev, k == 0, dt)
     return u, integ, e, f_p
 
 
@@ -201,44 +181,6 @@ def vector_field(t, x, p, mode, xdot):
     for j in range(3):
         xdot[Q + j] = x[V + j]
         xdot[V + j] = ddq[j]
-
-
-@njit(cache=True)
-def reference_at(t, p, b):
-    """Reference angle [rad] at time t [s] of the joint whose block starts at ``p[b]``: a sine, or
-    a table of n points (t_i, θ_i).
-
-    REF_TABLE holds θ_i on [t_i, t_{i+1}); REF_LINEAR interpolates linearly between the points.
-    Both give θ_0 before t_0 and θ_{n-1} after t_{n-1}. With a period P > 0 the table repeats:
-    r(t) = r(t_0 + (t − t_0) mod P) for t ≥ t_0, and the linear kind closes the cycle with a ramp
-    from (t_{n-1}, θ_{n-1}) back to (t_0 + P, θ_0) (the held kind keeps θ_{n-1} until t_0 + P).
-    """
-    kind = int(p[b + REF_KIND])
-    if kind == REF_SINE:
-        if t < p[b + REF_T0]:
-            return p[b + REF_OFF]
-        return p[b + REF_OFF] + p[b + REF_AMP] * math.sin(p[b + REF_OMEGA] * (t - p[b + REF_T0]))
-    n = int(p[b + N_TAB])
-    ts = b + TAB
-    vs = ts + NTAB
-    period = p[b + REF_PERIOD]
-    tq = t
-    if period > 0.0 and t > p[ts]:
-        tq = p[ts] + (t - p[ts]) % period
-    if tq <= p[ts]:
-        return p[vs]
-    i = 0                                   # last point with t_i <= tq
-    while i + 1 < n and p[ts + i + 1] <= tq:
-        i += 1
-    if kind == REF_TABLE:
-        return p[vs + i]
-    if i + 1 < n:
-        t_a, t_b, v_b = p[ts + i], p[ts + i + 1], p[vs + i + 1]
-    elif period > 0.0:
-        t_a, t_b, v_b = p[ts + i], p[ts] + period, p[vs]
-    else:
-        return p[vs + i]
-    return p[vs + i] + (v_b - p[vs + i]) * (tq - t_a) / (t_b - t_a)
 
 
 @njit(cache=True)

@@ -34,6 +34,7 @@ from ...actuators.pneumatic.valves import ProportionalValve, mpye5_fitted
 from ...errors import InputError
 from ...hybrid import Model, Options, ParamRange, Result, choice, nonnegative, positive, simulate
 from . import _hooks as H
+from . import _joint_kernels as JB
 from .geometry import JOINT_LIMITS, STROKES, crr_leg_bodies, default_linkages
 from .prismatic import crr_leg_with_cylinders, default_cylinder_inertias
 
@@ -68,7 +69,7 @@ def _param_names(nfb: int, nib: int) -> list[str]:
            "ref_period"]
     for j in JOINTS:
         names += [f"{j}_{b}" for b in blk]
-        names += [f"{j}_tab_t{i}" for i in range(H.NTAB)] + [f"{j}_tab_v{i}" for i in range(H.NTAB)]
+        names += [f"{j}_tab_t{i}" for i in range(JB.NTAB)] + [f"{j}_tab_v{i}" for i in range(JB.NTAB)]
     names += ["dt_control", "coupling", "delay_up", "delay_down", "pause_t0", "pause_duration",
               "n_fbuf", "n_ibuf"]
     names += [f"mb_f{i}" for i in range(nfb)] + [f"mb_i{i}" for i in range(nib)]
@@ -91,12 +92,12 @@ def _param_ranges() -> dict[str, ParamRange]:
               f"{j}_ref_amp": ParamRange("rad", doc="sine amplitude"),
               f"{j}_ref_omega": nonnegative("rad/s", "sine frequency"),
               f"{j}_ref_offset": ParamRange("rad", doc="sine offset"),
-              f"{j}_n_table": choice(*range(H.NTAB + 1), doc="points used in the step table"),
+              f"{j}_n_table": choice(*range(JB.NTAB + 1), doc="points used in the step table"),
               f"{j}_k_force": ParamRange("V/N", doc="net pressure-force feedback gain"),
               f"{j}_k_force_rate": ParamRange("V s/N", doc="force-rate feedback gain"),
               f"{j}_ref_period": nonnegative("s", "table repeat period (0: no repeat)")}
-        r |= {f"{j}_tab_t{i}": ParamRange("s") for i in range(H.NTAB)}
-        r |= {f"{j}_tab_v{i}": ParamRange("rad") for i in range(H.NTAB)}
+        r |= {f"{j}_tab_t{i}": ParamRange("s") for i in range(JB.NTAB)}
+        r |= {f"{j}_tab_v{i}": ParamRange("rad") for i in range(JB.NTAB)}
     r |= {"dt_control": positive("s", "controller period"),
           "coupling": choice(0, 1, doc="0 monolithic, 1 co-simulation"),
           "delay_up": nonnegative("s", "command latency"),
@@ -141,7 +142,7 @@ def crr_leg_model(reference: dict | None = None) -> Model:
                    state_defaults=bench.initial_state(q0), sample_period=1e-3)
 
 
-INTERPOLATIONS = {"hold": H.REF_TABLE, "linear": H.REF_LINEAR}
+INTERPOLATIONS = {"hold": JB.REF_TABLE, "linear": JB.REF_LINEAR}
 
 
 @dataclass
@@ -170,8 +171,8 @@ class JointReference:
         if self.interpolate not in INTERPOLATIONS:
             raise InputError(f"JointReference: interpolate={self.interpolate!r}, expected one of "
                              f"{', '.join(INTERPOLATIONS)}")
-        if len(self.steps) > H.NTAB:
-            raise InputError(f"JointReference: {len(self.steps)} steps, at most {H.NTAB} supported")
+        if len(self.steps) > JB.NTAB:
+            raise InputError(f"JointReference: {len(self.steps)} steps, at most {JB.NTAB} supported")
         if any(len(s) != 2 for s in self.steps):
             raise InputError(f"JointReference: steps must be (time, angle) pairs, got {self.steps!r}")
         arr = np.asarray(self.steps, dtype=float).reshape(-1, 2)
@@ -214,15 +215,15 @@ class JointReference:
     def write(self, p: np.ndarray, b: int) -> None:
         if self.steps:
             n = len(self.steps)
-            p[b + H.REF_KIND] = INTERPOLATIONS[self.interpolate]
-            p[b + H.N_TAB] = n
-            p[b + H.REF_PERIOD] = self.period
-            p[b + H.TAB:b + H.TAB + n] = [s[0] for s in self.steps]
-            p[b + H.TAB + H.NTAB:b + H.TAB + H.NTAB + n] = [s[1] for s in self.steps]
+            p[b + JB.REF_KIND] = INTERPOLATIONS[self.interpolate]
+            p[b + JB.N_TAB] = n
+            p[b + JB.REF_PERIOD] = self.period
+            p[b + JB.TAB:b + JB.TAB + n] = [s[0] for s in self.steps]
+            p[b + JB.TAB + JB.NTAB:b + JB.TAB + JB.NTAB + n] = [s[1] for s in self.steps]
         else:
-            p[b + H.REF_KIND] = H.REF_SINE
-            p[b + H.REF_OFF], p[b + H.REF_AMP] = self.offset, self.amplitude
-            p[b + H.REF_OMEGA], p[b + H.REF_T0] = self.omega, self.t0
+            p[b + JB.REF_KIND] = JB.REF_SINE
+            p[b + JB.REF_OFF], p[b + JB.REF_AMP] = self.offset, self.amplitude
+            p[b + JB.REF_OMEGA], p[b + JB.REF_T0] = self.omega, self.t0
 
     def values_at(self, t) -> np.ndarray:
         """The reference [rad] at times ``t`` [s] (any shape), as the compiled controller sees it."""
@@ -368,14 +369,14 @@ class LegBench:
             p[j * H.NA:(j + 1) * H.NA] = act.row()
             b = H.joint_block(j)
             link = self.linkages[j]
-            p[b + H.KIND] = int(link.joint)
-            p[b + H.L1:b + H.L5 + 1] = (link.l1, link.l2, link.l3, link.l4, link.l5)
+            p[b + JB.KIND] = int(link.joint)
+            p[b + JB.L1:b + JB.L5 + 1] = (link.l1, link.l2, link.l3, link.l4, link.l5)
             kp, ki, kd = self.gains.get(JOINTS[j], DEFAULT_GAINS[JOINTS[j]])
-            p[b + H.KP], p[b + H.KI], p[b + H.KD] = kp, ki, kd
-            p[b + H.GAIN] = self.gain_scale.get(JOINTS[j], 1.0)
-            p[b + H.U_BIAS] = self.u_bias
-            p[b + H.KF] = self.force_gain.get(JOINTS[j], 0.0)
-            p[b + H.KFD] = self.force_rate_gain.get(JOINTS[j], 0.0)
+            p[b + JB.KP], p[b + JB.KI], p[b + JB.KD] = kp, ki, kd
+            p[b + JB.GAIN] = self.gain_scale.get(JOINTS[j], 1.0)
+            p[b + JB.U_BIAS] = self.u_bias
+            p[b + JB.KF] = self.force_gain.get(JOINTS[j], 0.0)
+            p[b + JB.KFD] = self.force_rate_gain.get(JOINTS[j], 0.0)
         p[H.DT] = self.options.sample_period if self.options.sample_period > 0 else 1e-3
         p[H.COUPLING] = COUPLINGS[self.coupling]
         p[H.D_UP], p[H.D_DOWN] = self.delay_up, self.delay_down

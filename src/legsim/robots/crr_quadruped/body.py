@@ -30,7 +30,9 @@ Choices where the source gives no number (documented):
   crawling); ``trunk_mass`` is user-settable.
 * Feet: a sphere per leg whose centre is the tibia capsule's end-cap centre (frame
   ``<leg>_foot_centre``, 7.5 mm inside the tip frame ``<leg>_foot``); its radius is a contact
-  parameter (default the tibia radius, so the sphere is the capsule's cap).
+  parameter (default the tibia radius, so the sphere is the capsule's cap). Given a ``foot_radius``,
+  :func:`quadruped_bodies` adds it as a sphere geometry ``<leg>_foot_sphere`` (the geometry the
+  assembled robot's foot contacts name).
 """
 
 from __future__ import annotations
@@ -131,7 +133,8 @@ def graft_leg(builder: RobotBuilder, leg: BodyModel, parent: str, prefix: str, s
 
 
 def quadruped_bodies(base: str = "floating", trunk_mass: float = TRUNK_MASS,
-                     trunk_height: float = 0.3, gravity: float = 9.81) -> BodyModel:
+                     trunk_height: float = 0.3, gravity: float = 9.81,
+                     foot_radius: float | None = None) -> BodyModel:
     """The quadruped as a :class:`legsim.multibody.Model`.
 
     ``base="floating"``: the trunk hangs from the world by a free joint (q = [x y z qx qy qz qw,
@@ -139,6 +142,8 @@ def quadruped_bodies(base: str = "floating", trunk_mass: float = TRUNK_MASS,
     ``trunk_height`` [m] above the origin (q = the 12 joints). Joints in the order of :data:`LEGS`
     × (alpha, beta, gamma), named ``<leg>_<joint>``; frames ``<leg>_foot`` (tibia tip) and
     ``<leg>_foot_centre`` (foot-sphere centre). ``trunk_mass`` [kg] > 0; gravity [m/s²] along −z.
+    ``foot_radius`` [m] > 0: a sphere geometry ``<leg>_foot_sphere`` of this radius centred on
+    ``<leg>_foot_centre`` (the foot contact; None: none).
     """
     if base not in ("floating", "fixed"):
         raise InputError(f"base={base!r}: expected 'floating' or 'fixed'")
@@ -146,6 +151,8 @@ def quadruped_bodies(base: str = "floating", trunk_mass: float = TRUNK_MASS,
         raise InputError(f"trunk_mass={trunk_mass!r} kg: expected a finite value > 0")
     if not np.isfinite(trunk_height):
         raise InputError(f"trunk_height={trunk_height!r} m: expected a finite value")
+    if foot_radius is not None and not (np.isfinite(foot_radius) and foot_radius > 0.0):
+        raise InputError(f"foot_radius={foot_radius!r} m: expected a finite value > 0")
     leg = crr_leg_bodies(gravity=gravity)
     # one frame more on the leg: the foot-sphere centre, the tibia end cap's centre
     a3 = LINKS[2]
@@ -160,10 +167,13 @@ def quadruped_bodies(base: str = "floating", trunk_mass: float = TRUNK_MASS,
                    rpy=(0.0, math.pi / 2, 0.0), material="trunk")
     for name, shoulder, mirror in zip(LEGS, SHOULDERS, MIRRORS, strict=True):
         graft_leg(b, leg, "trunk", name, shoulder, mirror)
-        b.add_frame(f"{name}_foot_centre", f"{name}_tibia",    # S (0, a3 - r, 0), mirrored
-                    xyz=(0.0, mirror[1] * (a3 - FOOT_RADIUS), 0.0))
+        centre = (0.0, mirror[1] * (a3 - FOOT_RADIUS), 0.0)      # S (0, a3 - r, 0), mirrored
+        b.add_frame(f"{name}_foot_centre", f"{name}_tibia", xyz=centre)
+        if foot_radius is not None:
+            b.add_geometry(f"{name}_tibia", "sphere", xyz=centre, radius=float(foot_radius),
+                           material="foot", name=f"{name}_foot_sphere")
     model = b.compile()
     expected = [f"{n}_{j}" for n in LEGS for j in JOINTS]
-    if list(model.joint_names) != expected:  # pragma: no cover - guards the layout of _hooks
+    if list(model.joint_names) != expected:  # pragma: no cover - guards the joint order of the records
         raise AssertionError(f"joint order {model.joint_names} != {expected}")
     return model

@@ -1,28 +1,44 @@
-"""The pneumatic CRR quadruped as a hybrid-engine model (Daepp (2011) digest §1.1, §7 item 7).
+"""The pneumatic CRR quadruped, assembled from parts (Daepp (2011) digest §1.1, §7 item 7).
 
 Twelve MPYE-5 valves (fitted model, §2.5) and double-acting Bimba cylinders (§3.2) drive the legs'
 Alpha/Beta/Gamma joints through the linkages of §2.6, with Stribeck-tanh friction (§2.4); a
-joint-level PID with the prototype's pressure-force feedback runs at 1 kHz in the engine's
-``sample`` hook, exactly the CRR leg's (:mod:`legsim.robots.crr_leg`): the actuator rows, linkages,
-gains and references of each leg are those a :class:`~legsim.robots.crr_leg.LegBench` with the same
-settings builds. The rigid bodies are :func:`.body.quadruped_bodies`; the trunk is welded
-(``base="fixed"``, legs in the air) or free with penalty foot–ground contact (``"floating"``;
-:mod:`._hooks` gives the contact law).
+joint-level PID with the prototype's pressure-force feedback runs at 1 kHz, exactly the CRR leg's
+(:mod:`legsim.robots.crr_leg`): the actuator rows, linkages, gains and references of each leg are
+those a :class:`~legsim.robots.crr_leg.LegBench` with the same settings builds. The rigid bodies are
+:func:`.body.quadruped_bodies`; the trunk is welded (``base="fixed"``, legs in the air) or free with
+penalty foot–ground contact (``"floating"``).
+
+The robot is a :class:`legsim.assembly.Robot` (no hooks of its own): 12
+:class:`~legsim.assembly.PneumaticCylinder` s through the joints' CRR linkages (their chamber rates
+evaluated together by the SIMD lane kernel), a joint encoder and the chamber-pressure sensor (exact
+measurements), on the floating base a contact-force sensor on the feet, the feet's contacts (smooth
+path: the force is part of the vector field, no events), and the controller
+:func:`legsim.robots.crr_leg.control.joint_pid` compiled into the sample hook. Contact law of each foot
+sphere (centre c = frame ``<leg>_foot_centre``, radius r) on the plane z = z_g:
+
+    depth δ = r − (c_z − z_g);  δ̇ = −v_z of the contact point c − r e_z (world axes)
+    F_n = k δ^n (1 + α δ̇), clipped at 0 (Hunt–Crossley; :func:`legsim.contact._laws.normal_force`)
+    F_t = −μ F_n v_t / √(|v_t|² + ε²)   (regularised Coulomb; ``_laws.friction_force``)
+
+applied at the contact point c − r e_z to the tibia. Only the feet touch the ground: the trunk and the
+other links pass through it (a fallen robot is not modelled). Units SI (m, N, s, Pa, kg, rad).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...actuators.pneumatic import _lane_kernels as LK
 from ...actuators.pneumatic.friction import Friction, stribeck_tanh_source
 from ...actuators.pneumatic.valves import mpye5_simple
-from ...contact import _laws as CL
+from ...assembly.components import ChamberPressure, ContactForce, Contacts, JointEncoder, PneumaticCylinder
+from ...contact import ContactLaw, Plane, coulomb, hunt_crossley
 from ...errors import InputError
-from ...hybrid import Model, Options, Result, simulate
+from ...hybrid import Options, Result, simulate
 from ...multibody import forward_kinematics, frame_placement
 from ..crr_leg import _hooks as LH
 from ..crr_leg.geometry import default_linkages
@@ -34,33 +50,28 @@ from ..crr_leg.leg import (
     JointReference,
     LegBench,
 )
-from . import _hooks as H
 from .body import FOOT_RADIUS, LEGS, TRUNK_MASS, quadruped_bodies
+
+if TYPE_CHECKING:
+    from ...assembly.robot import Robot
 
 __all__ = ["ContactParameters", "Quadruped", "QuadrupedRun", "VALVES", "STANCE_POSTURE_DEG"]
 
 VALVES = ("fitted", "shut")
+BASES = ("fixed", "floating")
 STANCE_POSTURE_DEG = (0.0, -10.0, 85.0)
 """Alpha, Beta, Gamma [deg] of the default stance (same on every leg): femur 10° above the
 horizontal, tibia 5° short of vertical, feet 0.37 m out from the shoulders (chosen here)."""
 
 JOINT_NAMES = tuple(f"{leg}_{j}" for leg in LEGS for j in JOINTS)
-STATE_NAMES = (("trunk_x", "trunk_y", "trunk_z", "trunk_qx", "trunk_qy", "trunk_qz", "trunk_qw")
-               + tuple(f"q_{n}" for n in JOINT_NAMES)
-               + ("trunk_vx", "trunk_vy", "trunk_vz", "trunk_wx", "trunk_wy", "trunk_wz")
-               + tuple(f"v_{n}" for n in JOINT_NAMES)
-               + tuple(f"{g}_{n}" for n in JOINT_NAMES
-                       for g in ("p_cap", "p_rod", "m_cap", "m_rod", "m_air"))
-               + tuple(f"{b}_{n}" for b in ("u", "integ", "e_prev", "ref", "f_prev")
-                       for n in JOINT_NAMES))
-OUTPUT_NAMES = (tuple(f"{o}_{n}" for o in ("ref", "torque", "force", "x") for n in JOINT_NAMES)
-                + tuple(f"foot_{c}_{leg}" for leg in LEGS for c in ("fx", "fy", "fz")))
-BASES = {"fixed": H.FIXED, "floating": H.FLOATING}
+"""The 12 joints, and the actuators driving them, in the order of the records' columns."""
+FEET = tuple(f"{leg}_foot_sphere" for leg in LEGS)
+"""The foot-sphere geometries that touch the ground (floating base)."""
 
 
 @dataclass(frozen=True)
 class ContactParameters:
-    """Foot–ground penalty contact (floating base only; law in :mod:`._hooks`).
+    """Foot–ground penalty contact (floating base only; law in the module docstring).
 
     stiffness k [N/m^n] and exponent n of F_n = k δ^n (1 + α δ̇) (Hunt–Crossley), damping α [s/m];
     mu: Coulomb friction ratio; slip_velocity ε [m/s]: regularisation of the friction direction
@@ -90,12 +101,21 @@ class ContactParameters:
             raise InputError(f"ContactParameters: ground_height={self.ground_height!r} m, expected "
                              "a finite value")
 
+    def law(self) -> ContactLaw:
+        """The law as a :class:`legsim.contact.ContactLaw`: Hunt–Crossley normal force, regularised
+        Coulomb friction."""
+        return ContactLaw(hunt_crossley(self.stiffness, self.damping, self.exponent),
+                          coulomb(self.mu, self.slip_velocity))
+
     def row(self) -> np.ndarray:
         """The law row of :mod:`legsim.contact._laws` (slots S_K, S_EXP, S_DAMP, S_MU, S_VEPS)."""
-        prm = CL.new_params()
-        prm[CL.S_K], prm[CL.S_EXP], prm[CL.S_DAMP] = self.stiffness, self.exponent, self.damping
-        prm[CL.S_MU], prm[CL.S_VEPS] = self.mu, self.slip_velocity
-        return prm
+        return self.law().params
+
+    def contacts(self) -> Contacts:
+        """The feet's contacts for the assembly: the four foot spheres on the plane z = z_g, smooth
+        path, each pushing at its sphere's deepest point."""
+        return Contacts(self.law(), ground=Plane((0.0, 0.0, 1.0), self.ground_height), geometries=FEET,
+                        path="smooth", point="sphere")
 
 
 @dataclass
@@ -154,6 +174,15 @@ class Quadruped:
     supply_psig, exhaust_psia, gains, gain_scale, u_bias, force_gain, force_rate_gain, friction,
     linkages : as :class:`~legsim.robots.crr_leg.LegBench` (same defaults), applied to every leg.
     options : engine options (DP45, rtol 1e-6, atol 1e-8, h_max 1 ms, 1 kHz controller).
+
+    Attributes
+    ----------
+    robot : the :class:`legsim.assembly.Robot` (actuators and sensors named after the joints:
+        :data:`JOINT_NAMES`; sensors ``angles`` (joint encoder), ``pressures`` (chamber pressures)
+        and, floating, ``feet`` (contact forces on :data:`FEET`)).
+    model : its hybrid model with the joint controller (:meth:`Robot.with_compiled_controller`);
+        :meth:`params` and :meth:`initial_state` give its parameter and state vectors.
+    bodies : the multibody model; leg_bench : the single leg whose rows and blocks each leg copies.
     """
 
     base: str = "floating"
@@ -184,69 +213,73 @@ class Quadruped:
         if not isinstance(self.options, Options) or not self.options.sample_period > 0.0:
             raise InputError(f"options={self.options!r}: expected legsim.hybrid.Options with a "
                              "sample_period > 0 (the controller's period)")
-        # one leg's actuator rows and joint blocks, validated by the bench
+        # one leg's actuators, linkages and joint blocks, validated by the bench
         self.leg_bench = LegBench(supply_psig=self.supply_psig, exhaust_psia=self.exhaust_psia,
                                   gains=self.gains, gain_scale=self.gain_scale, u_bias=self.u_bias,
                                   force_gain=self.force_gain, force_rate_gain=self.force_rate_gain,
                                   friction=self.friction, linkages=self.linkages,
                                   options=self.options)
-        self.bodies = quadruped_bodies(self.base, self.trunk_mass, self.trunk_height)
+        floating = self.base == "floating"
+        self.bodies = quadruped_bodies(self.base, self.trunk_mass, self.trunk_height,
+                                       foot_radius=self.contact.foot_radius if floating else None)
         self._fixed = quadruped_bodies("fixed", self.trunk_mass, 0.0)   # kinematics in trunk frame
-        fb, ib = self.bodies.fbuf, self.bodies.ibuf
-        names = (tuple(f"{n}_row_{i}" for n in JOINT_NAMES for i in range(H.NA))
-                 + tuple(f"{n}_block_{i}" for n in JOINT_NAMES for i in range(H.NJ))
-                 + ("dt_control", "base", "foot_radius", "ground_height")
-                 + tuple(f"foot_frame_{leg}" for leg in LEGS) + ("n_fbuf", "n_ibuf")
-                 + tuple(f"contact_law_{i}" for i in range(CL.NPRM))
-                 + tuple(f"mb_f{i}" for i in range(fb.size)) + tuple(f"mb_i{i}" for i in range(ib.size))
-                 + tuple(f"lanes_{i}" for i in range(self._lane_block(self._actuator_rows()).size)))
-        self.model = Model(name="crr_quadruped", state_names=STATE_NAMES,
-                           state_defaults=np.zeros(H.NX), param_names=names,
-                           param_defaults=self._defaults(len(names)), guards=(),
-                           output_names=OUTPUT_NAMES, vector_field=H.vector_field,
-                           outputs=H.outputs, sample=H.sample, mode_name=lambda m: self.base,
-                           description=f"Daepp (2011) pneumatic CRR quadruped, {self.base} base")
+        from ...assembly.robot import Robot  # compiles the assembly's shared hooks on first use
+        from ..crr_leg import control
 
-    def _actuator_rows(self) -> np.ndarray:
-        """The 12 actuator rows, flat (12 NA,): one leg's three rows (shut valves if asked), per leg."""
-        rows = self.leg_bench.model.param_defaults[:3 * LH.NA].copy()
+        acts = self._actuators()
+        sensors: list = [JointEncoder("angles", joints=JOINT_NAMES),
+                         ChamberPressure("pressures", actuators=JOINT_NAMES)]
+        if floating:
+            sensors.append(ContactForce("feet", geometries=FEET))
+        self.robot: Robot = Robot(
+            self.bodies, name="crr_quadruped", control_period=self.options.sample_period, sensors=sensors,
+            actuators=[PneumaticCylinder(n, n, acts[J % 3], self.linkages[J % 3])
+                       for J, n in enumerate(JOINT_NAMES)],
+            contacts=self.contact.contacts() if floating else None)
+        channel = {c.name: c.start for c in self.robot.channels}
+        blocks = self.leg_bench.model.param_defaults[LH.O_J:LH.O_J + 3 * LH.NJ].reshape(3, LH.NJ)
+        cparams = control.controller_params(np.tile(blocks, (len(LEGS), 1)),
+                                            [acts[J % 3].row() for J in range(len(JOINT_NAMES))],
+                                            self.options.sample_period, channel["angles"],
+                                            channel["pressures"])
+        self._ocp = self.robot.model.param_defaults.size      # the controller's parameters start here
+        self._block = [self._ocp + control.block_offset(J) for J in range(len(JOINT_NAMES))]
+        model = self.robot.with_compiled_controller(control.joint_pid, cparams,
+                                                    control.initial_memory(len(JOINT_NAMES)))
+        self.model = dataclasses.replace(
+            model, description=f"Daepp (2011) pneumatic CRR quadruped, {self.base} base "
+                               f"(assembled: {model.description.partition(': ')[2]})")
+        self._columns(control)
+
+    def _actuators(self) -> list:
+        """One leg's three :class:`PneumaticActuator` (Alpha, Beta, Gamma), the bench's or, with
+        ``valves="shut"``, the same with every port area zero."""
+        acts = list(self.leg_bench.actuators)
         if self.valves == "shut":
             closed = mpye5_simple(slope_cap=0.0, leak_cap=0.0, slope_rod=0.0, leak_rod=0.0)
-            for j in range(3):
-                closed.write(rows[j * LH.NA:(j + 1) * LH.NA])
-        return np.tile(rows, len(LEGS))
+            acts = [a.with_(valve=closed) for a in acts]
+        return acts
 
-    def _defaults(self, n: int) -> np.ndarray:
-        p = np.zeros(n)
-        leg_p = self.leg_bench.model.param_defaults
-        p[:H.O_J] = self._actuator_rows()
-        blocks = leg_p[LH.O_J:LH.O_J + 3 * LH.NJ]
-        for k in range(len(LEGS)):
-            p[H.O_J + 3 * k * H.NJ:H.O_J + 3 * (k + 1) * H.NJ] = blocks
-        p[H.DT] = self.options.sample_period
-        p[H.BASE] = BASES[self.base]
-        p[H.FOOT_R] = self.contact.foot_radius
-        p[H.GROUND_Z] = self.contact.ground_height
-        for i, leg in enumerate(LEGS):
-            p[H.FID0 + i] = self.bodies.frame_id(f"{leg}_foot_centre")
-        fb, ib = self.bodies.fbuf, self.bodies.ibuf
-        p[H.NFB], p[H.NIB] = fb.size, ib.size
-        p[H.LAW:H.LAW + CL.NPRM] = self.contact.row()
-        p[H.MB:H.MB + fb.size] = fb
-        p[H.MB + fb.size:H.MB + fb.size + ib.size] = ib.astype(float)
-        self._write_lanes(p)
-        return p
-
-    @staticmethod
-    def _lane_block(p: np.ndarray) -> np.ndarray:
-        """The SIMD lane block of the 12 actuator rows at the start of ``p`` (``_hooks`` layout)."""
-        return LK.embedded_lanes(p[:H.O_J].reshape(H.NJOINT, H.NA))
-
-    def _write_lanes(self, p: np.ndarray) -> None:
-        """(Re)derive the lane block from the actuator rows in ``p``: it must follow the rows."""
-        off = H.lanes_offset(p)
-        block = self._lane_block(p)
-        p[off:off + block.size] = block
+    def _columns(self, control) -> None:
+        """Where :meth:`run` finds each quantity in the records (states, outputs) and the state."""
+        xn = {n: i for i, n in enumerate(self.model.state_names)}
+        yn = {n: i for i, n in enumerate(self.model.output_names)}
+        nj = len(JOINT_NAMES)
+        xm = self.robot.model.state_defaults.size                 # the controller's memory
+        if self.base == "floating":  # the free joint "trunk": position, quaternion, twist
+            self._x_pose = np.array([xn[f"trunk_{c}"] for c in ("x", "y", "z", "qx", "qy", "qz", "qw")])
+            self._x_twist = np.array([xn[f"trunk_{c}"] for c in ("vx", "vy", "vz", "wx", "wy", "wz")])
+        self._x_q = np.array([xn[n] for n in JOINT_NAMES])
+        self._x_v = np.array([xn[f"{n}_dot"] for n in JOINT_NAMES])
+        self._x_gas = np.array([[xn[f"{n}_{g}"] for g in ("p_cap", "p_rod", "m_cap", "m_rod", "m_supply")]
+                                for n in JOINT_NAMES])
+        self._x_u = np.array([xn[f"u_{n}"] for n in JOINT_NAMES])
+        self._x_ref = xm + control.memory_offset(nj, control.M_REF) + np.arange(nj)
+        self._y_torque = np.array([yn[f"tau_{n}"] for n in JOINT_NAMES])
+        self._y_force = np.array([yn[f"piston_force_{n}"] for n in JOINT_NAMES])
+        self._y_x = np.array([yn[f"piston_x_{n}"] for n in JOINT_NAMES])
+        self._y_feet = (np.array([yn[f"true_feet_{g}_{c}"] for g in FEET for c in "xyz"])
+                        if self.base == "floating" else None)
 
     # ------------------------------------------------------------------ references and state
     def leg_references(self, refs) -> list:
@@ -279,14 +312,16 @@ class Quadruped:
         return [triple(r, f"[{i}]") for i, r in enumerate(refs)]
 
     def params(self, refs) -> np.ndarray:
-        """Parameter vector with the joint references written in (``refs`` as
-        :meth:`leg_references`) and the actuators' lane block re-derived from the actuator rows
-        (an edit of a row in a parameter vector takes effect only through this re-derivation)."""
+        """Parameter vector of :attr:`model` with the joint references (``refs`` as
+        :meth:`leg_references`) written into the controller's joint blocks. (The robot's SIMD lane
+        block is derived from the actuator rows when the robot is assembled: an actuator row edited
+        in a parameter vector by hand would leave it stale; build another Quadruped instead.) It
+        holds the robot's infinite ranges (commands, sensors): run it as the model's defaults,
+        ``dataclasses.replace(q.model, param_defaults=p)``, as :meth:`run` does."""
         p = self.model.param_defaults.copy()
         for leg, triple in enumerate(self.leg_references(refs)):
             for j, r in enumerate(triple):
-                r.write(p, H.O_J + (3 * leg + j) * H.NJ)
-        self._write_lanes(p)
+                r.write(p, self._block[3 * leg + j])
         return p
 
     def foot_heights(self, q) -> np.ndarray:
@@ -306,25 +341,23 @@ class Quadruped:
         return float(self.contact.ground_height + self.contact.foot_radius - self.foot_heights(q).min())
 
     def initial_state(self, q0, drop: float = 0.003) -> np.ndarray:
-        """At rest at joint angles ``q0`` (12,) [rad], chambers at the valve's mid pressure (as
-        ``LegBench.initial_state``); a floating trunk level, its lowest foot ``drop`` [m] above
-        the ground; a fixed trunk at ``trunk_height``."""
+        """State of :attr:`model` at rest at joint angles ``q0`` (12,) [rad], chambers at the valve's
+        mid pressure (as ``LegBench.initial_state``), valves held at ``u_bias``, the controller before
+        its first tick; a floating trunk level, its lowest foot ``drop`` [m] above the ground (a fixed
+        trunk is at ``trunk_height``)."""
         q0 = np.asarray(q0, dtype=float).reshape(-1)
         if q0.shape != (12,):
             raise InputError(f"q0: expected 12 joint angles [rad], got {q0.size}")
         if not (np.isfinite(drop) and drop >= 0.0):
             raise InputError(f"drop={drop!r} m: expected a finite value >= 0")
-        s = np.zeros(H.NX)
-        s[H.POSE + 6] = 1.0
+        s = self.model.state_defaults.copy()
         if self.base == "floating":
-            s[H.POSE + 2] = self.standing_height(q0) + drop
-        else:
-            s[H.POSE + 2] = self.trunk_height
-        s[H.QJ:H.QJ + 12] = q0
+            s[self._x_pose] = (0.0, 0.0, self.standing_height(q0) + drop, 0.0, 0.0, 0.0, 1.0)
+        s[self._x_q] = q0
         for leg in range(len(LEGS)):
             xl = self.leg_bench.initial_state(q0[3 * leg:3 * leg + 3])
-            s[H.GAS + 15 * leg:H.GAS + 15 * (leg + 1)] = xl[LH.GAS:LH.GAS + 15]
-        s[H.U:H.U + 12] = self.u_bias
+            s[self._x_gas[3 * leg:3 * leg + 3]] = xl[LH.GAS:LH.GAS + 15].reshape(3, 5)
+        s[self._x_u] = self.u_bias
         return s
 
     def run(self, refs, t_final: float, q0=None, drop: float = 0.003) -> QuadrupedRun:
@@ -334,17 +367,25 @@ class Quadruped:
         triples = self.leg_references(refs)
         if q0 is None:
             q0 = [float(r.values_at(0.0)) for tr in triples for r in tr]
-        p = self.params(triples)
-        res = simulate(self.model, t_final, x0=self.initial_state(q0, drop), params=p,
-                       options=self.options, mode0=0)
+        # the references as the model's defaults (the robot's tables hold infinite ranges, which a
+        # parameter vector passed to simulate may not)
+        model = dataclasses.replace(self.model, param_defaults=self.params(triples))
+        res = simulate(model, t_final, x0=self.initial_state(q0, drop), options=self.options)
         X, Y = res.x, res.y
-        gas = X[:, H.GAS:H.GAS + 60].reshape(-1, 12, 5)
-        quat = X[:, H.POSE + 3:H.POSE + 7]
-        quat = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+        n = res.t.size
+        gas = X[:, self._x_gas]
+        if self.base == "floating":
+            pose = X[:, self._x_pose]
+            position, quat, twist = pose[:, :3], pose[:, 3:], X[:, self._x_twist]
+            quat = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+            feet = Y[:, self._y_feet].reshape(-1, len(LEGS), 3)
+        else:  # the trunk welded level at trunk_height
+            position = np.tile([0.0, 0.0, self.trunk_height], (n, 1))
+            quat = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+            twist, feet = np.zeros((n, 6)), np.zeros((n, len(LEGS), 3))
         return QuadrupedRun(
-            t=res.t, trunk_position=X[:, H.POSE:H.POSE + 3], trunk_quaternion=quat,
-            trunk_twist=X[:, H.TWIST:H.TWIST + 6], q=X[:, H.QJ:H.QJ + 12], v=X[:, H.VJ:H.VJ + 12],
-            ref=Y[:, 0:12], u=X[:, H.U:H.U + 12], torque=Y[:, 12:24], force=Y[:, 24:36],
-            x_piston=Y[:, 36:48], p_cap=gas[:, :, 0], p_rod=gas[:, :, 1], m_cap=gas[:, :, 2],
-            m_rod=gas[:, :, 3], foot_force=Y[:, 48:60].reshape(-1, 4, 3),
-            air_used=gas[:, :, 4].sum(axis=1), result=res)
+            t=res.t, trunk_position=position, trunk_quaternion=quat, trunk_twist=twist,
+            q=X[:, self._x_q], v=X[:, self._x_v], ref=X[:, self._x_ref], u=X[:, self._x_u],
+            torque=Y[:, self._y_torque], force=Y[:, self._y_force], x_piston=Y[:, self._y_x],
+            p_cap=gas[:, :, 0], p_rod=gas[:, :, 1], m_cap=gas[:, :, 2], m_rod=gas[:, :, 3],
+            foot_force=feet, air_used=gas[:, :, 4].sum(axis=1), result=res)

@@ -1,0 +1,111 @@
+"""The CRR joint controller for robots assembled from parts (:mod:`legsim.assembly`), any number of joints.
+
+Per joint, at the control rate (Daepp (2011) digest §1.1, §4 algorithm 1; the gains are those of
+:data:`.leg.DEFAULT_GAINS`): the PID on the joint angle plus feedback of the net pressure force of its
+cylinder, saturated to the valve's voltage range with the integrator held while saturated
+(:func:`._joint_kernels.pid_law`), against a sine or a table reference (:func:`._joint_kernels.
+reference_at`, set with :meth:`.leg.JointReference.write`). It is one compiled controller of the
+assembly (:func:`legsim.assembly.compiled_controller`, run inside the sample hook): it reads the joint
+angles from a :class:`~legsim.assembly.JointEncoder` and the chamber pressures from a
+:class:`~legsim.assembly.ChamberPressure` sensor of the robot (the cap and rod pressure of each joint's
+cylinder, in joint order), and commands one valve voltage [V] per joint, the robot's first n actuators
+(the joints' cylinders, in joint order).
+
+``controller_params`` (:func:`controller_params`): a header ``[n, dt [s], first encoder channel,
+first pressure channel]``, then n joint blocks (:mod:`._joint_kernels` layout, ``NJ`` floats each:
+linkage kind for the sign of dx/dθ, gains, reference), then n actuator rows
+(``actuators.pneumatic._layout``: the pressure force's areas and atmosphere, the voltage range).
+Memory (``controller_memory``, :func:`initial_memory`): ``[ticks done, ∫e (n) [rad s], previous error
+(n) [rad], reference (n) [rad], previous net pressure force (n) [N]]``; the first tick has no
+derivative terms.
+
+This module compiles the assembly's shared hooks on import (a minute once per machine, then loaded from
+the cache); the CRR leg's own hooks (:mod:`._hooks`) use the same kernels without it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...actuators.pneumatic import _layout as PL
+from ...actuators.pneumatic._chamber_kernels import pressure_force
+from ...assembly.compiled import compiled_controller
+from ...errors import InputError
+from . import _joint_kernels as JB
+
+__all__ = ["joint_pid", "controller_params", "initial_memory", "block_offset", "row_offset", "memory_offset",
+           "HEAD", "C_N", "C_DT", "C_CH_Q", "C_CH_P", "M_TICKS", "M_INTEG", "M_EPREV", "M_REF", "M_FPREV"]
+
+C_N, C_DT, C_CH_Q, C_CH_P = range(4)
+HEAD = 4
+M_TICKS, M_INTEG, M_EPREV, M_REF, M_FPREV = 0, 1, 2, 3, 4
+"""Memory: ticks done, then per joint (n each, in this order from 1): ∫e, previous error, reference,
+previous net pressure force; :func:`memory_offset` gives where each starts."""
+
+
+@compiled_controller
+def joint_pid(t, sensors, params, commands, memory):
+    """One control tick of n CRR joints (module docstring for the layouts): per joint j the reference
+    r_j(t), the net pressure force F_p = P_cap A_cap − P_rod A_rod − P_atm A_rod,cs of its cylinder
+    (Daepp (4.1.11), from the sensed pressures), and ``commands[j]`` = u_j [V] of
+    :func:`._joint_kernels.pid_law`; the memory keeps ∫e, e, r and F_p for the next tick."""
+    n = int(params[C_N])
+    dt = params[C_DT]
+    cq = int(params[C_CH_Q])
+    cp = int(params[C_CH_P])
+    first = memory[M_TICKS] == 0.0
+    na = PL.NPARAM
+    for j in range(n):
+        b = HEAD + j * JB.NJ
+        ra = HEAD + n * JB.NJ + j * na
+        r = JB.reference_at(t, params, b)
+        f_p = pressure_force(params[ra:ra + na], sensors[cp + 2 * j], sensors[cp + 2 * j + 1])
+        u, integ, e = JB.pid_law(params, ra, b, f_p, sensors[cq + j], r, memory[1 + j], memory[1 + n + j],
+                                 memory[1 + 3 * n + j], first, dt)
+        commands[j] = u
+        memory[1 + j] = integ
+        memory[1 + n + j] = e
+        memory[1 + 2 * n + j] = r
+        memory[1 + 3 * n + j] = f_p
+    memory[M_TICKS] += 1.0
+
+
+def block_offset(j: int) -> int:
+    """Offset of joint j's block in the controller parameters (:meth:`.leg.JointReference.write` there
+    sets its reference)."""
+    return HEAD + j * JB.NJ
+
+
+def row_offset(n: int, j: int) -> int:
+    """Offset of joint j's actuator row in the controller parameters of n joints."""
+    return HEAD + n * JB.NJ + j * PL.NPARAM
+
+
+def controller_params(blocks, rows, dt: float, channel_q: int, channel_p: int) -> np.ndarray:
+    """The parameters of :func:`joint_pid` for n joints: ``blocks`` (n, NJ) joint blocks
+    (:mod:`._joint_kernels` layout, e.g. a :class:`~.leg.LegBench`'s), ``rows`` (n, NPARAM) the
+    joints' actuator rows (:meth:`PneumaticActuator.row`), ``dt`` [s] the control period, and the first
+    sensordata channels of the joint encoder and of the chamber pressures (``Robot.channels``)."""
+    blocks = np.asarray(blocks, dtype=float)
+    rows = np.asarray(rows, dtype=float)
+    n = blocks.shape[0] if blocks.ndim == 2 else -1
+    if blocks.shape != (n, JB.NJ) or rows.shape != (n, PL.NPARAM) or n < 1:
+        raise InputError(f"joint controller: blocks of shape {blocks.shape} and rows of shape {rows.shape}, "
+                         f"expected (n, {JB.NJ}) and (n, {PL.NPARAM}) for n >= 1 joints")
+    if not (np.isfinite(dt) and dt > 0.0):
+        raise InputError(f"joint controller: dt = {dt!r} s, expected the control period > 0")
+    for name, ch in (("channel_q", channel_q), ("channel_p", channel_p)):
+        if int(ch) != ch or ch < 0:
+            raise InputError(f"joint controller: {name} = {ch!r}, expected a sensordata channel >= 0")
+    return np.concatenate([[n, dt, channel_q, channel_p], blocks.ravel(), rows.ravel()])
+
+
+def memory_offset(n: int, group: int) -> int:
+    """Where memory ``group`` (``M_TICKS``, or ``M_INTEG`` … ``M_FPREV``: n values, joint order) starts in
+    the memory of n joints."""
+    return 0 if group == M_TICKS else 1 + (group - 1) * n
+
+
+def initial_memory(n: int) -> np.ndarray:
+    """The memory of :func:`joint_pid` for n joints before its first tick (all zero)."""
+    return np.zeros(1 + 4 * n)
