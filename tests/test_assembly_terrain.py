@@ -137,3 +137,39 @@ def test_a_hardware_file_declares_a_terrain_and_bad_terrain_keys_are_named():
         parse_parts(bad, "hills.toml", model=_ball())
     with pytest.raises(InputError, match="hills.toml"):
         parse_parts(text.replace('"bump"', '"hill"'), "hills.toml", model=_ball())
+
+
+def test_a_hardware_file_reads_a_heightfield_from_a_file_beside_it(tmp_path):
+    from legsim.assembly.hardware import load_parts
+
+    grid = _slope_grid(0.1, -0.05, 0.02)
+    np.savetxt(tmp_path / "slope.csv", grid.heights, delimiter=",")
+    np.save(tmp_path / "slope.npy", grid.heights)
+    body = """
+    [contacts]
+    normal = { law = "linear_penalty", k = 2e4 }
+    ground = { heightfield = "FILE", dx = 0.25, dy = 0.25, origin = [-1.0, -0.5] }
+    """
+    x, y = np.linspace(-1.2, 1.2, 7), np.linspace(-0.7, 0.7, 5)
+    for name in ("slope.csv", "slope.npy"):
+        (tmp_path / "hw.toml").write_text(body.replace("FILE", name))
+        ground = load_parts(tmp_path / "hw.toml", model=_ball()).contacts.ground
+        assert isinstance(ground, HeightField)
+        np.testing.assert_allclose(ground.height(x[:, None], y[None, :]),
+                                   grid.height(x[:, None], y[None, :]), rtol=0, atol=1e-15)
+    (tmp_path / "ragged.csv").write_text("0,0,0\n0,0\n")
+    good = body.replace("FILE", "slope.csv")
+    bad = [
+        (body.replace("FILE", "gone.csv"),
+         r"hw.toml \[contacts.ground\]: heightfield = 'gone.csv': file .* not found"),
+        (body.replace("FILE", "slope.png"), "expected a .npy, .csv or .txt file of heights"),
+        (good.replace("dx = 0.25, ", ""), "missing key 'dx'"),
+        (good.replace("origin", "offset = 1.0, origin"),
+         "a heightfield takes heightfield, dx, dy, origin, not offset"),
+        (body.replace("FILE", "ragged.csv"), r"cannot read .*ragged.csv' as a grid of numbers"),
+        (good.replace("dx = 0.25", "dx = -0.25"), r"hw.toml \[contacts.ground\]: .*dx"),
+    ]
+    for text, pattern in bad:
+        (tmp_path / "hw.toml").write_text(text)
+        with pytest.raises(InputError, match=pattern):
+            load_parts(tmp_path / "hw.toml", model=_ball())

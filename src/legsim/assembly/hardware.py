@@ -18,6 +18,9 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
     friction = { law = "coulomb", mu = 0.8, v_eps = 0.01 }    # a friction-law factory (default: none)
     ground = { normal = [0, 0, 1], offset = 0.0 }             # or { incline = 0.1 } [rad], + through,
                                   # or a terrain { terrain = "sines", params = [a, kx, ky, phase, ...] }
+                                  # or a grid { heightfield = "steps.csv", dx = 0.05, dy = 0.05,
+                                  # origin = [x0, y0] }: heights [m] in a .csv/.txt (row i at
+                                  # x0 + i dx, column j at y0 + j dy) or .npy file, relative to this file
 
     [actuators.knee]              # one table per actuator, named by its key; commands in file order
     type = "DCMotor"              # TorqueSource | PositionServo | VelocityServo | DCMotor | DCMotor.simsect
@@ -125,7 +128,7 @@ from ..actuators.pneumatic.valves import (
     mpye5_underlapped,
 )
 from ..contact import laws as CL
-from ..contact.shapes import HeightFunction, Plane, inclined_plane
+from ..contact.shapes import HeightField, HeightFunction, Plane, inclined_plane
 from ..errors import InputError, closest
 from ..hybrid import Options
 from ..multibody.model import Model
@@ -169,7 +172,8 @@ _TOP = ("urdf", "floating_base", "control_period", "name", "urdf_options", "cont
 _URDF_OPTIONS = {"gravity": "vector", "limit_stiffness": "number", "limit_damping": "number",
                  "friction_velocity": "number", "mimic": "str", "meshes": "str"}
 _CONTACTS = ("geometries", "path", "normal", "friction", "ground", "point")
-_GROUND = ("normal", "offset", "incline", "through", "terrain", "params")
+_GROUND = ("normal", "offset", "incline", "through", "terrain", "params", "heightfield", "dx", "dy", "origin")
+_HEIGHTFIELD = ("heightfield", "dx", "dy", "origin")
 class _File:
     """Checks values read from one file; every message starts ``<file> [<table>]:``."""
 
@@ -303,7 +307,8 @@ def parse_parts(text: str, source: str = "<hardware>", urdf_dir: str | Path | No
         mb = model
     else:
         raise InputError(f"{source}: model = {type(model).__name__}, expected a legsim.multibody.Model")
-    contacts = _contacts(f, f.table(None, "contacts", data["contacts"])) if "contacts" in data else None
+    base = Path(urdf_dir) if urdf_dir is not None else Path(source).parent
+    contacts = _contacts(f, f.table(None, "contacts", data["contacts"]), base) if "contacts" in data else None
     resources, rorigin = _resources(f, f.table(None, "resources", data.get("resources", {})))
     actuators, origin = _actuators(f, f.table(None, "actuators", data.get("actuators", {})), mb)
     sensors, sorigin = _sensors(f, f.table(None, "sensors", data.get("sensors", {})), mb, contacts,
@@ -339,7 +344,7 @@ def _urdf(f: _File, data: Mapping[str, Any], base: Path) -> Model:
         raise f.fail(None, f"urdf = {rel!r}: {exc}") from None
 
 
-def _contacts(f: _File, spec: dict[str, Any]) -> C.Contacts:
+def _contacts(f: _File, spec: dict[str, Any], base: Path) -> C.Contacts:
     t = "contacts"
     f.keys(t, spec, _CONTACTS)
     if "normal" not in spec:
@@ -348,7 +353,7 @@ def _contacts(f: _File, spec: dict[str, Any]) -> C.Contacts:
     normal = _law(f, "contacts.normal", spec["normal"], NORMAL_LAWS)
     friction = _law(f, "contacts.friction", spec["friction"], FRICTION_LAWS) if "friction" in spec \
         else CL.no_friction()
-    ground = _ground(f, f.table(t, "ground", spec["ground"])) if "ground" in spec else Plane()
+    ground = _ground(f, f.table(t, "ground", spec["ground"]), base) if "ground" in spec else Plane()
     kw = {}
     if "geometries" in spec:
         kw["geometries"] = f.value(t, "geometries", spec["geometries"], "names")
@@ -365,9 +370,11 @@ def _law(f: _File, t: str, spec: Any, laws: Mapping[str, Callable[..., Any]]) ->
     return f.build(t, laws[name], **kw)
 
 
-def _ground(f: _File, spec: dict[str, Any]) -> Plane | HeightFunction:
+def _ground(f: _File, spec: dict[str, Any], base: Path) -> Plane | HeightFunction | HeightField:
     t = "contacts.ground"
     f.keys(t, spec, _GROUND)
+    if "heightfield" in spec:
+        return _heightfield(f, t, spec, base)
     if "terrain" in spec or "params" in spec:  # z = h(x, y): legsim.contact.HeightFunction
         other = sorted(set(spec) - {"terrain", "params"})
         if other or "terrain" not in spec or "params" not in spec:
@@ -387,6 +394,35 @@ def _ground(f: _File, spec: dict[str, Any]) -> Plane | HeightFunction:
         raise f.fail(t, "through goes with incline (a plane by its normal is placed by offset [m])")
     normal = f.value(t, "normal", spec.get("normal", [0.0, 0.0, 1.0]), "vector")
     return f.build(t, Plane, tuple(normal), f.value(t, "offset", spec.get("offset", 0.0), "number"))
+
+
+def _heightfield(f: _File, t: str, spec: dict[str, Any], base: Path) -> HeightField:
+    """A grid terrain (:class:`legsim.contact.HeightField`) from a file of heights [m]: ``.npy`` (a 2-D
+    array) or ``.csv``/``.txt`` (rows of numbers, comma or whitespace separated); row i lies at
+    x0 + i dx, column j at y0 + j dy."""
+    other = sorted(set(spec) - set(_HEIGHTFIELD))
+    if other:
+        raise f.fail(t, f"a heightfield takes {', '.join(_HEIGHTFIELD)}, not {', '.join(other)}")
+    missing = [k for k in ("dx", "dy") if k not in spec]
+    if missing:
+        raise f.fail(t, f"missing key {missing[0]!r}: the heightfield's grid spacing [m]")
+    rel = f.value(t, "heightfield", spec["heightfield"], "str")
+    path = Path(rel) if Path(rel).is_absolute() else base / rel
+    suffix = path.suffix.lower()
+    if suffix not in (".npy", ".csv", ".txt"):
+        raise f.fail(t, f"heightfield = {rel!r}: expected a .npy, .csv or .txt file of heights [m]")
+    try:
+        if suffix == ".npy":
+            heights = np.load(path, allow_pickle=False)
+        else:
+            heights = np.loadtxt(path, delimiter="," if suffix == ".csv" else None, ndmin=2)
+    except FileNotFoundError:
+        raise f.fail(t, f"heightfield = {rel!r}: file '{path}' not found") from None
+    except (OSError, ValueError) as exc:
+        raise f.fail(t, f"heightfield = {rel!r}: cannot read '{path}' as a grid of numbers: {exc}") from None
+    origin = f.value(t, "origin", spec.get("origin", [0.0, 0.0]), "vector")
+    return f.build(t, HeightField, heights, f.value(t, "dx", spec["dx"], "number"),
+                   f.value(t, "dy", spec["dy"], "number"), tuple(origin))
 
 
 def _names_or_all(f: _File, t: str, key: str, v: Any, every: tuple[str, ...], what: str) -> list[str]:
