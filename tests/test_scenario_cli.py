@@ -242,13 +242,19 @@ def test_the_libra_demo_climbs_a_cycle_and_writes_records_figures_and_a_replay(t
     assert "__VISER_EMBED_DATA__" in html and len(html) < 20e6
 
 
-def test_the_anton_demo_walks_a_tripod_and_writes_records_figures_and_a_replay(tmp_path, capsys):
+def test_the_anton_demo_walks_changes_gait_climbs_a_step_and_writes_records_figures_and_a_replay(
+        tmp_path, capsys):
+    import re
+
     assert main(["demo", "anton_walk", "--out", str(tmp_path / "anton")]) == 0
     out = capsys.readouterr().out
-    assert "anton_walk: tripod at" in out and "of the weight" in out
+    assert "anton_walk: tripod at" in out and "of the weight" in out and "0 stability-rule violations" in out
+    rise = float(re.search(r"the body rose (-?[\d.]+) mm", out).group(1))
+    assert 15.0 < rise < 30.0  # onto the 2.5 cm step: measured 21.4 mm
     run = load_run(tmp_path / "anton")
-    assert run.meta["status"] == "done" and run.t[-1] == pytest.approx(6.0)
-    assert (tmp_path / "anton" / "anton_gait_forces.png").stat().st_size > 5000
+    assert run.meta["status"] == "done" and run.t[-1] == pytest.approx(14.0)
+    for name in ("anton_gait_forces.png", "anton_support.png"):
+        assert (tmp_path / "anton" / name).stat().st_size > 5000
     assert "__VISER_EMBED_DATA__" in (tmp_path / "anton" / "anton_walk.html").read_text()
 
 

@@ -266,6 +266,24 @@ def test_a_sensed_touch_ends_the_descent_and_clearance_follows_the_feet():
     assert adapt_clearance(legs) == 0.0  # already at zero
 
 
+def test_a_sensed_touchdown_holds_the_felt_height_not_the_lagging_command():
+    """A foot that lags its command touches while the command is still above the ground: with
+    ``felt`` (the encoders' foot height) the support holds where the foot is, in the air phase and
+    in the search below zero alike."""
+    c = StepCycle(0.07, 0.025, 0.1, 0.5)
+    leg = LegCycle(c)
+    for ph in np.linspace(0.0, 0.8 * c.tau, 400):
+        leg.update(ph, -1.0, True, c.period / 1000, touch=ph >= 0.8 * c.tau, felt=-0.004)
+    assert leg.in_contact and leg.contact_height == -0.004 and leg.h == -0.004
+    assert c.ideal_at(0.8 * c.tau)[1] > 0.005  # where the command was
+    late = LegCycle(c)
+    for ph in np.linspace(0.0, c.tau - 1e-6, 400):  # never touched in the transfer
+        late.update(ph, -1.0, True, c.period / 1000, touch=False, felt=0.0)
+    assert not late.in_contact
+    late.update(c.tau + 0.01, -1.0, False, c.period / 1000, touch=True, felt=-0.012)
+    assert late.in_contact and late.contact_height == -0.012 and late.phase_code == 24
+
+
 def test_support_margin_and_com_correction():
     from legsim.walking import com_correction, support_margin
 

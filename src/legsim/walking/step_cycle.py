@@ -152,11 +152,13 @@ class LegCycle:
         self._lift_height = 0.0
 
     def update(self, phase: float, ground: float, in_air: bool, dt: float,
-               touch: bool | None = None) -> tuple[float, float]:
+               touch: bool | None = None, felt: float | None = None) -> tuple[float, float]:
         """Foot (s, h) [m] at ``phase`` with the ground ``ground`` [m] under it; ``in_air``: the gait
         generator has the leg in transfer; ``dt`` [s] since the last update; ``touch``: a sensed
         contact (a shank force sensor) that replaces the comparison with ``ground`` when given (a
-        robot does not know the ground's height: it feels it)."""
+        robot does not know the ground's height: it feels it); ``felt``: the foot's measured height
+        [m] (its encoders), which a sensed touchdown holds instead of the commanded height (a foot
+        lagging its command touches while the command is still above the ground)."""
         c = self.cycle
         s_ideal, h_ideal = c.ideal_at(phase)
         if in_air and self.in_contact and phase < c.tau / 2:
@@ -171,7 +173,7 @@ class LegCycle:
                 self.in_contact = False
             elif not self.in_contact and (h_ideal <= ground if touch is None else touch):
                 self.in_contact = True  # touchdown on the way down
-                self.contact_height = ground if touch is None else self.h
+                self.contact_height = ground if touch is None else self.h if felt is None else felt
             if self.in_contact:
                 self.s -= c.stance_speed * dt
                 self.h = self.contact_height
@@ -191,7 +193,8 @@ class LegCycle:
                     self.h = max(min(self.h, 0.0) - c.v_up * dt, floor)
             if found or self.h <= floor:
                 self.in_contact = True
-                self.contact_height = self.h
+                self.contact_height = self.h if felt is None or not found or touch is None else felt
+                self.h = self.contact_height
             self.phase_code = 24
             return self.s, self.h
         self.phase_code = 2

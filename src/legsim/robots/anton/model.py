@@ -21,7 +21,8 @@ from ...errors import InputError
 from ...multibody import Model, RobotBuilder
 from .params import LEGS, AntonParams
 
-__all__ = ["build_model", "hip_placements", "leg_ik", "leg_fk", "joint_names", "foot_layout"]
+__all__ = ["build_model", "hip_placements", "leg_ik", "leg_fk", "leg_jacobian", "feet_in_body", "joint_names",
+           "foot_layout"]
 
 
 def _box_inertia(m: float, size) -> np.ndarray:
@@ -98,6 +99,51 @@ def leg_fk(p: AntonParams, alpha, beta, gamma) -> np.ndarray:
     r = p.coxa + p.femur * np.cos(b_) + p.tibia * np.cos(b_ + g)
     z = p.femur * np.sin(b_) + p.tibia * np.sin(b_ + g)
     return np.stack([-r * np.sin(a), r * np.cos(a), z], axis=-1)
+
+
+def _leg_plane(p: AntonParams, beta: float, gamma: float) -> tuple[float, float]:
+    """The foot centre in the leg plane (scalar :func:`leg_fk`): r outward from the hip axis, z up [m]."""
+    return (p.coxa + p.femur * math.cos(beta) + p.tibia * math.cos(beta + gamma),
+            p.femur * math.sin(beta) + p.tibia * math.sin(beta + gamma))
+
+
+def leg_jacobian(p: AntonParams, alpha: float, beta: float, gamma: float) -> tuple[tuple[float, ...], ...]:
+    """∂(foot centre)/∂(α, β, γ) of :func:`leg_fk` in the hip frame: three columns (x, y, z) [m/rad],
+    scalar arithmetic (the controller's per-tick call). With r and z as in :func:`leg_fk`: column α
+    = (−r cos α, −r sin α, 0); column β (γ) = (−sin α ∂r, cos α ∂r, ∂z) with ∂r/∂β = −l_f sin β −
+    l_t sin(β + γ), ∂z/∂β = l_f cos β + l_t cos(β + γ), ∂r/∂γ = −l_t sin(β + γ), ∂z/∂γ = l_t cos(β + γ)."""
+    sa, ca = math.sin(alpha), math.cos(alpha)
+    sbg, cbg = math.sin(beta + gamma), math.cos(beta + gamma)
+    r = _leg_plane(p, beta, gamma)[0]
+    drb, dzb = -p.femur * math.sin(beta) - p.tibia * sbg, p.femur * math.cos(beta) + p.tibia * cbg
+    drg, dzg = -p.tibia * sbg, p.tibia * cbg
+    return ((-r * ca, -r * sa, 0.0), (-sa * drb, ca * drb, dzb), (-sa * drg, ca * drg, dzg))
+
+
+def feet_in_body(p: AntonParams, q_joints, placements=None) -> np.ndarray:
+    """Foot-sphere centres (6, 3) [m] in the middle segment's frame from the 22 joint angles (the order
+    of :func:`joint_names`): each leg's :func:`leg_fk` turned by its hip yaw, placed at its hip, and
+    for the front and rear legs carried through their segment's yaw-then-pitch joint at ±half the
+    segment gap (as :func:`build_model` builds them). What the encoders say about the feet.
+    ``placements``: :func:`hip_placements` of ``p``, when the caller keeps them."""
+    q = np.asarray(q_joints, dtype=float)
+    hg = 0.5 * p.segment_gap
+    out = np.empty((6, 3))
+    for k, (seg, hip, yaw) in enumerate((placements or hip_placements(p)).values()):
+        a, b, g = q[4 + 3 * k:7 + 3 * k]
+        r, fz = _leg_plane(p, b, g)
+        fx, fy = -r * math.sin(a), r * math.cos(a)
+        cy, sy = math.cos(yaw), math.sin(yaw)
+        x, y, z = hip[0] + cy * fx - sy * fy, hip[1] + sy * fx + cy * fy, hip[2] + fz
+        if seg != "middle":
+            sign, j = (1.0, 0) if seg == "front" else (-1.0, 2)
+            x += sign * hg
+            ct, st = math.cos(q[j + 1]), math.sin(q[j + 1])
+            x, z = ct * x + st * z, -st * x + ct * z  # pitch about y, then yaw about z, at the joint
+            cp, sp = math.cos(q[j]), math.sin(q[j])
+            x, y = cp * x - sp * y + sign * hg, sp * x + cp * y
+        out[k] = x, y, z
+    return out
 
 
 def leg_ik(p: AntonParams, foot) -> tuple[float, float, float]:

@@ -23,8 +23,8 @@ import numpy as np
 
 from ...assembly import IMU, ContactForce, Contacts, DCMotor, JointEncoder, JointVelocity, Measurement, Robot
 from ...contact import ContactLaw, coulomb, hunt_crossley
-from ...walking import GaitGenerator, LegCycle, StepCycle, wave_gait
-from .model import build_model, foot_layout, hip_placements, joint_names, leg_ik
+from ...walking import GaitGenerator, LegCycle, StepCycle, adapt_clearance, wave_gait
+from .model import build_model, feet_in_body, foot_layout, hip_placements, joint_names, leg_ik, leg_jacobian
 from .params import (
     FORCE_SENSOR_RANGE_N,
     GEAR_KNEE,
@@ -35,7 +35,7 @@ from .params import (
     AntonParams,
 )
 
-__all__ = ["build_robot", "walker", "WalkPlan", "standing_pose", "V_SUPPLY", "MOTOR_K"]
+__all__ = ["build_robot", "walker", "WalkPlan", "standing_pose", "support_track", "V_SUPPLY", "MOTOR_K"]
 
 V_SUPPLY = 12.0   # [V], placeholder
 MOTOR_K = 0.0143  # [N m/A = V s/rad], placeholder: 8000 rpm at 12 V
@@ -131,16 +131,33 @@ def standing_pose(plan: WalkPlan) -> np.ndarray:
     return q
 
 
-def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5):
+def _feedforward_gains() -> np.ndarray:
+    """V per N m of joint torque holding a load at stall, R / (η N k) (22,), from :func:`_motor`."""
+    motors = [_motor(j) for j in joint_names()]
+    return np.array([m.resistance / (m.efficiency * m.gear * m.torque_constant) for m in motors])
+
+
+def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | None = 2.0,
+           force_feedforward: bool = True, posture_gain: float = 5.0):
     """The controller ``(t, sensors) -> voltages (22,)`` [V]: stand until ``plan.start``, then walk.
 
-    The feet's targets in the body frame: each leg's :class:`LegCycle` point (s along x around its
-    rectangle corner, h up from the body's nominal ground) from its gait phase, on flat ground (the
-    shank sensors' contact trigger, ``LegCycle.update(touch=...)``, is not used yet: with it the
-    body sank step by step in a first trial, the PD loops' sag making every foot touch early);
-    the servo level is a PD on each drive's voltage (``kp`` [V/rad], ``kd`` [V s/rad]). Attributes
-    kept on the function for analysis: ``gen`` (the gait generator) and ``history`` (t, support
-    flags).
+    Primitive level (§3.4): each leg's :class:`LegCycle` point (s along x around its rectangle
+    corner, h up from the nominal ground) from its gait phase, in the robot frame, then leg inverse
+    kinematics. With ``touch`` [N] a leg enters support when its shank sensor's normal force exceeds
+    it (contact-triggered stance; None: on the flat-ground timing), and the clearance adapts
+    (:func:`adapt_clearance`, start logic step 5). The robot frame's clearance and inclination are
+    held by an integral loop of gain ``posture_gain`` [1/s] (0: off) on the plane through the
+    supporting feet as the encoders see them (:func:`feet_in_body`): its height against the nominal
+    ``plan.height`` and its slopes against level (why: a loaded foot sinks into the rubber and the
+    servo yields, so a touchdown height read at first contact overstates the support height by
+    that sag; without this loop the body ratcheted down by it at every step, measured). Force
+    feedback: with ``force_feedforward`` each leg's drives also get the voltage holding the load
+    its shank sensor measures, V = R/(η N k) τ with τ = −Jᵀ F (:func:`leg_jacobian`; F turned into
+    the hip frame by the hip's yaw alone: the body is kept level), halving the position loops' sag.
+    Servo level: a PD on each drive's voltage (``kp`` [V/rad], ``kd`` [V s/rad]). Attributes kept on
+    the function for analysis: ``gen`` (the gait generator), ``legs`` (the leg cycles), ``posture``
+    (3,) the robot frame's correction (height [m], slopes along x and y) and ``history`` (t,
+    support flags).
     """
     p = plan.params
     hips = _hip_in_robot(p)
@@ -153,8 +170,41 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5):
     heading = (math.cos(plan.direction), math.sin(plan.direction))
     side_scale = [1.0 - plan.turn if leg[0] == "L" else 1.0 + plan.turn for leg in LEGS]
     dt = 1e-3
+    z0 = p.foot_radius - plan.height  # the feet's centres on the nominal ground, body frame
     history: list[tuple[float, np.ndarray]] = []
-    q_stand = _joint_targets(p, hips, np.column_stack([centres, np.full(6, p.foot_radius - plan.height)]))
+    posture = np.zeros(3)
+    q_stand = _joint_targets(p, hips, np.column_stack([centres, np.full(6, z0)]))
+    v_per_nm = _feedforward_gains()
+    yaws = [(math.cos(hips[leg][1]), math.sin(hips[leg][1])) for leg in LEGS]
+    placements = hip_placements(p)
+
+    def feedforward(enc, shank) -> np.ndarray:
+        v = np.zeros(22)
+        for k in range(6):
+            fx, fy, fz = shank[3 * k], shank[3 * k + 1], shank[3 * k + 2]
+            c, sn = yaws[k]
+            hx, hy = c * fx + sn * fy, -sn * fx + c * fy
+            i = 4 + 3 * k
+            for j, col in enumerate(leg_jacobian(p, enc[i], enc[i + 1], enc[i + 2])):
+                v[i + j] = -(col[0] * hx + col[1] * hy + col[2] * fz) * v_per_nm[i + j]
+        return v
+
+    def level(feet_body, shank) -> None:
+        """One step of the posture loop: the least-squares plane z − z0 = a + b x + c y through the
+        supporting feet (normal equations), integrated into the robot frame's correction."""
+        n = sx = sy = sz = sxx = sxy = syy = sxz = syz = 0.0
+        for k in range(6):
+            if legs[k].in_contact and shank[3 * k + 2] > (touch or 0.0):
+                x, y, z = feet_body[k, 0], feet_body[k, 1], feet_body[k, 2] - z0
+                n += 1.0
+                sx, sy, sz, sxx, sxy, syy, sxz, syz = (sx + x, sy + y, sz + z, sxx + x * x, sxy + x * y,
+                                                       syy + y * y, sxz + x * z, syz + y * z)
+        if n < 3.0:
+            return
+        A = np.array([[n, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]])
+        if abs(np.linalg.det(A)) < 1e-12:  # the feet on one line: no plane
+            return
+        posture[:] -= posture_gain * dt * np.linalg.solve(A, [sz, sxz, syz])
 
     def controller(t, s):
         if t < plan.start or plan.speed == 0.0:
@@ -169,17 +219,63 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5):
             if legs[0].cycle is not cycles[gen.gait.name]:  # the change took effect this tick
                 for leg in legs:
                     leg.cycle = cycles[gen.gait.name]
+            measured = feet_in_body(p, s.enc, placements) if touch is not None else None
+            for k, leg in enumerate(legs):
+                if measured is None:
+                    leg.update(float(gen.phase[k]), 0.0, not support[k], dt)
+                    continue
+                x, y, z = measured[k]
+                felt = z - z0 - posture[0] - posture[1] * x - posture[2] * y  # in the robot frame
+                leg.update(float(gen.phase[k]), 0.0, not support[k], dt,
+                           touch=bool(s.shank[3 * k + 2] > touch), felt=felt)
+            if touch is not None:
+                adapt_clearance(legs)
+            if posture_gain > 0.0:
+                level(measured if measured is not None else feet_in_body(p, s.enc, placements), s.shank)
             feet = np.empty((6, 3))
             for k, leg in enumerate(legs):
-                leg.update(float(gen.phase[k]), 0.0, not support[k], dt)
-            for k, leg in enumerate(legs):
                 step = leg.s * side_scale[k]
-                feet[k] = (centres[k, 0] + step * heading[0], centres[k, 1] + step * heading[1],
-                           p.foot_radius - plan.height + leg.h)
+                x, y = centres[k, 0] + step * heading[0], centres[k, 1] + step * heading[1]
+                feet[k] = x, y, z0 + leg.h + posture[0] + posture[1] * x + posture[2] * y
             target = _joint_targets(p, hips, feet)
             history.append((t, support.copy()))
-        return np.clip(kp * (target - s.enc) - kd * s.rate, -V_SUPPLY, V_SUPPLY)
+        v = kp * (target - s.enc) - kd * s.rate
+        if force_feedforward:
+            v += feedforward(s.enc, s.shank)
+        return np.clip(v, -V_SUPPLY, V_SUPPLY)
 
     controller.gen = gen  # type: ignore[attr-defined]
+    controller.legs = legs  # type: ignore[attr-defined]
+    controller.posture = posture  # type: ignore[attr-defined]
     controller.history = history  # type: ignore[attr-defined]
     return controller
+
+
+def support_track(robot: Robot, result, params: AntonParams | None = None, every: int = 10,
+                  contact_force: float = 2.0) -> dict[str, np.ndarray]:
+    """The walk's balance record (every ``every``-th record): ``t`` (n,) [s]; ``com`` (n, 3) [m], the
+    whole-body centre of mass; ``feet`` (n, 6, 3) [m], the foot spheres' centres, and ``fn`` (n, 6)
+    [N], their normal forces, in :data:`LEGS` order; ``margin`` (n,) [m], the signed distance of the
+    CoM's ground projection inside the polygon of the feet carrying more than ``contact_force`` [N]
+    (:func:`legsim.walking.support_margin`; NaN with fewer than three)."""
+    from ...multibody.dynamics import center_of_mass
+    from ...walking import support_margin
+
+    p = params or AntonParams()
+    mb = robot.mb
+    data = mb.make_data()
+    tibias = [mb.body_id(f"{leg}_tibia") for leg in LEGS]
+    tip = np.array([0.0, p.tibia, 0.0])
+    rows = np.arange(0, len(result.t), every)
+    q = np.column_stack([result.state(n) for n in robot.model.state_names[:mb.nq]])[rows]
+    fn = np.column_stack([result.output(f"fn_{leg}_foot") for leg in LEGS])[rows]
+    com = np.empty((len(rows), 3))
+    feet = np.empty((len(rows), 6, 3))
+    margin = np.full(len(rows), np.nan)
+    for k, qk in enumerate(q):
+        com[k] = center_of_mass(mb, data, qk)  # runs the forward kinematics the feet read
+        feet[k] = [data.op[b] + data.oR[b] @ tip for b in tibias]
+        on = fn[k] > contact_force
+        if on.sum() >= 3:
+            margin[k] = support_margin(com[k, :2], feet[k, on, :2])
+    return {"t": np.asarray(result.t)[rows], "com": com, "feet": feet, "fn": fn, "margin": margin}
