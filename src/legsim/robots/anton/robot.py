@@ -16,6 +16,7 @@ kinematics) and the servo level (a PD position loop on each drive's voltage).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from ...assembly import IMU, ContactForce, Contacts, DCMotor, JointEncoder, JointVelocity, Measurement, Robot
 from ...contact import ContactLaw, coulomb, hunt_crossley
-from ...walking import GaitGenerator, LegCycle, StepCycle, adapt_clearance, wave_gait
+from ...walking import GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
 from .model import build_model, feet_in_body, foot_layout, hip_placements, joint_names, leg_ik, leg_jacobian
 from .params import (
     FORCE_SENSOR_RANGE_N,
@@ -131,6 +132,46 @@ def standing_pose(plan: WalkPlan) -> np.ndarray:
     return q
 
 
+class FootForceTracking:
+    """Per-foot force tracking with the shank sensors (the primitive level's force feedback, §3.4):
+    each supporting foot's vertical target moves by an offset integrating ``gain`` [m/(N s)] times
+    its measured minus desired normal force, the desired forces being the minimum-norm support
+    forces of (3.8)/(3.9) with friction cones (:class:`legsim.walking.SupportQP`, friction ``mu``)
+    for the centre of mass the encoders give (the model's, in the middle segment's frame, the body
+    taken level). Only the redistribution is tracked: the offsets are kept orthogonal to every plane
+    over the feet (height and tilt are the posture loop's), so three feet, statically determinate,
+    never move, and four to six share the load as the distribution asks. ``offsets`` (6,) [m] and
+    ``desired`` (6,) [N] (NaN off support) are kept for analysis."""
+
+    def __init__(self, params: AntonParams, gain: float, mu: float = 0.8):
+        from ...multibody.dynamics import center_of_mass
+
+        self.params, self.gain, self.mu = params, float(gain), float(mu)
+        self._mb = build_model(params, floating=False)  # the middle segment is its fixed root
+        self._data = self._mb.make_data()
+        self._com = center_of_mass
+        self._limbs = self._mb.total_mass()  # everything but the root, whose CoM is its origin
+        self._mass = params.total_mass
+        self._qps: dict[int, SupportQP] = {}
+        self.offsets = np.zeros(6)
+        self.desired = np.full(6, np.nan)
+
+    def update(self, q_joints, feet_body: np.ndarray, support: np.ndarray, fz, dt: float) -> None:
+        """One control tick: ``feet_body`` (6, 3) [m] from the encoders, ``support`` (6,) bool the feet
+        that carry, ``fz`` (6,) [N] their measured normal forces."""
+        idx = np.flatnonzero(support)
+        self.offsets[~support] = 0.0
+        self.desired[:] = np.nan
+        if idx.size < 4:
+            return
+        qp = self._qps.get(idx.size) or self._qps.setdefault(idx.size, SupportQP(idx.size, self.mu))
+        com = self._com(self._mb, self._data, np.asarray(q_joints, dtype=float)) * (self._limbs / self._mass)
+        self.desired[idx] = qp.solve(feet_body[idx], self._mass, com)[:, 2]
+        off = self.offsets[idx] + self.gain * dt * (np.asarray(fz)[idx] - self.desired[idx])
+        basis = np.column_stack([np.ones(idx.size), feet_body[idx, 0], feet_body[idx, 1]])
+        self.offsets[idx] = off - basis @ np.linalg.lstsq(basis, off, rcond=None)[0]
+
+
 def _feedforward_gains() -> np.ndarray:
     """V per N m of joint torque holding a load at stall, R / (η N k) (22,), from :func:`_motor`."""
     motors = [_motor(j) for j in joint_names()]
@@ -138,7 +179,7 @@ def _feedforward_gains() -> np.ndarray:
 
 
 def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | None = 2.0,
-           force_feedforward: bool = True, posture_gain: float = 5.0):
+           force_feedforward: bool = True, posture_gain: float = 5.0, force_gain: float = 0.0):
     """The controller ``(t, sensors) -> voltages (22,)`` [V]: stand until ``plan.start``, then walk.
 
     Primitive level (§3.4): each leg's :class:`LegCycle` point (s along x around its rectangle
@@ -153,16 +194,19 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     that sag; without this loop the body ratcheted down by it at every step, measured). Force
     feedback: with ``force_feedforward`` each leg's drives also get the voltage holding the load
     its shank sensor measures, V = R/(η N k) τ with τ = −Jᵀ F (:func:`leg_jacobian`; F turned into
-    the hip frame by the hip's yaw alone: the body is kept level), halving the position loops' sag.
-    Servo level: a PD on each drive's voltage (``kp`` [V/rad], ``kd`` [V s/rad]). Attributes kept on
-    the function for analysis: ``gen`` (the gait generator), ``legs`` (the leg cycles), ``posture``
-    (3,) the robot frame's correction (height [m], slopes along x and y) and ``history`` (t,
-    support flags).
+    the hip frame by the hip's yaw alone: the body is kept level), halving the position loops' sag;
+    with ``force_gain`` [m/(N s)] > 0 the supporting feet also track the support distribution's forces
+    (:class:`FootForceTracking`, with four feet or more). Servo level: a PD on each drive's voltage
+    (``kp`` [V/rad], ``kd`` [V s/rad]). Attributes kept on the function for analysis: ``gen`` (the
+    gait generator), ``legs`` (the leg cycles), ``posture`` (3,) the robot frame's correction (height
+    [m], slopes along x and y), ``forces`` (the :class:`FootForceTracking`, or None) and ``history``
+    (t, support flags).
     """
     p = plan.params
     hips = _hip_in_robot(p)
     centres = foot_layout("rectangle", plan.half_length, plan.half_width) + [plan.feet_x, 0.0]
-    cyc = plan.cycle()
+    # standing (speed 0) never advances the gait: its generator and leg cycles get a nominal 0.1 m/s cycle
+    cyc = plan.cycle() if plan.speed > 0.0 else dataclasses.replace(plan, speed=0.1).cycle()
     gen = GaitGenerator(wave_gait(plan.gait), cyc.period)
     legs = [LegCycle(cyc) for _ in LEGS]
     cycles = {plan.gait: cyc}
@@ -173,10 +217,10 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     z0 = p.foot_radius - plan.height  # the feet's centres on the nominal ground, body frame
     history: list[tuple[float, np.ndarray]] = []
     posture = np.zeros(3)
-    q_stand = _joint_targets(p, hips, np.column_stack([centres, np.full(6, z0)]))
     v_per_nm = _feedforward_gains()
     yaws = [(math.cos(hips[leg][1]), math.sin(hips[leg][1])) for leg in LEGS]
     placements = hip_placements(p)
+    tracking = FootForceTracking(p, force_gain) if force_gain > 0.0 else None
 
     def feedforward(enc, shank) -> np.ndarray:
         v = np.zeros(22)
@@ -189,12 +233,12 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
                 v[i + j] = -(col[0] * hx + col[1] * hy + col[2] * fz) * v_per_nm[i + j]
         return v
 
-    def level(feet_body, shank) -> None:
+    def level(feet_body, carrying) -> None:
         """One step of the posture loop: the least-squares plane z − z0 = a + b x + c y through the
         supporting feet (normal equations), integrated into the robot frame's correction."""
         n = sx = sy = sz = sxx = sxy = syy = sxz = syz = 0.0
         for k in range(6):
-            if legs[k].in_contact and shank[3 * k + 2] > (touch or 0.0):
+            if carrying[k]:
                 x, y, z = feet_body[k, 0], feet_body[k, 1], feet_body[k, 2] - z0
                 n += 1.0
                 sx, sy, sz, sxx, sxy, syy, sxz, syz = (sx + x, sy + y, sz + z, sxx + x * x, sxy + x * y,
@@ -206,40 +250,48 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
             return
         posture[:] -= posture_gain * dt * np.linalg.solve(A, [sz, sxz, syz])
 
+    def walk(t, s, measured) -> None:
+        """The primitive level's gait: generator, leg cycles (contact-triggered), clearance."""
+        while changes and t >= changes[0][0]:
+            name = changes.pop(0)[1]
+            cycles[name] = plan.cycle(name)
+            gen.set_gait(wave_gait(name), cycles[name].period)
+        support = gen.step(dt)
+        if legs[0].cycle is not cycles[gen.gait.name]:  # the change took effect this tick
+            for leg in legs:
+                leg.cycle = cycles[gen.gait.name]
+        for k, leg in enumerate(legs):
+            if touch is None:
+                leg.update(float(gen.phase[k]), 0.0, not support[k], dt)
+                continue
+            x, y, z = measured[k]
+            felt = z - z0 - posture[0] - posture[1] * x - posture[2] * y  # in the robot frame
+            leg.update(float(gen.phase[k]), 0.0, not support[k], dt,
+                       touch=bool(s.shank[3 * k + 2] > touch), felt=felt)
+        if touch is not None:
+            adapt_clearance(legs)
+        history.append((t, support.copy()))
+
     def controller(t, s):
-        if t < plan.start or plan.speed == 0.0:
-            target = q_stand
-            history.append((t, np.ones(6, dtype=bool)))
+        walking = t >= plan.start and plan.speed != 0.0
+        measured = feet_in_body(p, s.enc, placements)
+        if walking:
+            walk(t, s, measured)
         else:
-            while changes and t >= changes[0][0]:
-                name = changes.pop(0)[1]
-                cycles[name] = plan.cycle(name)
-                gen.set_gait(wave_gait(name), cycles[name].period)
-            support = gen.step(dt)
-            if legs[0].cycle is not cycles[gen.gait.name]:  # the change took effect this tick
-                for leg in legs:
-                    leg.cycle = cycles[gen.gait.name]
-            measured = feet_in_body(p, s.enc, placements) if touch is not None else None
-            for k, leg in enumerate(legs):
-                if measured is None:
-                    leg.update(float(gen.phase[k]), 0.0, not support[k], dt)
-                    continue
-                x, y, z = measured[k]
-                felt = z - z0 - posture[0] - posture[1] * x - posture[2] * y  # in the robot frame
-                leg.update(float(gen.phase[k]), 0.0, not support[k], dt,
-                           touch=bool(s.shank[3 * k + 2] > touch), felt=felt)
-            if touch is not None:
-                adapt_clearance(legs)
-            if posture_gain > 0.0:
-                level(measured if measured is not None else feet_in_body(p, s.enc, placements), s.shank)
-            feet = np.empty((6, 3))
-            for k, leg in enumerate(legs):
-                step = leg.s * side_scale[k]
-                x, y = centres[k, 0] + step * heading[0], centres[k, 1] + step * heading[1]
-                feet[k] = x, y, z0 + leg.h + posture[0] + posture[1] * x + posture[2] * y
-            target = _joint_targets(p, hips, feet)
-            history.append((t, support.copy()))
-        v = kp * (target - s.enc) - kd * s.rate
+            history.append((t, np.ones(6, dtype=bool)))
+        fz = s.shank[2::3]
+        carrying = np.array([leg.in_contact for leg in legs]) & (fz > (touch or 0.0))
+        if posture_gain > 0.0:
+            level(measured, carrying)
+        if tracking is not None:
+            tracking.update(s.enc, measured, carrying, fz, dt)
+        feet = np.empty((6, 3))
+        for k, leg in enumerate(legs):
+            step = leg.s * side_scale[k] if walking else 0.0
+            x, y = centres[k, 0] + step * heading[0], centres[k, 1] + step * heading[1]
+            z = z0 + (leg.h if walking else 0.0) + posture[0] + posture[1] * x + posture[2] * y
+            feet[k] = x, y, z + (tracking.offsets[k] if tracking is not None else 0.0)
+        v = kp * (_joint_targets(p, hips, feet) - s.enc) - kd * s.rate
         if force_feedforward:
             v += feedforward(s.enc, s.shank)
         return np.clip(v, -V_SUPPLY, V_SUPPLY)
@@ -247,6 +299,7 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     controller.gen = gen  # type: ignore[attr-defined]
     controller.legs = legs  # type: ignore[attr-defined]
     controller.posture = posture  # type: ignore[attr-defined]
+    controller.forces = tracking  # type: ignore[attr-defined]
     controller.history = history  # type: ignore[attr-defined]
     return controller
 
