@@ -375,6 +375,42 @@ def test_the_default_rk4_step_keeps_the_current_loop_stable():
     assert np.all(np.isfinite(res.x)) and _col(res, robot, "m_iq")[-1] == pytest.approx(2.905, rel=2e-3)
 
 
+@pytest.mark.parametrize("mode", ["current_loop", "ideal"])
+def test_phase_currents_are_the_dq_currents_through_4_3_at_the_rotors_electrical_angle(mode):
+    from legsim.assembly import Measurement, MotorCurrent, PhaseCurrent, PMSMDrive, Robot
+    from legsim.hybrid import Options
+
+    drive = PMSMDrive.rotto("m", "slider", mode=mode)
+    robot = Robot(_rail(1.0), actuators=[drive],
+                  sensors=[PhaseCurrent("ph", actuators=["m"],
+                                        measurement=Measurement(bits=12, lo=-20, hi=20)),
+                           MotorCurrent("i", actuators=["m"])])
+    # 3 A for 40 ms: the rotor turns through ~8 electrical turns
+    res = robot.simulate(0.04, commands0=[3.0], options=Options(rtol=1e-9, atol=1e-11, record_period=1e-3))
+    assert robot.channels[0].labels == ("m_a", "m_b", "m_c")
+    phi = drive.motor().pole_pairs * drive.ratio * _col(res, robot, "slider")
+    i_d = _col(res, robot, "m_id") if mode == "current_loop" else np.zeros_like(phi)
+    i_q = _col(res, robot, "current_m")
+    want = np.array(inverse_park_clarke(i_d, i_q, phi))
+    got = np.array([_col(res, robot, f"true_ph_m_{k}") for k in "abc"])
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    # a balanced set: no zero sequence, amplitude |i_dq| (the amplitude-invariant transform, A15)
+    np.testing.assert_allclose(got.sum(axis=0), 0.0, atol=1e-9)
+    np.testing.assert_allclose(np.sqrt(2.0 / 3.0 * (got**2).sum(axis=0)), np.hypot(i_d, i_q), rtol=1e-9)
+    assert phi[-1] / (2 * np.pi) > 5 and np.ptp(got[0]) > 5.0  # the phases really alternate
+    held = np.array([_col(res, robot, f"ph_m_{k}") for k in "abc"])[:, 1:]
+    assert np.abs(held - got[:, 1:]).max() <= 0.5 * 40.0 / 4096 + 1e-12  # 12 bits over +-20 A
+
+
+def test_phase_currents_need_a_pmsm_drive():
+    from legsim.assembly import PhaseCurrent, Robot, TorqueSource
+
+    with pytest.raises(InputError, match="PhaseCurrent 'ph': actuator 'm' is a TorqueSource; phase currents "
+                                         "need a PMSMDrive"):
+        Robot(_rail(1.0), actuators=[TorqueSource("m", "slider")],
+              sensors=[PhaseCurrent("ph", actuators=["m"])])
+
+
 def test_a_hardware_file_declares_rotto_drives_and_bad_values_name_the_part():
     from legsim.assembly.hardware import parse_hardware
 
@@ -388,10 +424,13 @@ command = "force"
 [sensors.i]
 type = "MotorCurrent"
 actuators = "all"
+[sensors.ph]
+type = "PhaseCurrent"
+actuators = "all"
 """
     robot = parse_hardware(text, model=_rail(2.0))
     assert robot.actuators[0].series_spring == CF and robot.actuators[0].ratio == pytest.approx(1 / ACT.kv)
-    assert robot.channels[0].labels == ("m",)
+    assert robot.channels[0].labels == ("m",) and robot.channels[1].labels == ("m_a", "m_b", "m_c")
     with pytest.raises(InputError, match=r"\[actuators.m\]: PMSMDrive 'm': mode = 'loop', expected one of"):
         parse_hardware(text.replace('"current_loop"', '"loop"'), model=_rail(2.0))
     with pytest.raises(InputError, match=r"PMSMDrive 'm': 'i_max' = -1"):
@@ -411,15 +450,16 @@ def test_a_ball_screw_drive_on_a_revolute_joint_is_refused():
 
 # ------------------------------------------------------------------------------ F/T sensor, ZMP
 def test_the_shank_ft_preset_carries_table_4_1():
-    from legsim.assembly import ContactForce, rotto_ft_measurements, rotto_ft_sensor
+    from legsim.assembly import ForceTorque, rotto_ft_measurements, rotto_ft_sensor
 
     ms = rotto_ft_measurements(seed=3)
     assert (ms["Fx"].hi, ms["Fy"].hi, ms["Mx"].hi, ms["My"].hi) == (300.0, 400.0, 10.0, 20.0)
     assert all(m.bits == 12 and m.lo == -m.hi for m in ms.values())
     noise = (ms["Fz"].noise_std, ms["Fy"].noise_std, ms["Mz"].noise_std, ms["My"].noise_std)
     assert noise == (0.29, 0.39, 0.098, 0.1)
-    s = rotto_ft_sensor("ft", ["foot"])
-    assert isinstance(s, ContactForce) and s.measurement == rotto_ft_measurements()["Fy"]
+    s = rotto_ft_sensor("ft", "foot", ["pad"])
+    assert isinstance(s, ForceTorque)
+    assert all(s.measurement_of(ch) == m for ch, m in rotto_ft_measurements().items())
 
 
 def test_the_zmp_from_two_feet_is_the_centre_of_pressure_of_the_ground_forces():

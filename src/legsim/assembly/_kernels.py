@@ -18,7 +18,7 @@ import numpy as np
 
 from .._borrow import view_c
 from ..actuators.electric._kernels import peukert_rate
-from ..actuators.electric._pmsm_kernels import circle_limit
+from ..actuators.electric._pmsm_kernels import circle_limit, inverse_park
 from ..actuators.pneumatic import _lane_kernels as LK
 from ..actuators.pneumatic import _layout as PL
 from ..actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force, tank_pressure_rate
@@ -45,7 +45,7 @@ NSCR = 12 + PL.NPARAM  # contact kinematics and normal (12), then a cylinder's r
 @hs.njit_helper
 def scratch_size(nb, nv, nc, na, nas):
     """Length of the scratch at the end of ``p`` (:func:`workspace`)."""
-    return data_buffer_size(nb, nv) + 12 * nb + 7 * nc + 2 * na + nas + NSCR
+    return data_buffer_size(nb, nv) + 12 * nb + 7 * nc + 2 * na + nas + NSCR + 6 * nc + 2 * na
 
 
 @hs.njit_helper
@@ -79,6 +79,24 @@ def workspace(p):
     return (m, d, view_c(p[o0 + dsize:o1], (nb, 6)), p[o1:o2], view_c(p[o2:o3], (nc, 3)),
             view_c(p[o3:o4], (nc, 3)), view_c(p[o4:o5], (nb, 6)), p[o5:o6], p[o6:o7], p[o7:o8],
             p[o8:o8 + NSCR])
+
+
+@hs.njit_helper
+def contact_wrenches(p):
+    """``wc`` (nc, 6): each contact point's wrench on its body from the last :func:`contact_forces`,
+    ``(f, x × f)`` [N, N m] about the world origin in world axes (ground and obstacles), a view of
+    ``p``'s scratch at ``p[P_OWC]``: what a force/torque sensor sums."""
+    o = int(p[L.P_OWC])
+    return view_c(p[o:o + 6 * int(p[L.P_NC])], (int(p[L.P_NC]), 6))
+
+
+@hs.njit_helper
+def drive_electrical(p):
+    """``ae`` (nact, 2): each PMSM drive's electrical angle phi_e [rad] and d-axis current i_d [A] from
+    the last :func:`actuator_forces` (other actuators' rows unused), a view of ``p``'s scratch at
+    ``p[P_OAE]``: what a phase-current sensor transforms (with i_q, ``cur``)."""
+    o = int(p[L.P_OAE])
+    return view_c(p[o:o + 2 * int(p[L.P_NACT])], (int(p[L.P_NACT]), 2))
 
 
 @hs.njit_helper
@@ -132,6 +150,7 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
     nob = int(p[L.P_NOB])  # obstacles exist on the smooth path only (Contacts checks)
     kin = scr[0:12]
     vt = scr[12:15]
+    wc = contact_wrenches(p)
     for b in range(fext.shape[0]):
         for i in range(6):
             fext[b, i] = 0.0
@@ -140,6 +159,8 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
         for i in range(3):
             sdot[k, i] = 0.0
             fc[k, i] = 0.0
+        for i in range(6):
+            wc[k, i] = 0.0
         if not smooth and not (mode >> k) & 1:
             continue
         contact_point(d, p, k, kin)
@@ -149,15 +170,16 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
                                          0.0 if smooth else x[xc + k], anchor, sdot[k], vt, fc[k])
             add_point_force(fext, int(p[rows + L.CW * k + L.CP_BODY]), kin[2], kin[3], kin[4],
                             fc[k, 0], fc[k, 1], fc[k, 2])
+            add_point_force(wc, k, kin[2], kin[3], kin[4], fc[k, 0], fc[k, 1], fc[k, 2])
         if nob > 0:
-            obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, scr)
+            obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, wc, scr)
 
 
 @hs.njit_helper
-def obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, scr):
+def obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, wc, scr):
     """Smooth-path forces of contact point k against each of the ``nob`` static box obstacles it
-    penetrates (same law as the ground; stateless friction only), added to ``fext``, ``fn[k]`` and
-    ``fc[k]``."""
+    penetrates (same law as the ground; stateless friction only), added to ``fext``, ``fn[k]``,
+    ``fc[k]`` and the point's wrench ``wc[k]``."""
     oob = int(p[L.P_OOB])
     o = int(p[L.P_OC]) + L.C_LAW + LW.NPRM + L.CW * k
     body = int(p[o + L.CP_BODY])
@@ -173,6 +195,7 @@ def obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, scr):
         for i in range(3):
             fc[k, i] += f[i]
         add_point_force(fext, body, kin[2], kin[3], kin[4], f[0], f[1], f[2])
+        add_point_force(wc, k, kin[2], kin[3], kin[4], f[0], f[1], f[2])
 
 
 @hs.njit_helper
@@ -319,9 +342,10 @@ def solenoid_force(p, o, x, q, qd, adot, xa):
 
 @hs.njit_helper
 def pmsm_drive(p, o, x, u, q, qd, adot, xa):
-    """A PMSM drive at actuator row ``p[o]`` (``components.PMSMDrive``): ``(joint force, i_q)``, and into
-    ``adot`` the rates of its states (motor side x_m, v_m with a series spring; i_d, i_q, PI integrals
-    in the current-loop mode)."""
+    """A PMSM drive at actuator row ``p[o]`` (``components.PMSMDrive``): ``(joint force, i_q, i_d,
+    phi_e)``, and into ``adot`` the rates of its states (motor side x_m, v_m with a series spring; i_d,
+    i_q, PI integrals in the current-loop mode). The electrical angle ``phi_e = p G s`` [rad] of the
+    motor-side coordinate s (the joint's, or x_m behind a series spring): the rotor's D axis at s = 0."""
     b = int(p[o + L.PM_BLOCK])
     g = p[o + L.A_GEAR]
     s = int(p[o + L.A_STATE])
@@ -363,8 +387,8 @@ def pmsm_drive(p, o, x, u, q, qd, adot, xa):
     if cf > 0.0:
         adot[s - xa] = x[s + 1]
         adot[s + 1 - xa] = (fm - fs) / p[b + L.PB_MM]
-        return fs, i_q
-    return fm, i_q
+        return fs, i_q, i_d, pp * g * x[s]
+    return fm, i_q, i_d, pp * g * q
 
 
 @hs.njit_helper
@@ -481,7 +505,10 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
         elif typ == L.ACT_SOLENOID:
             f = solenoid_force(p, o, x, q, qd, adot, xa)
         elif typ == L.ACT_PMSM:
-            f, cur[a] = pmsm_drive(p, o, x, u, q, qd, adot, xa)
+            f, cur[a], i_d, phi = pmsm_drive(p, o, x, u, q, qd, adot, xa)
+            ae = drive_electrical(p)
+            ae[a, 0] = phi
+            ae[a, 1] = i_d
         else:  # DC motor through a gear: R, L, kt, kb, i_max, v_max, torque command?, efficiency
             res, ind, kt, kb = p[pp], p[pp + 1], p[pp + 2], p[pp + 3]
             imax, vmax, eta = p[pp + 4], p[pp + 5], p[pp + 7]
@@ -615,10 +642,12 @@ def sensor_truth(p, x, o, c, oR, op, ov, gravity, acc, fc, cur):
     """True value of channel c of the sensor row at ``p[o]`` (after :func:`dynamics`, and
     :func:`body_accelerations` for an accelerometer): joint position/velocity, specific force
     ``a - g`` of a body point or the body's angular velocity in sensor axes, contact force of a
-    geometry (world axes), or motor current. ``oR``, ``op``, ``ov``: the data's world placements and
-    velocities, ``gravity`` the model's (3,) [m/s^2]. Inlined into the hooks (numba IR), as
-    :func:`measure`: called once per channel, a call cost ~0.25 us with the model and data as
-    arguments (numba passes every array of a structure by value) and ~75 ns with these arrays."""
+    geometry (world axes), motor current, a PMSM drive's phase currents, or (a force/torque sensor
+    row, one channel) a component of the contact wrench on its geometries about its mounting point
+    in sensor axes. ``oR``, ``op``, ``ov``: the data's world placements and velocities, ``gravity``
+    the model's (3,) [m/s^2]. Inlined into the hooks (numba IR), as :func:`measure`: called once per
+    channel, a call cost ~0.25 us with the model and data as arguments (numba passes every array of
+    a structure by value) and ~75 ns with these arrays."""
     typ = int(p[o + L.S_TYPE])
     src = int(p[o + L.S_SRC])
     if typ == L.SEN_JPOS:
@@ -627,11 +656,14 @@ def sensor_truth(p, x, o, c, oR, op, ov, gravity, acc, fc, cur):
         return x[int(p[L.P_NQ]) + src]
     if typ == L.SEN_CURRENT:
         return cur[src]
+    if typ == L.SEN_PHASE:  # (4.3) from i_d, i_q at the drive's electrical angle
+        ae = drive_electrical(p)
+        ia, ib, ic = inverse_park(ae[src, 1], cur[src], ae[src, 0])
+        return ia if c == 0 else (ib if c == 1 else ic)
     if typ == L.SEN_PRESSURE:
         return x[src + c]
+    rows = int(p[L.P_OC]) + L.C_LAW + LW.NPRM
     if typ == L.SEN_FORCE:
-        oc = int(p[L.P_OC])
-        rows = oc + L.C_LAW + LW.NPRM
         total = 0.0
         for k in range(int(p[L.P_NC])):
             if int(p[rows + L.CW * k + L.CP_GEOM]) == src:
@@ -640,6 +672,33 @@ def sensor_truth(p, x, o, c, oR, op, ov, gravity, acc, fc, cur):
     R = oR[src]
     if typ == L.SEN_GYRO:
         w0, w1, w2 = ov[src, 3], ov[src, 4], ov[src, 5]
+    elif typ == L.SEN_WRENCH:  # the contacts' wrench on the sensor's geometries about its point
+        wc = contact_wrenches(p)
+        ng = int(p[o + L.S_NG])
+        f0 = f1 = f2 = m0 = m1 = m2 = 0.0
+        for k in range(int(p[L.P_NC])):
+            g = int(p[rows + L.CW * k + L.CP_GEOM])
+            for j in range(ng):
+                if int(p[o + L.S_GEOM + j]) == g:
+                    f0 += wc[k, 0]
+                    f1 += wc[k, 1]
+                    f2 += wc[k, 2]
+                    m0 += wc[k, 3]
+                    m1 += wc[k, 4]
+                    m2 += wc[k, 5]
+                    break
+        comp = int(p[o + L.S_COMP])
+        c = comp % 3
+        if comp < 3:
+            w0, w1, w2 = f0, f1, f2
+        else:  # about the sensor point s: M_s = M_o - s x F
+            px, py, pz = p[o + L.S_POS], p[o + L.S_POS + 1], p[o + L.S_POS + 2]
+            x0 = op[src, 0] + R[0, 0] * px + R[0, 1] * py + R[0, 2] * pz
+            x1 = op[src, 1] + R[1, 0] * px + R[1, 1] * py + R[1, 2] * pz
+            x2 = op[src, 2] + R[2, 0] * px + R[2, 1] * py + R[2, 2] * pz
+            w0 = m0 - (x1 * f2 - x2 * f1)
+            w1 = m1 - (x2 * f0 - x0 * f2)
+            w2 = m2 - (x0 * f1 - x1 * f0)
     else:  # accelerometer: classical acceleration of the point minus gravity
         px, py, pz = p[o + L.S_POS], p[o + L.S_POS + 1], p[o + L.S_POS + 2]
         x0 = op[src, 0] + R[0, 0] * px + R[0, 1] * py + R[0, 2] * pz

@@ -40,16 +40,19 @@ STAMP = _stamp()
 # ---- header (P_STAMP stays at index 0 whatever else changes) ---------------------------------
 (P_STAMP, P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
  P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB, P_OCP, P_NCP,
- P_CEVERY, P_OOB, P_NOB, P_OT, P_OTR, P_ORD, P_XM, P_NM, P_OLN, P_OLS) = range(39)
-HEAD = 39
+ P_CEVERY, P_OOB, P_NOB, P_OT, P_OTR, P_ORD, P_XM, P_NM, P_OLN, P_OLS, P_OWC, P_OAE) = range(41)
+HEAD = 41
 """``P_XM``, ``P_NM``: first state and length of a compiled controller's memory (0, 0 without);
 ``P_OLN``: offset of the cylinders' SIMD lane block (``actuators.pneumatic._lane_kernels.embedded_lanes``),
--1 when every cylinder takes the scalar kernel; ``P_OLS``: its scratch (the lane inputs, then outputs)."""
+-1 when every cylinder takes the scalar kernel; ``P_OLS``: its scratch (the lane inputs, then outputs);
+``P_OWC``: the contact points' wrenches (nc x 6, scratch: :func:`._kernels.contact_wrenches`);
+``P_OAE``: the PMSM drives' electrical angle and i_d (nact x 2, scratch:
+:func:`._kernels.drive_electrical`)."""
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_CONTACT, SENSE_DYNAMICS = range(4)
 """What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates, chamber
-pressures), world kinematics (gyros), world kinematics and the contact forces (contact-force sensors),
-or the whole dynamics (accelerometers, motor currents)."""
+pressures), world kinematics (gyros), world kinematics and the contact forces (contact-force and
+force/torque sensors), or the whole dynamics (accelerometers, motor and phase currents)."""
 
 # ---- contact block at p[P_OC]: ground, law, then one row per contact point ------------------
 C_NX, C_NY, C_NZ, C_OFF, C_NLAW, C_FLAW, C_MIDWAY, C_LAW = range(8)
@@ -138,14 +141,20 @@ NPM_SPRING = 2
 NPM_LOOP = 4
 
 # ---- sensor rows at p[P_OS] ------------------------------------------------------------------
-SW = 32
+SW = 48
 (S_TYPE, S_SRC, S_NCH, S_CH0, S_TICKS, S_STD, S_OFFSET, S_SCALE, S_LO, S_HI, S_BITS, S_B0, S_A1,
  S_DELAY, S_SEED, S_XSTATE, S_ID) = range(17)
 S_POS = 17
 """Body point of an accelerometer (3) [m], then the mounting rotation (9, row-major, sensor ->
-body axes) from S_ROT."""
+body axes) from S_ROT; a force/torque sensor's mounting point and rotation likewise."""
 S_ROT = 20
-SEN_JPOS, SEN_JVEL, SEN_ACC, SEN_GYRO, SEN_FORCE, SEN_CURRENT, SEN_PRESSURE = range(7)
+S_COMP, S_NG = 29, 30
+"""A force/torque sensor row (one channel): its wrench component (0-2 force, 3-5 moment, sensor axes)
+and how many contact geometries it carries, their indices from ``S_GEOM``."""
+S_GEOM = 32
+NG_WRENCH = SW - S_GEOM
+"""At most this many contact geometries under one force/torque sensor."""
+SEN_JPOS, SEN_JVEL, SEN_ACC, SEN_GYRO, SEN_FORCE, SEN_CURRENT, SEN_PRESSURE, SEN_WRENCH, SEN_PHASE = range(9)
 
 NFSTATE = 2
 """Filter states per channel (previous input, previous output), then its delay line."""

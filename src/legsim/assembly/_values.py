@@ -13,7 +13,8 @@ __all__ = ["KIND_OF", "EXPECTED", "is_number", "ok", "params"]
 KIND_OF = {"float": "number", "float | None": "number", "int": "int", "bool": "bool", "str": "str",
             "str | None": "str", "tuple": "vector",
             "Sequence[str]": "names", "Sequence[str] | None": "names", "Sequence[float]": "vector",
-            "Sequence[Sequence[float]]": "matrix", "Measurement": "table"}
+            "Sequence[Sequence[float]]": "matrix", "Measurement": "table",
+            "Measurement | None": "table", "Mapping[str, Measurement] | tuple": "table"}
 EXPECTED = {"number": "a number", "int": "a whole number", "bool": "true or false",
              "str": "a quoted string", "names": "a name or a list of names", "table": "a table",
              "vector": "a list of numbers", "matrix": "a list of lists of numbers"}

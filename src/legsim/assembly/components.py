@@ -62,7 +62,7 @@ and a hold until its next sample (module ``_sensing``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -82,9 +82,11 @@ from ..multibody.model import Model
 
 __all__ = [
     "TorqueSource", "PositionServo", "VelocityServo", "DCMotor", "Measurement", "JointEncoder",
-    "JointVelocity", "IMU", "ContactForce", "MotorCurrent", "Contacts", "Obstacle", "Actuator", "Sensor",
+    "JointVelocity", "IMU", "ContactForce", "ForceTorque", "WRENCH_CHANNELS", "MotorCurrent", "PhaseCurrent",
+    "Contacts", "Obstacle", "Actuator", "Sensor",
     "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery", "contact_geometries",
-    "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1", "CommandTable", "Rod",
+    "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1", "ROTTO_FT_ROTATION",
+    "CommandTable", "Rod",
 ]
 
 
@@ -661,6 +663,18 @@ class _Sensor:
                                _names(owner, self._names_field, getattr(self, self._names_field)))
 
 
+def _placement(owner: str, position, rotation) -> tuple[tuple, tuple]:
+    """A sensor's mounting point (3,) [m] and rotation (3, 3) (sensor -> body axes), checked, as tuples."""
+    pos = np.asarray(position, dtype=float)
+    rot = np.asarray(rotation, dtype=float)
+    if pos.shape != (3,) or not np.all(np.isfinite(pos)):
+        raise InputError(f"{owner}: position = {position!r}, expected 3 finite numbers [m]")
+    if rot.shape != (3, 3) or not np.all(np.isfinite(rot)) \
+            or not np.allclose(rot @ rot.T, np.eye(3), atol=1e-9) or np.linalg.det(rot) < 0:
+        raise InputError(f"{owner}: rotation = {rotation!r}, expected a 3x3 rotation matrix")
+    return tuple(pos), tuple(map(tuple, rot))
+
+
 def _names(owner: str, what: str, values) -> tuple[str, ...]:
     if isinstance(values, str):
         values = (values,)
@@ -711,17 +725,11 @@ class IMU(_Sensor):
         owner = f"IMU {self.name!r}"
         if not isinstance(self.body, str) or not self.body:
             raise InputError(f"{owner}: body = {self.body!r}, expected the name of a body")
-        pos = np.asarray(self.position, dtype=float)
-        rot = np.asarray(self.rotation, dtype=float)
-        if pos.shape != (3,) or not np.all(np.isfinite(pos)):
-            raise InputError(f"{owner}: position = {self.position!r}, expected 3 finite numbers [m]")
-        if rot.shape != (3, 3) or not np.allclose(rot @ rot.T, np.eye(3), atol=1e-9) \
-                or np.linalg.det(rot) < 0:
-            raise InputError(f"{owner}: rotation = {self.rotation!r}, expected a 3x3 rotation matrix")
+        pos, rot = _placement(owner, self.position, self.rotation)
         if not (self.accelerometer or self.gyro):
             raise InputError(f"{owner}: neither accelerometer nor gyro: expected at least one")
-        object.__setattr__(self, "position", tuple(pos))
-        object.__setattr__(self, "rotation", tuple(map(tuple, rot)))
+        object.__setattr__(self, "position", pos)
+        object.__setattr__(self, "rotation", rot)
 
 
 @dataclass(frozen=True)
@@ -733,10 +741,75 @@ class ContactForce(_Sensor):
     _names_field = "geometries"
 
 
+WRENCH_CHANNELS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
+"""A :class:`ForceTorque` sensor's channels: force then moment, sensor axes."""
+
+
+@dataclass(frozen=True)
+class ForceTorque(_Sensor):
+    """A six-axis force/torque sensor mounted on ``body`` at ``position`` (3,) [m, body axes] with
+    ``rotation`` (3, 3) mapping sensor axes to body axes: the wrench that the contacts of
+    ``geometries`` (at most 16 contact geometries, on the sensor's body or below it) exert, force
+    [N] and moment about the mounting point [N m] in sensor axes, channels ``Fx Fy Fz Mx My Mz``.
+    It reads the ground's push on what it carries; the weight and inertia of the parts between the
+    sensor and the ground are not in it (mount it right above them, as a shank or wrist sensor is).
+    ``measurement`` applies to every channel unless ``channel_measurements`` ({channel: Measurement})
+    gives a channel its own (ranges and accuracies differ per axis: :func:`rotto_ft_sensor`)."""
+
+    body: str = ""
+    geometries: Sequence[str] = ()
+    position: Sequence[float] = (0.0, 0.0, 0.0)
+    rotation: Sequence[Sequence[float]] = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    channel_measurements: Mapping[str, Measurement] | tuple = ()
+    _names_field = "geometries"
+
+    def __post_init__(self):
+        super().__post_init__()
+        owner = f"ForceTorque {self.name!r}"
+        if not isinstance(self.body, str) or not self.body:
+            raise InputError(f"{owner}: body = {self.body!r}, expected the name of the body it is mounted on")
+        if len(set(self.geometries)) != len(self.geometries) or len(self.geometries) > 16:
+            raise InputError(f"{owner}: geometries = {list(self.geometries)!r}, expected 1 to 16 distinct "
+                             "contact geometries")
+        pos, rot = _placement(owner, self.position, self.rotation)
+        object.__setattr__(self, "position", pos)
+        object.__setattr__(self, "rotation", rot)
+        cms = self.channel_measurements
+        if isinstance(cms, tuple):
+            cms = dict(cms)
+        if not isinstance(cms, Mapping):
+            raise InputError(f"{owner}: channel_measurements = {cms!r}, expected {{channel: Measurement}}")
+        for ch, ms in cms.items():
+            if ch not in WRENCH_CHANNELS:
+                raise InputError(f"{owner}: channel_measurements has {ch!r}; channels are "
+                                 f"{', '.join(WRENCH_CHANNELS)}")
+            if not isinstance(ms, Measurement):
+                raise InputError(f"{owner}: channel_measurements[{ch!r}] = {ms!r}, expected a Measurement")
+            ms.check(f"{owner} {ch}")
+        # kept as ((channel, Measurement), ...) in channel order: the component stays hashable
+        object.__setattr__(self, "channel_measurements",
+                           tuple((ch, cms[ch]) for ch in WRENCH_CHANNELS if ch in cms))
+
+    def measurement_of(self, channel: str) -> Measurement:
+        """The :class:`Measurement` of ``channel`` (one of :data:`WRENCH_CHANNELS`)."""
+        return dict(self.channel_measurements).get(channel, self.measurement)
+
+
 @dataclass(frozen=True)
 class MotorCurrent(_Sensor):
     """Armature current [A] of each DC motor, or the torque-producing current i_q [A] of each
     :class:`PMSMDrive`, named in ``actuators``, one channel each."""
+
+    actuators: Sequence[str] = ()
+    _names_field = "actuators"
+
+
+@dataclass(frozen=True)
+class PhaseCurrent(_Sensor):
+    """Stator phase currents i_A, i_B, i_C [A] of each :class:`PMSMDrive` in ``actuators`` (channels
+    ``<actuator>_a``, ``_b``, ``_c``): its i_d, i_q through the inverse transform (4.3) at the electrical
+    angle phi_e = p G s of its motor-side coordinate s (the rotor's D axis at s = 0, where rotor
+    alignment puts it). The averaged inverter's currents: no PWM ripple."""
 
     actuators: Sequence[str] = ()
     _names_field = "actuators"
@@ -752,7 +825,8 @@ class ChamberPressure(_Sensor):
     _names_field = "actuators"
 
 
-Sensor = JointEncoder | JointVelocity | IMU | ContactForce | MotorCurrent | ChamberPressure
+Sensor = (JointEncoder | JointVelocity | IMU | ContactForce | ForceTorque | MotorCurrent | PhaseCurrent
+          | ChamberPressure)
 """Any sensor component."""
 
 ROTTO_FT_TABLE_4_1 = {  # channel: (range +- [N or N m], accuracy [N or N m]); 12 bits each
@@ -769,14 +843,19 @@ def rotto_ft_measurements(seed: int = 0) -> dict[str, Measurement]:
             for ch, (rng, acc) in ROTTO_FT_TABLE_4_1.items()}
 
 
-def rotto_ft_sensor(name: str, geometries, *, rate_hz: float = 0.0, seed: int = 0) -> ContactForce:
-    """The force part of ROTTO's shank F/T sensor as a :class:`ContactForce` (world axes, z up) with the
-    vertical channel's Table 4.1 figures (±400 N, 12 bits, 0.39 N). What the sensor pipeline cannot
-    express: the moments (a contact-force sensor has none), the horizontal channels' own ±300 N range
-    and 0.29 N accuracy (one Measurement per sensor: they get the vertical channel's, a 0.20 N instead of
-    0.15 N step), and the sensor's own axes. :func:`rotto_ft_measurements` gives all six channels."""
-    return ContactForce(name, rate_hz=rate_hz, measurement=rotto_ft_measurements(seed)["Fy"],
-                        geometries=geometries)
+ROTTO_FT_ROTATION = ((1.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 1.0, 0.0))
+"""Sensor -> body axes of :func:`rotto_ft_sensor` on a z-up foot: the sensor's y (Table 4.1's vertical
+axis) along the body's z, its x along the body's x, its z along the body's -y."""
+
+
+def rotto_ft_sensor(name: str, body: str, geometries, *, position=(0.0, 0.0, 0.0),
+                    rotation=ROTTO_FT_ROTATION, rate_hz: float = 0.0, seed: int = 0) -> ForceTorque:
+    """ROTTO's shank six-axis force/torque sensor (Table 4.1: 12 bits over each channel's range, its
+    accuracy as noise) as a :class:`ForceTorque` on ``body`` at ``position`` [m], reading the contacts of
+    ``geometries``; sensor axes y vertical (:data:`ROTTO_FT_ROTATION` on a z-up body)."""
+    ms = rotto_ft_measurements(seed)
+    return ForceTorque(name, rate_hz=rate_hz, body=body, geometries=geometries, position=position,
+                       rotation=rotation, measurement=ms["Fy"], channel_measurements=ms)
 
 
 # --------------------------------------------------------------------------- played-back commands

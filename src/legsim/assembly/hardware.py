@@ -34,15 +34,23 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
     kp = 20.0
 
     [sensors.imu]                 # one table per sensor, named by its key
-    type = "IMU"                  # JointEncoder | JointVelocity | IMU | ContactForce | MotorCurrent
+    type = "IMU"                  # JointEncoder | JointVelocity | IMU | ContactForce | ForceTorque
+                                  # | MotorCurrent | PhaseCurrent | ChamberPressure
     body = "trunk"
     rate_hz = 500                 # default 0: the controller's rate
     measurement = { noise_std = 0.01, bits = 12, lo = -40, hi = 40, seed = 1 }   # Measurement fields
 
+    [sensors.ankle_ft]            # a six-axis force/torque sensor: the wrench of these contacts
+    type = "ForceTorque"          # about its mounting point (position, rotation on body), sensor axes
+    body = "foot"
+    geometries = ["heel", "toe"]
+    channel_measurements = { Fz = { bits = 12, lo = -400, hi = 400 } }   # per channel (Fx .. Mz)
+
     [sensors.enc]
     type = "JointEncoder"
     joints = "all"                # "all" also for JointVelocity joints, ContactForce geometries (every
-                                  # contact geometry) and MotorCurrent actuators (every DCMotor, PMSMDrive)
+                                  # contact geometry), MotorCurrent actuators (every DCMotor, PMSMDrive),
+                                  # PhaseCurrent actuators (every PMSMDrive)
 
 Pneumatics and batteries (SI: Pa absolute, K, m^3, m^2; a resource is named by its key)::
 
@@ -150,7 +158,8 @@ ACTUATORS: dict[str, Callable[..., Any]] = {
     "PneumaticCylinder": C.PneumaticCylinder, "PMSMDrive": C.PMSMDrive, "PMSMDrive.rotto": C.PMSMDrive.rotto}
 """Actuator ``type`` -> component (or preset) taking ``(name, joint, **keys)``."""
 SENSORS: dict[str, Callable[..., Any]] = {cls.__name__: cls for cls in (
-    C.JointEncoder, C.JointVelocity, C.IMU, C.ContactForce, C.MotorCurrent, C.ChamberPressure)}
+    C.JointEncoder, C.JointVelocity, C.IMU, C.ContactForce, C.ForceTorque, C.MotorCurrent, C.PhaseCurrent,
+    C.ChamberPressure)}
 """Sensor ``type`` -> component taking ``(name, **keys)``."""
 RESOURCES: dict[str, Callable[..., Any]] = {"AirSupply": C.AirSupply, "Battery": C.Battery}
 """Resource ``type`` -> component taking ``(name, <model>, **keys)``."""
@@ -467,6 +476,7 @@ def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts |
              actuators: list[Any]) -> tuple[list[Any], dict[str, str]]:
     cylinders = tuple(a.name for a in actuators if isinstance(a, C.PneumaticCylinder | C.SolenoidCylinder))
     motors = tuple(a.name for a in actuators if isinstance(a, C.DCMotor | C.PMSMDrive))
+    drives = tuple(a.name for a in actuators if isinstance(a, C.PMSMDrive))
     geoms = () if contacts is None else tuple(f.build("contacts", C.contact_geometries, mb, contacts))
     every: dict[str, tuple[str, ...]] = {"joints": tuple(mb.joint_names), "geometries": geoms}
     what = {"joints": "1-DoF joints", "actuators": "DC motors or PMSM drives",
@@ -477,21 +487,33 @@ def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts |
         t = f"sensors.{key}"
         spec = f.table("sensors", key, spec)
         kind = f.choose(t, spec, "type", SENSORS)
-        pressure = kind == "ChamberPressure"  # its actuators "all": every cylinder, else every motor
-        every["actuators"] = cylinders if pressure else motors
-        what["actuators"] = "pneumatic or solenoid cylinders" if pressure else "DC motors or PMSM drives"
+        # its actuators "all": every cylinder, every PMSM drive, or every motor
+        every["actuators"], what["actuators"] = (
+            (cylinders, "pneumatic or solenoid cylinders") if kind == "ChamberPressure" else
+            (drives, "PMSM drives") if kind == "PhaseCurrent" else (motors, "DC motors or PMSM drives"))
         params = V.params(SENSORS[kind], ("name",))
         every_of = {k: v for k, v in spec.items() if k in every and k in params and v == "all"}
         kw = f.kwargs(t, {k: v for k, v in spec.items() if k not in every_of}, params, kind, ("type",))
         for k in every_of:
             kw[k] = _names_or_all(f, t, k, "all", every[k], what[k])
-        if "measurement" in kw:
-            m = kw["measurement"]
-            mt = f"{t}.measurement"
-            kw["measurement"] = C.Measurement(**f.kwargs(mt, m, V.params(C.Measurement, ()), "Measurement"))
+        for mk in ("measurement", "gyro_measurement"):
+            if mk in kw:
+                kw[mk] = _measurement(f, f"{t}.{mk}", kw[mk])
+        if "channel_measurements" in kw:
+            ct = f"{t}.channel_measurements"
+            chans = f.kwargs(ct, f.table(t, "channel_measurements", kw["channel_measurements"]),
+                             {ch: ("table", False) for ch in C.WRENCH_CHANNELS}, "channel")
+            kw["channel_measurements"] = {ch: _measurement(f, f"{ct}.{ch}", m) for ch, m in chans.items()}
         out.append(f.build(t, SENSORS[kind], key, **kw))
         origin[f"{kind} {key!r}:"] = t
     return out, origin
+
+
+def _measurement(f: _File, where: str, spec) -> C.Measurement:
+    """A ``{ noise_std = ..., bits = ..., ... }`` table as a :class:`Measurement`."""
+    table, _, key = where.rpartition(".")
+    spec = f.table(table, key, spec)
+    return C.Measurement(**f.kwargs(where, spec, V.params(C.Measurement, ()), "Measurement"))
 
 
 # --------------------------------------------------------------- resources and pneumatic parts

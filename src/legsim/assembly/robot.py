@@ -37,6 +37,7 @@ from .compiled import is_compiled_controller, sample_hook, takes_memory
 from .components import (
     _FRICTION_LAWS,
     IMU,
+    WRENCH_CHANNELS,
     Actuator,
     AirSupply,
     Battery,
@@ -45,9 +46,11 @@ from .components import (
     ContactForce,
     Contacts,
     DCMotor,
+    ForceTorque,
     JointEncoder,
     JointVelocity,
     MotorCurrent,
+    PhaseCurrent,
     PMSMDrive,
     PneumaticCylinder,
     PositionServo,
@@ -78,6 +81,13 @@ def _lookup(what: str, name: str, names: Sequence[str], owner: str) -> int:
         raise InputError(f"{owner}: {what} {name!r} does not exist{closest(name, names)}; "
                          f"valid: {', '.join(names)}")
     return list(names).index(name)
+
+
+def _carries(mb: Model, body: int, other: int) -> bool:
+    """Whether ``other`` is ``body`` or hangs below it in the kinematic tree (body indices)."""
+    while other > 0 and other != body:
+        other = int(mb.body_parent[other])
+    return other == body
 
 
 class Robot:
@@ -270,7 +280,8 @@ class Robot:
         nfs = 0
         bodies = list(mb.body_names)
         for sen in self.sensors:
-            kinds = (JointEncoder, JointVelocity, IMU, ContactForce, MotorCurrent, ChamberPressure)
+            kinds = (JointEncoder, JointVelocity, IMU, ContactForce, ForceTorque, MotorCurrent, PhaseCurrent,
+                     ChamberPressure)
             if not isinstance(sen, kinds):
                 raise InputError(f"Robot: sensor {sen!r} is not a sensor component "
                                  f"({', '.join(k.__name__ for k in kinds)})")
@@ -302,6 +313,18 @@ class Robot:
                 for g in sen.geometries:
                     gi = _lookup("contact geometry", g, geoms, owner)
                     parts.append((L.SEN_FORCE, gi, 3, (f"{g}_x", f"{g}_y", f"{g}_z")))
+            elif isinstance(sen, ForceTorque):
+                if c is None:
+                    raise InputError(f"{owner}: the robot has no contacts (Robot(contacts=...))")
+                b = _lookup("body", sen.body, bodies[1:], owner) + 1
+                gis = [_lookup("contact geometry", g, geoms, owner) for g in sen.geometries]
+                for _, body, _, _, gname in points:
+                    if gname in sen.geometries and not _carries(mb, b, body):
+                        raise InputError(f"{owner}: contact geometry {gname!r} is on body "
+                                         f"{bodies[body]!r}, which body {sen.body!r} does not carry (a "
+                                         "force/torque sensor reads the contacts of its body and below it)")
+                for ch in WRENCH_CHANNELS:
+                    parts.append((L.SEN_WRENCH, b, 1, (ch,)))
             elif isinstance(sen, ChamberPressure):
                 for a in sen.actuators:
                     ai = _lookup("actuator", a, names, owner)
@@ -315,6 +338,14 @@ class Robot:
                         raise InputError(f"{owner}: actuator {a!r} is a "
                                          f"{type(self.actuators[ai]).__name__}; a pressure sensor needs "
                                          "a PneumaticCylinder or a SolenoidCylinder")
+            elif isinstance(sen, PhaseCurrent):
+                for a in sen.actuators:
+                    ai = _lookup("actuator", a, names, owner)
+                    if not isinstance(self.actuators[ai], PMSMDrive):
+                        raise InputError(f"{owner}: actuator {a!r} is a "
+                                         f"{type(self.actuators[ai]).__name__}; phase currents need a "
+                                         "PMSMDrive")
+                    parts.append((L.SEN_PHASE, ai, 3, (f"{a}_a", f"{a}_b", f"{a}_c")))
             else:
                 for a in sen.actuators:
                     ai = _lookup("actuator", a, names, owner)
@@ -326,7 +357,8 @@ class Robot:
             labels: list[str] = []
             for typ, src, n, labs in parts:
                 ms = (sen.gyro_measurement if isinstance(sen, IMU) and typ == L.SEN_GYRO
-                      and sen.gyro_measurement is not None else sen.measurement)
+                      and sen.gyro_measurement is not None else
+                      sen.measurement_of(labs[0]) if isinstance(sen, ForceTorque) else sen.measurement)
                 b0, a1 = _clock.butterworth1(ms.cutoff_hz, float(ticks / self.sample_rate), owner)
                 row = np.zeros(L.SW)
                 row[L.S_TYPE], row[L.S_SRC], row[L.S_NCH], row[L.S_CH0] = typ, src, n, nch
@@ -335,9 +367,12 @@ class Robot:
                 row[L.S_LO], row[L.S_HI], row[L.S_BITS] = ms.lo, ms.hi, ms.bits
                 row[L.S_B0], row[L.S_A1], row[L.S_DELAY], row[L.S_SEED] = b0, a1, ms.delay, ms.seed
                 row[L.S_XSTATE], row[L.S_ID] = nfs, len(srows)  # state offset made absolute below
-                if isinstance(sen, IMU):
+                if isinstance(sen, IMU | ForceTorque):
                     row[L.S_POS:L.S_POS + 3] = sen.position
                     row[L.S_ROT:L.S_ROT + 9] = np.asarray(sen.rotation, dtype=float).ravel()
+                if isinstance(sen, ForceTorque):
+                    row[L.S_COMP], row[L.S_NG] = WRENCH_CHANNELS.index(labs[0]), len(gis)
+                    row[L.S_GEOM:L.S_GEOM + len(gis)] = gis
                 srows.append(row)
                 for lab in labs:
                     state_names_f += [f"_{sen.name}_{lab}_u", f"_{sen.name}_{lab}_y",
@@ -373,8 +408,8 @@ class Robot:
         head[L.P_STAMP] = L.STAMP
         head[L.P_CEVERY] = self.controller_every
         types = {int(r[L.S_TYPE]) for r in srows}
-        head[L.P_SENSE] = (L.SENSE_DYNAMICS if types & {L.SEN_ACC, L.SEN_CURRENT} else
-                           L.SENSE_CONTACT if L.SEN_FORCE in types else
+        head[L.P_SENSE] = (L.SENSE_DYNAMICS if types & {L.SEN_ACC, L.SEN_CURRENT, L.SEN_PHASE} else
+                           L.SENSE_CONTACT if types & {L.SEN_FORCE, L.SEN_WRENCH} else
                            L.SENSE_KINEMATICS if L.SEN_GYRO in types else L.SENSE_STATE)
         head[[L.P_XC, L.P_XS, L.P_XA, L.P_XU, L.P_XY, L.P_XF]] = (
             nq + nv, (nq + nv + (0 if smooth else nc)) if anchors else -1, xa, xu, xy, xf)
@@ -407,6 +442,8 @@ class Robot:
         lanes, nlane_scratch = self._lane_block(rows, pneumatic, prows)
         head[L.P_OLN] = oln if lanes.size else -1
         head[L.P_OSCR] = oln + lanes.size
+        head[L.P_OWC] = head[L.P_OSCR] + scratch.size - 6 * nc - 2 * nact  # the scratch's last blocks
+        head[L.P_OAE] = head[L.P_OSCR] + scratch.size - 2 * nact  # (K.scratch_size)
         head[L.P_OLS] = head[L.P_OSCR] + scratch.size if lanes.size else -1
         scratch = np.concatenate([scratch, np.zeros(nlane_scratch)])
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *pblocks, *supplies,

@@ -30,6 +30,8 @@ import numpy as np
 
 from ...assembly import (
     IMU,
+    ROTTO_FT_ROTATION,
+    WRENCH_CHANNELS,
     ContactForce,
     Contacts,
     JointEncoder,
@@ -37,6 +39,7 @@ from ...assembly import (
     Measurement,
     PMSMDrive,
     Robot,
+    rotto_ft_sensor,
 )
 from ...contact import ContactLaw, anchor_spring, hunt_crossley
 from ...multibody import center_of_mass
@@ -65,7 +68,10 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
     """ROTTO with a :class:`~legsim.assembly.PMSMDrive` on each drive's rod (``mode`` ``"ideal"`` or
     ``"current_loop"``; the position loop :data:`SERVO_KP`, :data:`SERVO_KD`, 400 N), absolute joint
     encoders (12 bits per turn), joint rates, the feet's contact forces on the four pads of each sole,
-    the body's inertial sensor and the drives' currents; rubber pads (Hunt–Crossley, Coulomb friction
+    the body's inertial sensor, a six-axis force/torque sensor per foot (``L_ft``, ``R_ft``: Table 4.1,
+    :func:`~legsim.assembly.rotto_ft_sensor`, at the ankle centre on the foot, so that it reads the sole's
+    pads and not the ankle drives; the source's sits on the shank just above) and the drives'
+    currents; rubber pads (Hunt–Crossley, Coulomb friction
     ``mu``; placeholders) on the ground z = 0."""
     p = params or RottoParams()
     mb = build_model(p)
@@ -77,7 +83,9 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
     sensors = [JointEncoder("enc", joints=joints, measurement=Measurement(bits=12, lo=-math.pi, hi=math.pi)),
                JointVelocity("rate", joints=joints),
                ContactForce("pads", geometries=pad_names()),
-               IMU("imu", body="pelvis")]
+               IMU("imu", body="pelvis"),
+               *(rotto_ft_sensor(f"{leg}_ft", f"{leg}_foot", pads, seed=k + 1)
+                 for k, (leg, pads) in enumerate(zip(LEGS, (pad_names()[:4], pad_names()[4:]), strict=True)))]
     law = ContactLaw(hunt_crossley(3e7, 1.0), anchor_spring(mu, 5e4))
     return Robot(mb, actuators=actuators, sensors=sensors,
                  contacts=Contacts(law, geometries=pad_names(), path=path))
@@ -335,9 +343,9 @@ def support_track(robot: Robot, result, params: RottoParams | None = None, every
                   contact_force: float = 10.0) -> dict[str, np.ndarray]:
     """The walk's balance record (every ``every``-th record): ``t`` (n,) [s]; ``com`` (n, 3) [m], the
     whole-body centre of mass; ``zmp`` (n, 2) [m], the zero-moment point on the flat ground from the
-    two shank F/T sensors' wrenches (:func:`legsim.walking.zmp_from_wrenches`; each foot's force and
-    moment about its ankle centre summed from its pads' held force readings, as the source's sensor
-    measures them, [Zav08]; NaN when nothing touches); ``pads`` (n, 8, 3) [m], the pads' contact
+    two feet's F/T sensors' held readings (:func:`legsim.walking.zmp_from_wrenches`; each foot's force
+    and moment about its ankle centre, Table 4.1's quantisation and noise, as the source's sensors
+    measure them, [Zav08]; NaN when nothing touches); ``pads`` (n, 8, 3) [m], the pads' contact
     points (the spheres' lowest points) and ``fn`` (n, 8) [N], their normal forces, in
     :func:`.model.pad_names` order; ``margin_com`` and ``margin_zmp`` (n,) [m], the signed distances
     of the CoM's projection and of the ZMP inside the support polygon (the convex hull of the soles
@@ -356,22 +364,25 @@ def support_track(robot: Robot, result, params: RottoParams | None = None, every
     com = np.empty((len(rows), 3))
     pads = np.empty((len(rows), 8, 3))
     ankles = np.empty((len(rows), 2, 3))
+    feet_R = np.empty((len(rows), 2, 3, 3))
     for k, qk in enumerate(q):
         com[k] = center_of_mass(mb, data, qk)
         for leg, b in enumerate(feet):
             pads[k, 4 * leg:4 * leg + 4] = data.op[b] + local @ data.oR[b].T
             ankles[k, leg] = data.op[b]
-    # each shank F/T sensor's wrench (at the ankle centre, world axes) from its sole's pad forces (the
-    # held sensor data), then the ZMP of the two wrenches
-    f_pads = np.column_stack([result.state(f"pads_{n}_{a}") for n in pad_names() for a in "xyz"])[rows]
-    f_pads = f_pads.reshape(len(rows), 8, 3)
+            feet_R[k, leg] = data.oR[b]
+    # each foot's F/T sensor (its held readings, sensor axes, about the ankle centre) in world axes,
+    # then the ZMP of the two wrenches
+    rot = np.asarray(ROTTO_FT_ROTATION)
+    wrench = np.stack([np.column_stack([result.state(f"{leg}_ft_{ch}") for ch in WRENCH_CHANNELS])[rows]
+                       for leg in LEGS], axis=1)  # (n, 2, 6)
     zmp = np.full((len(rows), 2), np.nan)
     for k in range(len(rows)):
-        if f_pads[k, :, 2].sum() <= 0.0:
+        to_world = feet_R[k] @ rot  # (2, 3, 3): sensor -> world axes
+        forces = np.einsum("lij,lj->li", to_world, wrench[k, :, :3])
+        if forces[:, 2].sum() <= 0.0:
             continue
-        forces = f_pads[k].reshape(2, 4, 3).sum(axis=1)
-        moments = np.cross(pads[k] - np.repeat(ankles[k], 4, axis=0), f_pads[k]).reshape(2, 4, 3).sum(axis=1)
-        zmp[k] = zmp_from_wrenches(ankles[k], forces, moments)
+        zmp[k] = zmp_from_wrenches(ankles[k], forces, np.einsum("lij,lj->li", to_world, wrench[k, :, 3:]))
     margin_com = np.full(len(rows), np.nan)
     margin_zmp = np.full(len(rows), np.nan)
     for k in range(len(rows)):
