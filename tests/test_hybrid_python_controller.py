@@ -90,3 +90,54 @@ def test_a_controller_without_a_sample_period_is_refused(plants):
     plain = dataclasses.replace(compiled, sample=hs.no_sample, sample_period=0.0)
     with pytest.raises(InputError, match="needs a sample period"):
         simulate(plain, 1.0, controller=lambda t, x, m: None)
+
+
+# ------------------------------------------------------------------------- wall-time limit
+def test_a_controller_that_never_returns_is_stopped_at_the_wall_time_limit_with_its_records(plants):
+    import signal
+    import time
+
+    _, python = plants
+    before = signal.getsignal(signal.SIGALRM)
+    pi = _python_pi([])
+
+    def hangs_after_half_a_second(t, x, mode):
+        pi(t, x, mode)
+        while t > 0.5:  # a controller stuck in a loop, swallowing every Exception it sees
+            try:
+                time.sleep(0.01)
+            except Exception:
+                pass
+
+    t0 = time.perf_counter()
+    with pytest.raises(SimulationError, match=r"wall-time limit of 0.5 s was reached") as info:
+        simulate(python, 5.0, options=Options(record_period=0.02, sample_period=0.02, wall_time_limit=0.5),
+                 controller=hangs_after_half_a_second)
+    assert time.perf_counter() - t0 < 3.0
+    res = info.value.result
+    assert res.status == "wall_time_limit" and "run stopped at t = 0.52 s" in str(info.value)
+    # the records are kept up to the last sample whose controller returned (a sample's record is
+    # written after its controller call, which at 0.52 s never ended)
+    assert res.t[-1] == pytest.approx(0.5) and res.n == 26
+    assert signal.getsignal(signal.SIGALRM) == before  # the timer's handler is put back
+
+
+def test_a_long_compiled_run_stops_at_the_wall_time_limit_and_a_short_one_is_unaffected(plants):
+    compiled, _ = plants
+    opts = Options(method="rk4_fixed", h_max=1e-7, sample_period=0.02, record_period=0.01)
+    res = simulate(compiled, 100.0, options=dataclasses.replace(opts, wall_time_limit=0.3),
+                   raise_on_error=False)
+    # 1e9 steps would take hours; the engine returns every 20 000 steps (~1 s as plain Python)
+    assert res.status == "wall_time_limit" and 0.0 < res.stats["sim_time_s"] < 100.0
+    assert res.stats["wall_time_s"] < 10.0
+    ok = simulate(compiled, 0.2, options=dataclasses.replace(opts, h_max=1e-4, wall_time_limit=60.0))
+    ref = simulate(compiled, 0.2, options=dataclasses.replace(opts, h_max=1e-4))
+    np.testing.assert_array_equal(ok.x, ref.x)
+
+
+def test_a_bad_wall_time_limit_is_refused():
+    with pytest.raises(InputError, match="'wall_time_limit' must be a finite number >= 0"):
+        Options(wall_time_limit=-1.0)
+    compiled = build_pi_plant()
+    with pytest.raises(InputError, match="'radau' runs through scipy and cannot keep a wall-time limit"):
+        simulate(compiled, 0.1, options=Options(method="radau", wall_time_limit=1.0))

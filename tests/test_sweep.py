@@ -251,6 +251,35 @@ def test_a_user_summary_and_the_models_own_summary_become_columns(tmp_path):
     assert hexa.column("body_height_min_m") == pytest.approx(hexa.column("z@min"), rel=0, abs=0)
 
 
+HANGING_CONTROLLER = """
+def hopper(*, hang=False):
+    def controller(t, s):
+        while hang and t > 0.05:  # a controller stuck in a loop
+            pass
+        return [0.0, 0.0]
+    return controller
+"""
+
+
+def test_a_run_timeout_stops_a_stuck_controller_and_the_sweep_goes_on(tmp_path):
+    (tmp_path / "stuck.py").write_text(HANGING_CONTROLLER)
+    scenario = tmp_path / "hopper.toml"
+    scenario.write_text(f"robot = '{(SCENARIO_DIR / 'hopper_hardware.toml').as_posix()}'\n"
+                        "controller = 'stuck.py:hopper'\nt_final = 0.3\n[initial]\nrail = 0.36\n"
+                        "hip = 0.6\nknee = -1.2\n")
+    sw = Sweep(scenario, grid={"controller_params.hang": [False, True, False]})
+    t0 = time.perf_counter()
+    res = run_sweep(sw, tmp_path / "out", outputs=["rail@final"], workers=2, run_timeout=2.0, **QUIET)
+    assert time.perf_counter() - t0 < 60.0
+    status = res.table.column("status").to_pylist()
+    assert status == ["done", "wall_time_limit", "done"]
+    msg = res.table.column("message").to_pylist()[1]
+    assert "wall-time limit of 2 s was reached" in msg and "run stopped at t = 0.05" in msg
+    assert json.loads((tmp_path / "out" / "sweep.json").read_text())["spec"]["run_timeout"] == 2.0
+    with pytest.raises(InputError, match="run_timeout = -1: expected a number of seconds > 0"):
+        run_sweep(sw, tmp_path / "bad", run_timeout=-1, **QUIET)
+
+
 def test_records_on_request_are_run_directories_named_by_run_id(tmp_path):
     sw = Sweep(SLIP, grid={"params.k": [900.0, 1100.0], "t_final": [0.5]})
     res = run_sweep(sw, tmp_path, outputs=["x@final"], records=True, backend="serial", **QUIET)
@@ -319,6 +348,7 @@ def test_cli_variations_come_from_a_csv_or_json_file(tmp_path):
     (["--samples", "4"], "--samples needs at least one --range"),
     (["--runs", "1-x"], "--runs '1-x': expected run_ids"),
     (["--grid", "params.kk=1,2"], r"\[params\] kk.*did you mean 'k'"),
+    (["--run-timeout", "0"], "run_timeout = 0.0: expected a number of seconds > 0"),
 ])
 def test_cli_mistakes_name_the_argument_and_exit_with_status_2(tmp_path, capsys, argv, fragment):
     assert main(["sweep", str(SLIP), "--out", str(tmp_path / "o"), "-q", *argv]) == 2
@@ -328,7 +358,8 @@ def test_cli_mistakes_name_the_argument_and_exit_with_status_2(tmp_path, capsys,
 def test_cli_sweep_writes_the_table_and_prints_a_summary(tmp_path, capsys):
     out = tmp_path / "cli"
     assert main(["sweep", str(SLIP), "--out", str(out), "--grid", "params.k=900,1100",
-                 "--grid", "t_final=0.5", "--output", "x@final,y@min", "--backend", "serial"]) == 0
+                 "--grid", "t_final=0.5", "--output", "x@final,y@min", "--backend", "serial",
+                 "--run-timeout", "60"]) == 0
     text = capsys.readouterr().out
     assert "sweep: 2 of 2 runs in" in text and "(2 done)" in text and "x@final: min" in text
     table = pq.read_table(out / "sweep.parquet")

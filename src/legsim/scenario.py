@@ -73,7 +73,7 @@ _INTEGRATOR = {
     "max_transitions": (int, 0, True), "record_period": (float, 0.0, True),
     "sample_period": (float, 0.0, True), "sliding": (bool, None, None),
     "sliding_tolerance": (float, 0.0, False), "check_every_step": (bool, None, None),
-    "restart_step_after_event": (bool, None, None),
+    "restart_step_after_event": (bool, None, None), "wall_time_limit": (float, 0.0, True),
 }
 
 

@@ -81,6 +81,10 @@ class Options:
         (default) keeps the step the controller proposed: when it is too long for the new mode's
         dynamics the error control rejects and shrinks it, which costs less than the restart's
         extra evaluation and slow regrowth (SLIP: 15 % fewer steps, same accuracy class).
+    wall_time_limit : stop the run after this much wall time [s] (0 = no limit), keeping its records,
+        with status ``"wall_time_limit"``: checked each time the engine returns to Python, and able to
+        stop a Python controller that never returns (a SIGALRM timer, in the main thread on POSIX).
+        Not for "radau" and "bdf".
     """
 
     method: str | Method = "dp45"
@@ -100,6 +104,7 @@ class Options:
     sliding_tolerance: float = 1e-8
     check_every_step: bool = True
     restart_step_after_event: bool = False
+    wall_time_limit: float = 0.0
 
     def __post_init__(self) -> None:
         m = self.method
@@ -116,7 +121,7 @@ class Options:
             v = getattr(self, name)
             if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
                 raise InputError(f"integrator option '{name}' must be a finite number > 0, got {v!r}")
-        for name in ("h0", "record_period", "sample_period"):
+        for name in ("h0", "record_period", "sample_period", "wall_time_limit"):
             v = getattr(self, name)
             if not (isinstance(v, int | float) and math.isfinite(v) and v >= 0):
                 raise InputError(f"integrator option '{name}' must be a finite number >= 0, got {v!r}")

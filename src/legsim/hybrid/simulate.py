@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import signal
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 
@@ -25,7 +27,7 @@ from .model import Model
 from .options import Options
 from .result import Result, event_dtype
 
-__all__ = ["simulate", "RecordSink", "SampleCallback", "Monitor"]
+__all__ = ["simulate", "RecordSink", "SampleCallback", "Monitor", "WallTimeExceeded"]
 
 RecordSink = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 """Called with (records (n, 1 + nx + ny), modes (n,), events (m,) event_dtype(nx)) per chunk."""
@@ -48,6 +50,46 @@ _MONITOR_STEPS = 500  # a watched run returns to Python more often (a live view 
 @sig.outputs
 def _no_outputs(t, x, p, mode, y):  # pragma: no cover - trivial
     return None
+
+
+class WallTimeExceeded(BaseException):
+    """Raised inside a Python controller that outlasts ``Options.wall_time_limit`` (a BaseException,
+    so that a controller's own ``except Exception`` does not swallow it); the run then stops with
+    status "wall_time_limit"."""
+
+
+class _WallClock:
+    """The run's wall-time limit [s] (0: none): :meth:`expired` at each return from the engine, and a
+    one-shot SIGALRM timer that interrupts a Python controller still running at the deadline (main
+    thread, POSIX only; elsewhere only the returns are checked). Elsewhere than in the controller the
+    timer only marks the deadline, so that no record or sink write is cut in half."""
+
+    def __init__(self, limit: float):
+        self.deadline = time.perf_counter() + limit if limit > 0.0 else math.inf
+        self.limit = limit
+        self.in_controller = False
+        self._old = None
+        self._armed = (limit > 0.0 and hasattr(signal, "setitimer")
+                       and threading.current_thread() is threading.main_thread())
+
+    def _ring(self, signum, frame) -> None:
+        if self.in_controller:
+            raise WallTimeExceeded(f"the controller was still running at the wall-time limit of "
+                                   f"{self.limit:g} s")
+
+    def expired(self) -> bool:
+        return time.perf_counter() >= self.deadline
+
+    def __enter__(self) -> _WallClock:
+        if self._armed:
+            self._old = signal.signal(signal.SIGALRM, self._ring)
+            signal.setitimer(signal.ITIMER_REAL, self.limit)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._armed:
+            signal.setitimer(signal.ITIMER_REAL, 0.0)
+            signal.signal(signal.SIGALRM, self._old)
 
 
 def simulate(model: Model, t_final: float,
@@ -127,9 +169,10 @@ def simulate(model: Model, t_final: float,
     if opts.method_code.stiff:  # scipy's implicit solvers between events (legsim.hybrid.stiff)
         from .stiff import simulate_stiff
 
-        if monitor is not None:
-            raise InputError(f"method {opts.method_code.name.lower()!r} runs through scipy and cannot feed a "
-                             "live monitor; use dp45, rk4, rk4_fixed, dp5_fixed or euler to watch a run")
+        if monitor is not None or opts.wall_time_limit > 0.0:
+            what = "feed a live monitor" if monitor is not None else "keep a wall-time limit"
+            raise InputError(f"method {opts.method_code.name.lower()!r} runs through scipy and cannot "
+                             f"{what}; use dp45, rk4, rk4_fixed, dp5_fixed or euler")
 
         return simulate_stiff(model, t_final, x, p, mode, opts, t0=t0, sinks=sinks, controller=controller,
                               controller_every=controller_every, keep_records=keep_records,
@@ -190,40 +233,50 @@ def simulate(model: Model, t_final: float,
     wall0 = time.perf_counter()
     bar = _Progress(t0, t_final, progress)
     status = L.ST_BUDGET
-    interrupted = False
+    interrupted = timed_out = False
     failure: BaseException | None = None
     kernel_time = 0.0
+    clock = _WallClock(opts.wall_time_limit)
     try:
-        while True:
-            k0 = time.perf_counter()
-            try:
-                status = int(K.advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
-                                       ev_t, ev_i, work, iwork))
-            except ArithmeticError as exc:  # e.g. a division by zero inside a model's hooks
-                failure = exc
-                break
-            finally:
-                kernel_time += time.perf_counter() - k0
-            if monitor is not None and si[L.SI_NREC] > 0:
-                last = int(si[L.SI_NREC]) - 1
-                monitor(rec[last], int(rec_mode[last]))
-            if status == L.ST_SAMPLED:
+        with clock:
+            while True:
+                k0 = time.perf_counter()
                 try:
-                    controller(float(sf[L.SF_T]), x, int(si[L.SI_MODE]))  # type: ignore[misc]
-                except Exception as exc:  # the run stops, as at a model error, keeping its records
+                    status = int(K.advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
+                                           ev_t, ev_i, work, iwork))
+                except ArithmeticError as exc:  # e.g. a division by zero inside a model's hooks
                     failure = exc
                     break
-                continue
-            if status in (L.ST_RECORDS_FULL, L.ST_EVENTS_FULL):
-                flush()
-            elif status == L.ST_BUDGET:
-                if si[L.SI_NREC] > _REC_CAP // 2:
+                finally:
+                    kernel_time += time.perf_counter() - k0
+                if monitor is not None and si[L.SI_NREC] > 0:
+                    last = int(si[L.SI_NREC]) - 1
+                    monitor(rec[last], int(rec_mode[last]))
+                if status != L.ST_DONE and clock.expired():
+                    timed_out = True
+                    break
+                if status == L.ST_SAMPLED:
+                    clock.in_controller = True
+                    try:
+                        controller(float(sf[L.SF_T]), x, int(si[L.SI_MODE]))  # type: ignore[misc]
+                    except Exception as exc:  # the run stops, as at a model error, keeping its records
+                        failure = exc
+                        break
+                    finally:
+                        clock.in_controller = False
+                    continue
+                if status in (L.ST_RECORDS_FULL, L.ST_EVENTS_FULL):
                     flush()
-            else:
-                break
-            bar.update(float(sf[L.SF_T]))
+                elif status == L.ST_BUDGET:
+                    if si[L.SI_NREC] > _REC_CAP // 2:
+                        flush()
+                else:
+                    break
+                bar.update(float(sf[L.SF_T]))
     except KeyboardInterrupt:
         interrupted = True
+    except WallTimeExceeded:
+        timed_out = True
     finally:
         flush()
         bar.update(float(sf[L.SF_T]))
@@ -245,6 +298,9 @@ def simulate(model: Model, t_final: float,
     mode_stop = int(si[L.SI_MODE])
     if interrupted:
         cause, status_name = "interrupted by the user", "interrupted"
+    elif timed_out:
+        cause, status_name = (f"the wall-time limit of {opts.wall_time_limit:g} s was reached "
+                              "(options.wall_time_limit)"), "wall_time_limit"
     elif isinstance(failure, ArithmeticError):
         cause, status_name = (f"numerical error in the model's equations ({type(failure).__name__}: "
                               f"{failure}); check the parameters"), "numerical_error"

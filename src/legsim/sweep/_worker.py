@@ -28,7 +28,7 @@ from .outputs import Output, load_function, plain_value, reduce_outputs
 from .spec import apply_variation
 
 __all__ = ["Context", "Run", "BatchReport", "run_one", "run_batch", "init_worker", "warm",
-           "reseed_sensors", "numba_cache_misses"]
+           "reseed_sensors", "numba_cache_misses", "with_run_timeout"]
 
 BARRIER_TIMEOUT = 60.0
 """How long a ready worker waits for the others [s] before it starts alone."""
@@ -62,6 +62,8 @@ class Context:
     common_noise: bool = False
     warm_run: Run | None = None
     warm_t_final: float = 0.0
+    run_timeout: float | None = None
+    """Each run's wall-time limit [s] (``integrator.wall_time_limit`` unless its variation sets one)."""
 
 
 @dataclass(eq=False)  # hashed by identity: the serial pool's handle is the report itself
@@ -117,19 +119,30 @@ def _stats(res: Result | None, t0: float) -> dict[str, Any]:
     return {"t_end": t_end, **{k: int(st[k]) if k in st else None for k in STATS}}
 
 
+def with_run_timeout(data: dict[str, Any], run_timeout: float | None) -> dict[str, Any]:
+    """Scenario ``data`` whose ``[integrator]`` table has ``wall_time_limit = run_timeout`` [s], unless
+    it sets its own (``data`` is changed in place and returned)."""
+    if run_timeout:
+        table = data.setdefault("integrator", {})
+        if isinstance(table, dict):  # anything else is the scenario parser's to refuse
+            table.setdefault("wall_time_limit", float(run_timeout))
+    return data
+
+
 def run_one(ctx: Context, run: Run, warm_up: bool = False) -> dict[str, Any]:
     """Run ``run`` and return its row: run_id, the variation's values, seed, status, message, the
     outputs and summaries, t_end [s], integrator statistics and wall_time_s [s].
 
     ``status`` is ``"done"``; or the engine's reason a run stopped (``"step_underflow"``,
-    ``"chattering"``, ``"controller_error"``, ...; outputs empty); ``"summary_failed"`` (the run
+    ``"chattering"``, ``"controller_error"``, ``"wall_time_limit"`` after ``ctx.run_timeout``, ...;
+    outputs empty); ``"summary_failed"`` (the run
     finished, a summary function raised); ``"input_error"`` (the worker's scenario was refused);
     ``"error"`` (anything else raised). ``warm_up``: the warm-up, a run to ``ctx.warm_t_final`` without
     records or summaries (the user's code does not run in the parent; it compiles nothing of legsim's).
     """
     wall0 = time.perf_counter()
     row: dict[str, Any] = {"run_id": run.run_id, **run.variation, "seed": run.seed}
-    data = apply_variation(ctx.data, run.variation)
+    data = with_run_timeout(apply_variation(ctx.data, run.variation), ctx.run_timeout)
     if warm_up:
         data["t_final"] = ctx.warm_t_final
     writer = None

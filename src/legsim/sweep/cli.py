@@ -62,6 +62,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="local processes (default), a Ray cluster, or this process")
     r.add_argument("--address", default=None, help="Ray cluster address (default: start a local instance)")
     r.add_argument("--runs", default=None, metavar="IDS", help="only these run_ids now, e.g. 0-9,17")
+    r.add_argument("--run-timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop a run after this much wall time (its row says wall_time_limit; the sweep "
+                        "goes on)")
     r.add_argument("--resume", action="store_true",
                    help="continue the sweep in --out (its sweep.json) without SCENARIO or variations")
     r.add_argument("--overwrite", action="store_true", help="replace a different sweep found in --out")
@@ -182,7 +185,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if args.resume:
         given = [f for f, v in (("SCENARIO", args.scenario), ("--grid", args.grid), ("--range", args.range),
                                 ("--variations", args.variations), ("--output", outputs),
-                                ("--records", args.records), ("--overwrite", args.overwrite)) if v]
+                                ("--records", args.records), ("--overwrite", args.overwrite),
+                                ("--run-timeout", args.run_timeout)) if v]
         if given:
             raise InputError(f"--resume continues the sweep stored in --out; drop {', '.join(given)}")
         res = resume_sweep(args.out, summary=args.summary, **common)
@@ -198,7 +202,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                       ranges=parse_range(args.range) or None, samples=args.samples, method=args.method,
                       variations=variations, seed=args.seed)
         res = run_sweep(sweep, args.out, outputs=outputs, summary=args.summary, records=args.records,
-                        common_noise=args.common_noise, overwrite=args.overwrite, **common)
+                        common_noise=args.common_noise, overwrite=args.overwrite,
+                        run_timeout=args.run_timeout, **common)
     if not quiet:
         for line in describe(res):
             print(line)

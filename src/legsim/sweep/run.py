@@ -78,8 +78,9 @@ class SweepResult:
         return np.asarray(self.table.column(name).to_numpy(zero_copy_only=False))
 
 
-def _validate(sweep: Sweep, outputs: Sequence[Any]) -> list[float]:
-    """Parse every run's scenario; check the outputs; return each run's warm-up t_final [s]."""
+def _validate(sweep: Sweep, outputs: Sequence[Any], run_timeout: float | None) -> list[float]:
+    """Parse every run's scenario (with the run timeout); check the outputs; return each run's warm-up
+    t_final [s]."""
     from ..scenario import parse_scenario
 
     warm_t: list[float] = []
@@ -87,7 +88,7 @@ def _validate(sweep: Sweep, outputs: Sequence[Any]) -> list[float]:
     n = len(sweep.runs)
     for i, var in enumerate(sweep.runs):
         try:
-            sc = parse_scenario(sweep.scenario_data(i), str(sweep.scenario))
+            sc = parse_scenario(W.with_run_timeout(sweep.scenario_data(i), run_timeout), str(sweep.scenario))
         except InputError as exc:
             desc = ", ".join(f"{k} = {v!r}" for k, v in var.items()) or "the scenario as it is"
             raise InputError(f"sweep run {i} of {n} ({desc}): {exc}") from None
@@ -130,8 +131,8 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
               summary: Callable[..., Any] | str | None = None, records: bool = False,
               common_noise: bool = False, workers: int | None = None, backend: str = "local",
               address: str | None = None, runs: Sequence[int] | None = None, overwrite: bool = False,
-              batch_seconds: float | None = None, progress: bool | None = None,
-              echo: Callable[[str], None] = print) -> SweepResult:
+              batch_seconds: float | None = None, run_timeout: float | None = None,
+              progress: bool | None = None, echo: Callable[[str], None] = print) -> SweepResult:
     """Run every variation of ``sweep`` into ``out`` (module docstring) and return the table.
 
     Parameters
@@ -152,6 +153,9 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     runs : only these run_ids now (the others can follow later into the same ``out``).
     overwrite : replace a different sweep found in ``out`` instead of refusing.
     batch_seconds : target wall time per batch [s] (default 1 locally, 5 on Ray).
+    run_timeout : stop a run after this much wall time [s] (its row: status ``"wall_time_limit"``, the
+        sweep goes on), even inside a Python controller that never returns; a run's own
+        ``integrator.wall_time_limit`` wins. Default: none.
     progress : progress bar (None: when stderr is a terminal).
     echo : where the one-line reports go (None-like ``lambda s: None`` to silence).
     """
@@ -162,18 +166,24 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
         raise InputError(f"workers = {workers!r}: expected a whole number >= 1 (or None: all cores)")
     if batch_seconds is not None and not (isinstance(batch_seconds, int | float) and batch_seconds > 0):
         raise InputError(f"batch_seconds = {batch_seconds!r}: expected a number > 0 [s]")
+    if run_timeout is not None and not (isinstance(run_timeout, int | float)
+                                        and not isinstance(run_timeout, bool)
+                                        and math.isfinite(run_timeout) and run_timeout > 0):
+        raise InputError(f"run_timeout = {run_timeout!r}: expected a number of seconds > 0 (or None)")
     outs = parse_outputs(outputs)
     sref = summary_ref(summary)
     if isinstance(summary, str):
         load_function(summary)  # an InputError here rather than in every worker
     elif callable(summary) and backend == "local":
         _check_sendable(summary, sref)
-    warm_t = _validate(sweep, outs)
+    warm_t = _validate(sweep, outs, run_timeout)
     n = len(sweep.runs)
     wanted = _run_ids(runs, n)
     spec = {"scenario": sweep.scenario, "data": sweep.data, "variations": list(sweep.runs),
             "keys": sweep.keys, "seed": sweep.seed, "outputs": [o.name for o in outs], "summary": sref,
             "records": bool(records), "common_noise": bool(common_noise)}
+    if run_timeout is not None:  # only when given: sweeps made before the option resume unchanged
+        spec["run_timeout"] = float(run_timeout)
     sd = SweepDir(out, spec, overwrite=overwrite, keys=sweep.keys)
     done = sd.done_ids()
     todo = [W.Run(i, sweep.runs[i], sweep.run_seed(i)) for i in wanted if i not in done]
@@ -182,7 +192,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     ctx = W.Context(token=sd.hash, source=str(sweep.scenario), data=dict(sweep.data or {}), outputs=outs,
                     summary=summary, records_dir=str(sd.dir / "runs") if records else None,
                     common_noise=common_noise, warm_run=todo[0] if todo else None,
-                    warm_t_final=warm_t[todo[0].run_id] if todo else 0.0)
+                    warm_t_final=warm_t[todo[0].run_id] if todo else 0.0, run_timeout=run_timeout)
     name = Path(sweep.scenario).name
     stats: dict[str, Any] = {"validate_s": t_valid - t_begin, "backend": backend}
     interrupted, ran = False, 0
@@ -256,5 +266,5 @@ def resume_sweep(out: str | Path, *, summary: Callable[..., Any] | str | None = 
                          f"{ref!r}")
     sweep = Sweep(spec["scenario"], variations=spec["variations"], seed=spec["seed"], data=spec["data"])
     result = run_sweep(sweep, out, outputs=spec["outputs"], summary=summary, records=spec["records"],
-                       common_noise=spec["common_noise"], **kwargs)
+                       common_noise=spec["common_noise"], run_timeout=spec.get("run_timeout"), **kwargs)
     return result
