@@ -225,6 +225,40 @@ def test_integrator_options_override_the_robots_defaults(hopper_dir):
     assert opts.record_period == 0.005  # from [outputs]
 
 
+def test_a_scenarios_hardware_table_changes_keys_of_the_hardware_file_and_keeps_the_rest(hopper_dir,
+                                                                                         tmp_path):
+    path = hopper_dir / "hopper.toml"
+    path.write_text(path.read_text() + "[hardware.actuators.legs]\ngear = 40.0\n"
+                    "[hardware.sensors.imu]\nrate_hz = 250\n[hardware]\ncontrol_period = 0.002\n")
+    sc = load_scenario(path)
+    motors = [a for a in sc.robot.actuators if a.name in ("hip", "knee")]
+    assert [m.gear for m in motors] == [40.0, 40.0] and [m.resistance for m in motors] == [1.0, 1.0]
+    imu = next(s for s in sc.robot.sensors if s.name == "imu")
+    assert imu.rate_hz == 250 and imu.measurement.noise_std == 0.05  # the rest of [sensors.imu] stays
+    assert sc.robot.control_period == 0.002
+    assert load_scenario(SCENARIO_DIR / "hopper.toml").robot.actuators[0].gear == 30.0  # the file itself
+    out = tmp_path / "run"
+    assert main(["run", str(path), "--out", str(out), "-q"]) == 0
+    meta = load_run(out).meta
+    assert meta["scenario"]["hardware_overrides"]["actuators"]["legs"]["gear"] == 40.0
+    assert "gear" in str(meta["scenario"]["hardware"])  # the robot as built is described beside
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("[hardware.actuators.legs]\ngeer = 40.0\n",
+     r"hopper.toml: robot = 'hopper_hardware.toml': .*hopper_hardware.toml \(with overrides\) "
+     r"\[actuators.legs\]: unknown DCMotor key 'geer' \(did you mean 'gear'\?\)"),
+    ("[hardware.actuators.legs]\ngear = -1.0\n", r"\(with overrides\).*gear"),
+    ("hardware = 3\n", r"'hardware' must be a table"),
+])
+def test_bad_hardware_overrides_name_the_scenario_the_file_and_the_key(hopper_dir, extra, message):
+    path = hopper_dir / "hopper.toml"
+    text = path.read_text()
+    path.write_text(extra + text if extra.startswith("hardware =") else text + extra)
+    with pytest.raises(InputError, match=message):
+        load_scenario(path)
+
+
 # ----------------------------------------------------------------------------------- bad input
 HW_ERRORS = [
     ("control_period = 0.001", "control_perod = 0.001",

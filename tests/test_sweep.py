@@ -280,6 +280,19 @@ def test_a_run_timeout_stops_a_stuck_controller_and_the_sweep_goes_on(tmp_path):
         run_sweep(sw, tmp_path / "bad", run_timeout=-1, **QUIET)
 
 
+def test_a_design_study_sweeps_keys_of_the_robots_hardware_file(tmp_path):
+    # the hopper's gear ratio: a dotted key into the scenario's [hardware] table, laid over the file
+    sw = Sweep(HOPPER, grid={"hardware.actuators.legs.gear": [20.0, 40.0], "t_final": [0.3]})
+    res = run_sweep(sw, tmp_path, outputs=["rail@final", "current_hip@max"], backend="serial", **QUIET)
+    assert res.table.column("status").to_pylist() == ["done", "done"]
+    assert res.table.column("hardware.actuators.legs.gear").to_pylist() == [20.0, 40.0]
+    rail = res.column("rail@final")
+    assert abs(rail[1] - rail[0]) > 1e-3  # the gear changes how the leg holds the trunk
+    bad = Sweep(HOPPER, grid={"hardware.actuators.legs.geer": [20.0]})
+    with pytest.raises(InputError, match=r"sweep run 0 of 1 .*unknown DCMotor key 'geer'.*'gear'"):
+        run_sweep(bad, tmp_path / "bad", **QUIET)
+
+
 def test_records_on_request_are_run_directories_named_by_run_id(tmp_path):
     sw = Sweep(SLIP, grid={"params.k": [900.0, 1100.0], "t_final": [0.5]})
     res = run_sweep(sw, tmp_path, outputs=["x@final"], records=True, backend="serial", **QUIET)

@@ -31,6 +31,8 @@ A robot from a hardware file (:mod:`legsim.assembly.hardware`) instead of a regi
     controller = "hopper_controller.py:pd_bounce"   # or "package.module:function"; optional
     [controller_params]              # if given, the function is a factory: function(**params)
     amplitude = 0.25                 # returns controller(t, sensors); else it is the controller
+    [hardware.actuators.legs]        # optional: keys laid over the hardware file's tables (a design
+    gear = 40.0                      # study sweeps them: --grid hardware.actuators.legs.gear=20,30,40)
     [initial]                        # q0 = [...], v0 = [...], coordinates by state name, and
     knee = -1.2                      # first commands u_<actuator>
     [integrator]                     # over the robot's defaults (legsim.assembly.hardware.default_options)
@@ -60,7 +62,7 @@ __all__ = ["Scenario", "load_scenario", "parse_scenario"]
 _TOP = {"model", "t_final", "t0", "mode", "description", "params", "controller", "terrain",
         "initial", "integrator", "outputs", "model_options"}
 _ROBOT_TOP = {"robot", "t_final", "description", "controller", "controller_params", "initial",
-              "integrator", "outputs"}
+              "integrator", "outputs", "hardware"}
 _PARAM_TABLES = ("params", "controller", "terrain")
 _OUTPUT_KEYS = {"record_period", "events", "progress"}
 
@@ -237,8 +239,12 @@ def _parse_robot_scenario(data: dict[str, Any], source: str, raw: dict[str, Any]
     rel = _number(source, None, "robot", data["robot"], str)
     if not (base / rel).is_file():
         raise InputError(f"{source}: robot = {rel!r}: hardware file '{base / rel}' not found")
+    overrides = data.get("hardware")
+    if overrides is not None and not isinstance(overrides, dict):
+        raise InputError(f"{source}: 'hardware' must be a table ([hardware] or [hardware.actuators.NAME]: "
+                         "keys laid over the hardware file's)")
     try:
-        robot = hw.load_hardware(base / rel)
+        robot = hw.load_hardware(base / rel, overrides=overrides)
     except InputError as exc:  # the message names the hardware file; say which scenario used it
         raise InputError(f"{source}: robot = {rel!r}: {exc}") from None
     if "t_final" not in data:
@@ -268,7 +274,7 @@ def _parse_robot_scenario(data: dict[str, Any], source: str, raw: dict[str, Any]
     except InputError as exc:
         raise InputError(f"{source}: [initial] {exc}") from None
     meta = {"robot": str(base / rel), "controller": ref, "controller_params": params,
-            "hardware": hw.describe(robot)}
+            "hardware_overrides": overrides, "hardware": hw.describe(robot)}
     x0_named = dict(zip(robot.model.state_names, map(float, x0), strict=True))
     return Scenario(source=source, model=robot.model, model_name=robot.name, t_final=t_final, t0=0.0,
                     mode=None, params={}, initial=x0_named, options=options, outputs=outputs, raw=raw,

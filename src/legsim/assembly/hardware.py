@@ -111,6 +111,7 @@ scenarios (``legsim/scenarios/hopper*``: the example).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import tomllib
 from collections.abc import Callable, Mapping
@@ -148,7 +149,8 @@ from ._controller_ref import load_controller
 if TYPE_CHECKING:  # the robot module compiles the shared hooks: imported only to build one
     from .robot import Robot
 
-__all__ = ["load_hardware", "parse_hardware", "load_parts", "parse_parts", "Parts", "load_controller",
+__all__ = ["load_hardware", "parse_hardware", "load_parts", "parse_parts", "merge_overrides", "Parts",
+           "load_controller",
            "start_state", "default_options",
            "describe", "ACTUATORS", "SENSORS", "RESOURCES", "NORMAL_LAWS", "FRICTION_LAWS"]
 
@@ -273,11 +275,13 @@ class Parts:
             raise _File(self.source).fail(table, msg) from None
 
 
-def load_hardware(path: str | Path, model: Model | None = None) -> Robot:
+def load_hardware(path: str | Path, model: Model | None = None,
+                  overrides: Mapping[str, Any] | None = None) -> Robot:
     """The :class:`Robot` a hardware file declares; its URDF is read relative to the file's folder,
     unless ``model`` (a :class:`legsim.multibody.Model`) is given (then ``urdf``,
-    ``floating_base`` and ``[urdf_options]`` are not read)."""
-    return load_parts(path, model).robot()
+    ``floating_base`` and ``[urdf_options]`` are not read). ``overrides``: tables and keys laid over
+    the file's (:func:`merge_overrides`: a scenario's ``[hardware]``, a sweep's ``hardware.*`` keys)."""
+    return load_parts(path, model, overrides).robot()
 
 
 def parse_hardware(text: str, source: str = "<hardware>", urdf_dir: str | Path | None = None, *,
@@ -288,8 +292,10 @@ def parse_hardware(text: str, source: str = "<hardware>", urdf_dir: str | Path |
     return parse_parts(text, source, urdf_dir, model=model).robot()
 
 
-def load_parts(path: str | Path, model: Model | None = None) -> Parts:
-    """The :class:`Parts` of a hardware file (as :func:`load_hardware`, without building the robot)."""
+def load_parts(path: str | Path, model: Model | None = None,
+               overrides: Mapping[str, Any] | None = None) -> Parts:
+    """The :class:`Parts` of a hardware file (as :func:`load_hardware`, without building the robot);
+    ``overrides``: tables and keys that replace the file's (:func:`merge_overrides`)."""
     p = Path(path)
     try:
         text = p.read_text()
@@ -297,17 +303,36 @@ def load_parts(path: str | Path, model: Model | None = None) -> Parts:
         raise InputError(f"hardware file '{p}' not found") from None
     except OSError as exc:
         raise InputError(f"cannot read hardware file '{p}': {exc.strerror}") from None
-    return parse_parts(text, str(p), p.parent, model=model)
+    return parse_parts(text, str(p), p.parent, model=model, overrides=overrides)
+
+
+def merge_overrides(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of hardware-file ``data`` with ``overrides`` laid over it: a table merges into the
+    file's table of that name key by key (at any depth), any other value replaces the file's. So
+    ``{"actuators": {"legs": {"gear": 40.0}}}`` changes one key of ``[actuators.legs]`` and keeps the
+    rest; the result is checked as a file would be."""
+    out = copy.deepcopy(dict(data))
+    for key, value in overrides.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = merge_overrides(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
 
 
 def parse_parts(text: str, source: str = "<hardware>", urdf_dir: str | Path | None = None, *,
-                model: Model | None = None) -> Parts:
+                model: Model | None = None, overrides: Mapping[str, Any] | None = None) -> Parts:
     """The :class:`Parts` of hardware-file ``text`` (as :func:`parse_hardware`, without building the
-    robot)."""
+    robot); ``overrides`` (:func:`merge_overrides`), then messages name ``source`` "with overrides"."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{source}: not valid TOML: {exc}") from None
+    if overrides:
+        if not isinstance(overrides, Mapping):
+            raise InputError(f"{source}: overrides = {overrides!r}, expected a table of its keys")
+        data = merge_overrides(data, overrides)
+        source = f"{source} (with overrides)"
     f = _File(source)
     f.keys(None, data, _TOP)
     if model is None:

@@ -15,6 +15,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ class _WallClock:
         self.deadline = time.perf_counter() + limit if limit > 0.0 else math.inf
         self.limit = limit
         self.in_controller = False
-        self._old = None
+        self._old: Any = None
         self._armed = (limit > 0.0 and hasattr(signal, "setitimer")
                        and threading.current_thread() is threading.main_thread())
 

@@ -179,7 +179,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     warm_t = _validate(sweep, outs, run_timeout)
     n = len(sweep.runs)
     wanted = _run_ids(runs, n)
-    spec = {"scenario": sweep.scenario, "data": sweep.data, "variations": list(sweep.runs),
+    spec: dict[str, Any] = {"scenario": sweep.scenario, "data": sweep.data, "variations": list(sweep.runs),
             "keys": sweep.keys, "seed": sweep.seed, "outputs": [o.name for o in outs], "summary": sref,
             "records": bool(records), "common_noise": bool(common_noise)}
     if run_timeout is not None:  # only when given: sweeps made before the option resume unchanged

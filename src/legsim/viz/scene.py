@@ -570,7 +570,7 @@ def scene_for_run(meta: Mapping[str, Any], where: str | Path = "run") -> Scene:
         if not path.is_file():
             raise InputError(f"{where}: the run's robot file {robot_file} no longer exists; the viewer "
                              "rebuilds the robot's geometry from it")
-        return robot_scene(load_parts(path))
+        return robot_scene(load_parts(path, overrides=sc.get("hardware_overrides")))
     name = str(meta.get("model", "?"))
     if name not in SCENES:
         raise InputError(f"{where}: no 3-D scene for model {name!r}; available: {', '.join(sorted(SCENES))} "
