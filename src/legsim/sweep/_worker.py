@@ -28,7 +28,7 @@ from .outputs import Output, load_function, plain_value, reduce_outputs
 from .spec import apply_variation
 
 __all__ = ["Context", "Run", "BatchReport", "run_one", "run_batch", "init_worker", "warm",
-           "reseed_sensors", "numba_cache_misses", "with_run_timeout"]
+           "reseed_sensors", "numba_cache_misses", "with_run_timeout", "sweep_function"]
 
 BARRIER_TIMEOUT = 60.0
 """How long a ready worker waits for the others [s] before it starts alone."""
@@ -64,6 +64,8 @@ class Context:
     warm_t_final: float = 0.0
     run_timeout: float | None = None
     """Each run's wall-time limit [s] (``integrator.wall_time_limit`` unless its variation sets one)."""
+    function: str | None = None
+    """A function sweep's ``"module:function"`` (``source`` and ``data`` then unused)."""
 
 
 @dataclass(eq=False)  # hashed by identity: the serial pool's handle is the report itself
@@ -102,8 +104,8 @@ def numba_cache_misses() -> int:
     return misses
 
 
-def _summaries(ctx: Context, sc: Scenario, result: Result) -> dict[str, Any]:
-    out = dict(summarize(sc, result))
+def _summaries(ctx: Context, sc: Scenario | None, result: Result) -> dict[str, Any]:
+    out = dict(summarize(sc, result)) if sc is not None else {}
     if ctx.summary is not None:
         fn = load_function(ctx.summary) if isinstance(ctx.summary, str) else ctx.summary
         got = fn(result)
@@ -142,6 +144,8 @@ def run_one(ctx: Context, run: Run, warm_up: bool = False) -> dict[str, Any]:
     """
     wall0 = time.perf_counter()
     row: dict[str, Any] = {"run_id": run.run_id, **run.variation, "seed": run.seed}
+    if ctx.function is not None:
+        return _call_function(ctx, run, row, wall0)
     data = with_run_timeout(apply_variation(ctx.data, run.variation), ctx.run_timeout)
     if warm_up:
         data["t_final"] = ctx.warm_t_final
@@ -181,6 +185,53 @@ def run_one(ctx: Context, run: Run, warm_up: bool = False) -> dict[str, Any]:
         st = result.stats if result is not None else {}
         writer.meta["summary"] = {k: v for k, v in row.items() if "@" in k}
         writer.finish(row["status"], row["message"], st)
+    row["wall_time_s"] = time.perf_counter() - wall0
+    return row
+
+
+def sweep_function(ref: str) -> tuple[Callable[..., Any], bool]:
+    """A function sweep's function (loaded once per process) and whether it takes ``seed``."""
+    import inspect
+
+    fn = load_function(ref, "sweep function")
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: no seed
+        return fn, False
+    takes = "seed" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+    return fn, takes
+
+
+def _call_function(ctx: Context, run: Run, row: dict[str, Any], wall0: float) -> dict[str, Any]:
+    """A function sweep's run (module docstring of :mod:`.spec`): its returned dict, or its Result
+    reduced by the outputs and the summary, as the row's columns."""
+    result: Result | None = None
+    try:
+        fn, takes_seed = sweep_function(str(ctx.function))
+        kwargs = dict(run.variation)
+        if takes_seed:
+            kwargs.setdefault("seed", run.seed)
+        got = fn(**kwargs)
+        if isinstance(got, Result):
+            result = got
+            values = reduce_outputs(got, ctx.outputs)
+            values.update(_summaries(ctx, None, got))
+        elif isinstance(got, dict):
+            values = {str(k): plain_value(v) for k, v in got.items()}
+        else:
+            raise TypeError(f"{ctx.function} returned a {type(got).__name__}, expected a dict of values or "
+                            "a legsim Result")
+        row.update(status="done", message="", **values)
+    except SimulationError as exc:
+        result = exc.result
+        if result is not None and result.status == "interrupted":
+            raise KeyboardInterrupt from None
+        row.update(status=result.status if result is not None else "failed", message=str(exc))
+    except InputError as exc:
+        row.update(status="input_error", message=str(exc))
+    except Exception as exc:
+        row.update(status="error", message=f"{type(exc).__name__}: {exc}")
+    row.update(_stats(result, 0.0))
     row["wall_time_s"] = time.perf_counter() - wall0
     return row
 

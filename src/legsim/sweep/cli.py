@@ -30,8 +30,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description="Run a grid, samples or a list of variations of one scenario on all local cores "
                     "(or a Ray cluster): one row per run in OUT/sweep.parquet. A KEY is a dotted "
                     "scenario key: params.k, initial.xdot, t_final, integrator.rtol, "
-                    "controller_params.amplitude, ...")
-    p.add_argument("scenario", nargs="?", help="scenario file (TOML); not needed with --resume")
+                    "controller_params.amplitude, hardware.actuators.legs.gear, ...; or, with --function, "
+                    "a keyword argument of the function")
+    p.add_argument("scenario", nargs="?", help="scenario file (TOML); not needed with --resume or --function")
+    p.add_argument("--function", default=None, metavar="MODULE:FUNCTION",
+                   help="instead of a scenario: call this function with each variation's keys as keyword "
+                        "arguments; it returns a dict (the row's columns) or a legsim Result")
     p.add_argument("--out", required=True, help="output directory (sweep.parquet, sweep.json, runs/)")
     g = p.add_argument_group("variations (combined: every listed variation x grid point x sample)")
     g.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
@@ -183,7 +187,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                               "echo": (lambda s: None) if quiet else print}
     outputs = [o.strip() for arg in args.output for o in arg.split(",") if o.strip()]
     if args.resume:
-        given = [f for f, v in (("SCENARIO", args.scenario), ("--grid", args.grid), ("--range", args.range),
+        given = [f for f, v in (("SCENARIO", args.scenario), ("--function", args.function),
+                                ("--grid", args.grid), ("--range", args.range),
                                 ("--variations", args.variations), ("--output", outputs),
                                 ("--records", args.records), ("--overwrite", args.overwrite),
                                 ("--run-timeout", args.run_timeout)) if v]
@@ -191,8 +196,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             raise InputError(f"--resume continues the sweep stored in --out; drop {', '.join(given)}")
         res = resume_sweep(args.out, summary=args.summary, **common)
     else:
-        if args.scenario is None:
-            raise InputError("sweep: give the SCENARIO file (or --resume to continue the sweep in --out)")
+        if (args.scenario is None) == (args.function is None):
+            raise InputError("sweep: give the SCENARIO file or --function MODULE:FUNCTION (or --resume to "
+                             "continue the sweep in --out)")
         if args.samples is not None and not args.range:
             raise InputError("--samples needs at least one --range KEY=LO:HI to sample")
         if args.range and args.samples is None:
@@ -200,7 +206,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         variations = read_variations(args.variations) if args.variations else None
         sweep = Sweep(args.scenario, grid=parse_grid(args.grid) or None,
                       ranges=parse_range(args.range) or None, samples=args.samples, method=args.method,
-                      variations=variations, seed=args.seed)
+                      variations=variations, seed=args.seed, function=args.function)
         res = run_sweep(sweep, args.out, outputs=outputs, summary=args.summary, records=args.records,
                         common_noise=args.common_noise, overwrite=args.overwrite,
                         run_timeout=args.run_timeout, **common)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, LegsimError
+from ..errors import InputError, LegsimError, closest
 from . import _worker as W
 from .backends import BACKENDS, cpu_count, make_pool
 from .outputs import check_outputs, load_function, parse_outputs, summary_ref
@@ -78,10 +78,32 @@ class SweepResult:
         return np.asarray(self.table.column(name).to_numpy(zero_copy_only=False))
 
 
+def _validate_function(sweep: Sweep) -> None:
+    """A function sweep: the function loads here, and it takes every varied key."""
+    import inspect
+
+    fn, _ = W.sweep_function(str(sweep.function))
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return
+    names = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for k in sweep.keys:
+        if k not in names:
+            raise InputError(f"sweep function {sweep.function}: no keyword argument {k!r}"
+                             f"{closest(k, names)}; it takes {', '.join(names) or 'none'}")
+
+
 def _validate(sweep: Sweep, outputs: Sequence[Any], run_timeout: float | None) -> list[float]:
     """Parse every run's scenario (with the run timeout); check the outputs; return each run's warm-up
     t_final [s]."""
     from ..scenario import parse_scenario
+
+    if sweep.function is not None:
+        _validate_function(sweep)
+        return [0.0] * len(sweep.runs)
 
     warm_t: list[float] = []
     checked: set[str] = set()
@@ -166,6 +188,9 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
         raise InputError(f"workers = {workers!r}: expected a whole number >= 1 (or None: all cores)")
     if batch_seconds is not None and not (isinstance(batch_seconds, int | float) and batch_seconds > 0):
         raise InputError(f"batch_seconds = {batch_seconds!r}: expected a number > 0 [s]")
+    if sweep.function is not None and (records or run_timeout is not None):
+        raise InputError("records and run_timeout are for scenario sweeps: a function sweep keeps what its "
+                         "function returns (and may run with Options(wall_time_limit=...) itself)")
     if run_timeout is not None and not (isinstance(run_timeout, int | float)
                                         and not isinstance(run_timeout, bool)
                                         and math.isfinite(run_timeout) and run_timeout > 0):
@@ -180,8 +205,10 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     n = len(sweep.runs)
     wanted = _run_ids(runs, n)
     spec: dict[str, Any] = {"scenario": sweep.scenario, "data": sweep.data, "variations": list(sweep.runs),
-            "keys": sweep.keys, "seed": sweep.seed, "outputs": [o.name for o in outs], "summary": sref,
-            "records": bool(records), "common_noise": bool(common_noise)}
+                            "keys": sweep.keys, "seed": sweep.seed, "outputs": [o.name for o in outs],
+                            "summary": sref, "records": bool(records), "common_noise": bool(common_noise)}
+    if sweep.function is not None:  # only then: the specs of scenario sweeps stay as they were
+        spec["function"] = sweep.function
     if run_timeout is not None:  # only when given: sweeps made before the option resume unchanged
         spec["run_timeout"] = float(run_timeout)
     sd = SweepDir(out, spec, overwrite=overwrite, keys=sweep.keys)
@@ -189,13 +216,21 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     todo = [W.Run(i, sweep.runs[i], sweep.run_seed(i)) for i in wanted if i not in done]
     t_valid = time.perf_counter()
     sd.write_meta(design=sweep.design(), status="running")
-    ctx = W.Context(token=sd.hash, source=str(sweep.scenario), data=dict(sweep.data or {}), outputs=outs,
+    function = sweep.function is not None
+    ctx = W.Context(token=sd.hash, source=sweep.source, data=dict(sweep.data or {}), outputs=outs,
                     summary=summary, records_dir=str(sd.dir / "runs") if records else None,
-                    common_noise=common_noise, warm_run=todo[0] if todo else None,
-                    warm_t_final=warm_t[todo[0].run_id] if todo else 0.0, run_timeout=run_timeout)
-    name = Path(sweep.scenario).name
+                    common_noise=common_noise, warm_run=todo[0] if todo and not function else None,
+                    warm_t_final=warm_t[todo[0].run_id] if todo else 0.0, run_timeout=run_timeout,
+                    function=sweep.function)
+    name = sweep.source if function else Path(sweep.source).name
     stats: dict[str, Any] = {"validate_s": t_valid - t_begin, "backend": backend}
     interrupted, ran = False, 0
+    if todo and function:  # a function cannot be run short: its first run, here, is the warm-up
+        try:
+            sd.add_rows([W.run_one(ctx, todo[0])])
+            ran, todo = 1, todo[1:]
+        except KeyboardInterrupt:
+            interrupted, todo = True, []
     if todo:
         W.warm(ctx)  # compile what the cache lacks, here, once
         t_warm = time.perf_counter()
@@ -218,7 +253,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
         finally:
             if outcome is None or not outcome.interrupted:
                 pool.close()
-        interrupted, ran = outcome.interrupted, outcome.rows
+        interrupted, ran = outcome.interrupted, ran + outcome.rows
         workers_seen = list(outcome.workers.values())
         ready = max(min((w["ready_at"] for w in workers_seen), default=math.nan), t_pool)
         stats.update(start_s=ready - t_pool, run_s=outcome.last_result - ready, batches=outcome.batches,
@@ -264,7 +299,10 @@ def resume_sweep(out: str | Path, *, summary: Callable[..., Any] | str | None = 
     elif summary is not None and summary_ref(summary) != ref:
         raise InputError(f"summary = {summary_ref(summary)!r}, but the sweep in '{out}' was made with "
                          f"{ref!r}")
-    sweep = Sweep(spec["scenario"], variations=spec["variations"], seed=spec["seed"], data=spec["data"])
+    if "function" in spec:
+        sweep = Sweep(function=spec["function"], variations=spec["variations"], seed=spec["seed"])
+    else:
+        sweep = Sweep(spec["scenario"], variations=spec["variations"], seed=spec["seed"], data=spec["data"])
     result = run_sweep(sweep, out, outputs=spec["outputs"], summary=summary, records=spec["records"],
                        common_noise=spec["common_noise"], run_timeout=spec.get("run_timeout"), **kwargs)
     return result

@@ -1,4 +1,5 @@
-"""What a sweep runs: variations of one scenario, each a set of dotted TOML keys with new values.
+"""What a sweep runs: variations of one scenario, each a set of dotted TOML keys with new values, or
+calls of one Python function, each with its keyword arguments.
 
 A variation such as ``{"params.k": 1200.0, "initial.xdot": 1.5, "t_final": 2.0}`` is applied to the
 scenario's TOML data (:func:`apply_variation`: ``params.k`` is key ``k`` of table ``[params]``),
@@ -10,6 +11,12 @@ combination of these (every explicit variation x every grid point x every sample
 ``Sweep.runs[i]``: its ``run_id`` is its index, stable for a given spec, and its noise seed
 (:meth:`Sweep.run_seed`) depends only on the sweep's seed and ``run_id``, never on which worker
 runs it or when.
+
+A *function sweep* (``Sweep(function="package.module:function", ...)``) calls the function once per
+variation with the variation as keyword arguments (plus ``seed=`` when it takes one): for
+experiments that are Python code rather than a scenario file (the RATS rolling trials, a LIBRA
+configuration study). It returns a dict of numbers and strings, which become the row's columns, or a
+:class:`legsim.hybrid.Result`, which the sweep's outputs and summary reduce as a scenario run's.
 """
 
 from __future__ import annotations
@@ -168,7 +175,11 @@ class Sweep:
 
     Parameters
     ----------
-    scenario : path of the scenario TOML file (resolved to an absolute path).
+    scenario : path of the scenario TOML file (resolved to an absolute path); or None with
+        ``function``.
+    function : instead of a scenario, ``"package.module:function"`` or ``"file.py:function"`` (a file
+        relative to the working folder) called as ``function(**variation)`` per run (module
+        docstring); the variations' keys are its keyword arguments.
     grid : dotted key -> list of values; the runs are the cartesian product (last key fastest).
     ranges : dotted key -> ``(low, high)`` or ``(low, high, "log")``; with ``samples``.
     samples : number of points drawn in ``ranges`` by ``method`` with ``seed``.
@@ -184,7 +195,7 @@ class Sweep:
     run of the scenario as it is. ``runs[i]`` is run ``i``'s variation.
     """
 
-    scenario: str | Path
+    scenario: str | Path | None = None
     grid: Mapping[str, Sequence[Any]] | None = None
     ranges: Mapping[str, Any] | None = None
     samples: int | None = None
@@ -192,15 +203,25 @@ class Sweep:
     variations: Sequence[Mapping[str, Any]] | None = None
     seed: int = 0
     data: Mapping[str, Any] | None = field(default=None, repr=False)
+    function: str | None = None
     runs: tuple[dict[str, Any], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.data is None:
-            source, data = read_scenario(self.scenario)
+        if (self.scenario is None) == (self.function is None):
+            raise InputError("a sweep runs a scenario or a function: give one of scenario = 'file.toml' and "
+                             "function = 'package.module:function'")
+        if self.function is not None:
+            if not isinstance(self.function, str):
+                raise InputError(f"function = {self.function!r}: expected 'package.module:function' or "
+                                 "'file.py:function' (a name the worker processes can import)")
+            object.__setattr__(self, "data", {})
+        elif self.data is None:
+            source, data = read_scenario(self.scenario)  # type: ignore[arg-type]
+            object.__setattr__(self, "scenario", source)
+            object.__setattr__(self, "data", data)
         else:
-            source, data = str(Path(self.scenario).expanduser().resolve()), copy.deepcopy(dict(self.data))
-        object.__setattr__(self, "scenario", source)
-        object.__setattr__(self, "data", data)
+            object.__setattr__(self, "scenario", str(Path(self.scenario).expanduser().resolve()))  # type: ignore[arg-type]
+            object.__setattr__(self, "data", copy.deepcopy(dict(self.data)))
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"seed = {self.seed!r}: expected a whole number >= 0")
         if self.method not in METHODS:
@@ -235,6 +256,11 @@ class Sweep:
                                  "(low, high)")
             factors.append(_samples(self.ranges, int(self.samples or 0), self.method, self.seed))
         runs = [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*factors)]
+        if self.function is not None:
+            for k in dict.fromkeys(k for run in runs for k in run):
+                if not k.isidentifier():
+                    raise InputError(f"function sweep: key {k!r} is not a keyword argument name of "
+                                     f"{self.function}")
         object.__setattr__(self, "runs", tuple(runs))
 
     def __len__(self) -> int:
@@ -251,9 +277,14 @@ class Sweep:
 
         return int(np.random.SeedSequence([self.seed, int(run_id)]).generate_state(1)[0])
 
+    @property
+    def source(self) -> str:
+        """What the runs run: the scenario's path, or the function's reference."""
+        return str(self.function if self.function is not None else self.scenario)
+
     def scenario_data(self, run_id: int) -> dict[str, Any]:
         """The TOML data of run ``run_id``: the scenario with its variation applied."""
-        assert self.data is not None
+        assert self.data is not None and self.function is None
         return apply_variation(self.data, self.runs[run_id])
 
     def design(self) -> dict[str, Any]:
