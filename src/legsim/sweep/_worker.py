@@ -131,6 +131,21 @@ def with_run_timeout(data: dict[str, Any], run_timeout: float | None) -> dict[st
     return data
 
 
+def _failed(row: dict[str, Any], exc: Exception) -> Result | None:
+    """Set ``row``'s status and message for a run that raised ``exc`` and return the engine's partial
+    result, if any; a run the user interrupted (Ctrl-C inside the engine) raises KeyboardInterrupt."""
+    if isinstance(exc, SimulationError):
+        if exc.result is not None and exc.result.status == "interrupted":
+            raise KeyboardInterrupt from None
+        row.update(status=exc.result.status if exc.result is not None else "failed", message=str(exc))
+        return exc.result
+    if isinstance(exc, InputError):
+        row.update(status="input_error", message=str(exc))
+    else:
+        row.update(status="error", message=f"{type(exc).__name__}: {exc}")
+    return None
+
+
 def run_one(ctx: Context, run: Run, warm_up: bool = False) -> dict[str, Any]:
     """Run ``run`` and return its row: run_id, the variation's values, seed, status, message, the
     outputs and summaries, t_end [s], integrator statistics and wall_time_s [s].
@@ -171,15 +186,8 @@ def run_one(ctx: Context, run: Run, warm_up: bool = False) -> dict[str, Any]:
         except Exception as exc:  # the run is kept; its summary is not
             status, message = "summary_failed", f"{type(exc).__name__}: {exc}"
         row.update(status=status, message=message, **values)
-    except SimulationError as exc:
-        result = exc.result
-        if result is not None and result.status == "interrupted":
-            raise KeyboardInterrupt from None
-        row.update(status=result.status if result is not None else "failed", message=str(exc))
-    except InputError as exc:
-        row.update(status="input_error", message=str(exc))
     except Exception as exc:
-        row.update(status="error", message=f"{type(exc).__name__}: {exc}")
+        result = _failed(row, exc)
     row.update(_stats(result, t0))
     if writer is not None:
         st = result.stats if result is not None else {}
@@ -222,15 +230,8 @@ def _call_function(ctx: Context, run: Run, row: dict[str, Any], wall0: float) ->
             raise TypeError(f"{ctx.function} returned a {type(got).__name__}, expected a dict of values or "
                             "a legsim Result")
         row.update(status="done", message="", **values)
-    except SimulationError as exc:
-        result = exc.result
-        if result is not None and result.status == "interrupted":
-            raise KeyboardInterrupt from None
-        row.update(status=result.status if result is not None else "failed", message=str(exc))
-    except InputError as exc:
-        row.update(status="input_error", message=str(exc))
     except Exception as exc:
-        row.update(status="error", message=f"{type(exc).__name__}: {exc}")
+        result = _failed(row, exc)
     row.update(_stats(result, 0.0))
     row["wall_time_s"] = time.perf_counter() - wall0
     return row
