@@ -19,6 +19,7 @@ import numpy as np
 from ...contact import Box, Cylinder, mass_properties
 from ...errors import InputError
 from ...multibody import Model, RobotBuilder
+from . import _kinematics as _K
 from .params import LEGS, AntonParams
 
 __all__ = ["build_model", "hip_placements", "leg_ik", "leg_fk", "leg_jacobian", "feet_in_body", "joint_names",
@@ -101,48 +102,36 @@ def leg_fk(p: AntonParams, alpha, beta, gamma) -> np.ndarray:
     return np.stack([-r * np.sin(a), r * np.cos(a), z], axis=-1)
 
 
-def _leg_plane(p: AntonParams, beta: float, gamma: float) -> tuple[float, float]:
-    """The foot centre in the leg plane (scalar :func:`leg_fk`): r outward from the hip axis, z up [m]."""
-    return (p.coxa + p.femur * math.cos(beta) + p.tibia * math.cos(beta + gamma),
-            p.femur * math.sin(beta) + p.tibia * math.sin(beta + gamma))
-
-
 def leg_jacobian(p: AntonParams, alpha: float, beta: float, gamma: float) -> tuple[tuple[float, ...], ...]:
-    """∂(foot centre)/∂(α, β, γ) of :func:`leg_fk` in the hip frame: three columns (x, y, z) [m/rad],
-    scalar arithmetic (the controller's per-tick call). With r and z as in :func:`leg_fk`: column α
-    = (−r cos α, −r sin α, 0); column β (γ) = (−sin α ∂r, cos α ∂r, ∂z) with ∂r/∂β = −l_f sin β −
-    l_t sin(β + γ), ∂z/∂β = l_f cos β + l_t cos(β + γ), ∂r/∂γ = −l_t sin(β + γ), ∂z/∂γ = l_t cos(β + γ)."""
-    sa, ca = math.sin(alpha), math.cos(alpha)
-    sbg, cbg = math.sin(beta + gamma), math.cos(beta + gamma)
-    r = _leg_plane(p, beta, gamma)[0]
-    drb, dzb = -p.femur * math.sin(beta) - p.tibia * sbg, p.femur * math.cos(beta) + p.tibia * cbg
-    drg, dzg = -p.tibia * sbg, p.tibia * cbg
-    return ((-r * ca, -r * sa, 0.0), (-sa * drb, ca * drb, dzb), (-sa * drg, ca * drg, dzg))
+    """∂(foot centre)/∂(α, β, γ) of :func:`leg_fk` in the hip frame: three columns (x, y, z) [m/rad]
+    (:func:`._kinematics.leg_jacobian`). With r and z as in :func:`leg_fk`: column α = (−r cos α,
+    −r sin α, 0); column β (γ) = (−sin α ∂r, cos α ∂r, ∂z) with ∂r/∂β = −l_f sin β − l_t sin(β + γ),
+    ∂z/∂β = l_f cos β + l_t cos(β + γ), ∂r/∂γ = −l_t sin(β + γ), ∂z/∂γ = l_t cos(β + γ)."""
+    out = np.empty((3, 3))
+    _K.leg_jacobian(p.coxa, p.femur, p.tibia, float(alpha), float(beta), float(gamma), out)
+    return tuple(tuple(float(v) for v in col) for col in out)
+
+
+def leg_arrays(p: AntonParams, placements=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hips (6, 3) [m] in their segments' frames, yaws (6,) [rad], segments (6,): 0 middle, 1 front,
+    -1 rear) of :func:`hip_placements`, the form :mod:`._kinematics` takes."""
+    rows = list((placements or hip_placements(p)).values())
+    code = {"middle": 0, "front": 1, "rear": -1}
+    return (np.array([hip for _, hip, _ in rows], dtype=float), np.array([yaw for _, _, yaw in rows]),
+            np.array([code[seg] for seg, _, _ in rows], dtype=np.int64))
 
 
 def feet_in_body(p: AntonParams, q_joints, placements=None) -> np.ndarray:
     """Foot-sphere centres (6, 3) [m] in the middle segment's frame from the 22 joint angles (the order
     of :func:`joint_names`): each leg's :func:`leg_fk` turned by its hip yaw, placed at its hip, and
     for the front and rear legs carried through their segment's yaw-then-pitch joint at ±half the
-    segment gap (as :func:`build_model` builds them). What the encoders say about the feet.
-    ``placements``: :func:`hip_placements` of ``p``, when the caller keeps them."""
-    q = np.asarray(q_joints, dtype=float)
-    hg = 0.5 * p.segment_gap
+    segment gap (as :func:`build_model` builds them; :func:`._kinematics.feet_in_body`). What the
+    encoders say about the feet. ``placements``: :func:`hip_placements` of ``p``, when the caller
+    keeps them."""
+    hips, yaws, segs = leg_arrays(p, placements)
     out = np.empty((6, 3))
-    for k, (seg, hip, yaw) in enumerate((placements or hip_placements(p)).values()):
-        a, b, g = q[4 + 3 * k:7 + 3 * k]
-        r, fz = _leg_plane(p, b, g)
-        fx, fy = -r * math.sin(a), r * math.cos(a)
-        cy, sy = math.cos(yaw), math.sin(yaw)
-        x, y, z = hip[0] + cy * fx - sy * fy, hip[1] + sy * fx + cy * fy, hip[2] + fz
-        if seg != "middle":
-            sign, j = (1.0, 0) if seg == "front" else (-1.0, 2)
-            x += sign * hg
-            ct, st = math.cos(q[j + 1]), math.sin(q[j + 1])
-            x, z = ct * x + st * z, -st * x + ct * z  # pitch about y, then yaw about z, at the joint
-            cp, sp = math.cos(q[j]), math.sin(q[j])
-            x, y = cp * x - sp * y + sign * hg, sp * x + cp * y
-        out[k] = x, y, z
+    _K.feet_in_body(np.asarray(q_joints, dtype=float), hips, yaws, segs, p.coxa, p.femur, p.tibia,
+                    0.5 * p.segment_gap, out)
     return out
 
 
@@ -151,18 +140,19 @@ def leg_ik(p: AntonParams, foot) -> tuple[float, float, float]:
     frame, knee up (γ ≤ 0, the insect posture): α = atan2(−x, y); then the planar two-link solution
     in the leg plane, r = √(x² + y²) − l_c: cos γ = (r² + z² − l_f² − l_t²)/(2 l_f l_t),
     β = atan2(z, r) − atan2(l_t sin γ, l_f + l_t cos γ), for a foot outward of the coxa's end
-    (r > 0: a foot folded in behind it is the same point with α turned by π). Raises
-    :class:`InputError` out of reach."""
+    (r > 0: a foot folded in behind it is the same point with α turned by π)
+    (:func:`._kinematics.leg_ik`). Raises :class:`InputError` out of reach."""
     x, y, z = (float(v) for v in np.asarray(foot, dtype=float).ravel())
-    alpha = math.atan2(-x, y)
-    r = math.hypot(x, y) - p.coxa
-    c = (r * r + z * z - p.femur ** 2 - p.tibia ** 2) / (2 * p.femur * p.tibia)
-    if not -1.0 <= c <= 1.0:
-        raise InputError(f"ANTON leg: foot {tuple(np.round([x, y, z], 4))} m is out of reach "
-                         f"(femur {p.femur} m + tibia {p.tibia} m from the coxa)")
-    gamma = -math.acos(c)
-    beta = math.atan2(z, r) - math.atan2(p.tibia * math.sin(gamma), p.femur + p.tibia * math.cos(gamma))
+    alpha, beta, gamma, ok = _K.leg_ik(p.coxa, p.femur, p.tibia, x, y, z)
+    if not ok:
+        raise leg_out_of_reach(p, (x, y, z))
     return alpha, beta, gamma
+
+
+def leg_out_of_reach(p: AntonParams, foot) -> InputError:
+    """The error for a foot ``foot`` (3,) [m] in the hip frame that no knee-up leg reaches."""
+    return InputError(f"ANTON leg: foot {tuple(np.round(np.asarray(foot, dtype=float), 4))} m is out of "
+                      f"reach (femur {p.femur} m + tibia {p.tibia} m from the coxa)")
 
 
 def foot_layout(kind: str, half_length: float, half_width: float) -> np.ndarray:

@@ -25,7 +25,8 @@ import numpy as np
 from ...assembly import IMU, ContactForce, Contacts, DCMotor, JointEncoder, JointVelocity, Measurement, Robot
 from ...contact import ContactLaw, coulomb, hunt_crossley
 from ...walking import GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
-from .model import build_model, feet_in_body, foot_layout, hip_placements, joint_names, leg_ik, leg_jacobian
+from . import _kinematics as _K
+from .model import build_model, foot_layout, hip_placements, joint_names, leg_arrays, leg_out_of_reach
 from .params import (
     FORCE_SENSOR_RANGE_N,
     GEAR_KNEE,
@@ -110,15 +111,22 @@ def _hip_in_robot(p: AntonParams) -> dict[str, tuple[np.ndarray, float]]:
             for leg, (seg, hip, yaw) in hip_placements(p).items()}
 
 
-def _joint_targets(p: AntonParams, hips, feet_body: np.ndarray) -> np.ndarray:
-    """Joint angles (22,) for the feet (6, 3) in the middle segment's frame, body joints straight."""
-    q = np.zeros(22)
-    for k, leg in enumerate(LEGS):
-        hip, yaw = hips[leg]
-        c, s = math.cos(yaw), math.sin(yaw)
-        d = feet_body[k] - hip
-        q[4 + 3 * k:7 + 3 * k] = leg_ik(p, (c * d[0] + s * d[1], -s * d[0] + c * d[1], d[2]))
+def _joint_targets(p: AntonParams, hips, feet_body: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Joint angles (22,) for the feet (6, 3) in the middle segment's frame, body joints straight
+    (``hips``: :func:`_hip_arrays`; :func:`._kinematics.joint_targets`); InputError out of reach."""
+    q = np.empty(22) if out is None else out
+    k = _K.joint_targets(hips[0], hips[1], np.asarray(feet_body, dtype=float), p.coxa, p.femur, p.tibia, q)
+    if k >= 0:
+        c, s = math.cos(hips[1][k]), math.sin(hips[1][k])
+        d = feet_body[k] - hips[0][k]
+        raise leg_out_of_reach(p, (c * d[0] + s * d[1], -s * d[0] + c * d[1], d[2]))
     return q
+
+
+def _hip_arrays(p: AntonParams) -> tuple[np.ndarray, np.ndarray]:
+    """(hips (6, 3) [m], yaws (6,) [rad]) of :func:`_hip_in_robot` as arrays, in :data:`LEGS` order."""
+    hips = _hip_in_robot(p)
+    return np.array([hips[leg][0] for leg in LEGS]), np.array([hips[leg][1] for leg in LEGS])
 
 
 def standing_pose(plan: WalkPlan) -> np.ndarray:
@@ -128,7 +136,7 @@ def standing_pose(plan: WalkPlan) -> np.ndarray:
                             np.full(6, p.foot_radius - plan.height)])
     q = np.zeros(7 + 22)
     q[2], q[6] = plan.height, 1.0
-    q[7:] = _joint_targets(p, _hip_in_robot(p), feet)
+    q[7:] = _joint_targets(p, _hip_arrays(p), feet)
     return q
 
 
@@ -203,7 +211,7 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     (t, support flags).
     """
     p = plan.params
-    hips = _hip_in_robot(p)
+    hips = _hip_arrays(p)
     centres = foot_layout("rectangle", plan.half_length, plan.half_width) + [plan.feet_x, 0.0]
     # standing (speed 0) never advances the gait: its generator and leg cycles get a nominal 0.1 m/s cycle
     cyc = plan.cycle() if plan.speed > 0.0 else dataclasses.replace(plan, speed=0.1).cycle()
@@ -218,20 +226,11 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     history: list[tuple[float, np.ndarray]] = []
     posture = np.zeros(3)
     v_per_nm = _feedforward_gains()
-    yaws = [(math.cos(hips[leg][1]), math.sin(hips[leg][1])) for leg in LEGS]
-    placements = hip_placements(p)
+    seg_hips, seg_yaws, segs = leg_arrays(p)
+    half_gap = 0.5 * p.segment_gap
     tracking = FootForceTracking(p, force_gain) if force_gain > 0.0 else None
-
-    def feedforward(enc, shank) -> np.ndarray:
-        v = np.zeros(22)
-        for k in range(6):
-            fx, fy, fz = shank[3 * k], shank[3 * k + 1], shank[3 * k + 2]
-            c, sn = yaws[k]
-            hx, hy = c * fx + sn * fy, -sn * fx + c * fy
-            i = 4 + 3 * k
-            for j, col in enumerate(leg_jacobian(p, enc[i], enc[i + 1], enc[i + 2])):
-                v[i + j] = -(col[0] * hx + col[1] * hy + col[2] * fz) * v_per_nm[i + j]
-        return v
+    measured = np.empty((6, 3))  # scratch of the compiled kinematics (._kinematics), reused every tick
+    targets, v_ff, jac = np.empty(22), np.empty(22), np.empty((3, 3))
 
     def level(feet_body, carrying) -> None:
         """One step of the posture loop: the least-squares plane z − z0 = a + b x + c y through the
@@ -274,7 +273,7 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
 
     def controller(t, s):
         walking = t >= plan.start and plan.speed != 0.0
-        measured = feet_in_body(p, s.enc, placements)
+        _K.feet_in_body(s.enc, seg_hips, seg_yaws, segs, p.coxa, p.femur, p.tibia, half_gap, measured)
         if walking:
             walk(t, s, measured)
         else:
@@ -291,9 +290,10 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
             x, y = centres[k, 0] + step * heading[0], centres[k, 1] + step * heading[1]
             z = z0 + (leg.h if walking else 0.0) + posture[0] + posture[1] * x + posture[2] * y
             feet[k] = x, y, z + (tracking.offsets[k] if tracking is not None else 0.0)
-        v = kp * (_joint_targets(p, hips, feet) - s.enc) - kd * s.rate
+        v = kp * (_joint_targets(p, hips, feet, targets) - s.enc) - kd * s.rate
         if force_feedforward:
-            v += feedforward(s.enc, s.shank)
+            _K.load_feedforward(s.enc, s.shank, hips[1], p.coxa, p.femur, p.tibia, v_per_nm, jac, v_ff)
+            v += v_ff
         return np.clip(v, -V_SUPPLY, V_SUPPLY)
 
     controller.gen = gen  # type: ignore[attr-defined]
