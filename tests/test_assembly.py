@@ -825,3 +825,33 @@ def test_piston_position_and_force_are_outputs_of_every_cylinder():
     np.testing.assert_array_equal(col(res, robot, "piston_x_cyl"), col(res, robot, "piston"))
     np.testing.assert_array_equal(col(res, robot, "piston_force_cyl"), col(res, robot, "tau_cyl"))  # x = q
     assert col(res, robot, "piston")[-1] > 0.011                        # it does extend
+
+
+# ------------------------------------------------------------------------- URDF effort limits
+URDF_ARM = """<robot name="arm">
+  <link name="base"/>
+  <link name="link"><inertial><mass value="1.0"/><origin xyz="0 0 0"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="link"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="2.5" velocity="5"/></joint>
+</robot>
+"""
+
+
+def test_a_urdf_effort_limit_bounds_torque_sources_and_servos_that_set_none(tmp_path):
+    from legsim.multibody import load_urdf
+
+    (tmp_path / "arm.urdf").write_text(URDF_ARM)
+    mb = load_urdf(tmp_path / "arm.urdf")
+    cases = [(TorqueSource("t", "hinge"), 100.0, 2.5), (TorqueSource("t", "hinge", gear=2.0), 100.0, 2.5),
+             (TorqueSource("t", "hinge", lo=-50.0, hi=50.0), 100.0, 50.0),  # the user's own range wins
+             (PositionServo("t", "hinge", kp=1000.0), 1.0, 2.5),
+             (PositionServo("t", "hinge", kp=1000.0, effort=4.0), 1.0, 4.0),
+             (VelocityServo("t", "hinge", kv=100.0), 10.0, 2.5)]
+    for act, u, want in cases:
+        res = Robot(mb, actuators=[act]).simulate(1e-3, commands0=[u], options=Options(record_period=1e-3))
+        assert col(res, Robot(mb, actuators=[act]), "tau_t")[0] == pytest.approx(want, rel=1e-12), act
+    # a model without effort limits (RobotBuilder's default 0) stays unlimited
+    res = Robot(wheel(), actuators=[TorqueSource("t", "link")]).simulate(1e-3, commands0=[100.0])
+    assert res.y[0, list(res.output_names).index("tau_t")] == 100.0
+

@@ -146,7 +146,9 @@ class Rod:
 
 @dataclass(frozen=True)
 class TorqueSource:
-    """Ideal torque (revolute) or force (prismatic, :class:`Rod`) source: ``tau = gear * clip(u, lo, hi)``."""
+    """Ideal torque (revolute) or force (prismatic, :class:`Rod`) source: ``tau = gear * clip(u, lo, hi)``.
+    Without ``lo``, ``hi`` on a joint that has an effort limit (a URDF's ``<limit effort>``, as Pinocchio's
+    ``effortLimit`` and MuJoCo's ``actuatorfrcrange`` read it): ``±effort / gear``."""
 
     name: str
     joint: str | Rod
@@ -170,7 +172,7 @@ class TorqueSource:
 @dataclass(frozen=True)
 class PositionServo:
     """Position servo: ``tau = clip(kp (u - q) - kd qdot, -effort, effort)`` (u: target [rad or m]; on a
-    :class:`Rod`, q is its length)."""
+    :class:`Rod`, q is its length); ``effort`` default: the joint's effort limit (a URDF's), else none."""
 
     name: str
     joint: str | Rod
@@ -188,7 +190,8 @@ class PositionServo:
 
 @dataclass(frozen=True)
 class VelocityServo:
-    """Velocity servo: ``tau = clip(kv (u - qdot), -effort, effort)`` (u: target [rad/s or m/s])."""
+    """Velocity servo: ``tau = clip(kv (u - qdot), -effort, effort)`` (u: target [rad/s or m/s]);
+    ``effort`` default: the joint's effort limit (a URDF's), else none."""
 
     name: str
     joint: str | Rod

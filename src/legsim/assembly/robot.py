@@ -222,15 +222,22 @@ class Robot:
             row[L.A_TABLE] = -1
             p0 = L.A_P0
             u0 = 0.0
+            # a joint's own effort limit (URDF <limit effort>) [N m or N], 0: none
+            joint_effort = float(mb.dof_effort[dof]) if dof >= 0 else 0.0
             if isinstance(act, TorqueSource):
-                row[L.A_TYPE], row[L.A_GEAR], row[p0], row[p0 + 1] = L.ACT_TORQUE, act.gear, act.lo, act.hi
-            elif isinstance(act, PositionServo):
-                row[L.A_TYPE] = L.ACT_POSITION
-                row[p0:p0 + 3] = act.kp, act.kd, act.effort
-                u0 = float(mb.neutral()[qadr]) if qadr >= 0 else 0.0  # holds its joint's initial position
-                servo_q.append((len(rows), qadr))
-            elif isinstance(act, VelocityServo):
-                row[L.A_TYPE], row[p0], row[p0 + 1] = L.ACT_VELOCITY, act.kv, act.effort
+                lo, hi = act.lo, act.hi
+                if joint_effort > 0.0 and lo == -np.inf and hi == np.inf:  # the URDF's, in command units
+                    lo, hi = -joint_effort / act.gear, joint_effort / act.gear
+                row[L.A_TYPE], row[L.A_GEAR], row[p0], row[p0 + 1] = L.ACT_TORQUE, act.gear, lo, hi
+            elif isinstance(act, PositionServo | VelocityServo):
+                effort = joint_effort if act.effort == np.inf and joint_effort > 0.0 else act.effort
+                if isinstance(act, PositionServo):
+                    row[L.A_TYPE] = L.ACT_POSITION
+                    row[p0:p0 + 3] = act.kp, act.kd, effort
+                    u0 = float(mb.neutral()[qadr]) if qadr >= 0 else 0.0  # holds its joint's initial position
+                    servo_q.append((len(rows), qadr))
+                else:
+                    row[L.A_TYPE], row[p0], row[p0 + 1] = L.ACT_VELOCITY, act.kv, effort
             elif isinstance(act, SolenoidCylinder):
                 self._prismatic(owner, act.joint)
                 row[L.A_TYPE], row[L.A_STATE], row[L.A_ULO], row[L.A_UHI] = (
