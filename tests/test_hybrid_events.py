@@ -40,6 +40,14 @@ def test_a_dropped_ball_hits_the_ground_at_sqrt_2h_over_g_with_the_guard_located
     assert res.x[i[1], 1] == pytest.approx(0.9 * G * T_HIT, rel=1e-9)
 
 
+def test_a_result_names_its_events_by_their_guards():
+    model = bouncing_ball.build_model()
+    res = simulate(model, 1.5, x0={"y": H, "v": 0.0}, params={"g": G})
+    assert res.events.size >= 2
+    assert res.event_names() == [model.guards[0].name] * res.events.size
+    assert res.guard_names == tuple(g.name for g in model.guards)
+
+
 @pytest.mark.parametrize("placement, sign", [(Placement.LEFT, 1.0), (Placement.RIGHT, -1.0)])
 def test_left_placement_reports_the_pre_crossing_sign_and_right_the_post_crossing_sign(placement, sign):
     res = simulate(bouncing_ball.build_model(placement), 0.6, x0={"y": H}, params={"g": G},

@@ -36,6 +36,7 @@ class Result:
         x (nx,), the state at the event before the reset
     stats : integrator statistics (steps, rejected, fevals, events, transitions, wall time, ...)
     status : "done" or the reason the run stopped; ``message`` explains it.
+    guard_names : the model's guard names, by guard index (:meth:`event_names` names the events).
     """
 
     model_name: str
@@ -51,6 +52,7 @@ class Result:
     options: dict = field(default_factory=dict)
     status: str = "running"
     message: str = ""
+    guard_names: tuple[str, ...] = ()
 
     @classmethod
     def assemble(cls, model, params, options, rec_chunks, mode_chunks, ev_chunks, stats) -> Result:
@@ -67,12 +69,21 @@ class Result:
         return cls(model_name=model.name, state_names=model.state_names,
                    output_names=model.output_names, params=params, t=rec[:, 0],
                    x=rec[:, 1:1 + nx], mode=modes, y=rec[:, 1 + nx:], events=ev,
-                   stats=stats, options=options.as_dict())
+                   stats=stats, options=options.as_dict(), guard_names=tuple(g.name for g in model.guards))
 
     @property
     def n(self) -> int:
         """Number of records."""
         return int(self.t.size)
+
+    def event_names(self) -> list[str]:
+        """What each event was, in ``events`` order: its guard's name (``touchdown_<point>``,
+        ``valve_<actuator>``, ...), or ``"slide start"``, ``"slide end"``, ``"controller"`` (a sampled
+        controller changed the mode) for the other kinds."""
+        other = {1: "slide start", 2: "slide end", 3: "controller"}
+        names = self.guard_names
+        return [names[g] if k == 0 and 0 <= g < len(names) else other.get(int(k), f"guard {g}")
+                for k, g in zip(self.events["kind"], self.events["guard"], strict=True)]
 
     def state(self, name: str) -> np.ndarray:
         """The record column of one state, by name."""
