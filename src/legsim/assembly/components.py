@@ -675,7 +675,7 @@ def _placement(owner: str, position, rotation) -> tuple[tuple, tuple]:
     if rot.shape != (3, 3) or not np.all(np.isfinite(rot)) \
             or not np.allclose(rot @ rot.T, np.eye(3), atol=1e-9) or np.linalg.det(rot) < 0:
         raise InputError(f"{owner}: rotation = {rotation!r}, expected a 3x3 rotation matrix")
-    return tuple(pos), tuple(map(tuple, rot))
+    return tuple(map(float, pos)), tuple(tuple(map(float, row)) for row in rot)
 
 
 def _names(owner: str, what: str, values) -> tuple[str, ...]:
