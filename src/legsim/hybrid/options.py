@@ -83,7 +83,8 @@ class Options:
         extra evaluation and slow regrowth (SLIP: 15 % fewer steps, same accuracy class).
     wall_time_limit : stop the run after this much wall time [s] (0 = no limit), keeping its records,
         with status ``"wall_time_limit"``: checked each time the engine returns to Python, and able to
-        stop a Python controller that never returns (a SIGALRM timer, in the main thread on POSIX).
+        stop a Python controller that never returns (a SIGALRM timer, in the main thread on POSIX, when
+        no other real-time timer is set).
         Not for "radau" and "bdf".
     """
 

@@ -62,8 +62,9 @@ class WallTimeExceeded(BaseException):
 class _WallClock:
     """The run's wall-time limit [s] (0: none): :meth:`expired` at each return from the engine, and a
     one-shot SIGALRM timer that interrupts a Python controller still running at the deadline (main
-    thread, POSIX only; elsewhere only the returns are checked). Elsewhere than in the controller the
-    timer only marks the deadline, so that no record or sink write is cut in half."""
+    thread, POSIX only, and only when no other real-time timer is set, such as a test runner's
+    timeout; elsewhere only the returns are checked). Elsewhere than in the controller the timer only
+    marks the deadline, so that no record or sink write is cut in half."""
 
     def __init__(self, limit: float):
         self.deadline = time.perf_counter() + limit if limit > 0.0 else math.inf
@@ -71,7 +72,8 @@ class _WallClock:
         self.in_controller = False
         self._old: Any = None
         self._armed = (limit > 0.0 and hasattr(signal, "setitimer")
-                       and threading.current_thread() is threading.main_thread())
+                       and threading.current_thread() is threading.main_thread()
+                       and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
 
     def _ring(self, signum, frame) -> None:
         if self.in_controller:
