@@ -26,7 +26,9 @@ runs each), and separately the cold compile of the drive robot in a fresh proces
 cache (``--cold``).
 
 Then ROTTO itself (``--rotto T``, default 3 s of the static walk: standing, the CoM's shift and the
-first step): its 24 drives as ``PMSMDrive`` on their rods (``legsim.robots.rotto.build_robot``), the
+first step), then the same walk's commands replayed with interpolated set-points and with the current
+loops out of DP45's error norm (:func:`rotto_variants`): its 24 drives as ``PMSMDrive`` on their rods
+(``legsim.robots.rotto.build_robot``), the
 walk's Python controller at 1 kHz, event-located pad contacts, DP45 at the robot's default rtol 1e-7:
 ``mode="ideal"`` against ``mode="current_loop"``, ratio in the same run.
 
@@ -128,6 +130,59 @@ def rotto(t_final: float, repeat: int) -> None:
               f"{best[mode] / best['ideal']:5.2f}, steps {res.stats['steps']}, peak force "
               f"{peak_drive_force(robot, res):.0f} N")
     print(f"ROTTO pelvis position, current loop - ideal, at the end: {gap:.1e} m")
+    rotto_variants(walk, out["ideal"], t_final, repeat)
+
+
+def _without_loop_errors(robot):
+    """``robot`` with the current loops' states out of DP45's error norm (they follow the ODE states)."""
+    import dataclasses
+
+    names = robot.model.state_names
+    first = min(i for i, n in enumerate(names) if n.endswith("_id"))
+    robot.model = dataclasses.replace(robot.model, error_states=first)
+    return robot
+
+
+def rotto_variants(walk, held, t_final: float, repeat: int) -> None:
+    """What the current loops cost ROTTO beyond resolving their transients (BENCHMARKS, session 16): the
+    walk's rod commands (``held``: the ideal run's records, 1 ms) replayed by a CommandTable, linear
+    between the samples (set-points interpolated, as CSP drives do; no controller stops), ideal against
+    current loop; and the loops' four states out of DP45's error norm, with the controller and replayed."""
+    from legsim.assembly import CommandTable, Robot
+    from legsim.robots.rotto.robot import build_robot, drive_names, standing_pose, walker
+
+    names = drive_names()
+    keep = np.r_[True, np.diff(held.t) > 1e-12]  # one record per instant (events repeat one)
+    t, u = held.t[keep], np.column_stack([held.state(f"u_{n}") for n in names])[keep]
+    grid = np.arange(0.0, t_final + 1e-9, 1e-3)
+    table = np.column_stack([np.interp(grid, t, u[:, j]) for j in range(len(names))])
+    table = np.vstack([table[:1], table[:-1]])  # a command reached one period after it was given
+
+    def replayed(mode):
+        r = build_robot(walk.params, mode=mode)
+        return Robot(r.mb, actuators=r.actuators, sensors=r.sensors, contacts=r.contacts,
+                     command_table=CommandTable(names, table, 1e-3))
+
+    cases = {"controller, loops out of the error norm": (_without_loop_errors(
+                 build_robot(walk.params, mode="current_loop")), True),
+             "replayed, ideal": (replayed("ideal"), False),
+             "replayed, current loop": (replayed("current_loop"), False),
+             "replayed, loops out of the error norm": (_without_loop_errors(replayed("current_loop")), False)}
+    best = {k: np.inf for k in cases}
+    steps = {}
+    for robot, with_ctl in cases.values():  # warm-up
+        robot.simulate(0.01, walker(walk) if with_ctl else None, q0=standing_pose(walk), progress=False)
+    for _ in range(repeat):
+        for k, (robot, with_ctl) in cases.items():
+            t0 = time.perf_counter()
+            res = robot.simulate(t_final, walker(walk) if with_ctl else None, q0=standing_pose(walk),
+                                 progress=False)
+            best[k] = min(best[k], time.perf_counter() - t0)
+            steps[k] = res.stats["steps"]
+    for k in cases:
+        ratio = best[k] / best["replayed, ideal"] if k.startswith("replayed") else float("nan")
+        print(f"ROTTO walk {t_final:g} s, {k:<40} {best[k] / t_final:8.4f} s per sim s, ratio to the "
+              f"replayed ideal {ratio:5.2f}, steps {steps[k]}")
 
 
 def main() -> None:
