@@ -104,11 +104,13 @@ class WalkPlan:
         return StepCycle(self.step_length, self.adaptation_height, v_tr, tau)
 
 
-def _hip_in_robot(p: AntonParams) -> dict[str, tuple[np.ndarray, float]]:
-    """Each hip's position in the middle segment's frame with a straight body, and its yaw [rad]."""
+def _hip_arrays(p: AntonParams) -> tuple[np.ndarray, np.ndarray]:
+    """Each hip's position (6, 3) [m] in the middle segment's frame with a straight body, and its yaw
+    (6,) [rad], in :data:`LEGS` order."""
     off = {"front": 1.0, "middle": 0.0, "rear": -1.0}
-    return {leg: (hip + np.array([off[seg] * p.segment_gap, 0.0, 0.0]), yaw)
-            for leg, (seg, hip, yaw) in hip_placements(p).items()}
+    rows = list(hip_placements(p).values())
+    return (np.array([hip + [off[seg] * p.segment_gap, 0.0, 0.0] for seg, hip, _ in rows]),
+            np.array([yaw for _, _, yaw in rows]))
 
 
 def _joint_targets(p: AntonParams, hips, feet_body: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -121,12 +123,6 @@ def _joint_targets(p: AntonParams, hips, feet_body: np.ndarray, out: np.ndarray 
         d = feet_body[k] - hips[0][k]
         raise leg_out_of_reach(p, (c * d[0] + s * d[1], -s * d[0] + c * d[1], d[2]))
     return q
-
-
-def _hip_arrays(p: AntonParams) -> tuple[np.ndarray, np.ndarray]:
-    """(hips (6, 3) [m], yaws (6,) [rad]) of :func:`_hip_in_robot` as arrays, in :data:`LEGS` order."""
-    hips = _hip_in_robot(p)
-    return np.array([hips[leg][0] for leg in LEGS]), np.array([hips[leg][1] for leg in LEGS])
 
 
 def standing_pose(plan: WalkPlan) -> np.ndarray:
