@@ -67,11 +67,12 @@ def robot_guards(t, x, p, mode, g):
     ngc = n_contact_guards(p)
     if ngc > 0:
         m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.moved_workspace(p, x)
+        oR, op, ov = d.oR, d.op, d.ov
         for k in range(fn.shape[0]):
-            K.contact_point(d, p, k, scr)
+            gap = K.contact_gap(oR, op, ov, p, k, scr)
             on = (mode >> k) & 1
-            g[2 * k] = hs.INACTIVE if on else scr[0]
-            g[2 * k + 1] = scr[0] if on else hs.INACTIVE
+            g[2 * k] = hs.INACTIVE if on else gap
+            g[2 * k + 1] = gap if on else hs.INACTIVE
     j = ngc
     oa = int(p[L.P_OA])
     for a in range(int(p[L.P_NACT])):
@@ -102,7 +103,7 @@ def robot_reset(t, x, p, mode, fired, x_new):
                 for i in range(3):
                     x_new[xs + 3 * k + i] = 0.0
             if fired[2 * k]:
-                K.contact_point(d, p, k, scr)
+                K.contact_point(d.oR, d.op, d.ov, p, k, scr)
                 x_new[xc + k] = scr[1] if scr[1] > 0.0 else 0.0
                 new |= 1 << k
             else:

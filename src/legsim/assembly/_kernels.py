@@ -32,6 +32,7 @@ from ..multibody._layout import data_buffer_size, data_from_buffer, model_from_b
 from ..world._terrain import (
     body_point,
     sphere_contact_force,
+    sphere_gap_to_plane,
     sphere_on_box,
     sphere_on_plane,
     sphere_on_terrain,
@@ -109,8 +110,10 @@ def moved_workspace(p, x):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def contact_point(d, p, k, out):
-    """Contact point k against the ground: ``out`` (12,) = gap, approach rate, point (3), point
+def contact_point(oR, op, ov, p, k, out):
+    """Contact point k against the ground, from the world placements and velocities ``oR``, ``op``,
+    ``ov`` of the data (:func:`legsim.world._terrain.body_point` says why the arrays and not the data):
+    ``out`` (12,) = gap, approach rate, point (3), point
     velocity (3) (:func:`sphere_on_plane`; the point midway between the sphere and the ground, or the
     sphere's deepest point, ``C_MIDWAY``), then the ground's outward normal there (3) (the plane's,
     or a terrain's tangent plane under the sphere: :func:`sphere_on_terrain`)."""
@@ -120,15 +123,31 @@ def contact_point(d, p, k, out):
     midway = p[oc + L.C_MIDWAY] != 0.0
     ot = int(p[L.P_OTR])
     if ot >= 0:
-        sphere_on_terrain(d, b, lx, ly, lz, r, p, ot + L.TR_DATA, int(p[ot + L.TR_KIND]), int(p[ot + L.TR_N]),
-                          int(p[ot + L.TR_NX]), int(p[ot + L.TR_NY]), p[ot + L.TR_DX], p[ot + L.TR_DY],
-                          midway, out)
+        sphere_on_terrain(oR, op, ov, b, lx, ly, lz, r, p, ot + L.TR_DATA, int(p[ot + L.TR_KIND]),
+                          int(p[ot + L.TR_N]), int(p[ot + L.TR_NX]), int(p[ot + L.TR_NY]), p[ot + L.TR_DX],
+                          p[ot + L.TR_DY], midway, out)
         return
-    sphere_on_plane(d, b, lx, ly, lz, r, p[oc + L.C_NX], p[oc + L.C_NY], p[oc + L.C_NZ], p[oc + L.C_OFF],
-                    midway, out)
+    sphere_on_plane(oR, op, ov, b, lx, ly, lz, r, p[oc + L.C_NX], p[oc + L.C_NY], p[oc + L.C_NZ],
+                    p[oc + L.C_OFF], midway, out)
     out[9] = p[oc + L.C_NX]
     out[10] = p[oc + L.C_NY]
     out[11] = p[oc + L.C_NZ]
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def contact_gap(oR, op, ov, p, k, out):
+    """Gap [m] of contact point k, :func:`contact_point`'s ``out[0]`` (the value the event path's
+    guards watch): against the plane from the placements alone, without the point's velocity (a
+    guard evaluation runs once per step for every point); against a terrain through
+    :func:`contact_point` (``out`` (12,) its scratch)."""
+    oc = int(p[L.P_OC])
+    if int(p[L.P_OTR]) >= 0:
+        contact_point(oR, op, ov, p, k, out)
+        return out[0]
+    o = oc + L.C_LAW + LW.NPRM + L.CW * k
+    return sphere_gap_to_plane(oR, op, int(p[o + L.CP_BODY]), p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z],
+                               p[o + L.CP_R], p[oc + L.C_NX], p[oc + L.C_NY], p[oc + L.C_NZ],
+                               p[oc + L.C_OFF])[0]
 
 
 @hs.njit_helper
@@ -151,6 +170,7 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
     kin = scr[0:12]
     vt = scr[12:15]
     wc = contact_wrenches(p)
+    oR, op, ov = d.oR, d.op, d.ov
     for b in range(fext.shape[0]):
         for i in range(6):
             fext[b, i] = 0.0
@@ -163,7 +183,7 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
             wc[k, i] = 0.0
         if not smooth and not (mode >> k) & 1:
             continue
-        contact_point(d, p, k, kin)
+        contact_point(oR, op, ov, p, k, kin)
         if not smooth or kin[0] < 0.0:
             anchor = x[xs + 3 * k:xs + 3 * k + 3] if fcode == LW.F_ANCHOR else sdot[k]
             fn[k] = sphere_contact_force(ncode, fcode, prm, kin[9], kin[10], kin[11], kin,
@@ -172,11 +192,11 @@ def contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr):
                             fc[k, 0], fc[k, 1], fc[k, 2])
             add_point_force(wc, k, kin[2], kin[3], kin[4], fc[k, 0], fc[k, 1], fc[k, 2])
         if nob > 0:
-            obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, wc, scr)
+            obstacle_forces(oR, op, ov, p, k, nob, ncode, fcode, prm, fext, fn, fc, wc, scr)
 
 
 @hs.njit_helper
-def obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, wc, scr):
+def obstacle_forces(oR, op, ov, p, k, nob, ncode, fcode, prm, fext, fn, fc, wc, scr):
     """Smooth-path forces of contact point k against each of the ``nob`` static box obstacles it
     penetrates (same law as the ground; stateless friction only), added to ``fext``, ``fn[k]``,
     ``fc[k]`` and the point's wrench ``wc[k]``."""
@@ -187,7 +207,7 @@ def obstacle_forces(d, p, k, nob, ncode, fcode, prm, fext, fn, fc, wc, scr):
     vt = scr[12:15]
     f = scr[27:30]
     for j in range(nob):
-        sphere_on_box(d, body, p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z], p[o + L.CP_R],
+        sphere_on_box(oR, op, ov, body, p[o + L.CP_X], p[o + L.CP_Y], p[o + L.CP_Z], p[o + L.CP_R],
                       p[oob + L.OW * j:oob + L.OW * (j + 1)], kin)
         if kin[0] >= 0.0:
             continue
@@ -413,11 +433,11 @@ def table_command(p, t, c):
 
 
 @hs.njit_helper
-def _body_point(d, body, lx, ly, lz, out, o):
+def _body_point(oR, op, ov, body, lx, ly, lz, out, o):
     """World position (3) and velocity (3) [m, m/s] of the point (lx, ly, lz) of ``body`` (body axes),
-    after world kinematics, into ``out[o:o + 6]``."""
-    px, py, pz = body_point(d, body, lx, ly, lz)
-    vo = d.ov[body]  # spatial velocity about the world origin: v_x = v_O + w x x
+    from the world placements and velocities ``oR``, ``op``, ``ov``, into ``out[o:o + 6]``."""
+    px, py, pz = body_point(oR, op, body, lx, ly, lz)
+    vo = ov[body]  # spatial velocity about the world origin: v_x = v_O + w x x
     out[o], out[o + 1], out[o + 2] = px, py, pz
     out[o + 3] = vo[0] + vo[4] * pz - vo[5] * py
     out[o + 4] = vo[1] + vo[5] * px - vo[3] * pz
@@ -425,13 +445,14 @@ def _body_point(d, body, lx, ly, lz, out, o):
 
 
 @hs.njit_helper
-def rod_state(d, p, k, out):
-    """Rod k (:class:`legsim.assembly.Rod`, after world kinematics): ``out`` (17,) = length l [m], rate
-    l̇ = u · (v_B − v_A) [m/s], the unit vector u from A to B (3), then A's and B's world position and
-    velocity (6 each)."""
+def rod_state(oR, op, ov, p, k, out):
+    """Rod k (:class:`legsim.assembly.Rod`, from the world placements and velocities): ``out`` (17,) =
+    length l [m], rate l̇ = u · (v_B − v_A) [m/s], the unit vector u from A to B (3), then A's and B's
+    world position and velocity (6 each)."""
     o = int(p[L.P_ORD]) + L.RDW * k
-    _body_point(d, int(p[o + L.RD_A]), p[o + L.RD_PA], p[o + L.RD_PA + 1], p[o + L.RD_PA + 2], out, 5)
-    _body_point(d, int(p[o + L.RD_B]), p[o + L.RD_PB], p[o + L.RD_PB + 1], p[o + L.RD_PB + 2], out, 11)
+    a, b = o + L.RD_PA, o + L.RD_PB
+    _body_point(oR, op, ov, int(p[o + L.RD_A]), p[a], p[a + 1], p[a + 2], out, 5)
+    _body_point(oR, op, ov, int(p[o + L.RD_B]), p[b], p[b + 1], p[b + 2], out, 11)
     dx, dy, dz = out[11] - out[5], out[12] - out[6], out[13] - out[7]
     length = math.sqrt(dx * dx + dy * dy + dz * dz)
     out[0] = length
@@ -469,7 +490,7 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
             u = table_command(p, t, int(p[o + L.A_TABLE]))
         rod = int(p[o + L.A_ROD])
         if rod >= 0:  # a linear actuator between two bodies: its length and rate
-            rod_state(d, p, rod, scr)
+            rod_state(d.oR, d.op, d.ov, p, rod, scr)
             q = scr[0]
             qd = scr[1]
         else:

@@ -27,10 +27,11 @@ def _stamp() -> float:
     """A 48-bit hash of the sources the hooks are compiled from, exact as a float64. numba compiles it
     into the hooks as a constant; a hook loaded from a disk cache older than these sources (numba does
     not see an edit of an imported constant or of a callee in another file) carries another value, and
-    the check hook refuses to run (DESIGN.md "numba's on-disk cache")."""
+    the check hook refuses to run (DESIGN.md "numba's on-disk cache"). ``world/_terrain.py`` is hashed too:
+its contact kinematics are inlined into the hooks."""
     h = hashlib.sha256()
     here = Path(__file__).parent
-    for name in ("_layout.py", "_kernels.py", "_hooks.py", "compiled.py"):
+    for name in ("_layout.py", "_kernels.py", "_hooks.py", "compiled.py", "../world/_terrain.py"):
         h.update((here / name).read_bytes())
     return float(int.from_bytes(h.digest()[:6], "little"))
 

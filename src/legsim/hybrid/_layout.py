@@ -10,13 +10,16 @@ N_OPTF = 13
  OI_RESTART_STEP, OI_YIELD_EVERY, OI_NERR) = range(9)
 N_OPTI = 9
 # ---- persistent state (floats) ------------------------------------------------------------
-SF_T, SF_H = range(2)
-N_SF = 2
+SF_T, SF_H, SF_H_SAMPLE = range(3)
+N_SF = 3
+"""``SF_H_SAMPLE``: the step the controller proposed after the first step that followed the last
+sample instant whose update changed the state (0: none yet); the first step after the next such
+instant starts no larger (:func:`legsim.hybrid._kernels.advance`)."""
 # ---- persistent state (integers) ----------------------------------------------------------
 (SI_MODE, SI_STARTED, SI_NSTEP, SI_NREJ, SI_NFEV, SI_NTRANS, SI_NEVENT, SI_REC_K, SI_SAMPLE_K,
  SI_NREC, SI_NEV, SI_ERR, SI_ERR_GUARD, SI_SLIDE, SI_SLIDE_GUARD, SI_SLIDE_B, SI_NSTOPIT,
- SI_DONE_FINAL, SI_NSLIDE, SI_PENDING) = range(20)
-N_SI = 20
+ SI_DONE_FINAL, SI_NSLIDE, SI_PENDING, SI_AFTER_SAMPLE) = range(21)
+N_SI = 21
 
 # ---- methods -------------------------------------------------------------------------------
 M_DP45, M_RK4, M_RK4_FIXED, M_DP5_FIXED, M_EULER = 0, 1, 2, 3, 4
