@@ -271,3 +271,32 @@ def test_the_drives_current_loops_change_the_walk_by_micrometres():
         assert res.status == "done"
         ends.append(res.x[-1, :3])
     assert np.abs(ends[1] - ends[0]).max() < 1e-5
+
+
+def test_each_drive_has_an_incremental_encoder_and_two_limit_switches_on_its_rod():
+    """Source §4.1: "per actuator: an incremental encoder, 2 current sensors and 2 limit switches"
+    (``build_robot(drive_sensors=True)``). The counts are the rod's travel since the first sample at
+    counts per turn x belt / lead per metre, computed here from the recorded joint angles through the
+    rods' own geometry (:meth:`Drive.length`); the switches sit at the rods' extreme lengths over the
+    joints' ranges, which a walk never reaches."""
+    from legsim.robots.rotto.robot import drive_names, drive_strokes
+
+    walk = StaticWalk()
+    robot = build_robot(walk.params, drive_sensors=True)
+    res = robot.simulate(2.0, walker(walk), q0=standing_pose(walk), progress=False)
+    names = robot.model.state_names
+    k = P.drive.counts_per_turn * P.drive.belt / P.drive.lead          # 500 000 counts per metre
+    q = res.x[:, 7:19]                                                  # the 12 joints after the free base
+    for leg_i, leg in enumerate(("L", "R")):
+        for d in leg_drives(P):
+            qd = q[:, [6 * leg_i + j for j in d.joints]]
+            length = np.array([d.length(row) for row in qd])
+            counts = res.x[:, names.index(f"counts_{leg}_{d.name}")]
+            want = np.floor(k * length) - math.floor(k * length[0])
+            assert np.abs(counts - want).max() <= 1.0                   # an edge within round-off of 2e-6 m
+    moved = [abs(res.x[-1, names.index(f"counts_{n}")]) for n in drive_names()]
+    assert max(moved) > 5000                                            # the drives really travelled
+    strokes = drive_strokes(robot.mb, P)
+    assert np.all(strokes[:, 0] < strokes[:, 1])
+    assert all(res.x[:, names.index(f"stroke_{s}_{n}")].max() == 0.0
+               for s in ("min", "max") for n in drive_names())

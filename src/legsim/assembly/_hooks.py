@@ -146,6 +146,8 @@ def robot_outputs(t, x, p, mode, y):
         c0 = int(p[o + L.S_CH0])
         for c in range(int(p[o + L.S_NCH])):
             y[c0 + c] = K.sensor_truth(p, x, o, c, d.oR, d.op, d.ov, m.gravity, acc, fc, cur)
+            if int(p[o + L.S_TYPE]) == L.SEN_INCREMENTAL:  # counts since the zero, unquantised
+                y[c0 + c] -= x[K.zero_count_slot(p, o)]
     na = cur.shape[0]
     for a in range(na):
         y[nch + a] = force[a]
@@ -203,6 +205,8 @@ def robot_sample(t, x, p, mode, k, x_new):
             continue
         for c in range(int(p[o + L.S_NCH])):
             truth = K.sensor_truth(p, x, o, c, d.oR, d.op, d.ov, m.gravity, acc, fc, cur)
+            if int(p[o + L.S_TYPE]) == L.SEN_INCREMENTAL:
+                truth = K.edge_count(p, o, k // ticks, truth, x, x_new)
             K.measure(p, o, c, k // ticks, truth, x, x_new)
     return mode
 

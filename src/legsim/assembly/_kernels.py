@@ -100,7 +100,7 @@ def drive_electrical(p):
     return view_c(p[o:o + 2 * int(p[L.P_NACT])], (int(p[L.P_NACT]), 2))
 
 
-@hs.njit_helper
+@nb.njit(cache=True, nogil=True, inline="always")
 def moved_workspace(p, x):
     """:func:`workspace` with the world kinematics of the state ``x`` done (placements, velocities)."""
     ws = workspace(p)
@@ -445,6 +445,16 @@ def _body_point(oR, op, ov, body, lx, ly, lz, out, o):
 
 
 @hs.njit_helper
+def rod_length(oR, op, p, k):
+    """Length [m] of rod k (:class:`legsim.assembly.Rod`) from the world placements ``oR``, ``op``."""
+    o = int(p[L.P_ORD]) + L.RDW * k
+    a, b = o + L.RD_PA, o + L.RD_PB
+    ax, ay, az = body_point(oR, op, int(p[o + L.RD_A]), p[a], p[a + 1], p[a + 2])
+    bx, by, bz = body_point(oR, op, int(p[o + L.RD_B]), p[b], p[b + 1], p[b + 2])
+    return math.sqrt((bx - ax) ** 2 + (by - ay) ** 2 + (bz - az) ** 2)
+
+
+@hs.njit_helper
 def rod_state(oR, op, ov, p, k, out):
     """Rod k (:class:`legsim.assembly.Rod`, from the world placements and velocities): ``out`` (17,) =
     length l [m], rate l̇ = u · (v_B − v_A) [m/s], the unit vector u from A to B (3), then A's and B's
@@ -683,6 +693,11 @@ def sensor_truth(p, x, o, c, oR, op, ov, gravity, acc, fc, cur):
         return ia if c == 0 else (ib if c == 1 else ic)
     if typ == L.SEN_PRESSURE:
         return x[src + c]
+    if typ == L.SEN_INCREMENTAL or typ == L.SEN_SWITCH:  # a joint's position or a rod's length
+        s = rod_length(oR, op, p, src) if p[o + L.S_ROD] != 0.0 else x[src]
+        if typ == L.SEN_SWITCH:
+            return 1.0 if (s - p[o + L.S_TRIP]) * p[o + L.S_SIDE] >= 0.0 else 0.0
+        return p[o + L.S_COUNTS] * s  # k s: :func:`edge_count` makes it a count since the zero
     rows = int(p[L.P_OC]) + L.C_LAW + LW.NPRM
     if typ == L.SEN_FORCE:
         total = 0.0
@@ -739,6 +754,26 @@ def sensor_truth(p, x, o, c, oR, op, ov, gravity, acc, fc, cur):
     b2 = R[0, 2] * w0 + R[1, 2] * w1 + R[2, 2] * w2
     r = o + L.S_ROT
     return p[r + c] * b0 + p[r + 3 + c] * b1 + p[r + 6 + c] * b2  # sensor axes: R_s^T b
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def zero_count_slot(p, o):
+    """Index in ``x`` of the zero count of the incremental encoder row at ``p[o]`` (after its channel's
+    filter and delay states)."""
+    return int(p[o + L.S_XSTATE]) + L.NFSTATE + int(p[o + L.S_DELAY])
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def edge_count(p, o, ks, truth, x, x_new):
+    """Counts an incremental encoder row reads at its sample ``ks`` from its truth k s: the edges below
+    k s, floor(k s), minus its zero count, which the first sample (ks = 0) sets (into ``x_new``), so
+    the first reading is 0."""
+    n = math.floor(truth)
+    z = zero_count_slot(p, o)
+    if ks == 0:
+        x_new[z] = n
+        return 0.0
+    return n - x[z]
 
 
 @nb.njit(cache=True, nogil=True, inline="always")

@@ -156,9 +156,17 @@ S_GEOM = 32
 NG_WRENCH = SW - S_GEOM
 """At most this many contact geometries under one force/torque sensor."""
 SEN_JPOS, SEN_JVEL, SEN_ACC, SEN_GYRO, SEN_FORCE, SEN_CURRENT, SEN_PRESSURE, SEN_WRENCH, SEN_PHASE = range(9)
+SEN_INCREMENTAL, SEN_SWITCH = 9, 10
+S_ROD = S_COMP
+"""An incremental encoder's or limit switch's row: 1 when ``S_SRC`` is a rod (its length is read), 0 when
+it is a joint's q address."""
+S_COUNTS, S_TRIP, S_SIDE = S_POS, S_POS, S_POS + 1
+"""An incremental encoder's counts per unit [counts/rad or counts/m]; a limit switch's trip position and
+side (+1: pressed at s >= trip, -1: at s <= trip)."""
 
 NFSTATE = 2
-"""Filter states per channel (previous input, previous output), then its delay line."""
+"""Filter states per channel (previous input, previous output), then its delay line; an incremental
+encoder's channel then holds its zero count (the edges below the position at its first sample)."""
 
 # ---- model error codes -------------------------------------------------------------------------
 ERR_STALE = 999

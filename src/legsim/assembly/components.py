@@ -86,7 +86,7 @@ __all__ = [
     "Contacts", "Obstacle", "Actuator", "Sensor",
     "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery", "contact_geometries",
     "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1", "ROTTO_FT_ROTATION",
-    "CommandTable", "Rod",
+    "CommandTable", "Rod", "IncrementalEncoder", "LimitSwitch",
 ]
 
 
@@ -818,6 +818,77 @@ class PhaseCurrent(_Sensor):
     _names_field = "actuators"
 
 
+def _position_sources(sensor) -> tuple[str, ...]:
+    """Check a sensor reading positions: exactly one of ``joints``, ``actuators`` names one or more; the
+    names (as a tuple, written back)."""
+    owner = f"{type(sensor).__name__} {sensor.name!r}"
+    if bool(sensor.joints) == bool(sensor.actuators):
+        raise InputError(f"{owner}: joints = {sensor.joints!r}, actuators = {sensor.actuators!r}: expected "
+                         "names in exactly one (joints, or actuators whose joint or rod it reads)")
+    what = "joints" if sensor.joints else "actuators"
+    names = _names(owner, what, getattr(sensor, what))
+    object.__setattr__(sensor, what, names)
+    return names
+
+
+@dataclass(frozen=True)
+class IncrementalEncoder(_Sensor):
+    """Quadrature incremental encoders reading the position s of each of ``joints`` [rad or m], or of
+    each of ``actuators`` (its joint, or the length of its :class:`Rod` [m]), one channel each: the count
+    of edges passed since the first sample (power-on), ``floor(k s) - floor(k s_0)`` [counts], edges
+    every 1/k along s with k = ``counts_per_unit`` [counts per rad or per m]. For an encoder of N counts
+    per motor turn behind a ratio G (motor radians per joint unit), k = N G / (2 pi); on ROTTO's drive
+    (belt ratio b, screw lead h) k = N b / h per metre of rod. The count is relative: a controller finds
+    the absolute position by homing against a :class:`LimitSwitch` (the count at the switch's edge).
+    The truth beside it is k s - floor(k s_0) (unquantised). Its zero is a state, so a run continued
+    from a final state keeps it."""
+
+    joints: Sequence[str] = ()
+    actuators: Sequence[str] = ()
+    counts_per_unit: float = 0.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        _position_sources(self)
+        _num(f"IncrementalEncoder {self.name!r}", "counts_per_unit", self.counts_per_unit, lo=0.0,
+             lo_open=True)
+
+
+LIMIT_SIDES = ("upper", "lower")
+
+
+@dataclass(frozen=True)
+class LimitSwitch(_Sensor):
+    """Limit switches on the position s of each of ``joints`` [rad or m], or of each of ``actuators``
+    (its joint, or the length of its :class:`Rod` [m]), one channel each: 1 while pressed, 0 otherwise;
+    ``side = "upper"`` presses at s >= its position, ``"lower"`` at s <= it. ``positions``: one number
+    for every switch, or one per name. Ideal switches (no differential travel, no bounce)."""
+
+    joints: Sequence[str] = ()
+    actuators: Sequence[str] = ()
+    positions: float | Sequence[float] = 0.0
+    side: str = "upper"
+
+    def __post_init__(self):
+        super().__post_init__()
+        owner = f"LimitSwitch {self.name!r}"
+        names = _position_sources(self)
+        pos = np.atleast_1d(np.asarray(self.positions, dtype=float)) if _is_numbers(self.positions) else None
+        if pos is None or pos.ndim != 1 or pos.size not in (1, len(names)) or not np.all(np.isfinite(pos)):
+            raise InputError(f"{owner}: positions = {self.positions!r}, expected a finite number or one per "
+                             f"name ({len(names)})")
+        object.__setattr__(self, "positions", tuple(float(v) for v in np.broadcast_to(pos, (len(names),))))
+        if self.side not in LIMIT_SIDES:
+            raise InputError(f"{owner}: side = {self.side!r}, expected one of {', '.join(LIMIT_SIDES)}")
+
+
+def _is_numbers(value) -> bool:
+    """A number or a flat sequence of numbers (not a string, not booleans)."""
+    items = value if isinstance(value, list | tuple | np.ndarray) else [value]
+    return all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
+               for v in items)
+
+
 @dataclass(frozen=True)
 class ChamberPressure(_Sensor):
     """Chamber pressures [Pa] of the cylinders named in ``actuators``: a :class:`PneumaticCylinder`'s
@@ -829,7 +900,7 @@ class ChamberPressure(_Sensor):
 
 
 Sensor = (JointEncoder | JointVelocity | IMU | ContactForce | ForceTorque | MotorCurrent | PhaseCurrent
-          | ChamberPressure)
+          | ChamberPressure | IncrementalEncoder | LimitSwitch)
 """Any sensor component."""
 
 ROTTO_FT_TABLE_4_1 = {  # channel: (range +- [N or N m], accuracy [N or N m]); 12 bits each

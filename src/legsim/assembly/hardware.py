@@ -36,6 +36,7 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
     [sensors.imu]                 # one table per sensor, named by its key
     type = "IMU"                  # JointEncoder | JointVelocity | IMU | ContactForce | ForceTorque
                                   # | MotorCurrent | PhaseCurrent | ChamberPressure
+                                  # | IncrementalEncoder | LimitSwitch
     body = "trunk"
     rate_hz = 500                 # default 0: the controller's rate
     measurement = { noise_std = 0.01, bits = 12, lo = -40, hi = 40, seed = 1 }   # Measurement fields
@@ -45,6 +46,17 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
     body = "foot"
     geometries = ["heel", "toe"]
     channel_measurements = { Fz = { bits = 12, lo = -400, hi = 400 } }   # per channel (Fx .. Mz)
+
+    [sensors.home]                # limit switches (1 while pressed) on joints, or on actuators:
+    type = "LimitSwitch"          # their joints, or their rods' lengths
+    actuators = ["knee_drive"]    # or joints = [...]; "all": every actuator (every 1-DoF joint)
+    positions = 0.31              # [rad or m], one for all or one per name; side = "upper"
+                                  # (pressed at s >= position) | "lower"
+
+    [sensors.counts]              # edges counted since the first sample (joints or actuators, as above)
+    type = "IncrementalEncoder"
+    joints = ["knee"]
+    counts_per_unit = 2037.18     # [counts per rad or m]: counts per motor turn x ratio / (2 pi)
 
     [sensors.enc]
     type = "JointEncoder"
@@ -161,7 +173,7 @@ ACTUATORS: dict[str, Callable[..., Any]] = {
 """Actuator ``type`` -> component (or preset) taking ``(name, joint, **keys)``."""
 SENSORS: dict[str, Callable[..., Any]] = {cls.__name__: cls for cls in (
     C.JointEncoder, C.JointVelocity, C.IMU, C.ContactForce, C.ForceTorque, C.MotorCurrent, C.PhaseCurrent,
-    C.ChamberPressure)}
+    C.ChamberPressure, C.IncrementalEncoder, C.LimitSwitch)}
 """Sensor ``type`` -> component taking ``(name, **keys)``."""
 RESOURCES: dict[str, Callable[..., Any]] = {"AirSupply": C.AirSupply, "Battery": C.Battery}
 """Resource ``type`` -> component taking ``(name, <model>, **keys)``."""
@@ -515,7 +527,9 @@ def _sensors(f: _File, tables: dict[str, Any], mb: Model, contacts: C.Contacts |
         # its actuators "all": every cylinder, every PMSM drive, or every motor
         every["actuators"], what["actuators"] = (
             (cylinders, "pneumatic or solenoid cylinders") if kind == "ChamberPressure" else
-            (drives, "PMSM drives") if kind == "PhaseCurrent" else (motors, "DC motors or PMSM drives"))
+            (drives, "PMSM drives") if kind == "PhaseCurrent" else
+            (tuple(a.name for a in actuators), "actuators") if kind in ("IncrementalEncoder", "LimitSwitch")
+            else (motors, "DC motors or PMSM drives"))
         params = V.params(SENSORS[kind], ("name",))
         every_of = {k: v for k, v in spec.items() if k in every and k in params and v == "all"}
         kw = f.kwargs(t, {k: v for k, v in spec.items() if k not in every_of}, params, kind, ("type",))

@@ -47,8 +47,10 @@ from .components import (
     Contacts,
     DCMotor,
     ForceTorque,
+    IncrementalEncoder,
     JointEncoder,
     JointVelocity,
+    LimitSwitch,
     MotorCurrent,
     PhaseCurrent,
     PMSMDrive,
@@ -288,7 +290,7 @@ class Robot:
         bodies = list(mb.body_names)
         for sen in self.sensors:
             kinds = (JointEncoder, JointVelocity, IMU, ContactForce, ForceTorque, MotorCurrent, PhaseCurrent,
-                     ChamberPressure)
+                     ChamberPressure, IncrementalEncoder, LimitSwitch)
             if not isinstance(sen, kinds):
                 raise InputError(f"Robot: sensor {sen!r} is not a sensor component "
                                  f"({', '.join(k.__name__ for k in kinds)})")
@@ -301,7 +303,17 @@ class Robot:
             snames.append(sen.name)
             ticks = self._ticks(owner, sen.rate_hz)
             parts: list[tuple[int, int, int, tuple[str, ...]]] = []  # (type, source, nch, labels)
-            if isinstance(sen, JointEncoder | JointVelocity):
+            on_rod: list[bool] = []  # per channel of an incremental encoder or limit switch: a rod's length
+            if isinstance(sen, IncrementalEncoder | LimitSwitch):
+                typ = L.SEN_INCREMENTAL if isinstance(sen, IncrementalEncoder) else L.SEN_SWITCH
+                for j in sen.joints:
+                    parts.append((typ, self._joint(owner, j)[1], 1, (j,)))
+                    on_rod.append(False)
+                for a in sen.actuators:
+                    ai = _lookup("actuator", a, names, owner)
+                    on_rod.append(bool(rows[ai][L.A_ROD] >= 0))
+                    parts.append((typ, int(rows[ai][L.A_ROD] if on_rod[-1] else rows[ai][L.A_QADR]), 1, (a,)))
+            elif isinstance(sen, JointEncoder | JointVelocity):
                 for j in sen.joints:
                     dof, qadr = self._joint(owner, j)
                     if isinstance(sen, JointEncoder):
@@ -362,7 +374,7 @@ class Robot:
                                          "a DCMotor or a PMSMDrive")
                     parts.append((L.SEN_CURRENT, ai, 1, (a,)))
             labels: list[str] = []
-            for typ, src, n, labs in parts:
+            for i, (typ, src, n, labs) in enumerate(parts):
                 ms = (sen.gyro_measurement if isinstance(sen, IMU) and typ == L.SEN_GYRO
                       and sen.gyro_measurement is not None else
                       sen.measurement_of(labs[0]) if isinstance(sen, ForceTorque) else sen.measurement)
@@ -380,12 +392,20 @@ class Robot:
                 if isinstance(sen, ForceTorque):
                     row[L.S_COMP], row[L.S_NG] = WRENCH_CHANNELS.index(labs[0]), len(gis)
                     row[L.S_GEOM:L.S_GEOM + len(gis)] = gis
+                zero = isinstance(sen, IncrementalEncoder)  # one more state: the zero count
+                if isinstance(sen, IncrementalEncoder | LimitSwitch):
+                    row[L.S_ROD] = float(on_rod[i])
+                if zero:
+                    row[L.S_COUNTS] = sen.counts_per_unit
+                elif isinstance(sen, LimitSwitch):
+                    row[L.S_TRIP], row[L.S_SIDE] = sen.positions[i], 1.0 if sen.side == "upper" else -1.0
                 srows.append(row)
                 for lab in labs:
                     state_names_f += [f"_{sen.name}_{lab}_u", f"_{sen.name}_{lab}_y",
-                                      *(f"_{sen.name}_{lab}_d{k}" for k in range(ms.delay))]
+                                      *(f"_{sen.name}_{lab}_d{k}" for k in range(ms.delay)),
+                                      *((f"_{sen.name}_{lab}_zero",) if zero else ())]
                 nch += n
-                nfs += n * (L.NFSTATE + ms.delay)
+                nfs += n * (L.NFSTATE + ms.delay + int(zero))
                 labels += labs
             channels.append(_Channels(sen.name, nch - len(labels), tuple(labels)))
         xf = xy + nch
@@ -415,9 +435,10 @@ class Robot:
         head[L.P_STAMP] = L.STAMP
         head[L.P_CEVERY] = self.controller_every
         types = {int(r[L.S_TYPE]) for r in srows}
+        rod_read = any(r[L.S_TYPE] in (L.SEN_INCREMENTAL, L.SEN_SWITCH) and r[L.S_ROD] for r in srows)
         head[L.P_SENSE] = (L.SENSE_DYNAMICS if types & {L.SEN_ACC, L.SEN_CURRENT, L.SEN_PHASE} else
                            L.SENSE_CONTACT if types & {L.SEN_FORCE, L.SEN_WRENCH} else
-                           L.SENSE_KINEMATICS if L.SEN_GYRO in types else L.SENSE_STATE)
+                           L.SENSE_KINEMATICS if L.SEN_GYRO in types or rod_read else L.SENSE_STATE)
         head[[L.P_XC, L.P_XS, L.P_XA, L.P_XU, L.P_XY, L.P_XF]] = (
             nq + nv, (nq + nv + (0 if smooth else nc)) if anchors else -1, xa, xu, xy, xf)
         opn = os_ + L.SW * len(srows)  # the cylinders' parameter rows

@@ -34,8 +34,10 @@ from ...assembly import (
     WRENCH_CHANNELS,
     ContactForce,
     Contacts,
+    IncrementalEncoder,
     JointEncoder,
     JointVelocity,
+    LimitSwitch,
     Measurement,
     PMSMDrive,
     Robot,
@@ -63,8 +65,25 @@ def drive_names() -> list[str]:
     return [f"{leg}_{d.name}" for leg in LEGS for d in leg_drives()]
 
 
+def drive_strokes(mb, params: RottoParams | None = None, n: int = 9) -> np.ndarray:
+    """(24, 2) [m]: each drive's shortest and longest rod over its joints' ranges (the joints' limits in
+    ``mb``, a grid of ``n`` points per joint; a pair's extremes lie at corners of its joints' box). The
+    drives' limit switches sit there (placeholder: the source gives no strokes; the switches then mark
+    the joints' ends, as a drive's stroke ends would)."""
+    a = mb.arrays
+    out = []
+    for leg in range(len(LEGS)):
+        for d in leg_drives(params):
+            ranges = [a.dof_range[int(a.jnt_dofadr[list(mb.jnt_names).index(f"{LEGS[leg]}_{JOINTS[j]}")])]
+                      for j in d.joints]
+            grid = np.meshgrid(*[np.linspace(lo, hi, n) for lo, hi in ranges], indexing="ij")
+            lengths = [d.length(q) for q in np.stack([g.ravel() for g in grid], axis=1)]
+            out.append((min(lengths), max(lengths)))
+    return np.array(out)
+
+
 def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str = "event",
-                mode: str = "ideal") -> Robot:
+                mode: str = "ideal", drive_sensors: bool = False) -> Robot:
     """ROTTO with a :class:`~legsim.assembly.PMSMDrive` on each drive's rod (``mode`` ``"ideal"`` or
     ``"current_loop"``; the position loop :data:`SERVO_KP`, :data:`SERVO_KD`, 400 N), absolute joint
     encoders (12 bits per turn), joint rates, the feet's contact forces on the four pads of each sole,
@@ -72,7 +91,10 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
     :func:`~legsim.assembly.rotto_ft_sensor`, at the ankle centre on the foot, so that it reads the sole's
     pads and not the ankle drives; the source's sits on the shank just above) and the drives'
     currents; rubber pads (Hunt–Crossley, Coulomb friction
-    ``mu``; placeholders) on the ground z = 0."""
+    ``mu``; placeholders) on the ground z = 0. ``drive_sensors``: also each drive's incremental encoder
+    on its motor shaft (``counts``: the actuator's counts per turn x belt / lead per metre of rod) and
+    two limit switches (``stroke_min``, ``stroke_max``, at :func:`drive_strokes`), as the source lists
+    per actuator (§4.1); off by default, since the walk does not read them."""
     p = params or RottoParams()
     mb = build_model(p)
     joints = joint_names()
@@ -86,6 +108,12 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
                IMU("imu", body="pelvis"),
                *(rotto_ft_sensor(f"{leg}_ft", f"{leg}_foot", pads, seed=k + 1)
                  for k, (leg, pads) in enumerate(zip(LEGS, (pad_names()[:4], pad_names()[4:]), strict=True)))]
+    if drive_sensors:
+        strokes = drive_strokes(mb, p)
+        sensors += [IncrementalEncoder("counts", actuators=names,
+                                       counts_per_unit=p.drive.counts_per_turn * p.drive.belt / p.drive.lead),
+                    LimitSwitch("stroke_min", actuators=names, positions=strokes[:, 0], side="lower"),
+                    LimitSwitch("stroke_max", actuators=names, positions=strokes[:, 1])]
     law = ContactLaw(hunt_crossley(3e7, 1.0), anchor_spring(mu, 5e4))
     return Robot(mb, actuators=actuators, sensors=sensors,
                  contacts=Contacts(law, geometries=pad_names(), path=path))
