@@ -393,12 +393,12 @@ class Robot:
                     row[L.S_COMP], row[L.S_NG] = WRENCH_CHANNELS.index(labs[0]), len(gis)
                     row[L.S_GEOM:L.S_GEOM + len(gis)] = gis
                 zero = isinstance(sen, IncrementalEncoder)  # one more state: the zero count
-                if isinstance(sen, IncrementalEncoder | LimitSwitch):
-                    row[L.S_ROD] = float(on_rod[i])
-                if zero:
-                    row[L.S_COUNTS] = sen.counts_per_unit
+                if isinstance(sen, IncrementalEncoder):
+                    row[L.S_ROD], row[L.S_COUNTS] = float(on_rod[i]), sen.counts_per_unit
                 elif isinstance(sen, LimitSwitch):
-                    row[L.S_TRIP], row[L.S_SIDE] = sen.positions[i], 1.0 if sen.side == "upper" else -1.0
+                    trip = np.broadcast_to(np.asarray(sen.positions, dtype=float), (len(parts),))[i]
+                    row[L.S_ROD], row[L.S_TRIP] = float(on_rod[i]), trip
+                    row[L.S_SIDE] = 1.0 if sen.side == "upper" else -1.0
                 srows.append(row)
                 for lab in labs:
                     state_names_f += [f"_{sen.name}_{lab}_u", f"_{sen.name}_{lab}_y",

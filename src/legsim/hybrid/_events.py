@@ -159,6 +159,8 @@ def _records_until(method, vf, gf, of, si, t, x, h, t_end, xend, p, mode, K, k2,
         th = (tr - t) / h
         if th >= 1.0 - 1e-14:
             _record(of, tr, xend, p, mode, rec, rec_mode, si, ybuf)
+        elif th <= 0.0:  # at the step's start (a record at a sample instant, after its update): x itself,
+            _record(of, tr, x, p, mode, rec, rec_mode, si, ybuf)  # which every interpolant gives at θ = 0
         else:
             _state_at(method, vf, gf, si, t, x, h, th, p, mode, K, k2, k3, k4, xs, xr, fb, xp, gbuf)
             _record(of, tr, xr, p, mode, rec, rec_mode, si, ybuf)

@@ -112,8 +112,8 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
         strokes = drive_strokes(mb, p)
         sensors += [IncrementalEncoder("counts", actuators=names,
                                        counts_per_unit=p.drive.counts_per_turn * p.drive.belt / p.drive.lead),
-                    LimitSwitch("stroke_min", actuators=names, positions=strokes[:, 0], side="lower"),
-                    LimitSwitch("stroke_max", actuators=names, positions=strokes[:, 1])]
+                    LimitSwitch("stroke_min", actuators=names, positions=tuple(strokes[:, 0]), side="lower"),
+                    LimitSwitch("stroke_max", actuators=names, positions=tuple(strokes[:, 1]))]
     law = ContactLaw(hunt_crossley(3e7, 1.0), anchor_spring(mu, 5e4))
     return Robot(mb, actuators=actuators, sensors=sensors,
                  contacts=Contacts(law, geometries=pad_names(), path=path))
