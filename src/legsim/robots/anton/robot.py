@@ -226,27 +226,32 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     half_gap = 0.5 * p.segment_gap
     tracking = FootForceTracking(p, force_gain) if force_gain > 0.0 else None
     measured = np.empty((6, 3))  # scratch of the compiled kinematics (._kinematics), reused every tick
-    targets, v_ff, jac = np.empty(22), np.empty(22), np.empty((3, 3))
+    targets, v_ff, jac, feet = np.empty(22), np.empty(22), np.empty((3, 3)), np.empty((6, 3))
+    centre_list = centres.tolist()
 
-    def level(feet_body, carrying) -> None:
+    def level(feet_body: list, carrying) -> None:
         """One step of the posture loop: the least-squares plane z − z0 = a + b x + c y through the
-        supporting feet (normal equations), integrated into the robot frame's correction."""
+        supporting feet (normal equations), integrated into the robot frame's correction.
+        ``feet_body``: the feet (6 x 3) as lists of floats (the controller's per-element arithmetic
+        on Python floats: the same bits as on numpy's scalars, in a fraction of the time)."""
         n = sx = sy = sz = sxx = sxy = syy = sxz = syz = 0.0
         for k in range(6):
             if carrying[k]:
-                x, y, z = feet_body[k, 0], feet_body[k, 1], feet_body[k, 2] - z0
+                x, y, z = feet_body[k][0], feet_body[k][1], feet_body[k][2] - z0
                 n += 1.0
                 sx, sy, sz, sxx, sxy, syy, sxz, syz = (sx + x, sy + y, sz + z, sxx + x * x, sxy + x * y,
                                                        syy + y * y, sxz + x * z, syz + y * z)
         if n < 3.0:
             return
-        A = np.array([[n, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]])
-        if abs(np.linalg.det(A)) < 1e-12:  # the feet on one line: no plane
+        det = n * (sxx * syy - sxy * sxy) - sx * (sx * syy - sxy * sy) + sy * (sx * sxy - sxx * sy)
+        if abs(det) < 1e-12:  # the feet on one line: no plane
             return
+        A = np.array([[n, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]])
         posture[:] -= posture_gain * dt * np.linalg.solve(A, [sz, sxz, syz])
 
-    def walk(t, s, measured) -> None:
-        """The primitive level's gait: generator, leg cycles (contact-triggered), clearance."""
+    def walk(t, s, measured: list) -> None:
+        """The primitive level's gait: generator, leg cycles (contact-triggered), clearance;
+        ``measured``: the feet in the body frame (6 x 3 lists of floats)."""
         while changes and t >= changes[0][0]:
             name = changes.pop(0)[1]
             cycles[name] = plan.cycle(name)
@@ -255,14 +260,15 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
         if legs[0].cycle is not cycles[gen.gait.name]:  # the change took effect this tick
             for leg in legs:
                 leg.cycle = cycles[gen.gait.name]
+        phase, flags, shank = gen.phase.tolist(), support.tolist(), s.shank.tolist()
+        p0, p1, p2 = posture.tolist()
         for k, leg in enumerate(legs):
             if touch is None:
-                leg.update(float(gen.phase[k]), 0.0, not support[k], dt)
+                leg.update(phase[k], 0.0, not flags[k], dt)
                 continue
             x, y, z = measured[k]
-            felt = z - z0 - posture[0] - posture[1] * x - posture[2] * y  # in the robot frame
-            leg.update(float(gen.phase[k]), 0.0, not support[k], dt,
-                       touch=bool(s.shank[3 * k + 2] > touch), felt=felt)
+            felt = z - z0 - p0 - p1 * x - p2 * y  # in the robot frame
+            leg.update(phase[k], 0.0, not flags[k], dt, touch=shank[3 * k + 2] > touch, felt=felt)
         if touch is not None:
             adapt_clearance(legs)
         history.append((t, support.copy()))
@@ -270,22 +276,24 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     def controller(t, s):
         walking = t >= plan.start and plan.speed != 0.0
         _K.feet_in_body(s.enc, seg_hips, seg_yaws, segs, p.coxa, p.femur, p.tibia, half_gap, measured)
+        feet_now = measured.tolist()
         if walking:
-            walk(t, s, measured)
+            walk(t, s, feet_now)
         else:
             history.append((t, np.ones(6, dtype=bool)))
         fz = s.shank[2::3]
         carrying = np.array([leg.in_contact for leg in legs]) & (fz > (touch or 0.0))
         if posture_gain > 0.0:
-            level(measured, carrying)
+            level(feet_now, carrying.tolist())
         if tracking is not None:
             tracking.update(s.enc, measured, carrying, fz, dt)
-        feet = np.empty((6, 3))
+        p0, p1, p2 = posture.tolist()
+        offsets = tracking.offsets.tolist() if tracking is not None else [0.0] * 6
         for k, leg in enumerate(legs):
             step = leg.s * side_scale[k] if walking else 0.0
-            x, y = centres[k, 0] + step * heading[0], centres[k, 1] + step * heading[1]
-            z = z0 + (leg.h if walking else 0.0) + posture[0] + posture[1] * x + posture[2] * y
-            feet[k] = x, y, z + (tracking.offsets[k] if tracking is not None else 0.0)
+            x, y = centre_list[k][0] + step * heading[0], centre_list[k][1] + step * heading[1]
+            z = z0 + (leg.h if walking else 0.0) + p0 + p1 * x + p2 * y
+            feet[k] = x, y, z + offsets[k]
         v = kp * (_joint_targets(p, hips, feet, targets) - s.enc) - kd * s.rate
         if force_feedforward:
             _K.load_feedforward(s.enc, s.shank, hips[1], p.coxa, p.femur, p.tibia, v_per_nm, jac, v_ff)
