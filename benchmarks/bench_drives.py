@@ -26,11 +26,12 @@ runs each), and separately the cold compile of the drive robot in a fresh proces
 cache (``--cold``).
 
 Then ROTTO itself (``--rotto T``, default 3 s of the static walk: standing, the CoM's shift and the
-first step), then the same walk's commands replayed with interpolated set-points and with the current
-loops out of DP45's error norm (:func:`rotto_variants`): its 24 drives as ``PMSMDrive`` on their rods
-(``legsim.robots.rotto.build_robot``), the
-walk's Python controller at 1 kHz, event-located pad contacts, DP45 at the robot's default rtol 1e-7:
-``mode="ideal"`` against ``mode="current_loop"``, ratio in the same run.
+first step): its 24 drives as ``PMSMDrive`` on their rods (``legsim.robots.rotto.build_robot``), the
+walk's Python controller at 1 kHz, event-located pad contacts, ``mode="ideal"`` against
+``mode="current_loop"``, ratio in the same run, on ROTTO's own integrator (fixed-step RK4 at
+``rotto.robot.STEP``, 0.25 ms) and on DP45 at rtol 1e-7; then, on DP45, the same walk's commands
+replayed with interpolated set-points and with the current loops out of DP45's error norm
+(:func:`rotto_variants`).
 
 Usage: ``python benchmarks/bench_drives.py [--t 2] [--repeat 5] [--rotto 3] [--cold]``
 """
@@ -109,27 +110,39 @@ print(f"{{time.perf_counter() - t0:.1f}}")
 
 
 def rotto(t_final: float, repeat: int) -> None:
-    """ROTTO's walk with ideal-current drives against the current loops (module docstring)."""
-    from legsim.robots.rotto.robot import StaticWalk, build_robot, peak_drive_force, standing_pose, walker
+    """ROTTO's walk with ideal-current drives against the current loops (module docstring), on ROTTO's
+    own integrator (fixed-step RK4 at ``STEP``, contact events located) and on DP45 at rtol 1e-7."""
+    from legsim.robots.rotto.robot import (
+        STEP,
+        StaticWalk,
+        build_robot,
+        peak_drive_force,
+        standing_pose,
+        walker,
+    )
 
     walk = StaticWalk()
     robots = {mode: build_robot(walk.params, mode=mode) for mode in ("ideal", "current_loop")}
-    best = {mode: np.inf for mode in robots}
-    out = {}
-    for robot in robots.values():  # warm-up
-        robot.simulate(0.01, walker(walk), q0=standing_pose(walk), progress=False)
-    for _ in range(repeat):
+    integrators = {f"RK4 {STEP * 1e3:g} ms (ROTTO's)": robots["ideal"].default_options(),
+                   "DP45 rtol 1e-7": robots["ideal"].default_options(smooth=False)}
+    for label, opts in integrators.items():
+        best = {mode: np.inf for mode in robots}
+        out = {}
+        for robot in robots.values():  # warm-up
+            robot.simulate(0.01, walker(walk), q0=standing_pose(walk), options=opts, progress=False)
+        for _ in range(repeat):
+            for mode, robot in robots.items():
+                t0 = time.perf_counter()
+                out[mode] = robot.simulate(t_final, walker(walk), q0=standing_pose(walk), options=opts,
+                                           progress=False)
+                best[mode] = min(best[mode], time.perf_counter() - t0)
+        gap = np.abs(out["current_loop"].x[-1, :3] - out["ideal"].x[-1, :3]).max()
         for mode, robot in robots.items():
-            t0 = time.perf_counter()
-            out[mode] = robot.simulate(t_final, walker(walk), q0=standing_pose(walk), progress=False)
-            best[mode] = min(best[mode], time.perf_counter() - t0)
-    gap = np.abs(out["current_loop"].x[-1, :3] - out["ideal"].x[-1, :3]).max()
-    for mode, robot in robots.items():
-        res = out[mode]
-        print(f"ROTTO walk {t_final:g} s, drives {mode:<13} {best[mode] / t_final:8.4f} s per sim s, ratio "
-              f"{best[mode] / best['ideal']:5.2f}, steps {res.stats['steps']}, peak force "
-              f"{peak_drive_force(robot, res):.0f} N")
-    print(f"ROTTO pelvis position, current loop - ideal, at the end: {gap:.1e} m")
+            res = out[mode]
+            print(f"ROTTO walk {t_final:g} s, {label}, drives {mode:<13} {best[mode] / t_final:8.4f} s per "
+                  f"sim s, ratio {best[mode] / best['ideal']:5.2f}, steps {res.stats['steps']}, peak force "
+                  f"{peak_drive_force(robot, res):.0f} N")
+        print(f"ROTTO pelvis position, current loop - ideal, at the end ({label}): {gap:.1e} m")
     rotto_variants(walk, out["ideal"], t_final, repeat)
 
 
@@ -147,7 +160,8 @@ def rotto_variants(walk, held, t_final: float, repeat: int) -> None:
     """What the current loops cost ROTTO beyond resolving their transients (BENCHMARKS, session 16): the
     walk's rod commands (``held``: the ideal run's records, 1 ms) replayed by a CommandTable, linear
     between the samples (set-points interpolated, as CSP drives do; no controller stops), ideal against
-    current loop; and the loops' four states out of DP45's error norm, with the controller and replayed."""
+    current loop; and the loops' four states out of DP45's error norm, with the controller and replayed;
+    all on DP45 at rtol 1e-7 (on ROTTO's RK4 the loops already cost nothing: :func:`rotto`)."""
     from legsim.assembly import CommandTable, Robot
     from legsim.robots.rotto.robot import build_robot, drive_names, standing_pose, walker
 
@@ -170,13 +184,15 @@ def rotto_variants(walk, held, t_final: float, repeat: int) -> None:
              "replayed, loops out of the error norm": (_without_loop_errors(replayed("current_loop")), False)}
     best = {k: np.inf for k in cases}
     steps = {}
+    dp45 = cases["replayed, ideal"][0].default_options(smooth=False)  # the analysis is DP45's
     for robot, with_ctl in cases.values():  # warm-up
-        robot.simulate(0.01, walker(walk) if with_ctl else None, q0=standing_pose(walk), progress=False)
+        robot.simulate(0.01, walker(walk) if with_ctl else None, q0=standing_pose(walk), options=dp45,
+                       progress=False)
     for _ in range(repeat):
         for k, (robot, with_ctl) in cases.items():
             t0 = time.perf_counter()
             res = robot.simulate(t_final, walker(walk) if with_ctl else None, q0=standing_pose(walk),
-                                 progress=False)
+                                 options=dp45, progress=False)
             best[k] = min(best[k], time.perf_counter() - t0)
             steps[k] = res.stats["steps"]
     for k in cases:

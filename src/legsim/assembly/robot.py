@@ -114,6 +114,9 @@ class Robot:
         scalar kernel, equal to 1e-12); False: each through the scalar kernel (for comparisons).
         Cylinders on an :class:`AirSupply` always take the scalar kernel (the lane block bakes the
         supply pressure into derived parameters).
+    options : :class:`legsim.hybrid.Options` the robot runs with when :meth:`simulate` is given none (a
+        robot package's integrator, checked for convergence on its own motions); default: chosen from
+        the contacts' path and the drives (:meth:`default_options`).
 
     Attributes
     ----------
@@ -130,7 +133,7 @@ class Robot:
     def __init__(self, model: Model, *, actuators: Sequence = (), sensors: Sequence = (),
                  contacts: Contacts | None = None, resources: Sequence = (), control_period: float = 1e-3,
                  command_table: CommandTable | None = None, name: str | None = None,
-                 lanes: bool = True):
+                 lanes: bool = True, options: Options | None = None):
         if not isinstance(model, Model):
             raise InputError(f"Robot: model = {type(model).__name__}, expected a legsim.multibody.Model "
                              "(RobotBuilder(...).compile() or legsim.multibody.load_urdf)")
@@ -152,6 +155,9 @@ class Robot:
             raise InputError(f"Robot: command_table = {command_table!r}, expected a "
                              "legsim.assembly.CommandTable")
         self.command_table = command_table
+        if options is not None and not isinstance(options, Options):
+            raise InputError(f"Robot: options = {options!r}, expected legsim.hybrid.Options")
+        self.options = options
         if not isinstance(lanes, bool):
             raise InputError(f"Robot: lanes = {lanes!r}, expected True or False")
         self.lanes = lanes
@@ -787,7 +793,10 @@ class Robot:
         to the control period; a record every control period [s]. ``smooth`` (default: the contacts'
         path) chooses the RK4 form. With a :class:`PMSMDrive` in ``mode="current_loop"`` the RK4 step is
         at most ``2 / omega_c`` (omega_c = 2 pi ``current_bandwidth_hz``, the loop's fastest pole; RK4
-        is stable on it for h < 2.785/omega_c), a whole fraction of the control period."""
+        is stable on it for h < 2.785/omega_c), a whole fraction of the control period. A robot built with
+        ``options`` returns those when ``smooth`` is not given."""
+        if smooth is None and self.options is not None:
+            return self.options
         if smooth is None:
             smooth = self.contacts is not None and self.contacts.path == "smooth"
         if smooth:
@@ -810,7 +819,8 @@ class Robot:
         and a controller with a memory starts with ``controller_memory``, see
         :meth:`with_compiled_controller`).
 
-        ``options`` default: DP45 at rtol 1e-7 for the event path; fixed-step RK4 at h = half the
+        ``options`` default: the robot's own (``Robot(options=...)``), else DP45 at rtol 1e-7 for the
+        event path; fixed-step RK4 at h = half the
         control period for the smooth path (steps also end at every sample instant; on the sample
         hexapod with Hunt–Crossley feet, h = 1 ms settles into a limit cycle 5 % off the weight
         that h <= 0.5 ms does not have: check convergence for your contact stiffness); records
