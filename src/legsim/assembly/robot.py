@@ -402,8 +402,7 @@ class Robot:
                 if isinstance(sen, IncrementalEncoder):
                     row[L.S_ROD], row[L.S_COUNTS] = float(on_rod[i]), sen.counts_per_unit
                 elif isinstance(sen, LimitSwitch):
-                    trip = np.broadcast_to(np.asarray(sen.positions, dtype=float), (len(parts),))[i]
-                    row[L.S_ROD], row[L.S_TRIP] = float(on_rod[i]), trip
+                    row[L.S_ROD], row[L.S_TRIP] = float(on_rod[i]), np.asarray(sen.positions, dtype=float)[i]
                     row[L.S_SIDE] = 1.0 if sen.side == "upper" else -1.0
                 srows.append(row)
                 for lab in labs:
