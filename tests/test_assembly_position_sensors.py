@@ -155,3 +155,17 @@ side = "lower"
     assert [c.labels for c in robot.channels] == [("f",), ("slider",)]
     with pytest.raises(InputError, match=r"rail.toml \[sensors.home\].*side = 'middle'"):
         parse_parts(text.replace('"lower"', '"middle"'), "rail.toml", model=_rail())
+
+
+def test_a_run_continued_from_a_final_state_keeps_counting_from_the_same_zero():
+    """The zero count is a state set from the initial position (``Robot.initial_state``), not at a run's
+    first sample: continuing with ``x0 = res.x[-1]`` keeps the count (a first version restarted at 0)."""
+    from legsim.assembly import IncrementalEncoder
+    from legsim.hybrid import Options
+
+    k, s0 = 1e5, 0.01234
+    robot, first = _coast([IncrementalEncoder("enc", joints=["slider"], counts_per_unit=k)], s0=s0, t=0.1)
+    rest = robot.simulate(0.2, x0=first.x[-1], t0=first.t[-1], options=Options(record_period=1e-3))
+    counts = _col(rest, robot, "enc_slider")
+    assert counts[0] == _col(first, robot, "enc_slider")[-1] == pytest.approx(500.0, abs=1.0)
+    np.testing.assert_array_equal(counts, np.floor(k * _col(rest, robot, "slider")) - math.floor(k * s0))

@@ -206,7 +206,7 @@ def robot_sample(t, x, p, mode, k, x_new):
         for c in range(int(p[o + L.S_NCH])):
             truth = K.sensor_truth(p, x, o, c, d.oR, d.op, d.ov, m.gravity, acc, fc, cur)
             if int(p[o + L.S_TYPE]) == L.SEN_INCREMENTAL:
-                truth = K.edge_count(p, o, k // ticks, truth, x, x_new)
+                truth = K.edge_count(p, o, truth, x)
             K.measure(p, o, c, k // ticks, truth, x, x_new)
     return mode
 

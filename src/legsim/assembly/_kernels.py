@@ -697,7 +697,7 @@ def sensor_truth(p, x, o, c, oR, op, ov, gravity, acc, fc, cur):
         s = rod_length(oR, op, p, src) if p[o + L.S_ROD] != 0.0 else x[src]
         if typ == L.SEN_SWITCH:
             return 1.0 if (s - p[o + L.S_TRIP]) * p[o + L.S_SIDE] >= 0.0 else 0.0
-        return p[o + L.S_COUNTS] * s  # k s: :func:`edge_count` makes it a count since the zero
+        return p[o + L.S_COUNTS] * s  # k s: :func:`edge_count` makes it a count from the zero
     rows = int(p[L.P_OC]) + L.C_LAW + LW.NPRM
     if typ == L.SEN_FORCE:
         total = 0.0
@@ -764,16 +764,10 @@ def zero_count_slot(p, o):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def edge_count(p, o, ks, truth, x, x_new):
-    """Counts an incremental encoder row reads at its sample ``ks`` from its truth k s: the edges below
-    k s, floor(k s), minus its zero count, which the first sample (ks = 0) sets (into ``x_new``), so
-    the first reading is 0."""
-    n = math.floor(truth)
-    z = zero_count_slot(p, o)
-    if ks == 0:
-        x_new[z] = n
-        return 0.0
-    return n - x[z]
+def edge_count(p, o, truth, x):
+    """Counts an incremental encoder row reads from its truth k s: the edges below k s, floor(k s), minus
+    its zero count (the edges below its initial position, set by ``Robot.initial_state``)."""
+    return math.floor(truth) - x[zero_count_slot(p, o)]
 
 
 @nb.njit(cache=True, nogil=True, inline="always")

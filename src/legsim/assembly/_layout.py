@@ -166,7 +166,7 @@ side (+1: pressed at s >= trip, -1: at s <= trip)."""
 
 NFSTATE = 2
 """Filter states per channel (previous input, previous output), then its delay line; an incremental
-encoder's channel then holds its zero count (the edges below the position at its first sample)."""
+encoder's channel then holds its zero count (the edges below its initial position)."""
 
 # ---- model error codes -------------------------------------------------------------------------
 ERR_STALE = 999

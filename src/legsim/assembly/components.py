@@ -835,13 +835,14 @@ def _position_sources(sensor) -> tuple[str, ...]:
 class IncrementalEncoder(_Sensor):
     """Quadrature incremental encoders reading the position s of each of ``joints`` [rad or m], or of
     each of ``actuators`` (its joint, or the length of its :class:`Rod` [m]), one channel each: the count
-    of edges passed since the first sample (power-on), ``floor(k s) - floor(k s_0)`` [counts], edges
-    every 1/k along s with k = ``counts_per_unit`` [counts per rad or per m]. For an encoder of N counts
-    per motor turn behind a ratio G (motor radians per joint unit), k = N G / (2 pi); on ROTTO's drive
-    (belt ratio b, screw lead h) k = N b / h per metre of rod. The count is relative: a controller finds
-    the absolute position by homing against a :class:`LimitSwitch` (the count at the switch's edge).
-    The truth beside it is k s - floor(k s_0) (unquantised). Its zero is a state, so a run continued
-    from a final state keeps it."""
+    of edges passed since the run's initial position s_0 (power-on), ``floor(k s) - floor(k s_0)``
+    [counts], edges every 1/k along s with k = ``counts_per_unit`` [counts per rad or per m]. For an
+    encoder of N counts per motor turn behind a ratio G (motor radians per joint unit), k = N G / (2 pi);
+    on ROTTO's drive (belt ratio b, screw lead h) k = N b / h per metre of rod. The count is relative: a
+    controller finds the absolute position by homing against a :class:`LimitSwitch` (the count at the
+    switch's edge). The truth beside it is k s - floor(k s_0) (unquantised). The zero floor(k s_0) is a
+    state that ``Robot.initial_state`` sets, so a run continued from a final state (``x0``) keeps
+    counting from it."""
 
     joints: Sequence[str] = ()
     actuators: Sequence[str] = ()

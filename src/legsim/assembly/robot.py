@@ -288,6 +288,7 @@ class Robot:
         xy = xu + nact
         # ---- sensors
         srows: list[np.ndarray] = []
+        zeros: list[tuple[int, int, int, float]] = []  # incremental encoders: row, q address, actuator, k
         channels: list[_Channels] = []
         snames: list[str] = []
         nch = 0
@@ -313,12 +314,18 @@ class Robot:
             if isinstance(sen, IncrementalEncoder | LimitSwitch):
                 typ = L.SEN_INCREMENTAL if isinstance(sen, IncrementalEncoder) else L.SEN_SWITCH
                 for j in sen.joints:
-                    parts.append((typ, self._joint(owner, j)[1], 1, (j,)))
+                    qadr = self._joint(owner, j)[1]
+                    parts.append((typ, qadr, 1, (j,)))
                     on_rod.append(False)
+                    if isinstance(sen, IncrementalEncoder):
+                        zeros.append((len(srows) + len(parts) - 1, qadr, -1, sen.counts_per_unit))
                 for a in sen.actuators:
                     ai = _lookup("actuator", a, names, owner)
                     on_rod.append(bool(rows[ai][L.A_ROD] >= 0))
-                    parts.append((typ, int(rows[ai][L.A_ROD] if on_rod[-1] else rows[ai][L.A_QADR]), 1, (a,)))
+                    qadr = -1 if on_rod[-1] else int(rows[ai][L.A_QADR])
+                    parts.append((typ, int(rows[ai][L.A_ROD]) if on_rod[-1] else qadr, 1, (a,)))
+                    if isinstance(sen, IncrementalEncoder):
+                        zeros.append((len(srows) + len(parts) - 1, qadr, ai, sen.counts_per_unit))
             elif isinstance(sen, JointEncoder | JointVelocity):
                 for j in sen.joints:
                     dof, qadr = self._joint(owner, j)
@@ -522,6 +529,8 @@ class Robot:
         self._solenoids = tuple((st, a, act.valve.latency, act.valve.close_latency)
                                 for st, a, act in solenoids)
         self._x = {"xu": xu, "xy": xy, "nact": nact, "nch": nch}
+        self._zeros = tuple((int(srows[r][L.S_XSTATE]) + L.NFSTATE + int(srows[r][L.S_DELAY]), qadr, ai, k)
+                            for r, qadr, ai, k in zeros)
         guards = (() if (smooth or nc == 0) else tuple(
             g for n in pt_names for g in (Guard(f"touchdown_{n}", Direction.FALLING, Placement.RIGHT),
                                           Guard(f"liftoff_{n}", Direction.RISING, Placement.RIGHT)))) + tuple(
@@ -782,6 +791,8 @@ class Robot:
             x[st], x[st + 1] = x[qadr], 0.0
         for st, qadr, act in self._pneumatic:  # chambers at rest at their initial pressures
             x[st:st + L.NGAS] = act.actuator.initial_state(act.piston(x[qadr]), act.p_cap0, act.p_rod0)[0]
+        for slot, qadr, a, k in self._zeros:  # incremental encoders count from the initial position
+            x[slot] = math.floor(k * (x[qadr] if qadr >= 0 else lengths[a]))
         if commands0 is not None:
             CommandWriter(self, x)(commands0)
         return x
