@@ -41,14 +41,17 @@ STAMP = _stamp()
 # ---- header (P_STAMP stays at index 0 whatever else changes) ---------------------------------
 (P_STAMP, P_NQ, P_NV, P_NF, P_NI, P_NC, P_SMOOTH, P_NACT, P_NROW, P_NCH, P_OC, P_OA, P_OS, P_XC, P_XS, P_XA,
  P_XU, P_XY, P_XF, P_NGEOM, P_OSCR, P_SENSE, P_NAS, P_OR, P_NR, P_OB, P_NB, P_OCP, P_NCP,
- P_CEVERY, P_OOB, P_NOB, P_OT, P_OTR, P_ORD, P_XM, P_NM, P_OLN, P_OLS, P_OWC, P_OAE) = range(41)
-HEAD = 41
+ P_CEVERY, P_OOB, P_NOB, P_OT, P_OTR, P_ORD, P_XM, P_NM, P_OLN, P_OLS, P_OWC, P_OAE,
+ P_OLP, P_NLP, P_OEX, P_XEX) = range(45)
+HEAD = 45
 """``P_XM``, ``P_NM``: first state and length of a compiled controller's memory (0, 0 without);
 ``P_OLN``: offset of the cylinders' SIMD lane block (``actuators.pneumatic._lane_kernels.embedded_lanes``),
 -1 when every cylinder takes the scalar kernel; ``P_OLS``: its scratch (the lane inputs, then outputs);
 ``P_OWC``: the contact points' wrenches (nc x 6, scratch: :func:`._kernels.contact_wrenches`);
 ``P_OAE``: the PMSM drives' electrical angle and i_d (nact x 2, scratch:
-:func:`._kernels.drive_electrical`)."""
+:func:`._kernels.drive_electrical`).
+``P_OLP``, ``P_NLP``: the closed loops' rows and their count (-1, 0: none); ``P_OEX``, ``P_XEX``: the split
+exchange's block and its first state (-1, -1: none)."""
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_CONTACT, SENSE_DYNAMICS = range(4)
 """What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates, chamber

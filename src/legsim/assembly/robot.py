@@ -484,6 +484,7 @@ class Robot:
         head[L.P_OSCR] = oln + lanes.size
         head[L.P_OWC] = head[L.P_OSCR] + scratch.size - 6 * nc - 2 * nact  # the scratch's last blocks
         head[L.P_OAE] = head[L.P_OSCR] + scratch.size - 2 * nact  # (K.scratch_size)
+        head[[L.P_OLP, L.P_NLP, L.P_OEX, L.P_XEX]] = -1, 0, -1, -1
         head[L.P_OLS] = head[L.P_OSCR] + scratch.size if lanes.size else -1
         scratch = np.concatenate([scratch, np.zeros(nlane_scratch)])
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *pblocks, *supplies,
