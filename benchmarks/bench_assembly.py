@@ -24,20 +24,21 @@ Reported: seconds per simulated second, the real-time factor, ratios to MuJoCo, 
 the end (each engine stands and walks), and the cold start of a new assembled robot in a fresh
 process with an empty numba cache (printed separately).
 
-``--quadruped-ab BASE_SRC``: instead, the CRR quadruped (``legsim.robots.crr_quadruped``, assembled
-from parts) against the same robot in another legsim, e.g. the hand-written hooks it replaced (a git
-worktree of commit fc3f6ce: ``git worktree add ../wt_base fc3f6ce``, then ``--quadruped-ab
-../wt_base/src``). Each side runs in a worker process of its own (its own numba cache), loaded and
-warmed up first; then rounds alternate between them, each round one run of each case per side. Cases:
-the floating robot dropped 3 mm standing (the default contact, DP45 rtol 1e-6, 1 kHz PID), and the
-fixed base with the legs following sines and steps. Reported per case: the best wall time of each side
-per simulated second, their ratio (this legsim / the base: the cost of the assembly), the median of
-the per-round ratios, the steps and field evaluations of each side (they integrate the same
-equations, so their steps should agree), the final joint angles' difference, and the load average
-before and after (the machine is shared: re-measure when it exceeds 1.5).
+``--crr-ab BASE_SRC``: instead, the CRR quadruped and the CRR leg (``legsim.robots.crr_quadruped``,
+``legsim.robots.crr_leg``, assembled from parts) against the same robots in another legsim, e.g. the
+hand-written hooks they replaced (a git worktree of the commit before: ``git worktree add ../wt_base
+<rev>``, then ``--crr-ab ../wt_base/src``). Each side runs in a worker process of its own (its own numba
+cache), loaded and warmed up first; then rounds alternate between them, each round one run of each case
+per side. Cases: the floating quadruped dropped 3 mm standing (the default contact, DP45 rtol 1e-6, 1 kHz
+PID), the fixed-base quadruped with the legs following sines and steps, and the leg following Gamma steps
+monolithic, through the split exchange (1 + 2 ticks of delay) and with prismatic cylinders. Reported per
+case: the best wall time of each side per simulated second, their ratio (this legsim / the base: the cost
+of the assembly), the median of the per-round ratios, the steps and field evaluations of each side (they
+integrate the same equations, so their steps should agree), the final joint angles' difference, and the
+load average before and after (the machine is shared: re-measure when it exceeds 1.5).
 
 Usage: ``python benchmarks/bench_assembly.py [--t 5] [--repeat 3] [--cold]``,
-``python benchmarks/bench_assembly.py --quadruped-ab BASE_SRC [--t 2] [--repeat 5]``
+``python benchmarks/bench_assembly.py --crr-ab BASE_SRC [--t 2] [--repeat 5]``
 """
 
 from __future__ import annotations
@@ -153,18 +154,22 @@ print(f"{t1 - t0:.1f} {t2 - t1:.2f}")
 """
 
 
-QUADRUPED_WORKER = """
+CRR_WORKER = """
 import sys, time
 t0 = time.perf_counter()
 import numpy as np
-from legsim.robots.crr_leg import JointReference
+from legsim.robots.crr_leg import JointReference, LegBench
 from legsim.robots.crr_quadruped import Quadruped, stance_references
 d = np.radians
 legs = [(JointReference(amplitude=0.3, omega=3.0, offset=d(20)), JointReference.hold(d(-30)),
          JointReference(steps=((0.0, d(30)), (0.2, d(80))))),
         (JointReference.hold(d(10)), JointReference(amplitude=0.3, omega=4.0, offset=d(-35)),
          JointReference.hold(d(56)))] * 2
-cases = {"floating": (Quadruped(), stance_references()), "fixed": (Quadruped(base="fixed"), legs)}
+steps = [JointReference.hold(d(20)), JointReference.hold(d(-30)),
+         JointReference(steps=((0.0, d(30)), (0.5, d(80)), (1.2, d(40))))]
+cases = {"quadruped_floating": (Quadruped(), stance_references()), "quadruped_fixed": (Quadruped(base="fixed"), legs),
+         "leg": (LegBench(), steps), "leg_cosim": (LegBench(coupling="cosim", delay_up=1, delay_down=2), steps),
+         "leg_prismatic": (LegBench(actuation="prismatic"), steps)}
 for q, refs in cases.values():
     q.run(refs, 0.05)  # compile or load from the cache
 print(f"{time.perf_counter() - t0:.2f}", flush=True)
@@ -177,10 +182,11 @@ for line in sys.stdin:
     st = r.result.stats
     print(wall, st["kernel_time_s"], st["steps"], st["fevals"], *r.q[-1], flush=True)
 """
+CASES = ("quadruped_floating", "quadruped_fixed", "leg", "leg_cosim", "leg_prismatic")
 
 
-def quadruped_ab(base_src: str, t_final: float, repeat: int) -> None:
-    """The CRR quadruped here against the one in ``base_src``, alternating (module docstring)."""
+def crr_ab(base_src: str, t_final: float, repeat: int) -> None:
+    """The CRR quadruped and leg here against those in ``base_src``, alternating (module docstring)."""
     import legsim
 
     here = os.path.dirname(os.path.dirname(legsim.__file__))
@@ -189,7 +195,7 @@ def quadruped_ab(base_src: str, t_final: float, repeat: int) -> None:
     workers = {}
     for side, src in (("base", base_src), ("this", here)):
         env = dict(os.environ, PYTHONPATH=src)
-        workers[side] = subprocess.Popen([sys.executable, "-c", QUADRUPED_WORKER], env=env, text=True,
+        workers[side] = subprocess.Popen([sys.executable, "-c", CRR_WORKER], env=env, text=True,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.DEVNULL)
         print(f"{side}: imported, built and warmed up in {workers[side].stdout.readline().strip()} s (numba "
@@ -202,7 +208,7 @@ def quadruped_ab(base_src: str, t_final: float, repeat: int) -> None:
         vals = [float(v) for v in w.stdout.readline().split()]
         return vals[0], vals[1], int(vals[2]), int(vals[3]), np.array(vals[4:])
 
-    cases = ("floating", "fixed")
+    cases = CASES
     res = {(side, c): [] for side in workers for c in cases}
     for k in range(repeat):
         for c in cases:
@@ -212,29 +218,29 @@ def quadruped_ab(base_src: str, t_final: float, repeat: int) -> None:
         w.stdin.close()
         w.wait()
     print(f"load after: {os.getloadavg()[0]:.2f}\n")
-    print(f"{'case':9s} {'base s/sim s':>12s} {'this s/sim s':>12s} {'this/base':>9s} {'median':>7s}  "
+    print(f"{'case':18s} {'base s/sim s':>12s} {'this s/sim s':>12s} {'this/base':>9s} {'median':>7s}  "
           f"{'steps base / this':>19s}  {'fevals base / this':>21s}  max |dq| end")
     for c in cases:
         b, h = res["base", c], res["this", c]
         wb, wh = min(r[0] for r in b), min(r[0] for r in h)
         med = float(np.median([rh[0] / rb[0] for rb, rh in zip(b, h, strict=True)]))
         dq = float(np.abs(b[-1][4] - h[-1][4]).max())
-        print(f"{c:9s} {wb / t_final:12.4f} {wh / t_final:12.4f} {wh / wb:9.3f} {med:7.3f}  "
+        print(f"{c:18s} {wb / t_final:12.4f} {wh / t_final:12.4f} {wh / wb:9.3f} {med:7.3f}  "
               f"{b[0][2]:>9d} / {h[0][2]:<7d}  {b[0][3]:>10d} / {h[0][3]:<8d}  {dq:.1e} rad")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--t", type=float, default=None, help="simulated seconds per run (5; 2 with "
-                                                           "--quadruped-ab)")
+                                                           "--crr-ab)")
     ap.add_argument("--repeat", type=int, default=None, help="runs per case (3; rounds with "
-                                                             "--quadruped-ab: 5)")
+                                                             "--crr-ab: 5)")
     ap.add_argument("--cold", action="store_true", help="also time a cold start in a fresh process")
-    ap.add_argument("--quadruped-ab", metavar="BASE_SRC", default=None,
-                    help="the CRR quadruped A/B against the legsim at BASE_SRC (module docstring)")
+    ap.add_argument("--crr-ab", metavar="BASE_SRC", default=None,
+                    help="the CRR quadruped and leg A/B against the legsim at BASE_SRC (module docstring)")
     args = ap.parse_args()
-    if args.quadruped_ab is not None:
-        quadruped_ab(args.quadruped_ab, args.t or 2.0, args.repeat or 5)
+    if args.crr_ab is not None:
+        crr_ab(args.crr_ab, args.t or 2.0, args.repeat or 5)
         return
     args.t = args.t or 5.0
     args.repeat = args.repeat or 3

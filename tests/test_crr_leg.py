@@ -6,6 +6,7 @@ gains tuned here (``leg.DEFAULT_GAINS``), and A10 qualitatively: the thresholds 
 our choice of what "stable" and "erroneous response" mean, not numbers from the source.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -14,8 +15,7 @@ import pytest
 from legsim.actuators.pneumatic.linkage import Joint
 from legsim.errors import InputError
 from legsim.multibody import forward_dynamics
-from legsim.robots.crr_leg import JointReference, LegBench, capsule_inertia, crr_leg_bodies
-from legsim.robots.crr_leg import _hooks as H
+from legsim.robots.crr_leg import JOINTS, JointReference, LegBench, capsule_inertia, crr_leg_bodies
 from legsim.robots.crr_leg.geometry import JOINT_LIMITS, LEG_CAPSULES, STROKES, Capsule
 from legsim.robots.pneumatic_rig.metrics import lag_by_xcorr, step_metrics
 
@@ -68,30 +68,31 @@ def test_designed_linkages_span_exactly_zero_to_stroke_over_the_joint_range(j):
 
 def test_vector_field_is_the_actuator_model_plus_aba_of_the_leg_under_cylinder_torques():
     bench = LegBench()
-    p = bench.params([JointReference.hold(0.3), JointReference.hold(-0.5), JointReference.hold(1.0)])
+    model = dataclasses.replace(bench.model, param_defaults=bench.params(
+        [JointReference.hold(0.3), JointReference.hold(-0.5), JointReference.hold(1.0)]))
+    ix = {n: i for i, n in enumerate(model.state_names)}
     q = np.array([0.3, -0.5, 1.0])
     v = np.array([0.4, -0.7, 1.1])
     s = bench.initial_state(q)
-    s[H.V:H.V + 3] = v
+    s[[ix[f"{j}_dot"] for j in JOINTS]] = v
     rng = np.random.default_rng(3)
+    gas = [[ix[f"{j}_{g}"] for g in ("p_cap", "p_rod", "m_cap", "m_rod", "m_supply")] for j in JOINTS]
     for j in range(3):
-        s[H.GAS + 5 * j] *= rng.uniform(0.7, 1.3)
-        s[H.GAS + 5 * j + 1] *= rng.uniform(0.7, 1.3)
-    s[H.U:H.U + 3] = (6.0, 4.5, 5.4)
-    xdot = np.zeros(H.NX)
-    H.vector_field(0.0, s, p, H.MONOLITHIC, xdot)
+        s[gas[j][:2]] *= rng.uniform(0.7, 1.3, 2)
+    u = (6.0, 4.5, 5.4)
+    s[[ix[f"u_{j}"] for j in JOINTS]] = u
+    xdot = np.zeros(s.size)
+    model.vector_field(0.0, s, model.params(), 0, xdot)
     # the same physics through the public APIs
     tau = np.zeros(3)
     for j, (act, link) in enumerate(zip(bench.actuators, bench.linkages, strict=True)):
         xp, xd, arm = link.cylinder(q[j], v[j])
-        gas = s[H.GAS + 5 * j:H.GAS + 5 * j + 5]
-        np.testing.assert_allclose(xdot[H.GAS + 5 * j:H.GAS + 5 * j + 5],
-                                   act.derivatives(0.0, gas, s[H.U + j], xp, xd)[0], rtol=1e-12)
-        tau[j] = act.force(gas, xdot=xd)[0] * arm
-    model = crr_leg_bodies()
-    ddq = forward_dynamics(model, model.make_data(), q, v, tau)
-    np.testing.assert_allclose(xdot[H.V:H.V + 3], ddq, rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(xdot[H.Q:H.Q + 3], v)
+        np.testing.assert_allclose(xdot[gas[j]], act.derivatives(0.0, s[gas[j]], u[j], xp, xd)[0], rtol=1e-12)
+        tau[j] = act.force(s[gas[j]], xdot=xd)[0] * arm
+    legs = crr_leg_bodies()
+    ddq = forward_dynamics(legs, legs.make_data(), q, v, tau)
+    np.testing.assert_allclose(xdot[[ix[f"{j}_dot"] for j in JOINTS]], ddq, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(xdot[[ix[j] for j in JOINTS]], v)
 
 
 # ------------------------------------------------------------------------------- A7
@@ -195,7 +196,7 @@ def test_a_90_to_100_ms_exchange_pause_gives_an_erroneous_response(monolithic_st
     run = LegBench(coupling="cosim", delay_up=1, delay_down=2, pause_t0=t0,
                    pause_duration=pause).run(_gamma_step_refs(), T_STEPS)
     during = (run.t > t0 + 0.002) & (run.t < t0 + pause - 0.002)
-    assert np.all(run.mode[during] == H.PAUSED)
+    assert np.all(run.paused[during]) and not run.paused[run.t < t0 - 0.002].any()
     assert np.ptp(run.q[during], axis=0).max() == 0.0          # the rigid body is frozen
     after = (run.t > t0 + pause) & (run.t < t0 + pause + 0.5)
     mono = monolithic_steps
@@ -222,22 +223,22 @@ def test_the_bundled_gamma_step_scenario_runs_from_toml_and_tracks_each_step():
 
     sc = load_scenario(SCENARIO_DIR / "crr_leg_gamma_steps.toml")
     res = simulate(sc.model, sc.t_final, x0=sc.initial, params=sc.params, options=sc.options)
-    q = np.degrees(res.state("q_gamma"))
+    q = np.degrees(res.state("gamma"))
     for t_end, target in ((0.9, 30), (2.4, 80), (3.9, 40), (5.4, 90), (6.9, 20)):
         i = np.searchsorted(res.t, t_end)
         assert abs(q[i] - target) < 2.5, (t_end, q[i])
-    assert np.degrees(np.abs(res.state("q_alpha")[res.t > 0.5] - d(20))).max() < 1.0
+    assert np.degrees(np.abs(res.state("alpha")[res.t > 0.5] - d(20))).max() < 1.0
 
 
 def test_air_consumption_is_recorded_per_cylinder_and_summarised(monolithic_steps):
     """Digest §1.6/§7 item 12: cumulative air drawn from the supply [kg] per cylinder is a recorded state
-    (m_air_<joint>), never decreasing; the run summary (``legsim run``) reports it in g, the mean draw
+    (<joint>_m_supply), never decreasing; the run summary (``legsim run``) reports it in g, the mean draw
     and a 100 g supply's endurance, consistent with each other."""
     from legsim.robots.crr_leg.leg import summary
     from legsim.runner import SUMMARIES
 
     res = monolithic_steps.result
-    cols = np.column_stack([res.state(f"m_air_{j}") for j in ("alpha", "beta", "gamma")])
+    cols = np.column_stack([res.state(f"{j}_m_supply") for j in ("alpha", "beta", "gamma")])
     assert np.all(np.diff(cols, axis=0) >= -1e-15)
     np.testing.assert_allclose(cols.sum(axis=1), monolithic_steps.air_used)
     s = summary(res)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from legsim.errors import InputError
-from legsim.robots.crr_leg import _hooks as H
+from legsim.robots.crr_leg._joint_kernels import NTAB
 from legsim.robots.crr_leg.recorded import knots_from_samples, references_from_csv
 
 d = np.radians
@@ -35,7 +35,7 @@ def test_a_1_khz_log_becomes_64_knot_references_within_the_tolerance(tmp_path):
     tol = d(0.1)
     refs = references_from_csv(path, unit="deg", tolerance=tol)
     for ref, col in zip(refs, (alpha, beta, gamma), strict=True):
-        assert 2 <= len(ref.steps) <= H.NTAB and ref.interpolate == "linear"
+        assert 2 <= len(ref.steps) <= NTAB and ref.interpolate == "linear"
         assert np.max(np.abs(ref.values_at(t) - d(col))) <= tol + 1e-15
 
 
@@ -55,10 +55,10 @@ def test_the_leg_follows_a_recorded_gamma_ramp_from_a_toml_scenario(tmp_path):
         'sample_period = 0.001\nmax_transitions = 100000\n[outputs]\nrecord_period = 0.002\n')
     sc = load_scenario(tmp_path / "ramp.toml")
     res = simulate(sc.model, sc.t_final, x0=sc.initial, params=sc.params, options=sc.options)
-    q = np.degrees(res.state("q_gamma"))
+    q = np.degrees(res.state("gamma"))
     assert q[0] == pytest.approx(40.0, abs=1e-9)            # starts at the log's first angle
     assert abs(q[-1] - 70.0) < 2.5                            # and ends on its last one
-    ref = np.degrees(res.output("ref_gamma"))
+    ref = np.degrees(res.state("ref_gamma"))
     np.testing.assert_allclose(ref, np.interp(res.t, t, gamma), atol=0.1 + 1e-9)
 
 

@@ -13,7 +13,7 @@ import pytest
 from legsim.actuators.pneumatic.friction import Friction, FrictionModel, viscous_source
 from legsim.errors import InputError
 from legsim.robots.crr_leg import JointReference, LegBench
-from legsim.robots.crr_leg import _hooks as H
+from legsim.robots.crr_leg._joint_kernels import NTAB, reference_at
 from legsim.robots.crr_leg.geometry import JOINT_LIMITS, LINKS
 from legsim.robots.crr_leg.walking import (
     NOMINAL_POSTURE_DEG,
@@ -32,8 +32,10 @@ HOLDS = (JointReference.hold(d(20)), JointReference.hold(d(-30)))
 
 def _compiled(ref, times):
     """The reference as the compiled controller evaluates it (joint Gamma's block)."""
-    p = LegBench().params([*HOLDS, ref])
-    return np.array([H.reference(t, p, 2) for t in times])
+    bench = LegBench()
+    p = bench.params([*HOLDS, ref])
+    block = bench.model.param_names.index("gamma_kind")  # the block's first slot
+    return np.array([reference_at(t, p, block) for t in times])
 
 
 # ------------------------------------------------------------------------------- references
@@ -68,8 +70,8 @@ def test_trapezoid_is_ramp_hold_ramp():
 def test_bad_references_and_benches_are_rejected_naming_the_value():
     with pytest.raises(InputError, match="increase strictly"):
         JointReference(steps=((0.0, 0.1), (1.0, 0.2), (1.0, 0.3)), interpolate="linear")
-    with pytest.raises(InputError, match=f"{H.NTAB + 1} steps, at most {H.NTAB}"):
-        JointReference(steps=tuple((float(i), 0.0) for i in range(H.NTAB + 1)))
+    with pytest.raises(InputError, match=f"{NTAB + 1} steps, at most {NTAB}"):
+        JointReference(steps=tuple((float(i), 0.0) for i in range(NTAB + 1)))
     with pytest.raises(InputError, match="interpolate='cubic'"):
         JointReference(steps=((0.0, 0.1),), interpolate="cubic")
     with pytest.raises(InputError, match="period=1.0"):
@@ -128,7 +130,7 @@ def test_walking_references_pass_through_the_inverse_kinematics_of_the_path_samp
     path = WalkingPath()
     refs = walking_references(path)
     times, pts = path.knots()
-    assert len(refs[0].steps) == len(times) <= H.NTAB
+    assert len(refs[0].steps) == len(times) <= NTAB
     q = np.array([[r.values_at(t) for r in refs] for t in times])
     for qi, pt in zip(q, pts, strict=True):
         assert np.linalg.norm(foot_position(qi) - pt) < 1e-9

@@ -23,6 +23,7 @@ from legsim.robots.crr_quadruped import (
     stance_references,
 )
 from legsim.robots.crr_quadruped.body import SHOULDERS, TRUNK_MASS
+from legsim.robots.crr_quadruped.quadruped import JOINT_NAMES
 
 d = np.radians
 G = 9.81
@@ -145,19 +146,23 @@ def test_the_twelve_chambers_evaluated_together_match_the_scalar_kernel(base, va
             assert np.all(np.abs(want[gas][:, :2]).max(axis=0) > 1e3)   # Pa/s: the valves do flow
 
 
-def test_each_joint_has_the_rates_torque_and_command_of_the_crr_leg_kernels():
-    """The assembled quadruped against the CRR leg's per-joint kernels (``crr_leg._hooks``: the
-    hand-written leg that the quadruped's hooks were before the assembly): at random states, each
-    joint's chamber rates (lane kernel vs the leg's scalar ``gas_rates_at``), joint torque
-    (``joint_torque_at``) and sampled valve command, integral, error, reference and pressure force
-    (``pid_voltage`` against ``reference_at``) agree to 1e-12."""
-    from legsim.robots.crr_leg import _hooks as LH
+def test_each_joint_has_the_rates_torque_and_command_of_the_pneumatic_models_and_the_pid():
+    """The assembled quadruped against the CRR joint's models called one by one: at random states, each
+    joint's chamber rates (the lane kernel against the actuator's Python model
+    ``PneumaticActuator.derivatives`` at the linkage's piston state), joint torque (``force`` × dx/dθ
+    through ``JointLinkage.cylinder``) and sampled valve command, integral, error, reference and pressure
+    force (``_joint_kernels.pid_law`` against ``reference_at`` on the joint's block) agree to 1e-12."""
+    from legsim.actuators.pneumatic import _layout as PL
+    from legsim.actuators.pneumatic._chamber_kernels import pressure_force
+    from legsim.robots.crr_leg import _joint_kernels as JB
+    from legsim.robots.crr_leg import control
 
     q = Quadruped()
     refs = crawl_references(stride=0.06, lift=0.03, period=3.0, t_start=1.0)
     p = q.params(refs)
     model = q.model
     y_names = model.output_names
+    ocp = q.robot.model.param_defaults.size
     rng = np.random.default_rng(11)
     worst = 0.0
     for _ in range(5):
@@ -169,28 +174,25 @@ def test_each_joint_has_the_rates_torque_and_command_of_the_crr_leg_kernels():
         model.vector_field(t, x, p, 0, f)
         model.outputs(t, x, p, 0, y)
         model.sample(t, x, p, 0, k, x_new)
-        for leg in range(4):
-            p_leg = q.leg_bench.params(refs[leg])
-            x_leg = np.zeros(LH.NX)
-            for j in range(3):
-                J = 3 * leg + j
-                g, ra, b = LH.GAS + 5 * j, j * LH.NA, LH.joint_block(j)
-                x_leg[g:g + 5] = x[q._x_gas[J]]
-                x_leg[LH.U + j] = x[q._x_u[J]]
-                theta, rate = x[q._x_q[J]], x[q._x_v[J]]
-                want = np.zeros(LH.NX)
-                LH.gas_rates_at(p_leg, ra, b, x_leg, g, LH.U + j, theta, rate, want)
-                got = f[q._x_gas[J]]
-                worst = max(worst, np.max(np.abs(got - want[g:g + 5]) / np.abs(want[g:g + 5]).max()))
-                tau = LH.joint_torque_at(p_leg, ra, b, x_leg, g, theta, rate)
-                assert y[y_names.index(f"tau_{LEGS[leg]}_{('alpha', 'beta', 'gamma')[j]}")] == tau
-                r = LH.reference_at(t, p_leg, b)
-                mem = [x[xm + 1 + J], x[xm + 13 + J], x[xm + 37 + J]]      # ∫e, e, F_p before
-                u, integ, e, f_p = LH.pid_voltage(p_leg, ra, b, x_leg, g, theta, r, *mem, k, 1e-3)
-                assert x_new[q._x_u[J]] == u
-                np.testing.assert_array_equal(x_new[[xm + 1 + J, xm + 13 + J, xm + 25 + J, xm + 37 + J]],
-                                              [integ, e, r, f_p])
-    assert worst < 1e-12, worst                                         # measured 3.3e-14
+        for J in range(12):
+            j = J % 3
+            act, link = q.leg_bench.actuators[j], q.linkages[j]
+            gas, u_held = x[q._x_gas[J]], x[q._x_u[J]]
+            theta, rate = x[q._x_q[J]], x[q._x_v[J]]
+            xp, xd, arm = (float(c) for c in link.cylinder(theta, rate))
+            want = act.derivatives(0.0, gas, u_held, min(max(xp, 0.0), act.cylinder.stroke), xd)[0]
+            worst = max(worst, np.max(np.abs(f[q._x_gas[J]] - want) / np.abs(want).max()))
+            tau = act.force(gas, xdot=xd)[0] * arm
+            assert y[y_names.index(f"tau_{JOINT_NAMES[J]}")] == pytest.approx(tau, rel=1e-12)
+            b, ra = ocp + control.block_offset(J), ocp + control.row_offset(12, J)
+            r = JB.reference_at(t, p, b)
+            mem = [x[xm + 1 + J], x[xm + 13 + J], x[xm + 37 + J]]      # ∫e, e, F_p before
+            f_p = pressure_force(p[ra:ra + PL.NPARAM], gas[0], gas[1])
+            u, integ, e = JB.pid_law(p, ra, b, f_p, theta, r, *mem, False, 1e-3)
+            assert x_new[q._x_u[J]] == u
+            np.testing.assert_array_equal(x_new[[xm + 1 + J, xm + 13 + J, xm + 25 + J, xm + 37 + J]],
+                                          [integ, e, r, f_p])
+    assert worst < 1e-12, worst
 
 
 def test_shut_valves_keep_every_chamber_mass_and_compress_the_gas_adiabatically():

@@ -372,10 +372,10 @@ def test_crr_leg_cylinders_have_the_linkages_length_at_every_angle():
     scene = S.SCENES["crr_leg"]({"model": "crr_leg"})
     assert {"alpha_barrel", "beta_barrel", "gamma_barrel"} <= set(scene.frames)
     th = np.radians(np.linspace(-40.0, 40.0, 9))
-    cols = {"q_alpha": th, "q_beta": th + np.radians(30), "q_gamma": th + np.radians(60)}
+    cols = {"alpha": th, "beta": th + np.radians(30), "gamma": th + np.radians(60)}
     poses = scene.poses(cols)
     for j, lk in zip(("alpha", "beta", "gamma"), default_linkages(), strict=True):
-        x, _, _ = lk.cylinder(cols[f"q_{j}"])
+        x, _, _ = lk.cylinder(cols[j])
         f = scene.frames.index(f"{j}_barrel")
         centre, rod = poses.frames[:, f, :3], poses.segments[:, scene.segment_names.index(f"{j}_rod")]
         u = (rod[:, 0] - centre) / (lk.l2 / 2)  # unit, along the cylinder

@@ -21,10 +21,9 @@ __all__ = ["watch", "FAMILY_KERNELS", "ESTIMATES", "engine_cached", "compile_eng
 
 FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
     "assembly": ("legsim.assembly._hooks", "robot_field", "the assembly layer's robot dynamics", 50.0),
-    "crr_leg": ("legsim.robots.crr_leg._hooks", "vector_field", "the CRR pneumatic leg", 30.0),
+    "crr_leg": ("legsim.robots.crr_leg.control", None, "", 5.0),
     "multibody": ("legsim.multibody.hybrid_model", "articulated_field", "the multibody model's hooks", 27.0),
     "engine": ("legsim.hybrid._kernels", "advance", "the hybrid-system engine", 13.0),
-    "crr_leg_prismatic": ("legsim.robots.crr_leg._prismatic_hooks", None, "", 13.0),
     "hexapod": ("legsim.robots.rhex._hooks", "vector_field", "the SimSect hexapod", 6.0),
     "pneumatic_rig": ("legsim.robots.pneumatic_rig._rig_hooks", None, "", 2.0),
     "rats_hop": ("legsim.robots.pneumatic_rig._hop_hooks", None, "", 2.0),
@@ -34,9 +33,9 @@ FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
 hooks, the hook whose compile starts the family (None: too short to announce), what it is, the
 seconds the family took to compile with an empty cache on this 2-core x86_64 machine, session 11).
 One table for the compile notice and for ``legsim warmup`` (its order: largest first). The robots
-assembled from parts (RATS, ANTON, ROTTO, LIBRA, the CRR quadruped) are the ``assembly`` family, plus
-their compiled controllers (the CRR quadruped's: ``robots.crr_leg.control``, a few seconds on first
-use) and the families of the libraries they import (the quadruped: ``crr_leg``)."""
+assembled from parts (RATS, ANTON, ROTTO, LIBRA, the CRR leg and quadruped) are the ``assembly`` family, plus
+their compiled controllers (the CRR leg's and quadruped's joint PID: the ``crr_leg`` family,
+``robots.crr_leg.control``) and the families of the libraries they import."""
 
 ESTIMATES: dict[str, tuple[str, float]] = {
     f"{module}.{kernel}": (what, seconds)

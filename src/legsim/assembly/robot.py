@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +25,7 @@ from ..contact import _laws as LW
 from ..contact._geom import HF_GRID
 from ..contact.shapes import HEIGHT_KINDS, HeightField, HeightFunction, Plane
 from ..errors import InputError, closest
-from ..hybrid import Direction, Guard, Options, Placement, Result, simulate
+from ..hybrid import Direction, Guard, Options, ParamRange, Placement, Result, simulate
 from ..hybrid import Model as HybridModel
 from ..multibody.model import Model
 from ..world._points import contact_points
@@ -861,11 +861,16 @@ class Robot:
         return simulate(self.model, t_final, x0=x0, t0=t0, options=options, controller=callback,
                         controller_every=self.controller_every, **kwargs)
 
-    def with_compiled_controller(self, controller, controller_params=(), controller_memory=()) -> HybridModel:
+    def with_compiled_controller(self, controller, controller_params=(), controller_memory=(), *,
+                                 param_names: Sequence[str] | None = None,
+                                 param_ranges: Mapping[str, ParamRange] | None = None,
+                                 memory_names: Sequence[str] | None = None) -> HybridModel:
         """The robot's hybrid model with ``controller`` (:func:`legsim.assembly.compiled_controller`) in
-        its sample hook, ``controller_params`` (ncp,) appended to its parameters (``ctrl_p<k>``) and, for
-        a controller with a memory, ``controller_memory`` (nm,) its initial memory, appended to its
-        states as bookkeeping states ``ctrl_m<k>`` (the controller's fifth argument)."""
+        its sample hook, ``controller_params`` (ncp,) appended to its parameters (named ``param_names``,
+        default ``ctrl_p<k>``; ``param_ranges`` name -> :class:`~legsim.hybrid.ParamRange` for those a
+        scenario may set, checked as a model's own) and, for a controller with a memory,
+        ``controller_memory`` (nm,) its initial memory, appended to its states as bookkeeping states
+        (named ``memory_names``, default ``ctrl_m<k>``; the controller's fifth argument)."""
         if not is_compiled_controller(controller):
             raise InputError(f"{self.name}: controller = {controller!r}, expected a function compiled with "
                              "legsim.assembly.compiled_controller")
@@ -884,11 +889,35 @@ class Robot:
         p = np.concatenate([base, cp])
         nx = self.model.state_defaults.size
         p[L.P_OCP], p[L.P_NCP], p[L.P_XM], p[L.P_NM] = base.size, cp.size, nx, mem.size
-        names = (*self.model.param_names, *(f"ctrl_p{k}" for k in range(cp.size)))
-        states = (*self.model.state_names, *(f"ctrl_m{k}" for k in range(mem.size)))
+        pn = _own_names(self.name, "param_names", param_names, [f"ctrl_p{k}" for k in range(cp.size)])
+        mn = _own_names(self.name, "memory_names", memory_names, [f"ctrl_m{k}" for k in range(mem.size)])
+        ranges = dict(param_ranges or {})
+        unknown = sorted(set(ranges) - set(pn))
+        if unknown:
+            raise InputError(f"{self.name}: param_ranges names {', '.join(map(repr, unknown))}, which are not "
+                             "among the controller's param_names")
+        names = (*self.model.param_names, *pn)
+        states = (*self.model.state_names, *mn)
+        taken = set(self.model.param_names) & set(pn) | set(self.model.state_names) & set(mn)
+        if taken:
+            raise InputError(f"{self.name}: controller names {', '.join(map(repr, sorted(taken)))} are already "
+                             "the robot's own parameter or state names")
         return dataclasses.replace(self.model, sample=sample_hook(controller), param_defaults=p,
                                    param_names=names, state_names=states,
+                                   param_ranges={**self.model.param_ranges, **ranges},
                                    state_defaults=np.concatenate([self.model.state_defaults, mem]))
+
+
+def _own_names(robot: str, what: str, names: Sequence[str] | None, default: list[str]) -> tuple[str, ...]:
+    """A compiled controller's parameter or memory names: ``names`` (one unique identifier each) or the
+    defaults."""
+    if names is None:
+        return tuple(default)
+    out = tuple(names)
+    if len(out) != len(default) or len(set(out)) != len(out) or not all(isinstance(n, str) and n for n in out):
+        raise InputError(f"{robot}: {what} has {len(out)} entries, expected {len(default)} unique non-empty "
+                         "names (one per value)")
+    return out
 
 
 _STALE = ("legsim.assembly: its compiled hooks are older than its source files (a numba disk cache left "

@@ -545,7 +545,7 @@ def _crr_leg(meta: Mapping[str, Any]) -> Scene:
     mb = crr_leg_bodies()
     cyl = [LinkageCylinder(j, j, lk, Cylinder().bore) for j, lk in zip(mb.joint_names, default_linkages(),
                                                                        strict=True)]
-    return multibody_scene(mb, [f"q_{j}" for j in mb.joint_names], cylinders=cyl, name="crr_leg")
+    return multibody_scene(mb, list(mb.joint_names), cylinders=cyl, name="crr_leg")
 
 
 SCENES: dict[str, Callable[[Mapping[str, Any]], Scene]] = {

@@ -2,11 +2,17 @@
 
 Three MPYE-5 valves (fitted model, §2.5) and double-acting Bimba cylinders (§3.2; Alpha stroke
 3.75 in) drive the Alpha/Beta/Gamma joints through the linkages of §2.6; Stribeck-tanh friction
-(§2.4, source parameters); a joint-level PID at 1 kHz in the engine's ``sample`` hook produces the
-valve voltages (0–10 V). The rigid-body leg (:func:`.geometry.crr_leg_bodies`) is integrated with the
-gas states in one ODE (``coupling="monolithic"``) or through the emulated split Simulink/SrLib
-exchange (``coupling="cosim"``, with one-way delays and an optional exchange pause; see
-:mod:`._hooks`).
+(§2.4, source parameters); a joint-level PID at 1 kHz produces the valve voltages (0–10 V).
+
+The leg is a robot assembled from parts (:class:`legsim.assembly.Robot`; no hooks of its own): the
+rigid-body leg :func:`.geometry.crr_leg_bodies`, three :class:`~legsim.assembly.PneumaticCylinder` s
+through the joints' CRR linkages, a joint encoder and the chamber-pressure sensor (exact
+measurements), and the compiled joint controller :func:`.control.joint_pid` in the sample hook
+(the CRR quadruped's, with the same joint blocks). ``coupling="monolithic"`` integrates the gas
+states with the rigid body in one ODE; ``"cosim"`` adds the emulated split Simulink/SrLib exchange
+(:class:`legsim.assembly.SplitExchange`: one-way delays and an optional exchange pause);
+``actuation="prismatic"`` builds each cylinder as a barrel + piston-rod closed loop with mass
+(:mod:`.prismatic`, :class:`legsim.assembly.LinkageLoop`).
 
 The source gives no PID gains (⚠ 13). The defaults (:data:`DEFAULT_GAINS`,
 :data:`DEFAULT_FORCE_GAIN`) were tuned here against the thesis's reported behaviour: Gamma step
@@ -16,15 +22,24 @@ stable with the 3–4 ms exchange round trip. Beta and Gamma use the prototype's
 pressure feedback" (digest §1.1): without the net-pressure-force term the PID loop needed for those
 rise times went unstable at a 3 ms round trip. The exhaust pressure defaults to the leg setup's
 24.7 psia (⚠ 7).
+
+Records (names of :attr:`LegBench.model`): states ``alpha`` … (joint angles [rad]), ``alpha_dot``
+… [rad/s], ``<joint>_p_cap``, ``_p_rod`` [Pa], ``_m_cap``, ``_m_rod``, ``_m_supply`` (air drawn
+[kg]), the held valve voltages ``u_<joint>`` [V], the controller's memory (``ref_<joint>`` [rad]:
+the reference at the last tick, ``integ_<joint>``, ``e_prev_<joint>``, ``f_prev_<joint>``); with the
+exchange its states (``exchange_paused`` …); outputs ``tau_<joint>`` (the force on the joint's
+coordinate: N m, or N on the piston with prismatic actuation), ``piston_force_<joint>`` [N],
+``piston_x_<joint>`` [m].
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import dataclasses
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...actuators.pneumatic import _layout as L
+from ...actuators.pneumatic import _layout as PL
 from ...actuators.pneumatic.actuator import PneumaticActuator
 from ...actuators.pneumatic.cylinder import Cylinder
 from ...actuators.pneumatic.friction import Friction, FrictionModel, stribeck_tanh_source
@@ -33,7 +48,6 @@ from ...actuators.pneumatic.units import P_ATM_PSI, PSI
 from ...actuators.pneumatic.valves import ProportionalValve, mpye5_fitted
 from ...errors import InputError
 from ...hybrid import Model, Options, ParamRange, Result, choice, nonnegative, positive, simulate
-from . import _hooks as H
 from . import _joint_kernels as JB
 from .geometry import JOINT_LIMITS, STROKES, crr_leg_bodies, default_linkages
 from .prismatic import crr_leg_with_cylinders, default_cylinder_inertias
@@ -48,38 +62,33 @@ DEFAULT_FORCE_GAIN = {"alpha": 0.0, "beta": 0.015, "gamma": 0.015}
 DEFAULT_FORCE_RATE_GAIN = {"alpha": 0.0, "beta": 0.0, "gamma": 0.0}
 """Feedback gains k_Fd [V s/N] on the rate of the net pressure force, per joint."""
 
-STATE_NAMES = (tuple(f"q_{j}" for j in JOINTS) + tuple(f"v_{j}" for j in JOINTS)
-               + tuple(f"{n}_{j}" for j in JOINTS for n in ("p_cap", "p_rod", "m_cap", "m_rod", "m_air"))
-               + tuple(f"{n}_{j}" for n in ("u", "integ", "e_prev", "ref", "tau_rx", "q_rx", "v_rx")
-                       for j in JOINTS)
-               + ("packets",) + tuple(f"ring_up_{i}" for i in range(6 * H.DMAX))
-               + tuple(f"ring_down_{i}" for i in range(3 * H.DMAX))
-               + tuple(f"f_prev_{j}" for j in JOINTS))
-OUTPUT_NAMES = (tuple(f"ref_{j}" for j in JOINTS) + tuple(f"torque_{j}" for j in JOINTS)
-                + tuple(f"force_{j}" for j in JOINTS) + tuple(f"x_{j}" for j in JOINTS))
-MODE_NAMES = {H.MONOLITHIC: "monolithic", H.COSIM: "co-simulation", H.PAUSED: "exchange paused"}
-COUPLINGS = {"monolithic": H.MONOLITHIC, "cosim": H.COSIM}
+COUPLINGS = ("monolithic", "cosim")
 ACTUATIONS = ("torque", "prismatic")
+DMAX = 4
+"""The exchange's ring depth: one-way delays of 0 … DMAX − 1 ticks (:class:`legsim.assembly.SplitExchange`)."""
+BLOCK_NAMES = ("kind", "l1", "l2", "l3", "l4", "l5", "kp", "ki", "kd", "gain", "u_bias", "ref_kind", "ref_t0",
+               "ref_amp", "ref_omega", "ref_offset", "n_table", "k_force", "k_force_rate", "ref_period")
+"""Names of a joint block's slots (:mod:`._joint_kernels`, KIND … REF_PERIOD), as ``<joint>_<name>``."""
 
 
-def _param_names(nfb: int, nib: int) -> list[str]:
-    names = [f"{j}_row_{i}" for j in JOINTS for i in range(L.NPARAM)]
-    blk = ["kind", "l1", "l2", "l3", "l4", "l5", "kp", "ki", "kd", "gain", "u_bias", "ref_kind",
-           "ref_t0", "ref_amp", "ref_omega", "ref_offset", "n_table", "k_force", "k_force_rate",
-           "ref_period"]
+def _controller_names() -> tuple[str, ...]:
+    """Names of :func:`.control.joint_pid`'s parameters for the three joints (header, joint blocks with
+    their reference tables, actuator rows)."""
+    assert len(BLOCK_NAMES) == JB.TAB
+    names = ["n_joints", "dt_control", "channel_q", "channel_p"]
     for j in JOINTS:
-        names += [f"{j}_{b}" for b in blk]
+        names += [f"{j}_{b}" for b in BLOCK_NAMES]
         names += [f"{j}_tab_t{i}" for i in range(JB.NTAB)] + [f"{j}_tab_v{i}" for i in range(JB.NTAB)]
-    names += ["dt_control", "coupling", "delay_up", "delay_down", "pause_t0", "pause_duration",
-              "n_fbuf", "n_ibuf"]
-    names += [f"mb_f{i}" for i in range(nfb)] + [f"mb_i{i}" for i in range(nib)]
-    return names
+    return tuple(names + [f"{j}_row_{i}" for j in JOINTS for i in range(PL.NPARAM)])
 
+
+MEMORY_NAMES = ("pid_ticks", *(f"{g}_{j}" for g in ("integ", "e_prev", "ref", "f_prev") for j in JOINTS))
+"""Names of the controller's memory states (:func:`.control.initial_memory` order)."""
 
 
 def _param_ranges() -> dict[str, ParamRange]:
-    """Units and allowed values of the parameters a scenario may set (the packed linkage rows,
-    ``*_row_*``, ``mb_*`` and ``n_*buf`` are the model's own tables: any value goes unchecked)."""
+    """Units and allowed values of the parameters a scenario may set (the linkage rows ``*_row_*``
+    and the linkage slots are the model's own tables: any value goes unchecked)."""
     r: dict[str, ParamRange] = {}
     for j in JOINTS:
         r |= {f"{j}_kp": nonnegative("V/rad", "PID proportional gain"),
@@ -98,11 +107,7 @@ def _param_ranges() -> dict[str, ParamRange]:
               f"{j}_ref_period": nonnegative("s", "table repeat period (0: no repeat)")}
         r |= {f"{j}_tab_t{i}": ParamRange("s") for i in range(JB.NTAB)}
         r |= {f"{j}_tab_v{i}": ParamRange("rad") for i in range(JB.NTAB)}
-    r |= {"dt_control": positive("s", "controller period"),
-          "coupling": choice(0, 1, doc="0 monolithic, 1 co-simulation"),
-          "delay_up": nonnegative("s", "command latency"),
-          "delay_down": nonnegative("s", "measurement latency"), "pause_t0": ParamRange("s"),
-          "pause_duration": nonnegative("s", "co-simulation pause")}
+    r["dt_control"] = positive("s", "the PID's period (equal to the model's sample period)")
     return r
 
 HOLD_POSTURE_DEG = (20.0, -30.0, 56.0)
@@ -138,7 +143,7 @@ def crr_leg_model(reference: dict | None = None) -> Model:
             opts["columns"] = tuple(opts["columns"])
         refs = list(references_from_csv(reference["file"], **opts))
     q0 = [float(r.values_at(0.0)) for r in refs]
-    return replace(bench.model, param_defaults=bench.params(refs),
+    return dataclasses.replace(bench.model, param_defaults=bench.params(refs),
                    state_defaults=bench.initial_state(q0), sample_period=1e-3)
 
 
@@ -247,7 +252,9 @@ class JointReference:
 @dataclass
 class LegRun:
     """Time histories of a leg run: t (n,), q, v, ref, u, torque, force, x_piston (n, 3) in SI
-    (rad, rad/s, V, N m, N, m), p_cap / p_rod (n, 3) Pa, air_used (n,) kg, and the engine result."""
+    (rad, rad/s, rad, V, N m, N, m; ``torque`` is the joint torque the leg feels: F dx/dθ, with prismatic
+    actuation the equivalent of the piston force on the closed loop), p_cap / p_rod (n, 3) Pa,
+    air_used (n,) kg, paused (n,) bool (the exchange stalled), and the engine result."""
 
     t: np.ndarray
     q: np.ndarray
@@ -260,7 +267,7 @@ class LegRun:
     p_cap: np.ndarray
     p_rod: np.ndarray
     air_used: np.ndarray
-    mode: np.ndarray
+    paused: np.ndarray
     result: Result
 
 
@@ -275,7 +282,7 @@ class LegBench:
     −25 %); force_gain [V/N], force_rate_gain [V s/N] : net-pressure-force feedback per joint.
     linkages : Alpha, Beta, Gamma :class:`JointLinkage`. friction : cylinder friction of all three
     joints (default the source's Stribeck-tanh, §2.4; the viscous and steep-linear laws are
-    ablations: the compiled leg evaluates friction from the piston velocity alone).
+    ablations: the assembled cylinders evaluate friction from the piston velocity alone).
     coupling : "monolithic" | "cosim";
     delay_up / delay_down : one-way exchange delays [ticks of 1 ms] (0 … 3): the round trip is
     delay_up + delay_down + 1 ticks, since even without latency SrLib's answer to a torque sent at
@@ -285,9 +292,16 @@ class LegBench:
     cylinder a barrel + piston-rod closed loop with mass, digest §6 item 3; :mod:`.prismatic`).
     cylinders : three :class:`.prismatic.CylinderInertia` for "prismatic" (default: the Bimba
     estimates of :func:`.prismatic.bimba_cylinder_inertia`; those used: ``cylinder_inertias``).
-    With "prismatic" the ``torque_*`` outputs are the equivalent joint torques F dx/dθ.
     valve : the MPYE-5 model of all three joints (default the fitted one); strokes : Alpha, Beta, Gamma
     cylinder strokes [m] (default :data:`STROKES`; give linkages designed for them).
+
+    Attributes
+    ----------
+    robot : the :class:`legsim.assembly.Robot` (actuators named after the joints, sensors ``angles``
+        and ``pressures``); model : its hybrid model with the joint controller (registry parameter
+        names: ``<joint>_kp``, ``<joint>_tab_t<i>`` …, :func:`_controller_names`); bodies : the
+        multibody model (the augmented 9-DoF tree with prismatic actuation); actuators : the three
+        :class:`PneumaticActuator`.
     """
 
     supply_psig: float = 50.3
@@ -317,9 +331,9 @@ class LegBench:
             raise InputError(f"coupling={self.coupling!r}: expected one of {', '.join(COUPLINGS)}")
         for name in ("delay_up", "delay_down"):
             d = getattr(self, name)
-            if int(d) != d or not 0 <= d < H.DMAX:
+            if int(d) != d or not 0 <= d < DMAX:
                 raise InputError(f"{name}={d!r}: expected an integer number of 1 ms ticks in "
-                                 f"[0, {H.DMAX - 1}]")
+                                 f"[0, {DMAX - 1}]")
         if self.pause_duration < 0.0:
             raise InputError(f"pause_duration={self.pause_duration!r} s: expected >= 0")
         if len(self.linkages) != 3 or not all(isinstance(k, JointLinkage) for k in self.linkages):
@@ -336,82 +350,110 @@ class LegBench:
         if len(self.strokes) != 3 or not all(np.isfinite(v) and v > 0 for v in self.strokes):
             raise InputError(f"strokes={self.strokes!r}: expected three cylinder strokes > 0 [m] "
                              "(Alpha, Beta, Gamma); the linkages must be designed for them")
-        self.bodies = crr_leg_bodies()
-        field_hook = H.vector_field
-        self.cylinder_inertias = None
-        if self.actuation == "prismatic":
-            from . import _prismatic_hooks  # compiled on first use only
-            self.cylinder_inertias = self.cylinders or default_cylinder_inertias(self.linkages)
-            self.bodies = crr_leg_with_cylinders(self.bodies, self.linkages, self.cylinder_inertias)
-            field_hook = _prismatic_hooks.vector_field
-        elif self.cylinders is not None:
+        if self.actuation != "prismatic" and self.cylinders is not None:
             raise InputError("cylinders: only used with actuation='prismatic'")
+        if not isinstance(self.options, Options) or not self.options.sample_period > 0.0:
+            raise InputError(f"options={self.options!r}: expected legsim.hybrid.Options with a "
+                             "sample_period > 0 (the controller's period)")
         self.actuators = tuple(
             PneumaticActuator(p_supply=(self.supply_psig + P_ATM_PSI) * PSI,
                               p_exhaust=self.exhaust_psia * PSI,
                               cylinder=Cylinder(stroke=self.strokes[j]), valve=self.valve,
                               friction=self.friction)
             for j in range(3))
-        nfb, nib = self.bodies.fbuf.size, self.bodies.ibuf.size
-        names = _param_names(nfb, nib)
-        self.model = Model(name="crr_leg", state_names=STATE_NAMES,
-                           state_defaults=np.zeros(len(STATE_NAMES)), param_names=tuple(names),
-                           param_defaults=self._defaults(len(names)), guards=(),
-                           output_names=OUTPUT_NAMES, vector_field=field_hook,
-                           outputs=H.outputs, sample=H.sample,
-                           mode_name=lambda m: MODE_NAMES.get(int(m), str(m)),
-                           description="Daepp (2011) pneumatic 3-DoF CRR leg, fixed base",
-                           param_ranges=_param_ranges())
+        self._build()
 
-    def _defaults(self, n: int) -> np.ndarray:
-        p = np.zeros(n)
-        for j, act in enumerate(self.actuators):
-            p[j * H.NA:(j + 1) * H.NA] = act.row()
-            b = H.joint_block(j)
-            link = self.linkages[j]
-            p[b + JB.KIND] = int(link.joint)
-            p[b + JB.L1:b + JB.L5 + 1] = (link.l1, link.l2, link.l3, link.l4, link.l5)
-            kp, ki, kd = self.gains.get(JOINTS[j], DEFAULT_GAINS[JOINTS[j]])
-            p[b + JB.KP], p[b + JB.KI], p[b + JB.KD] = kp, ki, kd
-            p[b + JB.GAIN] = self.gain_scale.get(JOINTS[j], 1.0)
-            p[b + JB.U_BIAS] = self.u_bias
-            p[b + JB.KF] = self.force_gain.get(JOINTS[j], 0.0)
-            p[b + JB.KFD] = self.force_rate_gain.get(JOINTS[j], 0.0)
-        p[H.DT] = self.options.sample_period if self.options.sample_period > 0 else 1e-3
-        p[H.COUPLING] = COUPLINGS[self.coupling]
-        p[H.D_UP], p[H.D_DOWN] = self.delay_up, self.delay_down
-        p[H.PAUSE_T0], p[H.PAUSE_DUR] = self.pause_t0, self.pause_duration
-        fb, ib = self.bodies.fbuf, self.bodies.ibuf
-        p[H.NFB], p[H.NIB] = fb.size, ib.size
-        p[H.MB:H.MB + fb.size] = fb
-        p[H.MB + fb.size:H.MB + fb.size + ib.size] = ib.astype(float)
-        return p
+    def joint_blocks(self) -> np.ndarray:
+        """The joints' controller blocks (3, NJ) (:mod:`._joint_kernels` layout: linkage, gains, a
+        reference holding 0): what :func:`.control.controller_params` takes, and the quadruped copies."""
+        blocks = np.zeros((3, JB.NJ))
+        for j, link in enumerate(self.linkages):
+            b = blocks[j]
+            b[JB.KIND] = int(link.joint)
+            b[JB.L1:JB.L5 + 1] = (link.l1, link.l2, link.l3, link.l4, link.l5)
+            b[JB.KP], b[JB.KI], b[JB.KD] = self.gains.get(JOINTS[j], DEFAULT_GAINS[JOINTS[j]])
+            b[JB.GAIN] = self.gain_scale.get(JOINTS[j], 1.0)
+            b[JB.U_BIAS] = self.u_bias
+            b[JB.KF] = self.force_gain.get(JOINTS[j], 0.0)
+            b[JB.KFD] = self.force_rate_gain.get(JOINTS[j], 0.0)
+        return blocks
+
+    def _build(self) -> None:
+        """The robot from its parts and its model with the joint controller."""
+        from ...assembly import ChamberPressure, JointEncoder, PneumaticCylinder
+        from ...assembly.robot import Robot  # compiles the assembly's shared hooks on first use
+        from . import control
+
+        self.bodies = crr_leg_bodies()
+        self.cylinder_inertias = None
+        loops = ()
+        if self.actuation == "prismatic":  # each cylinder's force on its piston coordinate x
+            self.cylinder_inertias = self.cylinders or default_cylinder_inertias(self.linkages)
+            self.bodies = crr_leg_with_cylinders(self.bodies, self.linkages, self.cylinder_inertias)
+            from ...assembly import LinkageLoop
+            loops = tuple(LinkageLoop(j, f"{j}_barrel", f"{j}_piston", link)
+                          for j, link in zip(JOINTS, self.linkages, strict=True))
+            cylinders = [PneumaticCylinder(j, f"{j}_piston", act) for j, act in zip(JOINTS, self.actuators,
+                                                                                     strict=True)]
+        else:
+            cylinders = [PneumaticCylinder(j, j, act, link)
+                         for j, act, link in zip(JOINTS, self.actuators, self.linkages, strict=True)]
+        exchange = None
+        if self.coupling == "cosim":
+            from ...assembly import SplitExchange
+            exchange = SplitExchange(int(self.delay_up), int(self.delay_down), self.pause_t0, self.pause_duration)
+        dt = self.options.sample_period
+        self.robot = Robot(self.bodies, name="crr_leg", actuators=cylinders, control_period=dt,
+                           sensors=[JointEncoder("angles", joints=JOINTS),
+                                    ChamberPressure("pressures", actuators=JOINTS)],
+                           options=self.options, **({"loops": loops} if loops else {}),
+                           **({"exchange": exchange} if exchange else {}))
+        channel = {c.name: c.start for c in self.robot.channels}
+        cparams = control.controller_params(self.joint_blocks(), [a.row() for a in self.actuators], dt,
+                                            channel["angles"], channel["pressures"])
+        self._ocp = self.robot.model.param_defaults.size  # the controller's parameters start here
+        model = self.robot.with_compiled_controller(
+            control.joint_pid, cparams, control.initial_memory(3), param_names=_controller_names(),
+            param_ranges=_param_ranges(), memory_names=MEMORY_NAMES)
+        self.model = dataclasses.replace(
+            model, description=f"Daepp (2011) pneumatic 3-DoF CRR leg, fixed base, {self.actuation} "
+                               f"actuation, {self.coupling} (assembled: {model.description.partition(': ')[2]})")
+        xn = {n: i for i, n in enumerate(self.model.state_names)}
+        yn = {n: i for i, n in enumerate(self.model.output_names)}
+        self._x_q = np.array([xn[j] for j in JOINTS])
+        self._x_v = np.array([xn[f"{j}_dot"] for j in JOINTS])
+        self._x_gas = np.array([[xn[f"{j}_{g}"] for g in ("p_cap", "p_rod", "m_cap", "m_rod", "m_supply")]
+                                for j in JOINTS])
+        self._x_u = np.array([xn[f"u_{j}"] for j in JOINTS])
+        self._x_ref = np.array([xn[f"ref_{j}"] for j in JOINTS])
+        self._x_paused = xn.get("exchange_paused")
+        self._y = {k: np.array([yn[f"{k}_{j}"] for j in JOINTS]) for k in ("tau", "piston_force", "piston_x")}
 
     def params(self, refs) -> np.ndarray:
-        """Parameter vector with the three joint references written in."""
+        """Parameter vector of :attr:`model` with the three joint references written in. It holds the
+        robot's infinite ranges: run it as the model's defaults (``dataclasses.replace(bench.model,
+        param_defaults=p)``), as :meth:`run` does."""
+        from . import control
+
         p = self.model.param_defaults.copy()
         for j, r in enumerate(refs):
-            r.write(p, H.joint_block(j))
+            r.write(p, self._ocp + control.block_offset(j))
         return p
 
     def initial_state(self, q0) -> np.ndarray:
-        """At rest at joint angles q0 [rad], chambers at the valve's mid pressure (P_S + P_E)/2."""
+        """At rest at joint angles q0 [rad], chambers at the valve's mid pressure (P_S + P_E)/2, valves
+        held at ``u_bias``, the controller before its first tick."""
         q0 = np.asarray(q0, dtype=float)
         for j in range(3):
             lo, hi = JOINT_LIMITS[j]
             if not lo <= q0[j] <= hi:
                 raise InputError(f"initial {JOINTS[j]} angle {np.degrees(q0[j]):.2f} deg: expected "
                                  f"within the joint range [{np.degrees(lo):.0f}, {np.degrees(hi):.0f}]")
-        s = np.zeros(H.NX)
-        s[H.Q:H.Q + 3] = q0
-        for j, act in enumerate(self.actuators):
-            xp = float(self.linkages[j].cylinder(q0[j])[0])
-            pm = 0.5 * (act.p_supply + act.p_exhaust)
-            s[H.GAS + 5 * j:H.GAS + 5 * j + 5] = act.initial_state(xp, pm, pm)[0]
-        s[H.U:H.U + 3] = self.u_bias
-        s[H.QRX:H.QRX + 3] = q0
-        for i in range(H.DMAX):
-            s[H.RING_UP + 6 * i:H.RING_UP + 6 * i + 3] = q0
+        q = self.bodies.neutral()
+        q[:3] = q0
+        s = self.robot.initial_state(q0=q)
+        s = np.concatenate([s, self.model.state_defaults[s.size:]])  # the controller's memory
+        s[self._x_u] = self.u_bias
         return s
 
     def run(self, refs, t_final: float, q0=None) -> LegRun:
@@ -421,16 +463,20 @@ class LegBench:
             raise InputError(f"refs: expected three JointReference (Alpha, Beta, Gamma), got {len(refs)}")
         if q0 is None:
             q0 = [float(r.values_at(0.0)) for r in refs]
-        p = self.params(refs)
-        mode0 = COUPLINGS[self.coupling]
-        res = simulate(self.model, t_final, x0=self.initial_state(q0), params=p,
-                       options=self.options, mode0=mode0)
+        model = dataclasses.replace(self.model, param_defaults=self.params(refs))
+        res = simulate(model, t_final, x0=self.initial_state(q0), options=self.options)
         X, Y = res.x, res.y
-        gas = X[:, H.GAS:H.GAS + 15].reshape(-1, 3, 5)
-        return LegRun(t=res.t, q=X[:, H.Q:H.Q + 3], v=X[:, H.V:H.V + 3], ref=Y[:, 0:3],
-                      u=X[:, H.U:H.U + 3], torque=Y[:, 3:6], force=Y[:, 6:9], x_piston=Y[:, 9:12],
+        q = X[:, self._x_q]
+        gas = X[:, self._x_gas]
+        torque = Y[:, self._y["tau"]]
+        if self.actuation == "prismatic":  # the piston force's equivalent joint torque F dx/dθ
+            arms = np.column_stack([link.cylinder(q[:, j])[2] for j, link in enumerate(self.linkages)])
+            torque = torque * arms
+        paused = (X[:, self._x_paused] > 0.5) if self._x_paused is not None else np.zeros(res.t.size, bool)
+        return LegRun(t=res.t, q=q, v=X[:, self._x_v], ref=X[:, self._x_ref], u=X[:, self._x_u],
+                      torque=torque, force=Y[:, self._y["piston_force"]], x_piston=Y[:, self._y["piston_x"]],
                       p_cap=gas[:, :, 0], p_rod=gas[:, :, 1], air_used=gas[:, :, 4].sum(axis=1),
-                      mode=res.mode, result=res)
+                      paused=paused, result=res)
 
 
 def summary(result) -> dict:
@@ -440,7 +486,7 @@ def summary(result) -> dict:
     from ...actuators.pneumatic.consumption import air_summary
 
     t = np.asarray(result.t, dtype=float)
-    cols = {j: np.asarray(result.state(f"m_air_{j}"), dtype=float) for j in JOINTS}
+    cols = {j: np.asarray(result.state(f"{j}_m_supply"), dtype=float) for j in JOINTS}
     out = {f"air_used_{j}_g": float(c[-1] - c[0]) * 1e3 for j, c in cols.items()}
     out.update(air_summary(t, np.column_stack(list(cols.values()))))
     return out

@@ -1,7 +1,7 @@
 """Recorded joint trajectories (CSV) as leg references (digest §7 item 11: "recorded trajectories (CSV)").
 
 A log sampled at the controller rate has thousands of points; the compiled leg holds at most
-:data:`._hooks.NTAB` (64) knots per joint. :func:`knots_from_samples` picks the knots of a
+:data:`._joint_kernels.NTAB` (64) knots per joint. :func:`knots_from_samples` picks the knots of a
 piecewise-linear reference by greedy worst-point insertion: start from the first and last sample,
 then repeatedly add the sample farthest from the current interpolant, until every sample lies
 within ``tolerance`` of it. A log that needs more than 64 knots for the tolerance is refused
@@ -14,7 +14,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...identify.logs import read_log
-from . import _hooks as H
+from ._joint_kernels import NTAB
 from .leg import JOINTS, JointReference
 
 __all__ = ["knots_from_samples", "references_from_csv", "ANGLE_UNITS"]
@@ -25,7 +25,7 @@ DEFAULT_TOLERANCE = np.radians(0.1)
 
 
 def knots_from_samples(t, theta, tolerance: float = DEFAULT_TOLERANCE,
-                       max_knots: int = H.NTAB) -> tuple[np.ndarray, float]:
+                       max_knots: int = NTAB) -> tuple[np.ndarray, float]:
     """Indices of the knots of a piecewise-linear fit to samples ``(t, θ)`` (n,), and its error.
 
     Returns ``(idx, err)``: sorted sample indices (first and last included, at most ``max_knots``)
@@ -80,7 +80,7 @@ def references_from_csv(path, time_column: str = "t", columns=JOINTS, unit: str 
         idx, err = knots_from_samples(t, theta, tolerance)
         if err > tolerance:
             raise InputError(
-                f"reference log '{path}', column '{name}': {H.NTAB} linear segments reach "
+                f"reference log '{path}', column '{name}': {NTAB} linear segments reach "
                 f"{np.degrees(err):.3f} deg from the samples, more than the tolerance "
                 f"{np.degrees(tolerance):.3f} deg; smooth or shorten the log, or raise the tolerance")
         refs.append(JointReference(steps=tuple(zip(t[idx].tolist(), theta[idx].tolist(), strict=True)),

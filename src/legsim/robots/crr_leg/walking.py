@@ -25,7 +25,7 @@ from ...errors import InputError
 from ...multibody import Model as BodyModel
 from ...multibody import forward_kinematics, frame_jacobian, frame_placement
 from ..pneumatic_rig.metrics import lag_by_xcorr, rmse
-from . import _hooks as H
+from ._joint_kernels import NTAB
 from .geometry import JOINT_LIMITS, crr_leg_bodies
 from .leg import JOINTS, JointReference, LegRun
 
@@ -153,10 +153,10 @@ class WalkingPath:
             raise InputError(f"WalkingPath: swing_points={self.swing_points!r} (>= 2) and "
                              f"stance_points={self.stance_points!r} (>= 1) expected")
         n = len(self.periods) * (self.swing_points + self.stance_points) + 2
-        if n > H.NTAB:
+        if n > NTAB:
             raise InputError(f"WalkingPath: {n} reference points ({len(self.periods)} cycles of "
                              f"{self.swing_points} + {self.stance_points}, plus 2), at most "
-                             f"{H.NTAB} supported")
+                             f"{NTAB} supported")
 
     def ground_centre(self, bodies: BodyModel | None = None) -> np.ndarray:
         """Mid-stance point (3,) [m]."""

@@ -40,7 +40,6 @@ from ...contact import ContactLaw, Plane, coulomb, hunt_crossley
 from ...errors import InputError
 from ...hybrid import Options, Result, simulate
 from ...multibody import forward_kinematics, frame_placement
-from ..crr_leg import _hooks as LH
 from ..crr_leg.geometry import default_linkages
 from ..crr_leg.leg import (
     DEFAULT_FORCE_GAIN,
@@ -237,8 +236,7 @@ class Quadruped:
                        for J, n in enumerate(JOINT_NAMES)],
             contacts=self.contact.contacts() if floating else None)
         channel = {c.name: c.start for c in self.robot.channels}
-        blocks = self.leg_bench.model.param_defaults[LH.O_J:LH.O_J + 3 * LH.NJ].reshape(3, LH.NJ)
-        cparams = control.controller_params(np.tile(blocks, (len(LEGS), 1)),
+        cparams = control.controller_params(np.tile(self.leg_bench.joint_blocks(), (len(LEGS), 1)),
                                             [acts[J % 3].row() for J in range(len(JOINT_NAMES))],
                                             self.options.sample_period, channel["angles"],
                                             channel["pressures"])
@@ -350,13 +348,12 @@ class Quadruped:
             raise InputError(f"q0: expected 12 joint angles [rad], got {q0.size}")
         if not (np.isfinite(drop) and drop >= 0.0):
             raise InputError(f"drop={drop!r} m: expected a finite value >= 0")
-        s = self.model.state_defaults.copy()
+        q = self.bodies.neutral()
+        q[self._x_q] = q0  # q's slots are the state's first
         if self.base == "floating":
-            s[self._x_pose] = (0.0, 0.0, self.standing_height(q0) + drop, 0.0, 0.0, 0.0, 1.0)
-        s[self._x_q] = q0
-        for leg in range(len(LEGS)):
-            xl = self.leg_bench.initial_state(q0[3 * leg:3 * leg + 3])
-            s[self._x_gas[3 * leg:3 * leg + 3]] = xl[LH.GAS:LH.GAS + 15].reshape(3, 5)
+            q[self._x_pose] = (0.0, 0.0, self.standing_height(q0) + drop, 0.0, 0.0, 0.0, 1.0)
+        s = self.robot.initial_state(q0=q)  # chambers at rest at their initial pressures
+        s = np.concatenate([s, self.model.state_defaults[s.size:]])  # the controller's memory
         s[self._x_u] = self.u_bias
         return s
 
