@@ -170,11 +170,12 @@ def robot_outputs(t, x, p, mode, y):
     oy = nch + 2 * na + nc + 2
     ncyl = (y.shape[0] - oy) // 2
     oa = int(p[L.P_OA])
+    xe = int(p[L.P_XEX])
     j = 0
     for a in range(na):
         o = oa + L.AW * a
         if int(p[o + L.A_TYPE]) == L.ACT_PNEUMATIC:
-            q, qd = K.joint_state(p, x, o, a)  # (under a split exchange, the held packet)
+            q, qd = K.joint_state(p, x, o, a, xe)  # (under a split exchange, the held packet)
             xp, xd, arm, row, fp = K.cylinder_force(p, o, x, q, qd, scr)
             y[oy + j] = xp
             y[oy + ncyl + j] = fp

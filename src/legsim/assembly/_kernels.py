@@ -484,11 +484,11 @@ def ex_down(nact, slot, a):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def joint_state(p, x, o, a):
+def joint_state(p, x, o, a, xe):
     """``(q, qdot)`` of the joint that actuator a (its row at ``p[o]``) drives, as the actuator's model
-    sees it: the live state ``x`` [rad or m, rad/s or m/s] or, under a split exchange, the packet the
-    target holds (``<actuator>_q_rx``, ``_v_rx``: :func:`exchange_up`)."""
-    xe = int(p[L.P_XEX])
+    sees it: the live state ``x`` [rad or m, rad/s or m/s] or, under a split exchange (``xe`` =
+    ``p[P_XEX]`` >= 0, read once by the caller), the packet the target holds (``<actuator>_q_rx``,
+    ``_v_rx``: :func:`exchange_up`)."""
     if xe >= 0:
         h = xe + L.EX_RX + L.EX_RXW * a
         return x[h + L.EX_Q], x[h + L.EX_V]
@@ -589,6 +589,7 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
     oa = int(p[L.P_OA])
     xu = int(p[L.P_XU])
     xa = int(p[L.P_XA])
+    xe = int(p[L.P_XEX])
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     supply_leaks(p, x, adot)
@@ -607,7 +608,7 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
             q = scr[0]
             qd = scr[1]
         else:
-            q, qd = joint_state(p, x, o, a)
+            q, qd = joint_state(p, x, o, a, xe)
         pp = o + L.A_P0
         cur[a] = 0.0
         if typ == L.ACT_TORQUE:

@@ -448,8 +448,8 @@ class Robot:
             row[L.S_XSTATE] += xf
         # ---- the split exchange: its states after the sensors' (the rows reading a joint read the packet)
         xex = xf + nfs if self.exchange is not None else -1
-        for row, rate, a in held:
-            h = xex + L.EX_RX + L.EX_RXW * a
+        for row, rate, act_i in held:
+            h = xex + L.EX_RX + L.EX_RXW * act_i
             row[L.S_SRC] = h + L.EX_V - nq if rate else h + L.EX_Q  # (a rate's source is read at nq + src)
         ex_names: list[str] = []
         if self.exchange is not None:
