@@ -27,7 +27,8 @@ from . import _layout as L
 
 @hs.vector_field
 def robot_field(t, x, p, mode, xdot):
-    """``xdot = [qdot, ddq, 0 (v_imp), anchor rates, actuator state rates, 0 (commands, sensors)]``."""
+    """``xdot = [qdot, ddq, 0 (v_imp), anchor rates, actuator state rates, 0 (commands, sensors, the
+    exchange's states)]``; while a split exchange is paused, 0 for every state before the actuators'."""
     x, p, xdot = borrow_all((x, p, xdot))
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
     ok = K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
@@ -46,6 +47,9 @@ def robot_field(t, x, p, mode, xdot):
     xa = int(p[L.P_XA])
     for i in range(adot.shape[0]):
         xdot[xa + i] = adot[i]
+    if K.exchange_paused(p, x):  # the split exchange stalls: the rigid body (q, v, anchors) is frozen
+        for k in range(xa):
+            xdot[k] = 0.0
 
 
 NEVER = 1e300
@@ -165,14 +169,14 @@ def robot_outputs(t, x, p, mode, y):
     y[nch + 2 * na + nc + 1] = touching
     oy = nch + 2 * na + nc + 2
     ncyl = (y.shape[0] - oy) // 2
-    nq = int(p[L.P_NQ])
     oa = int(p[L.P_OA])
+    xe = int(p[L.P_XEX])
     j = 0
     for a in range(na):
         o = oa + L.AW * a
         if int(p[o + L.A_TYPE]) == L.ACT_PNEUMATIC:
-            xp, xd, arm, row, fp = K.cylinder_force(p, o, x, x[int(p[o + L.A_QADR])],
-                                                    x[nq + int(p[o + L.A_DOF])], scr)
+            q, qd = K.joint_state(p, x, o, a, xe)  # (under a split exchange, the held packet)
+            xp, xd, arm, row, fp = K.cylinder_force(p, o, x, q, qd, scr)
             y[oy + j] = xp
             y[oy + ncyl + j] = fp
             j += 1
@@ -182,21 +186,32 @@ def robot_outputs(t, x, p, mode, y):
 def robot_sample(t, x, p, mode, k, x_new):
     """Sample instant k of the sample clock: every sensor whose period (in ticks) divides k measures
     (:func:`._kernels.measure`) and holds its value in the sensordata. The stages run only as far as
-    the sensors need them (``P_SENSE``: kinematics, contact forces, the whole dynamics)."""
+    the sensors need them (``P_SENSE``: kinematics, contact forces, the whole dynamics). With a split
+    exchange (``P_OEX`` >= 0), at a controller tick (every ``P_CEVERY``): the pause check and the packet
+    up (:func:`._kernels.exchange_up`) first, so the sensors read the new held joint states; then,
+    unless paused, the forces at those states go down (:func:`._kernels.exchange_down`), before any
+    controller's new commands."""
     x, p, x_new = borrow_all((x, p, x_new))
     nrow = int(p[L.P_NROW])
-    if nrow == 0:
+    ex = p[L.P_OEX] >= 0.0
+    if nrow == 0 and not ex:
         return mode
+    send = False
+    xs = x
+    if ex:  # the stages and sensors see the new held packet (x_new is x but for the exchange's states)
+        xs = x_new
+        if k % int(p[L.P_CEVERY]) == 0:
+            send = K.exchange_up(t, x, p, x_new)
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
     sense = int(p[L.P_SENSE])
-    if sense == L.SENSE_DYNAMICS:
-        K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+    if nrow > 0 and sense == L.SENSE_DYNAMICS:
+        K.dynamics(t, xs, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
         K.body_accelerations(m, d, d.ddq, acc)
-    elif sense >= L.SENSE_KINEMATICS:
+    elif nrow > 0 and sense >= L.SENSE_KINEMATICS:
         nq = int(p[L.P_NQ])
-        K.world_kinematics(m, d, x[:nq], x[nq:nq + int(p[L.P_NV])])
+        K.world_kinematics(m, d, xs[:nq], xs[nq:nq + int(p[L.P_NV])])
         if sense == L.SENSE_CONTACT:
-            K.contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr)
+            K.contact_forces(d, p, xs, mode, fext, fn, fc, sdot, scr)
     os_ = int(p[L.P_OS])
     for r in range(nrow):
         o = os_ + L.SW * r
@@ -204,10 +219,13 @@ def robot_sample(t, x, p, mode, k, x_new):
         if k % ticks != 0:
             continue
         for c in range(int(p[o + L.S_NCH])):
-            truth = K.sensor_truth(p, x, o, c, d.oR, d.op, d.ov, m.gravity, acc, fc, cur)
+            truth = K.sensor_truth(p, xs, o, c, d.oR, d.op, d.ov, m.gravity, acc, fc, cur)
             if int(p[o + L.S_TYPE]) == L.SEN_INCREMENTAL:
                 truth = K.edge_count(p, o, truth, x)
             K.measure(p, o, c, k // ticks, truth, x, x_new)
+    if send:  # the actuators' forces at the held packet, without the held forces applied
+        K.actuator_forces(p, t, x_new, d, fext, d.tau, force, cur, adot, scr)
+        K.exchange_down(p, x_new, force)
     return mode
 
 

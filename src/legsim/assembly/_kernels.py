@@ -471,6 +471,107 @@ def rod_state(oR, op, ov, p, k, out):
 
 
 @hs.njit_helper
+def ex_up(nact, slot, a):
+    """Offset from ``P_XEX`` of actuator a's joint position in the split exchange's ring-up ``slot`` (its
+    rate follows), for ``nact`` actuators (:mod:`._layout` ``EX_*``)."""
+    return L.EX_RX + L.EX_RXW * nact + 2 * (nact * slot + a)
+
+
+@hs.njit_helper
+def ex_down(nact, slot, a):
+    """Offset from ``P_XEX`` of actuator a's force in the split exchange's ring-down ``slot``."""
+    return L.EX_RX + L.EX_RXW * nact + 2 * L.EX_DMAX * nact + nact * slot + a
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def joint_state(p, x, o, a, xe):
+    """``(q, qdot)`` of the joint that actuator a (its row at ``p[o]``) drives, as the actuator's model
+    sees it: the live state ``x`` [rad or m, rad/s or m/s] or, under a split exchange (``xe`` =
+    ``p[P_XEX]`` >= 0, read once by the caller), the packet the target holds (``<actuator>_q_rx``,
+    ``_v_rx``: :func:`exchange_up`)."""
+    if xe >= 0:
+        h = xe + L.EX_RX + L.EX_RXW * a
+        return x[h + L.EX_Q], x[h + L.EX_V]
+    return x[int(p[o + L.A_QADR])], x[int(p[L.P_NQ]) + int(p[o + L.A_DOF])]
+
+
+@hs.njit_helper
+def exchange_paused(p, x):
+    """Whether the split exchange is stalled at state ``x`` (its paused flag; False without one)."""
+    xe = int(p[L.P_XEX])
+    return xe >= 0 and x[xe + L.EX_PAUSED] != 0.0
+
+
+@hs.njit_helper
+def exchange_held_forces(p, x, tau, force):
+    """Under a split exchange the body feels the held forces (``<actuator>_f_rx``), not its actuators'
+    live ones: ``force`` (nact,) and the joint forces ``tau`` (nv,) (zeroed first) from them."""
+    xe = int(p[L.P_XEX])
+    oa = int(p[L.P_OA])
+    for k in range(tau.shape[0]):
+        tau[k] = 0.0
+    for a in range(force.shape[0]):
+        f = x[xe + L.EX_RX + L.EX_RXW * a + L.EX_F]
+        force[a] = f
+        tau[int(p[oa + L.AW * a + L.A_DOF])] += f
+
+
+@hs.njit_helper
+def exchange_up(t, x, p, x_new):
+    """The target's side of a controller tick of the split exchange (Daepp (2011) digest §1.2, §7 item 8;
+    the CRR leg's ``_hooks.sample``): the paused flag is set while t is in [t0, t0 + duration) (1e-9 s
+    tolerance); unless paused, packet n (``<..>_packets``) carries the live joint states (q, v) of the
+    actuators' joints into ring-up slot n % EX_DMAX, and the target takes the packet sent ``delay_up``
+    ticks earlier (slot (n - delay_up) % EX_DMAX) as its held q_rx, v_rx. Writes ``x_new``; returns
+    whether the exchange runs this tick (not paused)."""
+    o = int(p[L.P_OEX])
+    xe = int(p[L.P_XEX])
+    dur = p[o + L.EX_DUR]
+    t0 = p[o + L.EX_T0]
+    eps = 1e-9
+    paused = dur > 0.0 and t >= t0 - eps and t < t0 + dur - eps
+    x_new[xe + L.EX_PAUSED] = 1.0 if paused else 0.0
+    if paused:
+        return False
+    na = int(p[L.P_NACT])
+    nq = int(p[L.P_NQ])
+    oa = int(p[L.P_OA])
+    n = int(x[xe + L.EX_PKT])
+    slot = n % L.EX_DMAX
+    src = (n - int(p[o + L.EX_DUP])) % L.EX_DMAX
+    for a in range(na):
+        r = oa + L.AW * a
+        w = xe + ex_up(na, slot, a)
+        x_new[w] = x[int(p[r + L.A_QADR])]
+        x_new[w + 1] = x[nq + int(p[r + L.A_DOF])]
+    for a in range(na):
+        r = xe + ex_up(na, src, a)
+        h = xe + L.EX_RX + L.EX_RXW * a
+        x_new[h + L.EX_Q] = x_new[r]
+        x_new[h + L.EX_V] = x_new[r + 1]
+    return True
+
+
+@hs.njit_helper
+def exchange_down(p, x_new, force):
+    """The force side of a controller tick of the split exchange (after :func:`exchange_up` and the
+    sensors): ``force`` (nact,), the actuators' forces at the new held joint states and the current
+    actuator states, goes into ring-down slot n % EX_DMAX; the body takes the one sent ``delay_down``
+    ticks earlier (slot (n - delay_down) % EX_DMAX) as its held f_rx; packet count n + 1."""
+    o = int(p[L.P_OEX])
+    xe = int(p[L.P_XEX])
+    na = force.shape[0]
+    n = int(x_new[xe + L.EX_PKT])
+    slot = n % L.EX_DMAX
+    src = (n - int(p[o + L.EX_DDOWN])) % L.EX_DMAX
+    for a in range(na):
+        x_new[xe + ex_down(na, slot, a)] = force[a]
+    for a in range(na):
+        x_new[xe + L.EX_RX + L.EX_RXW * a + L.EX_F] = x_new[xe + ex_down(na, src, a)]
+    x_new[xe + L.EX_PKT] = n + 1
+
+
+@hs.njit_helper
 def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
     """Generalised force of every actuator on its joint, ``force`` (nact,), summed per joint into
     ``tau`` (nv,) (zeroed first), or, for an actuator on a rod, applied as a pair of point forces to
@@ -480,12 +581,15 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
     states, the air supplies' pressures); ``scr`` scratch (NSCR,). Equations:
     :mod:`legsim.assembly.components`. The chamber rates of the cylinders with a lane (``A_LANE`` >= 0)
     are evaluated together by the SIMD lane kernel after the loop, the others' one by one by the
-    scalar kernel (``_chamber_kernels.cylinder_rates``); both are the same equations, equal to 1e-12."""
-    nq = int(p[L.P_NQ])
+    scalar kernel (``_chamber_kernels.cylinder_rates``); both are the same equations, equal to 1e-12.
+    Under a split exchange (``P_XEX`` >= 0) every actuator on a joint sees the held packet
+    (:func:`joint_state`) and ``force`` is what its model gives there; :func:`forces` then applies the
+    held forces instead (:func:`exchange_held_forces`)."""
     na = int(p[L.P_NACT])
     oa = int(p[L.P_OA])
     xu = int(p[L.P_XU])
     xa = int(p[L.P_XA])
+    xe = int(p[L.P_XEX])
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     supply_leaks(p, x, adot)
@@ -504,8 +608,7 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
             q = scr[0]
             qd = scr[1]
         else:
-            qd = x[nq + dof]
-            q = x[int(p[o + L.A_QADR])]
+            q, qd = joint_state(p, x, o, a, xe)
         pp = o + L.A_P0
         cur[a] = 0.0
         if typ == L.ACT_TORQUE:
@@ -586,14 +689,17 @@ def actuator_forces(p, t, x, d, fext, tau, force, cur, adot, scr):
 @nb.njit(cache=True, nogil=True, inline="always")
 def forces(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
     """The stages before the accelerations at state ``x``: world kinematics, contact forces, actuator
-    forces (and the actuator states' rates). This function, :func:`dynamics` and :func:`contact_point`
-    are inlined into the hooks (numba IR): the model and the data are named tuples of ~40 arrays each,
-    which a call passes by value (measured: ~0.5 us a call level on the CRR quadruped, 15 % of its
+    forces (and the actuator states' rates; under a split exchange the joints get the held forces).
+    This function, :func:`dynamics` and :func:`contact_point` are inlined into the hooks (numba IR):
+    the model and the data are named tuples of ~40 arrays each, which a call passes by value
+    (measured: ~0.5 us a call level on the CRR quadruped, 15 % of its
     vector field)."""
     nq = int(p[L.P_NQ])
     world_kinematics(m, d, x[:nq], x[nq:nq + int(p[L.P_NV])])
     contact_forces(d, p, x, mode, fext, fn, fc, sdot, scr)
     actuator_forces(p, t, x, d, fext, d.tau, force, cur, adot, scr)
+    if p[L.P_XEX] >= 0.0:  # a split exchange: the body feels the held forces
+        exchange_held_forces(p, x, d.tau, force)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")

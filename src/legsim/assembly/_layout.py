@@ -4,7 +4,8 @@ these as compile-time constants).
 
 ``p = [header (HEAD), multibody fbuf (nf), ibuf (ni int64 stored as their raw bits), contact block,
 actuator rows (nact x AW), sensor rows (nrow x SW), the cylinders' parameter rows, the solenoids' and
-PMSM drives' blocks, resource rows, obstacle rows, the cylinders' SIMD lane block (P_OLN), scratch]``,
+PMSM drives' blocks, resource rows, obstacle rows, the cylinders' SIMD lane block (P_OLN), the split
+exchange's block (P_OEX), scratch]``,
 then with a compiled controller its parameters; the header holds the sizes and every offset. The
 hooks' scratch (the multibody data workspace and the stages' buffers) lives at
 the end of ``p`` and ``ibuf`` is read through an int64 view of its bits, so a hook call allocates
@@ -13,10 +14,10 @@ rewritten before it is read in every call; a run's ``p`` is its own copy (``Mode
 runs in parallel threads do not share it.
 
 ``x = [q (nq), v (nv), v_imp (nc), anchors (3 nc, anchor-spring friction only), actuator states,
-commands (nu), sensordata (nch), sensor filter and delay states, a compiled controller's memory
-(P_XM, P_NM)]``: continuous states first (q, v, anchors, actuator states), the rest bookkeeping
-states that change only at events and samples (v_imp at contact onsets; commands, sensordata,
-filter states and the controller's memory at samples).
+commands (nu), sensordata (nch), sensor filter and delay states, the split exchange's states (P_XEX),
+a compiled controller's memory (P_XM, P_NM)]``: continuous states first (q, v, anchors, actuator
+states), the rest bookkeeping states that change only at events and samples (v_imp at contact onsets;
+commands, sensordata, filter states, the exchange's states and the controller's memory at samples).
 """
 
 import hashlib
@@ -52,6 +53,21 @@ HEAD = 45
 :func:`._kernels.drive_electrical`).
 ``P_OLP``, ``P_NLP``: the closed loops' rows and their count (-1, 0: none); ``P_OEX``, ``P_XEX``: the split
 exchange's block and its first state (-1, -1: none)."""
+
+# ---- the split exchange (components.SplitExchange): block at p[P_OEX], states from x[P_XEX] ----------
+EX_DUP, EX_DDOWN, EX_T0, EX_DUR = range(4)
+EXW = 4
+"""The exchange's block: one-way delays up (joint states to the target) and down (forces to the body)
+[controller ticks], the pause's start and duration [s]."""
+EX_DMAX = 4
+"""Depth of the exchange's rings: one-way delays 0 .. EX_DMAX - 1 ticks (the CRR leg's ``DMAX``)."""
+EX_PAUSED, EX_PKT, EX_RX = range(3)
+"""The exchange's states from ``P_XEX``: the paused flag (1 while the exchange stalls: the rigid body
+frozen), the packets exchanged, then per actuator a (nact of them) its held joint position, rate and
+generalised force at ``EX_RX + EX_RXW a`` (+ EX_Q, EX_V, EX_F), then the ring up (EX_DMAX slots of nact
+(q, v) pairs) and the ring down (EX_DMAX slots of nact forces): ``_kernels.ex_up``, ``ex_down``."""
+EX_Q, EX_V, EX_F = range(3)
+EX_RXW = 3
 
 SENSE_STATE, SENSE_KINEMATICS, SENSE_CONTACT, SENSE_DYNAMICS = range(4)
 """What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates, chamber

@@ -64,6 +64,12 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
                                   # contact geometry), MotorCurrent actuators (every DCMotor, PMSMDrive),
                                   # PhaseCurrent actuators (every PMSMDrive)
 
+    [exchange]                    # optional: the split target/SrLib exchange (SplitExchange, Daepp 2011)
+    delay_up = 1                  # one-way delays [controller ticks, whole, 0 .. 3]; the round trip is
+    delay_down = 2                # delay_up + delay_down + 1 ticks
+    pause_t0 = 0.55               # an exchange pause [s] (default pause_duration 0: none)
+    pause_duration = 0.09
+
 Pneumatics and batteries (SI: Pa absolute, K, m^3, m^2; a resource is named by its key)::
 
     [resources.tank]              # a supply tank (AirSupply): p0 + the fields of SupplyTank
@@ -191,7 +197,7 @@ FRICTION_LAWS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (
     CL.no_friction, CL.coulomb, CL.stribeck, CL.threshold, CL.anchor_spring)}
 
 _TOP = ("urdf", "floating_base", "control_period", "name", "urdf_options", "contacts", "resources",
-        "actuators", "sensors")
+        "actuators", "sensors", "exchange")
 _URDF_OPTIONS = {"gravity": "vector", "limit_stiffness": "number", "limit_damping": "number",
                  "friction_velocity": "number", "mimic": "str", "meshes": "str"}
 _CONTACTS = ("geometries", "path", "normal", "friction", "ground", "point")
@@ -271,6 +277,8 @@ class Parts:
     source: str
     origins: Mapping[str, str]
     """Message prefix of each part (``"DCMotor 'knee'"``) -> the table it came from."""
+    exchange: C.SplitExchange | None = None
+    """The ``[exchange]`` table's :class:`~legsim.assembly.SplitExchange` (None without one)."""
 
     def robot(self) -> Robot:
         """The :class:`Robot` of these parts; a part the robot refuses is named by its table."""
@@ -278,12 +286,15 @@ class Parts:
 
         try:
             return Robot(self.mb, actuators=self.actuators, sensors=self.sensors, contacts=self.contacts,
-                         resources=self.resources, control_period=self.control_period, name=self.name)
+                         resources=self.resources, control_period=self.control_period, name=self.name,
+                         exchange=self.exchange)
         except InputError as exc:  # name the table of the part the robot refused, when it says which
             msg = str(exc)
             table = next((t for prefix, t in self.origins.items() if msg.startswith(prefix)), None)
             if table is None and msg.startswith(("Robot contacts", "Contacts")):
                 table = "contacts"
+            if table is None and msg.startswith("Robot: a SplitExchange"):
+                table = "exchange"
             raise _File(self.source).fail(table, msg) from None
 
 
@@ -361,8 +372,16 @@ def parse_parts(text: str, source: str = "<hardware>", urdf_dir: str | Path | No
                                 actuators)
     period = f.value(None, "control_period", data.get("control_period", 1e-3), "number")
     name = f.value(None, "name", data["name"], "str") if "name" in data else mb.name
+    exchange = _exchange(f, f.table(None, "exchange", data["exchange"])) if "exchange" in data else None
     return Parts(mb, tuple(actuators), tuple(sensors), contacts, tuple(resources), period, name, source,
-                 {**origin, **sorigin, **rorigin})
+                 {**origin, **sorigin, **rorigin}, exchange)
+
+
+def _exchange(f: _File, spec: dict[str, Any]) -> C.SplitExchange:
+    """The ``[exchange]`` table: the keys of :class:`~legsim.assembly.SplitExchange`, type-checked, then
+    its own checks (delays 0 .. 3 ticks, pause >= 0)."""
+    kw = f.kwargs("exchange", spec, V.params(C.SplitExchange, ()), "SplitExchange")
+    return f.build("exchange", C.SplitExchange, **kw)
 
 
 def _urdf(f: _File, data: Mapping[str, Any], base: Path) -> Model:
@@ -712,6 +731,7 @@ def describe(robot: Robot) -> dict[str, Any]:
     return {"name": robot.name, "control_period": robot.control_period,
             "actuators": [part(a) for a in robot.actuators], "sensors": [part(s) for s in robot.sensors],
             "resources": [part(r) for r in robot.resources],
+            "exchange": None if robot.exchange is None else dataclasses.asdict(robot.exchange),
             "contacts": None if c is None else {
                 "normal": c.law.normal.law.name.lower(), "friction": c.law.friction.law.name.lower(),
                 "params": c.law.params.tolist(), **_ground_meta(c.ground), "geometries": c.geometries,

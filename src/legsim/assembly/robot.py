@@ -58,6 +58,7 @@ from .components import (
     PositionServo,
     Rod,
     SolenoidCylinder,
+    SplitExchange,
     TorqueSource,
     VelocityServo,
     contact_geometries,
@@ -117,6 +118,13 @@ class Robot:
     options : :class:`legsim.hybrid.Options` the robot runs with when :meth:`simulate` is given none (a
         robot package's integrator, checked for convergence on its own motions); default: chosen from
         the contacts' path and the drives (:meth:`default_options`).
+    exchange : :class:`~legsim.assembly.components.SplitExchange`, optional: the actuators and the
+        controller run on an emulated real-time target that exchanges delayed packets with the rigid
+        body at each controller tick (Daepp (2011)'s split Simulink/SrLib architecture). Every actuator
+        must be on a joint; sensors may read joints driven by an actuator (the held packet) and
+        actuator-local quantities, not the bodies (IMU, contact forces: SrLib does not send them).
+        States ``exchange_paused``, ``exchange_packets``, ``<actuator>_q_rx``, ``_v_rx``, ``_f_rx`` and
+        the rings ``exchange_up<slot>_<actuator>_q``, ``_v``, ``exchange_down<slot>_<actuator>``.
 
     Attributes
     ----------
@@ -133,7 +141,7 @@ class Robot:
     def __init__(self, model: Model, *, actuators: Sequence = (), sensors: Sequence = (),
                  contacts: Contacts | None = None, resources: Sequence = (), control_period: float = 1e-3,
                  command_table: CommandTable | None = None, name: str | None = None,
-                 lanes: bool = True, options: Options | None = None):
+                 lanes: bool = True, options: Options | None = None, exchange: SplitExchange | None = None):
         if not isinstance(model, Model):
             raise InputError(f"Robot: model = {type(model).__name__}, expected a legsim.multibody.Model "
                              "(RobotBuilder(...).compile() or legsim.multibody.load_urdf)")
@@ -161,6 +169,9 @@ class Robot:
         if not isinstance(lanes, bool):
             raise InputError(f"Robot: lanes = {lanes!r}, expected True or False")
         self.lanes = lanes
+        if exchange is not None and not isinstance(exchange, SplitExchange):
+            raise InputError(f"Robot: exchange = {exchange!r}, expected a legsim.assembly.SplitExchange")
+        self.exchange = exchange
         self._pack()
         self._check_compiled()
 
@@ -219,6 +230,9 @@ class Robot:
             names.append(act.name)
             row = np.zeros(L.AW)
             row[L.A_ROD] = -1
+            if isinstance(act.joint, Rod) and self.exchange is not None:
+                raise InputError(f"{owner}: on {act.joint}: a SplitExchange carries joint angles, rates and "
+                                 "joint forces in its packets; every actuator must drive a joint, not a Rod")
             if isinstance(act.joint, Rod):
                 dof = qadr = -1
                 row[L.A_ROD] = len(rods)
@@ -289,6 +303,7 @@ class Robot:
         # ---- sensors
         srows: list[np.ndarray] = []
         zeros: list[tuple[int, int, int, float]] = []  # incremental encoders: row, q address, actuator, k
+        held: list[tuple[np.ndarray, bool, int]] = []  # exchange: a row reading a joint (rate?), its actuator
         channels: list[_Channels] = []
         snames: list[str] = []
         nch = 0
@@ -302,6 +317,11 @@ class Robot:
                 raise InputError(f"Robot: sensor {sen!r} is not a sensor component "
                                  f"({', '.join(k.__name__ for k in kinds)})")
             owner = f"{type(sen).__name__} {sen.name!r}"
+            if self.exchange is not None and isinstance(sen, IMU | ContactForce | ForceTorque):
+                raise InputError(f"{owner}: under a SplitExchange the target sees the rigid body only "
+                                 "through the packets (the joint angles and rates of the actuated "
+                                 "joints); an IMU or a contact-force sensor reads the bodies, which SrLib "
+                                 "does not send")
             if sen.name in snames:
                 raise InputError(f"{owner}: another sensor has this name; names must be unique")
             if sen.name in _RESERVED or not sen.name.isidentifier():
@@ -405,6 +425,9 @@ class Robot:
                 if isinstance(sen, ForceTorque):
                     row[L.S_COMP], row[L.S_NG] = WRENCH_CHANNELS.index(labs[0]), len(gis)
                     row[L.S_GEOM:L.S_GEOM + len(gis)] = gis
+                if self.exchange is not None and typ in (L.SEN_JPOS, L.SEN_JVEL, L.SEN_INCREMENTAL,
+                                                         L.SEN_SWITCH):
+                    held.append((row, typ == L.SEN_JVEL, self._held_actuator(owner, labs[0], rows, typ, src)))
                 zero = isinstance(sen, IncrementalEncoder)  # one more state: the zero count
                 if isinstance(sen, IncrementalEncoder):
                     row[L.S_ROD], row[L.S_COUNTS] = float(on_rod[i]), sen.counts_per_unit
@@ -423,6 +446,20 @@ class Robot:
         xf = xy + nch
         for row in srows:
             row[L.S_XSTATE] += xf
+        # ---- the split exchange: its states after the sensors' (the rows reading a joint read the packet)
+        xex = xf + nfs if self.exchange is not None else -1
+        for row, rate, act_i in held:
+            h = xex + L.EX_RX + L.EX_RXW * act_i
+            row[L.S_SRC] = h + L.EX_V - nq if rate else h + L.EX_Q  # (a rate's source is read at nq + src)
+        ex_names: list[str] = []
+        if self.exchange is not None:
+            if nact == 0:
+                raise InputError("Robot: a SplitExchange needs at least one actuator (its packets carry the "
+                                 "actuated joints' states and forces)")
+            ex_names = ["exchange_paused", "exchange_packets"]
+            ex_names += [f"{n}_{k}_rx" for n in names for k in ("q", "v", "f")]
+            ex_names += [f"exchange_up{i}_{n}_{k}" for i in range(L.EX_DMAX) for n in names for k in "qv"]
+            ex_names += [f"exchange_down{i}_{n}" for i in range(L.EX_DMAX) for n in names]
         # ---- the parameter vector
         fbuf = np.asarray(mb.fbuf, dtype=np.float64)
         ibuf = np.ascontiguousarray(mb.ibuf, dtype=np.int64).view(np.float64)  # raw bits (_layout)
@@ -481,14 +518,16 @@ class Robot:
         oln = ot + table.size + terrain.size
         lanes, nlane_scratch = self._lane_block(rows, pneumatic, prows)
         head[L.P_OLN] = oln if lanes.size else -1
-        head[L.P_OSCR] = oln + lanes.size
+        exblock = self.exchange.row() if self.exchange is not None else np.zeros(0)
+        head[L.P_OSCR] = oln + lanes.size + exblock.size
         head[L.P_OWC] = head[L.P_OSCR] + scratch.size - 6 * nc - 2 * nact  # the scratch's last blocks
         head[L.P_OAE] = head[L.P_OSCR] + scratch.size - 2 * nact  # (K.scratch_size)
-        head[[L.P_OLP, L.P_NLP, L.P_OEX, L.P_XEX]] = -1, 0, -1, -1
+        head[[L.P_OLP, L.P_NLP, L.P_OEX, L.P_XEX]] = (-1, 0, oln + lanes.size if exblock.size else -1,
+                                                       xex)
         head[L.P_OLS] = head[L.P_OSCR] + scratch.size if lanes.size else -1
         scratch = np.concatenate([scratch, np.zeros(nlane_scratch)])
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *pblocks, *supplies,
-                               *batteries, *obstacles, *rods, table, terrain, lanes, scratch])
+                               *batteries, *obstacles, *rods, table, terrain, lanes, exblock, scratch])
         # ---- names
         qn, vn, _ = mb.coordinate_names()
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -498,10 +537,13 @@ class Robot:
         sensordata = [f"{ch.name}_{lab}" for ch in channels for lab in ch.labels]
         state_names = (qn + vn + ([] if smooth else [f"v_imp_{n}" for n in pt_names])
                        + ([f"s_{n}_{a}" for n in pt_names for a in "xyz"] if anchors else [])
-                       + act_states + [f"u_{n}" for n in names] + sensordata + state_names_f)
+                       + act_states + [f"u_{n}" for n in names] + sensordata + state_names_f + ex_names)
         x0 = np.zeros(len(state_names))
         x0[:nq] = mb.neutral()
         x0[xu:xu + nact] = commands0
+        self._x = {"xu": xu, "xy": xy, "nact": nact, "nch": nch, "xex": xex}
+        self._exchange_joints = tuple((int(r[L.A_QADR]), nq + int(r[L.A_DOF])) for r in rows)
+        self._hold_packets(x0)
         for i, res in enumerate(self.resources):  # their states end the actuator-state block
             x0[xu - len(self.resources) + i] = res.p0 if isinstance(res, AirSupply) else res.c0
         for st, qadr, _ in drives:  # the series spring relaxed
@@ -529,7 +571,6 @@ class Robot:
         self._drives = tuple(drives)
         self._solenoids = tuple((st, a, act.valve.latency, act.valve.close_latency)
                                 for st, a, act in solenoids)
-        self._x = {"xu": xu, "xy": xy, "nact": nact, "nch": nch}
         self._zeros = tuple((int(srows[r][L.S_XSTATE]) + L.NFSTATE + int(srows[r][L.S_DELAY]), qadr, ai, k)
                             for r, qadr, ai, k in zeros)
         guards = (() if (smooth or nc == 0) else tuple(
@@ -555,6 +596,31 @@ class Robot:
             description=f"assembled robot {self.name!r}: {nact} actuators, {len(snames)} sensors "
                         f"({nch} channels), {nc} contact points ({'smooth' if smooth else 'event'} path)",
         )
+
+    def _held_actuator(self, owner: str, label: str, rows: list[np.ndarray], typ: int, src: int) -> int:
+        """Under a split exchange: the (first) actuator whose joint a sensor row reads (``src``: the
+        joint's velocity index for a rate, else its q address), whose held packet the row reads."""
+        field = L.A_DOF if typ == L.SEN_JVEL else L.A_QADR
+        for a, r in enumerate(rows):
+            if int(r[field]) == src:
+                return a
+        raise InputError(f"{owner}: joint {label!r} is driven by no actuator; under a SplitExchange the "
+                         "target knows only what the packets carry, the actuated joints' angles and rates")
+
+    def _hold_packets(self, x: np.ndarray) -> None:
+        """Under a split exchange, the exchange's states in ``x`` as if the body had been at its joint
+        state in ``x`` for ever (``LegBench.initial_state``): q_rx, v_rx and every ring-up slot the
+        actuated joints' (q, v), f_rx and the ring down 0, no packet yet, not paused."""
+        xe, na = self._x["xex"], self._x["nact"]
+        if xe < 0:
+            return
+        x[xe:xe + K.ex_down(na, L.EX_DMAX, 0)] = 0.0  # (one past the last ring-down slot)
+        for a, (qa, va) in enumerate(self._exchange_joints):
+            h = xe + L.EX_RX + L.EX_RXW * a
+            x[h + L.EX_Q], x[h + L.EX_V] = x[qa], x[va]
+            for slot in range(L.EX_DMAX):
+                w = xe + K.ex_up(na, slot, a)
+                x[w], x[w + 1] = x[qa], x[va]
 
     def _rod(self, owner: str, act) -> np.ndarray:
         """The rod row (``_layout.RD*``) of an actuator whose ``joint`` is a :class:`Rod`."""
@@ -771,7 +837,9 @@ class Robot:
     # ---------------------------------------------------------------------------- running
     def initial_state(self, q0=None, v0=None, commands0=None) -> np.ndarray:
         """The engine state (nx,) from ``q0`` (nq,), ``v0`` (nv,) (default: neutral, at rest) and
-        the first held commands (default: 0, and a position servo's joint position in ``q0``)."""
+        the first held commands (default: 0, and a position servo's joint position in ``q0``); under a
+        split exchange the packets held and in the up ring are the actuated joints' (q0, v0), no force
+        is held yet (f_rx = 0) and no packet has moved."""
         mb = self.mb
         x = self.model.state_defaults.copy()
         if q0 is not None:
@@ -794,6 +862,7 @@ class Robot:
             x[st:st + L.NGAS] = act.actuator.initial_state(act.piston(x[qadr]), act.p_cap0, act.p_rod0)[0]
         for slot, qadr, a, k in self._zeros:  # incremental encoders count from the initial position
             x[slot] = math.floor(k * (x[qadr] if qadr >= 0 else lengths[a]))
+        self._hold_packets(x)
         if commands0 is not None:
             CommandWriter(self, x)(commands0)
         return x
