@@ -46,6 +46,7 @@ from ...actuators.pneumatic.friction import Friction, FrictionModel, stribeck_ta
 from ...actuators.pneumatic.linkage import JointLinkage
 from ...actuators.pneumatic.units import P_ATM_PSI, PSI
 from ...actuators.pneumatic.valves import ProportionalValve, mpye5_fitted
+from ...assembly.components import EXCHANGE_DMAX
 from ...errors import InputError
 from ...hybrid import Model, Options, ParamRange, Result, choice, nonnegative, positive, simulate
 from . import _joint_kernels as JB
@@ -64,8 +65,6 @@ DEFAULT_FORCE_RATE_GAIN = {"alpha": 0.0, "beta": 0.0, "gamma": 0.0}
 
 COUPLINGS = ("monolithic", "cosim")
 ACTUATIONS = ("torque", "prismatic")
-DMAX = 4
-"""The exchange's ring depth: one-way delays of 0 … DMAX − 1 ticks (:class:`legsim.assembly.SplitExchange`)."""
 BLOCK_NAMES = ("kind", "l1", "l2", "l3", "l4", "l5", "kp", "ki", "kd", "gain", "u_bias", "ref_kind", "ref_t0",
                "ref_amp", "ref_omega", "ref_offset", "n_table", "k_force", "k_force_rate", "ref_period")
 """Names of a joint block's slots (:mod:`._joint_kernels`, KIND … REF_PERIOD), as ``<joint>_<name>``."""
@@ -331,9 +330,9 @@ class LegBench:
             raise InputError(f"coupling={self.coupling!r}: expected one of {', '.join(COUPLINGS)}")
         for name in ("delay_up", "delay_down"):
             d = getattr(self, name)
-            if int(d) != d or not 0 <= d < DMAX:
+            if int(d) != d or not 0 <= d < EXCHANGE_DMAX:
                 raise InputError(f"{name}={d!r}: expected an integer number of 1 ms ticks in "
-                                 f"[0, {DMAX - 1}]")
+                                 f"[0, {EXCHANGE_DMAX - 1}]")
         if self.pause_duration < 0.0:
             raise InputError(f"pause_duration={self.pause_duration!r} s: expected >= 0")
         if len(self.linkages) != 3 or not all(isinstance(k, JointLinkage) for k in self.linkages):
@@ -380,7 +379,7 @@ class LegBench:
 
     def _build(self) -> None:
         """The robot from its parts and its model with the joint controller."""
-        from ...assembly import ChamberPressure, JointEncoder, PneumaticCylinder
+        from ...assembly import ChamberPressure, JointEncoder, PneumaticCylinder, SplitExchange
         from ...assembly.robot import Robot  # compiles the assembly's shared hooks on first use
         from . import control
 
@@ -398,16 +397,13 @@ class LegBench:
         else:
             cylinders = [PneumaticCylinder(j, j, act, link)
                          for j, act, link in zip(JOINTS, self.actuators, self.linkages, strict=True)]
-        exchange = None
-        if self.coupling == "cosim":
-            from ...assembly import SplitExchange
-            exchange = SplitExchange(int(self.delay_up), int(self.delay_down), self.pause_t0, self.pause_duration)
+        exchange = (SplitExchange(int(self.delay_up), int(self.delay_down), self.pause_t0, self.pause_duration)
+                    if self.coupling == "cosim" else None)
         dt = self.options.sample_period
         self.robot = Robot(self.bodies, name="crr_leg", actuators=cylinders, control_period=dt,
                            sensors=[JointEncoder("angles", joints=JOINTS),
                                     ChamberPressure("pressures", actuators=JOINTS)],
-                           options=self.options, **({"loops": loops} if loops else {}),
-                           **({"exchange": exchange} if exchange else {}))
+                           exchange=exchange, options=self.options, **({"loops": loops} if loops else {}))
         channel = {c.name: c.start for c in self.robot.channels}
         cparams = control.controller_params(self.joint_blocks(), [a.row() for a in self.actuators], dt,
                                             channel["angles"], channel["pressures"])
