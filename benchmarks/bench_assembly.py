@@ -167,8 +167,9 @@ legs = [(JointReference(amplitude=0.3, omega=3.0, offset=d(20)), JointReference.
          JointReference.hold(d(56)))] * 2
 steps = [JointReference.hold(d(20)), JointReference.hold(d(-30)),
          JointReference(steps=((0.0, d(30)), (0.5, d(80)), (1.2, d(40))))]
-cases = {"quadruped_floating": (Quadruped(), stance_references()), "quadruped_fixed": (Quadruped(base="fixed"), legs),
-         "leg": (LegBench(), steps), "leg_cosim": (LegBench(coupling="cosim", delay_up=1, delay_down=2), steps),
+cases = {"quadruped_floating": (Quadruped(), stance_references()),
+         "quadruped_fixed": (Quadruped(base="fixed"), legs), "leg": (LegBench(), steps),
+         "leg_cosim": (LegBench(coupling="cosim", delay_up=1, delay_down=2), steps),
          "leg_prismatic": (LegBench(actuation="prismatic"), steps)}
 for q, refs in cases.values():
     q.run(refs, 0.05)  # compile or load from the cache

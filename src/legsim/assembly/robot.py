@@ -963,14 +963,14 @@ class Robot:
         ranges = dict(param_ranges or {})
         unknown = sorted(set(ranges) - set(pn))
         if unknown:
-            raise InputError(f"{self.name}: param_ranges names {', '.join(map(repr, unknown))}, which are not "
-                             "among the controller's param_names")
+            raise InputError(f"{self.name}: param_ranges names {', '.join(map(repr, unknown))}, which are "
+                             "not among the controller's param_names")
         names = (*self.model.param_names, *pn)
         states = (*self.model.state_names, *mn)
         taken = set(self.model.param_names) & set(pn) | set(self.model.state_names) & set(mn)
         if taken:
-            raise InputError(f"{self.name}: controller names {', '.join(map(repr, sorted(taken)))} are already "
-                             "the robot's own parameter or state names")
+            raise InputError(f"{self.name}: controller names {', '.join(map(repr, sorted(taken)))} are "
+                             "already the robot's own parameter or state names")
         return dataclasses.replace(self.model, sample=sample_hook(controller), param_defaults=p,
                                    param_names=names, state_names=states,
                                    param_ranges={**self.model.param_ranges, **ranges},
@@ -983,7 +983,8 @@ def _own_names(robot: str, what: str, names: Sequence[str] | None, default: list
     if names is None:
         return tuple(default)
     out = tuple(names)
-    if len(out) != len(default) or len(set(out)) != len(out) or not all(isinstance(n, str) and n for n in out):
+    unique = len(set(out)) == len(out) and all(isinstance(n, str) and n for n in out)
+    if len(out) != len(default) or not unique:
         raise InputError(f"{robot}: {what} has {len(out)} entries, expected {len(default)} unique non-empty "
                          "names (one per value)")
     return out

@@ -397,8 +397,10 @@ class LegBench:
         else:
             cylinders = [PneumaticCylinder(j, j, act, link)
                          for j, act, link in zip(JOINTS, self.actuators, self.linkages, strict=True)]
-        exchange = (SplitExchange(int(self.delay_up), int(self.delay_down), self.pause_t0, self.pause_duration)
-                    if self.coupling == "cosim" else None)
+        exchange = None
+        if self.coupling == "cosim":
+            exchange = SplitExchange(int(self.delay_up), int(self.delay_down), self.pause_t0,
+                                     self.pause_duration)
         dt = self.options.sample_period
         self.robot = Robot(self.bodies, name="crr_leg", actuators=cylinders, control_period=dt,
                            sensors=[JointEncoder("angles", joints=JOINTS),
@@ -413,7 +415,8 @@ class LegBench:
             param_ranges=_param_ranges(), memory_names=MEMORY_NAMES)
         self.model = dataclasses.replace(
             model, description=f"Daepp (2011) pneumatic 3-DoF CRR leg, fixed base, {self.actuation} "
-                               f"actuation, {self.coupling} (assembled: {model.description.partition(': ')[2]})")
+                               f"actuation, {self.coupling} (assembled: "
+                               f"{model.description.partition(': ')[2]})")
         xn = {n: i for i, n in enumerate(self.model.state_names)}
         yn = {n: i for i, n in enumerate(self.model.output_names)}
         self._x_q = np.array([xn[j] for j in JOINTS])
