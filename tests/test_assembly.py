@@ -3,6 +3,7 @@ kinematics and scipy's filters, the Python controller's contract, and clear erro
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -28,7 +29,7 @@ from legsim.assembly import (
 )
 from legsim.contact import ContactLaw, coulomb, hunt_crossley
 from legsim.errors import InputError, SimulationError
-from legsim.hybrid import Options
+from legsim.hybrid import Options, simulate
 from legsim.multibody import RobotBuilder
 from legsim.multibody.samples import hexapod, hexapod_stance
 
@@ -788,6 +789,38 @@ def test_a_compiled_controller_keeps_a_memory_that_the_records_hold_and_a_contin
         robot.simulate(0.01, python_pi, controller_memory=[0.0])
     with pytest.raises(InputError, match="takes 3 arguments, expected"):
         compiled_controller(lambda t, sensors, commands: None)
+
+
+def test_a_compiled_controller_s_parameters_and_memory_take_names_and_ranges_a_scenario_can_use():
+    """``with_compiled_controller(param_names=, param_ranges=, memory_names=)``: the model's parameters can
+    be set by name (``Model.params``, as a scenario's ``[controller]`` table), ranges are checked there,
+    the memory states are named in the records; wrong counts, unknown or clashing names are refused."""
+    from legsim.hybrid import ParamRange, positive
+
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")], sensors=[JointEncoder("enc", joints=["link"])])
+    names = ("kp", "ki", "q_ref", "dt")
+    model = robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], [0.0, 0.0], param_names=names,
+                                           param_ranges={"kp": positive("N m/rad"), "q_ref": ParamRange("rad")},
+                                           memory_names=("integral", "ticks"))
+    assert model.param_names[-4:] == names and model.state_names[-2:] == ("integral", "ticks")
+    p = model.params({"q_ref": 0.5, "kp": 2.0})
+    np.testing.assert_array_equal(p[-4:], [2.0, 0.4, 0.5, 1e-3])
+    with pytest.raises(InputError, match="parameter 'kp' = -1: out of range, expected > 0 N m/rad"):
+        model.params({"kp": -1.0})
+    res = simulate(dataclasses.replace(model, param_defaults=p), 0.2, options=Options(record_period=1e-3))
+    np.testing.assert_array_equal(res.state("ticks"), np.round(res.t * 1000.0) + 1.0)
+    # each tick adds (q_ref - q) dt, the encoder reading the angle at the tick (the records' instants)
+    np.testing.assert_allclose(res.state("integral"), np.cumsum(0.5 - res.state("link")) * 1e-3, rtol=1e-12)
+    with pytest.raises(InputError, match="param_names has 3 entries, expected 4 unique"):
+        robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], param_names=("a", "b", "c"))
+    with pytest.raises(InputError, match="memory_names has 2 entries, expected 2 unique"):
+        robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], [0.0, 0.0], memory_names=("m", "m"))
+    with pytest.raises(InputError, match="param_ranges names 'kd', which are not among"):
+        robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], param_names=names,
+                                       param_ranges={"kd": positive()})
+    with pytest.raises(InputError, match="controller names 'link' are already the robot's own"):
+        robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], [0.0, 0.0],
+                                       memory_names=("link", "ticks"))
 
 
 def test_a_sphere_pushes_at_its_deepest_point_or_midway_to_the_ground():
