@@ -797,10 +797,12 @@ def test_a_compiled_controller_s_parameters_and_memory_take_names_and_ranges_a_s
     the memory states are named in the records; wrong counts, unknown or clashing names are refused."""
     from legsim.hybrid import ParamRange, positive
 
-    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")], sensors=[JointEncoder("enc", joints=["link"])])
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")],
+                  sensors=[JointEncoder("enc", joints=["link"])])
     names = ("kp", "ki", "q_ref", "dt")
     model = robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], [0.0, 0.0], param_names=names,
-                                           param_ranges={"kp": positive("N m/rad"), "q_ref": ParamRange("rad")},
+                                           param_ranges={"kp": positive("N m/rad"),
+                                                         "q_ref": ParamRange("rad")},
                                            memory_names=("integral", "ticks"))
     assert model.param_names[-4:] == names and model.state_names[-2:] == ("integral", "ticks")
     p = model.params({"q_ref": 0.5, "kp": 2.0})
@@ -814,7 +816,8 @@ def test_a_compiled_controller_s_parameters_and_memory_take_names_and_ranges_a_s
     with pytest.raises(InputError, match="param_names has 3 entries, expected 4 unique"):
         robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], param_names=("a", "b", "c"))
     with pytest.raises(InputError, match="memory_names has 2 entries, expected 2 unique"):
-        robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], [0.0, 0.0], memory_names=("m", "m"))
+        robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], [0.0, 0.0],
+                                       memory_names=("m", "m"))
     with pytest.raises(InputError, match="param_ranges names 'kd', which are not among"):
         robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], param_names=names,
                                        param_ranges={"kd": positive()})
