@@ -47,6 +47,11 @@ Actuators (one per 1-DoF joint, revolute or prismatic; generalised force ``tau``
     ``i_q* = F*/g + force_kp (F* - F) - force_kd dF/dt`` (``g = eta G kt``) with gains by the pole
     placement of :func:`legsim.actuators.electric.drive_loops.sea_force_gains` (default: 50 Hz, 15 ms).
 
+Closed loops
+------------
+:class:`LinkageLoop` — a cylinder with mass (barrel and piston-rod bodies of the tree) closed by an
+explicit constraint on a revolute joint's angle (``Robot(loops=...)``; Featherstone (2008) ch. 8).
+
 Sensors (each sampled at its own rate; the engine's sample clock is the least common multiple of all rates)
 --------------------------------------------------------------------------------
 :class:`JointEncoder` (joint positions), :class:`JointVelocity`, :class:`IMU` (accelerometer: the
