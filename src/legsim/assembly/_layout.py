@@ -4,8 +4,8 @@ these as compile-time constants).
 
 ``p = [header (HEAD), multibody fbuf (nf), ibuf (ni int64 stored as their raw bits), contact block,
 actuator rows (nact x AW), sensor rows (nrow x SW), the cylinders' parameter rows, the solenoids' and
-PMSM drives' blocks, resource rows, obstacle rows, the cylinders' SIMD lane block (P_OLN), the closed loops' block (P_OLP), scratch (the
-loops' scratch last)]``,
+PMSM drives' blocks, resource rows, obstacle rows, the cylinders' SIMD lane block (P_OLN), the closed
+loops' block (P_OLP), scratch (the loops' scratch last)]``,
 then with a compiled controller its parameters; the header holds the sizes and every offset. The
 hooks' scratch (the multibody data workspace and the stages' buffers) lives at
 the end of ``p`` and ``ibuf`` is read through an int64 view of its bits, so a hook call allocates
