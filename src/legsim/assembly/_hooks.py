@@ -28,13 +28,17 @@ from . import _layout as L
 @hs.vector_field
 def robot_field(t, x, p, mode, xdot):
     """``xdot = [qdot, ddq, 0 (v_imp), anchor rates, actuator state rates, 0 (commands, sensors, the
-    exchange's states)]``; while a split exchange is paused, 0 for every state before the actuators'."""
+    exchange's states)]``; while a split exchange is paused, 0 for every state before the actuators'. With
+    closed loops every stage reads the closed state (:func:`._kernels.closed`): a dependent coordinate's
+    rate is G θ̇, its acceleration G θ̈ + Ġθ̇, so the recorded dependents follow γ(θ) to integration
+    accuracy."""
     x, p, xdot = borrow_all((x, p, xdot))
+    xc = K.closed(x, p)
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
-    ok = K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+    ok = K.dynamics(t, xc, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
     nq = int(p[L.P_NQ])
     nv = int(p[L.P_NV])
-    C.qdot(m, x[:nq], x[nq:nq + nv], xdot[:nq])
+    C.qdot(m, xc[:nq], xc[nq:nq + nv], xdot[:nq])
     for k in range(nv):
         xdot[nq + k] = d.ddq[k] if ok else math.nan
     for k in range(nq + nv, x.shape[0]):
@@ -70,7 +74,7 @@ def robot_guards(t, x, p, mode, g):
     x, p, g = borrow_all((x, p, g))
     ngc = n_contact_guards(p)
     if ngc > 0:
-        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.moved_workspace(p, x)
+        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.moved_workspace(p, K.closed(x, p))
         oR, op, ov = d.oR, d.op, d.ov
         for k in range(fn.shape[0]):
             gap = K.contact_gap(oR, op, ov, p, k, scr)
@@ -97,7 +101,7 @@ def robot_reset(t, x, p, mode, fired, x_new):
     new = mode
     ngc = n_contact_guards(p)
     if ngc > 0:
-        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.moved_workspace(p, x)
+        m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.moved_workspace(p, K.closed(x, p))
         xc = int(p[L.P_XC])
         xs = int(p[L.P_XS])
         for k in range(fn.shape[0]):
@@ -137,6 +141,7 @@ def robot_outputs(t, x, p, mode, y):
     touching (event path: the mode's bits; smooth path: the points pressing, F_n > 0), then per
     pneumatic cylinder its piston position [m] and per cylinder its piston force [N]]``."""
     x, p, y = borrow_all((x, p, y))
+    x = K.closed(x, p)
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
     if int(p[L.P_SENSE]) == L.SENSE_DYNAMICS:  # an accelerometer may need the accelerations
         K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
@@ -196,6 +201,7 @@ def robot_sample(t, x, p, mode, k, x_new):
     ex = p[L.P_OEX] >= 0.0
     if nrow == 0 and not ex:
         return mode
+    x = K.closed(x, p)  # x_new keeps the integrated dependents; only the sensors' states are written
     send = False
     xs = x
     if ex:  # the stages and sensors see the new held packet (x_new is x but for the exchange's states)

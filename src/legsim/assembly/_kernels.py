@@ -24,10 +24,11 @@ from ..actuators.pneumatic import _layout as PL
 from ..actuators.pneumatic._chamber_kernels import cylinder_rates, pressure_force, tank_pressure_rate
 from ..actuators.pneumatic._flow_kernels import cv_flow_corrected, cv_flow_source, orifice_flow
 from ..actuators.pneumatic._friction_kernels import friction_force
-from ..actuators.pneumatic._linkage_kernels import cylinder_of_joint
+from ..actuators.pneumatic._linkage_kernels import cylinder_coordinates, cylinder_of_joint
 from ..contact import _laws as LW
 from ..hybrid import signatures as hs
 from ..multibody._aba_world import add_point_force, forward_dynamics_world, world_kinematics
+from ..multibody._explicit import explicit_dynamics
 from ..multibody._layout import data_buffer_size, data_from_buffer, model_from_buffers
 from ..world._terrain import (
     body_point,
@@ -80,6 +81,83 @@ def workspace(p):
     return (m, d, view_c(p[o0 + dsize:o1], (nb, 6)), p[o1:o2], view_c(p[o2:o3], (nc, 3)),
             view_c(p[o3:o4], (nc, 3)), view_c(p[o4:o5], (nb, 6)), p[o5:o6], p[o6:o7], p[o7:o8],
             p[o8:o8 + NSCR])
+
+
+@hs.njit_helper
+def loop_scratch_size(nx, nv, nb, ni):
+    """Length of the closed loops' scratch (``_layout.LB_SCR``; :func:`loop_workspace`)."""
+    return nx + 3 * nv + 6 * nb + ni * ni + ni
+
+
+@hs.njit_helper
+def loop_workspace(p):
+    """``(src, g, conv, r, fb, A, y)`` of a robot with closed loops (views of ``p``, ``_layout.LB_*``): the
+    independent dof each tree dof follows (nv,), G's coefficients g (nv,) and Ġẏ (nv,) of the state last
+    closed by :func:`closed`, then scratch for :func:`legsim.multibody._explicit.explicit_dynamics`: the
+    inverse-dynamics forces (nv,), body wrenches (nb, 6), Gᵀ M G (ni, ni) and ÿ (ni,)."""
+    ob = int(p[L.P_OLP])
+    nv = int(p[L.P_NV])
+    nx = int(p[ob + L.LB_NX])
+    ni = int(p[ob + L.LB_NI])
+    oi = L.HEAD + int(p[L.P_NF])
+    nb = p[oi:oi + 1].view(np.int64)[0]  # ibuf[0] (:func:`workspace`)
+    o = int(p[ob + L.LB_SCR]) + nx
+    o1 = o + nv
+    o2 = o1 + nv
+    o3 = o2 + nv
+    o4 = o3 + 6 * nb
+    o5 = o4 + ni * ni
+    return (p[ob + L.LB_MAP:ob + L.LB_MAP + nv], p[o:o1], p[o1:o2], p[o2:o3], view_c(p[o3:o4], (nb, 6)),
+            view_c(p[o4:o5], (ni, ni)), p[o5:o5 + ni])
+
+
+@hs.njit_helper
+def close_loops(x, p):
+    """The closed copy of the state ``x`` (a view of ``p``'s loop scratch): ``x`` with each loop's barrel
+    angle and piston position replaced by φ(θ), x(θ) and their rates by dφ/dθ θ̇, dx/dθ θ̇
+    (:class:`legsim.assembly.LinkageLoop`; Featherstone (2008) ch. 8, q = γ(y), q̇ = G ẏ); G's coefficients
+    and Ġẏ = (d²φ/dθ² θ̇², d²x/dθ² θ̇²) go to :func:`loop_workspace`'s ``g`` and ``conv`` (1 and 0 for the
+    independent dofs)."""
+    ob = int(p[L.P_OLP])
+    nq = int(p[L.P_NQ])
+    nv = int(p[L.P_NV])
+    nx = int(p[ob + L.LB_NX])
+    so = int(p[ob + L.LB_SCR])
+    xc = p[so:so + nx]
+    for k in range(nx):
+        xc[k] = x[k]
+    g = p[so + nx:so + nx + nv]
+    conv = p[so + nx + nv:so + nx + 2 * nv]
+    for k in range(nv):
+        g[k] = 1.0
+        conv[k] = 0.0
+    rows = ob + L.LB_MAP + nv
+    for j in range(int(p[L.P_NLP])):
+        o = rows + L.LPW * j
+        c = o + L.LP_L1
+        phi, dphi, ddphi, xp, dx, ddx = cylinder_coordinates(int(p[o + L.LP_KIND]), p[c], p[c + 1], p[c + 2],
+                                                            p[c + 3], p[c + 4], x[int(p[o + L.LP_QADR])])
+        w = x[nq + int(p[o + L.LP_DOF])]
+        bd = int(p[o + L.LP_BDOF])
+        pd = int(p[o + L.LP_PDOF])
+        xc[int(p[o + L.LP_BQADR])] = phi
+        xc[int(p[o + L.LP_PQADR])] = xp
+        xc[nq + bd] = dphi * w
+        xc[nq + pd] = dx * w
+        g[bd] = dphi
+        g[pd] = dx
+        conv[bd] = ddphi * w * w
+        conv[pd] = ddx * w * w
+    return xc
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def closed(x, p):
+    """The state every hook reads: ``x`` itself for a robot without closed loops (one header test), else
+    its closed copy (:func:`close_loops`)."""
+    if p[L.P_NLP] == 0.0:
+        return x
+    return close_loops(x, p)
 
 
 @hs.njit_helper
@@ -705,10 +783,16 @@ def forces(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
 @nb.njit(cache=True, nogil=True, inline="always")
 def dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr):
     """Every stage at state ``x``: :func:`forces`, then the joint accelerations ``d.ddq``
-    (world-coordinate ABA with the joints' passive forces); False when the articulated inertia is
-    singular."""
+    (world-coordinate ABA with the joints' passive forces; with closed loops, ``x`` closed by
+    :func:`closed`, the tree's equations projected onto the independent dofs,
+    :func:`legsim.multibody._explicit.explicit_dynamics`, with G and Ġẏ from :func:`close_loops`); False
+    when the articulated inertia (or Gᵀ M G) is singular."""
     forces(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
     nq = int(p[L.P_NQ])
+    if p[L.P_NLP] != 0.0:  # closed loops: the tree's dynamics projected onto the independent dofs
+        src, g, conv, r, fb, A, y = loop_workspace(p)
+        return explicit_dynamics(m, d, x[:nq], x[nq:nq + int(p[L.P_NV])], d.tau, fext, src, g, conv, r, fb,
+                                 A, y, d.ddq)
     return forward_dynamics_world(m, d, x[:nq], x[nq:nq + int(p[L.P_NV])], d.tau, fext, d.ddq)
 
 

@@ -5,7 +5,7 @@ these as compile-time constants).
 ``p = [header (HEAD), multibody fbuf (nf), ibuf (ni int64 stored as their raw bits), contact block,
 actuator rows (nact x AW), sensor rows (nrow x SW), the cylinders' parameter rows, the solenoids' and
 PMSM drives' blocks, resource rows, obstacle rows, the cylinders' SIMD lane block (P_OLN), the split
-exchange's block (P_OEX), scratch]``,
+exchange's block (P_OEX), the closed loops' block (P_OLP), scratch (the loops' scratch last)]``,
 then with a compiled controller its parameters; the header holds the sizes and every offset. The
 hooks' scratch (the multibody data workspace and the stages' buffers) lives at
 the end of ``p`` and ``ibuf`` is read through an int64 view of its bits, so a hook call allocates
@@ -51,8 +51,8 @@ HEAD = 45
 ``P_OWC``: the contact points' wrenches (nc x 6, scratch: :func:`._kernels.contact_wrenches`);
 ``P_OAE``: the PMSM drives' electrical angle and i_d (nact x 2, scratch:
 :func:`._kernels.drive_electrical`).
-``P_OLP``, ``P_NLP``: the closed loops' rows and their count (-1, 0: none); ``P_OEX``, ``P_XEX``: the split
-exchange's block and its first state (-1, -1: none)."""
+``P_OLP``, ``P_NLP``: the closed loops' block (below, ``LB_*``) and the loops' count (-1, 0: none);
+``P_OEX``, ``P_XEX``: the split exchange's block and its first state (-1, -1: none)."""
 
 # ---- the split exchange (components.SplitExchange): block at p[P_OEX], states from x[P_XEX] ----------
 EX_DUP, EX_DDOWN, EX_T0, EX_DUR = range(4)
@@ -73,6 +73,22 @@ SENSE_STATE, SENSE_KINEMATICS, SENSE_CONTACT, SENSE_DYNAMICS = range(4)
 """What the sensors need at a sample (``p[P_SENSE]``): the state only (encoders, joint rates, chamber
 pressures), world kinematics (gyros), world kinematics and the contact forces (contact-force and
 force/torque sensors), or the whole dynamics (accelerometers, motor and phase currents)."""
+
+# ---- closed loops (components.LinkageLoop) at p[P_OLP]: a block head, the dof map, then one row a loop -----
+LB_SCR, LB_NX, LB_NI = range(3)
+"""Offset in ``p`` of the loops' scratch (:func:`._kernels.loop_workspace`: the closed copy of the state
+(LB_NX), G's coefficients g, Ġẏ, the inverse-dynamics forces (nv each), body wrenches (nb x 6), Gᵀ M G
+(LB_NI²) and its right-hand side (LB_NI), at the end of the scratch); the robot's state count (the closed
+copy's length; a compiled controller's memory after it is not copied); the count of independent dofs
+(nv − 2 P_NLP)."""
+LB_MAP = 3
+"""From here, per tree dof (nv): the independent dof it follows, numbered 0 .. LB_NI − 1 among the
+independent dofs in tree order (G has one entry per row: Featherstone (2008) ch. 8 with q = γ(y)); the
+loop rows follow the map, at ``p[P_OLP] + LB_MAP + nv``."""
+LPW = 12
+(LP_DOF, LP_QADR, LP_BDOF, LP_BQADR, LP_PDOF, LP_PQADR, LP_KIND, LP_L1) = range(8)
+"""A loop row: the independent revolute joint's dof and q address, the barrel's (revolute), the piston's
+(prismatic), the linkage's kind (``actuators.pneumatic.linkage.Joint``) and l1 .. l5 [m] (from LP_L1)."""
 
 # ---- contact block at p[P_OC]: ground, law, then one row per contact point ------------------
 C_NX, C_NY, C_NZ, C_OFF, C_NLAW, C_FLAW, C_MIDWAY, C_LAW = range(8)

@@ -47,6 +47,11 @@ Actuators (one per 1-DoF joint, revolute or prismatic; generalised force ``tau``
     ``i_q* = F*/g + force_kp (F* - F) - force_kd dF/dt`` (``g = eta G kt``) with gains by the pole
     placement of :func:`legsim.actuators.electric.drive_loops.sea_force_gains` (default: 50 Hz, 15 ms).
 
+Closed loops
+------------
+:class:`LinkageLoop` — a cylinder with mass (barrel and piston-rod bodies of the tree) closed by an
+explicit constraint on a revolute joint's angle (``Robot(loops=...)``; Featherstone (2008) ch. 8).
+
 Sensors (each sampled at its own rate; the engine's sample clock is the least common multiple of all rates)
 --------------------------------------------------------------------------------
 :class:`JointEncoder` (joint positions), :class:`JointVelocity`, :class:`IMU` (accelerometer: the
@@ -90,7 +95,7 @@ __all__ = [
     "Contacts", "Obstacle", "Actuator", "Sensor",
     "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery", "contact_geometries",
     "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1", "ROTTO_FT_ROTATION",
-    "CommandTable", "Rod", "IncrementalEncoder", "LimitSwitch", "SplitExchange", "EXCHANGE_DMAX",
+    "CommandTable", "Rod", "IncrementalEncoder", "LimitSwitch", "SplitExchange", "EXCHANGE_DMAX", "LinkageLoop",
 ]
 
 
@@ -475,6 +480,50 @@ class PneumaticCylinder:
         else:
             x = float(np.asarray(self.transmission.cylinder(q)[0]))
         return min(max(x, 0.0), float(self.actuator.cylinder.stroke))
+
+
+@dataclass(frozen=True)
+class LinkageLoop:
+    """A closed kinematic loop given as an explicit constraint (Featherstone (2008) ch. 8: q = γ(y),
+    q̇ = G ẏ, q̈ = G ÿ + Ġẏ): a cylinder with mass between the two links of the revolute ``joint``,
+    modelled in the open tree as a barrel body (revolute joint ``barrel`` on ``joint``'s parent link,
+    at the fixed-arm end A) and a piston-rod body (prismatic joint ``piston`` on the barrel, its
+    coordinate the piston position x [m]), the loop closed by the CRR triangle of ``linkage`` (Daepp
+    (5.2.1)–(5.2.9); :func:`legsim.robots.crr_leg.prismatic.crr_leg_with_cylinders` builds such a
+    tree). The barrel angle φ and the piston position x are functions of the joint angle θ:
+
+    with γ' = (dγ/dθ) γ(θ) the signed angle from the fixed arm l1 to the crank l3 and
+    L = √(l1² + l3² − 2 l1 l3 cos γ') the pin-to-pin length,
+    φ = atan2(l3 sin γ', l3 cos γ' − l1), dφ/dθ = (l3² − l1 l3 cos γ')/L²,
+    d²φ/dθ² = l1 l3 sin γ'/L² − 2 (l3² − l1 l3 cos γ') l1 l3 sin γ'/L⁴;
+    x = L − l2, dx/dθ = l1 l3 sin γ'/L, d²x/dθ² = l1 l3 cos γ'/L − (dx/dθ)²/L
+    (:func:`legsim.actuators.pneumatic._linkage_kernels.cylinder_coordinates`).
+
+    The robot's state keeps every tree coordinate (φ and x too, recorded); the hooks use the closed
+    values φ(θ), x(θ), φ̇ = dφ/dθ θ̇, ẋ = dx/dθ θ̇, and the dynamics is the tree's projected onto θ
+    (``Robot(loops=...)``). An actuator may act on any of the three joints: a
+    :class:`PneumaticCylinder` with ``transmission=None`` on ``piston`` pushes on x with its force F,
+    which θ feels as F dx/dθ.
+    """
+
+    joint: str
+    barrel: str
+    piston: str
+    linkage: JointLinkage
+
+    def __post_init__(self):
+        o = "LinkageLoop"
+        for k in ("joint", "barrel", "piston"):
+            v = getattr(self, k)
+            if not isinstance(v, str) or not v:
+                raise InputError(f"{o}: {k} = {v!r}, expected a joint name")
+        o = f"LinkageLoop {self.joint!r}"
+        if len({self.joint, self.barrel, self.piston}) < 3:
+            raise InputError(f"{o}: joint, barrel and piston must be three different joints, got "
+                             f"{self.joint!r}, {self.barrel!r}, {self.piston!r}")
+        if not isinstance(self.linkage, JointLinkage):
+            raise InputError(f"{o}: linkage = {self.linkage!r}, expected a "
+                             "legsim.actuators.pneumatic.linkage.JointLinkage")
 
 
 @dataclass(frozen=True)

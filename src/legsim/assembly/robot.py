@@ -51,6 +51,7 @@ from .components import (
     JointEncoder,
     JointVelocity,
     LimitSwitch,
+    LinkageLoop,
     MotorCurrent,
     PhaseCurrent,
     PMSMDrive,
@@ -115,6 +116,10 @@ class Robot:
         scalar kernel, equal to 1e-12); False: each through the scalar kernel (for comparisons).
         Cylinders on an :class:`AirSupply` always take the scalar kernel (the lane block bakes the
         supply pressure into derived parameters).
+    loops : closed kinematic loops, :class:`~legsim.assembly.components.LinkageLoop` s: each makes two
+        joints of the tree (a cylinder's barrel and piston) explicit functions of a third; the state keeps
+        every coordinate, the hooks use the closed ones and the dynamics is the tree's projected onto the
+        independent dofs (Featherstone (2008) ch. 8).
     options : :class:`legsim.hybrid.Options` the robot runs with when :meth:`simulate` is given none (a
         robot package's integrator, checked for convergence on its own motions); default: chosen from
         the contacts' path and the drives (:meth:`default_options`).
@@ -141,7 +146,8 @@ class Robot:
     def __init__(self, model: Model, *, actuators: Sequence = (), sensors: Sequence = (),
                  contacts: Contacts | None = None, resources: Sequence = (), control_period: float = 1e-3,
                  command_table: CommandTable | None = None, name: str | None = None,
-                 lanes: bool = True, options: Options | None = None, exchange: SplitExchange | None = None):
+                 lanes: bool = True, options: Options | None = None, loops: Sequence = (),
+                 exchange: SplitExchange | None = None):
         if not isinstance(model, Model):
             raise InputError(f"Robot: model = {type(model).__name__}, expected a legsim.multibody.Model "
                              "(RobotBuilder(...).compile() or legsim.multibody.load_urdf)")
@@ -172,6 +178,7 @@ class Robot:
         if exchange is not None and not isinstance(exchange, SplitExchange):
             raise InputError(f"Robot: exchange = {exchange!r}, expected a legsim.assembly.SplitExchange")
         self.exchange = exchange
+        self.loops = tuple(loops)
         self._pack()
         self._check_compiled()
 
@@ -519,15 +526,24 @@ class Robot:
         lanes, nlane_scratch = self._lane_block(rows, pneumatic, prows)
         head[L.P_OLN] = oln if lanes.size else -1
         exblock = self.exchange.row() if self.exchange is not None else np.zeros(0)
-        head[L.P_OSCR] = oln + lanes.size + exblock.size
+        lblock, self._loops = self._loop_block()
+        oex = oln + lanes.size
+        olp = oex + exblock.size
+        head[[L.P_OLP, L.P_NLP, L.P_OEX, L.P_XEX]] = (olp if lblock.size else -1, len(self._loops),
+                                                      oex if exblock.size else -1, xex)
+        head[L.P_OSCR] = olp + lblock.size
         head[L.P_OWC] = head[L.P_OSCR] + scratch.size - 6 * nc - 2 * nact  # the scratch's last blocks
         head[L.P_OAE] = head[L.P_OSCR] + scratch.size - 2 * nact  # (K.scratch_size)
-        head[[L.P_OLP, L.P_NLP, L.P_OEX, L.P_XEX]] = (-1, 0, oln + lanes.size if exblock.size else -1,
-                                                       xex)
         head[L.P_OLS] = head[L.P_OSCR] + scratch.size if lanes.size else -1
         scratch = np.concatenate([scratch, np.zeros(nlane_scratch)])
+        if lblock.size:  # the loops' scratch ends p's scratch
+            nx = xf + len(state_names_f) + len(ex_names)  # the robot's states (a controller's memory follows)
+            ni = nv - 2 * len(self._loops)
+            lblock[L.LB_SCR], lblock[L.LB_NX], lblock[L.LB_NI] = head[L.P_OSCR] + scratch.size, nx, ni
+            scratch = np.concatenate([scratch, np.zeros(K.loop_scratch_size(nx, nv, mb.nbody, ni))])
         pvec = np.concatenate([head, fbuf, ibuf, cblock, *rows, *srows, *prows, *sblocks, *pblocks, *supplies,
-                               *batteries, *obstacles, *rods, table, terrain, lanes, exblock, scratch])
+                               *batteries, *obstacles, *rods, table, terrain, lanes, exblock, lblock,
+                               scratch])
         # ---- names
         qn, vn, _ = mb.coordinate_names()
         pnames = [f"_p{k}" for k in range(pvec.size)]
@@ -540,6 +556,7 @@ class Robot:
                        + act_states + [f"u_{n}" for n in names] + sensordata + state_names_f + ex_names)
         x0 = np.zeros(len(state_names))
         x0[:nq] = mb.neutral()
+        self._close(x0)
         x0[xu:xu + nact] = commands0
         self._x = {"xu": xu, "xy": xy, "nact": nact, "nch": nch, "xex": xex}
         self._exchange_joints = tuple((int(r[L.A_QADR]), nq + int(r[L.A_DOF])) for r in rows)
@@ -621,6 +638,90 @@ class Robot:
             for slot in range(L.EX_DMAX):
                 w = xe + K.ex_up(na, slot, a)
                 x[w], x[w + 1] = x[qa], x[va]
+
+    def _loop_block(self) -> tuple[np.ndarray, tuple]:
+        """The closed loops' block (``_layout.LB_*``: head, dof map, rows; the head's scratch offset and
+        state count are set by :meth:`_pack`) and per loop (dof, q address of the joint, barrel, piston,
+        linkage) for :meth:`_close`; empty without loops. Checks each :class:`LinkageLoop` against the
+        tree: its joints exist, ``joint`` and ``barrel`` are revolute and ``piston`` prismatic, the barrel
+        hangs from ``joint``'s parent link and the piston from the barrel, and a dependent joint (barrel,
+        piston) is dependent in one loop only and the independent joint of none."""
+        from ..multibody._layout import JOINT_PRISMATIC, JOINT_REVOLUTE
+
+        if not self.loops:
+            return np.zeros(0), ()
+        mb = self.mb
+        a = mb.arrays
+        jnames = list(mb.jnt_names)
+        dependent: dict[str, str] = {}
+        independent: dict[str, str] = {}
+        rows: list[np.ndarray] = []
+        out = []
+        for lp in self.loops:
+            if not isinstance(lp, LinkageLoop):
+                raise InputError(f"Robot: loop {lp!r} is not a legsim.assembly.LinkageLoop")
+            owner = f"LinkageLoop {lp.joint!r}"
+            addr = []
+            for what, name, kind in (("joint", lp.joint, JOINT_REVOLUTE),
+                                     ("barrel", lp.barrel, JOINT_REVOLUTE),
+                                     ("piston", lp.piston, JOINT_PRISMATIC)):
+                addr.append(self._joint(owner, name))
+                typ = int(a.jnt_type[jnames.index(name)])
+                if typ != kind:
+                    got = {JOINT_REVOLUTE: "revolute", JOINT_PRISMATIC: "prismatic"}.get(typ, f"type {typ}")
+                    want = "revolute" if kind == JOINT_REVOLUTE else "prismatic"
+                    raise InputError(f"{owner}: {what} joint {name!r} is {got}, expected a {want} joint")
+            bj, bb, bp = (jnames.index(n) for n in (lp.joint, lp.barrel, lp.piston))
+            bodies = mb.body_names
+            par = [bodies[int(a.body_parent[b])] for b in (bj, bb, bp)]
+            if par[1] != par[0]:
+                raise InputError(f"{owner}: barrel joint {lp.barrel!r} hangs from body {par[1]!r}, expected "
+                                 f"from {par[0]!r}, the parent link of joint {lp.joint!r} (where the fixed "
+                                 "arm l1 is)")
+            if par[2] != bodies[bb]:
+                raise InputError(f"{owner}: piston joint {lp.piston!r} hangs from body {par[2]!r}, expected "
+                                 f"from the barrel's body {bodies[bb]!r}")
+            for name in (lp.barrel, lp.piston):
+                if name in dependent:
+                    raise InputError(f"{owner}: joint {name!r} is already a dependent joint of the loop of "
+                                     f"{dependent[name]!r}; a joint can follow one loop only")
+                if name in independent:
+                    raise InputError(f"{owner}: joint {name!r} is the independent joint of the loop of "
+                                     f"{independent[name]!r}; it cannot also be a dependent one")
+                dependent[name] = lp.joint
+            if lp.joint in dependent:
+                raise InputError(f"{owner}: joint {lp.joint!r} is a dependent joint of the loop of "
+                                 f"{dependent[lp.joint]!r}; the independent joint of a loop must be free")
+            independent[lp.joint] = lp.joint
+            k = lp.linkage
+            rows.append(np.array([*addr[0], *addr[1], *addr[2], int(k.joint), k.l1, k.l2, k.l3, k.l4, k.l5],
+                                 dtype=float))
+            out.append((*addr[0], *addr[1], *addr[2], k))
+        dep = {d for _, _, bd, _, pd, _, _ in out for d in (bd, pd)}
+        src = np.zeros(mb.nv)
+        n = 0
+        for i in range(mb.nv):
+            if i not in dep:
+                src[i] = n
+                n += 1
+        for dof, _, bd, _, pd, _, _ in out:
+            src[bd] = src[pd] = src[dof]
+        head = np.zeros(L.LB_MAP)  # LB_SCR, LB_NX, LB_NI: set by _pack
+        return np.concatenate([head, src, *rows]), tuple(out)
+
+    def _close(self, x: np.ndarray) -> np.ndarray:
+        """Close the loops in the engine state ``x`` (in place): each loop's barrel angle and piston
+        position φ(θ), x(θ) and their rates dφ/dθ θ̇, dx/dθ θ̇ from its joint's θ, θ̇ (as
+        ``_kernels.close_loops``)."""
+        from ..actuators.pneumatic._linkage_kernels import cylinder_coordinates
+
+        nq = self.mb.nq
+        for dof, qadr, bd, bq, pd, pq, k in self._loops:
+            phi, dphi, _, xp, dx, _ = cylinder_coordinates(int(k.joint), k.l1, k.l2, k.l3, k.l4, k.l5,
+                                                           float(x[qadr]))
+            w = float(x[nq + dof])
+            x[bq], x[pq], x[nq + bd], x[nq + pd] = phi, xp, dphi * w, dx * w
+        return x
 
     def _rod(self, owner: str, act) -> np.ndarray:
         """The rod row (``_layout.RD*``) of an actuator whose ``joint`` is a :class:`Rod`."""
@@ -803,11 +904,13 @@ class Robot:
         return int(round(self.sample_rate / _clock.rate(owner, rate_hz)))
 
     def _start(self, x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
-        """Normalise the quaternions; on the event path, points at or below the ground start touching
-        (through the model's own guards and reset: their bit set, their approach rate latched)."""
+        """Normalise the quaternions and close the loops; on the event path, points at or below the ground
+        start touching (through the model's own guards and reset: their bit set, their approach rate
+        latched)."""
         nq, nv = self.mb.nq, self.mb.nv
         x = np.array(x, dtype=float)
         x[:nq + nv] = self.mb.normalise_quaternions(x[:nq + nv])
+        self._close(x)
         ng = self.model.nguard
         if not ng:
             return x, 0
@@ -837,9 +940,10 @@ class Robot:
     # ---------------------------------------------------------------------------- running
     def initial_state(self, q0=None, v0=None, commands0=None) -> np.ndarray:
         """The engine state (nx,) from ``q0`` (nq,), ``v0`` (nv,) (default: neutral, at rest) and
-        the first held commands (default: 0, and a position servo's joint position in ``q0``); under a
-        split exchange the packets held and in the up ring are the actuated joints' (q0, v0), no force
-        is held yet (f_rx = 0) and no packet has moved."""
+        the first held commands (default: 0, and a position servo's joint position in ``q0``). The loops'
+        dependent coordinates and rates are set from their joints' (whatever ``q0``, ``v0`` hold there);
+        under a split exchange the packets held and in the up ring are the actuated joints' (q0, v0), no
+        force is held yet (f_rx = 0) and no packet has moved."""
         mb = self.mb
         x = self.model.state_defaults.copy()
         if q0 is not None:
@@ -852,6 +956,7 @@ class Robot:
             if v.shape != (mb.nv,) or not np.all(np.isfinite(v)):
                 raise InputError(f"{self.name}: v0 has shape {np.shape(v0)}, expected ({mb.nv},) finite")
             x[mb.nq:mb.nq + mb.nv] = v
+        self._close(x)  # the loops' dependent joints from their joints' θ, θ̇
         xu = self._x["xu"]
         lengths = self.rod_lengths(x[:mb.nq])
         for a, qadr in self._servo_q:  # position-commanded actuators hold their initial position

@@ -51,6 +51,35 @@ def cylinder_of_joint(kind, l1, l2, l3, l4, l5, theta, theta_dot):
 
 
 @njit(cache=True)
+def cylinder_coordinates(kind, l1, l2, l3, l4, l5, theta):
+    """Barrel angle and piston coordinate of one closed triangle as functions of θ [rad]: the explicit
+    constraint q = γ(θ) of a cylinder with mass (barrel revolute at the fixed-arm end A, piston-rod
+    prismatic along it; Featherstone (2008) ch. 8, q = γ(y), q̇ = G ẏ, q̈ = G ÿ + Ġẏ).
+
+    With γ' = (dγ/dθ) γ(θ) the signed angle from the fixed arm to the crank (dγ'/dθ = 1),
+    D = B − A = (l3 cos γ' − l1, l3 sin γ') in the (e1, e2) basis, L = |D|:
+    φ = atan2(l3 sin γ', l3 cos γ' − l1), dφ/dθ = (l3² − l1 l3 cos γ')/L²,
+    d²φ/dθ² = l1 l3 sin γ'/L² − 2 (l3² − l1 l3 cos γ') l1 l3 sin γ'/L⁴;
+    x = L − l2, dx/dθ = l1 l3 sin γ'/L, d²x/dθ² = l1 l3 cos γ'/L − (dx/dθ)²/L.
+    Returns (φ [rad], dφ/dθ, d²φ/dθ² [1/rad], x [m], dx/dθ [m/rad], d²x/dθ² [m/rad²]); x is not
+    clamped (the body position), dx/dθ equals :func:`cylinder_of_joint`'s lever arm.
+    """
+    g, dg = gamma_of_theta(kind, l1, l3, l4, l5, theta)
+    gs = dg * g
+    c = math.cos(gs)
+    s = math.sin(gs)
+    len2 = l1 * l1 + l3 * l3 - 2.0 * l1 * l3 * c
+    length = math.sqrt(len2)
+    num = l3 * l3 - l1 * l3 * c
+    phi = math.atan2(l3 * s, l3 * c - l1)
+    dphi = num / len2
+    ddphi = l1 * l3 * s / len2 - 2.0 * num * l1 * l3 * s / (len2 * len2)
+    dx = l1 * l3 * s / length
+    ddx = l1 * l3 * c / length - dx * dx / length
+    return phi, dphi, ddphi, length - l2, dx, ddx
+
+
+@njit(cache=True)
 def joint_of_cylinder(kind, l1, l2, l3, l4, l5, x):
     """Joint angle θ [rad] for piston position x [m] (γ in [0, π])."""
     length = x + l2

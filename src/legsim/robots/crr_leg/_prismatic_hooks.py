@@ -27,13 +27,12 @@ emulated exchange sends torques); the cylinder bodies still contribute their ine
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
-from legsim.actuators.pneumatic._linkage_kernels import gamma_of_theta
+from legsim.actuators.pneumatic._linkage_kernels import cylinder_coordinates
 from legsim.hybrid import signatures as sig
+from legsim.multibody._explicit import spd_solve
 from legsim.multibody._kernels import crba, passive_forces, rnea
 from legsim.multibody._workspace import model_workspace
 
@@ -71,33 +70,6 @@ NSCRATCH = 33
 def barrel(j):
     """Index of joint j's barrel angle φ_j in q_full (its piston coordinate x_j is the next)."""
     return 3 + 2 * j
-
-
-@njit(cache=True)
-def cylinder_coordinates(kind, l1, l2, l3, l4, l5, theta):
-    """Barrel angle and piston coordinate of one closed triangle as functions of θ [rad].
-
-    With γ' = (dγ/dθ) γ(θ) the signed angle from the fixed arm to the crank (dγ'/dθ = 1),
-    D = B − A = (l3 cos γ' − l1, l3 sin γ') in the (e1, e2) basis, L = |D|:
-    φ = atan2(l3 sin γ', l3 cos γ' − l1), dφ/dθ = (l3² − l1 l3 cos γ')/L²,
-    d²φ/dθ² = l1 l3 sin γ'/L² − 2 (l3² − l1 l3 cos γ') l1 l3 sin γ'/L⁴;
-    x = L − l2, dx/dθ = l1 l3 sin γ'/L, d²x/dθ² = l1 l3 cos γ'/L − (dx/dθ)²/L.
-    Returns (φ [rad], dφ/dθ, d²φ/dθ² [1/rad], x [m], dx/dθ [m/rad], d²x/dθ² [m/rad²]); x is not
-    clamped (the body position), dx/dθ equals :func:`cylinder_of_joint`'s lever arm.
-    """
-    g, dg = gamma_of_theta(kind, l1, l3, l4, l5, theta)
-    gs = dg * g
-    c = math.cos(gs)
-    s = math.sin(gs)
-    len2 = l1 * l1 + l3 * l3 - 2.0 * l1 * l3 * c
-    length = math.sqrt(len2)
-    num = l3 * l3 - l1 * l3 * c
-    phi = math.atan2(l3 * s, l3 * c - l1)
-    dphi = num / len2
-    ddphi = l1 * l3 * s / len2 - 2.0 * num * l1 * l3 * s / (len2 * len2)
-    dx = l1 * l3 * s / length
-    ddx = l1 * l3 * c / length - dx * dx / length
-    return phi, dphi, ddphi, length - l2, dx, ddx
 
 
 @njit(cache=True)
@@ -162,31 +134,7 @@ def projected_acceleration(m, d, p, q, v, force, torque, ddq, s):
             kc = barrel(c)
             A[i, c] = (_mg(M, i, c, kc, gphi[c], gx[c]) + gphi[i] * _mg(M, ki, c, kc, gphi[c], gx[c])
                        + gx[i] * _mg(M, ki + 1, c, kc, gphi[c], gx[c]))
-    # Cholesky A = L Lᵀ in place (lower triangle), then two triangular solves
-    for i in range(3):
-        for c in range(i + 1):
-            acc = A[i, c]
-            for k in range(c):
-                acc -= A[i, k] * A[c, k]
-            if i == c:
-                if not acc > 0.0:
-                    for k in range(3):
-                        ddq[k] = math.nan
-                    return False
-                A[i, i] = math.sqrt(acc)
-            else:
-                A[i, c] = acc / A[c, c]
-    for i in range(3):
-        acc = rhs[i]
-        for k in range(i):
-            acc -= A[i, k] * rhs[k]
-        rhs[i] = acc / A[i, i]
-    for i in range(2, -1, -1):
-        acc = rhs[i]
-        for k in range(i + 1, 3):
-            acc -= A[k, i] * rhs[k]
-        rhs[i] = acc / A[i, i]
-    return True
+    return spd_solve(A, rhs, 3)
 
 
 @njit(cache=True)

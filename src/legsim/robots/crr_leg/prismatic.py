@@ -21,7 +21,7 @@ include the piston in the inertia". This module builds that mechanism:
   is the piston position x itself (the joint frame sits l2 from A), so the rod body's origin is the
   rod-end pin B and the piston force F is the generalised force on x.
 * The loop closes analytically: q_full = g(θ) with φ(θ) = atan2(l3 sin γ', l3 cos γ' − l1),
-  x(θ) = L(θ) − l2 (see :func:`._prismatic_hooks.cylinder_coordinates`).
+  x(θ) = L(θ) − l2 (:func:`legsim.actuators.pneumatic._linkage_kernels.cylinder_coordinates`).
 
 The augmented open tree (:func:`crr_leg_with_cylinders`) has 9 DoF ordered
 [θ_α, θ_β, θ_γ, φ_α, x_α, φ_β, x_β, φ_γ, x_γ]. Each child link carries a frame ``<joint>_crank_end``
