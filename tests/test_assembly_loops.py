@@ -1,8 +1,10 @@
 """Closed kinematic loops of the assembly (``Robot(loops=[LinkageLoop, ...])``): the prismatic CRR leg
 built from parts, each cylinder a barrel + piston-rod loop closed by an explicit constraint
-(Featherstone (2008) ch. 8). References are independent of the assembly's loop code: the hand-written
-prismatic-leg hooks (until they are deleted), the multibody forward kinematics, finite differences, the
-torque-mode leg (linkage transmission, world ABA), an analytic kinetic energy and energy balances.
+(Featherstone (2008) ch. 8). References are independent of the assembly's loop code: the multibody
+forward kinematics, finite differences, the torque-mode leg (linkage transmission, world ABA), an
+analytic kinetic energy and energy balances. (Before the CRR leg's hand-written prismatic hooks were
+removed, the assembled leg reproduced them: θ̈, gas rates, piston force and position bit-identical at 12
+random states with the scalar chamber kernel, gas rates to 6.8e-14 with the lane kernel.)
 """
 
 import dataclasses
@@ -16,9 +18,7 @@ from legsim.contact.laws import coulomb, hunt_crossley, linear_penalty, no_frict
 from legsim.errors import InputError
 from legsim.hybrid import Options
 from legsim.multibody import RobotBuilder, crba, energy, forward_kinematics, frame_placement
-from legsim.robots.crr_leg import JointReference, LegBench, crr_leg_bodies
-from legsim.robots.crr_leg import _hooks as H
-from legsim.robots.crr_leg import _prismatic_hooks as P
+from legsim.robots.crr_leg import LegBench, crr_leg_bodies
 from legsim.robots.crr_leg.geometry import JOINT_LIMITS, LINKS, default_linkages
 from legsim.robots.crr_leg.prismatic import (
     _builder_of,
@@ -97,45 +97,6 @@ def _random_state(robot, rng, theta, pressure_scale=(0.6, 1.4)):
     xu = robot.model.state_names.index("u_alpha")
     x[xu:xu + 3] = rng.uniform(3.0, 7.0, 3)
     return x
-
-
-# ------------------------------------------------------------------------- vs the hand-written hooks
-@pytest.mark.parametrize("lanes", [False, True])
-def test_rates_equal_the_prismatic_leg_hooks(lanes):
-    # measured: theta_ddot and gas rates bit-identical (0.0) with the scalar chamber kernel; the lane
-    # kernel's gas rates within 1e-13 relative
-    robot = Robot(_tree(), loops=_loops(), actuators=_cylinders(), lanes=lanes)
-    old = LegBench(actuation="prismatic")
-    po = old.params([JointReference.hold(0.3), JointReference.hold(-0.5), JointReference.hold(1.0)])
-    rng = np.random.default_rng(11)
-    g = _gas(robot)
-    worst = [0.0, 0.0, 0.0]
-    for _ in range(12):
-        x = _random_state(robot, rng, rng.uniform(LO, HI))
-        s = old.initial_state(x[:3])
-        s[H.V:H.V + 3] = x[9:12]
-        s[H.GAS:H.GAS + 15] = x[g:g + 15]
-        s[H.U:H.U + 3] = x[robot.model.state_names.index("u_alpha"):][:3]
-        ref = np.zeros(H.NX)
-        P.vector_field(0.0, s, po, H.MONOLITHIC, ref)
-        new = _field(robot, x)
-        acc = ref[H.V:H.V + 3]
-        worst[0] = max(worst[0], np.abs(new[9:12] - acc).max() / np.abs(acc).max())
-        worst[1] = max(worst[1], (np.abs(new[g:g + 15] - ref[H.GAS:H.GAS + 15])
-                                  / np.maximum(np.abs(ref[H.GAS:H.GAS + 15]), 1e-300)).max())
-        np.testing.assert_array_equal(new[:3], x[9:12])
-        y = np.zeros(12)
-        H.outputs(0.0, s, po, H.MONOLITHIC, y)
-        out = _outputs(robot, x)
-        for j, n in enumerate(JOINTS):
-            worst[2] = max(worst[2], abs(out[f"piston_force_{n}"] - y[6 + j]) / max(abs(y[6 + j]), 1.0),
-                           abs(out[f"piston_x_{n}"] - y[9 + j]))
-        assert np.abs(acc).max() > 10.0                      # rad/s^2: really driven
-    print(f"\nlanes={lanes}: max rel. diff theta_ddot {worst[0]:.1e}, gas rates {worst[1]:.1e}, "
-          f"piston force / x {worst[2]:.1e}")
-    assert worst[0] <= 1e-12
-    assert worst[1] <= 1e-12
-    assert worst[2] <= 1e-12
 
 
 # ------------------------------------------------------------------------- loop closure

@@ -351,6 +351,10 @@ class LegBench:
                              "(Alpha, Beta, Gamma); the linkages must be designed for them")
         if self.actuation != "prismatic" and self.cylinders is not None:
             raise InputError("cylinders: only used with actuation='prismatic'")
+        if self.actuation == "prismatic" and self.coupling == "cosim":
+            raise InputError("actuation='prismatic' with coupling='cosim': not supported (the split exchange "
+                             "carries the actuated joints' states, and prismatic cylinders act on their piston "
+                             "coordinates, not on the joint angles the controller reads)")
         if not isinstance(self.options, Options) or not self.options.sample_period > 0.0:
             raise InputError(f"options={self.options!r}: expected legsim.hybrid.Options with a "
                              "sample_period > 0 (the controller's period)")
@@ -379,7 +383,7 @@ class LegBench:
 
     def _build(self) -> None:
         """The robot from its parts and its model with the joint controller."""
-        from ...assembly import ChamberPressure, JointEncoder, PneumaticCylinder, SplitExchange
+        from ...assembly import ChamberPressure, JointEncoder, LinkageLoop, PneumaticCylinder, SplitExchange
         from ...assembly.robot import Robot  # compiles the assembly's shared hooks on first use
         from . import control
 
@@ -389,7 +393,6 @@ class LegBench:
         if self.actuation == "prismatic":  # each cylinder's force on its piston coordinate x
             self.cylinder_inertias = self.cylinders or default_cylinder_inertias(self.linkages)
             self.bodies = crr_leg_with_cylinders(self.bodies, self.linkages, self.cylinder_inertias)
-            from ...assembly import LinkageLoop
             loops = tuple(LinkageLoop(j, f"{j}_barrel", f"{j}_piston", link)
                           for j, link in zip(JOINTS, self.linkages, strict=True))
             cylinders = [PneumaticCylinder(j, f"{j}_piston", act) for j, act in zip(JOINTS, self.actuators,
@@ -405,7 +408,7 @@ class LegBench:
         self.robot = Robot(self.bodies, name="crr_leg", actuators=cylinders, control_period=dt,
                            sensors=[JointEncoder("angles", joints=JOINTS),
                                     ChamberPressure("pressures", actuators=JOINTS)],
-                           exchange=exchange, options=self.options, **({"loops": loops} if loops else {}))
+                           loops=loops, exchange=exchange, options=self.options)
         channel = {c.name: c.start for c in self.robot.channels}
         cparams = control.controller_params(self.joint_blocks(), [a.row() for a in self.actuators], dt,
                                             channel["angles"], channel["pressures"])
