@@ -95,7 +95,8 @@ __all__ = [
     "Contacts", "Obstacle", "Actuator", "Sensor",
     "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery", "contact_geometries",
     "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1", "ROTTO_FT_ROTATION",
-    "CommandTable", "Rod", "IncrementalEncoder", "LimitSwitch", "SplitExchange", "EXCHANGE_DMAX", "LinkageLoop",
+    "CommandTable", "Rod", "IncrementalEncoder", "LimitSwitch", "SplitExchange", "EXCHANGE_DMAX",
+    "LinkageLoop",
 ]
 
 

@@ -352,9 +352,9 @@ class LegBench:
         if self.actuation != "prismatic" and self.cylinders is not None:
             raise InputError("cylinders: only used with actuation='prismatic'")
         if self.actuation == "prismatic" and self.coupling == "cosim":
-            raise InputError("actuation='prismatic' with coupling='cosim': not supported (the split exchange "
-                             "carries the actuated joints' states, and prismatic cylinders act on their piston "
-                             "coordinates, not on the joint angles the controller reads)")
+            raise InputError("actuation='prismatic' with coupling='cosim': not supported (the split "
+                             "exchange carries the actuated joints' states, and prismatic cylinders act on "
+                             "their piston coordinates, not on the joint angles the controller reads)")
         if not isinstance(self.options, Options) or not self.options.sample_period > 0.0:
             raise InputError(f"options={self.options!r}: expected legsim.hybrid.Options with a "
                              "sample_period > 0 (the controller's period)")
