@@ -389,7 +389,7 @@ class LegBench:
 
         self.bodies = crr_leg_bodies()
         self.cylinder_inertias = None
-        loops = ()
+        loops: tuple[LinkageLoop, ...] = ()
         if self.actuation == "prismatic":  # each cylinder's force on its piston coordinate x
             self.cylinder_inertias = self.cylinders or default_cylinder_inertias(self.linkages)
             self.bodies = crr_leg_with_cylinders(self.bodies, self.linkages, self.cylinder_inertias)
