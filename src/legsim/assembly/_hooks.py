@@ -35,7 +35,7 @@ def robot_field(t, x, p, mode, xdot):
     x, p, xdot = borrow_all((x, p, xdot))
     xc = K.closed(x, p)
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
-    ok = K.dynamics(t, xc, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+    ok = K.dynamics(t, xc, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr, True)
     nq = int(p[L.P_NQ])
     nv = int(p[L.P_NV])
     C.qdot(m, xc[:nq], xc[nq:nq + nv], xdot[:nq])
@@ -144,10 +144,10 @@ def robot_outputs(t, x, p, mode, y):
     x = K.closed(x, p)
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
     if int(p[L.P_SENSE]) == L.SENSE_DYNAMICS:  # an accelerometer may need the accelerations
-        K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+        K.dynamics(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr, False)
         K.body_accelerations(m, d, d.ddq, acc)
     else:
-        K.forces(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+        K.forces(t, x, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr, False)
     nch = int(p[L.P_NCH])
     os_ = int(p[L.P_OS])
     for r in range(int(p[L.P_NROW])):
@@ -211,7 +211,7 @@ def robot_sample(t, x, p, mode, k, x_new):
     m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
     sense = int(p[L.P_SENSE])
     if nrow > 0 and sense == L.SENSE_DYNAMICS:
-        K.dynamics(t, xs, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr)
+        K.dynamics(t, xs, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr, False)
         K.body_accelerations(m, d, d.ddq, acc)
     elif nrow > 0 and sense >= L.SENSE_KINEMATICS:
         nq = int(p[L.P_NQ])
@@ -230,7 +230,7 @@ def robot_sample(t, x, p, mode, k, x_new):
                 truth = K.edge_count(p, o, truth, x)
             K.measure(p, o, c, k // ticks, truth, x, x_new)
     if send:  # the actuators' forces at the held packet, without the held forces applied
-        K.actuator_forces(p, t, x_new, d, fext, d.tau, force, cur, adot, scr)
+        K.actuator_forces(p, t, x_new, d, fext, d.tau, force, cur, adot, scr, False)
         K.exchange_down(p, x_new, force)
     return mode
 

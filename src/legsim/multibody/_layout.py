@@ -103,7 +103,7 @@ def data_buffer_size(nb, nv):
     return nb * per_body + nv * per_dof + 9 + 36 * 2 + 12 + 3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def data_from_buffer(buf, nb, nv):
     """A :class:`DataArrays` of views into ``buf`` (float64, at least ``data_buffer_size(nb, nv)``);
     the two zero arrays are cleared, everything else is scratch."""
@@ -202,7 +202,7 @@ def pack_model(fields: dict, nb: int, nv: int, nf: int):
     return fbuf, ibuf
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def model_from_buffers(fbuf, ibuf):
     """The :class:`ModelArrays` viewed from the buffers of :func:`pack_model` (no copy)."""
     nb = ibuf[0]
