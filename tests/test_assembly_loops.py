@@ -382,3 +382,37 @@ def test_an_actuator_may_act_on_any_joint_of_a_loop(leg):
     on_joint[xu + 1] = G[BARREL[2], 2]
     np.testing.assert_allclose(_field(robot, on_barrel)[9:18], _field(robot, on_joint)[9:18], rtol=1e-12)
     assert abs(_field(robot, on_barrel)[11] - _field(robot, base)[11]) > 1e-3
+
+
+# -------------------------------------------------------------------------------- hardware files
+def _loop_toml(j, link, extra=""):
+    return (f'[loops.{j}]\njoint = "{j}"\nbarrel = "{j}_barrel"\npiston = "{j}_piston"\n'
+            f'linkage = {{ joint = "{link.joint.name}", l1 = {link.l1!r}, l2 = {link.l2!r}, '
+            f'l3 = {link.l3!r}, l4 = {link.l4!r}, l5 = {link.l5!r}{extra} }}\n')
+
+
+def test_a_hardware_file_declares_the_loops_and_its_mistakes_name_the_table():
+    from legsim.assembly.hardware import describe, parse_hardware
+
+    head = 'control_period = 0.001\n[actuators.drive]\ntype = "TorqueSource"\njoint = "gamma"\n'
+    text = head + "".join(_loop_toml(j, k) for j, k in zip(JOINTS, LINKAGES, strict=True))
+    robot = parse_hardware(text, "leg_hardware.toml", model=_tree())
+    assert robot.loops == tuple(_loops())
+    assert [lp["joint"] for lp in describe(robot)["loops"]] == list(JOINTS)
+    same = Robot(_tree(), loops=_loops(), actuators=[TorqueSource("drive", "gamma")])
+    x = same.initial_state(_q9([0.2, -0.6, 1.0]), _q9([0.5, -1.0, 2.0]))
+    x[same.model.state_names.index("u_drive")] = 0.3
+    np.testing.assert_array_equal(_field(robot, x), _field(same, x))
+    for body, words in (
+            (_loop_toml("alpha", LINKAGES[0]).replace('piston = "alpha_piston"\n', ""),
+             ["leg_hardware.toml [loops.alpha]: missing key 'piston'"]),
+            (_loop_toml("alpha", LINKAGES[0]).replace('piston =', 'pistn ='),
+             ["[loops.alpha]: unknown LinkageLoop key 'pistn'", "piston"]),
+            (_loop_toml("alpha", LINKAGES[0], ', type = "LinearLinkage"'),
+             ["[loops.alpha.linkage]: a loop's linkage is a JointLinkage"]),
+            (_loop_toml("alpha", LINKAGES[0]).replace('"alpha_barrel"', '"alpha_barel"'),
+             ["[loops.alpha]: LinkageLoop 'alpha'", "'alpha_barel'"])):
+        with pytest.raises(InputError) as err:
+            parse_hardware(head + body, "leg_hardware.toml", model=_tree())
+        for w in words:
+            assert w in str(err.value), (w, str(err.value))

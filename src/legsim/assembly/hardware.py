@@ -64,6 +64,12 @@ Format (SI units: s, Hz, rad, m, N, N m, V, A, ohm)::
                                   # contact geometry), MotorCurrent actuators (every DCMotor, PMSMDrive),
                                   # PhaseCurrent actuators (every PMSMDrive)
 
+    [loops.alpha]                 # a closed loop (LinkageLoop): a cylinder with mass between the links of
+    joint = "alpha"               # a revolute joint, its barrel (revolute) and piston (prismatic) joints
+    barrel = "alpha_barrel"       # following the joint's angle through the CRR triangle of
+    piston = "alpha_piston"       # linkage (JointLinkage fields, as a transmission's, without type)
+    linkage = { joint = "ALPHA", l1 = 0.14, l2 = 0.11, l3 = 0.03, l4 = 0.0 }
+
     [exchange]                    # optional: the split target/SrLib exchange (SplitExchange, Daepp 2011)
     delay_up = 1                  # one-way delays [controller ticks, whole, 0 .. 3]; the round trip is
     delay_down = 2                # delay_up + delay_down + 1 ticks
@@ -197,7 +203,7 @@ FRICTION_LAWS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (
     CL.no_friction, CL.coulomb, CL.stribeck, CL.threshold, CL.anchor_spring)}
 
 _TOP = ("urdf", "floating_base", "control_period", "name", "urdf_options", "contacts", "resources",
-        "actuators", "sensors", "exchange")
+        "actuators", "sensors", "loops", "exchange")
 _URDF_OPTIONS = {"gravity": "vector", "limit_stiffness": "number", "limit_damping": "number",
                  "friction_velocity": "number", "mimic": "str", "meshes": "str"}
 _CONTACTS = ("geometries", "path", "normal", "friction", "ground", "point")
@@ -279,6 +285,8 @@ class Parts:
     """Message prefix of each part (``"DCMotor 'knee'"``) -> the table it came from."""
     exchange: C.SplitExchange | None = None
     """The ``[exchange]`` table's :class:`~legsim.assembly.SplitExchange` (None without one)."""
+    loops: tuple[C.LinkageLoop, ...] = ()
+    """The ``[loops]`` tables' :class:`~legsim.assembly.LinkageLoop` s."""
 
     def robot(self) -> Robot:
         """The :class:`Robot` of these parts; a part the robot refuses is named by its table."""
@@ -287,7 +295,7 @@ class Parts:
         try:
             return Robot(self.mb, actuators=self.actuators, sensors=self.sensors, contacts=self.contacts,
                          resources=self.resources, control_period=self.control_period, name=self.name,
-                         exchange=self.exchange)
+                         loops=self.loops, exchange=self.exchange)
         except InputError as exc:  # name the table of the part the robot refused, when it says which
             msg = str(exc)
             table = next((t for prefix, t in self.origins.items() if msg.startswith(prefix)), None)
@@ -373,8 +381,30 @@ def parse_parts(text: str, source: str = "<hardware>", urdf_dir: str | Path | No
     period = f.value(None, "control_period", data.get("control_period", 1e-3), "number")
     name = f.value(None, "name", data["name"], "str") if "name" in data else mb.name
     exchange = _exchange(f, f.table(None, "exchange", data["exchange"])) if "exchange" in data else None
+    loops, lorigin = _loops(f, f.table(None, "loops", data.get("loops", {})))
     return Parts(mb, tuple(actuators), tuple(sensors), contacts, tuple(resources), period, name, source,
-                 {**origin, **sorigin, **rorigin}, exchange)
+                 {**origin, **sorigin, **rorigin, **lorigin}, exchange, tuple(loops))
+
+
+def _loops(f: _File, tables: dict[str, Any]) -> tuple[list[C.LinkageLoop], dict[str, str]]:
+    """The ``[loops.<name>]`` tables: ``joint``, ``barrel``, ``piston`` (joint names) and ``linkage`` (a
+    table of :class:`JointLinkage` fields); each a :class:`~legsim.assembly.LinkageLoop`."""
+    out, origin = [], {}
+    for key, spec in tables.items():
+        t = f"loops.{key}"
+        spec = f.table("loops", key, spec)
+        f.keys(t, spec, ("joint", "barrel", "piston", "linkage"), "LinkageLoop key")
+        for k in ("joint", "barrel", "piston", "linkage"):
+            if k not in spec:
+                raise f.fail(t, f"missing key {k!r} (required by LinkageLoop)")
+        names = {k: f.value(t, k, spec[k], "str") for k in ("joint", "barrel", "piston")}
+        link = f.table(t, "linkage", spec["linkage"])
+        if "type" in link:
+            raise f.fail(f"{t}.linkage", "a loop's linkage is a JointLinkage: give its fields without 'type'")
+        linkage = _transmission(f, f"{t}.linkage", {**link, "type": "JointLinkage"})
+        out.append(f.build(t, C.LinkageLoop, linkage=linkage, **names))
+        origin[f"LinkageLoop {names['joint']!r}"] = t
+    return out, origin
 
 
 def _exchange(f: _File, spec: dict[str, Any]) -> C.SplitExchange:
@@ -732,6 +762,7 @@ def describe(robot: Robot) -> dict[str, Any]:
             "actuators": [part(a) for a in robot.actuators], "sensors": [part(s) for s in robot.sensors],
             "resources": [part(r) for r in robot.resources],
             "exchange": None if robot.exchange is None else dataclasses.asdict(robot.exchange),
+            "loops": [part(lp) for lp in robot.loops],
             "contacts": None if c is None else {
                 "normal": c.law.normal.law.name.lower(), "friction": c.law.friction.law.name.lower(),
                 "params": c.law.params.tolist(), **_ground_meta(c.ground), "geometries": c.geometries,
