@@ -143,7 +143,7 @@ def crr_leg_model(reference: dict | None = None) -> Model:
         refs = list(references_from_csv(reference["file"], **opts))
     q0 = [float(r.values_at(0.0)) for r in refs]
     return dataclasses.replace(bench.model, param_defaults=bench.params(refs),
-                   state_defaults=bench.initial_state(q0), sample_period=1e-3)
+                               state_defaults=bench.initial_state(q0), sample_period=1e-3)
 
 
 INTERPOLATIONS = {"hold": JB.REF_TABLE, "linear": JB.REF_LINEAR}
