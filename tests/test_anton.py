@@ -303,6 +303,26 @@ def test_a13_anton_walks_onto_a_step_by_feeling_it(long_walks):
     assert rear_feet_x > 0.45 + plan.params.foot_radius
 
 
+def test_off_plane_is_the_least_squares_residual_of_a_plane_over_the_feet():
+    """The force tracking's projection: the values minus their least-squares plane over the points, the
+    residual ``np.linalg.lstsq`` gives (unique even when the points are collinear), orthogonal to
+    1, x and y."""
+    from legsim.robots.anton.robot import off_plane
+
+    rng = np.random.default_rng(5)
+    for n, collinear in ((4, False), (5, False), (6, False), (4, True), (6, True)):
+        xy = rng.uniform(-0.3, 0.3, (n, 2))
+        if collinear:
+            xy = np.outer(rng.uniform(-0.3, 0.3, n), [0.6, -0.8]) + [0.1, 0.05]
+        v = rng.normal(0.0, 1e-3, n)
+        basis = np.column_stack([np.ones(n), xy])
+        want = v - basis @ np.linalg.lstsq(basis, v, rcond=None)[0]
+        got = np.array(off_plane(xy[:, 0].tolist(), xy[:, 1].tolist(), v.tolist()))
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(basis.T @ got, 0.0, atol=1e-16)
+    assert off_plane([0.1], [0.2], [0.003]) == [0.0]
+
+
 def test_per_foot_force_tracking_shares_the_load_as_the_distribution_asks():
     """ANTON standing on six feet, one of them (L2) on a 1 cm block: position control alone puts
     31.3 N on that foot and 2.9 N on its neighbours (measured); with force tracking (gain 1e-3 m/(N s))

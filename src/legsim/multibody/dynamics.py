@@ -202,8 +202,7 @@ def center_of_mass(model: Model, data, q):
     _check_data(model, data)
     forward_kinematics(model, data, q)
     c = np.einsum("bij,bj->bi", data.oR, model.body_com) + data.op
-    mtot = model.body_mass.sum()
-    return (model.body_mass[:, None] * c).sum(axis=0) / mtot
+    return model.body_mass @ c / model.body_mass.sum()
 
 
 def energy(model: Model, data, q, v):

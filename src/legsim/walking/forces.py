@@ -60,10 +60,12 @@ def vertical_forces(feet, weight: float, com=(0.0, 0.0)) -> np.ndarray:
 class SupportQP:
     """The minimum-norm support forces of ``n_feet`` feet as a quadratic programme with its constant
     parts built once (:func:`support_forces` states the problem); per call only the moment rows (the
-    feet's lever arms) and the weight change. Solved by qpsolvers with the ``solver`` backend
-    (default :data:`QP_SOLVER`). Measured for six feet (benchmarks/bench_walking.py, a loaded 2-core
-    machine): DAQP 36 µs per call, quadprog 50 µs; building the matrices anew in Python each call
-    cost 270 µs, which is why they are kept.
+    feet's lever arms) and the weight change. The default backend (:data:`QP_SOLVER`, DAQP) is called
+    directly with the constraints stacked once (equalities first, flagged as such); any other
+    ``solver`` goes through qpsolvers. Measured for six feet (benchmarks/bench_walking.py, quiet
+    2-core machine): DAQP directly 6 µs per call, DAQP through qpsolvers 20 µs (its problem checks
+    and conversions per call), quadprog through qpsolvers 24 µs; building the matrices anew in Python
+    each call cost 70–270 µs, which is why they are kept.
     """
 
     def __init__(self, n_feet: int, mu: float, gravity=(0.0, 0.0, -9.81), f_min: float = 0.0,
@@ -82,31 +84,53 @@ class SupportQP:
         t1 /= np.linalg.norm(t1)
         t2 = np.cross(up, t1)
         k = mu / math.sqrt(2.0)
-        # min ½ xᵀ P x subject to A x = b (force and moment balance), G x <= h (pushing, pyramid)
+        # min ½ xᵀ P x subject to A x = b (force and moment balance), G x <= h (pushing, pyramid):
+        # stacked as rows [A; G] with bounds [b; -inf] <= . <= [b; h] (the equalities flagged)
         cone = np.array([-up] + [s * t - k * up for t in (t1, t2) for s in (1.0, -1.0)])  # (5, 3)
         self.P, self.q = np.eye(3 * n), np.zeros(3 * n)
-        self.A, self.b = np.zeros((6, 3 * n)), np.zeros(6)
-        self.G, self.h = np.zeros((5 * n, 3 * n)), np.zeros(5 * n)
+        self._rows = np.zeros((6 + 5 * n, 3 * n))
+        self._upper = np.zeros(6 + 5 * n)
+        self._lower = np.full(6 + 5 * n, -1e30)
+        self._sense = np.zeros(6 + 5 * n, dtype=np.int32)
+        self._sense[:6] = 5  # DAQP: an equality constraint
+        self.A, self.G = self._rows[:6], self._rows[6:]  # views
+        self.b, self.h = self._upper[:6], self._upper[6:]
         for i in range(n):
             self.A[0:3, 3 * i:3 * i + 3] = np.eye(3)
             self.G[5 * i:5 * i + 5, 3 * i:3 * i + 3] = cone
             self.h[5 * i] = -f_min
-        self._moment = self.A[3:6].reshape(3, n, 3)  # a view: [:, i, :] is skew(r_i)
+        # the moment rows Σ skew(r_i) f_i = 0, skew(r) = [[0, -rz, ry], [rz, 0, -rx], [-ry, rx, 0]]: their
+        # 6 n non-zero entries of the flat constraint rows, which r.ravel() entries, and the signs
+        row, col, src, sign = [], [], [], []
+        for i in range(n):
+            for a, b, c, sg in ((0, 1, 2, -1.0), (0, 2, 1, 1.0), (1, 0, 2, 1.0), (1, 2, 0, -1.0),
+                                (2, 0, 1, -1.0), (2, 1, 0, 1.0)):
+                row.append(3 + a)
+                col.append(3 * i + b)
+                src.append(3 * i + c)
+                sign.append(sg)
+        self._flat = self._rows.reshape(-1)  # a view
+        self._at = np.array(row) * (3 * n) + np.array(col)
+        self._src, self._sign = np.array(src), np.array(sign)
 
     def solve(self, feet, mass: float, com) -> np.ndarray:
         """Forces (n, 3) [N] for the feet (n, 3) [m], the body's ``mass`` [kg] and CoM (3,) [m]."""
-        import qpsolvers
-
         r = np.asarray(feet, dtype=float) - np.asarray(com, dtype=float)
         if r.shape != (self.n, 3) or not np.all(np.isfinite(r)):
             raise InputError(f"support_forces: feet of shape {np.shape(feet)} and com {com!r}, expected "
                              f"({self.n}, 3) and (3,) finite [m]")
-        m = self._moment  # Σ r_i × f_i = 0, r × f = skew(r) f
-        m[0, :, 1], m[0, :, 2] = -r[:, 2], r[:, 1]
-        m[1, :, 0], m[1, :, 2] = r[:, 2], -r[:, 0]
-        m[2, :, 0], m[2, :, 1] = -r[:, 1], r[:, 0]
+        self._flat[self._at] = r.reshape(-1)[self._src] * self._sign  # Σ r_i × f_i = Σ skew(r_i) f_i = 0
         self.b[0:3] = -mass * self.g
-        x = qpsolvers.solve_qp(self.P, self.q, self.G, self.h, self.A, self.b, solver=self.solver)
+        if self.solver == "daqp":
+            import daqp
+
+            self._lower[:6] = self.b
+            x, _, flag, _ = daqp.solve(self.P, self.q, self._rows, self._upper, self._lower, self._sense)
+            x = x if flag == 1 else None
+        else:
+            import qpsolvers
+
+            x = qpsolvers.solve_qp(self.P, self.q, self.G, self.h, self.A, self.b, solver=self.solver)
         if x is None:
             raise InputError(f"support_forces: no pushing forces inside the friction cone hold the body on "
                              f"these {self.n} feet: is the CoM outside the support polygon?")
