@@ -103,6 +103,12 @@ def test_models_lists_and_describes_models(capsys):
     assert main(["models", "slip"]) == 0
     out = capsys.readouterr().out
     assert "touchdown_angle" in out and re.search(r"body_mass\s+= 1\s", out)
+    # an assembled robot: its named parameters with their ranges, its packed internals only counted
+    assert main(["models", "crr_leg"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"gamma_kp\s+= 4\s+>= 0 V/rad", out) and "gamma_tab_t0" in out
+    assert "_scratch" not in out and "_header" not in out
+    assert re.search(r"\(and \d+ internal parameters, named _\.\.\.\)", out)
 
 
 @pytest.mark.parametrize("model, t_final", [("slip", 2.0), ("hexapod", 1.0)])

@@ -122,17 +122,30 @@ def _cmd_models(args) -> int:
         return 0
     model = registry.build(args.name)
     print(f"{model.name}: {model.description}")
+    # names starting with "_" are a model's internals (an assembled robot's packed tables, scratch and
+    # filter states): counted, not listed
     print(f"states ({model.nx}):")
     for n, v in zip(model.state_names, model.state_defaults, strict=True):
-        print(f"  {n} = {v:g}")
+        if not n.startswith("_"):
+            print(f"  {n} = {v:g}")
+    _hidden(model.state_names, "states")
     print(f"parameters ({model.nparam}): name = default   allowed values [unit] — meaning")
-    width = max((len(n) for n in model.param_names), default=0)
-    for n, v in zip(model.param_names, model.param_defaults, strict=True):
+    shown = [(n, v) for n, v in zip(model.param_names, model.param_defaults, strict=True)
+             if not n.startswith("_")]
+    width = max((len(n) for n, _ in shown), default=0)
+    for n, v in shown:
         about = model.describe_param(n)
         print(f"  {n:{width}s} = {v:<10g} {about}".rstrip())
+    _hidden(model.param_names, "parameters")
     print(f"guards ({model.nguard}): {', '.join(g.name for g in model.guards)}")
     print(f"outputs ({model.ny}): {', '.join(model.output_names)}")
     return 0
+
+
+def _hidden(names, what: str) -> None:
+    n = sum(name.startswith("_") for name in names)
+    if n:
+        print(f"  (and {n} internal {what}, named _...)")
 
 
 def _cmd_warmup(args) -> int:
