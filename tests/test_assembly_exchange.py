@@ -19,6 +19,7 @@ import pytest
 
 from legsim.assembly import (
     IMU,
+    Contacts,
     DCMotor,
     JointEncoder,
     JointVelocity,
@@ -273,3 +274,35 @@ def test_a_hardware_file_declares_the_exchange_and_its_mistakes_name_the_table()
     with pytest.raises(InputError, match=r"p.toml: exchange = 3: expected a table \(\[exchange\]"):
         parse_hardware("exchange = 3\n" + PENDULUM_TOML.replace("[exchange]\n", ""), "p.toml",
                        model=pendulum())
+
+
+def test_the_event_contact_path_runs_through_an_exchange_and_a_pause_freezes_the_touching_body():
+    """A slider with a foot (a prismatic leg held by a PD through the exchange) dropped 3 cm onto the
+    ground on the event path: the touchdown is located where the free fall puts it (the leg at its
+    target, no internal force: t = √(2 h / g)), and during the pause the body stays frozen in contact
+    (its coordinates exactly constant, the contact bit set, no event)."""
+    from legsim.contact import ContactLaw, Plane
+    from legsim.contact.laws import coulomb, kelvin_voigt
+
+    b = RobotBuilder("foot_drop", gravity=(0.0, 0.0, -G))
+    b.add_body("slider", "world", "prismatic", joint_name="z", axis=(0, 0, 1), mass=1.0, inertia=(1e-3,) * 3)
+    b.add_body("foot", "slider", "prismatic", joint_name="leg", axis=(0, 0, 1), mass=0.1,
+               inertia=(1e-4,) * 3)
+    b.add_geometry("foot", "sphere", radius=0.02, name="ball")
+    ex = SplitExchange(1, 2, 0.3, 0.05)
+    robot = Robot(b.compile(), actuators=[TorqueSource("push", "leg")], exchange=ex,
+                  sensors=[JointEncoder("enc", joints=["leg"]), JointVelocity("rate", joints=["leg"])],
+                  contacts=Contacts(ContactLaw(kelvin_voigt(2e4, 50.0), coulomb(0.5, 1e-3)), ground=Plane(),
+                                    path="event"))
+    res = robot.simulate(0.6, lambda t, s: [500.0 * (-0.05 - s.enc[0]) - 10.0 * s.rate[0]], q0=[0.1, -0.05],
+                         options=Options(rtol=1e-9, atol=1e-11, record_period=1e-3), progress=False)
+    assert res.status == "done"
+    touchdown = [g.name for g in robot.model.guards].index("touchdown_ball")
+    t_down = res.events["t"][res.events["guard"] == touchdown]
+    assert t_down[0] == pytest.approx(math.sqrt(2.0 * 0.03 / G), abs=1e-6)
+    paused = res.state("exchange_paused") > 0.5
+    assert paused.sum() == 50
+    for name in ("z", "leg", "exchange_packets"):
+        assert np.ptp(res.state(name)[paused]) == 0.0, name
+    assert np.all(res.mode[paused] == 1)                                    # touching throughout
+    assert not np.any((res.events["t"] > ex.pause_t0) & (res.events["t"] < ex.pause_t0 + ex.pause_duration))
