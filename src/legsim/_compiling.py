@@ -20,7 +20,7 @@ from typing import TextIO
 __all__ = ["watch", "FAMILY_KERNELS", "ESTIMATES", "engine_cached", "compile_engine_in_background", "engine"]
 
 FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
-    "assembly": ("legsim.assembly._hooks", "robot_field", "the assembly layer's robot dynamics", 50.0),
+    "assembly": ("legsim.assembly._hooks", "robot_field", "the assembly layer's robot dynamics", 70.0),
     "crr_leg": ("legsim.robots.crr_leg.control", None, "", 5.0),
     "multibody": ("legsim.multibody.hybrid_model", "articulated_field", "the multibody model's hooks", 27.0),
     "engine": ("legsim.hybrid._kernels", "advance", "the hybrid-system engine", 13.0),
