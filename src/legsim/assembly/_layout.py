@@ -187,6 +187,8 @@ S_ROT = 20
 S_COMP, S_NG = 29, 30
 """A force/torque sensor row (one channel): its wrench component (0-2 force, 3-5 moment, sensor axes)
 and how many contact geometries it carries, their indices from ``S_GEOM``."""
+S_SENSE = 31
+"""What the row's truth needs at a sample (``SENSE_*``); ``P_SENSE`` is the largest over the rows."""
 S_GEOM = 32
 NG_WRENCH = SW - S_GEOM
 """At most this many contact geometries under one force/torque sensor."""

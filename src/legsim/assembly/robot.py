@@ -490,11 +490,12 @@ class Robot:
         head[[L.P_OC, L.P_OA, L.P_OS, L.P_NGEOM]] = oc, oa, os_, len(geoms)
         head[L.P_STAMP] = L.STAMP
         head[L.P_CEVERY] = self.controller_every
-        types = {int(r[L.S_TYPE]) for r in srows}
-        rod_read = any(r[L.S_TYPE] in (L.SEN_INCREMENTAL, L.SEN_SWITCH) and r[L.S_ROD] for r in srows)
-        head[L.P_SENSE] = (L.SENSE_DYNAMICS if types & {L.SEN_ACC, L.SEN_CURRENT, L.SEN_PHASE} else
-                           L.SENSE_CONTACT if types & {L.SEN_FORCE, L.SEN_WRENCH} else
-                           L.SENSE_KINEMATICS if L.SEN_GYRO in types or rod_read else L.SENSE_STATE)
+        for r in srows:  # the stages each row's truth needs
+            typ, rod_read = int(r[L.S_TYPE]), r[L.S_TYPE] in (L.SEN_INCREMENTAL, L.SEN_SWITCH) and r[L.S_ROD]
+            r[L.S_SENSE] = (L.SENSE_DYNAMICS if typ in (L.SEN_ACC, L.SEN_CURRENT, L.SEN_PHASE) else
+                            L.SENSE_CONTACT if typ in (L.SEN_FORCE, L.SEN_WRENCH) else
+                            L.SENSE_KINEMATICS if typ == L.SEN_GYRO or rod_read else L.SENSE_STATE)
+        head[L.P_SENSE] = max((r[L.S_SENSE] for r in srows), default=L.SENSE_STATE)
         head[[L.P_XC, L.P_XS, L.P_XA, L.P_XU, L.P_XY, L.P_XF]] = (
             nq + nv, (nq + nv + (0 if smooth else nc)) if anchors else -1, xa, xu, xy, xf)
         opn = os_ + L.SW * len(srows)  # the cylinders' parameter rows
