@@ -79,6 +79,7 @@ def _cmd_animate(args) -> int:
 PYTHON_DEMOS: dict[str, tuple[str, dict]] = {
     "libra_climb": ("legsim.robots.libra.demo", {}),
     "anton_walk": ("legsim.robots.anton.demo", {}),
+    "anton_climb": ("legsim.robots.anton.climb_demo", {}),
     "rotto_walk": ("legsim.robots.rotto.demo", {}),
     **{f"rats_{e}": ("legsim.robots.rats.demo", {"experiment": e})
        for e in ("hop", "tip", "range", "roll", "planner", "closed", "endurance")},

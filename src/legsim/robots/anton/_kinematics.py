@@ -76,15 +76,34 @@ def feet_in_body(q, hips, yaws, segs, coxa, femur, tibia, half_gap, out):
 
 
 @njit(cache=True, nogil=True)
-def joint_targets(hips, yaws, feet, coxa, femur, tibia, out):
+def in_hip_frame(body, hips, yaws, segs, half_gap, k, x, y, z):
+    """Leg ``k``'s point (x, y, z) [m] in the middle segment's frame, in its hip frame, with the body
+    joints at ``body`` (4,) (front yaw, pitch, rear yaw, pitch [rad]): the inverse of
+    :func:`feet_in_body`'s carriage (the point taken into its segment's frame, then its hip frame)."""
+    if segs[k] != 0:
+        sign = float(segs[k])
+        j = 0 if segs[k] > 0 else 2
+        x -= sign * half_gap
+        cp, sp = math.cos(body[j]), math.sin(body[j])
+        x, y = cp * x + sp * y, -sp * x + cp * y
+        ct, st = math.cos(body[j + 1]), math.sin(body[j + 1])
+        x, z = ct * x - st * z, st * x + ct * z
+        x -= sign * half_gap
+    c, s = math.cos(yaws[k]), math.sin(yaws[k])
+    dx, dy, dz = x - hips[k, 0], y - hips[k, 1], z - hips[k, 2]
+    return c * dx + s * dy, -s * dx + c * dy, dz
+
+
+@njit(cache=True, nogil=True)
+def joint_targets(body, hips, yaws, segs, coxa, femur, tibia, half_gap, feet, out):
     """Joint angles (22,) into ``out`` for the feet (6, 3) [m] in the middle segment's frame with the
-    body straight (body joints 0; ``hips`` in that frame); returns -1, or the first leg out of reach."""
+    body joints at ``body`` (4,) [rad] (copied to ``out[:4]``): :func:`in_hip_frame`, then
+    :func:`leg_ik`; returns -1, or the first leg out of reach."""
     for i in range(4):
-        out[i] = 0.0
+        out[i] = body[i]
     for k in range(6):
-        c, s = math.cos(yaws[k]), math.sin(yaws[k])
-        dx, dy, dz = feet[k, 0] - hips[k, 0], feet[k, 1] - hips[k, 1], feet[k, 2] - hips[k, 2]
-        a, b, g, ok = leg_ik(coxa, femur, tibia, c * dx + s * dy, -s * dx + c * dy, dz)
+        hx, hy, hz = in_hip_frame(body, hips, yaws, segs, half_gap, k, feet[k, 0], feet[k, 1], feet[k, 2])
+        a, b, g, ok = leg_ik(coxa, femur, tibia, hx, hy, hz)
         if not ok:
             return k
         out[4 + 3 * k], out[5 + 3 * k], out[6 + 3 * k] = a, b, g

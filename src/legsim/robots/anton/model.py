@@ -151,7 +151,7 @@ def leg_ik(p: AntonParams, foot) -> tuple[float, float, float]:
 
 def leg_out_of_reach(p: AntonParams, foot) -> InputError:
     """The error for a foot ``foot`` (3,) [m] in the hip frame that no knee-up leg reaches."""
-    return InputError(f"ANTON leg: foot {tuple(np.round(np.asarray(foot, dtype=float), 4))} m is out of "
+    return InputError(f"ANTON leg: foot {tuple(round(float(v), 4) for v in np.ravel(foot))} m is out of "
                       f"reach (femur {p.femur} m + tibia {p.tibia} m from the coxa)")
 
 

@@ -22,11 +22,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...assembly import IMU, ContactForce, Contacts, DCMotor, JointEncoder, JointVelocity, Measurement, Robot
+from ...assembly import (
+    IMU,
+    ContactForce,
+    Contacts,
+    DCMotor,
+    JointEncoder,
+    JointVelocity,
+    Measurement,
+    Robot,
+)
+from ...assembly.components import contact_geometries
 from ...contact import ContactLaw, coulomb, hunt_crossley
 from ...walking import GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
 from . import _kinematics as _K
-from .model import build_model, foot_layout, hip_placements, joint_names, leg_arrays, leg_out_of_reach
+from .model import build_model, foot_layout, joint_names, leg_arrays, leg_out_of_reach
 from .params import (
     FORCE_SENSOR_RANGE_N,
     GEAR_KNEE,
@@ -34,6 +44,7 @@ from .params import (
     LEGS,
     POWER_KNEE_W,
     POWER_OTHER_W,
+    SEGMENTS,
     AntonParams,
 )
 
@@ -52,9 +63,11 @@ def _motor(joint: str) -> DCMotor:
 
 
 def build_robot(params: AntonParams | None = None, *, mu: float = 0.8, path: str = "smooth",
-                obstacles=()) -> Robot:
+                obstacles=(), body_contact: bool = False) -> Robot:
     """ANTON with its 22 drives, sensors and rubber feet on the ground plane z = 0, and static
-    ``obstacles`` (:class:`legsim.assembly.Obstacle`: steps, ledges) that the feet touch."""
+    ``obstacles`` (:class:`legsim.assembly.Obstacle`: steps, ledges) that the feet touch; with
+    ``body_contact`` the body segments' boxes touch them too (their corners, with the feet's law: a
+    body resting on a ledge while climbing)."""
     p = params or AntonParams()
     mb = build_model(p)
     joints = joint_names()
@@ -65,8 +78,9 @@ def build_robot(params: AntonParams | None = None, *, mu: float = 0.8, path: str
                             measurement=Measurement(lo=-FORCE_SENSOR_RANGE_N, hi=FORCE_SENSOR_RANGE_N)),
                IMU("gyro", body="middle", accelerometer=False)]
     law = ContactLaw(hunt_crossley(3e4, 1.5), coulomb(mu, 1e-2))
+    touching = feet + ([f"{seg}_box" for seg in SEGMENTS] if body_contact else [])
     return Robot(mb, actuators=[_motor(j) for j in joints], sensors=sensors,
-                 contacts=Contacts(law, geometries=feet, path=path, obstacles=tuple(obstacles)))
+                 contacts=Contacts(law, geometries=touching, path=path, obstacles=tuple(obstacles)))
 
 
 @dataclass
@@ -104,24 +118,21 @@ class WalkPlan:
         return StepCycle(self.step_length, self.adaptation_height, v_tr, tau)
 
 
-def _hip_arrays(p: AntonParams) -> tuple[np.ndarray, np.ndarray]:
-    """Each hip's position (6, 3) [m] in the middle segment's frame with a straight body, and its yaw
-    (6,) [rad], in :data:`LEGS` order."""
-    off = {"front": 1.0, "middle": 0.0, "rear": -1.0}
-    rows = list(hip_placements(p).values())
-    return (np.array([hip + [off[seg] * p.segment_gap, 0.0, 0.0] for seg, hip, _ in rows]),
-            np.array([yaw for _, _, yaw in rows]))
+_STRAIGHT = np.zeros(4)
 
 
-def _joint_targets(p: AntonParams, hips, feet_body: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Joint angles (22,) for the feet (6, 3) in the middle segment's frame, body joints straight
-    (``hips``: :func:`_hip_arrays`; :func:`._kinematics.joint_targets`); InputError out of reach."""
+def _joint_targets(p: AntonParams, legs, feet_body: np.ndarray, body: np.ndarray = _STRAIGHT,
+                   out: np.ndarray | None = None) -> np.ndarray:
+    """Joint angles (22,) for the feet (6, 3) [m] in the middle segment's frame with the body joints
+    at ``body`` (4,) [rad] (default straight; ``legs``: :func:`.model.leg_arrays`;
+    :func:`._kinematics.joint_targets`); InputError out of reach."""
     q = np.empty(22) if out is None else out
-    k = _K.joint_targets(hips[0], hips[1], np.asarray(feet_body, dtype=float), p.coxa, p.femur, p.tibia, q)
+    hips, yaws, segs = legs
+    feet_body = np.asarray(feet_body, dtype=float)
+    k = _K.joint_targets(body, hips, yaws, segs, p.coxa, p.femur, p.tibia, 0.5 * p.segment_gap, feet_body, q)
     if k >= 0:
-        c, s = math.cos(hips[1][k]), math.sin(hips[1][k])
-        d = feet_body[k] - hips[0][k]
-        raise leg_out_of_reach(p, (c * d[0] + s * d[1], -s * d[0] + c * d[1], d[2]))
+        point = _K.in_hip_frame(body, hips, yaws, segs, 0.5 * p.segment_gap, k, *feet_body[k])
+        raise leg_out_of_reach(p, point)
     return q
 
 
@@ -132,7 +143,7 @@ def standing_pose(plan: WalkPlan) -> np.ndarray:
                             np.full(6, p.foot_radius - plan.height)])
     q = np.zeros(7 + 22)
     q[2], q[6] = plan.height, 1.0
-    q[7:] = _joint_targets(p, _hip_arrays(p), feet)
+    q[7:] = _joint_targets(p, leg_arrays(p), feet)
     return q
 
 
@@ -203,6 +214,28 @@ def off_plane(x: list[float], y: list[float], values: list[float]) -> list[float
     return [vi - mv - b * (xi - mx) - c * (yi - my) for xi, yi, vi in zip(x, y, values, strict=True)]
 
 
+def support_plane(feet: list, nominal: list, carrying: list) -> tuple[float, float, float] | None:
+    """The least-squares plane r = a + b x + c y (normal equations) through the residuals
+    r_k = z_k − ``nominal[k]`` of the feet ``feet[k]`` = (x, y, z) [m] (lists of Python floats: the
+    controller's per-element arithmetic costs a fraction of numpy's on scalars) flagged in
+    ``carrying``: (a [m], b, c), or None with fewer than three feet or the feet on one line. The
+    posture loops' measure of how far the body sits off its nominal height and level."""
+    n = sx = sy = sz = sxx = sxy = syy = sxz = syz = 0.0
+    for k in range(6):
+        if carrying[k]:
+            x, y, z = feet[k][0], feet[k][1], feet[k][2] - nominal[k]
+            n += 1.0
+            sx, sy, sz, sxx, sxy, syy, sxz, syz = (sx + x, sy + y, sz + z, sxx + x * x, sxy + x * y,
+                                                   syy + y * y, sxz + x * z, syz + y * z)
+    if n < 3.0:
+        return None
+    det = n * (sxx * syy - sxy * sxy) - sx * (sx * syy - sxy * sy) + sy * (sx * sxy - sxx * sy)
+    if abs(det) < 1e-12:  # the feet on one line: no plane
+        return None
+    a, b, c = np.linalg.solve(np.array([[n, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]]), [sz, sxz, syz])
+    return float(a), float(b), float(c)
+
+
 def _feedforward_gains() -> np.ndarray:
     """V per N m of joint torque holding a load at stall, R / (η N k) (22,), from :func:`_motor`."""
     motors = [_motor(j) for j in joint_names()]
@@ -234,7 +267,6 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     (t, support flags).
     """
     p = plan.params
-    hips = _hip_arrays(p)
     centres = foot_layout("rectangle", plan.half_length, plan.half_width) + [plan.feet_x, 0.0]
     # standing (speed 0) never advances the gait: its generator and leg cycles get a nominal 0.1 m/s cycle
     cyc = plan.cycle() if plan.speed > 0.0 else dataclasses.replace(plan, speed=0.1).cycle()
@@ -249,7 +281,7 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     history: list[tuple[float, np.ndarray]] = []
     posture = np.zeros(3)
     v_per_nm = _feedforward_gains()
-    seg_hips, seg_yaws, segs = leg_arrays(p)
+    legs_k = seg_hips, seg_yaws, segs = leg_arrays(p)
     half_gap = 0.5 * p.segment_gap
     tracking = FootForceTracking(p, force_gain) if force_gain > 0.0 else None
     measured = np.empty((6, 3))  # scratch of the compiled kinematics (._kinematics), reused every tick
@@ -257,24 +289,14 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     centre_list = centres.tolist()
 
     def level(feet_body: list, carrying) -> None:
-        """One step of the posture loop: the least-squares plane z − z0 = a + b x + c y through the
-        supporting feet (normal equations), integrated into the robot frame's correction.
-        ``feet_body``: the feet (6 x 3) as lists of floats (the controller's per-element arithmetic
-        on Python floats: the same bits as on numpy's scalars, in a fraction of the time)."""
-        n = sx = sy = sz = sxx = sxy = syy = sxz = syz = 0.0
-        for k in range(6):
-            if carrying[k]:
-                x, y, z = feet_body[k][0], feet_body[k][1], feet_body[k][2] - z0
-                n += 1.0
-                sx, sy, sz, sxx, sxy, syy, sxz, syz = (sx + x, sy + y, sz + z, sxx + x * x, sxy + x * y,
-                                                       syy + y * y, sxz + x * z, syz + y * z)
-        if n < 3.0:
-            return
-        det = n * (sxx * syy - sxy * sxy) - sx * (sx * syy - sxy * sy) + sy * (sx * sxy - sxx * sy)
-        if abs(det) < 1e-12:  # the feet on one line: no plane
-            return
-        A = np.array([[n, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]])
-        posture[:] -= posture_gain * dt * np.linalg.solve(A, [sz, sxz, syz])
+        """One step of the posture loop: the plane through the supporting feet's heights over the
+        nominal ground (:func:`support_plane`), integrated into the robot frame's correction.
+        ``feet_body``: the feet (6 x 3) as lists of floats."""
+        plane = support_plane(feet_body, [z0] * 6, carrying)
+        if plane is not None:
+            posture[0] -= posture_gain * dt * plane[0]
+            posture[1] -= posture_gain * dt * plane[1]
+            posture[2] -= posture_gain * dt * plane[2]
 
     def walk(t, s, measured: list) -> None:
         """The primitive level's gait: generator, leg cycles (contact-triggered), clearance;
@@ -321,9 +343,9 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
             x, y = centre_list[k][0] + step * heading[0], centre_list[k][1] + step * heading[1]
             z = z0 + (leg.h if walking else 0.0) + p0 + p1 * x + p2 * y
             feet[k] = x, y, z + offsets[k]
-        v = kp * (_joint_targets(p, hips, feet, targets) - s.enc) - kd * s.rate
+        v = kp * (_joint_targets(p, legs_k, feet, out=targets) - s.enc) - kd * s.rate
         if force_feedforward:
-            _K.load_feedforward(s.enc, s.shank, hips[1], p.coxa, p.femur, p.tibia, v_per_nm, jac, v_ff)
+            _K.load_feedforward(s.enc, s.shank, seg_yaws, p.coxa, p.femur, p.tibia, v_per_nm, jac, v_ff)
             v += v_ff
         return np.clip(v, -V_SUPPLY, V_SUPPLY)
 
@@ -335,31 +357,38 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     return controller
 
 
-def support_track(robot: Robot, result, params: AntonParams | None = None, every: int = 10,
-                  contact_force: float = 2.0) -> dict[str, np.ndarray]:
-    """The walk's balance record (every ``every``-th record): ``t`` (n,) [s]; ``com`` (n, 3) [m], the
+def support_track(robot: Robot, result, every: int = 10, contact_force: float = 2.0) -> dict[str, np.ndarray]:
+    """The run's balance record (every ``every``-th record): ``t`` (n,) [s]; ``com`` (n, 3) [m], the
     whole-body centre of mass; ``feet`` (n, 6, 3) [m], the foot spheres' centres, and ``fn`` (n, 6)
-    [N], their normal forces, in :data:`LEGS` order; ``margin`` (n,) [m], the signed distance of the
-    CoM's ground projection inside the polygon of the feet carrying more than ``contact_force`` [N]
-    (:func:`legsim.walking.support_margin`; NaN with fewer than three)."""
+    [N], their normal forces, in :data:`LEGS` order; ``fn_body`` (n,) [N], the normal force on the
+    body's contact points (0 without ``body_contact``); ``margin`` (n,) [m], the signed distance of the
+    CoM's ground projection inside the polygon of the contact points (feet, and body corners) carrying
+    more than ``contact_force`` [N] (:func:`legsim.walking.support_margin`; NaN with fewer than three
+    or all on one line)."""
+    from ...errors import InputError
     from ...multibody.dynamics import center_of_mass
     from ...walking import support_margin
+    from ...world._points import contact_points
 
-    p = params or AntonParams()
     mb = robot.mb
     data = mb.make_data()
-    tibias = [mb.body_id(f"{leg}_tibia") for leg in LEGS]
-    tip = np.array([0.0, p.tibia, 0.0])
+    points = contact_points(mb, contact_geometries(mb, robot.contacts))
+    foot_rows = [next(i for i, pt in enumerate(points) if pt[0] == f"{leg}_foot") for leg in LEGS]
+    body_rows = [i for i in range(len(points)) if i not in foot_rows]
     rows = np.arange(0, len(result.t), every)
     q = np.column_stack([result.state(n) for n in robot.model.state_names[:mb.nq]])[rows]
-    fn = np.column_stack([result.output(f"fn_{leg}_foot") for leg in LEGS])[rows]
+    fn = np.column_stack([result.output(f"fn_{pt[0]}") for pt in points])[rows]
     com = np.empty((len(rows), 3))
-    feet = np.empty((len(rows), 6, 3))
+    where = np.empty((len(rows), len(points), 3))
     margin = np.full(len(rows), np.nan)
     for k, qk in enumerate(q):
-        com[k] = center_of_mass(mb, data, qk)  # runs the forward kinematics the feet read
-        feet[k] = [data.op[b] + data.oR[b] @ tip for b in tibias]
+        com[k] = center_of_mass(mb, data, qk)  # runs the forward kinematics the points read
+        where[k] = [data.op[b] + data.oR[b] @ c for _, b, c, _, _ in points]
         on = fn[k] > contact_force
         if on.sum() >= 3:
-            margin[k] = support_margin(com[k, :2], feet[k, on, :2])
-    return {"t": np.asarray(result.t)[rows], "com": com, "feet": feet, "fn": fn, "margin": margin}
+            try:
+                margin[k] = support_margin(com[k, :2], where[k, on, :2])
+            except InputError:  # the carrying points on one line
+                pass
+    return {"t": np.asarray(result.t)[rows], "com": com, "feet": where[:, foot_rows], "fn": fn[:, foot_rows],
+            "fn_body": fn[:, body_rows].sum(axis=1), "margin": margin}

@@ -1,0 +1,582 @@
+"""ANTON climbs a ledge as high as its body: the 8-step script of Konyev 2011 §3.4.7 ([Pal04],
+simulated there too; contact digest §4.2), planned statically and run on the dynamic robot.
+
+The script, in the symmetric gallop (the two legs of one shoulder together), shoulders in the order
+rear → middle → front:
+
+1. approach the ledge, measure it and compute the foot support points;
+2. switch to the gallop and move the legs close to the ledge, the CoM inside the support polygon;
+3. lift the front legs while moving the body forward and place them on top (end of wave 1);
+4. move the body onto the obstacle, the CoM near the middle feet;
+5. transfer the rear legs, lift the middle legs onto the edge, move the front legs as far forward
+   as possible (end of wave 2);
+6. move the body past the obstacle, the CoM between the middle and front shoulders;
+7. support on the middle and front legs plus the body, lift the rear legs (the critical step);
+8. transfer the middle and front legs (end of wave 3).
+
+What the source leaves open, chosen here (each a :class:`ClimbPlan` parameter):
+
+- The ledge's height: "as high as the body" is taken as the top of the body in the walking posture,
+  the body's centre height (0.12 m) plus half a segment's height: 0.15 m for the placeholder robot.
+  (3.11) puts the highest ledge at l_LEG + l_BS sin α, over 0.3 m for these legs: the script, not
+  the reach, is what a body-high ledge tests.
+- The ledge is known to the planner (step 1's measuring is the near-navigation's, an operator's in
+  the source). Step 1 walks up in gallop waves of at most ``stride`` with the feet on their
+  rectangle, until the body comes ``body_gap`` short of the face; step 2 raises the body, pitches
+  the front segment up and moves the feet to footholds computed from where the body will stand in
+  step 3; the footholds on the top are ``top_footholds`` past the edge.
+- Every foot transfer is a lift (to ``clearance`` over the higher of its two footholds), a move
+  across and a vertical placing; before each transfer the body shifts so that the CoM (3.7) sits
+  over the centroid of the four remaining feet's polygon (the Δ_corr of §3.4.4; the CoM from the
+  multibody model, three fixed-point passes), never closer to the ledge than ``body_gap``; a pair
+  whose transfer would leave the CoM within ``min_margin`` of the others' polygon waits. The middle
+  segment stays level; the front segment pitches up to pass over the edge in steps 2-3 and the rear
+  segment up in step 7 (the articulated body of Fig. 3.31).
+- Step 7's body support: the body is lowered until its segments touch the ledge (the segments' boxes
+  are contact geometries), the posture loop holding still, so that the body takes its share of the
+  weight while the rear legs lift (measured: about 60 % of it, the middle feet most of the rest).
+- After step 8, one more gallop wave and a body shift bring the robot into the walking posture on
+  the top.
+
+:meth:`ClimbPlan.check` verifies a plan's statics before any simulation (reach, joint limits, the
+CoM's margin, the body's clearance); :func:`climber` runs it at 1 ms on :func:`~.robot.build_robot`
+with ``body_contact``; :func:`simulate_climb` does both.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ...assembly import Obstacle
+from ...errors import InputError
+from ...multibody.dynamics import center_of_mass
+from ...walking import support_margin
+from .model import build_model, leg_arrays
+from .params import LEGS, AntonParams
+
+__all__ = ["Ledge", "ClimbPose", "Stage", "ClimbPlan", "PAIRS", "climber", "climb_robot", "simulate_climb",
+           "steps_at", "step_summary"]
+
+PAIRS = {"front": (0, 3), "middle": (1, 4), "rear": (2, 5)}
+"""The legs of each shoulder (indices into :data:`LEGS`)."""
+
+
+@dataclass(frozen=True)
+class Ledge:
+    """A ledge ``height`` [m] high whose face is at x = ``edge_x`` [m], its top extending forward
+    (a 2 m x 2 m box)."""
+
+    height: float = 0.15
+    edge_x: float = 0.45
+
+    def __post_init__(self):
+        for name in ("height", "edge_x"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and math.isfinite(v)) or (name == "height" and v <= 0.0):
+                raise InputError(f"Ledge: {name} = {v!r}, expected a finite number"
+                                 + (" > 0 [m]" if name == "height" else " [m]"))
+
+    def obstacle(self) -> Obstacle:
+        """The ledge as an :class:`~legsim.assembly.Obstacle`."""
+        h = float(self.height)
+        return Obstacle((1.0, 1.0, 0.5 * h), (self.edge_x + 1.0, 0.0, 0.5 * h), name="ledge")
+
+
+@dataclass(frozen=True)
+class ClimbPose:
+    """A static posture: ``base`` (x, z) [m] of the middle segment's centre (level, heading +x,
+    y = 0), ``pitch`` (front, rear) [rad] of the body's pitch joints (yaws 0; front up is
+    negative, rear up positive: the joints' axes), ``feet`` (6, 3) [m] the foot spheres' centres in
+    the world, :data:`LEGS` order."""
+
+    base: tuple[float, float]
+    pitch: tuple[float, float]
+    feet: np.ndarray
+
+    def moved(self, **changes) -> ClimbPose:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of the script: its ``step`` (1-8) and a line saying ``what`` it does, its
+    ``duration`` [s], the pose at its ``end`` (reached from the previous stage's end), the legs it
+    lifts and places (``swing``, indices into :data:`LEGS`) and whether the body rests on the ledge
+    (``body_rests``)."""
+
+    step: int
+    what: str
+    duration: float
+    end: ClimbPose
+    swing: tuple[int, ...] = ()
+    body_rests: bool = False
+
+
+def _smooth(u: float) -> float:
+    """The quintic 0 → 1 on u in [0, 1] with zero end velocity and acceleration."""
+    u = min(max(u, 0.0), 1.0)
+    return u * u * u * (10.0 + u * (-15.0 + 6.0 * u))
+
+
+@dataclass
+class ClimbPlan:
+    """The script of the module docstring for ``params`` and ``ledge``, from the walking posture on
+    flat ground (body centre ``height`` [m] up, feet on a rectangle ±``half_length`` × ±``half_width``
+    [m] around the middle segment at x = ``start_x``) to the same posture on top of the ledge.
+
+    Timing [s]: ``shift_time`` per body move, ``swing_time`` per foot transfer.
+    Body [m, rad]: ``approach_height`` of its centre in steps 2-3 (default: 2 cm over the ledge, at
+    least ``height``), ``climb_height`` in steps 4-6 (default: its bottom 2 cm over the ledge);
+    ``front_pitch`` of the front segment, up, in steps 2-3; ``rear_pitch`` of the rear segment, up,
+    in step 7 (it lifts the rear hips for the rear legs' long reach up); ``press`` of the resting
+    body into the ledge in step 7 (0: planned touching, its weight settles it); ``body_gap``, the
+    least distance it keeps from the ledge elsewhere.
+    Feet [m]: ``clearance`` of a transfer over the higher foothold; ``approach_gap`` between a foot on
+    the ground and the face; ``top_footholds`` (front, middle, rear) past the edge; ``stride`` of an
+    approach wave; ``max_step``, how far ahead of its hip a transfer may put a foot; ``row_gap``
+    between a transferred foot and the next shoulder's foot; ``min_transfer``, a smaller transfer is
+    skipped.
+    Balance [m]: ``min_margin``, the CoM's least margin inside the other feet's polygon for a
+    transfer to go ahead (else the pair waits for the next wave); ``lift_margin``, the CoM's distance
+    behind the middle feet while the front legs lift (step 3).
+
+    ``stages`` (list of :class:`Stage`), ``start`` (:class:`ClimbPose`) and ``duration`` [s] are set
+    on construction; :meth:`at` gives the commanded posture at any instant, :meth:`check` the
+    plan's statics. InputError for a non-positive parameter or a foothold out of a leg's reach.
+    """
+
+    params: AntonParams = field(default_factory=AntonParams)
+    ledge: Ledge = field(default_factory=Ledge)
+    height: float = 0.12
+    half_length: float = 0.20
+    half_width: float = 0.26
+    start_x: float = 0.0
+    shift_time: float = 1.0
+    swing_time: float = 1.2
+    approach_height: float | None = None
+    climb_height: float | None = None
+    front_pitch: float = 0.35
+    rear_pitch: float = 0.3
+    clearance: float = 0.03
+    approach_gap: float = 0.05
+    top_footholds: tuple[float, float, float] = (0.15, 0.09, 0.035)
+    press: float = 0.0
+    max_step: float = 0.15
+    stride: float = 0.1
+    min_transfer: float = 0.015
+    row_gap: float = 0.05
+    body_gap: float = 0.015
+    min_margin: float = 0.03
+    lift_margin: float = 0.07
+
+    def __post_init__(self):
+        p = self.params
+        H = self.ledge.height
+        if self.approach_height is None:
+            self.approach_height = max(self.height, H + 0.02)
+        if self.climb_height is None:
+            self.climb_height = H + 0.5 * p.segment_size[2] + 0.02
+        for name in ("height", "half_length", "half_width", "shift_time", "swing_time", "approach_height",
+                     "climb_height", "clearance", "approach_gap", "max_step", "stride", "min_transfer",
+                     "row_gap", "body_gap", "min_margin", "lift_margin"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and math.isfinite(v) and v > 0.0):
+                raise InputError(f"ClimbPlan: {name} = {v!r}, expected a number > 0")
+        self._mb = build_model(p)
+        self._data = self._mb.make_data()
+        self._legs = leg_arrays(p)
+        r = p.foot_radius
+        self._ground, self._top = r, self.ledge.height + r
+        x0 = self.start_x
+        feet = np.column_stack([
+            np.array([x0 + self.half_length, x0, x0 - self.half_length] * 2),
+            np.repeat([self.half_width, -self.half_width], 3), np.full(6, r)])
+        self.start = ClimbPose((x0, self.height), (0.0, 0.0), feet)
+        self.stages: list[Stage] = []
+        try:
+            self._script()
+        except InputError as e:
+            raise InputError(f"ClimbPlan for a {H:g} m ledge: {e}") from None
+        self.duration = float(sum(s.duration for s in self.stages))
+        self._ends = np.cumsum([s.duration for s in self.stages])
+
+    # ------------------------------------------------------------------ the script
+    def _script(self) -> None:
+        e, H, zg, zt = self.ledge.edge_x, self.ledge.height, self._ground, self._top
+        gap = self.approach_gap
+        pose = self.start
+        # where the body will stand in step 3 (as near as the pitched-up front segment lets it come),
+        # and the footholds around it: the front feet short of the face, the middle ones a little
+        # ahead of their hips (the CoM behind them while the front legs lift), the rear ones at theirs
+        raised = pose.moved(base=(pose.base[0], self.approach_height), pitch=(-self.front_pitch, 0.0))
+        b3 = self._farthest(raised)
+        near = {"front": e - gap, "middle": b3 + self.min_margin + self.approach_gap,
+                "rear": b3 - self.params.segment_gap}
+        top = dict(zip(("front", "middle", "rear"), (e + x for x in self.top_footholds), strict=True))
+        # 1: gallop waves of at most ``stride`` at the walking height, the feet on their rectangle,
+        # up to where the body stops short of the ledge
+        b1 = min(self._farthest(pose), e - gap - self.half_length)
+        n = math.ceil(max(b1 - pose.base[0], 0.0) / self.stride - 1e-9)
+        for j in range(1, n + 1):
+            b = self.start.base[0] + j * (b1 - self.start.base[0]) / n
+            pose = self._wave(1, pose, {"rear": (b - self.half_length, zg), "middle": (b, zg),
+                                        "front": (b + self.half_length, zg)}, "approach")
+        # 2: the body up, the front segment pitched up; the legs close to the ledge
+        pose = self._shift(2, pose, "body up to the approach height, front segment pitched up",
+                           z=self.approach_height, pitch=(-self.front_pitch, 0.0))
+        pose = self._wave(2, pose, {k: (near[k], zg) for k in near}, "legs close to the ledge")
+        # 3: the front legs onto the top while the body moves forward
+        pose = self._balance(3, pose, PAIRS["front"], "CoM forward over the rear and middle feet",
+                             forward=True)
+        pose = self._swing(3, pose, "front", top["front"], zt, "front legs onto the top (end of wave 1)")
+        # 4: the body up and onto the obstacle, the CoM near the middle feet
+        pose = self._shift(4, pose, "body up and onto the obstacle, CoM near the middle feet",
+                           x=pose.base[0] + pose.feet[1, 0] + self.approach_gap - self._com(pose)[0],
+                           z=self.climb_height, pitch=(0.0, 0.0))
+        # 5: rear legs closer, middle legs onto the edge, front legs as far forward as they reach
+        pose = self._wave(5, pose, {"rear": (e - gap, zg), "middle": (top["middle"], zt),
+                                    "front": (None, zt)}, "wave 2")
+        # 6: the body past the obstacle, the CoM between the middle and front shoulders
+        mid = 0.5 * (pose.feet[1, 0] + pose.feet[0, 0])
+        pose = self._shift(6, pose, "body past the obstacle", x=pose.base[0] + mid - self._com(pose)[0])
+        # 7: the body rests on the ledge; the rear legs lift onto the top
+        rest = H + 0.5 * self.params.segment_size[2] - self.press
+        pose = self._shift(7, pose, "body down onto the ledge, rear segment up", z=rest,
+                           pitch=(0.0, self.rear_pitch), rests=True)
+        pose = self._swing(7, pose, "rear", top["rear"], zt, "rear legs onto the top", rests=True)
+        # 8: up to the walking height over the ledge; the middle and front legs transferred
+        pose = self._shift(8, pose, "body up to the walking height", z=H + self.height, pitch=(0.0, 0.0))
+        pose = self._wave(8, pose, {"middle": (None, zt), "front": (None, zt)}, "wave 3")
+        # then one more gallop wave into the walking posture on the top
+        x_end = max(pose.feet[2, 0], pose.feet[0, 0] - 2 * self.half_length) + self.half_length
+        pose = self._wave(8, pose, {"rear": (x_end - self.half_length, zt), "middle": (x_end, zt),
+                                    "front": (x_end + self.half_length, zt)}, "into the walking posture")
+        self._shift(8, pose, "body centred over the feet", x=x_end)
+
+    def _add(self, stage: Stage) -> ClimbPose:
+        self.stages.append(stage)
+        return stage.end
+
+    def _shift(self, step: int, pose: ClimbPose, what: str, x: float | None = None, z: float | None = None,
+               pitch: tuple[float, float] | None = None, rests: bool = False) -> ClimbPose:
+        base = (pose.base[0] if x is None else float(x), pose.base[1] if z is None else float(z))
+        end = pose.moved(base=base, pitch=pose.pitch if pitch is None else pitch)
+        return self._add(Stage(step, what, self.shift_time, end, body_rests=rests))
+
+    def _balance(self, step: int, pose: ClimbPose, lifted: tuple[int, ...], what: str,
+                 forward: bool = False) -> ClimbPose:
+        """A body shift putting the CoM over the centroid of the polygon of the feet not in ``lifted``
+        (``forward``: ``lift_margin`` behind its front row), never closer than ``body_gap`` to the
+        ledge."""
+        stay = [k for k in range(6) if k not in lifted]
+        xs = pose.feet[stay, 0]
+        target = xs.max() - self.lift_margin if forward else 0.5 * (xs.min() + xs.max())
+        x = x0 = pose.base[0]
+        for _ in range(3):
+            x += target - self._com(pose.moved(base=(x, pose.base[1])))[0]
+        if x > x0:
+            x = min(x, self._farthest(pose, x))
+        return self._shift(step, pose, what, x=x)
+
+    def _drop_last(self) -> ClimbPose:
+        """Take the last stage back: the pose before it."""
+        self.stages.pop()
+        return self.stages[-1].end if self.stages else self.start
+
+    def _farthest(self, pose: ClimbPose, x_max: float = math.inf) -> float:
+        """The farthest base x [m] (up to ``x_max``) at which ``pose``'s body keeps ``body_gap`` from
+        the ledge, from ``pose``'s own x forward (bisection to 0.1 mm)."""
+        def clear(x):
+            return self.body_clearance(pose.moved(base=(x, pose.base[1]))) >= self.body_gap
+
+        lo = pose.base[0]
+        hi = min(x_max, self.ledge.edge_x + 1.0)
+        if clear(hi):
+            return hi
+        while hi - lo > 1e-4:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if clear(mid) else (lo, mid)
+        return lo
+
+    def _swing(self, step: int, pose: ClimbPose, pair: str, x: float, z: float, what: str,
+               rests: bool = False) -> ClimbPose:
+        """Transfer the ``pair``'s feet to x [m], on the ground or the top (``z``, the foot centre's
+        height)."""
+        e, r = self.ledge.edge_x, self.params.foot_radius
+        on_top = z > self._ground
+        if (x < e + r) if on_top else (x > e - r):
+            raise InputError(f"the {pair} feet's foothold x = {x:.3f} m is not on the "
+                             f"{'top' if on_top else 'ground'} (the face at {e:g} m, feet {r:g} m in radius)")
+        feet = pose.feet.copy()
+        for k in PAIRS[pair]:
+            feet[k, 0], feet[k, 2] = x, z
+        return self._add(Stage(step, what, self.swing_time, pose.moved(feet=feet), PAIRS[pair], rests))
+
+    def _wave(self, step: int, pose: ClimbPose, targets: dict[str, tuple[float | None, float]],
+              what: str) -> ClimbPose:
+        """Gallop transfers of the named shoulders, rear → middle → front, each after a balancing
+        body shift; a foot's x (None: as far forward as allowed) is kept within ``max_step`` ahead of
+        its hip and ``row_gap`` behind the next shoulder's feet."""
+        order = ("rear", "middle", "front")
+        for i, pair in enumerate(order):
+            if pair not in targets:
+                continue
+            pose = self._balance(step, pose, PAIRS[pair],
+                                 f"{what}: CoM over the feet without the {pair} legs")
+            stay = [k for k in range(6) if k not in PAIRS[pair]]
+            if support_margin(self._com(pose)[:2], pose.feet[stay, :2]) < self.min_margin:
+                pose = self._drop_last()  # the body cannot balance over the other feet: this pair waits
+                continue
+            x, z = targets[pair]
+            limit = pose.base[0] + (i - 1) * self.params.segment_gap + self.max_step
+            if i < 2:
+                limit = min(limit, pose.feet[PAIRS[order[i + 1]][0], 0] - self.row_gap)
+            x = limit if x is None else min(x, limit)
+            k = PAIRS[pair][0]
+            if abs(x - pose.feet[k, 0]) < self.min_transfer and abs(z - pose.feet[k, 2]) < 1e-6:
+                pose = self._drop_last()  # near enough: no transfer, nor its balancing shift
+                continue
+            pose = self._swing(step, pose, pair, x, z, f"{what}: {pair} legs")
+        return pose
+
+    # ------------------------------------------------------------------ evaluation
+    def _com(self, pose: ClimbPose) -> np.ndarray:
+        """The whole-body CoM (3,) [m] of ``pose`` (3.7), joints from the inverse kinematics."""
+        return center_of_mass(self._mb, self._data, self.configuration(pose))
+
+    def configuration(self, pose: ClimbPose) -> np.ndarray:
+        """The multibody configuration q (nq,) of ``pose``: the base, then the 22 joints from
+        :func:`~.robot.joint_targets_for` (InputError when a foot is out of reach)."""
+        from .robot import _joint_targets
+
+        q = np.zeros(7 + 22)
+        q[0], q[2], q[6] = pose.base[0], pose.base[1], 1.0
+        body = np.array([0.0, pose.pitch[0], 0.0, pose.pitch[1]])
+        q[7:] = _joint_targets(self.params, self._legs, pose.feet - [pose.base[0], 0.0, pose.base[1]], body)
+        return q
+
+    def at(self, t: float) -> tuple[ClimbPose, np.ndarray, int]:
+        """The commanded posture at ``t`` [s] from the script's start: (pose, the legs in the air (6,)
+        bool, the stage's index; ``len(stages)`` after the end). Body moves and transfers follow a
+        quintic in time; a transferred foot lifts in the first third, moves across in the second,
+        places in the last."""
+        i = int(np.searchsorted(self._ends, t, side="right"))
+        if i >= len(self.stages):
+            return self.stages[-1].end, np.zeros(6, dtype=bool), len(self.stages)
+        stage = self.stages[i]
+        prev = self.stages[i - 1].end if i > 0 else self.start
+        u = (t - (self._ends[i] - stage.duration)) / stage.duration
+        s = _smooth(u)
+        base = tuple(a + s * (b - a) for a, b in zip(prev.base, stage.end.base, strict=True))
+        pitch = tuple(a + s * (b - a) for a, b in zip(prev.pitch, stage.end.pitch, strict=True))
+        feet = prev.feet.copy()
+        air = np.zeros(6, dtype=bool)
+        for k in stage.swing:
+            a, b = prev.feet[k], stage.end.feet[k]
+            top = max(a[2], b[2]) + self.clearance
+            if u < 2.0 / 3.0:
+                feet[k, 2] = a[2] + _smooth(3.0 * u) * (top - a[2])
+            else:
+                feet[k, 2] = top + _smooth(3.0 * u - 2.0) * (b[2] - top)
+            feet[k, :2] = a[:2] + _smooth(3.0 * u - 1.0) * (b[:2] - a[:2])
+            air[k] = 0.0 < u < 1.0
+        return ClimbPose(base, pitch, feet), air, i
+
+    def segment_corners(self, pose: ClimbPose) -> np.ndarray:
+        """The body segments' box corners (3, 8, 3) [m] in the world (front, middle, rear) for
+        ``pose``: the middle level at ``base``, the front and rear carried by their pitch joints."""
+        p = self.params
+        hx, hy, hz = 0.5 * np.asarray(p.segment_size, dtype=float)
+        box = np.array([[sx * hx, sy * hy, sz * hz] for sz in (-1, 1) for sy in (-1, 1) for sx in (-1, 1)])
+        hg = 0.5 * p.segment_gap
+        base = np.array([pose.base[0], 0.0, pose.base[1]])
+        out = np.empty((3, 8, 3))
+        out[1] = base + box
+        for i, (sign, pitch) in ((0, (1.0, pose.pitch[0])), (2, (-1.0, pose.pitch[1]))):
+            c, s = math.cos(pitch), math.sin(pitch)
+            local = box + [sign * hg, 0.0, 0.0]  # in the segment's frame, from its joint
+            out[i] = base + [sign * hg, 0.0, 0.0] + np.column_stack(
+                [c * local[:, 0] + s * local[:, 2], local[:, 1], -s * local[:, 0] + c * local[:, 2]])
+        return out
+
+    def body_clearance(self, pose: ClimbPose) -> float:
+        """The body's least distance [m] to the ground and to the ledge (in the x-z plane: a corner
+        under the top's level measures to the face, one past the face to the top, one above and
+        before it to the edge; a segment spanning the edge measures its bottom's height over it);
+        negative when a segment cuts into the ledge or the ground."""
+        e, H = self.ledge.edge_x, self.ledge.height
+        out = math.inf
+        for seg in self.segment_corners(pose):
+            for x, _, z in seg:
+                to_ledge = z - H if x >= e else (e - x if z <= H else math.hypot(e - x, z - H))
+                out = min(out, z, to_ledge)
+            xs, zs = seg[[0, 1], 0], seg[[0, 1], 2]  # the bottom's two ends along x (y = -hy)
+            lo, hi = np.argmin(xs), np.argmax(xs)
+            if xs[lo] < e < xs[hi]:
+                out = min(out, float(zs[lo] + (e - xs[lo]) * (zs[hi] - zs[lo]) / (xs[hi] - xs[lo])) - H)
+        return float(out)
+
+    def check(self, dt: float = 0.02) -> dict[str, float]:
+        """The plan's statics, sampled every ``dt`` [s]: ``margin`` [m], the least signed distance of
+        the CoM's ground projection inside the support polygon (the feet on the ground or ledge, and
+        while the body rests, the corners of its segments over the ledge); ``clearance`` [m], the
+        least :meth:`body_clearance` outside the resting stages; ``rest_clearance``, in them and in the
+        stage lifting the body off again.
+        InputError when a foot leaves its leg's reach (the inverse kinematics fails) or a joint leaves
+        its limits."""
+        lo, hi = self._mb.dof_range[6:, 0], self._mb.dof_range[6:, 1]
+        margin, clear, rest = math.inf, math.inf, math.inf
+        for t in np.arange(0.0, self.duration + 1e-9, dt):
+            pose, air, i = self.at(t)
+            q = self.configuration(pose)
+            bad = np.flatnonzero((q[7:] < lo) | (q[7:] > hi))
+            if bad.size:
+                name = self._mb.joint_names[bad[0]]
+                raise InputError(f"ANTON climb: joint {name} at {q[7 + bad[0]]:.3f} rad leaves its limits "
+                                 f"at t = {t:.2f} s ({self.stages[min(i, len(self.stages) - 1)].what})")
+            com = center_of_mass(self._mb, self._data, q)
+            support = pose.feet[~air, :2]
+            resting = i < len(self.stages) and self.stages[i].body_rests
+            lifting = 0 < i < len(self.stages) and self.stages[i - 1].body_rests  # the body leaves the ledge
+            if resting:
+                corners = self.segment_corners(pose).reshape(-1, 3)
+                on = (corners[:, 0] > self.ledge.edge_x) & (corners[:, 2] < self.ledge.height + 1e-3)
+                support = np.vstack([support, corners[on, :2]])
+            margin = min(margin, support_margin(com[:2], support))
+            c = self.body_clearance(pose)
+            if resting or lifting:
+                rest = min(rest, c)
+            else:
+                clear = min(clear, c)
+        return {"margin": margin, "clearance": clear, "rest_clearance": rest}
+
+
+def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 1.5, *, start: float = 0.3, touch: float = 2.0,
+            posture_gain: float = 5.0):
+    """The controller ``(t, sensors) -> voltages (22,)`` [V] running ``plan`` from ``start`` [s] (the
+    control hierarchy of §3.4 at 1 ms, as :func:`~.robot.walker`): the action level is the script;
+    the primitive level its commanded posture (:meth:`ClimbPlan.at`), the feet taken into the middle
+    segment's frame at the commanded body position and into their hip frames through the commanded
+    body joints (:func:`._kinematics.joint_targets`), a posture loop and a static force feedforward;
+    the servo level a PD on each drive's voltage (``kp`` [V/rad], ``kd`` [V s/rad]). ``kd`` is three
+    times the walker's: at 0.5 V s/rad the body rocked on the middle feet when the front legs left
+    the ground in step 3 (pitch swinging to 0.045 rad at about 3 Hz, the rear feet unloaded under
+    2 N, measured); at 1.5 it settles.
+
+    Posture loop (as the walker's): the plane through the residual heights of the feet that carry
+    (in support by the plan, their shank sensor's normal force over ``touch`` [N]), as the encoders
+    see them against where the plan puts them relative to the body (:func:`~.robot.support_plane`),
+    integrated at ``posture_gain`` [1/s] into the commanded feet: it takes out the servos' sag
+    under load. It holds still while the body rests on the ledge (step 7), whose height the body's
+    contact then sets.
+
+    Force feedforward: every drive (the body joints' included) gets the voltage of the static joint
+    torque that carries the measured foot forces and the links' weights, τ = g(q) − Σ Jᵀ F from the
+    recursive Newton-Euler algorithm on the model with the middle segment fixed and level
+    (:func:`legsim.multibody.dynamics.rnea`), V = R/(η N k) τ. Step 7 is "the most critical for the
+    drives": the body joints carry the segments there.
+
+    Attributes kept for analysis: ``posture`` (3,) (height [m], slopes along x and y), ``history``
+    ((t, stage index), ...: −1 before ``start``, ``len(plan.stages)`` after the end).
+    """
+    from ...multibody import dynamics as D
+    from . import _kinematics as _K
+    from .robot import V_SUPPLY, _feedforward_gains, _joint_targets, support_plane
+
+    p = plan.params
+    legs = hips, yaws, segs = leg_arrays(p)
+    half_gap = 0.5 * p.segment_gap
+    fixed = build_model(p, floating=False)  # the middle segment is its root, level
+    data = fixed.make_data()
+    tibias = [fixed.body_id(f"{leg}_tibia") for leg in LEGS]
+    contact = np.array([0.0, p.tibia, 0.0])
+    fext = np.zeros((fixed.nbody, 6))
+    still = np.zeros(fixed.nv)
+    v_per_nm = _feedforward_gains()
+    posture = np.zeros(3)
+    measured, targets, body = np.empty((6, 3)), np.empty(22), np.zeros(4)
+    history: list[tuple[float, int]] = []
+    dt = 1e-3
+
+    def static_torques(enc, shank) -> np.ndarray:
+        D.forward_kinematics(fixed, data, enc)
+        fext[:] = 0.0
+        for k, b in enumerate(tibias):
+            R = data.oR[b]
+            f = R.T @ shank[3 * k:3 * k + 3]  # body axes
+            r = contact + R.T @ [0.0, 0.0, -p.foot_radius]  # the foot's lowest point
+            fext[b, :3] = f
+            fext[b, 3:] = np.cross(r, f)
+        return D.rnea(fixed, data, enc, still, still, fext)
+
+    def controller(t, s):
+        pose, air, i = plan.at(t - start)
+        history.append((t, i if t >= start else -1))
+        resting = i < len(plan.stages) and plan.stages[i].body_rests
+        body[1], body[3] = pose.pitch
+        nominal = pose.feet - [pose.base[0], 0.0, pose.base[1]]  # the feet, the body where planned
+        _K.feet_in_body(s.enc, hips, yaws, segs, p.coxa, p.femur, p.tibia, half_gap, measured)
+        if posture_gain > 0.0 and not resting:
+            carrying = ((~air) & (s.shank[2::3] > touch)).tolist()
+            plane = support_plane(measured.tolist(), nominal[:, 2].tolist(), carrying)
+            if plane is not None:
+                posture[:] -= posture_gain * dt * np.asarray(plane)
+        feet = nominal
+        feet[:, 2] += posture[0] + posture[1] * feet[:, 0] + posture[2] * feet[:, 1]
+        v = kp * (_joint_targets(p, legs, feet, body, out=targets) - s.enc) - kd * s.rate
+        v += v_per_nm * static_torques(s.enc, s.shank)
+        return np.clip(v, -V_SUPPLY, V_SUPPLY)
+
+    controller.posture = posture  # type: ignore[attr-defined]
+    controller.history = history  # type: ignore[attr-defined]
+    return controller
+
+
+def climb_robot(plan: ClimbPlan):
+    """ANTON (:func:`~.robot.build_robot`) with ``plan``'s parameters, its ledge, and the body's
+    segments touching it."""
+    from .robot import build_robot
+
+    return build_robot(plan.params, obstacles=(plan.ledge.obstacle(),), body_contact=True)
+
+
+def simulate_climb(plan: ClimbPlan | None = None, robot=None, settle: float = 0.3, after: float = 1.0,
+                   **kwargs):
+    """Run ``plan`` (default :class:`ClimbPlan`) on ``robot`` (default :func:`climb_robot`): released
+    2 mm over the plan's start, the script from ``settle`` [s], ``after`` [s] of standing at its end.
+    Keywords go to :meth:`legsim.assembly.Robot.simulate` (``sinks``, ``progress``). Returns (plan,
+    robot, controller, result)."""
+    plan = plan or ClimbPlan()
+    robot = robot or climb_robot(plan)
+    q0 = plan.configuration(plan.start)
+    q0[2] += 0.002
+    ctrl = climber(plan, start=settle)
+    kwargs.setdefault("progress", False)
+    return plan, robot, ctrl, robot.simulate(settle + plan.duration + after, ctrl, q0=q0, **kwargs)
+
+
+def steps_at(plan: ClimbPlan, ctrl, t) -> np.ndarray:
+    """The script step (1-8; 0 while settling, 9 after the end) that ``ctrl`` (a :func:`climber` that
+    ran) was in at the instants ``t`` (n,) [s]."""
+    hist = np.array(ctrl.history)
+    row = np.clip(np.searchsorted(hist[:, 0], np.asarray(t, dtype=float), side="right") - 1, 0, None)
+    step_of = np.array([0] + [st.step for st in plan.stages] + [9])  # stage -1: settling
+    return step_of[hist[row, 1].astype(int) + 1]
+
+
+def step_summary(plan: ClimbPlan, ctrl, track: dict) -> dict[int, dict[str, float]]:
+    """Per script step (1-8; 9: the standing after it; the settling before it left out), from a
+    :func:`~.robot.support_track` of the run: ``margin`` [m], the CoM's least margin inside the
+    polygon of the carrying contact points (a record with fewer than three carrying counts as
+    −inf), and ``body_load`` [N], the most the body's contacts carried."""
+    steps = steps_at(plan, ctrl, track["t"])
+    out = {}
+    for k in range(1, 10):
+        m = steps == k
+        if m.any():
+            margin = np.where(np.isnan(track["margin"][m]), -np.inf, track["margin"][m])
+            out[k] = {"margin": float(margin.min()), "body_load": float(track["fn_body"][m].max())}
+    return out

@@ -1,0 +1,161 @@
+"""ANTON's climbing script on a body-high ledge (issue 16; Konyev 2011 §3.4.7, contact digest §4.2):
+the body-joint kinematics it needs, the plan's statics, and the script run on the dynamic robot
+with the CoM inside the support polygon at every instant."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from legsim.errors import InputError
+from legsim.robots.anton import AntonParams
+from legsim.robots.anton import _kinematics as K
+from legsim.robots.anton.climb import PAIRS, ClimbPlan, Ledge, simulate_climb, step_summary
+from legsim.robots.anton.model import leg_arrays
+from legsim.robots.anton.robot import _joint_targets, support_track
+
+P = AntonParams()
+
+
+def test_joint_targets_invert_the_feet_through_pitched_and_yawed_body_joints():
+    """Random body joints (±0.5 rad) and legs: the encoders' view of the feet (feet_in_body) taken back
+    through the body joints and the leg IK gives the same 22 angles."""
+    legs = hips, yaws, segs = leg_arrays(P)
+    rng = np.random.default_rng(11)
+    feet = np.empty((6, 3))
+    for _ in range(50):
+        q = np.empty(22)
+        q[:4] = rng.uniform(-0.5, 0.5, 4)
+        for k in range(6):
+            q[4 + 3 * k:7 + 3 * k] = rng.uniform(-0.6, 0.6), rng.uniform(-0.5, 0.8), rng.uniform(-2.0, -0.3)
+        K.feet_in_body(q, hips, yaws, segs, P.coxa, P.femur, P.tibia, 0.5 * P.segment_gap, feet)
+        np.testing.assert_allclose(_joint_targets(P, legs, feet, q[:4].copy()), q, atol=1e-9)
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return ClimbPlan()
+
+
+def test_the_script_runs_its_eight_steps_in_order_with_the_articulated_body(plan):
+    steps = [s.step for s in plan.stages]
+    assert steps == sorted(steps) and set(steps) == set(range(1, 9))
+    by_step = {k: [s for s in plan.stages if s.step == k] for k in range(1, 9)}
+    # 3: the front legs go onto the top, the front segment pitched up (negative: the joint's axis)
+    front_on_top = [s for s in by_step[3] if s.swing == PAIRS["front"]]
+    assert front_on_top and front_on_top[0].end.pitch[0] < 0.0
+    assert np.all(front_on_top[0].end.feet[[0, 3], 2] == pytest.approx(plan.ledge.height + P.foot_radius))
+    # 7: the body rests, the rear legs lift onto the top, the rear segment pitched up (positive)
+    assert all(s.body_rests for s in by_step[7]) and not any(s.body_rests for s in plan.stages if s.step != 7)
+    rear_up = [s for s in by_step[7] if s.swing == PAIRS["rear"]]
+    assert rear_up and rear_up[0].end.pitch[1] > 0.0 and rear_up[0].end.feet[2, 0] > plan.ledge.edge_x
+    # the end: the walking posture on the top, feet on their rectangle
+    end = plan.stages[-1].end
+    assert end.base[1] == pytest.approx(plan.ledge.height + plan.height)
+    np.testing.assert_allclose(end.feet[:3, 0] - end.base[0], [plan.half_length, 0.0, -plan.half_length],
+                               atol=1e-9)
+    assert np.all(end.feet[:, 0] > plan.ledge.edge_x + P.foot_radius)
+
+
+def test_the_planners_segment_corners_are_the_multibody_models_boxes(plan):
+    """The planner's body geometry (segment_corners, used for the clearance) against the model's box
+    geometries placed by its forward kinematics, at a pose of every stage."""
+    from legsim.multibody.dynamics import forward_kinematics
+
+    mb, data = plan._mb, plan._data
+    for stage in plan.stages:
+        q = plan.configuration(stage.end)
+        forward_kinematics(mb, data, q)
+        got = plan.segment_corners(stage.end)
+        for i, seg in enumerate(("front", "middle", "rear")):
+            g = next(g for g in mb.geometries if g.name == f"{seg}_box")
+            b = mb.body_id(g.body)
+            half = 0.5 * np.asarray(g.params["size"])
+            signs = np.array([[sx, sy, sz] for sz in (-1, 1) for sy in (-1, 1) for sx in (-1, 1)])
+            expected = data.op[b] + (data.oR[b] @ g.R @ (signs * half).T).T + data.oR[b] @ g.p
+            np.testing.assert_allclose(got[i], expected, atol=1e-12)
+
+
+def test_the_plans_statics_hold_at_every_instant(plan):
+    """Sampled every 20 ms: every joint within its limits and every foot within reach (else check
+    raises), the CoM at least min_margin inside the supporting feet's (and resting body's) polygon
+    (measured 54.5 mm), the body body_gap clear of the ledge outside step 7 (measured 15.0 mm) and
+    touching, not cutting, in it."""
+    c = plan.check()
+    assert c["margin"] >= plan.min_margin
+    assert c["clearance"] >= plan.body_gap - 1e-4
+    assert c["rest_clearance"] == pytest.approx(-plan.press, abs=1e-9)
+
+
+@pytest.mark.parametrize("height", [0.05, 0.10, 0.18])
+def test_the_planner_adapts_to_other_ledge_heights(height):
+    """The body heights follow the ledge (approach 2 cm over it, climb with the body's bottom 2 cm
+    over it): the same statics from 5 to 18 cm (at 22 cm the rear legs no longer reach the ground
+    from the climbing height)."""
+    plan = ClimbPlan(ledge=Ledge(height=height, edge_x=0.6))
+    c = plan.check(dt=0.05)
+    assert c["margin"] >= plan.min_margin and c["clearance"] >= plan.body_gap - 1e-4
+    assert plan.stages[-1].end.base[1] == pytest.approx(height + plan.height)
+
+
+def test_a_ledge_out_of_the_legs_reach_or_bad_parameters_are_refused():
+    with pytest.raises(InputError, match="0.22 m ledge: ANTON leg: .* out of reach"):
+        ClimbPlan(ledge=Ledge(height=0.22))
+    with pytest.raises(InputError, match="swing_time"):
+        ClimbPlan(swing_time=0.0)
+    with pytest.raises(InputError, match="height"):
+        Ledge(height=-0.1)
+
+
+@pytest.fixture(scope="module")
+def climb():
+    plan, robot, ctrl, res = simulate_climb()
+    track = support_track(robot, res, every=10)
+    return plan, robot, ctrl, res, track
+
+
+def test_anton_climbs_the_body_high_ledge_in_simulation(climb):
+    """The script completes on the dynamic robot (22 drives at 1 kHz, rubber feet, body boxes
+    touching): all six feet end on the top, each carrying a sixth of the weight (measured 12.4 N of
+    74.6 / 6 = 12.4 N), the body at the walking height over it (measured 0.2645 m for 0.27 m
+    planned: the feet's 6 mm rubber penetration that the encoders cannot see)."""
+    plan, robot, ctrl, res, track = climb
+    assert res.status == "done"
+    weight = robot.mb.total_mass() * 9.81
+    feet, fn = track["feet"][-1], track["fn"][-1]
+    assert np.all(feet[:, 0] > plan.ledge.edge_x + P.foot_radius)
+    assert np.all(np.abs(feet[:, 2] - (plan.ledge.height + P.foot_radius)) < 0.01)
+    np.testing.assert_allclose(fn, weight / 6.0, rtol=0.05)
+    assert abs(res.x[-1, 2] - (plan.ledge.height + plan.height)) < 0.01
+    assert track["fn_body"][-1] == 0.0
+
+
+def test_the_com_stays_inside_the_support_polygon_at_every_instant_of_every_step(climb):
+    """Every record of steps 1-8 (every 10 ms) has at least three contact points carrying over 2 N
+    and the CoM inside their polygon. Measured least margins per step: 54.5, 84.8, 48.7, 54.4,
+    133.5, 147.2, 60.0, 78.4 mm (step 3, the front legs leaving the ground, is the tightest)."""
+    plan, robot, ctrl, res, track = climb
+    steps = step_summary(plan, ctrl, track)
+    assert set(range(1, 9)) <= set(steps)
+    for k in range(1, 9):
+        assert steps[k]["margin"] > 0.0, (k, steps[k])
+
+
+def test_in_step_7_the_body_carries_part_of_the_weight_while_the_rear_legs_lift(climb):
+    """Step 7: the body's segments on the ledge carry a share of the weight (measured up to 58 N of
+    74.6 N) while the middle and front feet carry the rest; the body touches nothing before it (steps
+    1-6) and is lifted off in step 8."""
+    plan, robot, ctrl, res, track = climb
+    steps = step_summary(plan, ctrl, track)
+    weight = robot.mb.total_mass() * 9.81
+    assert all(steps[k]["body_load"] == 0.0 for k in range(1, 7))
+    assert 0.3 * weight < steps[7]["body_load"] < weight * 1.2
+    hist = np.array(ctrl.history)
+    rear_lift = next(i for i, s in enumerate(plan.stages) if s.step == 7 and s.swing)
+    t_mid = hist[np.flatnonzero(hist[:, 1] == rear_lift), 0].mean()
+    k = np.searchsorted(track["t"], t_mid)
+    assert track["fn"][k, [2, 5]].max() < 1.0  # the rear feet in the air
+    assert track["fn_body"][k] > 0.3 * weight and track["fn"][k, [1, 4]].sum() > 0.1 * weight
+    assert math.isfinite(track["margin"][k]) and track["margin"][k] > 0.0
