@@ -48,7 +48,8 @@ from .params import (
     AntonParams,
 )
 
-__all__ = ["build_robot", "walker", "WalkPlan", "standing_pose", "support_track", "V_SUPPLY", "MOTOR_K"]
+__all__ = ["build_robot", "walker", "WalkPlan", "SurfaceFollowing", "standing_pose", "support_track",
+           "V_SUPPLY", "MOTOR_K"]
 
 V_SUPPLY = 12.0   # [V], placeholder
 MOTOR_K = 0.0143  # [N m/A = V s/rad], placeholder: 8000 rpm at 12 V
@@ -186,6 +187,41 @@ class FootForceTracking:
         self.offsets[idx] = off_plane(feet_body[idx, 0].tolist(), feet_body[idx, 1].tolist(), off.tolist())
 
 
+class SurfaceFollowing:
+    """The body segments on a smooth surface by (3.10) (§3.4.7): each inter-segment pitch joint takes
+    the difference of the surface's slopes under the two segments it joins,
+    φ_REF = φ_NORMAL^NEXT − φ_NORMAL^PREVIOUS (:func:`legsim.walking.segment_orientation`), so that
+    every segment lies parallel to the ground under it.
+
+    As in the source, the surface is estimated ahead (its near-navigation, an operator in practice):
+    ``slope(x)`` [rad] the surface's pitch angle (uphill along +x positive) at world x [m] (arrays),
+    looked up under each segment's centre at the robot's dead-reckoned position (``x0`` [m] at the
+    start, then the gait's commanded advance). Footholds alone cannot give it: with three rows 0.2 m
+    apart and the feet searching down in the troughs, the curvature they report on a 0.8 m wave came
+    out a third of the true one (measured). The references pass a first-order filter of ``tau`` [s]
+    and stay within ±``limit`` [rad]. ``body`` (4,): the current references (front yaw, pitch, rear
+    yaw, pitch; the yaws 0), ``x`` [m] the position estimate."""
+
+    def __init__(self, slope, x0: float = 0.0, segment_gap: float = 0.2, tau: float = 0.2,
+                 limit: float = 0.5):
+        self.slope, self.x, self.gap = slope, float(x0), float(segment_gap)
+        self.tau, self.limit = float(tau), float(limit)
+        self.body = np.zeros(4)
+
+    def update(self, advance: float, dt: float) -> np.ndarray:
+        """One tick: the robot advanced ``advance`` [m] along x since the last. Returns :attr:`body`."""
+        from ...walking import segment_orientation
+
+        self.x += advance
+        under = self.slope(np.array([self.x + self.gap, self.x, self.x - self.gap]))
+        front, middle, rear = (float(v) for v in under)
+        a = min(dt / self.tau, 1.0)
+        for j, seg in ((1, front), (3, rear)):  # a joint's positive pitch turns its segment nose-down
+            target = -float(segment_orientation(seg, middle))
+            self.body[j] += a * (min(max(target, -self.limit), self.limit) - self.body[j])
+        return self.body
+
+
 def off_plane(x: list[float], y: list[float], values: list[float]) -> list[float]:
     """``values`` at the points (x_i, y_i) [m] minus their least-squares plane a + b x + c y: the part
     orthogonal to every plane over the points (with the points on one line, to every line along it;
@@ -243,7 +279,8 @@ def _feedforward_gains() -> np.ndarray:
 
 
 def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | None = 2.0,
-           force_feedforward: bool = True, posture_gain: float = 5.0, force_gain: float = 0.0):
+           force_feedforward: bool = True, posture_gain: float = 5.0, force_gain: float = 0.0,
+           follow_surface: SurfaceFollowing | None = None):
     """The controller ``(t, sensors) -> voltages (22,)`` [V]: stand until ``plan.start``, then walk.
 
     Primitive level (§3.4): each leg's :class:`LegCycle` point (s along x around its rectangle
@@ -260,10 +297,14 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     its shank sensor measures, V = R/(η N k) τ with τ = −Jᵀ F (:func:`leg_jacobian`; F turned into
     the hip frame by the hip's yaw alone: the body is kept level), halving the position loops' sag;
     with ``force_gain`` [m/(N s)] > 0 the supporting feet also track the support distribution's forces
-    (:class:`FootForceTracking`, with four feet or more). Servo level: a PD on each drive's voltage
+    (:class:`FootForceTracking`, with four feet or more). With ``follow_surface`` (a
+    :class:`SurfaceFollowing`) the front and rear segments follow the surface by (3.10); without, the
+    body stays straight.
+    Servo level: a PD on each drive's voltage
     (``kp`` [V/rad], ``kd`` [V s/rad]). Attributes kept on the function for analysis: ``gen`` (the
     gait generator), ``legs`` (the leg cycles), ``posture`` (3,) the robot frame's correction (height
-    [m], slopes along x and y), ``forces`` (the :class:`FootForceTracking`, or None) and ``history``
+    [m], slopes along x and y), ``forces`` (the :class:`FootForceTracking`, or None), ``bending`` (the
+    :class:`SurfaceFollowing`, or None) and ``history``
     (t, support flags).
     """
     p = plan.params
@@ -284,6 +325,8 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     legs_k = seg_hips, seg_yaws, segs = leg_arrays(p)
     half_gap = 0.5 * p.segment_gap
     tracking = FootForceTracking(p, force_gain) if force_gain > 0.0 else None
+    bending = follow_surface
+    advance = dt * plan.speed * heading[0]  # the dead reckoning of a tick's walk along x
     measured = np.empty((6, 3))  # scratch of the compiled kinematics (._kinematics), reused every tick
     targets, v_ff, jac, feet = np.empty(22), np.empty(22), np.empty((3, 3)), np.empty((6, 3))
     centre_list = centres.tolist()
@@ -343,7 +386,8 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
             x, y = centre_list[k][0] + step * heading[0], centre_list[k][1] + step * heading[1]
             z = z0 + (leg.h if walking else 0.0) + p0 + p1 * x + p2 * y
             feet[k] = x, y, z + offsets[k]
-        v = kp * (_joint_targets(p, legs_k, feet, out=targets) - s.enc) - kd * s.rate
+        body = bending.update(advance if walking else 0.0, dt) if bending is not None else _STRAIGHT
+        v = kp * (_joint_targets(p, legs_k, feet, body, out=targets) - s.enc) - kd * s.rate
         if force_feedforward:
             _K.load_feedforward(s.enc, s.shank, seg_yaws, p.coxa, p.femur, p.tibia, v_per_nm, jac, v_ff)
             v += v_ff
@@ -353,6 +397,7 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     controller.legs = legs  # type: ignore[attr-defined]
     controller.posture = posture  # type: ignore[attr-defined]
     controller.forces = tracking  # type: ignore[attr-defined]
+    controller.bending = bending  # type: ignore[attr-defined]
     controller.history = history  # type: ignore[attr-defined]
     return controller
 
