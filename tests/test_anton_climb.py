@@ -100,6 +100,17 @@ def test_the_planner_adapts_to_other_ledge_heights(height):
     assert plan.stages[-1].end.base[1] == pytest.approx(height + plan.height)
 
 
+def test_the_articulated_body_is_what_lets_the_script_climb():
+    """Figs. 3.30/3.31 (rigid vs articulated body): with the front segment kept straight the body
+    must stop further from the face (its front end would cut the ledge), the CoM stays further back
+    and a foot leaves its leg's reach; with the rear segment kept straight the rear legs cannot lift
+    from the ground onto the top in step 7 (a femur joint past its limit)."""
+    with pytest.raises(InputError, match="out of reach"):
+        ClimbPlan(front_pitch=0.0)
+    with pytest.raises(InputError, match="beta .* leaves its limits .*rear legs onto the top"):
+        ClimbPlan(rear_pitch=0.0).check()
+
+
 def test_a_ledge_out_of_the_legs_reach_or_bad_parameters_are_refused():
     with pytest.raises(InputError, match="0.22 m ledge: ANTON leg: .* out of reach"):
         ClimbPlan(ledge=Ledge(height=0.22))
