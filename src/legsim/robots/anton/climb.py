@@ -505,7 +505,8 @@ class FeltFootholds:
         self.offset = np.zeros(6)
         self.searching = np.zeros(6, dtype=bool)
         self._lift_from = np.zeros(6)
-        self._stage, self._swing = -2, ()
+        self._stage = -2
+        self._swing: tuple[int, ...] = ()
 
     def update(self, stage: int, u: float, swing: tuple[int, ...], fz: np.ndarray,
                dt: float) -> np.ndarray:
