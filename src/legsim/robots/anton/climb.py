@@ -60,7 +60,7 @@ from ...errors import InputError
 from ...multibody.dynamics import center_of_mass
 from ...walking import support_margin
 from .model import build_model, joint_names, leg_arrays
-from .params import LEGS, AntonParams
+from .params import AntonParams
 
 __all__ = ["Ledge", "ClimbPose", "Stage", "ClimbPlan", "PAIRS", "climber", "FeltFootholds", "climb_robot",
            "simulate_climb", "steps_at", "step_summary"]
@@ -553,30 +553,20 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
     under load. It holds still while the body rests on the ledge (step 7), whose height the body's
     contact then sets.
 
-    Force feedforward: every drive (the body joints' included) gets the voltage of the static joint
-    torque that carries the measured foot forces and the links' weights, τ = g(q) − Σ Jᵀ F from the
-    recursive Newton-Euler algorithm on the model with the middle segment fixed and level
-    (:func:`legsim.multibody.dynamics.rnea`), V = R/(η N k) τ. Step 7 is "the most critical for the
-    drives": the body joints carry the segments there.
+    Force feedforward: the :class:`~.robot.StaticFeedforward` of every drive, the body joints'
+    included (step 7 is "the most critical for the drives": the body joints carry the segments).
 
     Attributes kept for analysis: ``posture`` (3,) (height [m], slopes along x and y), ``history``
     ((t, stage index), ...: −1 before ``start``, ``len(plan.stages)`` after the end), ``felt`` (the
     :class:`FeltFootholds`, or None).
     """
-    from ...multibody import dynamics as D
     from . import _kinematics as _K
-    from .robot import MOTOR_K, V_SUPPLY, _feedforward_gains, _joint_targets, _motor, support_plane
+    from .robot import MOTOR_K, V_SUPPLY, StaticFeedforward, _joint_targets, _motor, support_plane
 
     p = plan.params
     legs = hips, yaws, segs = leg_arrays(p)
     half_gap = 0.5 * p.segment_gap
-    fixed = build_model(p, floating=False)  # the middle segment is its root, level
-    data = fixed.make_data()
-    tibias = [fixed.body_id(f"{leg}_tibia") for leg in LEGS]
-    contact = np.array([0.0, p.tibia, 0.0])
-    fext = np.zeros((fixed.nbody, 6))
-    still = np.zeros(fixed.nv)
-    v_per_nm = _feedforward_gains()
+    static = StaticFeedforward(p)
     posture = np.zeros(3)
     measured, targets, body = np.empty((6, 3)), np.empty(22), np.zeros(4)
     history: list[tuple[float, int]] = []
@@ -584,17 +574,6 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
     q_last, rate_ref, started = np.zeros(22), np.zeros(22), [False]
     felt = FeltFootholds(touch) if feel else None
     v_per_rad_s = np.array([MOTOR_K * _motor(j).gear for j in joint_names()])  # back-EMF [V s/rad]
-
-    def static_torques(enc, shank) -> np.ndarray:
-        D.forward_kinematics(fixed, data, enc)
-        fext[:] = 0.0
-        for k, b in enumerate(tibias):
-            R = data.oR[b]
-            f = R.T @ shank[3 * k:3 * k + 3]  # body axes
-            r = contact + R.T @ [0.0, 0.0, -p.foot_radius]  # the foot's lowest point
-            fext[b, :3] = f
-            fext[b, 3:] = np.cross(r, f)
-        return D.rnea(fixed, data, enc, still, still, fext)
 
     def controller(t, s):
         pose, air, i, u = plan.at(t - start)
@@ -628,7 +607,7 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
             v = kp * (q_ref - s.enc) + kd * (rate_ref - s.rate) + v_per_rad_s * rate_ref
         else:
             v = kp * (q_ref - s.enc) - kd * s.rate
-        v += v_per_nm * static_torques(s.enc, s.shank)
+        v += static(s.enc, s.shank)
         return np.clip(v, -V_SUPPLY, V_SUPPLY)
 
     controller.posture = posture  # type: ignore[attr-defined]

@@ -48,7 +48,8 @@ from .params import (
     AntonParams,
 )
 
-__all__ = ["build_robot", "walker", "WalkPlan", "SurfaceFollowing", "standing_pose", "support_track",
+__all__ = ["build_robot", "walker", "WalkPlan", "SurfaceFollowing", "StaticFeedforward", "standing_pose",
+           "support_track",
            "V_SUPPLY", "MOTOR_K"]
 
 V_SUPPLY = 12.0   # [V], placeholder
@@ -270,6 +271,44 @@ def support_plane(feet: list, nominal: list, carrying: list) -> tuple[float, flo
         return None
     a, b, c = np.linalg.solve(np.array([[n, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]]), [sz, sxz, syz])
     return float(a), float(b), float(c)
+
+
+class StaticFeedforward:
+    """The voltage of the static joint torques that carry the measured foot forces and the links'
+    weights, for all 22 drives: τ = g(q) − Σ Jᵀ F by the recursive Newton-Euler algorithm on the model
+    with the middle segment fixed and level (:func:`legsim.multibody.dynamics.rnea`; the shank
+    sensors' forces applied at the feet's lowest points), V = R/(η N k) τ. Unlike the walker's per-leg
+    −Jᵀ F (:func:`._kinematics.load_feedforward`) it covers the body joints, which carry whole
+    segments when the body climbs (:func:`.climb.climber`); ~20 µs a call against ~2. (On the walker
+    with :class:`SurfaceFollowing` it left the segments' misalignment with the surface as it was,
+    0.124 against 0.128 rad at the rear, at 2.4 times the walk's cost: measured, not used there.)"""
+
+    def __init__(self, params: AntonParams):
+        from ...multibody import dynamics
+
+        self._D = dynamics
+        self.params = params
+        self._mb = build_model(params, floating=False)  # the middle segment is its root, level
+        self._data = self._mb.make_data()
+        self._tibias = [self._mb.body_id(f"{leg}_tibia") for leg in LEGS]
+        self._foot = np.array([0.0, params.tibia, 0.0])
+        self._fext = np.zeros((self._mb.nbody, 6))
+        self._still = np.zeros(self._mb.nv)
+        self._v_per_nm = _feedforward_gains()
+
+    def __call__(self, enc: np.ndarray, shank: np.ndarray) -> np.ndarray:
+        """Voltages (22,) [V] for the joint angles ``enc`` (22,) [rad] and the feet's forces
+        ``shank`` (18,) [N, world axes, x y z per leg]."""
+        D, mb, data, fext = self._D, self._mb, self._data, self._fext
+        D.forward_kinematics(mb, data, enc)
+        fext[:] = 0.0
+        for k, b in enumerate(self._tibias):
+            R = data.oR[b]
+            f = R.T @ shank[3 * k:3 * k + 3]  # body axes
+            r = self._foot + R.T @ [0.0, 0.0, -self.params.foot_radius]  # the foot's lowest point
+            fext[b, :3] = f
+            fext[b, 3:] = np.cross(r, f)
+        return self._v_per_nm * D.rnea(mb, data, enc, self._still, self._still, fext)
 
 
 def _feedforward_gains() -> np.ndarray:
