@@ -116,6 +116,10 @@ def test_a_ledge_out_of_the_legs_reach_or_bad_parameters_are_refused():
         ClimbPlan(ledge=Ledge(height=0.22))
     with pytest.raises(InputError, match="swing_time"):
         ClimbPlan(swing_time=0.0)
+    with pytest.raises(InputError, match="front_pitch = nan"):
+        ClimbPlan(front_pitch=float("nan"))
+    with pytest.raises(InputError, match=r"edge_x = 0.1 m is in the way .* expected edge_x >= 0.295 m"):
+        ClimbPlan(ledge=Ledge(edge_x=0.1))
     with pytest.raises(InputError, match="height"):
         Ledge(height=-0.1)
 

@@ -192,6 +192,18 @@ class ClimbPlan:
             v = getattr(self, name)
             if not (isinstance(v, int | float) and math.isfinite(v) and v > 0.0):
                 raise InputError(f"ClimbPlan: {name} = {v!r}, expected a number > 0")
+        for name in ("front_pitch", "rear_pitch"):  # up, within the body joints' ±0.6 rad
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and 0.0 <= v < 0.6):
+                raise InputError(f"ClimbPlan: {name} = {v!r}, expected a number in [0, 0.6) [rad]")
+        if not (isinstance(self.press, int | float) and 0.0 <= self.press < 0.02):
+            raise InputError(f"ClimbPlan: press = {self.press!r}, expected a number in [0, 0.02) [m]")
+        front = self.start_x + max(self.half_length + p.foot_radius,
+                                   p.segment_gap + 0.5 * p.segment_size[0]) + self.body_gap
+        if self.ledge.edge_x < front:
+            raise InputError(f"ClimbPlan: the ledge's face at edge_x = {self.ledge.edge_x:g} m is in the way "
+                             f"of the robot standing at start_x = {self.start_x:g} m: expected edge_x >= "
+                             f"{front:.3f} m")
         self._mb = build_model(p)
         self._data = self._mb.make_data()
         self._legs = leg_arrays(p)
@@ -454,8 +466,8 @@ class ClimbPlan:
         the CoM's ground projection inside the support polygon (the feet on the ground or ledge, and
         while the body rests, the corners of its segments over the ledge); ``clearance`` [m], the
         least :meth:`body_clearance` outside the resting stages; ``rest_clearance``, in them and in the
-        stage lifting the body off again.
-        InputError when a foot leaves its leg's reach (the inverse kinematics fails) or a joint leaves
+        stage lifting the body off again. InputError when the body cuts into the ledge or the ground
+        outside them, a foot leaves its leg's reach (the inverse kinematics fails) or a joint leaves
         its limits."""
         lo, hi = self._mb.dof_range[6:, 0], self._mb.dof_range[6:, 1]
         margin, clear, rest = math.inf, math.inf, math.inf
@@ -480,6 +492,10 @@ class ClimbPlan:
             if resting or lifting:
                 rest = min(rest, c)
             else:
+                if c < 0.0:
+                    what = self.stages[min(i, len(self.stages) - 1)].what
+                    raise InputError(f"ANTON climb: the body cuts {-c * 1000:.1f} mm into the ledge or the "
+                                     f"ground at t = {t:.2f} s ({what})")
                 clear = min(clear, c)
         return {"margin": margin, "clearance": clear, "rest_clearance": rest}
 
