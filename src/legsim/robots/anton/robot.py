@@ -369,12 +369,13 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     measured = np.empty((6, 3))  # scratch of the compiled kinematics (._kinematics), reused every tick
     targets, v_ff, jac, feet = np.empty(22), np.empty(22), np.empty((3, 3)), np.empty((6, 3))
     centre_list = centres.tolist()
+    nominal_ground = [z0] * 6  # the feet's centres on the nominal ground, body frame
 
     def level(feet_body: list, carrying) -> None:
         """One step of the posture loop: the plane through the supporting feet's heights over the
         nominal ground (:func:`support_plane`), integrated into the robot frame's correction.
         ``feet_body``: the feet (6 x 3) as lists of floats."""
-        plane = support_plane(feet_body, [z0] * 6, carrying)
+        plane = support_plane(feet_body, nominal_ground, carrying)
         if plane is not None:
             posture[0] -= posture_gain * dt * plane[0]
             posture[1] -= posture_gain * dt * plane[1]
