@@ -120,6 +120,30 @@ def test_servo_and_torque_source_laws_with_their_limits():
         np.testing.assert_allclose(got, expect, rtol=1e-14)
 
 
+@pytest.mark.parametrize("method", ["radau", "bdf"])
+def test_a_python_controller_closes_its_loop_under_scipys_stiff_solvers_as_under_dp45(method):
+    # scipy's solvers hand back a new state array after each stretch; the controller's sensor views and
+    # command writes must follow it (they once stayed on the first array: the encoder froze at q0 and
+    # the commands went nowhere, so the loop ran open without an error)
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link", lo=-1.0, hi=1.0)],
+                  sensors=[JointEncoder("enc", joints=["link"]), JointVelocity("rate", joints=["link"])],
+                  control_period=0.01)
+
+    def pd(t, s):
+        return [4.0 * (1.0 - s.enc[0]) - 0.5 * s.rate[0]]
+
+    def final(m, rtol):
+        res = robot.simulate(2.0, pd, q0=[0.0], options=Options(method=m, rtol=rtol, atol=1e-3 * rtol,
+                                                              h_max=1e-3, record_period=0.01))
+        return res.x[-1, :2], col(res, robot, "tau_t")
+
+    ref, tau_ref = final("dp45", 1e-10)
+    got, tau = final(method, 1e-8)
+    assert abs(ref[0] - 1.0) < 0.02  # the loop settled the wheel at its target
+    np.testing.assert_allclose(got, ref, atol=1e-5)
+    np.testing.assert_allclose(tau, tau_ref, atol=1e-4)
+
+
 # --------------------------------------------------------------------------------------- sensors
 def test_the_accelerometer_reads_centripetal_tangential_and_gravity_terms_in_sensor_axes():
     r, w0, torque = 0.3, 4.0, 0.5

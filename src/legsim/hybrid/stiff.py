@@ -166,7 +166,7 @@ def simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: f
                 out.nlu += sol.nlu
                 out.steps += max(sol.t.size - 1, 0)
                 if sol.status == -1:
-                    x = sol.y[:, -1].copy()
+                    x[:] = sol.y[:, -1]
                     t = float(sol.t[-1])
                     raise _Stop("step_underflow", f"solve_ivp({method}) failed: {sol.message}")
                 if sol.status == 1:
@@ -191,7 +191,8 @@ def simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: f
                     before = state["mode"]
                     m2 = int(rf(te, xe, p, before, fired, x_new))
                     if m2 < 0:
-                        x, t = xe, te
+                        x[:] = xe
+                        t = te
                         raise _Stop("model_error", model.message(m2))
                     zeno = zeno + 1 if t_ev and te - t_ev[-1] <= 1000.0 * eps_t else 0
                     t_ev.append(te)
@@ -199,7 +200,8 @@ def simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: f
                     g_ev.append(first)
                     m_ev.append((before, m2))
                     state["mode"] = m2
-                    x, t = x_new, te
+                    x[:] = x_new
+                    t = te
                     if recording and rp == 0.0:
                         record(t, x)
                     if zeno > _ZENO or (max_events > 0 and len(t_ev) > max_events):
@@ -213,7 +215,7 @@ def simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: f
                     else:
                         for i in range(1, sol.t.size - (1 if t_seg == t_sample else 0)):
                             record(sol.t[i], sol.y[:, i])
-                x = sol.y[:, -1].copy()
+                x[:] = sol.y[:, -1]
             t = t_seg
             if t_seg == t_sample:
                 do_sample()
