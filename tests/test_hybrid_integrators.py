@@ -210,10 +210,11 @@ def _ball_impacts(options):
     return res, exact
 
 
-@pytest.mark.parametrize("method, tol", [("dp5_fixed", 1e-9), ("radau", 1e-6), ("bdf", 1e-5)])
+@pytest.mark.parametrize("method, tol", [("dp5_fixed", 1e-9), ("radau", 1e-6), ("bdf", 1e-5),
+                                         ("ros23", 1e-6)])
 def test_new_methods_locate_the_bouncing_ball_impacts_at_their_closed_form_times(method, tol):
     """y = y0 + v0 t − g t²/2 between impacts: DP5 and its dense output are exact on a quadratic,
-    so its impacts are exact to the location precision; Radau/BDF to their tolerance scale."""
+    so its impacts are exact to the location precision; Radau/BDF/ROS23 to their tolerance scale."""
     res, exact = _ball_impacts(Options(method=method, h_max=0.05, rtol=1e-9, atol=1e-11))
     assert res.events.size >= 5
     assert np.max(np.abs(res.events["t"] - exact)) <= tol
@@ -230,7 +231,7 @@ def test_euler_impact_times_converge_at_first_order():
     assert np.all((ratios > 1.6) & (ratios < 2.4)), ratios
 
 
-@pytest.mark.parametrize("method", ["dp5_fixed", "euler", "radau", "bdf"])
+@pytest.mark.parametrize("method", ["dp5_fixed", "euler", "radau", "bdf", "ros23"])
 def test_the_sampled_pi_loop_runs_at_exact_instants_with_every_new_method(method):
     """The ZOH recursion of the test above, with each new method (Euler and DP5 at a step that divides
     the sample period; their error is the discretisation's: checked loosely)."""
@@ -248,7 +249,7 @@ def test_the_sampled_pi_loop_runs_at_exact_instants_with_every_new_method(method
                                    rtol=1e-10, atol=1e-12))
     assert res.n == 51
     assert np.max(np.abs(res.t - np.arange(51) * ts)) <= 1e-12
-    tol = {"dp5_fixed": 1e-9, "euler": 2e-2, "radau": 1e-7, "bdf": 1e-5}[method]
+    tol = {"dp5_fixed": 1e-9, "euler": 2e-2, "radau": 1e-7, "bdf": 1e-5, "ros23": 1e-7}[method]
     assert np.max(np.abs(res.x[:, 0] - y)) <= tol
 
 
@@ -257,3 +258,45 @@ def test_an_unknown_method_names_the_new_ones():
 
     with pytest.raises(InputError, match="dp5_fixed.*euler.*radau"):
         Options(method="ode45")
+
+
+# ------------------------------------------------------------------- the compiled stiff method
+
+
+@pytest.mark.parametrize("rtol", [1e-3, 1e-5, 1e-7])
+def test_ros23_follows_prothero_robinson_at_lambda_minus_a_million_within_its_tolerance(rtol):
+    """ẋ = λ (x − cos t) − sin t, λ = −10⁶: x = cos t. An explicit method's stable step is ~3 µs here
+    (DP45 took 1.51 million steps for these 5 s at every one of these tolerances, measured); the
+    L-stable Rosenbrock pair follows the slow solution with steps set by accuracy alone (measured:
+    103, 1008 and 10 031 steps, errors 0.24 × rtol), ∂f/∂t evaluated at every step as the field is
+    not autonomous."""
+    res = simulate(odes.build_prothero_robinson(), 5.0,
+                   options=Options(method="ros23", rtol=rtol, atol=1e-2 * rtol, h_max=1.0,
+                                   record_period=0.01))
+    assert np.max(np.abs(res.x[:, 0] - np.cos(res.t))) <= rtol
+    # second order: ten times the steps for a hundredth of the tolerance
+    assert res.stats["steps"] <= 1.5 * 10.0 * (1e-3 / rtol) ** 0.5 * 103
+    assert res.stats["jacobians"] >= res.stats["steps"] / 11  # one per ten steps at most (JAC_MAX_AGE)
+
+
+def test_ros23_converges_at_second_order_with_a_reused_jacobian():
+    """Fixed steps (huge tolerances accept every step) on the oscillator, whose Jacobian is constant:
+    the error at the steps' ends falls by 2² when h halves (ode23s's pair keeps its order with the
+    W of an older point; 20 % slack)."""
+    errs = []
+    for h in (0.02, 0.01, 0.005):
+        res = simulate(odes.build_oscillator(), 1.0,
+                       options=Options(method="ros23", rtol=1e3, atol=1e3, h_max=h, h_min=1e-6))
+        errs.append(np.max(np.abs(res.x[:, 0] - exact_x(res.t))))
+        assert res.stats["steps"] == pytest.approx(1.0 / h, abs=2)
+    ratios = np.array(errs[:-1]) / np.array(errs[1:])
+    assert np.all((ratios > 3.2) & (ratios < 4.8)), ratios
+
+
+def test_ros23_records_between_its_steps_from_its_continuous_extension():
+    """Records at 1 ms between ~6.6 ms steps are as accurate as the steps' ends (the second-order
+    method's own global error, 2.6e-3 after five periods at rtol 1e-5, measured)."""
+    at_steps, _ = oscillator_error(Options(method="ros23", rtol=1e-5, atol=1e-7, h_max=1.0))
+    err, res = oscillator_error(Options(method="ros23", rtol=1e-5, atol=1e-7, h_max=1.0, record_period=0.001))
+    assert res.stats["steps"] < res.n / 3  # most records are interpolated
+    assert err <= 1.05 * at_steps

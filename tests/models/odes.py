@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import math
+
 from legsim import hybrid
 from legsim.hybrid import signatures as hs
 
@@ -131,4 +133,23 @@ def build_nan_field(t_nan: float = 0.5) -> hybrid.Model:
     return hybrid.Model(
         name="nan_field", state_names=("x",), state_defaults=[0.0], param_names=("t_nan",),
         param_defaults=[t_nan], guards=(), output_names=(), vector_field=nan_after_field,
+    )
+
+
+# ------------------------------------------------------------------- stiff (Prothero–Robinson)
+
+
+@hs.vector_field
+def prothero_robinson_field(t, x, p, mode, xdot):
+    """ẋ = λ (x − cos t) − sin t."""
+    xdot[0] = p[0] * (x[0] - math.cos(t)) - math.sin(t)
+
+
+def build_prothero_robinson(lam: float = -1e6) -> hybrid.Model:
+    """Prothero & Robinson's stiff test (Hairer & Wanner, *Solving ODEs II*, §IV.15): ẋ = λ (x − cos t)
+    − sin t, x0 = 1, whose solution is x = cos t for every λ; λ = −10⁶ makes every explicit method's
+    stable step ~3 µs while the solution varies on a scale of a second."""
+    return hybrid.Model(
+        name="prothero_robinson", state_names=("x",), state_defaults=[1.0], param_names=("lam",),
+        param_defaults=[lam], guards=(), output_names=(), vector_field=prothero_robinson_field,
     )

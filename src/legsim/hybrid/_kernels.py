@@ -13,8 +13,11 @@ Algorithms (SimSect digest §2, extended):
   x_h| / 15, accepted when ≤ ``tolerance``, next step h·(tol/err)^power); fixed-step RK4; fixed-step
   Dormand–Prince 5 (Simulink's ode5: the 5th-order solution, no error control) and explicit Euler.
   The fixed-step methods step ``h_max``, shortened to land on sample instants and the final time.
+* Stiff models: ode23s's linearly implicit Rosenbrock 2(3) pair (same error norm as DP45, step
+  factor err^(-1/3)) on a forward-difference Jacobian kept for up to ``JAC_MAX_AGE`` accepted steps
+  and re-evaluated after any sample instant that changed the state, any event, and a rejection.
 * Events: guards are evaluated after every step; a crossing in the guard's direction is located by
-  a safeguarded Illinois (regula falsi) iteration on the dense interpolant (DP) or by re-stepping
+  a safeguarded Illinois (regula falsi) iteration on the dense interpolant (DP, Rosenbrock) or by re-stepping
   from the step start (RK4), until the guard on the requested side (LEFT/RIGHT) is within
   ``stop_precision``, in at most ``max_stop_iter`` iterations. The earliest crossing wins; all
   guards crossed by that instant are reported together to the reset (ties are deterministic).
@@ -52,6 +55,7 @@ from ._layout import (
     M_EULER,
     M_RK4,
     M_RK4_FIXED,
+    M_ROS23,
     OF_ATOL,
     OF_HMAX,
     OF_HMIN,
@@ -124,8 +128,10 @@ N_WORK_NX = 18
 
 
 def work_sizes(nx: int, ng: int, ny: int) -> tuple[int, int]:
-    """Lengths of the float and integer scratch vectors :func:`advance` needs (see its doc)."""
-    return N_WORK_NX * nx + 3 * ng + ny, ng
+    """Lengths of the float and integer scratch vectors :func:`advance` needs (see its doc): besides
+    the vectors, the Rosenbrock method's Jacobian and iteration matrix (nx × nx each), its pivots
+    and the Jacobian's age."""
+    return N_WORK_NX * nx + 3 * ng + ny + 2 * nx * nx, ng + nx + 2
 
 
 @njit(cache=True, inline="always")
@@ -148,8 +154,10 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
 
     Data flow: (x, sf, si) -> (x, sf, si, rec[si[NREC]:], ev[si[NEV]:]); returns a status code.
     On return ``sf``/``si``/``x`` hold the state to resume from (or where the error happened).
-    ``work``/``iwork`` are scratch vectors of the lengths :func:`work_sizes` gives (contents
-    irrelevant); every array is used through a borrowed view (see :mod:`legsim._borrow`).
+    ``work``/``iwork`` are scratch vectors of the lengths :func:`work_sizes` gives, passed unchanged
+    to every call of one run (the Rosenbrock method keeps its Jacobian in them from call to call;
+    everything else is scratch); every array is used through a borrowed view (see
+    :mod:`legsim._borrow`).
     """
     (gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i, work, iwork) = borrow_all(
         (gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i, work, iwork))
@@ -203,8 +211,15 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
     g1 = work[18 * nx + ng:18 * nx + 2 * ng]
     gbuf = work[18 * nx + 2 * ng:18 * nx + 3 * ng]
     ybuf = work[18 * nx + 3 * ng:18 * nx + 3 * ng + ny]
+    base = 18 * nx + 3 * ng + ny
+    jac = work[base:base + nerr * nerr].reshape((nerr, nerr))  # Rosenbrock: over the ODE's states
+    wmat = work[base + nerr * nerr:base + 2 * nerr * nerr].reshape((nerr, nerr))
     fired = iwork[:ng]
     fired[:] = 0
+    piv = iwork[ng:ng + nx]
+    jac_age = iwork[ng + nx:ng + nx + 2]  # Rosenbrock: [steps since the Jacobian, ∂f/∂t ≠ 0]
+    if si[SI_STARTED] == 0:
+        jac_age[0] = -1  # none yet; later calls (after a controller in Python) keep the last one
     eps_t = 8.0 * 2.220446049250313e-16 * max(1.0, abs(tf), abs(t0))
 
     mode = si[SI_MODE]
@@ -242,7 +257,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
             if not (math.isfinite(x[i]) and math.isfinite(K[0, i])):
                 return ST_NONFINITE
         if h <= 0.0:
-            if method == M_DP45:
+            if method == M_DP45 or method == M_ROS23:
                 h = _initial_step(vf, gf, si, t, x, p, mode, K[0], rtol, atol, hmax, xs, k2,
                                   fb, xp, gbuf, nerr)
             elif method == M_RK4:
@@ -316,10 +331,13 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
         clipped = h < h_free
         while True:
             ratio, h_next = _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh,
-                                  k2, k3, k4, fb, xp, gbuf, rtol, atol, tol, power, nerr)
+                                  k2, k3, k4, fb, xp, gbuf, rtol, atol, tol, power, nerr, jac, wmat,
+                                  piv, jac_age)
             if ratio <= 1.0:
                 break
             si[SI_NREJ] += 1
+            if jac_age[0] > 0:  # a Jacobian from an earlier point: evaluate it here
+                jac_age[0] = -1
             if fixed or h_next < hmin:
                 return ST_NONFINITE if ratio == np.inf else ST_STEP_UNDERFLOW
             h = h_next
@@ -327,6 +345,8 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
             clipped = False
         si[SI_NSTEP] += 1
         steps_this_call += 1
+        if jac_age[0] >= 0:
+            jac_age[0] += 1
         if si[SI_AFTER_SAMPLE] == 1:
             sf[SF_H_SAMPLE] = h_next
             si[SI_AFTER_SAMPLE] = 0
@@ -355,7 +375,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
             for i in range(nx):
                 x[i] = xnew[i]
             t = t_end
-            if (method == M_DP45 or method == M_DP5_FIXED) and si[SI_SLIDE] == 0:
+            if (method == M_DP45 or method == M_DP5_FIXED or method == M_ROS23) and si[SI_SLIDE] == 0:
                 for i in range(nx):  # first same as last
                     K[0, i] = K[6, i]
             else:
@@ -523,6 +543,7 @@ def advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, 
             return ST_CHECK_FAILED
         si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
         gf(t, x, p, mode, g0)
+        jac_age[0] = -1
         h = h_next
         if method == M_DP45 and mode != mode_before and restart_step != 0:
             h = min(h, _initial_step(vf, gf, si, t, x, p, mode, K[0], rtol, atol, hmax, xs, k2,

@@ -18,13 +18,15 @@ instant starts no larger (:func:`legsim.hybrid._kernels.advance`)."""
 # ---- persistent state (integers) ----------------------------------------------------------
 (SI_MODE, SI_STARTED, SI_NSTEP, SI_NREJ, SI_NFEV, SI_NTRANS, SI_NEVENT, SI_REC_K, SI_SAMPLE_K,
  SI_NREC, SI_NEV, SI_ERR, SI_ERR_GUARD, SI_SLIDE, SI_SLIDE_GUARD, SI_SLIDE_B, SI_NSTOPIT,
- SI_DONE_FINAL, SI_NSLIDE, SI_PENDING, SI_AFTER_SAMPLE) = range(21)
-N_SI = 21
+ SI_DONE_FINAL, SI_NSLIDE, SI_PENDING, SI_AFTER_SAMPLE, SI_NJAC) = range(22)
+N_SI = 22
 
 # ---- methods -------------------------------------------------------------------------------
 M_DP45, M_RK4, M_RK4_FIXED, M_DP5_FIXED, M_EULER = 0, 1, 2, 3, 4
 M_RADAU, M_BDF = 5, 6
 """Stiff methods: scipy's implicit solvers, driven between events in Python (never by the kernel)."""
+M_ROS23 = 7
+"""The compiled stiff method: the linearly implicit Rosenbrock 2(3) pair of MATLAB's ode23s."""
 
 # ---- status codes --------------------------------------------------------------------------
 ST_DONE = 0

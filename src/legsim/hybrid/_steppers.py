@@ -1,11 +1,14 @@
-"""Runge–Kutta steps, dense output and the Filippov sliding field (compiled; numpy/numba/math only).
+"""Runge–Kutta and Rosenbrock steps, dense output and the Filippov sliding field (compiled;
+numpy/numba/math only).
 
 Dormand–Prince 5(4) stages with Shampine's dense output, scipy's RMS error norm and step law, or
 the same 5th-order solution at a fixed step without error control (Simulink's ode5); classical RK4
 with step doubling (SimSect's adaptive RK4) or a fixed step; explicit Euler at a fixed step; the
-state inside the last step by interpolation (DP), re-stepping (RK4) or the Euler line (which is the
-Euler re-step); the sliding combination
-(1 − α) f_A + α f_B with α from Lie derivatives of the sliding guard.
+linearly implicit Rosenbrock 2(3) pair of ode23s (:mod:`legsim.hybrid.tableaux`) on a
+forward-difference Jacobian, factorised in place (LU with partial pivoting, no allocation); the
+state inside the last step by interpolation (DP, Rosenbrock), re-stepping (RK4) or the Euler line
+(which is the Euler re-step); the sliding combination (1 − α) f_A + α f_B with α from Lie
+derivatives of the sliding guard.
 """
 
 from __future__ import annotations
@@ -20,12 +23,19 @@ from ._layout import (
     M_DP45,
     M_EULER,
     M_RK4,
+    M_ROS23,
     SI_NFEV,
+    SI_NJAC,
     SI_SLIDE,
     SI_SLIDE_B,
     SI_SLIDE_GUARD,
 )
-from .tableaux import DP_A, DP_C, DP_E, DP_P
+from .tableaux import DP_A, DP_C, DP_E, DP_P, ROS23_D, ROS23_E32
+
+JAC_MAX_AGE = 10
+"""Accepted Rosenbrock steps a Jacobian is reused for before it is evaluated afresh (ode23s's pair
+keeps its order with an inexact W; the engine also re-evaluates after every sample instant that
+changed the state, every event, and a rejected step whose Jacobian came from an earlier point)."""
 
 
 @njit(cache=True, error_model="numpy")
@@ -143,8 +153,9 @@ def _dp_error(x, xnew, K, h, rtol, atol, n):
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _state_at(method, vf, gf, si, t, x, h, theta, p, mode, K, k2, k3, k4, xs, out, fb, xp, gbuf):
-    """State at t + θh inside the last step: DP dense output (DP45 and fixed DP5), the Euler line
-    (exactly the Euler step of size θh), or an RK4 re-step of size θh."""
+    """State at t + θh inside the last step: DP dense output (DP45 and fixed DP5), ode23s's
+    continuous extension (Rosenbrock: K[1], K[2] hold k1, k2), the Euler line (exactly the Euler
+    step of size θh), or an RK4 re-step of size θh."""
     n = x.size
     if method == M_DP45 or method == M_DP5_FIXED:
         th2 = theta * theta
@@ -161,7 +172,162 @@ def _state_at(method, vf, gf, si, t, x, h, theta, p, mode, K, k2, k3, k4, xs, ou
         for i in range(n):
             out[i] = x[i] + theta * h * K[0, i]
         return 0
+    if method == M_ROS23:
+        c = h / (1.0 - 2.0 * ROS23_D)
+        a1 = c * theta * (1.0 - theta)
+        a2 = c * theta * (theta - 2.0 * ROS23_D)
+        for i in range(n):
+            out[i] = x[i] + a1 * K[1, i] + a2 * K[2, i]
+        return 0
     return _rk4(vf, gf, si, t, x, theta * h, p, mode, K[0], k2, k3, k4, xs, out, fb, xp, gbuf)
+
+
+@njit(cache=True, error_model="numpy")
+def _jacobian(vf, gf, si, t, x, p, mode, f0, jac, xs, fcol, fb, xp, gbuf):
+    """Forward differences at (t, x), given ``f0`` = f(t, x): ``jac`` (m, m) = ∂f/∂x over the first
+    m states (the ODE's: the rest are bookkeeping that changes only at events and samples, so their
+    rows are zero and their columns meet a zero stage), column j from a step of √eps·max(|x_j|, 1)
+    in x_j. Returns the evaluations."""
+    n = jac.shape[0]
+    for i in range(x.size):
+        xs[i] = x[i]
+    for j in range(n):
+        xj = x[j]
+        xs[j] = xj + 1.4901161193847656e-08 * max(abs(xj), 1.0)
+        dx = xs[j] - xj  # the step as represented
+        _field(vf, gf, si, t, xs, p, mode, fcol, fb, xp, gbuf)
+        for i in range(n):
+            jac[i, j] = (fcol[i] - f0[i]) / dx
+        xs[j] = xj
+    si[SI_NJAC] += 1
+    return n
+
+
+@njit(cache=True, error_model="numpy")
+def _time_derivative(vf, gf, si, t, x, p, mode, f0, dfdt, fcol, fb, xp, gbuf):
+    """Forward difference ∂f/∂t at (t, x) into ``dfdt``, given ``f0`` = f(t, x); True when it is
+    not zero (the field depends on time there)."""
+    dt = 1.4901161193847656e-08 * max(abs(t), 1.0)
+    _field(vf, gf, si, t + dt, x, p, mode, fcol, fb, xp, gbuf)
+    any_t = False
+    for i in range(x.size):
+        dfdt[i] = (fcol[i] - f0[i]) / dt
+        any_t = any_t or dfdt[i] != 0.0
+    return any_t
+
+
+@njit(cache=True, error_model="numpy")
+def _lu(a, piv):
+    """LU factorisation of the square ``a`` in place with partial pivoting (row k swapped with
+    ``piv[k]``). False when a pivot is zero or not finite."""
+    n = a.shape[0]
+    for k in range(n):
+        m = k
+        big = abs(a[k, k])
+        for i in range(k + 1, n):
+            if abs(a[i, k]) > big:
+                big = abs(a[i, k])
+                m = i
+        piv[k] = m
+        if not (big > 0.0 and math.isfinite(big)):
+            return False
+        if m != k:
+            for j in range(n):
+                tmp = a[k, j]
+                a[k, j] = a[m, j]
+                a[m, j] = tmp
+        inv = 1.0 / a[k, k]
+        for i in range(k + 1, n):
+            f = a[i, k] * inv
+            a[i, k] = f
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= f * a[k, j]
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def _lu_solve(a, piv, b):
+    """Solve (LU from :func:`_lu`) x = b in place over the first m = a.shape[0] entries of ``b``
+    (the rest stay: W is the identity on the bookkeeping states)."""
+    n = a.shape[0]
+    for k in range(n):
+        m = piv[k]
+        if m != k:
+            tmp = b[k]
+            b[k] = b[m]
+            b[m] = tmp
+    for i in range(n):
+        acc = b[i]
+        for j in range(i):
+            acc -= a[i, j] * b[j]
+        b[i] = acc
+    for i in range(n - 1, -1, -1):
+        acc = b[i]
+        for j in range(i + 1, n):
+            acc -= a[i, j] * b[j]
+        b[i] = acc / a[i, i]
+
+
+@njit(cache=True, error_model="numpy")
+def _ros23(vf, gf, si, t, x, h, p, mode, K, jac, w, piv, jac_age, xs, xnew, fb, xp, gbuf, rtol,
+           atol, nerr):
+    """One step of ode23s's Rosenbrock pair (:mod:`legsim.hybrid.tableaux`) of size h into ``xnew``;
+    ``jac`` and ``w`` are (m, m) over the ODE's states (:func:`_jacobian`).
+
+    K[0] must hold f(t, x). ``jac`` is evaluated afresh when ``jac_age[0]`` < 0 or ≥
+    :data:`JAC_MAX_AGE`, and ∂f/∂t (K[5]) with it; ∂f/∂t is evaluated at every step start while it
+    was found non-zero (``jac_age[1]`` = 1): an old ∂f/∂t is not an inexact W but a wrong right-hand
+    side (on Prothero–Robinson's λ = −10⁶ it diverged), while an autonomous field (the held commands
+    are states) costs nothing more. Leaves k1, k2, k3 in K[1..3], the middle evaluation in K[4] and
+    f(t + h, xnew) in K[6] (first same as last). Returns the RMS error (scaled as DP45's), +inf when
+    W is singular.
+    """
+    n = x.size
+    f0 = K[0]
+    k1 = K[1]
+    k2 = K[2]
+    k3 = K[3]
+    f1 = K[4]
+    dfdt = K[5]
+    f2 = K[6]
+    fresh = jac_age[0] < 0 or jac_age[0] >= JAC_MAX_AGE
+    if fresh:
+        si[SI_NFEV] += _jacobian(vf, gf, si, t, x, p, mode, f0, jac, xs, f2, fb, xp, gbuf)
+        jac_age[0] = 0
+    if fresh or jac_age[1] == 1:
+        si[SI_NFEV] += 1
+        jac_age[1] = 1 if _time_derivative(vf, gf, si, t, x, p, mode, f0, dfdt, f2, fb, xp, gbuf) else 0
+    hd = h * ROS23_D
+    m = jac.shape[0]
+    for i in range(m):
+        for j in range(m):
+            w[i, j] = -hd * jac[i, j]
+        w[i, i] += 1.0
+    if not _lu(w, piv):
+        return np.inf
+    for i in range(n):
+        k1[i] = f0[i] + hd * dfdt[i]
+    _lu_solve(w, piv, k1)
+    for i in range(n):
+        xs[i] = x[i] + 0.5 * h * k1[i]
+    si[SI_NFEV] += _field(vf, gf, si, t + 0.5 * h, xs, p, mode, f1, fb, xp, gbuf)
+    for i in range(n):
+        k2[i] = f1[i] - k1[i]
+    _lu_solve(w, piv, k2)
+    for i in range(n):
+        k2[i] += k1[i]
+        xnew[i] = x[i] + h * k2[i]
+    si[SI_NFEV] += _field(vf, gf, si, t + h, xnew, p, mode, f2, fb, xp, gbuf)
+    for i in range(n):
+        k3[i] = f2[i] - ROS23_E32 * (k2[i] - f1[i]) - 2.0 * (k1[i] - f0[i]) + hd * dfdt[i]
+    _lu_solve(w, piv, k3)
+    acc = 0.0
+    for i in range(nerr):
+        e = h / 6.0 * (k1[i] - 2.0 * k2[i] + k3[i])
+        sc = atol + rtol * max(abs(x[i]), abs(xnew[i]))
+        acc += (e / sc) ** 2
+    return math.sqrt(acc / max(nerr, 1))
 
 
 @njit(cache=True, error_model="numpy")
@@ -198,9 +364,10 @@ def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, x
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4, fb, xp, gbuf,
-          rtol, atol, tol, power, nerr):
+          rtol, atol, tol, power, nerr, jac, w, piv, jac_age):
     """Attempt one step of size h. Returns (error ratio ≤ 1 when acceptable, proposed next h); the
     error is measured over the first ``nerr`` states (the ODE's; the rest are bookkeeping).
+    ``jac``, ``w`` (nx, nx), ``piv`` (nx,) and ``jac_age`` are the Rosenbrock method's (:func:`_ros23`).
 
     The ratio is +inf when the trial state is not finite.
     """
@@ -224,6 +391,12 @@ def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4,
         ratio = err / tol
         fac = 5.0 if err == 0.0 else 0.9 * (tol / err) ** power
         fac = min(5.0, max(0.1, fac))
+    elif method == M_ROS23:
+        err = _ros23(vf, gf, si, t, x, h, p, mode, K, jac, w, piv, jac_age, xs, xnew, fb, xp, gbuf,
+                     rtol, atol, nerr)
+        ratio = err
+        fac = 5.0 if err == 0.0 else 0.9 * err ** (-1.0 / 3.0)
+        fac = min(5.0, max(0.2, fac))
     elif method == M_DP5_FIXED:
         # Simulink's ode5: the Dormand–Prince 5th-order solution, no error control
         si[SI_NFEV] += _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf)

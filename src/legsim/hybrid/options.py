@@ -25,6 +25,11 @@ class Method(IntEnum):
     control (Simulink's fixed-step ode5, the solver of Daepp's xPC model, digest §3.5); records
     and events use its dense output.
     EULER: explicit (forward) Euler with the constant step ``h_max`` (first order).
+    ROS23: the linearly implicit Rosenbrock 2(3) pair of MATLAB's ode23s (Shampine & Reichelt 1997),
+    compiled: L-stable, for models made stiff by regularised friction, stiff contacts or fast loops;
+    error per ``rtol``/``atol`` as DP45; a forward-difference Jacobian (nx + 1 evaluations) kept
+    for several steps (:data:`legsim.hybrid._steppers.JAC_MAX_AGE`) and re-evaluated after every
+    sample instant that changed the state, every event and every rejected step.
     RADAU, BDF: scipy's implicit stiff solvers (``solve_ivp`` "Radau", "BDF"; ``rtol``/``atol``,
     ``h_max`` as max_step), run between events by :mod:`legsim.hybrid.stiff` on the same hooks.
 
@@ -39,6 +44,7 @@ class Method(IntEnum):
     EULER = L.M_EULER
     RADAU = L.M_RADAU
     BDF = L.M_BDF
+    ROS23 = L.M_ROS23
 
     @property
     def stiff(self) -> bool:
@@ -49,7 +55,7 @@ class Method(IntEnum):
 _METHOD_NAMES = {"dp45": Method.DP45, "rk45": Method.DP45, "dopri5": Method.DP45,
                  "rk4": Method.RK4, "rk4_fixed": Method.RK4_FIXED, "dp5_fixed": Method.DP5_FIXED,
                  "ode5": Method.DP5_FIXED, "euler": Method.EULER, "radau": Method.RADAU,
-                 "bdf": Method.BDF}
+                 "bdf": Method.BDF, "ros23": Method.ROS23, "ode23s": Method.ROS23}
 
 
 @dataclass(frozen=True)
@@ -58,9 +64,9 @@ class Options:
 
     Parameters
     ----------
-    method : "dp45" | "rk4" | "rk4_fixed" | "dp5_fixed" (alias "ode5") | "euler" | "radau" | "bdf"
-        (or a :class:`Method`).
-    rtol, atol : DP45 (and Radau/BDF) relative/absolute tolerances.
+    method : "dp45" | "rk4" | "rk4_fixed" | "dp5_fixed" (alias "ode5") | "euler" | "ros23" (alias
+        "ode23s") | "radau" | "bdf" (or a :class:`Method`).
+    rtol, atol : DP45 (and ROS23, Radau/BDF) relative/absolute tolerances.
     tolerance, power : SimSect adaptive RK4 state-error tolerance and step exponent.
     h_min, h_max : step bounds [s]; ``h_max`` is the step of "rk4_fixed", "dp5_fixed" and "euler",
         and the max_step of "radau" and "bdf".

@@ -290,7 +290,7 @@ def simulate(model: Model, t_final: float,
         "steps": int(si[L.SI_NSTEP]), "rejected": int(si[L.SI_NREJ]),
         "fevals": int(si[L.SI_NFEV]), "events": int(si[L.SI_NEVENT]),
         "transitions": int(si[L.SI_NTRANS]), "slides": int(si[L.SI_NSLIDE]),
-        "locate_iterations": int(si[L.SI_NSTOPIT]), "wall_time_s": wall,
+        "locate_iterations": int(si[L.SI_NSTOPIT]), "jacobians": int(si[L.SI_NJAC]), "wall_time_s": wall,
         "kernel_time_s": kernel_time, "sim_time_s": float(sf[L.SF_T]) - t0,
     }
     # integration speed: simulated seconds per second spent in the compiled engine (writing

@@ -6,15 +6,28 @@ embedded 4th-order error estimate. Its continuous extension is the 4th-order int
 Shampine (1986, "Some practical Runge–Kutta formulas", Math. Comp. 46), written as the matrix
 ``DP_P`` so that ``x(t + θh) = x + h Σ_s K_s Σ_j P[s, j] θ^(j+1)``.
 
+The Rosenbrock pair of MATLAB's ode23s (Shampine & Reichelt 1997, "The MATLAB ODE suite", SIAM J.
+Sci. Comput. 18(1), §3.1): with ``d = 1/(2 + √2)``, ``W = I − h d J``, ``T ≈ ∂f/∂t``::
+
+    W k1 = f(t, x) + h d T
+    W (k2 − k1) = f(t + h/2, x + h k1 / 2) − k1,          x_new = x + h k2
+    W k3 = f(t + h, x_new) − e32 (k2 − f(t + h/2, ·)) − 2 (k1 − f(t, x)) + h d T,   e32 = 6 + √2
+    error ≈ h (k1 − 2 k2 + k3) / 6
+
+second order, L-stable, with a third-order error estimate; its continuous extension is
+``x(t + θh) = x + h [θ(1 − θ) k1 + θ(θ − 2d) k2] / (1 − 2d)``.
+
 Classical RK4 (Kutta 1901) is SimSect's integrator (digest §2); legsim runs it with a fixed
 step or with step doubling for the error estimate (see :mod:`legsim.hybrid.options`).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["DP_A", "DP_B", "DP_C", "DP_E", "DP_P", "RK4_A", "RK4_B", "RK4_C"]
+__all__ = ["DP_A", "DP_B", "DP_C", "DP_E", "DP_P", "RK4_A", "RK4_B", "RK4_C", "ROS23_D", "ROS23_E32"]
 
 DP_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
 
@@ -47,3 +60,8 @@ DP_P = np.array([
 RK4_C = np.array([0.0, 0.5, 0.5, 1.0])
 RK4_A = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
 RK4_B = np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6])
+
+ROS23_D = 1.0 / (2.0 + math.sqrt(2.0))
+"""ode23s's d = 1/(2 + √2): the diagonal of its W = I − h d J."""
+ROS23_E32 = 6.0 + math.sqrt(2.0)
+"""ode23s's e32 = 6 + √2 (third stage)."""
