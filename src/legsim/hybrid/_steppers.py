@@ -204,19 +204,6 @@ def _jacobian(vf, gf, si, t, x, p, mode, f0, jac, xs, fcol, fb, xp, gbuf):
 
 
 @njit(cache=True, error_model="numpy")
-def _time_derivative(vf, gf, si, t, x, p, mode, f0, dfdt, fcol, fb, xp, gbuf):
-    """Forward difference ∂f/∂t at (t, x) into ``dfdt``, given ``f0`` = f(t, x); True when it is
-    not zero (the field depends on time there)."""
-    dt = 1.4901161193847656e-08 * max(abs(t), 1.0)
-    _field(vf, gf, si, t + dt, x, p, mode, fcol, fb, xp, gbuf)
-    any_t = False
-    for i in range(x.size):
-        dfdt[i] = (fcol[i] - f0[i]) / dt
-        any_t = any_t or dfdt[i] != 0.0
-    return any_t
-
-
-@njit(cache=True, error_model="numpy")
 def _lu(a, piv):
     """LU factorisation of the square ``a`` in place with partial pivoting (row k swapped with
     ``piv[k]``). False when a pivot is zero or not finite."""
@@ -295,9 +282,14 @@ def _ros23(vf, gf, si, t, x, h, p, mode, K, jac, w, piv, jac_age, xs, xnew, fb, 
     if fresh:
         si[SI_NFEV] += _jacobian(vf, gf, si, t, x, p, mode, f0, jac, xs, f2, fb, xp, gbuf)
         jac_age[0] = 0
-    if fresh or jac_age[1] == 1:
-        si[SI_NFEV] += 1
-        jac_age[1] = 1 if _time_derivative(vf, gf, si, t, x, p, mode, f0, dfdt, f2, fb, xp, gbuf) else 0
+    if fresh or jac_age[1] == 1:  # ∂f/∂t by a forward difference
+        dt = 1.4901161193847656e-08 * max(abs(t), 1.0)
+        si[SI_NFEV] += _field(vf, gf, si, t + dt, x, p, mode, f2, fb, xp, gbuf)
+        jac_age[1] = 0
+        for i in range(n):
+            dfdt[i] = (f2[i] - f0[i]) / dt
+            if dfdt[i] != 0.0:
+                jac_age[1] = 1
     hd = h * ROS23_D
     m = jac.shape[0]
     for i in range(m):
