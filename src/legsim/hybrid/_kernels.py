@@ -14,8 +14,9 @@ Algorithms (SimSect digest §2, extended):
   Dormand–Prince 5 (Simulink's ode5: the 5th-order solution, no error control) and explicit Euler.
   The fixed-step methods step ``h_max``, shortened to land on sample instants and the final time.
 * Stiff models: ode23s's linearly implicit Rosenbrock 2(3) pair (same error norm as DP45, step
-  factor err^(-1/3)) on a forward-difference Jacobian kept for up to ``JAC_MAX_AGE`` accepted steps
-  and re-evaluated after any sample instant that changed the state, any event, and a rejection.
+  factor err^(-1/3)) on a forward-difference Jacobian over the ODE's states, kept for up to
+  ``JAC_MAX_AGE`` accepted steps (across sample instants and calls) and re-evaluated after any event
+  and any rejection.
 * Events: guards are evaluated after every step; a crossing in the guard's direction is located by
   a safeguarded Illinois (regula falsi) iteration on the dense interpolant (DP, Rosenbrock) or by re-stepping
   from the step start (RK4), until the guard on the requested side (LEFT/RIGHT) is within

@@ -32,10 +32,11 @@ from ._layout import (
 )
 from .tableaux import DP_A, DP_C, DP_E, DP_P, ROS23_D, ROS23_E32
 
-JAC_MAX_AGE = 10
+JAC_MAX_AGE = 30
 """Accepted Rosenbrock steps a Jacobian is reused for before it is evaluated afresh (ode23s's pair
-keeps its order with an inexact W; the engine also re-evaluates after every sample instant that
-changed the state, every event, and a rejected step whose Jacobian came from an earlier point)."""
+keeps its order with an inexact W, tested; the engine also re-evaluates after every event and after a
+rejected step whose Jacobian came from an earlier point). LIBRA's climb, measured: 10 → 30 halves the
+Jacobians (4450 → 2190) at the same steps and the same accuracy; 100 saves 25 % more of them."""
 
 
 @njit(cache=True, error_model="numpy")

@@ -28,8 +28,8 @@ class Method(IntEnum):
     ROS23: the linearly implicit Rosenbrock 2(3) pair of MATLAB's ode23s (Shampine & Reichelt 1997),
     compiled: L-stable, for models made stiff by regularised friction, stiff contacts or fast loops;
     error per ``rtol``/``atol`` as DP45; a forward-difference Jacobian (nx + 1 evaluations) kept
-    for several steps (:data:`legsim.hybrid._steppers.JAC_MAX_AGE`) and re-evaluated after every
-    sample instant that changed the state, every event and every rejected step.
+    for several steps (:data:`legsim.hybrid._steppers.JAC_MAX_AGE`, across sample instants too) and
+    re-evaluated after every event and every rejected step.
     RADAU, BDF: scipy's implicit stiff solvers (``solve_ivp`` "Radau", "BDF"; ``rtol``/``atol``,
     ``h_max`` as max_step), run between events by :mod:`legsim.hybrid.stiff` on the same hooks.
 

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...control import Kinematics, solve_configuration
+from ...errors import SimulationError
 from ...hybrid import Options, Result
+from . import _cjtc
 from .control import LibraController, variables
 from .gait import VECTORS, Stage, climb_cycle
 from .robot import LibraRobot, build
@@ -18,9 +20,9 @@ from .robot import LibraRobot, build
 __all__ = ["initial_configuration", "ClimbRun", "climb", "stage1_measures", "cycle_measures", "options"]
 
 
-def options(rtol: float = 1e-3, period: float = 1.0 / 300.0) -> Options:
+def options(rtol: float = 1e-3, atol: float = 1e-4, period: float = 1.0 / 300.0) -> Options:
     """The integrator for LIBRA's runs: the compiled Rosenbrock pair (``method="ros23"``) at ``rtol``,
-    steps up to one control period, records every control period.
+    ``atol`` (m, rad, m/s, rad/s), steps up to one control period, records every control period.
 
     Why an implicit method: the regularised friction makes LIBRA stiff. The wheels' Coulomb friction
     (μN over 2 cm/s) and the gears' (0.369 N m over 0.05 rad/s, eigenvalues of M⁻¹C up to ~1.1e4 1/s
@@ -28,11 +30,11 @@ def options(rtol: float = 1e-3, period: float = 1.0 / 300.0) -> Options:
     DP45 takes ~70 000 steps per 7 s of stage 1 at rtol 1e-3, 1e-4 or 1e-5 alike, and fixed-step RK4
     is not converged above 62.5 µs (at 0.25 ms foot 2's force came out 0.2–9.6 N in stage 1, at
     0.5 ms 33–42 N, against 6.5–12.1 N converged). Measured on the full 25 s cycle against DP45 at
-    rtol 1e-8: ROS23 at 1e-3 takes 36 574 steps (DP45 at 1e-5: 289 041) and stays within 14 µm of
-    the body's and the feet's paths, 1e-4 rad of θ_b, 0.63 N of the wheels' forces and 0.17 N m of
-    the torques (DP45 at 1e-5: 6 µm, 1.3e-5 rad, 0.56 N, 0.02 N m); the kernel runs 32× real time
-    (DP45: 3.9×)."""
-    return Options(method="ros23", rtol=rtol, atol=1e-2 * rtol, h_max=period, record_period=period)
+    rtol 1e-8 (the compiled controller): ROS23 at these defaults takes 20 988 steps (DP45 at rtol
+    1e-5: 289 041) and stays within 22 µm of the body's and the feet's paths, 6.5e-5 rad of θ_b,
+    0.47 N of the wheels' forces and 0.11 N m of the torques (DP45 at 1e-5: 6 µm, 1.3e-5 rad, 0.56 N,
+    0.02 N m; ROS23 with atol 1e-5: 15 µm, 1.2e-4 rad, 0.65 N, 0.19 N m in 37 197 steps)."""
+    return Options(method="ros23", rtol=rtol, atol=atol, h_max=period, record_period=period)
 
 _GUESS = np.radians([0.0, 0.0, 38.0, -115.0, 77.0, 60.0, -91.0, -20.0, 68.0])
 
@@ -68,7 +70,8 @@ class ClimbRun:
     """A simulated climb: ``t`` (n,) [s] at the controller's samples; ``true`` dict of the true control
     variables (x_b, y_b, theta_b, x1 .. y3) (n,); ``u``, ``u_cmd`` (n, 6) as the controller saw and
     commanded them; ``stage`` (n,) index; ``tau``, ``tau_raw`` (n, 6) [N m]; ``force`` (n, 3, 2) the
-    wheels' contact forces (x, y) [N]; ``result`` the engine's Result; ``controller``; ``stages``."""
+    wheels' contact forces (x, y) [N]; ``result`` the engine's Result; ``controller`` the Python
+    controller (None when the compiled one ran); ``stages``."""
 
     t: np.ndarray
     true: dict
@@ -79,36 +82,52 @@ class ClimbRun:
     tau_raw: np.ndarray
     force: np.ndarray
     result: Result
-    controller: LibraController
+    controller: LibraController | None
     stages: list
     libra: LibraRobot
 
 
 def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None, *, q0=None,
           controller_kw: dict | None = None, sinks=(), progress=None,
-          opts: Options | None = None) -> ClimbRun:
+          opts: Options | None = None, compiled: bool = True) -> ClimbRun:
     """Run LIBRA through ``stages`` (default: one full :func:`climb_cycle`) with the CJTC controller;
     ``sinks`` receive the engine's records as they are made (a :class:`legsim.io.RunWriter`); ``opts``
-    the integrator (default :func:`options`; its record period must be the control period)."""
+    the integrator (default :func:`options`; its record period must be the control period).
+    ``compiled``: the controller compiled into the engine's sample hook (:mod:`._cjtc`; default) or
+    the Python :class:`~.control.LibraController` (the same torques to 1e-13 N m, measured; the one
+    to subclass or to drive another engine with). ``controller_kw`` go to either."""
     lib = libra or build()
     sts = list(stages) if stages is not None else climb_cycle(lib.ladders)
-    ctrl = LibraController(lib, sts, **(controller_kw or {}))
     q = initial_configuration(lib, sts[0]) if q0 is None else np.asarray(q0, float)
     period = lib.robot.control_period
-    res = lib.robot.simulate(sts[-1].t1, ctrl, q0=q, sinks=list(sinks), progress=progress,
-                             options=opts or options(period=period))
-    rec = ctrl.records()
+    run_kw = dict(q0=q, sinks=list(sinks), progress=progress, options=opts or options(period=period))
+    ctrl = None
+    if compiled:
+        params, memory = _cjtc.pack(lib, sts, **(controller_kw or {}))
+        try:
+            res = lib.robot.simulate(sts[-1].t1, _cjtc.libra_cjtc, controller_params=params,
+                                     controller_memory=memory, **run_kw)
+        except SimulationError as e:
+            if "not finite" not in str(e):
+                raise
+            kept = 0 if e.result is None else e.result.n
+            raise SimulationError(f"{lib.robot.name}: the CJTC controller stopped the run at t = {e.t:g} s: "
+                                  "the stage's contact constraints cannot be met (a limb cannot reach its "
+                                  f"support); {kept} records up to that time were kept", t=e.t, mode=e.mode,
+                                  cause="controller_error", result=e.result) from None
+        rec = _cjtc.log(res, lib.robot.model.nx)
+    else:
+        ctrl = LibraController(lib, sts, **(controller_kw or {}))
+        res = lib.robot.simulate(sts[-1].t1, ctrl, **run_kw)
+        rec = ctrl.records()
     # the true state at the controller's instants (records are at the same period)
     n = min(rec["t"].size, res.t.size)
-    kin = Kinematics(lib.mb)
-    v = variables(kin)
-    true = {k: np.empty(n) for k in v}
+    params, _ = _cjtc.pack(lib, sts)
+    values = np.empty((n, len(_cjtc.VARIABLES)))
+    _cjtc.variables_along(params, np.ascontiguousarray(res.x[:n, :lib.mb.nq]), values)
+    true = {k: values[:, i] for i, k in enumerate(_cjtc.VARIABLES)}
     names = list(lib.robot.model.output_names)
     force = np.empty((n, 3, 2))
-    for j in range(n):
-        kin.at(res.x[j, :9])
-        for k, var in v.items():
-            true[k][j] = var._value(kin, None)
     for i in range(3):
         for a, ax in enumerate("xy"):
             force[:, i, a] = res.y[:n, names.index(f"true_feet_wheel{i + 1}_{ax}")]

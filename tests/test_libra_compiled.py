@@ -1,0 +1,101 @@
+"""LIBRA's compiled CJTC controller (robots/libra/_cjtc.py) against the Python one and the multibody model:
+the planar kinematics it carries, the torques cycle by cycle, a whole run, and its refusals."""
+
+import numpy as np
+import pytest
+
+from legsim.control import Kinematics
+from legsim.errors import InputError, SimulationError
+from legsim.multibody import RobotBuilder
+from legsim.robots.libra import _cjtc as C
+from legsim.robots.libra.control import LibraController, variables
+from legsim.robots.libra.experiments import climb, initial_configuration, options, stage1_measures
+from legsim.robots.libra.gait import Path, Stage, climb_cycle
+from legsim.robots.libra.robot import build
+
+
+@pytest.fixture(scope="module")
+def libra():
+    return build()
+
+
+def test_the_planar_kinematics_are_the_multibody_models(libra):
+    # values, gradients and gravity torques at random configurations, against the generic control
+    # variables (multibody forward kinematics and frame Jacobians) and RNEA's gravity torques
+    params, _ = C.pack(libra, climb_cycle(libra.ladders))
+    kin = Kinematics(libra.mb)
+    v = variables(kin)
+    rng = np.random.default_rng(3)
+    pose = np.empty((libra.mb.nbody, 3))
+    row = np.empty(C.NQ)
+    g = np.empty(C.NQ)
+    for _ in range(20):
+        q = rng.uniform(-2.0, 2.0, C.NQ)
+        C.poses(params, q, pose)
+        kin.at(q)
+        for i, name in enumerate(C.VARIABLES):
+            value = C.variable(params, pose, i, row)
+            assert value == pytest.approx(v[name]._value(kin, None), abs=1e-13)
+            np.testing.assert_allclose(row, v[name]._gradient(kin, None), rtol=0, atol=1e-13)
+        C.gravity_torques(params, pose, g, row)
+        np.testing.assert_allclose(g, kin.gravity_torques(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("gravity", ["full", "lumped"])
+def test_cycle_by_cycle_the_compiled_controller_gives_the_python_controllers_torques(libra, gravity):
+    # both fed the same encoder readings (those of a whole four-stage climb under the Python controller:
+    # backlash, quantisation, three stage switches with their bumpless starts, the blends; the lumped
+    # compensation climbs stage 1 only: in stage 4 the robot sags until limb 1 cannot reach its rung)
+    stages = climb_cycle(libra.ladders, stages=(1, 2, 3, 4) if gravity == "full" else (1,))
+    seen = []
+
+    class Spy(LibraController):
+        def __call__(self, t, s):
+            seen.append((t, np.array(s.enc)))
+            return super().__call__(t, s)
+
+    ctrl = Spy(libra, stages, gravity=gravity)
+    libra.robot.simulate(stages[-1].t1, ctrl, q0=initial_configuration(libra, stages[0]), progress=False,
+                         options=options())
+    ref = ctrl.records()
+    params, memory = C.pack(libra, stages, gravity=gravity)
+    sensors, commands = np.zeros(len(libra.robot.model.state_names)), np.zeros(6)
+    tau, u_cmd = [], []
+    for t, enc in seen:
+        sensors[:6] = enc
+        C.libra_cjtc(t, sensors, params, commands, memory)
+        tau.append(commands.copy())
+        u_cmd.append(memory[C.M_U_CMD:C.M_U_CMD + 6].copy())
+    assert set(ref["stage"]) == set(range(len(stages)))
+    np.testing.assert_allclose(tau, ref["tau"], rtol=0, atol=1e-10)  # measured 2.9e-14 N m
+    np.testing.assert_allclose(u_cmd, ref["u_cmd"], rtol=0, atol=1e-12)
+
+
+def test_a_compiled_climb_is_the_python_climb(libra):
+    stages = climb_cycle(libra.ladders, stages=(1,))
+    fast = climb(libra, stages)
+    slow = climb(libra, stages, compiled=False)
+    assert fast.controller is None and slow.controller is not None
+    for k in fast.true:
+        np.testing.assert_allclose(fast.true[k], slow.true[k], rtol=0, atol=1e-8)  # measured 1e-10 m, rad
+    np.testing.assert_allclose(fast.tau, slow.tau, rtol=0, atol=1e-8)
+    np.testing.assert_array_equal(fast.stage, slow.stage)
+    assert stage1_measures(fast)["settle_time"] == stage1_measures(slow)["settle_time"]
+
+
+def test_a_support_out_of_reach_stops_the_compiled_run_saying_why(libra):
+    st = climb_cycle(libra.ladders, stages=(1,))[0]
+    held = {n: Path([(0.0, st.paths[n](0.0)[0])]) for n in st.paths}
+    far = Stage("far", "u1", st.pinned, ("foot2", 5.0), held, 0.0, 0.1)  # foot 2 on a rung 5 m up
+    with pytest.raises(SimulationError, match="contact constraints cannot be met"):
+        climb(libra, [far], q0=initial_configuration(libra, st))
+
+
+def test_a_model_that_is_not_a_planar_tree_is_refused():
+    b = RobotBuilder("tilted")
+    b.add_body("a", "world", "revolute", axis=(1, 0, 0), mass=1.0, inertia=(0.1, 0.1, 0.1))
+    lib = build()
+    lib.mb = b.compile()
+    with pytest.raises(InputError, match="not a planar tree"):
+        C.pack(lib, [Stage("s", "u1", ("foot1", np.zeros(2)), ("foot2", 0.0), {"x_b": Path([(0.0, 0.0)])},
+                           0.0, 1.0)])
