@@ -3,17 +3,20 @@ non-idealities >= 50x real time; a CJTC cycle comfortably within 1/300 s, agains
 resolved rate, acceptance 11). Everything is measured in this one run.
 
 1. The climbing cycle (``legsim.robots.libra.experiments.climb``, 25 s simulated, four stages) in legsim
-   (adaptive DP45 at rtol 1e-5, ``experiments.options``: fixed-step RK4 is not converged at steps longer
-   than 62.5 µs) and in a MuJoCo twin driven by the *same* Python controller object (``LibraController``)
-   at the same 300 Hz: the twin is the LIBRA multibody model exported by
+   (the compiled Rosenbrock method ``ros23`` of ``experiments.options``; explicit methods are held at
+   their stability limit by the regularised friction), with the CJTC controller compiled into the engine
+   (``robots/libra/_cjtc.py``, climb's default) or in Python (``LibraController``), and, for the record,
+   on the DP45 integrator used before; and in a MuJoCo twin driven by the Python controller object
+   (``LibraController``), or by the compiled controller function called from Python, at the same
+   300 Hz: the twin is the LIBRA multibody model exported by
    ``legsim.multibody.to_mjcf`` (same bodies, inertias, joint ranges, damping; the gear friction becomes
    MuJoCo's constraint ``frictionloss``) plus the ladders' posts and treads as box geoms, wheel–ladder
    friction 0.8, Euler at 1/1200 s (4 steps per control period), motors with the same ±9.13 N m clip.
    Contacts differ (MuJoCo's soft constraints vs legsim's Kelvin–Voigt K_e = 5837 N/m penalty), so the
    twin is a cost peer, not a trajectory oracle; the end positions of the feet are printed for both.
 2. One control cycle on LIBRA's u1 at a mid-climb configuration: legsim's whole CJTC step (kinematics,
-   constraint elimination, Jacobian, law) and the three laws alone on the same J (``legsim.control.cost``),
-   with their flop counts.
+   constraint elimination, Jacobian, law) in Python and compiled, and the three laws alone on the same J
+   (``legsim.control.cost``), with their flop counts.
 3. Cold cost: a fresh process with numba's disk cache warm, importing and running 0.1 s of the climb.
 
 Run: ``python benchmarks/bench_libra.py [--repeat 3]``.
@@ -59,17 +62,28 @@ class _Readings:
         self.enc = np.zeros(6)
 
 
-def run_twin(lib, stages, q0):
-    """The climb in MuJoCo with the legsim controller object; returns (wall s, final qpos)."""
+def run_twin(lib, stages, q0, compiled: bool = False):
+    """The climb in MuJoCo with the legsim controller, the Python object or the compiled function called
+    from Python each period; returns (wall s, final qpos)."""
     import mujoco
 
+    from legsim.robots.libra import _cjtc
     from legsim.robots.libra.control import LibraController
 
     m = mujoco_twin(lib)
     d = mujoco.MjData(m)
     d.qpos[:] = q0
-    ctrl = LibraController(lib, stages)
     s = _Readings()
+    if compiled:
+        params, memory = _cjtc.pack(lib, stages)
+        sensors, tau = np.zeros(15), np.zeros(6)
+
+        def ctrl(t, readings):
+            sensors[:6] = readings.enc
+            _cjtc.libra_cjtc(t, sensors, params, tau, memory)
+            return tau
+    else:
+        ctrl = LibraController(lib, stages)
     period = lib.robot.control_period
     n_sub = int(round(period / m.opt.timestep))
     n = int(round(stages[-1].t1 / period))
@@ -113,6 +127,16 @@ def cycle_costs(lib, repeat: int):
         kin_.q[:] = np.nan  # force the kinematics to be recomputed, as at a new sample
         c.step(chain.solve(theta, q), qd, u_cmd)
 
+    from legsim.robots.libra import _cjtc
+    from legsim.robots.libra.gait import climb_cycle
+
+    params, memory = _cjtc.pack(lib, climb_cycle(lib.ladders, stages=(1,)))
+    sensors, commands = np.zeros(15), np.zeros(6)
+    sensors[:6] = theta
+
+    def compiled_step():
+        _cjtc.libra_cjtc(1.0, sensors, params, commands, memory)
+
     u, J, T = c.measure(q)
     e, ed, G = u_cmd - u, -J @ qd, np.zeros(6)
     data = lib.mb.make_data()
@@ -127,6 +151,7 @@ def cycle_costs(lib, repeat: int):
         "computed torque + M, h": lambda: (crba(lib.mb, data, q), rnea(lib.mb, data, q, vfull, np.zeros(9)),
                                            cost.computed_torque_law(J, M, h, kp, kd, e, ed, np.zeros(6))),
         "CJTC whole cycle (kinematics, elimination, J, law)": full_step,
+        "compiled CJTC whole cycle (robots/libra/_cjtc.py, called from Python)": compiled_step,
     }
     out = {}
     for name, fn in laws.items():
@@ -157,6 +182,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
+    from legsim.hybrid import Options
     from legsim.robots.libra.experiments import climb, initial_configuration
     from legsim.robots.libra.gait import climb_cycle
     from legsim.robots.libra.robot import build
@@ -167,26 +193,44 @@ def main(argv=None) -> None:
     stages = climb_cycle(lib.ladders)
     q0 = initial_configuration(lib, stages[0])
     T = stages[-1].t1
-    climb(lib, stages, progress=False)  # warm: compile
-    walls, twin = [], []
+    dp45 = Options(method="dp45", rtol=1e-5, atol=1e-7, h_max=1e-3, record_period=lib.robot.control_period)
+    variants = {"legsim, ros23 (`experiments.options`), compiled CJTC (climb's default)": {},
+                "legsim, ros23, CJTC in Python (`LibraController`)": {"compiled": False},
+                "legsim, DP45 rtol 1e-5 (the integrator before ros23), compiled CJTC": {"opts": dp45}}
+    for kw in variants.values():
+        climb(lib, stages, progress=False, **kw)  # warm: compile
+    walls: dict[str, list[float]] = {k: [] for k in variants}
+    engine: dict[str, list[float]] = {k: [] for k in variants}
+    steps: dict[str, int] = {}
+    twin: list[float] = []
+    twin_compiled: list[float] = []
     for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        run = climb(lib, stages, progress=False)
-        walls.append(time.perf_counter() - t0)
-        engine = run.result.stats.get("wall_time_s", float("nan"))
+        for name, kw in variants.items():
+            t0 = time.perf_counter()
+            run = climb(lib, stages, progress=False, **kw)
+            walls[name].append(time.perf_counter() - t0)
+            engine[name].append(run.result.stats["wall_time_s"])
+            steps[name] = run.result.stats["steps"]
+            if not kw:
+                q_end = run.result.x[-1, :9]
         tw, qtw = run_twin(lib, stages, q0)
         twin.append(tw)
-    w, tw = float(np.median(walls)), float(np.median(twin))
-    print(f"\nClimbing cycle, {T:g} s simulated, CJTC at 300 Hz in Python, gear friction, quantisation, "
-          "backlash:")
-    print("| engine | s per sim s | x real time | twin / this |")
-    print("|---|---|---|---|")
-    print(f"| legsim, DP45 rtol 1e-5 (climb(), with the run's post-processing) | {w / T:.4f} | {T / w:.1f} | "
-          f"{tw / w:.2f} |")
-    print(f"| MuJoCo twin, Euler 1/1200 s, same controller object | {tw / T:.4f} | {T / tw:.1f} | 1 |")
-    print(f"legsim simulate() wall (integration and the 7500 controller calls, without climb()'s "
-          f"post-processing): {engine:.2f} s")
-    print(f"feet at the end, legsim: {np.round(feet(lib, run.result.x[-1, :9]), 3).tolist()}")
+        twin_compiled.append(run_twin(lib, stages, q0, compiled=True)[0])
+    tw = float(np.median(twin))
+    twc = float(np.median(twin_compiled))
+    print(f"\nClimbing cycle, {T:g} s simulated, CJTC at 300 Hz, gear friction, quantisation, backlash "
+          "(climb() wall, with its post-processing; simulate() alone in brackets):")
+    print("| engine | steps | s per sim s | x real time | twin / this |")
+    print("|---|---|---|---|---|")
+    for name in variants:
+        w, e = float(np.median(walls[name])), float(np.median(engine[name]))
+        print(f"| {name} | {steps[name]} | {w / T:.4f} ({e / T:.4f}) | {T / w:.1f} ({T / e:.1f}) | "
+              f"{tw / w:.2f} |")
+    print(f"| MuJoCo twin, Euler 1/1200 s, the Python controller object | – | {tw / T:.4f} | {T / tw:.1f} "
+          "| 1 |")
+    print(f"| MuJoCo twin, the compiled controller called from Python | – | {twc / T:.4f} | {T / twc:.1f} "
+          f"| {tw / twc:.2f} |")
+    print(f"feet at the end, legsim: {np.round(feet(lib, q_end), 3).tolist()}")
     print(f"feet at the end, twin:   {np.round(feet(lib, qtw[:9]), 3).tolist()}")
 
     costs, flops = cycle_costs(lib, args.repeat)
