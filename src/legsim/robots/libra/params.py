@@ -24,10 +24,31 @@ def encoder_counts_per_output_rev(counts: int = ENCODER_COUNTS_PER_MOTOR_REV,
     return int(round(counts * gear))
 
 
-def continuous_torque(kt: float = 0.0233, i_cont: float = 0.9, gear: float = GEAR_RATIO,
-                      efficiency: float = 0.55) -> float:
+@dataclass(frozen=True)
+class EscapMotor:
+    """The Escap 23DT12-216E DC motor (§4.2 table) behind LIBRA's transconductance amplifier (App. B).
+
+    torque_constant : k_t [N m/A] (23.3 mN m/A); back_emf : k_b [V s/rad] (0.0024 V/rpm);
+    resistance : R_m [Ω] (9.7); inductance : L_m [H] (0.8 mH; the amplifier's current loop hides it);
+    no_load_current : i_0 [A] (20 mA: the motor's own friction); i_continuous : [A] (0.9);
+    efficiency : the gearhead's η (0.55); supply : the amplifiers' rails ±V [V] (two 24 V supplies,
+    App. B); max_input_speed : [rpm] (3000, the gearhead's rating).
+    """
+
+    torque_constant: float = 0.0233
+    back_emf: float = 0.0024 * 60.0 / (2.0 * math.pi)
+    resistance: float = 9.7
+    inductance: float = 0.8e-3
+    no_load_current: float = 0.020
+    i_continuous: float = 0.9
+    efficiency: float = 0.55
+    supply: float = 24.0
+    max_input_speed: float = 3000.0
+
+
+def continuous_torque(motor: EscapMotor = EscapMotor(), gear: float = GEAR_RATIO) -> float:
     """Continuous output torque [N m] = k_t i_cont N η = 0.0233 x 0.9 x 792 x 0.55 ≈ 9.13 (§4.2 [derived])."""
-    return kt * i_cont * gear * efficiency
+    return motor.torque_constant * motor.i_continuous * gear * motor.efficiency
 
 
 JOINT_LIMITS_DEG = ((-117.0, 117.0), (-69.0, 132.0), (-69.0, 132.0), (-117.0, 117.0), (-110.0, 110.0),
@@ -49,7 +70,8 @@ class LibraParams:
     span : limb span [m]; mass_stated : the thesis's stated total mass [kg] (the modelled parts sum
     to ≈ 4.26 kg; the difference is unexplained in the source).
     gear : gearhead ratio; backlash : output backlash [rad] (2°); tau_dynamic : max dynamic output
-    torque [N m] (4.5 at 20 rpm); tau_static : max static torque [N m] (20); joint_limits : (6, 2) [rad].
+    torque [N m] (4.5 at 20 rpm); tau_static : max static torque [N m] (20); joint_limits : (6, 2) [rad];
+    motor : the six drives' :class:`EscapMotor`.
     """
 
     half_link: float = 0.078
@@ -68,6 +90,7 @@ class LibraParams:
     tau_dynamic: float = 4.5
     tau_static: float = 20.0
     joint_limits: np.ndarray = field(default_factory=lambda: np.radians(np.array(JOINT_LIMITS_DEG)))
+    motor: EscapMotor = EscapMotor()
 
     @property
     def link(self) -> float:
@@ -81,7 +104,7 @@ class LibraParams:
     @property
     def tau_continuous(self) -> float:
         """≈ 9.1 N m (:func:`continuous_torque`)."""
-        return continuous_torque(gear=self.gear)
+        return continuous_torque(self.motor, self.gear)
 
 
 TUNED_KP = np.array([1000.0, 500.0, 8.0, 100.0])

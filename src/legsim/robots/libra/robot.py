@@ -11,9 +11,16 @@ the CJTC's commanded push into the post (foot 2's 10 N), which is what the pins 
 
 Point masses as the App. C model (m_link at mid-links, m_motor at each of the six joints, m_body at the
 body centre): 4.26 kg in all (the thesis's 8 kg is unexplained; ``extra_body_mass`` adds the rest if
-wanted). Drives: ideal torque sources (the transconductance amplifiers make the motors torque servos,
-§4.2) saturated at ``tau_max``; gear friction from the motor's no-load current, τ_c = k_t i_0 N =
-0.0233 × 0.020 × 792 = 0.369 N m at the output (Coulomb, regularised), plus optional viscous damping;
+wanted). Drives: the transconductance amplifiers make the motors torque servos (§4.2, App. B). By
+default (``drive="ideal"``, the thesis's model) ideal torque sources clipped at ``tau_max`` = 9.13 N m
+(the continuous 0.9 A). ``drive="motor"``: each joint's torque command is met within what the Escap
+motor can give at its speed, η N k_t times the current the ±24 V rails drive through R_m against the
+back-EMF, at most the continuous 0.9 A — an assembly ``DCMotor`` in torque mode; beyond the rails'
+no-load speed (1.32 rad/s at the joint) the back-EMF brakes the joint. The gait plan was made for the
+ideal drives: its swings ask limb 3's joints for up to 4 rad/s, which the motors cannot give (with
+``drive="motor"`` the cycle's θ_b peaks at 9.5° instead of 4.7°; 6.2° with 8 s stages).
+Gear friction from the motor's no-load current, τ_c = k_t i_0 N = 0.0233 ×
+0.020 × 792 = 0.369 N m at the output (Coulomb, regularised), plus optional viscous damping;
 joint-limit stops at the mounting hardware's limits.
 """
 
@@ -24,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...assembly import ContactForce, Contacts, JointEncoder, Obstacle, Robot, TorqueSource
+from ...assembly import ContactForce, Contacts, DCMotor, JointEncoder, Obstacle, Robot, TorqueSource
 from ...contact import ContactLaw, Plane, coulomb, kelvin_voigt
 from ...errors import InputError
 from ...multibody import Model, RobotBuilder
@@ -37,10 +44,10 @@ FEET = ("foot1", "foot2", "foot3")
 PASSIVE = ("base_x", "base_y", "phi")
 
 
-def gear_friction(p: LibraParams, no_load_current: float = 0.020, kt: float = 0.0233) -> float:
+def gear_friction(p: LibraParams) -> float:
     """Coulomb friction of a joint at the gearhead output [N m]: the motor's no-load friction torque
     k_t i_0 times the ratio N (§4.2 table: 23.3 mN m/A, 20 mA, 792:1 -> 0.369 N m)."""
-    return kt * no_load_current * p.gear
+    return p.motor.torque_constant * p.motor.no_load_current * p.gear
 
 
 @dataclass(frozen=True)
@@ -184,15 +191,18 @@ class LibraRobot:
 def build(params: LibraParams | None = None, ladders: Ladders | None = None, *, tau_max: float | None = None,
           friction: float | None = None, damping: float = 0.0, armature: float = 0.0,
           extra_body_mass: float = 0.0, mu: float = 0.8, contact_damping_ratio: float = 0.5,
-          control_rate: float = 300.0) -> LibraRobot:
+          control_rate: float = 300.0, drive: str = "ideal") -> LibraRobot:
     """LIBRA between two ladders on the assembly layer.
 
     Parameters
     ----------
     params : LibraParams (default the thesis's numbers).
     ladders : Ladders (default: separation 0.45 m as the full-cycle plots, rungs every 0.134 m).
-    tau_max : drive saturation [N m] (default the continuous output torque ≈ 9.1 N m, the 0.9 A limit;
-        the gearhead's 4.5 N m dynamic / 20 N m static ratings are the mechanical bounds around it).
+    tau_max : drive saturation [N m] at rest (default the continuous output torque ≈ 9.1 N m, the
+        0.9 A limit; the gearhead's 4.5 N m dynamic / 20 N m static ratings are the mechanical bounds
+        around it). drive : ``"ideal"`` (a torque source clipped at ``tau_max`` at any speed, the
+        default) or ``"motor"`` (the amplifier and motor: ``tau_max`` at rest, less as the back-EMF
+        eats the rails' 24 V, braking past 1.32 rad/s; see the module docstring).
     friction : Coulomb gear friction at each joint [N m] (default :func:`gear_friction`, 0.369 N m;
         0 for the frictionless model of the linear analysis). damping : viscous [N m s/rad].
     armature : reflected rotor inertia per joint [kg m^2] (not given by the source; default 0, as the
@@ -215,7 +225,17 @@ def build(params: LibraParams | None = None, ladders: Ladders | None = None, *, 
     law = ContactLaw(kelvin_voigt(k, 2.0 * contact_damping_ratio * math.sqrt(k * 1.0)), coulomb(mu, 0.02))
     contacts = Contacts(law, ground=Plane((0.0, 1.0, 0.0), lad.lowest - 10.0), path="smooth",
                         obstacles=lad.obstacles())
-    robot = Robot(mb, actuators=[TorqueSource(f"m{i + 1}", j, lo=-tm, hi=tm) for i, j in enumerate(JOINTS)],
+    m = p.motor
+    if drive == "motor":
+        g = m.efficiency * p.gear * m.torque_constant
+        acts = [DCMotor(f"m{i + 1}", j, resistance=m.resistance, torque_constant=m.torque_constant,
+                        back_emf=m.back_emf, v_max=m.supply, gear=p.gear, efficiency=m.efficiency,
+                        i_max=tm / g, command="torque") for i, j in enumerate(JOINTS)]
+    elif drive == "ideal":
+        acts = [TorqueSource(f"m{i + 1}", j, lo=-tm, hi=tm) for i, j in enumerate(JOINTS)]
+    else:
+        raise InputError(f"build: drive = {drive!r}, expected 'motor' or 'ideal'")
+    robot = Robot(mb, actuators=acts,
                   sensors=[JointEncoder("enc", joints=list(JOINTS)),
                            ContactForce("feet", geometries=["wheel1", "wheel2", "wheel3"])],
                   contacts=contacts, control_period=1.0 / control_rate, name="libra")
