@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ...io.results import RunWriter
-from .experiments import ClimbRun, climb, cycle_measures
+from .experiments import ClimbRun, climb, compiled_model, cycle_measures
 from .gait import VECTORS, climb_cycle
 from .robot import build
 
@@ -126,7 +126,8 @@ def run_demo(out_dir: str | Path = "libra_climb-out", echo=print, progress=None)
     out = Path(out_dir)
     lib = build()
     stages = climb_cycle(lib.ladders)
-    writer = RunWriter(out, lib.robot.model, {"demo": "libra_climb", "stages": [s.name for s in stages]})
+    writer = RunWriter(out, compiled_model(lib, stages), {"demo": "libra_climb",
+                                                         "stages": [s.name for s in stages]})
     run = climb(lib, stages, sinks=[writer], progress=progress)
     writer.finish(run.result.status, run.result.message, run.result.stats)
     m = cycle_measures(run)

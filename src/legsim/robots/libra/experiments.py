@@ -17,7 +17,8 @@ from .control import LibraController, variables
 from .gait import VECTORS, Stage, climb_cycle
 from .robot import LibraRobot, build
 
-__all__ = ["initial_configuration", "ClimbRun", "climb", "stage1_measures", "cycle_measures", "options"]
+__all__ = ["initial_configuration", "ClimbRun", "climb", "compiled_model", "stage1_measures",
+           "cycle_measures", "options"]
 
 
 def options(rtol: float = 1e-3, atol: float = 1e-4, period: float = 1.0 / 300.0) -> Options:
@@ -87,11 +88,19 @@ class ClimbRun:
     libra: LibraRobot
 
 
+def compiled_model(libra: LibraRobot, stages: Sequence[Stage], controller_kw: dict | None = None):
+    """The hybrid model a compiled :func:`climb` runs (the robot with :func:`._cjtc.libra_cjtc` and its
+    memory states): what a :class:`legsim.io.RunWriter` for its records is made with."""
+    params, memory = _cjtc.pack(libra, stages, **(controller_kw or {}))
+    return libra.robot.with_compiled_controller(_cjtc.libra_cjtc, params, memory)
+
+
 def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None, *, q0=None,
           controller_kw: dict | None = None, sinks=(), progress=None,
           opts: Options | None = None, compiled: bool = True) -> ClimbRun:
     """Run LIBRA through ``stages`` (default: one full :func:`climb_cycle`) with the CJTC controller;
-    ``sinks`` receive the engine's records as they are made (a :class:`legsim.io.RunWriter`); ``opts``
+    ``sinks`` receive the engine's records as they are made (a :class:`legsim.io.RunWriter` made with
+    :func:`compiled_model`, or with ``libra.robot.model`` when ``compiled`` is False); ``opts``
     the integrator (default :func:`options`; its record period must be the control period).
     ``compiled``: the controller compiled into the engine's sample hook (:mod:`._cjtc`; default) or
     the Python :class:`~.control.LibraController` (the same torques to 1e-13 N m, measured; the one
