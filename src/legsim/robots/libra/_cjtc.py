@@ -12,6 +12,9 @@ z, one degree of freedom per body, bodies after their parents): body poses (x, y
 and their Jacobians, the gravity torques ∂V/∂q of the bodies' masses. :func:`pack` reads them from the
 multibody model, so the controller and the simulated robot share one geometry.
 
+A cycle allocates a few small work arrays (it runs once per 3.3 ms control period, not per integration
+step: 2.3 µs a cycle called from Python, measured).
+
 Layouts (``params``: floats; ``memory``: the controller's states, recorded with the run)
 --------------------------------------------------------------------------------------
 ``params``: a header (``H_*``), the bodies (``BS`` floats each: parent, kind, placement x y angle, slider

@@ -31,10 +31,10 @@ def options(rtol: float = 1e-3, atol: float = 1e-4, period: float = 1.0 / 300.0)
     DP45 takes ~70 000 steps per 7 s of stage 1 at rtol 1e-3, 1e-4 or 1e-5 alike, and fixed-step RK4
     is not converged above 62.5 µs (at 0.25 ms foot 2's force came out 0.2–9.6 N in stage 1, at
     0.5 ms 33–42 N, against 6.5–12.1 N converged). Measured on the full 25 s cycle against DP45 at
-    rtol 1e-8 (the compiled controller): ROS23 at these defaults takes 20 988 steps (DP45 at rtol
-    1e-5: 289 041) and stays within 22 µm of the body's and the feet's paths, 6.5e-5 rad of θ_b,
-    0.47 N of the wheels' forces and 0.11 N m of the torques (DP45 at 1e-5: 6 µm, 1.3e-5 rad, 0.56 N,
-    0.02 N m; ROS23 with atol 1e-5: 15 µm, 1.2e-4 rad, 0.65 N, 0.19 N m in 37 197 steps)."""
+    rtol 1e-8 (the compiled controller): ROS23 at these defaults takes 17 712 steps (DP45 at rtol
+    1e-5: 289 041) and stays within 21 µm of the body's and the feet's paths, 1.1e-4 rad of θ_b,
+    0.78 N of the wheels' forces and 0.19 N m of the torques (DP45 at 1e-5: 6 µm, 1.3e-5 rad, 0.56 N,
+    0.02 N m), far inside what the tests assert (θ_b peaks of 0.058 rad, forces in bands of ±4 N)."""
     return Options(method="ros23", rtol=rtol, atol=atol, h_max=period, record_period=period)
 
 _GUESS = np.radians([0.0, 0.0, 38.0, -115.0, 77.0, 60.0, -91.0, -20.0, 68.0])
