@@ -438,7 +438,8 @@ def pack(libra, stages, *, gravity: str = "full", lumped_mass: float | None = No
     for i in (1, 2, 3):
         ref[f"x{i}"], ref[f"y{i}"] = (i, 0), (i, 1)
     var_rows = np.array([ref[n] for n in VARIABLES], dtype=float)
-    stage_rows, waypoints = [], []
+    stage_rows: list[list[float]] = []
+    waypoints: list[tuple[float, float]] = []
     for st in stages:
         vec = list(VECTORS[st.vector])
         kp, kd = gains(st.vector, **(gain_kw or {}))

@@ -226,6 +226,7 @@ def build(params: LibraParams | None = None, ladders: Ladders | None = None, *, 
     contacts = Contacts(law, ground=Plane((0.0, 1.0, 0.0), lad.lowest - 10.0), path="smooth",
                         obstacles=lad.obstacles())
     m = p.motor
+    acts: list[DCMotor | TorqueSource]
     if drive == "motor":
         g = m.efficiency * p.gear * m.torque_constant
         acts = [DCMotor(f"m{i + 1}", j, resistance=m.resistance, torque_constant=m.torque_constant,
