@@ -258,3 +258,24 @@ def test_a_stage_whose_paths_outlast_it_is_refused():
     late = Path([(0.0, 0.1), (7.5, 0.2)])
     with pytest.raises(InputError, match="end after the stage's end"):
         Stage("s", "u1", ("foot1", np.zeros(2)), ("foot2", 0.0), {"x_b": late}, 0.0, 7.0)
+
+
+def test_a_plan_paced_for_the_motors_is_climbed_alike_by_the_motor_and_the_ideal_drives():
+    # pace_for_motors stretches each stage until its joints' 99th-percentile speed (ideal drives) is
+    # under the 0.84 rad/s past which the motors' torque falls; the cycle then takes ~80 s (25 s
+    # unpaced) and the motor model changes nothing that matters: the same θ_b peak (4.77°, ≤ 8° of
+    # acceptance 9, where the unpaced plan with motors peaks at 9.5°) and the same end positions
+    from legsim.robots.libra.experiments import pace_for_motors
+
+    ideal, motor = build(), build(drive="motor")
+    plan = pace_for_motors(ideal, climb_cycle(ideal.ladders))
+    assert all(s.t1 - s.t0 >= 6.0 - 1e-9 for s in plan) and plan[-1].t1 > 50.0
+    runs = {name: climb(lib, plan) for name, lib in (("ideal", ideal), ("motor", motor))}
+    m = {name: cycle_measures(r) for name, r in runs.items()}
+    no_load = motor.params.motor.supply / (motor.params.motor.back_emf * motor.params.gear)
+    assert np.max(np.abs(runs["motor"].result.x[:, 12:18])) < 1.05 * no_load
+    for name in runs:
+        assert m[name]["stages_done"] and np.degrees(m[name]["theta_b_peak"]) < 8.0
+        assert np.all(np.abs(m[name]["y_error_final"]) < 0.006)
+    assert abs(m["motor"]["theta_b_peak"] - m["ideal"]["theta_b_peak"]) < np.radians(0.5)
+    np.testing.assert_allclose(m["motor"]["feet_final"], m["ideal"]["feet_final"], atol=0.003)

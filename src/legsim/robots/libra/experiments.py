@@ -14,11 +14,11 @@ from ...errors import SimulationError
 from ...hybrid import Options, Result
 from . import _cjtc
 from .control import LibraController, variables
-from .gait import VECTORS, Stage, climb_cycle
+from .gait import VECTORS, Stage, climb_cycle, stretch
 from .robot import LibraRobot, build
 
-__all__ = ["initial_configuration", "ClimbRun", "climb", "compiled_model", "stage1_measures",
-           "cycle_measures", "options"]
+__all__ = ["initial_configuration", "ClimbRun", "climb", "compiled_model", "pace_for_motors",
+           "stage1_measures", "cycle_measures", "options"]
 
 
 def options(rtol: float = 1e-3, atol: float = 1e-4, period: float = 1.0 / 300.0) -> Options:
@@ -142,6 +142,32 @@ def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None
             force[:, i, a] = res.y[:n, names.index(f"true_feet_wheel{i + 1}_{ax}")]
     return ClimbRun(rec["t"][:n], true, rec["u"][:n], rec["u_cmd"][:n], rec["stage"][:n], rec["tau"][:n],
                     rec["tau_raw"][:n], force, res, ctrl, sts, lib)
+
+
+def pace_for_motors(libra: LibraRobot, stages: Sequence[Stage], *, speed: float | None = None,
+                    percentile: float = 99.0, max_iter: int = 6) -> list[Stage]:
+    """``stages`` stretched until LIBRA's motors can follow them: each stage is slowed by the factor by
+    which the ``percentile`` of its joints' speeds, in a climb of an ideal-drive LIBRA with ``libra``'s
+    parameters and ladders, exceeds ``speed`` [rad/s] (default the joint speed past which the Escap
+    motor's torque falls below its continuous limit on the ±24 V rails, (V − R_m i_cont)/(k_b N) =
+    0.84 rad/s), repeated until every stage is within 5 % of it. The plan's swings ask limb 3 for
+    2–4 rad/s at 6 s stages, and the motors brake beyond 1.32 rad/s (measured: the paced cycle takes
+    80 s, and ``drive="motor"`` and ``drive="ideal"`` then climb it alike)."""
+    m = libra.params.motor
+    limit = ((m.supply - m.resistance * m.i_continuous) / (m.back_emf * libra.params.gear)
+             if speed is None else float(speed))
+    ideal = build(libra.params, libra.ladders, drive="ideal")
+    plan = list(stages)
+    for _ in range(max_iter):
+        run = climb(ideal, plan, progress=False)
+        rates = np.abs(run.result.x[:run.t.size, ideal.mb.nq + 3:ideal.mb.nq + 9])
+        peaks = [float(np.max(np.percentile(rates[run.stage == k], percentile, axis=0)))
+                 for k in range(len(plan))]
+        factors = [max(1.0, p / limit) for p in peaks]
+        if max(factors) < 1.05:
+            return plan
+        plan = stretch(plan, factors)
+    return plan
 
 
 def stage1_measures(run: ClimbRun, settle_band: float = 0.005) -> dict:

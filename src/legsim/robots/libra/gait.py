@@ -23,7 +23,7 @@ from ...errors import InputError
 from .kinematics import VECTORS
 from .robot import Ladders
 
-__all__ = ["Path", "Stage", "climb_cycle", "VECTORS"]
+__all__ = ["Path", "Stage", "climb_cycle", "stretch", "VECTORS"]
 
 
 
@@ -81,6 +81,27 @@ class Stage:
         """(u_cmd (6,), u̇_cmd (6,)) at time t."""
         out = [self.paths[k](t) for k in VECTORS[self.vector]]
         return np.array([v for v, _ in out]), np.array([d for _, d in out])
+
+
+def stretch(stages: Sequence[Stage], factors: Sequence[float]) -> list[Stage]:
+    """The plan with stage k lasting ``factors[k]`` (≥ 1) times as long: its waypoint times scaled about
+    its start, the later stages shifted by what the earlier ones gained; supports and seats unchanged."""
+    if len(factors) != len(stages) or not all(float(f) >= 1.0 for f in factors):
+        raise InputError(f"stretch: {len(factors)} factors for {len(stages)} stages, expected one >= 1 each")
+    out: list[Stage] = []
+    shift = 0.0
+    for st, f in zip(stages, factors, strict=True):
+        f = float(f)
+
+        def scaled(t: float, t0=st.t0, shift=shift, f=f) -> float:
+            return t0 + shift + f * (t - t0)
+
+        paths = {k: Path([(scaled(t), v) for t, v in zip(p.t.tolist(), p.v.tolist(), strict=True)])
+                 for k, p in st.paths.items()}
+        out.append(Stage(st.name, st.vector, st.pinned, st.height, paths, st.t0 + shift, scaled(st.t1),
+                         dict(st.seats)))
+        shift += (f - 1.0) * (st.t1 - st.t0)
+    return out
 
 
 def _place(start, seat, t0: float, T: float, *, on_seat: bool, clear: float, lift: float, sink: float,
