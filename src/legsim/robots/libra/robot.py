@@ -18,7 +18,8 @@ motor can give at its speed, η N k_t times the current the ±24 V rails drive t
 back-EMF, at most the continuous 0.9 A — an assembly ``DCMotor`` in torque mode; beyond the rails'
 no-load speed (1.32 rad/s at the joint) the back-EMF brakes the joint. The gait plan was made for the
 ideal drives: its swings ask limb 3's joints for up to 4 rad/s, which the motors cannot give (with
-``drive="motor"`` the cycle's θ_b peaks at 9.5° instead of 4.7°; 6.2° with 8 s stages).
+``drive="motor"`` the cycle's θ_b peaks at 9.5° instead of 4.7°; 6.2° with 8 s stages);
+``experiments.pace_for_motors`` slows it until they can (an 80 s cycle, which both drives climb alike).
 Gear friction from the motor's no-load current, τ_c = k_t i_0 N = 0.0233 ×
 0.020 × 792 = 0.369 N m at the output (Coulomb, regularised), plus optional viscous damping;
 joint-limit stops at the mounting hardware's limits.
