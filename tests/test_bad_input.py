@@ -241,6 +241,6 @@ def test_warmup_compiles_the_families_asked_for_and_refuses_unknown_ones():
     assert set(took) == {"slip", "hexapod"} and all(s >= 0.0 for s in took.values())
     assert said[0].startswith("legsim warmup: compiling 2 families in 2 processes")
     assert said[-1].startswith("legsim warmup: done in")
-    assert {m for m, _ in FAMILIES.values()} >= {"legsim.hybrid._kernels", "legsim.assembly._hooks"}
+    assert {m for m, _ in FAMILIES.values()} >= {"legsim.hybrid._engine", "legsim.assembly._hooks"}
     with pytest.raises(InputError, match="unknown families"):
         warmup(["slp"], echo=said.append)

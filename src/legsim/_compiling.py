@@ -23,22 +23,25 @@ FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
     "assembly": ("legsim.assembly._hooks", "robot_field", "the assembly layer's robot dynamics", 70.0),
     "crr_leg": ("legsim.robots.crr_leg.control", None, "", 5.0),
     "multibody": ("legsim.multibody.hybrid_model", "articulated_field", "the multibody model's hooks", 27.0),
-    "engine": ("legsim.hybrid._kernels", "advance", "the hybrid-system engine", 13.0),
+    "engine": ("legsim.hybrid._engine", "legsim.hybrid._kernels.advance", "the hybrid-system engine", 12.0),
+    "engine_stiff": ("legsim.hybrid._engine_stiff", "legsim.hybrid._kernels.advance_stiff",
+                     "the engine's stiff (Rosenbrock) variant", 15.0),
     "hexapod": ("legsim.robots.rhex._hooks", "vector_field", "the SimSect hexapod", 6.0),
     "pneumatic_rig": ("legsim.robots.pneumatic_rig._rig_hooks", None, "", 2.0),
     "rats_hop": ("legsim.robots.pneumatic_rig._hop_hooks", None, "", 2.0),
     "slip": ("legsim.robots.slip", None, "", 1.0),
 }
 """The families of compiled code a first run may need: family -> (module whose import compiles its
-hooks, the hook whose compile starts the family (None: too short to announce), what it is, the
-seconds the family took to compile with an empty cache on this 2-core x86_64 machine, session 11).
+hooks, the hook whose compile starts the family (its name in that module, or a full dotted name;
+None: too short to announce), what it is, the seconds the family took to compile with an empty
+cache on this 2-core x86_64 machine, session 11; the engine's two variants session 20).
 One table for the compile notice and for ``legsim warmup`` (its order: largest first). The robots
 assembled from parts (RATS, ANTON, ROTTO, LIBRA, the CRR leg and quadruped) are the ``assembly`` family, plus
 their compiled controllers (the CRR leg's and quadruped's joint PID: the ``crr_leg`` family,
 ``robots.crr_leg.control``) and the families of the libraries they import."""
 
 ESTIMATES: dict[str, tuple[str, float]] = {
-    f"{module}.{kernel}": (what, seconds)
+    (kernel if "." in kernel else f"{module}.{kernel}"): (what, seconds)
     for module, kernel, what, seconds in FAMILY_KERNELS.values() if kernel is not None}
 """Top-level compiled function -> (what it is, seconds), for the notice's estimate; others are
 named as they are."""
@@ -146,9 +149,9 @@ _ENGINE_JOB: subprocess.Popen | None = None
 
 
 def engine_cached() -> bool:
-    """Whether numba's cache holds the engine (``hybrid._kernels.advance``), looked up without
-    importing it (the import compiles it): an index file under ``NUMBA_CACHE_DIR`` when it is set,
-    else in the package's ``__pycache__``."""
+    """Whether numba's cache holds the engine (``hybrid._kernels.advance``, compiled by importing
+    ``hybrid._engine``), looked up without importing it: an index file under ``NUMBA_CACHE_DIR`` when
+    it is set, else in the package's ``__pycache__``."""
     import glob
     import os
     from importlib.util import find_spec
@@ -171,10 +174,10 @@ def compile_engine_in_background() -> None:
     global _ENGINE_JOB
     import os
 
-    if _ENGINE_JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or "legsim.hybrid._kernels" in \
+    if _ENGINE_JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or "legsim.hybrid._engine" in \
             sys.modules or (os.cpu_count() or 1) < 2 or engine_cached():
         return
-    _ENGINE_JOB = subprocess.Popen([sys.executable, "-c", "import legsim.hybrid._kernels"],
+    _ENGINE_JOB = subprocess.Popen([sys.executable, "-c", "import legsim.hybrid._engine"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     atexit.register(_stop_engine_job)
 
@@ -184,12 +187,17 @@ def _stop_engine_job() -> None:
         _ENGINE_JOB.terminate()
 
 
-def engine():
-    """The engine module (``legsim.hybrid._kernels``), once the background compile (if one was
-    started) has finished; if it failed, the import compiles here as before."""
+def engine(stiff: bool = False):
+    """The engine's integration loop (``legsim.hybrid._engine.advance``, or with ``stiff`` the variant
+    that carries the Rosenbrock method), once the background compile (if one was started) has
+    finished; if it failed, the import compiles here as before."""
     global _ENGINE_JOB
+    if stiff:
+        from .hybrid import _engine_stiff
+
+        return _engine_stiff.advance
     job, _ENGINE_JOB = _ENGINE_JOB, None
-    if job is not None and "legsim.hybrid._kernels" not in sys.modules:
+    if job is not None and "legsim.hybrid._engine" not in sys.modules:
         try:
             job.wait(timeout=1.0)
         except subprocess.TimeoutExpired:  # a while yet: say so
@@ -200,6 +208,6 @@ def engine():
                   flush=True)
             job.wait()
             print(f"legsim: compiled in {time.monotonic() - t + 1:.0f} s more", file=sys.stderr, flush=True)
-    from .hybrid import _kernels
+    from .hybrid import _engine
 
-    return _kernels
+    return _engine.advance

@@ -357,10 +357,9 @@ def _initial_step(vf, gf, si, t, x, p, mode, f0, rtol, atol, hmax, xs, f1, fb, x
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4, fb, xp, gbuf,
-          rtol, atol, tol, power, nerr, jac, w, piv, jac_age):
+          rtol, atol, tol, power, nerr):
     """Attempt one step of size h. Returns (error ratio ≤ 1 when acceptable, proposed next h); the
     error is measured over the first ``nerr`` states (the ODE's; the rest are bookkeeping).
-    ``jac``, ``w`` (nx, nx), ``piv`` (nx,) and ``jac_age`` are the Rosenbrock method's (:func:`_ros23`).
 
     The ratio is +inf when the trial state is not finite.
     """
@@ -384,12 +383,6 @@ def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4,
         ratio = err / tol
         fac = 5.0 if err == 0.0 else 0.9 * (tol / err) ** power
         fac = min(5.0, max(0.1, fac))
-    elif method == M_ROS23:
-        err = _ros23(vf, gf, si, t, x, h, p, mode, K, jac, w, piv, jac_age, xs, xnew, fb, xp, gbuf,
-                     rtol, atol, nerr)
-        ratio = err
-        fac = 5.0 if err == 0.0 else 0.9 * err ** (-1.0 / 3.0)
-        fac = min(5.0, max(0.2, fac))
     elif method == M_DP5_FIXED:
         # Simulink's ode5: the Dormand–Prince 5th-order solution, no error control
         si[SI_NFEV] += _dp(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf)
@@ -405,6 +398,26 @@ def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4,
         ratio = 0.0
         fac = 1.0
     for i in range(n):
+        if not math.isfinite(xnew[i]):
+            return np.inf, 0.1 * h
+    if not math.isfinite(ratio):
+        return np.inf, 0.1 * h
+    if ratio > 1.0:
+        fac = min(fac, 0.9)
+    return ratio, h * fac
+
+
+@njit(cache=True, error_model="numpy")
+def _ros_step(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf, rtol, atol, nerr, jac, w, piv,
+              jac_age):
+    """One Rosenbrock step attempt (:func:`_ros23`) as :func:`_step` reports it: (error ratio ≤ 1 when
+    acceptable, proposed next h, from err^(-1/3) within [0.2, 5]); +inf for a singular W or a
+    non-finite trial state."""
+    ratio = _ros23(vf, gf, si, t, x, h, p, mode, K, jac, w, piv, jac_age, xs, xnew, fb, xp, gbuf, rtol,
+                   atol, nerr)
+    fac = 5.0 if ratio == 0.0 else 0.9 * ratio ** (-1.0 / 3.0)
+    fac = min(5.0, max(0.2, fac))
+    for i in range(x.size):
         if not math.isfinite(xnew[i]):
             return np.inf, 0.1 * h
     if not math.isfinite(ratio):

@@ -24,8 +24,9 @@ from .._compiling import watch as watch_compilation
 from ..errors import InputError, Interrupted, SimulationError
 from . import _layout as L
 from . import signatures as sig
+from ._kernels import work_sizes
 from .model import Model
-from .options import Options
+from .options import Method, Options
 from .result import Result, event_dtype
 
 __all__ = ["simulate", "RecordSink", "SampleCallback", "Monitor", "WallTimeExceeded"]
@@ -180,7 +181,8 @@ def simulate(model: Model, t_final: float,
         return simulate_stiff(model, t_final, x, p, mode, opts, t0=t0, sinks=sinks, controller=controller,
                               controller_every=controller_every, keep_records=keep_records,
                               raise_on_error=raise_on_error)
-    K = engine()  # imported here: its import compiles it on a first run (perhaps in the background)
+    # imported here: its import compiles it on a first run (perhaps in the background)
+    advance = engine(stiff=opts.method_code == Method.ROS23)
     hooks = model.hooks(_no_outputs)
     optf, opti = opts.pack(t0, t_final, _STEPS_PER_CALL if monitor is None else _MONITOR_STEPS,
                            controller_every if controller else 0)
@@ -195,7 +197,7 @@ def simulate(model: Model, t_final: float,
     rec_mode = np.empty(_REC_CAP, dtype=np.int64)
     ev_t = np.empty((_EV_CAP, 1 + model.nx))
     ev_i = np.empty((_EV_CAP, 4), dtype=np.int64)
-    nwork, niwork = K.work_sizes(model.nx, model.nguard, model.ny)
+    nwork, niwork = work_sizes(model.nx, model.nguard, model.ny)
     work = np.empty(nwork)
     iwork = np.zeros(niwork, dtype=np.int64)
     gdir = model.guard_direction
@@ -245,7 +247,7 @@ def simulate(model: Model, t_final: float,
             while True:
                 k0 = time.perf_counter()
                 try:
-                    status = int(K.advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
+                    status = int(advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
                                            ev_t, ev_i, work, iwork))
                 except ArithmeticError as exc:  # e.g. a division by zero inside a model's hooks
                     failure = exc
