@@ -146,12 +146,18 @@ def watch(stream: TextIO | None = None, after: float = 2.0) -> None:
 
 # ------------------------------------------------------------------ the engine, compiled beside
 _ENGINE_JOB: subprocess.Popen | None = None
+_ENGINE_JOB_STIFF = False  # which variant the job compiles
 
 
-def engine_cached() -> bool:
+def _engine_module(stiff: bool) -> str:
+    return "legsim.hybrid._engine_stiff" if stiff else "legsim.hybrid._engine"
+
+
+def engine_cached(stiff: bool = False) -> bool:
     """Whether numba's cache holds the engine (``hybrid._kernels.advance``, compiled by importing
-    ``hybrid._engine``), looked up without importing it: an index file under ``NUMBA_CACHE_DIR`` when
-    it is set, else in the package's ``__pycache__``."""
+    ``hybrid._engine``; with ``stiff`` its Rosenbrock variant ``advance_stiff``), looked up without
+    importing it: an index file under ``NUMBA_CACHE_DIR`` when it is set, else in the package's
+    ``__pycache__``."""
     import glob
     import os
     from importlib.util import find_spec
@@ -162,23 +168,27 @@ def engine_cached() -> bool:
         spec = find_spec("legsim.hybrid")
         assert spec is not None and spec.submodule_search_locations
         place = os.path.join(next(iter(spec.submodule_search_locations)), "__pycache__")
-    return bool(glob.glob(os.path.join(place, "_kernels.advance-*.nbi"), recursive=True))
+    name = "advance_stiff" if stiff else "advance"
+    return bool(glob.glob(os.path.join(place, f"_kernels.{name}-*.nbi"), recursive=True))
 
 
-def compile_engine_in_background() -> None:
+def compile_engine_in_background(stiff: bool = False) -> None:
     """On a first run (the engine not in the cache), compile it in a second process while this one
-    compiles the robot: the engine is 13 s of every first run, the robot's hooks take as long or
-    longer, and machines have two cores or more. :func:`engine` waits for it. Two processes never
-    compile the same function at once here: this one imports the engine only after the other
-    finished (numba writes cache files atomically, so even that would be safe for njit)."""
-    global _ENGINE_JOB
+    compiles the robot: the engine is 12 s of every first run, the robot's hooks take as long or
+    longer, and machines have two cores or more; ``stiff``: the variant with the Rosenbrock method,
+    for a run known to use it. :func:`engine` waits for it. Two processes never compile the same
+    function at once here: this one imports the engine only after the other finished (numba writes
+    cache files atomically, so even that would be safe for njit)."""
+    global _ENGINE_JOB, _ENGINE_JOB_STIFF
     import os
 
-    if _ENGINE_JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or "legsim.hybrid._engine" in \
-            sys.modules or (os.cpu_count() or 1) < 2 or engine_cached():
+    module = _engine_module(stiff)
+    if _ENGINE_JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or module in sys.modules \
+            or (os.cpu_count() or 1) < 2 or engine_cached(stiff):
         return
-    _ENGINE_JOB = subprocess.Popen([sys.executable, "-c", "import legsim.hybrid._engine"],
+    _ENGINE_JOB = subprocess.Popen([sys.executable, "-c", f"import {module}"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _ENGINE_JOB_STIFF = stiff
     atexit.register(_stop_engine_job)
 
 
@@ -189,25 +199,24 @@ def _stop_engine_job() -> None:
 
 def engine(stiff: bool = False):
     """The engine's integration loop (``legsim.hybrid._engine.advance``, or with ``stiff`` the variant
-    that carries the Rosenbrock method), once the background compile (if one was started) has
-    finished; if it failed, the import compiles here as before."""
+    that carries the Rosenbrock method), once the background compile of that variant (if one was
+    started) has finished; if it failed, the import compiles here as before."""
     global _ENGINE_JOB
-    if stiff:
-        from .hybrid import _engine_stiff
+    import importlib
 
-        return _engine_stiff.advance
-    job, _ENGINE_JOB = _ENGINE_JOB, None
-    if job is not None and "legsim.hybrid._engine" not in sys.modules:
+    module = _engine_module(stiff)
+    job = _ENGINE_JOB if _ENGINE_JOB_STIFF == stiff else None
+    if job is not None:
+        _ENGINE_JOB = None
+    if job is not None and module not in sys.modules:
         try:
             job.wait(timeout=1.0)
         except subprocess.TimeoutExpired:  # a while yet: say so
             t = time.monotonic()
-            what, seconds = ESTIMATES["legsim.hybrid._kernels.advance"]
+            what, seconds = ESTIMATES[f"legsim.hybrid._kernels.{'advance_stiff' if stiff else 'advance'}"]
             print(f"legsim: compiling for this machine, once (later runs load it from the cache): {what} "
                   f"(about {seconds:.0f} s on a 2-core machine, in a second process) ...", file=sys.stderr,
                   flush=True)
             job.wait()
             print(f"legsim: compiled in {time.monotonic() - t + 1:.0f} s more", file=sys.stderr, flush=True)
-    from .hybrid import _engine
-
-    return _engine.advance
+    return importlib.import_module(module).advance

@@ -87,6 +87,10 @@ PYTHON_DEMOS: dict[str, tuple[str, dict]] = {
 """Demos that are Python experiments rather than TOML scenarios (a robot package's own plan): name ->
 (module whose ``run_demo(out_dir, **keywords)`` runs it, keywords)."""
 
+STIFF_DEMOS = frozenset({"libra_climb"})
+"""Demos whose robot runs on the engine's stiff variant (``method="ros23"``): a first run compiles that
+one beside the robot."""
+
 
 def _cmd_demo(args) -> int:
     scenario = SCENARIO_DIR / f"{args.name}.toml"
@@ -256,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
 
             watch()
             if args.command in ("run", "demo", "simsect", "sweep", "sil"):  # they run the engine
-                compile_engine_in_background()
+                compile_engine_in_background(stiff=args.command == "demo" and args.name in STIFF_DEMOS)
         return int(args.func(args) or 0)
     except InputError as exc:
         print(f"legsim: error: {exc}", file=sys.stderr)
