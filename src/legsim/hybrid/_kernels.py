@@ -219,15 +219,16 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
     g1 = work[18 * nx + ng:18 * nx + 2 * ng]
     gbuf = work[18 * nx + 2 * ng:18 * nx + 3 * ng]
     ybuf = work[18 * nx + 3 * ng:18 * nx + 3 * ng + ny]
-    base = 18 * nx + 3 * ng + ny
-    jac = work[base:base + nerr * nerr].reshape((nerr, nerr))  # Rosenbrock: over the ODE's states
-    wmat = work[base + nerr * nerr:base + 2 * nerr * nerr].reshape((nerr, nerr))
     fired = iwork[:ng]
     fired[:] = 0
-    piv = iwork[ng:ng + nx]
-    jac_age = iwork[ng + nx:ng + nx + 2]  # Rosenbrock: [steps since the Jacobian, ∂f/∂t ≠ 0]
-    if si[SI_STARTED] == 0:
-        jac_age[0] = -1  # none yet; later calls (after a controller in Python) keep the last one
+    if _ROSENBROCK:  # its Jacobian and iteration matrix over the ODE's states, pivots, Jacobian age
+        base = 18 * nx + 3 * ng + ny
+        jac = work[base:base + nerr * nerr].reshape((nerr, nerr))
+        wmat = work[base + nerr * nerr:base + 2 * nerr * nerr].reshape((nerr, nerr))
+        piv = iwork[ng:ng + nx]
+        jac_age = iwork[ng + nx:ng + nx + 2]  # [steps since the Jacobian, ∂f/∂t ≠ 0]
+        if si[SI_STARTED] == 0:
+            jac_age[0] = -1  # none yet; later calls (after a controller in Python) keep the last one
     eps_t = 8.0 * 2.220446049250313e-16 * max(1.0, abs(tf), abs(t0))
 
     mode = si[SI_MODE]
@@ -338,19 +339,16 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
             t_end = t + h
         clipped = h < h_free
         while True:
-            if method == M_ROS23:
-                if _ROSENBROCK:
-                    ratio, h_next = _ros_step(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf,
-                                              rtol, atol, nerr, jac, wmat, piv, jac_age)
-                else:  # never: simulate() runs "ros23" on the stiff variant
-                    ratio, h_next = np.inf, 0.0
+            if _ROSENBROCK and method == M_ROS23:  # (the explicit variant has no such branch)
+                ratio, h_next = _ros_step(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf, rtol,
+                                          atol, nerr, jac, wmat, piv, jac_age)
             else:
                 ratio, h_next = _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh,
                                       k2, k3, k4, fb, xp, gbuf, rtol, atol, tol, power, nerr)
             if ratio <= 1.0:
                 break
             si[SI_NREJ] += 1
-            if jac_age[0] > 0:  # a Jacobian from an earlier point: evaluate it here
+            if _ROSENBROCK and jac_age[0] > 0:  # a Jacobian from an earlier point: evaluate it here
                 jac_age[0] = -1
             if fixed or h_next < hmin:
                 return ST_NONFINITE if ratio == np.inf else ST_STEP_UNDERFLOW
@@ -359,7 +357,7 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
             clipped = False
         si[SI_NSTEP] += 1
         steps_this_call += 1
-        if jac_age[0] >= 0:
+        if _ROSENBROCK and jac_age[0] >= 0:
             jac_age[0] += 1
         if si[SI_AFTER_SAMPLE] == 1:
             sf[SF_H_SAMPLE] = h_next
@@ -557,7 +555,8 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
             return ST_CHECK_FAILED
         si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
         gf(t, x, p, mode, g0)
-        jac_age[0] = -1
+        if _ROSENBROCK:
+            jac_age[0] = -1
         h = h_next
         if method == M_DP45 and mode != mode_before and restart_step != 0:
             h = min(h, _initial_step(vf, gf, si, t, x, p, mode, K[0], rtol, atol, hmax, xs, k2,
