@@ -397,7 +397,14 @@ def _step(method, vf, gf, si, t, x, h, p, mode, K, xs, xnew, xr, xh, k2, k3, k4,
         si[SI_NFEV] += _rk4(vf, gf, si, t, x, h, p, mode, K[0], k2, k3, k4, xs, xnew, fb, xp, gbuf)
         ratio = 0.0
         fac = 1.0
-    for i in range(n):
+    return _verdict(xnew, ratio, fac, h)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _verdict(xnew, ratio, fac, h):
+    """(error ratio, proposed next step) of a step attempt whose trial state is ``xnew``: +inf and a
+    tenth of h when the state or the ratio is not finite; a rejected step's factor at most 0.9."""
+    for i in range(xnew.size):
         if not math.isfinite(xnew[i]):
             return np.inf, 0.1 * h
     if not math.isfinite(ratio):
@@ -416,12 +423,4 @@ def _ros_step(vf, gf, si, t, x, h, p, mode, K, xs, xnew, fb, xp, gbuf, rtol, ato
     ratio = _ros23(vf, gf, si, t, x, h, p, mode, K, jac, w, piv, jac_age, xs, xnew, fb, xp, gbuf, rtol,
                    atol, nerr)
     fac = 5.0 if ratio == 0.0 else 0.9 * ratio ** (-1.0 / 3.0)
-    fac = min(5.0, max(0.2, fac))
-    for i in range(x.size):
-        if not math.isfinite(xnew[i]):
-            return np.inf, 0.1 * h
-    if not math.isfinite(ratio):
-        return np.inf, 0.1 * h
-    if ratio > 1.0:
-        fac = min(fac, 0.9)
-    return ratio, h * fac
+    return _verdict(xnew, ratio, min(5.0, max(0.2, fac)), h)
