@@ -1,12 +1,29 @@
-"""Test-session set-up: on a machine whose numba cache is empty (a fresh clone, as in CI), compile
-legsim's robot families on every core before the first test (``legsim.warmup``), rather than one
-after another as the tests first touch them."""
+"""Test-session set-up.
 
+- On a machine whose numba cache is empty (a fresh clone, as in CI), compile legsim's robot families
+  on every core before the first test (``legsim.warmup``), rather than one after another as the tests
+  first touch them. Under pytest-xdist this runs once, in the controlling process, before the workers
+  start; they then load the kernels from the cache.
+- The suite runs on every core (``-n auto`` in pyproject.toml). Tests marked ``realtime`` measure the
+  wall clock (a real-time loop, software in the loop over UDP): while one runs, no other test runs on
+  any worker. Every test holds a shared lock on a file of this test run; a ``realtime`` test holds it
+  exclusively. A turnstile lock in front gives a waiting ``realtime`` test priority, so a stream of
+  short tests on the other worker cannot keep it waiting.
+"""
+
+from __future__ import annotations
+
+import fcntl
 import os
+import tempfile
+from pathlib import Path
+
+import pytest
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
+    if os.environ.get("NUMBA_DISABLE_JIT") == "1" or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     from legsim._compiling import engine_cached
 
@@ -15,3 +32,51 @@ def pytest_sessionstart(session):
     from legsim.warmup import warmup
 
     warmup(echo=lambda line: print(line, flush=True))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "realtime: measures the wall clock; runs while no other test runs")
+
+
+class _RunLock:
+    """The readers–writer lock of one xdist test run: two lock files named by the run's id."""
+
+    def __init__(self, run_id: str):
+        base = Path(tempfile.gettempdir()) / f"legsim-pytest-{run_id}"
+        self.turnstile = os.open(f"{base}.turnstile", os.O_RDWR | os.O_CREAT, 0o600)
+        self.room = os.open(f"{base}.room", os.O_RDWR | os.O_CREAT, 0o600)
+
+    def enter(self, exclusive: bool) -> None:
+        fcntl.flock(self.turnstile, fcntl.LOCK_EX)
+        if exclusive:
+            fcntl.flock(self.room, fcntl.LOCK_EX)   # the turnstile stays closed until leave()
+        else:
+            fcntl.flock(self.turnstile, fcntl.LOCK_UN)
+            fcntl.flock(self.room, fcntl.LOCK_SH)
+
+    def leave(self, exclusive: bool) -> None:
+        fcntl.flock(self.room, fcntl.LOCK_UN)
+        if exclusive:
+            fcntl.flock(self.turnstile, fcntl.LOCK_UN)
+
+
+_lock: _RunLock | None = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Set-up, call and tear-down of every test inside the run lock (module fixtures included, which
+    are set up within their module's first test)."""
+    global _lock
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run_id:
+        yield
+        return
+    if _lock is None:
+        _lock = _RunLock(run_id)
+    exclusive = item.get_closest_marker("realtime") is not None
+    _lock.enter(exclusive)
+    try:
+        yield
+    finally:
+        _lock.leave(exclusive)

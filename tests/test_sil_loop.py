@@ -15,6 +15,8 @@ import pytest
 from legsim.errors import InputError
 from legsim.realtime.loop import LoopStats, RealtimeLoop
 
+pytestmark = pytest.mark.realtime  # wall-clock timing: no other test runs meanwhile (conftest)
+
 
 @pytest.mark.parametrize("period", [1e-3, 1e-4])
 def test_the_loop_runs_every_period_on_the_wall_clock_with_gc_off_inside(period):

@@ -30,6 +30,8 @@ from legsim.realtime.sil import CRR_POSTURE, RobotPlant, SilServer, crr_leg_robo
 from legsim.realtime.timing import run_tick_delays
 from legsim.realtime.transport import robot_side
 
+pytestmark = pytest.mark.realtime  # wall-clock timing: no other test runs meanwhile (conftest)
+
 ROOT = Path(__file__).resolve().parents[1]
 DURATION = 3.0
 PERIOD = 1e-3
