@@ -113,9 +113,14 @@ def test_multi_point_manifolds_do_not_reproduce_the_ranking_on_the_undulating_su
 
 def test_on_a_flat_triangle_surface_the_analytic_sphere_force_is_constant():
     """Multi-point manifolds on a flat triangle surface (the same 40 x 40 grid at z = 0): every shape
-    rests; the analytic sphere's (and the mesh sphere's) single contact gives exactly m g (std 0),
-    the multi-point box, capsules and cylinder 2e-11 to 9e-11 N: the ranking holds, with a tie."""
+    rests; the analytic sphere's (and the mesh sphere's) single contact gives m g to round-off, the
+    multi-point box, capsules and cylinder 2e-11 to 9e-11 N: the ranking holds, with a tie.
+
+    Round-off: std 0.0 in a serial run, 1.8e-15 N (one ulp of 9.81 N) once in a pytest-xdist worker of a
+    CI run; the bound is a few ulp, four orders under the multi-point shapes."""
     std = _std(case.a9_alone(False, "flat"))
-    sphere = case.A9_SHAPES[0]
-    assert std[sphere] == 0.0
-    assert all(std[sphere] <= s < 1e-9 for s in std.values())
+    sphere, mesh_sphere = case.A9_SHAPES[0], case.A9_SHAPES[1]
+    ulp = np.spacing(9.81)
+    assert std[sphere] <= 4 * ulp and std[mesh_sphere] <= 4 * ulp
+    multi = [s for k, s in std.items() if k not in (sphere, mesh_sphere)]
+    assert all(1e3 * 4 * ulp < s < 1e-9 for s in multi)
