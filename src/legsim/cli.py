@@ -82,7 +82,7 @@ PYTHON_DEMOS: dict[str, tuple[str, dict]] = {
     "anton_climb": ("legsim.robots.anton.climb_demo", {}),
     "rotto_walk": ("legsim.robots.rotto.demo", {}),
     **{f"rats_{e}": ("legsim.robots.rats.demo", {"experiment": e})
-       for e in ("hop", "tip", "range", "roll", "planner", "closed", "endurance")},
+       for e in ("hop", "tip", "legs", "range", "roll", "planner", "closed", "endurance")},
 }
 """Demos that are Python experiments rather than TOML scenarios (a robot package's own plan): name ->
 (module whose ``run_demo(out_dir, **keywords)`` runs it, keywords)."""

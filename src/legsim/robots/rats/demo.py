@@ -3,7 +3,8 @@ robot, each printing the source's figure beside legsim's and saving a plot: ``le
 
     legsim demo rats_hop        # E3-E5: single-leg hop height vs valve time (hop bench)
     legsim demo rats_tip        # E6: tip threshold vs pressure on the full robot, (6.6) fit
-    legsim demo rats_range      # E11-E13: straight-line tipping range from one charge
+    legsim demo rats_legs       # E7: every leg's 40 ms hop at three pressures
+    legsim demo rats_range      # E11-E13: straight-line tipping range from one charge (both valves)
     legsim demo rats_roll       # E16: rolling from rest toward several headings
     legsim demo rats_planner    # E18: the tipping planner on a circle and a figure-8, gamma sweep
     legsim demo rats_closed     # E14: closed-loop tipping with an uncommanded tip
@@ -45,6 +46,8 @@ def hop(out: Path, quick: bool) -> None:
     print("E3 spool valves, 0.724 MPa: no lift below 15 ms, plateau 31.75 cm from 50 ms (source)")
     print("   legsim:", ", ".join(f"{m} ms {100 * h:.1f} cm" for m, h in zip(ms, spool, strict=True)))
     print(f"E4 rubber valves, 0.724 MPa: max 26 cm (source); legsim max {100 * max(rubber):.1f} cm")
+    high = HopBench("rubber").fire(80.0, 1.034e6).height
+    print(f"E5 rubber valves, 1.034 MPa: max 33 cm (source); legsim {100 * high:.1f} cm (80 ms)")
     plt = _plt()
     plt.plot(ms, np.array(spool) * 100, "o-", label="spool (E3)")
     plt.plot(ms, np.array(rubber) * 100, "s-", label="rubber (E4)")
@@ -54,6 +57,30 @@ def hop(out: Path, quick: bool) -> None:
     plt.ylabel("hop height [cm]")
     plt.legend()
     plt.savefig(out / "rats_hop.png", dpi=100)
+
+
+def legs(out: Path, quick: bool) -> None:
+    pressures = E.E7_PRESSURES
+    rise, friction = E.per_leg_hops(pressures)
+    print("E7 every leg fired 40 ms at 0.379 / 0.552 / 0.758 MPa: higher pressure, higher hops for every "
+          "leg; legs 4, 5, 11 strongest, 2, 3, 9 weakest at all pressures; the spread grows (source)")
+    print("   legsim (spool valves, the legs differing by a seeded +-15 % piston friction; the source gives "
+          "no per-leg values):")
+    for p, r in zip(pressures, rise, strict=True):
+        order = np.argsort(r)
+        print(f"   {p * 1e-6:.3f} MPa: mean {100 * r.mean():.1f} cm, spread (std) {100 * r.std():.2f} cm; "
+              f"strongest legs {', '.join(str(k + 1) for k in order[::-1][:3])}, weakest "
+              f"{', '.join(str(k + 1) for k in order[:3])}")
+    print(f"   every leg higher at higher pressure: {bool(np.all(np.diff(rise, axis=0) > 0))}; the "
+          f"highest-friction legs: {', '.join(str(k + 1) for k in np.argsort(friction)[::-1][:3])}")
+    plt = _plt()
+    for p, r in zip(pressures, rise, strict=True):
+        plt.plot(np.arange(1, 13), r * 100, "o-", label=f"{p * 1e-6:.3f} MPa")
+    plt.xticks(np.arange(1, 13))
+    plt.xlabel("leg")
+    plt.ylabel("apex rise of the centre [cm]")
+    plt.legend()
+    plt.savefig(out / "rats_legs.png", dpi=100)
 
 
 def tip(out: Path, quick: bool) -> None:
@@ -81,11 +108,17 @@ def range_(out: Path, quick: bool) -> None:
     print("E13 with compensation: 160 firings, 17 m (source)")
     print(f"   legsim: {comp.tips} tips, {comp.distance:.1f} m" + (" (--quick: capped)" if quick else ""))
     print("E12 without compensation: fixed times work for 30-50 tips, first failure within 6.34 m (source)")
-    print(f"   legsim: {fixed.tips} tips, {fixed.distance:.1f} m   ({time.time() - t0:.0f} s wall)")
+    print(f"   legsim: {fixed.tips} tips, {fixed.distance:.1f} m")
+    spool = E.range_run(compensate=True, margin_ms=2, valve="spool", model=E.SIM_TIP_MODEL_SPOOL,
+                        max_tips=40 if quick else 400)
+    print("E11 spool valves (leaking, 13 ms latency), with compensation: 9.5 m, 92 tips (source)")
+    print(f"   legsim: {spool.tips} tips, {spool.distance:.1f} m" + (" (--quick: capped)" if quick else "")
+          + f"   ({time.time() - t0:.0f} s wall in all)")
     plt = _plt()
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     ax[0].plot(comp.centres[:, 0], comp.centres[:, 1], ".-", label="with compensation")
     ax[0].plot(fixed.centres[:, 0], fixed.centres[:, 1], ".-", label="without")
+    ax[0].plot(spool.centres[:, 0], spool.centres[:, 1], ".-", label="spool valves, with compensation")
     ax[0].set_xlabel("x [m]")
     ax[0].set_ylabel("y [m]")
     ax[0].legend()
@@ -169,6 +202,12 @@ def endurance(out: Path, quick: bool) -> None:
     n = 20 if quick else 90
     leak = E.endurance_run(interval=4.0, firings=n)
     grounded = np.flatnonzero(leak.rise < 0.01)
+    frac, ratio = E.leak_hop_ratio(150.0)
+    frac300, _ = E.leak_hop_ratio(300.0)
+    print("E10 leakage alone, spool valves, no firing, from 0.758 MPa: tank pressure -50 % in 5 min, hop "
+          "height -50 % after 2.5 min (source)")
+    print(f"   legsim: tank at {100 * frac300:.0f} % after 300 s (the leak law, tau = 433 s), a 40 ms hop at "
+          f"{100 * ratio:.0f} % of the first after 150 s (tank at {100 * frac:.0f} %)")
     print("E9 leaking spool valves, 40 ms, 0.758 MPa: 40 hops until it cannot leave the ground (source)")
     print(f"   legsim, a firing every 4 s, leak tau = 433 s: rise {100 * leak.rise[0]:.1f} cm first, "
           + (f"below 1 cm from firing {grounded[0] + 1}" if grounded.size
@@ -188,7 +227,7 @@ def endurance(out: Path, quick: bool) -> None:
     plt.savefig(out / "rats_endurance.png", dpi=100)
 
 
-RUNS = {"endurance": endurance, "hop": hop, "tip": tip, "range": range_, "roll": roll, "planner": planner,
+RUNS = {"endurance": endurance, "hop": hop, "legs": legs, "tip": tip, "range": range_, "roll": roll, "planner": planner,
         "closed": closed}
 
 

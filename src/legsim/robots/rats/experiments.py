@@ -1,4 +1,4 @@
-"""RATS experiments on the full robot (Wagenknecht (2009) ch. 4 and §6.1; digest §4 E6, E11–E13).
+"""RATS experiments on the full robot (Wagenknecht (2009) ch. 4 and §6.1; digest §4 E6, E7, E10–E13).
 
 * :func:`tip_threshold` — E6: the shortest whole-ms firing that tips the robot from rest onto the
   predicted stance (bisection), at a given tank charge.
@@ -6,6 +6,8 @@
   thesis's power law ``t = a (P_s - c_res)^b + c_lat`` (scipy ``curve_fit``), as the thesis fitted
   its legs. :data:`SIM_TIP_MODEL` holds the fit for the default robot (rubber-seat valves, tipping
   contact set); the thesis's Table 6.1 values belong to its hardware, not to this model.
+* :func:`per_leg_hops` — E7: every leg's 40 ms hop at three charges; :func:`leak_hop_ratio` — E10: the
+  hop after the tank has leaked with no firing.
 * :func:`range_run` — E11–E13 / T12: open-loop straight-line tipping from one charge, the planner
   choosing the legs, each firing timed by (6.6) at the estimated core pressure (the depletion
   estimator of §3.3, "with compensation") or at the initial charge ("without"), until a tip does not
@@ -21,17 +23,19 @@ import numpy as np
 
 from ...errors import InputError
 from ...multibody._spatial import quat_to_rot
-from .geometry import GRAVITY_DIRECTIONS, N_LEGS, TRANSITIONS, RatsDims, resting_stance
+from .geometry import GRAVITY_DIRECTIONS, LEG_STANCES, N_LEGS, TRANSITIONS, RatsDims, resting_stance
 from .geometry import LEG_DIRECTIONS as _LEGS
 from .planner import line_path, plan
 from .robot import RatsRobot, build
 from .valve_time import DepletionEstimator, TipStrengthModel
 
-__all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL", "SIM_TIP_SLIP",
+__all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL", "SIM_TIP_MODEL_SPOOL",
+           "SIM_TIP_SLIP",
            "RangeResult",
            "range_run", "measure_tip_slip", "RollTrial", "roll_trial", "rolling_start", "ROLL_OBJECTIVE",
            "tune_rolling",
-           "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run", "fire_once"]
+           "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run", "fire_once", "E7_PRESSURES",
+           "per_leg_hops", "leak_hop_ratio"]
 
 def stance_now(quat) -> int:
     """:func:`~.geometry.resting_stance` of the shell quaternion (x, y, z, w)."""
@@ -109,6 +113,13 @@ SIM_TIP_MODEL = TipStrengthModel(a=9.1458, b=-0.72506, c_resistance=(0.054192,) 
 0.689, 0.8 MPa gauge, fitted within 0.35 ms. The thesis's shape (a = 2.2584 ms MPa^-b, b = -1.1795)
 is steeper: its 0.689 MPa thresholds are 6-9 ms, where this model's valve needs 20 (its effective
 C_v was fitted to the hop height E4, not to tipping)."""
+
+
+SIM_TIP_MODEL_SPOOL = TipStrengthModel(a=4.8506, b=-1.1202, c_resistance=(0.011662,) * N_LEGS,
+                                       c_latency=(18.525,) * N_LEGS)
+"""The same fit with the spool-and-sleeve valves (``calibrate_tip_model(valve="spool")``, 10 s): thresholds
+63, 50, 38, 31, 27, 26, 25 ms at the same pressures, fitted within 0.31 ms. Its c_lat includes the
+valves' 13.16 ms latency; its exponent is near the thesis's (-1.12 against -1.1795)."""
 
 
 SIM_TIP_SLIP = 0.049
@@ -369,3 +380,44 @@ def endurance_run(*, interval: float, firings: int, duration_ms: int = 40, p0: f
         x, t = res.x[-1], float(res.t[-1])
     a = np.array(air)
     return EnduranceResult(np.array(rise), a, np.array(p), None if a.all() else int(np.argmin(a)))
+
+
+E7_PRESSURES = (0.379e6, 0.552e6, 0.758e6)
+"""E7's tank charges [Pa gauge] (55, 80 and 110 psi)."""
+
+
+def per_leg_hops(pressures=E7_PRESSURES, *, friction_spread: float = 0.15, seed: int = 4,
+                 duration_ms: int = 40, **build_kw) -> tuple[np.ndarray, np.ndarray]:
+    """E7 / T8 on the full robot: each leg fired for ``duration_ms`` from rest on a stance it belongs to
+    (its first, yaw 0.3 rad), at each tank charge of ``pressures`` [Pa gauge], spool valves without the
+    leak, rolling contact set. The legs differ by their piston friction, F_f (1 + ``friction_spread``
+    N(0, 1)) drawn with ``seed`` (the thesis's legs differ by manufacture; it gives no per-leg values).
+    Returns (rise (n_pressures, 12) apex rise of the centre [m], friction (12,) [N])."""
+    rng = np.random.default_rng(seed)
+    friction = 9.7003 * (1.0 + friction_spread * rng.standard_normal(N_LEGS))
+    build_kw = {"contact_set": "rolling", "valve": "spool", "leak": False, **build_kw}
+    rise = np.empty((len(pressures), N_LEGS))
+    for i, p in enumerate(pressures):
+        rats = build(p0=float(p), friction=friction, **build_kw)
+        for leg in range(N_LEGS):
+            res = rats.simulate(0.6, fire_once(leg, duration_ms), q0=rats.q_rest(int(LEG_STANCES[leg][0]), 0.3))
+            rise[i, leg] = res.x[:, 2].max() - res.x[0, 2]
+    return rise, friction
+
+
+def leak_hop_ratio(t_leak: float, *, p0: float = 0.758e6, leg: int = 0,
+                   duration_ms: int = 40) -> tuple[float, float]:
+    """E10 on the full robot with the leaking spool valves and no firing for ``t_leak`` [s]: (the tank's
+    gauge pressure then, as a fraction of ``p0`` [Pa gauge]; the apex rise of a ``duration_ms`` firing of
+    ``leg`` then, as a fraction of the same firing's at ``p0``). The robot at rest draws no gas, so the
+    tank follows its exponential leak law (τ = 433 s) in closed form between the two firings."""
+    rise = []
+    p = p0
+    for k in range(2):
+        rats = build(valve="spool", contact_set="rolling", p0=p)
+        res = rats.simulate(0.6, fire_once(leg, duration_ms), q0=rats.q_rest(int(LEG_STANCES[leg][0]), 0.3))
+        rise.append(res.x[:, 2].max() - res.x[0, 2])
+        if k == 0:
+            tank = rats.robot.resources[0].tank
+            p = float(tank.pressure_after_leak(p0 + tank.p_atm, t_leak) - tank.p_atm)
+    return p / p0, float(rise[1] / rise[0])
