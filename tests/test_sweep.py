@@ -519,3 +519,26 @@ def test_the_rats_rolling_example_sweeps_a_function_over_the_t13_starts(tmp_path
     for i, start in enumerate(mod.starts(4)[:2]):  # the rows are the function's own results
         assert rolling_start(**start, t_final=4.0)["heading_error"] == errors[i]
     assert figures["largest_error_rad"] == max(abs(e) for e in errors)
+
+
+def test_the_libra_example_sweeps_the_eighteen_configurations_of_the_linear_analysis(tmp_path):
+    """examples/sweep_libra_linear.py: App. C's 18 body heights as a function sweep
+    (linear.sweep_row), one process; the rows are linear.sweep()'s own analyses to the bit, every
+    configuration stable (acceptance 7)."""
+    import importlib.util
+
+    from legsim.robots.libra.linear import LOOPS, sweep
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "sweep_libra_linear.py"
+    spec = importlib.util.spec_from_file_location("legsim_example_sweep_libra_linear", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    summary = mod.main(["--out", str(tmp_path), "--workers", "1"])
+    assert summary[(1.0, 0.18)] == pytest.approx({"configurations": 18, "reached": 18, "stable": 18,
+                                                  "min_zeta": summary[(1.0, 0.18)]["min_zeta"]})
+    table = load_sweep(tmp_path / "table")
+    points = sweep()
+    assert table.column("y_b").to_pylist() == [p.y_b for p in points]
+    for i, name in enumerate(LOOPS):
+        assert table.column(f"bw_{name}").to_pylist() == [float(p.bandwidth_position[i]) for p in points]
+    assert min(table.column("min_zeta").to_pylist()) == min(float(p.zeta.min()) for p in points)

@@ -55,7 +55,7 @@ from . import kinematics as kin
 from .params import LADDER_SEPARATION, TUNED_KD, TUNED_KP, LibraParams
 
 __all__ = ["SWEEP_Y_B", "SWEEP_ELBOWS", "LinearModel", "SweepPoint", "linearise", "configuration",
-           "loop_bandwidths", "peak_magnitudes", "analyse", "sweep"]
+           "loop_bandwidths", "peak_magnitudes", "analyse", "sweep", "sweep_row"]
 
 _DEFAULT = LibraParams()
 
@@ -238,3 +238,33 @@ def sweep(y_bs=SWEEP_Y_B, kp=TUNED_KP, kd=TUNED_KD, *, separation: float = LADDE
             raise
         out.append(analyse(phi, theta, kp, kd, params, y_b=float(y_b)))
     return out
+
+
+LOOPS = ("x_b", "y_b", "theta_b", "x2")
+"""The four loops of u = [x_b, y_b, θ_b, x2], in order."""
+
+
+def sweep_row(*, y_b: float, separation: float = LADDER_SEPARATION, y2: float = 0.0, kp_scale: float = 1.0,
+              kd_scale: float = 1.0, seed: int = 0) -> dict[str, float]:
+    """One configuration of the linear analysis as a row of a function sweep (:mod:`legsim.sweep`:
+    ``Sweep(function="legsim.robots.libra.linear:sweep_row", grid={"y_b": SWEEP_Y_B, ...})``), for
+    design studies over body height ``y_b`` [m], ladder ``separation`` [m], foot 2's height ``y2`` [m]
+    and the tuned gains scaled by ``kp_scale``, ``kd_scale``. ``seed``: the sweep's per-run seed, unused
+    (the analysis is deterministic).
+
+    Row: ``stable`` (1.0 or 0.0), ``max_pole_real`` [rad/s], ``min_zeta``, the −3 dB bandwidths with
+    u̇_cmd = 0 (acceptance 7's reading, ``bw_<loop>`` [Hz]) and with u̇_cmd = s u_cmd (``bw_rate_<loop>``),
+    the largest off-diagonal peak of each reading (``coupling_db``, ``coupling_rate_db`` [dB]) and the
+    largest joint-limit excess [rad] (0: within the §4.2 limits). A height no limb reaches raises
+    :class:`InputError` (the sweep records it as the run's error)."""
+    phi, theta = configuration(float(y_b), separation=float(separation), y2=float(y2))
+    pt = analyse(phi, theta, kp_scale * np.asarray(TUNED_KP), kd_scale * np.asarray(TUNED_KD), y_b=float(y_b))
+    off = ~np.eye(4, dtype=bool)
+    row = {"stable": float(pt.stable), "max_pole_real": float(pt.poles.real.max()),
+           "min_zeta": float(pt.zeta.min()), "joint_excess": float(pt.joint_excess.max()),
+           "coupling_db": float(20.0 * np.log10(pt.peak_position[off].max())),
+           "coupling_rate_db": float(20.0 * np.log10(pt.peak[off].max()))}
+    for name, bw, bw_rate in zip(LOOPS, pt.bandwidth_position, pt.bandwidth, strict=True):
+        row[f"bw_{name}"] = float(bw)
+        row[f"bw_rate_{name}"] = float(bw_rate)
+    return row
