@@ -49,11 +49,12 @@ def main(argv=None) -> dict[tuple[float, float], dict[str, float]]:
             summary[(k, s)] = {"configurations": float(rows.sum()), "reached": float(done.sum()),
                                "stable": float(col["stable"].sum()),
                                "min_zeta": float(col["min_zeta"].min()) if done.any() else math.nan}
-            bws = ", ".join(f"{n} {2 * np.pi * col[f'bw_{n}'].min():.1f}-{2 * np.pi * col[f'bw_{n}'].max():.1f}"
-                            for n in LOOPS[:3]) if done.any() else "-"
-            print(f"K_p x {k:g}, separation {s:g} m: {int(done.sum())} of {int(rows.sum())} heights reached, "
-                  f"{int(col['stable'].sum())} stable, smallest damping ratio {summary[(k, s)]['min_zeta']:.3f}; "
-                  f"bandwidths [rad/s] {bws} (App. C: x_b 5.2, y_b ~7, θ_b 5.6)")
+            w = {n: 2 * np.pi * col[f"bw_{n}"] for n in LOOPS[:3]}   # Hz -> rad/s
+            bws = ", ".join(f"{n} {w[n].min():.1f}-{w[n].max():.1f}" for n in w) if done.any() else "-"
+            print(f"K_p x {k:g}, separation {s:g} m: {int(done.sum())} of {int(rows.sum())} heights "
+                  f"reached, {int(col['stable'].sum())} stable, smallest damping ratio "
+                  f"{summary[(k, s)]['min_zeta']:.3f}; bandwidths [rad/s] {bws} (App. C: x_b 5.2, y_b ~7, "
+                  "θ_b 5.6)")
     return summary
 
 

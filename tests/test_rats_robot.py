@@ -10,7 +10,7 @@ from scipy.spatial.transform import Rotation
 from legsim.errors import InputError
 from legsim.hybrid import Options
 from legsim.robots.rats import geometry as geo
-from legsim.robots.rats.experiments import fire_once, leak_hop_ratio, per_leg_hops, stance_now
+from legsim.robots.rats.experiments import leak_hop_ratio, per_leg_hops, stance_now
 from legsim.robots.rats.robot import G, ValveTimers, build, schedule_policy
 
 P0 = 0.689e6

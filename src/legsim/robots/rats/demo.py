@@ -227,8 +227,8 @@ def endurance(out: Path, quick: bool) -> None:
     plt.savefig(out / "rats_endurance.png", dpi=100)
 
 
-RUNS = {"endurance": endurance, "hop": hop, "legs": legs, "tip": tip, "range": range_, "roll": roll, "planner": planner,
-        "closed": closed}
+RUNS = {"endurance": endurance, "hop": hop, "legs": legs, "tip": tip, "range": range_, "roll": roll,
+        "planner": planner, "closed": closed}
 
 
 def run_demo(out_dir: str | Path, experiment: str, quick: bool = False) -> None:

@@ -386,6 +386,13 @@ E7_PRESSURES = (0.379e6, 0.552e6, 0.758e6)
 """E7's tank charges [Pa gauge] (55, 80 and 110 psi)."""
 
 
+def _hop_rise(rats: RatsRobot, leg: int, ms: int) -> float:
+    """Apex rise [m] of the centre in the 0.6 s after ``leg`` fires for ``ms`` from rest on its first stance
+    (yaw 0.3 rad)."""
+    res = rats.simulate(0.6, fire_once(leg, ms), q0=rats.q_rest(int(LEG_STANCES[leg][0]), 0.3))
+    return float(res.x[:, 2].max() - res.x[0, 2])
+
+
 def per_leg_hops(pressures=E7_PRESSURES, *, friction_spread: float = 0.15, seed: int = 4,
                  duration_ms: int = 40, **build_kw) -> tuple[np.ndarray, np.ndarray]:
     """E7 / T8 on the full robot: each leg fired for ``duration_ms`` from rest on a stance it belongs to
@@ -400,8 +407,7 @@ def per_leg_hops(pressures=E7_PRESSURES, *, friction_spread: float = 0.15, seed:
     for i, p in enumerate(pressures):
         rats = build(p0=float(p), friction=friction, **build_kw)
         for leg in range(N_LEGS):
-            res = rats.simulate(0.6, fire_once(leg, duration_ms), q0=rats.q_rest(int(LEG_STANCES[leg][0]), 0.3))
-            rise[i, leg] = res.x[:, 2].max() - res.x[0, 2]
+            rise[i, leg] = _hop_rise(rats, leg, duration_ms)
     return rise, friction
 
 
@@ -415,8 +421,7 @@ def leak_hop_ratio(t_leak: float, *, p0: float = 0.758e6, leg: int = 0,
     p = p0
     for k in range(2):
         rats = build(valve="spool", contact_set="rolling", p0=p)
-        res = rats.simulate(0.6, fire_once(leg, duration_ms), q0=rats.q_rest(int(LEG_STANCES[leg][0]), 0.3))
-        rise.append(res.x[:, 2].max() - res.x[0, 2])
+        rise.append(_hop_rise(rats, leg, duration_ms))
         if k == 0:
             tank = rats.robot.resources[0].tank
             p = float(tank.pressure_after_leak(p0 + tank.p_atm, t_leak) - tank.p_atm)
