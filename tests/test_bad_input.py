@@ -222,14 +222,14 @@ def test_a_long_compilation_is_announced_with_what_and_an_estimate_then_its_dura
     time.sleep(0.15)
     w.end()
     w.end()
-    w.start("legsim.assembly._hooks.robot_field")
+    w.start("legsim.assembly._hooks.robot_guards")
     w.end()
     w.close()
     lines = out.getvalue().splitlines()
     what, seconds = ESTIMATES["legsim.hybrid._kernels.advance"]
     assert lines[0].startswith("legsim: compiling for this machine, once") and what in lines[0]
     assert f"about {seconds:.0f} s" in lines[0]
-    assert "now the assembly layer's robot dynamics" in lines[1]
+    assert "now the assembly layer's robot hooks" in lines[1]
     assert lines[2].startswith("legsim: compiled in ") and len(lines) == 3
 
 

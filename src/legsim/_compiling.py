@@ -11,16 +11,19 @@ compilations ends, a second line says how long it took. A cached run prints noth
 from __future__ import annotations
 
 import atexit
+import math
 import subprocess
 import sys
 import threading
 import time
 from typing import TextIO
 
-__all__ = ["watch", "FAMILY_KERNELS", "ESTIMATES", "engine_cached", "compile_engine_in_background", "engine"]
+__all__ = ["watch", "FAMILY_KERNELS", "ESTIMATES", "engine_cached", "assembly_cached",
+           "compile_in_background",
+           "engine", "assembly_hooks"]
 
 FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
-    "assembly": ("legsim.assembly._hooks", "robot_field", "the assembly layer's robot dynamics", 70.0),
+    "assembly": ("legsim.assembly._hooks", "robot_guards", "the assembly layer's robot hooks", 45.0),
     "crr_leg": ("legsim.robots.crr_leg.control", None, "", 5.0),
     "multibody": ("legsim.multibody.hybrid_model", "articulated_field", "the multibody model's hooks", 27.0),
     "engine": ("legsim.hybrid._engine", "legsim.hybrid._kernels.advance", "the hybrid-system engine", 12.0),
@@ -34,7 +37,8 @@ FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
 """The families of compiled code a first run may need: family -> (module whose import compiles its
 hooks, the hook whose compile starts the family (its name in that module, or a full dotted name;
 None: too short to announce), what it is, the seconds the family took to compile with an empty
-cache on this 2-core x86_64 machine, session 11; the engine's two variants session 20).
+cache on this 2-core x86_64 machine, session 11; the engine's two variants session 20; the assembly's
+hooks session 21, with their joint accelerations compiled by the second process: 60–70 s without).
 One table for the compile notice and for ``legsim warmup`` (its order: largest first). The robots
 assembled from parts (RATS, ANTON, ROTTO, LIBRA, the CRR leg and quadruped) are the ``assembly`` family, plus
 their compiled controllers (the CRR leg's and quadruped's joint PID: the ``crr_leg`` family,
@@ -145,18 +149,22 @@ def watch(stream: TextIO | None = None, after: float = 2.0) -> None:
 
 
 # ------------------------------------------------------------------ the engine, compiled beside
-_ENGINE_JOB: subprocess.Popen | None = None
-_ENGINE_JOB_STIFF = False  # which variant the job compiles
+_JOB: subprocess.Popen | None = None
+"""The second process of a first run (:func:`compile_in_background`), or None."""
+_JOB_MODULES: tuple[str, ...] = ()
+"""What it imports (compiles), in order."""
+
+PREWARM = "legsim.assembly._prewarm"
+"""The module whose import compiles the assembled robots' joint accelerations ahead of their hooks."""
 
 
 def _engine_module(stiff: bool) -> str:
     return "legsim.hybrid._engine_stiff" if stiff else "legsim.hybrid._engine"
 
 
-def engine_cached(stiff: bool = False) -> bool:
-    """Whether numba's cache holds the engine (``hybrid._kernels.advance``, compiled by importing
-    ``hybrid._engine``; with ``stiff`` its Rosenbrock variant ``advance_stiff``), looked up without
-    importing it: an index file under ``NUMBA_CACHE_DIR`` when it is set, else in the package's
+def _cached(package: str, pattern: str) -> bool:
+    """Whether numba's cache holds an index file ``pattern`` of ``package``'s functions, looked up
+    without importing them: under ``NUMBA_CACHE_DIR`` when it is set, else in the package's
     ``__pycache__``."""
     import glob
     import os
@@ -165,58 +173,91 @@ def engine_cached(stiff: bool = False) -> bool:
     if os.environ.get("NUMBA_CACHE_DIR"):  # then numba looks nowhere else
         place = os.path.join(os.environ["NUMBA_CACHE_DIR"], "**")
     else:
-        spec = find_spec("legsim.hybrid")
+        spec = find_spec(package)
         assert spec is not None and spec.submodule_search_locations
         place = os.path.join(next(iter(spec.submodule_search_locations)), "__pycache__")
-    name = "advance_stiff" if stiff else "advance"
-    return bool(glob.glob(os.path.join(place, f"_kernels.{name}-*.nbi"), recursive=True))
+    return bool(glob.glob(os.path.join(place, pattern), recursive=True))
 
 
-def compile_engine_in_background(stiff: bool = False) -> None:
-    """On a first run (the engine not in the cache), compile it in a second process while this one
-    compiles the robot: the engine is 12 s of every first run, the robot's hooks take as long or
-    longer, and machines have two cores or more; ``stiff``: the variant with the Rosenbrock method,
-    for a run known to use it. :func:`engine` waits for it. Two processes never compile the same
-    function at once here: this one imports the engine only after the other finished (numba writes
-    cache files atomically, so even that would be safe for njit)."""
-    global _ENGINE_JOB, _ENGINE_JOB_STIFF
+def engine_cached(stiff: bool = False) -> bool:
+    """Whether numba's cache holds the engine (``hybrid._kernels.advance``, compiled by importing
+    ``hybrid._engine``; with ``stiff`` its Rosenbrock variant ``advance_stiff``)."""
+    return _cached("legsim.hybrid", f"_kernels.{'advance_stiff' if stiff else 'advance'}-*.nbi")
+
+
+def assembly_cached() -> bool:
+    """Whether numba's cache holds the assembled robots' hooks (``assembly._hooks.robot_field``)."""
+    return _cached("legsim.assembly", "_hooks.robot_field-*.nbi")
+
+
+def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:
+    """On a first run, compile in a second process what this one would otherwise compile after its own
+    work: the engine (``stiff``: its variant with the Rosenbrock method, for a run known to use it; 12–15 s
+    of every first run); for a robot from parts (``assembly``) while its hooks are not cached, first
+    their joint accelerations (:mod:`legsim.assembly._prewarm`, ~18 s, which this process's compile of
+    the hooks reaches last). Nothing starts when all of it is cached, on one core, without the JIT, or
+    with ``LEGSIM_BACKGROUND_COMPILE=0`` (``legsim warmup``'s workers). :func:`engine` waits for the
+    engine only; the process is stopped when this one exits. Two processes compiling the same function
+    only duplicate work: numba writes each cache file atomically."""
+    global _JOB, _JOB_MODULES
     import os
 
-    module = _engine_module(stiff)
-    if _ENGINE_JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or module in sys.modules \
-            or (os.cpu_count() or 1) < 2 or engine_cached(stiff):
+    if _JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or (os.cpu_count() or 1) < 2 \
+            or os.environ.get("LEGSIM_BACKGROUND_COMPILE") == "0":
         return
-    _ENGINE_JOB = subprocess.Popen([sys.executable, "-c", f"import {module}"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _ENGINE_JOB_STIFF = stiff
-    atexit.register(_stop_engine_job)
+    module = _engine_module(stiff)
+    modules = tuple(m for m, needed in (
+        (PREWARM, assembly and PREWARM not in sys.modules and not assembly_cached()),
+        (module, module not in sys.modules and not engine_cached(stiff))) if needed)
+    if not modules:
+        return
+    _JOB = subprocess.Popen([sys.executable, "-c", "; ".join(f"import {m}" for m in modules)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _JOB_MODULES = modules
+    atexit.register(_stop_job)
 
 
-def _stop_engine_job() -> None:
-    if _ENGINE_JOB is not None and _ENGINE_JOB.poll() is None:
-        _ENGINE_JOB.terminate()
+def assembly_hooks():
+    """The assembled robots' shared hooks (the module :mod:`legsim.assembly._hooks`, whose import compiles
+    them), a second process started first when they are not cached (:func:`compile_in_background`)."""
+    import importlib
+
+    module = "legsim.assembly._hooks"
+    if module not in sys.modules:
+        compile_in_background(assembly=True)
+    return importlib.import_module(module)
+
+
+def _stop_job() -> None:
+    if _JOB is not None and _JOB.poll() is None:
+        _JOB.terminate()
+
+
+def _until(ready, timeout: float | None = None) -> bool:
+    """Wait until ``ready()`` or the second process has ended (True), or ``timeout`` [s] (False)."""
+    end = math.inf if timeout is None else time.monotonic() + timeout
+    while not ready():
+        if _JOB is None or _JOB.poll() is not None:
+            return True
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def engine(stiff: bool = False):
     """The engine's integration loop (``legsim.hybrid._engine.advance``, or with ``stiff`` the variant
-    that carries the Rosenbrock method), once the background compile of that variant (if one was
-    started) has finished; if it failed, the import compiles here as before."""
-    global _ENGINE_JOB
+    that carries the Rosenbrock method), once the second process (if it compiles that variant) has it
+    in the cache; if that process failed, the import compiles here as before."""
     import importlib
 
     module = _engine_module(stiff)
-    job = _ENGINE_JOB if _ENGINE_JOB_STIFF == stiff else None
-    if job is not None:
-        _ENGINE_JOB = None
-    if job is not None and module not in sys.modules:
-        try:
-            job.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:  # a while yet: say so
-            t = time.monotonic()
-            what, seconds = ESTIMATES[f"legsim.hybrid._kernels.{'advance_stiff' if stiff else 'advance'}"]
-            print(f"legsim: compiling for this machine, once (later runs load it from the cache): {what} "
-                  f"(about {seconds:.0f} s on a 2-core machine, in a second process) ...", file=sys.stderr,
-                  flush=True)
-            job.wait()
-            print(f"legsim: compiled in {time.monotonic() - t + 1:.0f} s more", file=sys.stderr, flush=True)
+    if module in _JOB_MODULES and module not in sys.modules and not _until(lambda: engine_cached(stiff), 1.0):
+        t = time.monotonic()
+        what, seconds = ESTIMATES[f"legsim.hybrid._kernels.{'advance_stiff' if stiff else 'advance'}"]
+        print(f"legsim: compiling for this machine, once (later runs load it from the cache): {what} "
+              f"(about {seconds:.0f} s on a 2-core machine, in a second process) ...", file=sys.stderr,
+              flush=True)
+        _until(lambda: engine_cached(stiff))
+        print(f"legsim: compiled in {time.monotonic() - t + 1:.0f} s more", file=sys.stderr, flush=True)
     return importlib.import_module(module).advance

@@ -87,6 +87,32 @@ PYTHON_DEMOS: dict[str, tuple[str, dict]] = {
 """Demos that are Python experiments rather than TOML scenarios (a robot package's own plan): name ->
 (module whose ``run_demo(out_dir, **keywords)`` runs it, keywords)."""
 
+ASSEMBLED_MODELS = frozenset({"crr_leg"})
+"""Registered models built from parts (the assembly layer), besides every scenario with a ``robot`` hardware
+file and every Python demo."""
+
+
+def _runs_a_robot_from_parts(args) -> bool:
+    """Whether the command runs a robot assembled from parts: on a first run the second process then starts
+    with the last part of the assembly's hooks (legsim._compiling.compile_in_background). Read from the
+    scenario file's ``robot`` and ``model`` keys; a file that does not read says no (the run reports it)."""
+    import tomllib
+
+    if args.command == "sil":
+        return True
+    if args.command == "demo":
+        if args.name in PYTHON_DEMOS:
+            return True
+        path = SCENARIO_DIR / f"{args.name}.toml"
+    else:
+        path = Path(getattr(args, "scenario", None) or "")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return "robot" in data or data.get("model") in ASSEMBLED_MODELS
+
+
 STIFF_DEMOS = frozenset({"libra_climb"})
 """Demos whose robot runs on the engine's stiff variant (``method="ros23"``): a first run compiles that
 one beside the robot."""
@@ -256,11 +282,12 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.command not in ("models", "mobility"):  # commands that may compile: say so
-            from ._compiling import compile_engine_in_background, watch
+            from ._compiling import compile_in_background, watch
 
             watch()
             if args.command in ("run", "demo", "simsect", "sweep", "sil"):  # they run the engine
-                compile_engine_in_background(stiff=args.command == "demo" and args.name in STIFF_DEMOS)
+                compile_in_background(stiff=args.command == "demo" and args.name in STIFF_DEMOS,
+                                      assembly=_runs_a_robot_from_parts(args))
         return int(args.func(args) or 0)
     except InputError as exc:
         print(f"legsim: error: {exc}", file=sys.stderr)

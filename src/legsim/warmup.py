@@ -58,11 +58,19 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     t0 = time.perf_counter()
     out: dict[str, float] = {}
     module_of = {FAMILIES[n][0]: n for n in names}
-    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(_import, FAMILIES[n][0]) for n in names]
-        for fut in as_completed(futures):
-            module, seconds = fut.result()
-            out[module_of[module]] = seconds
-            echo(f"  {module_of[module]:18s} {seconds:6.1f} s")
+    before = os.environ.get("LEGSIM_BACKGROUND_COMPILE")
+    os.environ["LEGSIM_BACKGROUND_COMPILE"] = "0"  # the workers are the parallelism: no second processes
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_import, FAMILIES[n][0]) for n in names]
+            for fut in as_completed(futures):
+                module, seconds = fut.result()
+                out[module_of[module]] = seconds
+                echo(f"  {module_of[module]:18s} {seconds:6.1f} s")
+    finally:
+        if before is None:
+            del os.environ["LEGSIM_BACKGROUND_COMPILE"]
+        else:
+            os.environ["LEGSIM_BACKGROUND_COMPILE"] = before
     echo(f"legsim warmup: done in {time.perf_counter() - t0:.0f} s")
     return out

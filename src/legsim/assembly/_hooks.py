@@ -25,41 +25,6 @@ from . import _kernels as K
 from . import _layout as L
 
 
-@hs.vector_field
-def robot_field(t, x, p, mode, xdot):
-    """``xdot = [qdot, ddq, 0 (v_imp), anchor rates, actuator state rates, 0 (commands, sensors, the
-    exchange's states)]``; while a split exchange is paused, 0 for every state before the actuators'. With
-    closed loops every stage reads the closed state (:func:`._kernels.closed`): a dependent coordinate's
-    rate is G θ̇, its acceleration G θ̈ + Ġθ̇, so the recorded dependents follow γ(θ) to integration
-    accuracy."""
-    x, p, xdot = borrow_all((x, p, xdot))
-    xc = K.closed(x, p)
-    m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
-    ok = K.dynamics(t, xc, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr, True)
-    nq = int(p[L.P_NQ])
-    nv = int(p[L.P_NV])
-    C.qdot(m, xc[:nq], xc[nq:nq + nv], xdot[:nq])
-    for k in range(nv):
-        xdot[nq + k] = d.ddq[k] if ok else math.nan
-    for k in range(nq + nv, x.shape[0]):
-        xdot[k] = 0.0
-    xs = int(p[L.P_XS])
-    if xs >= 0:
-        for k in range(fn.shape[0]):
-            for i in range(3):
-                xdot[xs + 3 * k + i] = sdot[k, i]
-    xa = int(p[L.P_XA])
-    for i in range(adot.shape[0]):
-        xdot[xa + i] = adot[i]
-    if K.exchange_paused(p, x):  # the split exchange stalls: the rigid body (q, v, anchors) is frozen
-        for k in range(xa):
-            xdot[k] = 0.0
-
-
-NEVER = 1e300
-"""A solenoid's switch time when none is pending (state values must be finite)."""
-
-
 @hs.njit_helper
 def n_contact_guards(p):
     """2 per contact point on the event path, none on the smooth path."""
@@ -87,7 +52,7 @@ def robot_guards(t, x, p, mode, g):
         o = oa + L.AW * a
         if int(p[o + L.A_TYPE]) == L.ACT_SOLENOID:
             ts = x[int(p[o + L.A_STATE]) + 3]
-            g[j] = ts - t if ts < NEVER else hs.INACTIVE
+            g[j] = ts - t if ts < L.NEVER else hs.INACTIVE
             j += 1
 
 
@@ -127,11 +92,45 @@ def robot_reset(t, x, p, mode, fired, x_new):
             s = int(p[o + L.A_STATE])
             opened = x[xu + a] > 0.5
             x_new[s + 2] = 1.0 if opened else 0.0
-            x_new[s + 3] = NEVER
+            x_new[s + 3] = L.NEVER
             if not opened and int(p[int(p[o + L.SO_BLOCK]) + L.SB_EXHAUST]) == L.EXH_INSTANT:
                 x_new[s] = p[int(p[L.P_OR]) + L.RW * int(p[o + L.A_SUPPLY]) + L.R_P_ATM]
         j += 1
     return new
+
+
+# robot_field is compiled after the guards and the reset hook (their definition order): its compile
+# then reaches the joint accelerations late enough for a second process to have them cached
+# (._prewarm, DESIGN.md "Compile time").
+@hs.vector_field
+def robot_field(t, x, p, mode, xdot):
+    """``xdot = [qdot, ddq, 0 (v_imp), anchor rates, actuator state rates, 0 (commands, sensors, the
+    exchange's states)]``; while a split exchange is paused, 0 for every state before the actuators'. With
+    closed loops every stage reads the closed state (:func:`._kernels.closed`): a dependent coordinate's
+    rate is G θ̇, its acceleration G θ̈ + Ġθ̇, so the recorded dependents follow γ(θ) to integration
+    accuracy."""
+    x, p, xdot = borrow_all((x, p, xdot))
+    xc = K.closed(x, p)
+    m, d, fext, fn, fc, sdot, acc, force, cur, adot, scr = K.workspace(p)
+    ok = K.dynamics(t, xc, p, mode, m, d, fext, fn, fc, sdot, force, cur, adot, scr, True)
+    nq = int(p[L.P_NQ])
+    nv = int(p[L.P_NV])
+    C.qdot(m, xc[:nq], xc[nq:nq + nv], xdot[:nq])
+    for k in range(nv):
+        xdot[nq + k] = d.ddq[k] if ok else math.nan
+    for k in range(nq + nv, x.shape[0]):
+        xdot[k] = 0.0
+    xs = int(p[L.P_XS])
+    if xs >= 0:
+        for k in range(fn.shape[0]):
+            for i in range(3):
+                xdot[xs + 3 * k + i] = sdot[k, i]
+    xa = int(p[L.P_XA])
+    for i in range(adot.shape[0]):
+        xdot[xa + i] = adot[i]
+    if K.exchange_paused(p, x):  # the split exchange stalls: the rigid body (q, v, anchors) is frozen
+        for k in range(xa):
+            xdot[k] = 0.0
 
 
 @hs.outputs

@@ -54,6 +54,9 @@ HEAD = 45
 ``P_OLP``, ``P_NLP``: the closed loops' block (below, ``LB_*``) and the loops' count (-1, 0: none);
 ``P_OEX``, ``P_XEX``: the split exchange's block and its first state (-1, -1: none)."""
 
+NEVER = 1e300
+"""A solenoid's switch time when none is pending (state values must be finite)."""
+
 # ---- the split exchange (components.SplitExchange): block at p[P_OEX], states from x[P_XEX] ----------
 EX_DUP, EX_DDOWN, EX_T0, EX_DUR = range(4)
 EXW = 4

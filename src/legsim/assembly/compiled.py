@@ -42,8 +42,8 @@ from typing import Any
 
 import numba as nb
 
+from .._compiling import assembly_hooks
 from ..hybrid import signatures as hs
-from . import _hooks as H
 from . import _layout as L
 
 __all__ = ["CONTROLLER_SIG", "MEMORY_SIG", "compiled_controller", "is_compiled_controller", "takes_memory",
@@ -105,6 +105,9 @@ _HOOKS: dict = {}
 _STEP: Any = None
 """Where :func:`_controller_step` and :func:`_controller_sample` find the controller: each compiled copy
 of them (:func:`_bound`) has its own globals holding it here."""
+H: Any = None
+"""Where :func:`_controller_sample` finds the assembly's hooks (:mod:`._hooks`): set in each copy's globals
+by :func:`_bound`, so that importing this module compiles nothing (legsim._compiling.assembly_hooks)."""
 
 
 def _controller_step(t, sensors, params, commands, memory):  # a template: see _bound
@@ -144,8 +147,8 @@ def _bound(template, sig, controller, ident: str | None):
     that name. (A closure over the controller was compiled anew in every process, ~3 s with the
     assembly's sample hook, and written to the cache each time under a new key: numba keys a closure by
     its cells, and a dispatcher pickles with a per-process id.) Without ``ident`` it is not cached."""
-    fn = types.FunctionType(template.__code__, dict(template.__globals__, _STEP=controller),
-                            template.__name__)
+    glb = dict(template.__globals__, _STEP=controller, H=assembly_hooks())
+    fn = types.FunctionType(template.__code__, glb, template.__name__)
     fn.__qualname__ = f"{template.__name__}_{ident}" if ident else template.__name__
     return nb.njit(sig, cache=ident is not None, nogil=True)(fn)
 

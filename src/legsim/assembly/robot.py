@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._compiling import assembly_hooks
 from ..actuators.pneumatic import _layout as PL
 from ..contact import _laws as LW
 from ..contact._geom import HF_GRID
@@ -30,7 +31,6 @@ from ..hybrid import Model as HybridModel
 from ..multibody.model import Model
 from ..world._points import contact_points
 from . import _clock
-from . import _hooks as H
 from . import _kernels as K
 from . import _layout as L
 from .compiled import is_compiled_controller, sample_hook, takes_memory
@@ -568,7 +568,7 @@ class Robot:
             x0[st] = x0[qadr]
         for st, ia, act in solenoids:  # at its initial pressure, valve closed, no switch pending
             p_atm = supplies[int(rows[ia][L.A_SUPPLY])][L.R_P_ATM]
-            x0[st:st + L.NSOL] = (p_atm if act.p0 is None else act.p0, 0.0, 0.0, H.NEVER)
+            x0[st:st + L.NSOL] = (p_atm if act.p0 is None else act.p0, 0.0, 0.0, L.NEVER)
         cylinders = [act.name for _, _, act in pneumatic]
         outputs = ([f"true_{s}" for s in sensordata] + [f"tau_{n}" for n in names]
                    + [f"current_{n}" for n in names] + [f"fn_{n}" for n in pt_names]
@@ -601,6 +601,7 @@ class Robot:
         def start(x, p):
             return robot._start(x, p)
 
+        H = assembly_hooks()
         self.model = HybridModel(
             name=self.name, state_names=tuple(state_names), state_defaults=x0,
             param_names=tuple(pnames), param_defaults=pvec, guards=guards,

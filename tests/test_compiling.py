@@ -1,0 +1,118 @@
+"""The first run's second process (legsim._compiling.compile_in_background): what it compiles and in which
+order, when it starts at all, and that the engine waits for the engine only. The process is replaced by a
+recorder: a real one would compile for a minute (DESIGN.md "Compile time" has the measured effect)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+
+import pytest
+
+import legsim._compiling as C
+from legsim.cli import _runs_a_robot_from_parts, build_parser
+
+
+class _Job:
+    """Records the command line; ``poll`` says it is still running until ``done``."""
+
+    def __init__(self, argv, **kw):
+        self.argv = argv
+        self.done = False
+        jobs.append(self)
+
+    def poll(self):
+        return 0 if self.done else None
+
+    def terminate(self):
+        self.done = True
+
+
+jobs: list[_Job] = []
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """No job yet, both caches empty, two cores, the JIT on, nothing imported."""
+    jobs.clear()
+    monkeypatch.setattr(C, "_JOB", None)
+    monkeypatch.setattr(C, "_JOB_MODULES", ())
+    monkeypatch.setattr(C.subprocess, "Popen", _Job)
+    monkeypatch.setattr(C.atexit, "register", lambda f: None)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.delenv("LEGSIM_BACKGROUND_COMPILE", raising=False)
+    monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
+    monkeypatch.setattr(C, "engine_cached", lambda stiff=False: False)
+    monkeypatch.setattr(C, "assembly_cached", lambda: False)
+    for m in ("legsim.hybrid._engine", "legsim.hybrid._engine_stiff", C.PREWARM):
+        monkeypatch.delitem(sys.modules, m, raising=False)
+    return monkeypatch
+
+
+def _imports(job: _Job) -> list[str]:
+    assert job.argv[:2] == [sys.executable, "-c"]
+    return [part.removeprefix("import ") for part in job.argv[2].split("; ")]
+
+
+def test_a_robot_from_parts_gets_its_joint_accelerations_first_then_the_engine(fresh):
+    C.compile_in_background(assembly=True)
+    assert len(jobs) == 1 and _imports(jobs[0]) == [C.PREWARM, "legsim.hybrid._engine"]
+    C.compile_in_background(assembly=True)   # one job per process
+    assert len(jobs) == 1
+
+
+def test_other_runs_get_the_engine_alone_and_the_stiff_variant_when_asked(fresh):
+    C.compile_in_background(stiff=True)
+    assert _imports(jobs[0]) == ["legsim.hybrid._engine_stiff"]
+
+
+def test_nothing_starts_when_cached_disabled_or_on_one_core(fresh):
+    fresh.setattr(C, "engine_cached", lambda stiff=False: True)
+    fresh.setattr(C, "assembly_cached", lambda: True)
+    C.compile_in_background(assembly=True)
+    assert jobs == []
+    fresh.setattr(C, "assembly_cached", lambda: False)
+    fresh.setenv("LEGSIM_BACKGROUND_COMPILE", "0")   # legsim warmup's workers
+    C.compile_in_background(assembly=True)
+    assert jobs == []
+    fresh.delenv("LEGSIM_BACKGROUND_COMPILE")
+    fresh.setattr(os, "cpu_count", lambda: 1)
+    C.compile_in_background(assembly=True)
+    assert jobs == []
+
+
+def test_the_engine_waits_for_its_cache_entry_not_for_the_whole_job(fresh):
+    """The job goes on with other modules after the engine: engine() returns once the engine's cache index
+    is there (here: at the fourth poll, when the stand-in module appears), while the job still runs."""
+    C.compile_in_background(assembly=True)
+    stub = types.ModuleType("legsim.hybrid._engine")
+    stub.advance = "the loop"
+    polls = []
+
+    def cached(stiff=False):
+        polls.append(stiff)
+        if len(polls) > 3:
+            fresh.setitem(sys.modules, "legsim.hybrid._engine", stub)   # what the import then loads
+            return True
+        return False
+
+    fresh.setattr(C, "engine_cached", cached)
+    fresh.setattr(C.time, "sleep", lambda s: None)
+    assert C.engine() == "the loop"
+    assert len(polls) == 4 and jobs[0].poll() is None   # the job was not waited for
+
+
+def test_the_cli_tells_robots_from_parts_by_their_scenario(tmp_path):
+    p = build_parser()
+    scenarios = C.__file__.replace("_compiling.py", "scenarios/")
+    assert _runs_a_robot_from_parts(p.parse_args(["run", scenarios + "hopper.toml", "--out", "x"]))
+    leg = scenarios + "crr_leg_gamma_steps.toml"
+    assert _runs_a_robot_from_parts(p.parse_args(["run", leg, "--out", "x"]))
+    assert not _runs_a_robot_from_parts(p.parse_args(["run", scenarios + "slip_run.toml", "--out", "x"]))
+    assert _runs_a_robot_from_parts(p.parse_args(["demo", "anton_walk"]))
+    assert not _runs_a_robot_from_parts(p.parse_args(["demo", "hexapod_walk"]))
+    bad = tmp_path / "bad.toml"
+    bad.write_text("robot = [")
+    assert not _runs_a_robot_from_parts(p.parse_args(["run", str(bad), "--out", "x"]))
+    assert not _runs_a_robot_from_parts(p.parse_args(["run", str(tmp_path / "missing.toml"), "--out", "x"]))
