@@ -224,6 +224,7 @@ def assembly_hooks():
 
     module = "legsim.assembly._hooks"
     if module not in sys.modules:
+        watch()  # a Python caller builds the robot before simulate() would have said it compiles
         compile_in_background(assembly=True)
     return importlib.import_module(module)
 
