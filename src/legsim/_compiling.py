@@ -19,8 +19,7 @@ import time
 from typing import TextIO
 
 __all__ = ["watch", "FAMILY_KERNELS", "ESTIMATES", "engine_cached", "assembly_cached",
-           "compile_in_background",
-           "engine", "assembly_hooks"]
+           "compile_in_background", "engine", "assembly_hooks"]
 
 FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
     "assembly": ("legsim.assembly._hooks", "robot_guards", "the assembly layer's robot hooks", 45.0),
@@ -148,7 +147,7 @@ def watch(stream: TextIO | None = None, after: float = 2.0) -> None:
     atexit.register(watcher.close)  # a run that ends right after compiling still says how long
 
 
-# ------------------------------------------------------------------ the engine, compiled beside
+# ------------------------------------------------------------------ a first run's second process
 _JOB: subprocess.Popen | None = None
 """The second process of a first run (:func:`compile_in_background`), or None."""
 _JOB_MODULES: tuple[str, ...] = ()
@@ -194,9 +193,9 @@ def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:
     """On a first run, compile in a second process what this one would otherwise compile after its own
     work: the engine (``stiff``: its variant with the Rosenbrock method, for a run known to use it; 12–15 s
     of every first run); for a robot from parts (``assembly``) while its hooks are not cached, first
-    their joint accelerations (:mod:`legsim.assembly._prewarm`, ~18 s, which this process's compile of
-    the hooks reaches last). Nothing starts when all of it is cached, on one core, without the JIT, or
-    with ``LEGSIM_BACKGROUND_COMPILE=0`` (``legsim warmup``'s workers). :func:`engine` waits for the
+    their joint accelerations (:mod:`legsim.assembly._prewarm`, ~23 s, which this process's compile of
+    the hooks reaches last, ~25 s in). Nothing starts when all of it is cached, on one core, without the
+    JIT, or with ``LEGSIM_BACKGROUND_COMPILE=0`` (``legsim warmup``'s workers). :func:`engine` waits for the
     engine only; the process is stopped when this one exits. Two processes compiling the same function
     only duplicate work: numba writes each cache file atomically."""
     global _JOB, _JOB_MODULES

@@ -7,9 +7,10 @@ projected tree dynamics (:func:`legsim.multibody._explicit.explicit_dynamics`, w
 exactly the argument types they get inside the hooks, so that numba caches those overloads. On a first
 run of a robot from parts, a second process imports this module before compiling the engine
 (:func:`legsim._compiling.compile_in_background`) while the first compiles the hooks (``._hooks``): their
-compile reaches the two calls about 23 s in, and the second process has both cached after about 18 s,
-so the first loads them instead of compiling them (DESIGN.md "Compile time"). If the first gets there
-earlier, both compile them (numba writes each cache file atomically): nothing is lost but the time.
+compile reaches the two calls about 25 s in (after the guards, the reset hook and the actuator stage),
+and the second process has both cached after about 23 s, so the first loads them instead of compiling
+them (DESIGN.md "Compile time"). If the first gets there earlier, both compile them (numba writes each
+cache file atomically): nothing is lost but the time.
 
 :func:`joint_accelerations` is never called.
 """
