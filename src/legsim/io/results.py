@@ -15,15 +15,16 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from .. import __version__
 from ..errors import InputError
 from ..hybrid import Model
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["RunWriter", "RunData", "Columns", "load_run", "record_columns"]
 
@@ -104,6 +105,7 @@ class RunWriter:
         self._last_write = w0 = time.monotonic()
         if not (self._rec or self._events):
             return
+        pa, pq = _arrow_modules()
         if self._rec:
             rec = np.concatenate(self._rec) if len(self._rec) > 1 else self._rec[0]
             modes = np.concatenate(self._modes) if len(self._modes) > 1 else self._modes[0]
@@ -138,18 +140,28 @@ class RunWriter:
         self._write_meta()
 
 
-_ARROW_TYPES = {np.dtype(np.float64): pa.float64(), np.dtype(np.int64): pa.int64()}
+def _arrow_modules():
+    """``(pyarrow, pyarrow.parquet)``, imported at the first write or read: a run starts simulating before
+    it pays their import (0.07 s of a cached run's 0.5 s start)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pa, pq
+
 
 
 def _arrow(x: np.ndarray) -> pa.Array:
     """A float64 or int64 column (n,) as an Arrow array sharing its memory. (``pa.array`` would
     import pandas, when installed, on first use: 0.15 s, more than writing a long run takes.)"""
     x = np.ascontiguousarray(x)
-    return pa.Array.from_buffers(_ARROW_TYPES[x.dtype], len(x), [None, pa.py_buffer(x)])
+    pa, _ = _arrow_modules()
+    typ = {np.dtype(np.float64): pa.float64(), np.dtype(np.int64): pa.int64()}[x.dtype]
+    return pa.Array.from_buffers(typ, len(x), [None, pa.py_buffer(x)])
 
 
 def _strings(values: list[str]) -> pa.Array:
     """A UTF-8 string column from its offsets and bytes (no pandas import, as :func:`_arrow`)."""
+    pa, _ = _arrow_modules()
     data = [v.encode() for v in values]
     offsets = np.zeros(len(data) + 1, dtype=np.int32)
     np.cumsum([len(b) for b in data], out=offsets[1:])
@@ -172,12 +184,14 @@ class Columns(Mapping[str, np.ndarray]):
 
     def __init__(self, folder: Path):
         self._parts = sorted(folder.glob("part-*.parquet"))
+        _, pq = _arrow_modules()
         self._names = pq.read_schema(self._parts[0]).names if self._parts else []
         self._rows = [pq.read_metadata(p).num_rows for p in self._parts]
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._names:
             raise KeyError(name)
+        pa, pq = _arrow_modules()
         first = pq.read_table(self._parts[0], columns=[name]).column(0)
         if not pa.types.is_primitive(first.type):  # strings: as objects
             return pa.chunked_array([pq.read_table(p, columns=[name]).column(0)
