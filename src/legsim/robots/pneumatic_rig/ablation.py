@@ -38,11 +38,13 @@ STEPS = Reference("table_hold", times=[0, 0.5, 1.5, 2.5, 3.5], values=[0.01, 0.0
 
 
 @njit(cache=True)
-def _eval_loop(f, p, x, xdot, mode, n):
+def _eval_loop(p, x, xdot, mode, n):
+    # the field is a global, not an argument: a dispatcher passed as an argument types the loop by that
+    # dispatcher object, so every process compiled it anew and the cache index could not be saved again
     s = 0.0
     for i in range(n):
         x[0] = 0.01 + 1e-9 * i
-        f(0.0, x, p, mode, xdot)
+        H.vector_field(0.0, x, p, mode, xdot)
         s += xdot[1]
     return s
 
@@ -59,11 +61,11 @@ def per_eval_cost(bench: RigBench, n: int = 200_000,
     x[H.U] = 6.0
     xdot = np.zeros(H.NX)
     mode = H.SLIDE_POS if int(p[L.FRICTION_MODEL]) in (0, 2) else H.FREE
-    _eval_loop(H.vector_field, p, x, xdot, mode, 10)
+    _eval_loop(p, x, xdot, mode, 10)
     best = math.inf
     for _ in range(3):
         t0 = clock()
-        _eval_loop(H.vector_field, p, x, xdot, mode, n)
+        _eval_loop(p, x, xdot, mode, n)
         best = min(best, (clock() - t0) / n)
     return best
 
