@@ -305,9 +305,12 @@ class StaticFeedforward:
         for k, b in enumerate(self._tibias):
             R = data.oR[b]
             f = R.T @ shank[3 * k:3 * k + 3]  # body axes
-            r = self._foot + R.T @ [0.0, 0.0, -self.params.foot_radius]  # the foot's lowest point
+            r = self._foot - self.params.foot_radius * R[2]  # the foot's lowest point, body axes
             fext[b, :3] = f
-            fext[b, 3:] = np.cross(r, f)
+            # r × f written out: np.cross on 3-vectors costs ~8 µs, most of this call (measured)
+            fext[b, 3] = r[1] * f[2] - r[2] * f[1]
+            fext[b, 4] = r[2] * f[0] - r[0] * f[2]
+            fext[b, 5] = r[0] * f[1] - r[1] * f[0]
         return self._v_per_nm * D.rnea(mb, data, enc, self._still, self._still, fext)
 
 
