@@ -61,10 +61,27 @@ def test_stage_one_against_the_sources_numbers(stage1):
     # NOT MET: x_b steady <= 2 mm (measured 2.6 mm; 1.1 mm without the 2-degree backlash, which the
     # motor-side encoders cannot see through) and |theta_b| <= 0.03 rad (measured 0.058: the theta_b
     # loop, k_p 8 N m/rad, against the 0.369 N m gear friction of the three joints that set theta_b is a
-    # ~0.05 rad dead band; the real gearheads' friction is not characterised by the source). The bounds
+    # ~0.05 rad dead band, next test; the real gearheads' friction is not characterised by the source). The bounds
     # below are this model's measured values, not the source's.
     assert m["x_b_final"] < 0.003
     assert m["theta_b_peak"] < 0.065
+
+
+def test_the_theta_b_excursion_is_the_gear_frictions_dead_band():
+    """Why acceptance 8's |θ_b| <= 0.03 rad is not met (previous test): the excursion grows with the
+    Coulomb gear friction, from 0.018 rad frictionless (the 300 Hz loop's own wobble; 0.015 rad at
+    0.05 N m) through 0.027 rad at 0.1 N m and 0.040 rad at 0.2 N m to 0.058 rad at the 0.369 N m of
+    the motor's no-load torque through the gear. The θ_b loop's k_p = 8 N m/rad holds a 0.369 N m
+    friction off by 0.046 rad; the source's 0.03 rad needs a friction below ~0.12 N m, a third of
+    the motor's own no-load torque, before any gearhead loss (η = 0.55). The source gives no gear
+    friction; the default stays the no-load torque, and no friction value is tuned here."""
+    peaks = []
+    for fr in (0.1, 0.2, gear_friction(build().params)):
+        lib = build(friction=fr)
+        peaks.append(stage1_measures(climb(lib, climb_cycle(lib.ladders, stages=(1,))))["theta_b_peak"])
+    assert np.all(np.diff(peaks) > 0.005)  # measured 0.027, 0.040, 0.058 rad
+    assert peaks[0] < 0.03 < peaks[1]
+    assert peaks[-1] == pytest.approx(gear_friction(build().params) / 8.0, rel=0.3)  # 0.058 vs 0.046
 
 
 def test_the_motor_drive_gives_the_escap_motors_torque_at_each_speed_within_the_gearheads_ratings():
