@@ -61,7 +61,7 @@ def test_stage_one_against_the_sources_numbers(stage1):
     # NOT MET: x_b steady <= 2 mm (measured 2.6 mm; 1.1 mm without the 2-degree backlash, which the
     # motor-side encoders cannot see through) and |theta_b| <= 0.03 rad (measured 0.058: the theta_b
     # loop, k_p 8 N m/rad, against the 0.369 N m gear friction of the three joints that set theta_b is a
-    # ~0.05 rad dead band, next test; the real gearheads' friction is not characterised by the source). The bounds
+    # ~0.05 rad dead band, next test; the real gearheads' friction is not given by the source). The bounds
     # below are this model's measured values, not the source's.
     assert m["x_b_final"] < 0.003
     assert m["theta_b_peak"] < 0.065
