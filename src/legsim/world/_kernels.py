@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .._borrow import borrow_all
@@ -416,7 +417,8 @@ def run(m, d, cm, c, wk, s, w, q, v, t0, h, nsteps, method, every, vmax, max_dep
                     qs[i] = q0[i] + cst * h * kq[i]
                 for i in range(nv):
                     vs[i] = v0[i] + cst * h * kv[i]
-                code = evaluate(m, d, cm, c, wk, s, w, qs, vs, t + cst * h, h, 1, cst, wgt, kv)
+                # np.int64(1), not 1: a literal argument would type (and compile) evaluate a second time
+                code = evaluate(m, d, cm, c, wk, s, w, qs, vs, t + cst * h, h, np.int64(1), cst, wgt, kv)
                 if code != ERR_OK:
                     err[0] = code
                     err[1] = step
