@@ -86,8 +86,8 @@ def main():
         for _ in range(n):
             K.crba(m, d, q, out)
 
-    ma, fz = model.arrays, data.zero_nb6
-    fb, ib, db = model.fbuf, model.ibuf, data.buf
+    (fb, ib), ma = model.kernel_buffers, model.kernel_arrays  # what legsim.multibody.dynamics uses
+    fz, db = data.zero_nb6, data.buf
     aba_loop(ma, data, q, v, tau, fz, data.ddq, 1)
     ddq_world = np.zeros(model.nv)
     aba_world_loop(ma, data, q, v, tau, fz, ddq_world, 1)

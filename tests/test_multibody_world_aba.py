@@ -20,8 +20,9 @@ from test_multibody_pinocchio import CASES, assert_rel, build_pair, index_maps, 
 def world_ddq(model, data, q, v, tau, fext_world):
     """Forward dynamics by the world-coordinate kernels (as RobotWorld calls them)."""
     ddq = np.zeros(model.nv)
-    world_kinematics(model.arrays, data, q, v)
-    assert forward_dynamics_world(model.arrays, data, q, v, tau, fext_world, ddq)
+    ma = model.kernel_arrays  # the ModelArrays RobotWorld passes (one compiled variant)
+    world_kinematics(ma, data, q, v)
+    assert forward_dynamics_world(ma, data, q, v, tau, fext_world, ddq)
     return ddq
 
 
@@ -51,7 +52,7 @@ def test_world_velocities_are_the_body_twists_in_world_coordinates(seed, floatin
     q, v, _, _ = random_state(rng, model)
     body, world = model.make_data(), model.make_data()
     mb.forward_kinematics(model, body, q, v)
-    world_kinematics(model.arrays, world, q, v)
+    world_kinematics(model.kernel_arrays, world, q, v)
     for i in range(1, model.nbody):
         R, p = body.oR[i], body.op[i]
         assert_rel(world.oR[i], R)
@@ -124,5 +125,6 @@ def test_world_aba_refuses_a_joint_without_inertia_about_its_axis():
     model = b.compile()
     data = model.make_data()
     q = np.zeros(model.nq)
-    world_kinematics(model.arrays, data, q, q)
-    assert not forward_dynamics_world(model.arrays, data, q, q, q, np.zeros((model.nbody, 6)), np.zeros(2))
+    ma = model.kernel_arrays
+    world_kinematics(ma, data, q, q)
+    assert not forward_dynamics_world(ma, data, q, q, q, np.zeros((model.nbody, 6)), np.zeros(2))

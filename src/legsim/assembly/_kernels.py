@@ -539,8 +539,8 @@ def rod_state(oR, op, ov, p, k, out):
     world position and velocity (6 each)."""
     o = int(p[L.P_ORD]) + L.RDW * k
     a, b = o + L.RD_PA, o + L.RD_PB
-    _body_point(oR, op, ov, int(p[o + L.RD_A]), p[a], p[a + 1], p[a + 2], out, 5)
-    _body_point(oR, op, ov, int(p[o + L.RD_B]), p[b], p[b + 1], p[b + 2], out, 11)
+    _body_point(oR, op, ov, int(p[o + L.RD_A]), p[a], p[a + 1], p[a + 2], out, np.int64(5))
+    _body_point(oR, op, ov, int(p[o + L.RD_B]), p[b], p[b + 1], p[b + 2], out, np.int64(11))
     dx, dy, dz = out[11] - out[5], out[12] - out[6], out[13] - out[7]
     length = math.sqrt(dx * dx + dy * dy + dz * dz)
     out[0] = length

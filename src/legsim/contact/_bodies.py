@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from ._collide import collide, world_poses
@@ -153,10 +154,10 @@ def run(
     Iw = tmp[0]
     A = tmp[1]
     E = tmp[2]
-    nrec = 0
+    nrec = np.int64(0)  # not a literal 0: record_state/record_forces would compile twice
     t = t0
     for step in range(nsteps):
-        world_poses(m, lpos, lrot, pos, rot, gpos, grot)
+        world_poses(m, lpos, lrot, pos, rot, gpos, grot, np.bool_(True))
         nc = collide(m, gpos, grot, c, wk)
         if nc > c.depth.shape[0]:
             err[0] = ERR_OVERFLOW

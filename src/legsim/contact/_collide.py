@@ -19,9 +19,10 @@ from ._narrow import convex_pair, height_body, plane_body, swept_pair, tmesh_bod
 
 
 @njit(cache=True)
-def world_poses(m, lpos, lrot, bpos, brot, gpos, grot, rotations=True):
+def world_poses(m, lpos, lrot, bpos, brot, gpos, grot, rotations):
     """Geom world poses (gpos (ng, 3), grot (ng, 3, 3)) from body poses; static geoms keep local.
-    ``rotations=False``: positions only (a caller that computes rotations where it needs them)."""
+    ``rotations`` False: positions only (a caller that computes rotations where it needs them). Compiled
+    callers pass it as ``np.bool_``: a literal True or False would compile this function once for each."""
     for g in range(m.gtype.shape[0]):
         b = m.gbody[g]
         if b < 0:

@@ -406,8 +406,8 @@ def _epa(sv, g1, t1, p1, r1, g2, t2, p2, r2, wk, res, n):
     for f in range(4):
         if not wk.FOK[f] or wk.FD[f] < -1e-9:
             return _touching(res, wk.sa, wk.sb)
-    nv = 4
-    nf = 4
+    nv = np.int64(4)  # not literals: _mink and _face would compile once more for them
+    nf = np.int64(4)
     best = 0
     for _ in range(EPA_ITER):
         best = -1

@@ -233,7 +233,7 @@ def anchor_update(prm, fn, vt, normal, dt, anchor, force):
     sn = anchor[0] * normal[0] + anchor[1] * normal[1] + anchor[2] * normal[2]
     for i in range(3):
         anchor[i] -= sn * normal[i]
-    sat = friction_force(F_ANCHOR, prm, fn, vt, anchor, force)
+    sat = friction_force(np.int64(F_ANCHOR), prm, fn, vt, anchor, force)  # a literal would compile it twice
     if sat:
         ki = prm[S_KI]
         for i in range(3):

@@ -266,10 +266,10 @@ def run(m, lpos, lrot, mass, ibody, gravity, fext, c, wk, pos, rot, vel, omega, 
     nb = mass.shape[0]
     force = np.zeros((nb, 3))
     E = np.zeros((3, 3))
-    nrec = 0
+    nrec = np.int64(0)  # not a literal 0: record_state/record_forces would compile twice
     t = t0
     for step in range(nsteps):
-        world_poses(m, lpos, lrot, pos, rot, gpos, grot)
+        world_poses(m, lpos, lrot, pos, rot, gpos, grot, np.bool_(True))
         nc = collide(m, gpos, grot, c, wk)
         if nc > c.depth.shape[0]:
             err[0] = ERR_OVERFLOW

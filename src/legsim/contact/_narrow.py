@@ -96,7 +96,7 @@ def height_body(m, sv, c, gt, g, pos, rot):
     law = m.pair_law[m.gmat[gt], m.gmat[g]]
     b2 = m.gbody[g]
     best = 0.0
-    bk = -1
+    bk = np.int64(-1)  # not a literal: candidate would compile once more for it
     for k in range(nc):
         r = G.candidate(sv, g, k, pos, rot, c.tmp[0])
         depth, s = _height_contact(m, c.tmp, gt, c.tmp[0], r)

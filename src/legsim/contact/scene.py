@@ -244,5 +244,6 @@ def geom_world_poses(model, local_pos, local_rot, body_pos, body_rot, out_pos=No
         np.ascontiguousarray(body_rot, dtype=float),
         out_pos,
         out_rot,
+        True,
     )
     return out_pos, out_rot

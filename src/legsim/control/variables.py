@@ -96,7 +96,7 @@ class Kinematics:
         J = self._jac.get(fid)
         if J is None:  # the compiled kernel directly: this runs several times per control cycle
             m = self.model
-            P.frame_jacobian(m.fbuf, m.ibuf, self.data.buf, self.q, fid, self._lwa)
+            P.frame_jacobian(*m.kernel_buffers, self.data.buf, self.q, fid, self._lwa)
             J = self.data.J.copy()
             self._jac[fid] = J
         return J

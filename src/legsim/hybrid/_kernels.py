@@ -248,7 +248,7 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
             for i in range(nx):
                 x[i] = xnew[i]
             if m2 != mode:
-                _log_event(t, x, EV_SAMPLE_MODE, -1, mode, m2, ev_t, ev_i, si)
+                _log_event(t, x, np.int64(EV_SAMPLE_MODE), np.int64(-1), mode, m2, ev_t, ev_i, si)
                 mode = m2
                 si[SI_MODE] = mode
             si[SI_SAMPLE_K] = 1
@@ -408,7 +408,7 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
                         changed = True
                     x[i] = xnew[i]
                 if m2 != mode:
-                    _log_event(t, x, EV_SAMPLE_MODE, -1, mode, m2, ev_t, ev_i, si)
+                    _log_event(t, x, np.int64(EV_SAMPLE_MODE), np.int64(-1), mode, m2, ev_t, ev_i, si)
                     mode = m2
                     si[SI_SLIDE] = 0
                 if yield_every > 0 and (si[SI_SAMPLE_K] - 1) % yield_every == 0:
@@ -514,7 +514,7 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
                     si[SI_ERR] = m2
                     return ST_MODEL_ERROR
                 mode = m2
-            _log_event(te, xe, EV_SLIDE_END, kg, mode_before, mode, ev_t, ev_i, si)
+            _log_event(te, xe, np.int64(EV_SLIDE_END), kg, mode_before, mode, ev_t, ev_i, si)
         else:
             m2 = rf(te, xe, p, mode, fired, xnew)
             if m2 < 0:
@@ -522,14 +522,14 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
                 sf[SF_T] = te
                 return ST_MODEL_ERROR
             mode = m2
-            _log_event(te, xe, EV_GUARD, best, mode_before, mode, ev_t, ev_i, si)
+            _log_event(te, xe, np.int64(EV_GUARD), best, mode_before, mode, ev_t, ev_i, si)
             si[SI_NEVENT] += 1
             if mode != mode_before:
                 si[SI_NTRANS] += 1
             if sliding == 1 and mode != mode_before and si[SI_SLIDE] == 0:
                 if _try_slide(vf, gf, rf, si, te, xnew, p, mode_before, mode, best, gdir, g0[best],
                               fired, gbuf, fa, fb, xr, xp, g1, slide_tol):
-                    _log_event(te, xe, EV_SLIDE_START, best, mode_before, mode, ev_t, ev_i, si)
+                    _log_event(te, xe, np.int64(EV_SLIDE_START), best, mode_before, mode, ev_t, ev_i, si)
                     mode = mode_before
                     si[SI_NTRANS] -= 1
                     si[SI_NEVENT] -= 1

@@ -26,7 +26,8 @@ def _vec(x, n, name, model):
         size = "nq" if name == "q" else "nv"
         raise InputError(f"`{name}` has wrong shape: expected ({size}={n},) for model {model.name!r}, "
                          f"got {a.shape}")
-    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+    # a read-only or strided input (a controller's sensor view) would type a second compiled variant
+    return a if a.flags.c_contiguous and a.flags.writeable else np.array(a)
 
 
 def _check_data(model, data):
@@ -65,7 +66,7 @@ def forward_kinematics(model: Model, data, q, v=None, a=None):
     q = _vec(q, model.nq, "q", model)
     v = data.zero_nv if v is None else _vec(v, model.nv, "v", model)
     a = data.zero_nv if a is None else _vec(a, model.nv, "a", model)
-    P.forward_kinematics(model.fbuf, model.ibuf, data.buf, q, v, a)
+    P.forward_kinematics(*model.kernel_buffers, data.buf, q, v, a)
 
 
 def rnea(model: Model, data, q, v, a, fext=None):
@@ -77,7 +78,7 @@ def rnea(model: Model, data, q, v, a, fext=None):
     q = _vec(q, model.nq, "q", model)
     v = _vec(v, model.nv, "v", model)
     a = _vec(a, model.nv, "a", model)
-    P.rnea(model.fbuf, model.ibuf, data.buf, q, v, a, _fext(fext, model, data))
+    P.rnea(*model.kernel_buffers, data.buf, q, v, a, _fext(fext, model, data))
     return data.tau
 
 
@@ -85,7 +86,7 @@ def crba(model: Model, data, q):
     """Joint-space mass matrix ``M(q)`` (nv, nv), full symmetric, kg m^2 / kg (Featherstone Table 6.2)."""
     _check_data(model, data)
     q = _vec(q, model.nq, "q", model)
-    P.crba(model.fbuf, model.ibuf, data.buf, q)
+    P.crba(*model.kernel_buffers, data.buf, q)
     return data.M
 
 
@@ -98,7 +99,7 @@ def aba(model: Model, data, q, v, tau, fext=None):
     q = _vec(q, model.nq, "q", model)
     v = _vec(v, model.nv, "v", model)
     tau = _vec(tau, model.nv, "tau", model)
-    if not P.aba(model.fbuf, model.ibuf, data.buf, q, v, tau, _fext(fext, model, data)):
+    if not P.aba(*model.kernel_buffers, data.buf, q, v, tau, _fext(fext, model, data)):
         raise InputError(f"model {model.name!r}: articulated inertia is singular (a massless leaf body?)")
     return data.ddq
 
@@ -111,7 +112,7 @@ def passive_forces(model: Model, data, q, v):
     _check_data(model, data)
     q = _vec(q, model.nq, "q", model)
     v = _vec(v, model.nv, "v", model)
-    P.passive_forces(model.fbuf, model.ibuf, data.buf, q, v)
+    P.passive_forces(*model.kernel_buffers, data.buf, q, v)
     return data.qfrc_passive
 
 
@@ -121,7 +122,7 @@ def forward_dynamics(model: Model, data, q, v, tau, fext=None):
     q = _vec(q, model.nq, "q", model)
     v = _vec(v, model.nv, "v", model)
     tau = _vec(tau, model.nv, "tau", model)
-    if not P.forward_dynamics(model.fbuf, model.ibuf, data.buf, q, v, tau, _fext(fext, model, data)):
+    if not P.forward_dynamics(*model.kernel_buffers, data.buf, q, v, tau, _fext(fext, model, data)):
         raise InputError(f"model {model.name!r}: articulated inertia is singular (a massless leaf body?)")
     return data.ddq
 
@@ -133,7 +134,7 @@ def frame_placement(model: Model, data, frame):
     fid = model.frame_id(frame)
     R = np.empty((3, 3))
     p = np.empty(3)
-    P.frame_placement(model.fbuf, model.ibuf, data.buf, fid, R, p)
+    P.frame_placement(*model.kernel_buffers, data.buf, fid, R, p)
     out = np.eye(4)
     out[:3, :3] = R
     out[:3, 3] = p
@@ -149,7 +150,7 @@ def frame_velocity(model: Model, data, frame, reference="local_world_aligned"):
     _check_data(model, data)
     fid = model.frame_id(frame)
     out = np.empty(6)
-    P.frame_velocity(model.fbuf, model.ibuf, data.buf, fid, _ref(reference), out)
+    P.frame_velocity(*model.kernel_buffers, data.buf, fid, _ref(reference), out)
     return out
 
 
@@ -159,7 +160,7 @@ def frame_jacobian(model: Model, data, q, frame, reference="local_world_aligned"
     q = _vec(q, model.nq, "q", model)
     fid = model.frame_id(frame)
     ref = _ref(reference)
-    P.frame_jacobian(model.fbuf, model.ibuf, data.buf, q, fid, ref)
+    P.frame_jacobian(*model.kernel_buffers, data.buf, q, fid, ref)
     return data.J
 
 
@@ -184,7 +185,7 @@ def qdot(model: Model, q, v):
     q = _vec(q, model.nq, "q", model)
     v = _vec(v, model.nv, "v", model)
     out = np.empty(model.nq)
-    P.qdot(model.fbuf, model.ibuf, q, v, out)
+    P.qdot(*model.kernel_buffers, q, v, out)
     return out
 
 
@@ -193,7 +194,7 @@ def integrate(model: Model, q, v, dt=1.0):
     q = _vec(q, model.nq, "q", model)
     v = _vec(v, model.nv, "v", model)
     out = np.empty(model.nq)
-    P.integrate(model.fbuf, model.ibuf, q, v, float(dt), out)
+    P.integrate(*model.kernel_buffers, q, v, float(dt), out)
     return out
 
 

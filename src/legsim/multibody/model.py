@@ -24,6 +24,7 @@ child's name becomes a frame on that ancestor; its geometry and frames move with
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -403,6 +404,22 @@ class Model:
     arrays: ModelArrays
     fbuf: np.ndarray
     ibuf: np.ndarray
+
+    @cached_property
+    def kernel_buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(fbuf, ibuf)`` as the compiled kernels are called with them: private writable copies.
+        numba types a read-only array apart from a writable one and compiles every kernel once for
+        each; the robots' hooks view the model inside their writable parameter vector, so the
+        Python-side calls (:mod:`legsim.multibody.dynamics`, :class:`legsim.world.RobotWorld`) use
+        these to share the hooks' compiled kernels. Nothing writes to them; ``fbuf``, ``ibuf`` and
+        ``arrays`` stay read-only."""
+        return np.array(self.fbuf, dtype=np.float64), np.array(self.ibuf, dtype=np.int64)
+
+    @cached_property
+    def kernel_arrays(self) -> ModelArrays:
+        """The :class:`ModelArrays` viewing :attr:`kernel_buffers` (what a kernel taking the model's
+        named tuple is called with)."""
+        return model_from_buffers(*self.kernel_buffers)
 
     def __getattr__(self, key):
         arrays = object.__getattribute__(self, "arrays")

@@ -230,11 +230,11 @@ def evaluate(m, d, cm, c, wk, s, w, q, v, t, h, mode, cst, wgt, ddq):
     nb = m.body_parent.shape[0]
     world_kinematics(m, d, q, v)
     if w.fast[0] == 1:  # rotations only where a candidate needs them (_terrain.plane_contacts)
-        world_poses(cm, w.lpos, w.lrot, d.op, d.oR, w.gpos, w.grot, False)
+        world_poses(cm, w.lpos, w.lrot, d.op, d.oR, w.gpos, w.grot, np.bool_(False))
         nc = plane_contacts(cm.gtype, cm.gsize, cm.gbody, cm.gmat, cm.grbound, cm.pair_law, w.pnorm,
                             w.poff, w.planes, w.bgeoms, w.gpos, w.grot, c, d.oR, w.lrot)
     else:
-        world_poses(cm, w.lpos, w.lrot, d.op, d.oR, w.gpos, w.grot)
+        world_poses(cm, w.lpos, w.lrot, d.op, d.oR, w.gpos, w.grot, np.bool_(True))
         nc = collide(cm, w.gpos, w.grot, c, wk)
     if nc > c.depth.shape[0]:
         w.info[2] = nc

@@ -269,7 +269,7 @@ class RobotWorld:
         err = np.zeros(4, np.int64)
         q = np.ascontiguousarray(self.q, dtype=float).copy()
         v = np.ascontiguousarray(self.v, dtype=float).copy()
-        n = K.run(m.arrays, self._data, self.collision_model, self._contacts, self._work, self._state,
+        n = K.run(m.kernel_arrays, self._data, self.collision_model, self._contacts, self._work, self._state,
                   self._w, q, v, self.t, float(dt), nsteps, METHODS[method], every, float(vmax),
                   float(max_depth), rec.t, rec.q, rec.v, rec.contact_force, rec.ncontact, err)
         self.q, self.v = q, v

@@ -373,7 +373,7 @@ def ripple_rms(da, db, dc, vdc, ind, tp):
     back-EMF's change within the period and the rotation neglected, ``L dr/dt = u_A(t) - mean(u_A)``,
     r piecewise linear; returns r's RMS about its least-squares line (:func:`detrended_rms`)."""
     pts = np.empty(8)
-    _breakpoints(pts, da, db, dc, tp, True)
+    _breakpoints(pts, da, db, dc, tp, np.bool_(True))  # a literal True would compile it twice
     ubar, _, _ = phase_voltages(da, db, dc, vdc)
     r0 = 0.0
     m1 = 0.0

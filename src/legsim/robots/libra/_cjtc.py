@@ -118,7 +118,7 @@ def variable(par, pose, v, row):
     comp = int(par[o + 1])
     if ref < 0:
         b = -1 - ref
-        point_jacobian(par, pose, b, 0.0, 0.0, 2, row)
+        point_jacobian(par, pose, b, 0.0, 0.0, np.int64(2), row)  # a literal would compile it twice
         return math.atan2(math.sin(pose[b, 2]), math.cos(pose[b, 2]))
     op = int(par[H_OFF_POINTS]) + 3 * ref
     b = int(par[op])
