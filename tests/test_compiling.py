@@ -116,3 +116,26 @@ def test_the_cli_tells_robots_from_parts_by_their_scenario(tmp_path):
     bad.write_text("robot = [")
     assert not _runs_a_robot_from_parts(p.parse_args(["run", str(bad), "--out", "x"]))
     assert not _runs_a_robot_from_parts(p.parse_args(["run", str(tmp_path / "missing.toml"), "--out", "x"]))
+
+
+
+def test_the_cache_audit_names_a_function_compiled_for_two_argument_types(tmp_path):
+    """legsim._cache_audit (DESIGN "One compiled variant per kernel"): a cached function called with an
+    int and with a float, and once only with a float, in a fresh cache: the first is listed with its
+    two signatures and the argument where they differ, the second not."""
+    import subprocess
+
+    from legsim._cache_audit import duplicate_signatures, main
+
+    (tmp_path / "twice.py").write_text(
+        "from numba import njit\n\n\n@njit(cache=True)\ndef add(x, k):\n    return x + k\n\n\n"
+        "@njit(cache=True)\ndef once(x):\n    return 2.0 * x\n")
+    cache = tmp_path / "cache"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", "import twice; twice.add(1.0, 1); twice.add(1.0, 1.5); "
+                          "twice.once(1.0)"], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    dups = duplicate_signatures(cache)
+    assert [(d.function, d.count) for d in dups] == [("twice.add-4", 2)]
+    assert dups[0].differences == ((1, ("float64", "int64")),)
+    assert main([str(cache)]) == 0
