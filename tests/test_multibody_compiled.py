@@ -1,5 +1,6 @@
 """The compiled layer: spatial-algebra kernels against dense-matrix twins, and the dynamics kernels
-called from a hybrid-engine style hook (model arrays frozen as globals, scratch carved from a buffer)."""
+called from a hybrid-engine style hook (the model viewed from the hook's parameters, scratch carved from a
+buffer)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import legsim.multibody as mb
 from legsim.hybrid.signatures import FLOW_SIG
 from legsim.multibody import _configuration as C
 from legsim.multibody import _kernels as K
-from legsim.multibody._layout import data_buffer_size, data_from_buffer
+from legsim.multibody._layout import data_buffer_size, data_from_buffer, model_from_buffers
 from legsim.multibody._spatial import (
     force_to_parent_add,
     inertia_to_parent_add,
@@ -79,19 +80,24 @@ def test_rotation_conversions_round_trip():
 
 def test_dynamics_kernels_run_inside_a_compiled_hybrid_flow_hook():
     model = hexapod(floating_base=True)
-    ma = model.arrays
     nq, nv, nb = model.nq, model.nv, model.nbody
     size = data_buffer_size(nb, nv)
+    fbuf, ibuf = model.kernel_buffers
+    nf = fbuf.size
 
     def make_flow():
         @njit(FLOW_SIG)
         def flow(t, x, p, mode, xdot):
-            # x = [q, v]; p = joint torques (nv,). Scratch: one allocation per call.
+            # x = [q, v]; p = [joint torques (nv,), the model's float buffer, its int buffer's bits]: the
+            # model viewed from the parameters, as the robots' hooks do (the kernels' one compiled
+            # variant; a model frozen as globals is read-only and compiles every kernel again).
+            # Scratch: one allocation per call.
+            ma = model_from_buffers(p[nv:nv + nf], p[nv + nf:].view(np.int64))
             d = data_from_buffer(np.empty(size), nb, nv)
             q = x[:nq]
             v = x[nq:]
             C.qdot(ma, q, v, xdot[:nq])
-            K.forward_dynamics(ma, d, q, v, p, d.zero_nb6, xdot[nq:])
+            K.forward_dynamics(ma, d, q, v, p[:nv], d.zero_nb6, xdot[nq:])
 
         return flow
 
@@ -100,7 +106,7 @@ def test_dynamics_kernels_run_inside_a_compiled_hybrid_flow_hook():
     x = np.concatenate([hexapod_stance(model), rng.normal(size=nv)])
     tau = rng.normal(size=nv)
     xdot = np.zeros(nq + nv)
-    flow(0.0, x, tau, 0, xdot)
+    flow(0.0, x, np.concatenate([tau, fbuf, ibuf.view(np.float64)]), 0, xdot)
     data = model.make_data()
     np.testing.assert_allclose(xdot[nq:], mb.forward_dynamics(model, data, x[:nq], x[nq:], tau), rtol=1e-14)
     np.testing.assert_allclose(xdot[:nq], mb.qdot(model, x[:nq], x[nq:]), rtol=1e-14)
