@@ -165,6 +165,22 @@ def test_valve_timing_latency_and_1ms_quantisation(rolling):
         ValveTimers().fire(12, 3)
 
 
+def test_the_valve_timers_count_down_like_the_boards_timers():
+    """ValveTimers against the countdown it stands for (§1.4): per leg a count set by a firing (a new
+    firing restarts it, 0 stops it), the valve energised while the count is positive, one count off per
+    tick; random firings over 5 000 ticks, several legs at once."""
+    rng = np.random.default_rng(7)
+    timers, count = ValveTimers(), np.zeros(12, dtype=np.int64)
+    for _ in range(5000):
+        for leg in np.flatnonzero(rng.random(12) < 0.02):
+            ms = int(rng.integers(0, 40))
+            timers.fire(int(leg), ms)
+            count[leg] = ms
+        assert np.array_equal(timers.tick(), (count > 0).astype(float))
+        count = np.maximum(count - 1, 0)
+        assert np.array_equal(timers.remaining, count)
+
+
 def test_every_firing_draws_from_the_one_tank(rolling):
     """(5.12): each firing lowers the one tank, so a leg fired after another gets less gas than the same
     firing alone (two legs pointing up, extending into the air)."""

@@ -63,7 +63,7 @@ class CommandWriter:
         self.names = robot.actuator_names
         self.index = {name: i for i, name in enumerate(self.names)}
         self.solenoids = robot._solenoids
-        self.last = self.u.copy()
+        self.last = self.u.tolist()  # the commands at the last call (Python floats: cheap to compare)
 
     def __call__(self, cmd, t: float = 0.0) -> None:
         if cmd is None:
@@ -87,10 +87,14 @@ class CommandWriter:
                 raise InputError(f"the controller returned commands of shape {arr.shape}, expected "
                                  f"({self.n},): one per actuator ({', '.join(self.names)})")
             self.u[:] = arr
+        if not self.solenoids:
+            return
+        now = self.u.tolist()
+        last = self.last
         for state, a, t_open, t_close in self.solenoids:
-            if self.u[a] != self.last[a]:
-                self.x[state + 3] = t + (t_open if self.u[a] > 0.5 else t_close)
-                self.last[a] = self.u[a]
+            if now[a] != last[a]:
+                self.x[state + 3] = t + (t_open if now[a] > 0.5 else t_close)
+        self.last = now
 
 
 def _number(val, key: str) -> float:

@@ -127,7 +127,9 @@ _ADVANCE_SIG = T.int64(
 
 
 N_WORK_NX = 18
-"""Scratch vectors of length nx in ``work``: the 7 Runge–Kutta stages and 11 state buffers."""
+"""Scratch vectors of length nx in ``work``: the 7 Runge–Kutta stages and 11 state buffers. One is kept
+from a call to the next: at a sample instant handed to Python, ``xe`` holds the state at which K[0] was
+evaluated (:func:`_advance`)."""
 
 
 def work_sizes(nx: int, ng: int, ny: int) -> tuple[int, int]:
@@ -135,6 +137,15 @@ def work_sizes(nx: int, ng: int, ny: int) -> tuple[int, int]:
     the vectors, the Rosenbrock method's Jacobian and iteration matrix (nx × nx each), its pivots
     and the Jacobian's age."""
     return N_WORK_NX * nx + 3 * ng + ny + 2 * nx * nx, ng + nx + 2
+
+
+@njit(cache=True, inline="always")
+def _same(a, b):
+    """Whether the vectors ``a`` and ``b`` are equal element by element (bitwise for finite values)."""
+    for i in range(a.size):
+        if a[i] != b[i]:
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -273,7 +284,9 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
                 h = min(hmax, max(hmin, 1e-4))
             else:
                 h = hmax
-    else:
+    elif si[SI_PENDING] == 0 or not _same(x, xe):
+        # (after a sample instant handed to Python, K[0] still holds f(t, x) when neither the sample
+        # hook nor the controller changed x: a controller holding its commands costs no evaluation)
         si[SI_NFEV] += _field(vf, gf, si, t, x, p, mode, K[0], fb, xp, gbuf)
 
     gf(t, x, p, mode, g0)
@@ -397,6 +410,9 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
             if sampled_now:
                 for i in range(nx):
                     xnew[i] = x[i]
+                if yield_every > 0:  # x of K[0] into xe, for the next call if this instant goes to
+                    for i in range(nx):  # Python (nothing uses xe between here and that return)
+                        xe[i] = x[i]
                 m2 = sfn(t, x, p, mode, si[SI_SAMPLE_K], xnew)
                 si[SI_SAMPLE_K] += 1
                 if m2 < 0:
