@@ -16,15 +16,20 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
+
+_WARMUP: dict[str, float] = {}
+"""When the session started and how long the warm-up took [s] (pytest's own clock starts after it)."""
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     if os.environ.get("NUMBA_DISABLE_JIT") == "1" or os.environ.get("PYTEST_XDIST_WORKER"):
         return
+    _WARMUP["start"] = time.monotonic()
     from legsim._compiling import engine_cached
 
     if engine_cached():
@@ -32,6 +37,16 @@ def pytest_sessionstart(session):
     from legsim.warmup import warmup
 
     warmup(echo=lambda line: print(line, flush=True))
+    _WARMUP["seconds"] = time.monotonic() - _WARMUP["start"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    """pytest's "passed in" time starts after this session start hook: say what the warm-up added."""
+    if "seconds" in _WARMUP:
+        total = time.monotonic() - _WARMUP["start"]
+        terminalreporter.write_line(
+            f"legsim: the warm-up compiled for {_WARMUP['seconds']:.0f} s before pytest's clock started; "
+            f"the whole session took {total // 60:.0f}:{total % 60:02.0f} (M:SS)")
 
 
 def pytest_configure(config):
