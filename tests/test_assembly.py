@@ -144,13 +144,11 @@ def test_a_python_controller_closes_its_loop_under_scipys_stiff_solvers_as_under
     np.testing.assert_allclose(tau, tau_ref, atol=1e-4)
 
 
-# --------------------------------------------------------------------------------------- sensors
 def test_a_python_controller_that_holds_its_commands_costs_no_field_evaluation():
     """At a controller tick the engine hands the state to Python and, on the next call, evaluates the
     field again only if the state changed (the sample hook's measurements, the controller's commands):
     a controller that holds its commands runs exactly as no controller (states and field evaluations), and
-    one that changes them costs one evaluation per tick more, with the same states as the engine's own
-    sampled changes would give."""
+    one that changes them costs one evaluation per tick more."""
     robot = Robot(wheel(), actuators=[TorqueSource("m", "link", lo=-10.0, hi=10.0)])
     opts = Options(method="rk4_fixed", h_max=2.5e-4, record_period=1e-3)
     plain = robot.simulate(0.2, commands0=[0.5], options=opts)
@@ -166,6 +164,7 @@ def test_a_python_controller_that_holds_its_commands_costs_no_field_evaluation()
     assert col(ramp, robot, "link_dot")[-1] > col(plain, robot, "link_dot")[-1]
 
 
+# --------------------------------------------------------------------------------------- sensors
 def test_the_accelerometer_reads_centripetal_tangential_and_gravity_terms_in_sensor_axes():
     r, w0, torque = 0.3, 4.0, 0.5
     rot = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # sensor x = body y

@@ -283,7 +283,8 @@ class ValveTimers:
     (0-based) for that many whole control ticks (1 ms), starting at the current tick; firing a leg
     whose valve is still energised restarts its countdown. ``tick()`` -> the (12,) valve commands
     (1 energised, 0 not) for this tick and counts down. The counts are kept per running timer (a
-    tick touches only those: 0.3-0.9 us against 2.2 us for numpy operations on all 12)."""
+    tick touches only those: 0.3 us with none running, 0.65 us with two, against 2.2 us for numpy
+    operations on all 12)."""
 
     def __init__(self, n: int = N_LEGS):
         self.n = n
