@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 
 import numpy as np
 import pandas as pd
@@ -95,6 +96,27 @@ def test_cli_errors_are_one_line_without_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "legsim", "plot", str(tmp_path / "nothing")],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "run.json" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_demo_help_lists_every_demo_with_what_it_shows(capsys):
+    """``legsim demo --help`` names every bundled demo, each with one line on what it shows (a Python
+    demo's title, a scenario's ``description``), so a user can pick one without reading the sources;
+    an unknown name lists them and points there."""
+    from legsim.cli import PYTHON_DEMO_TITLES, PYTHON_DEMOS
+
+    assert set(PYTHON_DEMO_TITLES) == set(PYTHON_DEMOS)
+    with pytest.raises(SystemExit) as exit_:
+        main(["demo", "--help"])
+    assert exit_.value.code == 0
+    listed = dict(re.findall(r"^  (\w+) +(\S.*)$", capsys.readouterr().out.split("demos:")[1], re.M))
+    scenarios = {p.stem for p in SCENARIO_DIR.glob("*.toml") if not p.stem.endswith("_hardware")}
+    assert set(listed) == scenarios | set(PYTHON_DEMOS)
+    for name in scenarios:
+        assert listed[name] == tomllib.loads((SCENARIO_DIR / f"{name}.toml").read_text())["description"]
+    assert listed["rats_range"].startswith("RATS E11-E13")
+    assert main(["demo", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "no demo named 'nosuch'" in err and "rats_roll" in err and "legsim demo --help" in err
 
 
 def test_models_lists_and_describes_models(capsys):

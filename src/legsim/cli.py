@@ -87,6 +87,40 @@ PYTHON_DEMOS: dict[str, tuple[str, dict]] = {
 """Demos that are Python experiments rather than TOML scenarios (a robot package's own plan): name ->
 (module whose ``run_demo(out_dir, **keywords)`` runs it, keywords)."""
 
+PYTHON_DEMO_TITLES = {
+    "libra_climb": "LIBRA climbs one cycle between two ladders under CJTC",
+    "anton_walk": "ANTON's tripod, a gait change to the wave and back, a 2.5 cm step found by touch",
+    "anton_climb": "ANTON climbs a ledge as high as its body (the 8-step script)",
+    "rotto_walk": "ROTTO's static walk, CoM and ZMP over the feet",
+    "rats_hop": "RATS E3-E5: single-leg hop height against valve time (hop bench)",
+    "rats_tip": "RATS E6: tip threshold against pressure on the full robot",
+    "rats_legs": "RATS E7: every leg's 40 ms hop at three pressures",
+    "rats_range": "RATS E11-E13: straight-line tipping range from one charge",
+    "rats_roll": "RATS E16: rolling from rest toward several headings",
+    "rats_planner": "RATS E18: the tipping planner on a circle and a figure-8",
+    "rats_closed": "RATS E14: closed-loop tipping with an uncommanded tip",
+    "rats_endurance": "RATS E8-E10: repeated 40 ms firings from one charge",
+}
+"""One line per Python demo for ``legsim demo --help`` (the TOML demos' come from their files)."""
+
+
+def _demo_names() -> list[str]:
+    """Every bundled demo: the TOML scenarios (a robot's hardware file is no scenario) and the Python
+    demos, sorted."""
+    return sorted([*(p.stem for p in SCENARIO_DIR.glob("*.toml") if not p.stem.endswith("_hardware")),
+                   *PYTHON_DEMOS])
+
+
+def _demo_title(name: str) -> str:
+    """A demo's line for the help: a Python demo's title, a scenario's ``description`` (its line read as
+    text: building the help imports nothing); "" without one."""
+    if name in PYTHON_DEMO_TITLES:
+        return PYTHON_DEMO_TITLES[name]
+    for line in (SCENARIO_DIR / f"{name}.toml").read_text().splitlines():
+        if line.startswith("description") and "=" in line:
+            return line.split("=", 1)[1].strip().strip('"')
+    return ""
+
 ASSEMBLED_MODELS = frozenset({"crr_leg"})
 """Registered models built from parts (the assembly layer), besides every scenario with a ``robot`` hardware
 file and every Python demo."""
@@ -121,9 +155,8 @@ one beside the robot."""
 def _cmd_demo(args) -> int:
     scenario = SCENARIO_DIR / f"{args.name}.toml"
     if args.name not in PYTHON_DEMOS and (not scenario.is_file() or args.name.endswith("_hardware")):
-        names = sorted([*(p.stem for p in SCENARIO_DIR.glob("*.toml") if not p.stem.endswith("_hardware")),
-                        *PYTHON_DEMOS])  # a robot's hardware file is no scenario
-        raise InputError(f"no demo named '{args.name}'; available: {', '.join(names)}")
+        raise InputError(f"no demo named '{args.name}'; available: {', '.join(_demo_names())} "
+                         "(legsim demo --help says what each shows)")
     if args.name in PYTHON_DEMOS:
         import importlib
 
@@ -249,8 +282,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=1.0, help="replay speed, x real time")
     p.set_defaults(func=_cmd_animate)
 
-    p = sub.add_parser("demo", help="run a bundled demo scenario with figures")
-    p.add_argument("name", nargs="?", default="hexapod_walk")
+    p = sub.add_parser("demo", help="run a bundled demo scenario with figures",
+                       description="Run a bundled demo: its records, a summary and figures in NAME-out/.",
+                       epilog="demos:\n" + "\n".join(f"  {n:22s}{_demo_title(n)}" for n in _demo_names()),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", nargs="?", default="hexapod_walk", help="the demo (default hexapod_walk)")
     p.add_argument("--out", default=None, help="output directory (default NAME-out)")
     p.set_defaults(func=_cmd_demo)
 
