@@ -123,28 +123,37 @@ def _hexapod(run: RunData, fig, frames: np.ndarray):
     cmap = colormaps["gist_earth"]
     label = terrain_label(p)
 
+    # the axes and the lines are made once and updated per frame (clearing and rebuilding the axes
+    # each frame was a third of the GIF's time); the terrain surface is replaced
+    ax.set_box_aspect((2 * half, 2 * half, half + 0.05))
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m] (forward)")
+    ax.set_zlabel("z [m]")
+    ticks = range(0, g.size, 2)
+    grid = [ax.plot([], [], [], color="0.35", lw=0.5, gid="terrain")[0] for _ in range(2 * len(ticks))]
+    body_line = ax.plot([], [], [], color="tab:blue", lw=2.5)[0]
+    legs = [ax.plot([], [], [], lw=1.8)[0] for _ in range(6)]
+    surface = []
+
     def draw(k: int):
-        ax.cla()
         c = pos[k]
         gx, gy = np.meshgrid(c[0] + g, c[1] + g)
         gz = terrain_height(pvec, gx, gy)
-        ax.plot_surface(gx, gy, gz, facecolors=cmap(norm(gz)), shade=False, alpha=0.55, lw=0,
-                        antialiased=False, gid="terrain_surface")
-        for i in range(0, g.size, 2):  # grid lines along x and along y, on the true heights
-            ax.plot(gx[i], gy[i], gz[i], color="0.35", lw=0.5, gid="terrain")
-            ax.plot(gx[:, i], gy[:, i], gz[:, i], color="0.35", lw=0.5, gid="terrain")
+        for old in surface:
+            old.remove()
+        surface[:] = [ax.plot_surface(gx, gy, gz, facecolors=cmap(norm(gz)), shade=False, alpha=0.55, lw=0,
+                                      antialiased=False, gid="terrain_surface")]
+        for j, i in enumerate(ticks):  # grid lines along x and along y, on the true heights
+            grid[2 * j].set_data_3d(gx[i], gy[i], gz[i])
+            grid[2 * j + 1].set_data_3d(gx[:, i], gy[:, i], gz[:, i])
         hips = pos[k] + attach @ rot[k].T
-        ax.plot(*hips[outline].T, color="tab:blue", lw=2.5)
+        body_line.set_data_3d(*hips[outline].T)
         for i in range(6):
-            ax.plot(*np.stack([hips[i], toes[k, i]]).T, color="k" if stance[k, i] else "tab:red",
-                    lw=1.8)
+            legs[i].set_data_3d(*np.stack([hips[i], toes[k, i]]).T)
+            legs[i].set_color("k" if stance[k, i] else "tab:red")
         ax.set_xlim(c[0] - half, c[0] + half)
         ax.set_ylim(c[1] - half, c[1] + half)
         ax.set_zlim(gz.min() - 0.05, gz.min() + half)
-        ax.set_box_aspect((2 * half, 2 * half, half + 0.05))
-        ax.set_xlabel("x [m]")
-        ax.set_ylabel("y [m] (forward)")
-        ax.set_zlabel("z [m]")
         ax.set_title(f"hexapod  t = {t[k]:.2f} s   (black: stance, red: flight)\n{label}", fontsize=10)
         return ()
 
@@ -213,7 +222,9 @@ def write_animation(fig, draw: Callable[[int], object], frames, path: str | Path
     if kind == ".gif":
         from PIL import Image
 
-        images = [Image.fromarray(p) for p in pixels]
+        # each frame's 256 colours by Pillow's fast octree: a third of the adaptive palette's time (50
+        # hexapod frames: 0.29 against 0.91 s) and a smaller file (1.1 against 1.9 MB)
+        images = [Image.fromarray(p).quantize(256, method=Image.Quantize.FASTOCTREE) for p in pixels]
         images[0].save(target, save_all=True, append_images=images[1:], duration=int(round(1000 / fps)),
                        loop=0)
     else:
