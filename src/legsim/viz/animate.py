@@ -133,7 +133,7 @@ def _hexapod(run: RunData, fig, frames: np.ndarray):
     grid = [ax.plot([], [], [], color="0.35", lw=0.5, gid="terrain")[0] for _ in range(2 * len(ticks))]
     body_line = ax.plot([], [], [], color="tab:blue", lw=2.5)[0]
     legs = [ax.plot([], [], [], lw=1.8)[0] for _ in range(6)]
-    surface = []
+    surface: list = []  # the terrain surface drawn for the current frame
 
     def draw(k: int):
         c = pos[k]
