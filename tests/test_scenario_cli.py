@@ -234,6 +234,32 @@ def test_animate_says_which_models_it_can_draw(tmp_path):
         animate_run(tmp_path / "run")
 
 
+def test_an_animation_in_a_second_process_is_the_one_drawn_here_and_can_be_called_off(tmp_path):
+    """BackgroundAnimation (the demos render their GIF beside their figures): the second process writes
+    the same file byte for byte as animate_run here; called off, it exits without drawing; when it
+    cannot draw, result() raises this process's own clear error."""
+    from legsim.viz.animate import BackgroundAnimation, animate_run
+
+    sc = parse_scenario({"model": "slip", "t_final": 1.0, "outputs": {"record_period": 0.01}}, "anim.toml")
+    run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
+    job = BackgroundAnimation(tmp_path / "run", fps=5)
+    job.render()
+    gif = job.result()
+    assert gif == tmp_path / "run" / "plots" / "animation.gif"
+    drawn_there = gif.read_bytes()
+    gif.unlink()
+    assert animate_run(tmp_path / "run", fps=5).read_bytes() == drawn_there
+    gif.unlink()
+    job = BackgroundAnimation(tmp_path / "run", fps=5)
+    job.cancel()
+    assert job._job is None or job._job.wait(timeout=30) == 0
+    assert not gif.exists()
+    ball = parse_scenario({"model": "bouncing_ball", "t_final": 0.5}, "ball.toml")
+    run_scenario(ball, tmp_path / "ball", progress=False, echo=lambda s: None)
+    with pytest.raises(InputError, match="no animation for model 'bouncing_ball'"):
+        BackgroundAnimation(tmp_path / "ball").result()
+
+
 def test_the_quickstart_demo_walks_the_hexapod_and_writes_records_summary_figures_and_replay(
         tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path / "demo")]) == 0

@@ -166,14 +166,29 @@ def _cmd_demo(args) -> int:
     from .runner import run_scenario
 
     out = Path(args.out) if args.out else Path(f"{args.name}-out")
-    result = run_scenario(scenario, out, progress=None, plot=True, echo=print, keep_records=False)
-    from .viz.animate import ANIMATORS, animate_run
-
-    if result.model_name in ANIMATORS:
-        print(f"  animation: {animate_run(out, fps=10, speed=2.0)}")
+    from .runner import load_scenario
+    from .viz import plot_run
+    from .viz.animate import ANIMATORS, BackgroundAnimation
     from .viz.viewer import export_html
 
-    print(f"  3-D replay (open in a browser): {export_html(out, out / 'plots' / 'replay.html')}")
+    sc = load_scenario(scenario)  # builds the model (on a first run: compiles it)
+    # the animation renders in a second process while this one draws the figures and the replay; it
+    # starts now, so that its imports overlap the run (on a first run, the wait for the engine)
+    animation = BackgroundAnimation(out, fps=10, speed=2.0) if sc.model_name in ANIMATORS else None
+    try:
+        run_scenario(sc, out, progress=None, plot=False, echo=print, keep_records=False)
+    except BaseException:
+        if animation is not None:
+            animation.cancel()
+        raise
+    if animation is not None:
+        animation.render()
+    for f in plot_run(out):
+        print(f"  figure: {f}")
+    replay = export_html(out, out / "plots" / "replay.html")
+    if animation is not None:
+        print(f"  animation: {animation.result()}")
+    print(f"  3-D replay (open in a browser): {replay}")
     return 0
 
 
