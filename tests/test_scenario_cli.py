@@ -312,18 +312,6 @@ def test_the_anton_demo_walks_changes_gait_climbs_a_step_and_writes_records_figu
     assert "__VISER_EMBED_DATA__" in (tmp_path / "anton" / "anton_walk.html").read_text()
 
 
-def test_the_anton_climb_demo_climbs_the_ledge_and_writes_records_figures_and_a_replay(tmp_path, capsys):
-    assert main(["demo", "anton_climb", "--out", str(tmp_path / "climb")]) == 0
-    out = capsys.readouterr().out
-    assert "anton_climb: done" in out and "6 of 6 feet on the top" in out
-    assert out.count("least CoM margin") == 9 and "body carries up to" in out
-    run = load_run(tmp_path / "climb")
-    assert run.meta["status"] == "done" and len(run.meta["stages"]) > 8
-    for name in ("anton_climb_steps.png", "anton_climb_balance.png"):
-        assert (tmp_path / "climb" / name).stat().st_size > 5000
-    assert "__VISER_EMBED_DATA__" in (tmp_path / "climb" / "anton_climb.html").read_text()
-
-
 def test_legsim_mobility_prints_the_extended_mobility_log(capsys):
     assert main(["mobility", "u2"]) == 0
     out = capsys.readouterr().out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,9 +15,27 @@ from ...io.results import RunWriter
 from .climb import ClimbPlan, climb_robot, simulate_climb, step_summary, steps_at
 from .params import LEGS
 
-__all__ = ["run_demo", "RECORD_PERIOD"]
+if TYPE_CHECKING:
+    from ...assembly import Robot
+    from ...hybrid import Result
+
+__all__ = ["run_demo", "ClimbRun", "RECORD_PERIOD"]
 
 RECORD_PERIOD = 0.01  # [s]
+
+
+@dataclasses.dataclass
+class ClimbRun:
+    """What :func:`run_demo` ran: the plan, the robot, its climbing controller (``ctrl.history``: the
+    stage of every tick), the result (a record every :data:`RECORD_PERIOD`), the support track of every
+    record (:func:`.robot.support_track`) and the per-step summary (:func:`.climb.step_summary`)."""
+
+    plan: ClimbPlan
+    robot: Robot
+    ctrl: Any
+    res: Result
+    track: dict
+    steps: dict
 
 
 def _side_view(ax, robot, q, ledge, tibia: float) -> None:
@@ -48,9 +67,9 @@ def _side_view(ax, robot, q, ledge, tibia: float) -> None:
     ax.set_aspect("equal")
 
 
-def run_demo(out_dir: str | Path = "anton_climb-out", echo=print) -> dict:
+def run_demo(out_dir: str | Path = "anton_climb-out", echo=print) -> ClimbRun:
     """Climb the default ledge (:class:`~.climb.ClimbPlan`); write records, figures and
-    ``anton_climb.html`` into ``out_dir``; return the per-step summary (:func:`~.climb.step_summary`)."""
+    ``anton_climb.html`` into ``out_dir``; return what ran (:class:`ClimbRun`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -117,4 +136,4 @@ def run_demo(out_dir: str | Path = "anton_climb-out", echo=print) -> dict:
     plt.close(fig)
     echo(f"  figures: {out / 'anton_climb_steps.png'}, {out / 'anton_climb_balance.png'}")
     echo(f"  3-D replay (open in a browser): {write_robot_replay(out / 'anton_climb.html', robot, res)}")
-    return steps
+    return ClimbRun(plan, robot, ctrl, res, track, steps)
