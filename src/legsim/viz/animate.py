@@ -218,9 +218,14 @@ class BackgroundAnimation:
 
     def __init__(self, run_dir: str | Path, fps: int = 20, speed: float = 1.0):
         self.run_dir, self.fps, self.speed = run_dir, fps, speed
-        self._job = None if (os.cpu_count() or 1) < 2 else subprocess.Popen(
-            [sys.executable, "-c", _CHILD, str(run_dir), str(int(fps)), str(float(speed))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self._job: subprocess.Popen | None = None
+        if (os.cpu_count() or 1) >= 2 and sys.executable:
+            try:
+                self._job = subprocess.Popen(
+                    [sys.executable, "-c", _CHILD, str(run_dir), str(int(fps)), str(float(speed))],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            except OSError:  # no second process here: result() animates in this one
+                self._job = None
 
     def render(self) -> None:
         if self._job is not None and self._job.stdin is not None and not self._job.stdin.closed:
@@ -240,11 +245,11 @@ class BackgroundAnimation:
     def result(self) -> Path:
         if self._job is not None:
             self.render()
-            assert self._job.stdout is not None
-            printed = self._job.stdout.read()  # its only output (stderr goes nowhere): no deadlock
-            self._job.stdout.close()
-            self._job.wait()
-            if self._job.returncode == 0 and printed.strip():
+            job, self._job = self._job, None
+            assert job.stdout is not None
+            printed = job.stdout.read()  # its only output (stderr goes nowhere): no deadlock
+            job.stdout.close()
+            if job.wait() == 0 and printed.strip():
                 return Path(printed.strip().splitlines()[-1])
         return animate_run(self.run_dir, fps=self.fps, speed=self.speed)
 
