@@ -464,6 +464,7 @@ class RollingController:
         if not np.all(np.abs(nrm - 1.0) < 1e-9):
             raise InputError("legs: expected unit vectors")
         self.legs = np.ascontiguousarray(legs)
+        self._legs3 = [tuple(r) for r in self.legs.tolist()]
         self.gravity = _unit3(gravity_world, "gravity_world")
         p = self.params
         self._sec2phi = 1.0 / math.cos(p.phi) ** 2
@@ -482,10 +483,13 @@ class RollingController:
     def reset(self) -> None:
         """Forget the lockout, re-arm state, brake integral and time."""
         n = len(self.legs)
-        self.ready_time = np.full(n, -np.inf)      # earliest time each leg may fire again [s]
-        self.armed = np.ones(n, dtype=bool)
+        self.ready_time = [-math.inf] * n          # earliest time each leg may fire again [s]
+        self.armed = [True] * n
         self.brake.reset()
         self._last: tuple | None = None
+        # the last step's per-leg values (Python lists: a scalar loop over 12 legs costs half of numpy's
+        # per-call overhead on (12,) arrays): θ_sag, θ_cor, θ_fire, sec²φ + tan²θ_cor, eligible, in zone
+        self._per_leg = tuple([0.0] * n for _ in range(4)) + tuple([False] * n for _ in range(2))
 
     def step(self, t, R, omega_world, z, v_world, heading_world, v_desired=None) -> list[tuple[int, int]]:
         """Legs to fire at this tick: [(leg index, valve time in whole ms)] (class docstring)."""
@@ -527,51 +531,67 @@ class RollingController:
         xi_brake = self.brake.update(t, math.sqrt(vx * vx + vy * vy + vz * vz), v_desired)
         if xi_turn > 0.0 and p.turn_brake > 0.0:
             xi_brake = min(1.0, xi_brake + p.turn_brake * xi_turn)
-        # projections (6.8)–(6.11): D = legs · Rᵀ [g, −h, −n] = (R̂·ĝ, −R̂·ĥ, −R̂·n̂)
-        B = np.array((gx, -hx, -nx, gy, -hy, -ny, gz, -hz, -nz)).reshape(3, 3)
-        D = np.dot(self.legs, np.dot(np.asarray(R, dtype=float).T, B))
-        dg = D[:, 0]
-        theta_sag = np.arctan2(D[:, 1], dg)
-        theta_cor = np.arctan2(D[:, 2], dg)
-        tc = D[:, 2] / np.maximum(dg, 1e-12)          # tan θ_cor of the downward legs
-        tc2 = tc * tc
+        # projections (6.8)–(6.11), leg by leg: (R̂·ĝ, −R̂·ĥ, −R̂·n̂) of the leg's world direction R̂ = R L,
+        # formed as L·(Rᵀg), L·(−Rᵀh), L·(−Rᵀn) from its body-frame direction L
+        (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = R.tolist() if isinstance(R, np.ndarray) else R
+        g0, g1, g2 = r00 * gx + r10 * gy + r20 * gz, r01 * gx + r11 * gy + r21 * gz, \
+            r02 * gx + r12 * gy + r22 * gz
+        s0, s1, s2 = -(r00 * hx + r10 * hy + r20 * hz), -(r01 * hx + r11 * hy + r21 * hz), \
+            -(r02 * hx + r12 * hy + r22 * hz)
+        c0, c1, c2 = -(r00 * nx + r10 * ny + r20 * nz), -(r01 * nx + r11 * ny + r21 * nz), \
+            -(r02 * nx + r12 * ny + r22 * nz)
         turning = xi_turn > 0.0
+        yaw_turn = turning and self._yaw_policy
         roll_turn = turning and self._roll_policy
-        if turning and self._yaw_policy:                         # yaw-type: outside legs' φ lowered
-            wgt = np.minimum(theta_cor * theta_cor * self._inv_beta2, 1.0) * (theta_cor * theta_error < 0.0)
-            phi = p.phi - (xi_turn * p.yaw_dphi_max) * wgt
-            c = np.cos(phi)
-            sec2 = 1.0 / (c * c)
-        else:
-            phi = p.phi
-            sec2 = self._sec2phi
         # (6.14)–(6.18): θ_fire = φ − ω_pitch (Δr/v + t_delay), Δr = z sqrt(sec²φ + tan²θ_cor,adj) − l
-        if p.gamma != 0.0 and omega_roll != 0.0:              # roll damping (6.19): timing only
-            ta = np.tan(theta_cor + p.gamma * omega_roll)
-            q = np.sqrt(sec2 + ta * ta)
-        else:
-            q = np.sqrt(sec2 + tc2)
         k = omega_pitch / p.v_extend
-        theta_fire = (phi - omega_pitch * p.t_delay + k * p.l) - (k * z) * q
-        # eligibility (6.12), (6.16) on the physical θ_cor;
-        # Δr < Δr_max ⇔ z²(sec²φ + tan²θ_cor) < (l + Δr_max)²
-        if z <= p.h_max:
-            ok = (dg > 0.0) & (tc2 <= self._tan2beta) & (z * z * (sec2 + tc2) < self._reach2)
-            if self._check_alpha:
-                ok &= np.abs(theta_sag) <= p.alpha
-        else:
-            ok = np.zeros(dg.shape, dtype=bool)
-        in_zone = ok & (theta_sag >= theta_fire)                # (6.13)
-        fire = in_zone & (self.ready_time <= t + 1e-9)          # lockout (1e-9 s: float noise)
-        if p.require_rearm:
-            fire &= self.armed
-            self.armed |= ~in_zone
+        lead = p.phi - omega_pitch * p.t_delay + k * p.l
+        kz = k * z
+        damped = p.gamma != 0.0 and omega_roll != 0.0             # roll damping (6.19): timing only
+        reach = z <= p.h_max
+        zz = z * z
+        sec2 = self._sec2phi
+        t_ready = t + 1e-9                                           # lockout (1e-9 s: float noise)
+        ts_, tc_, tf_, q2_, ok_, iz_ = self._per_leg
+        ready, armed, rearm = self.ready_time, self.armed, p.require_rearm
+        candidates = []
+        for i, (lx, ly, lz) in enumerate(self._legs3):
+            dg = lx * g0 + ly * g1 + lz * g2
+            dc = lx * c0 + ly * c1 + lz * c2
+            theta_sag = math.atan2(lx * s0 + ly * s1 + lz * s2, dg)
+            theta_cor = math.atan2(dc, dg)
+            tc = dc / (dg if dg > 1e-12 else 1e-12)                  # tan θ_cor of the downward legs
+            tc2 = tc * tc
+            fire_lead = lead
+            if yaw_turn:                                              # yaw-type: outside legs' φ lowered
+                outside = theta_cor * theta_error < 0.0
+                w = min(theta_cor * theta_cor * self._inv_beta2, 1.0) if outside else 0.0
+                phi = p.phi - (xi_turn * p.yaw_dphi_max) * w
+                c = math.cos(phi)
+                sec2 = 1.0 / (c * c)
+                fire_lead = phi - omega_pitch * p.t_delay + k * p.l
+            if damped:
+                ta = math.tan(theta_cor + p.gamma * omega_roll)
+                q = math.sqrt(sec2 + ta * ta)
+            else:
+                q = math.sqrt(sec2 + tc2)
+            theta_fire = fire_lead - kz * q
+            # eligibility (6.12), (6.16) on the physical θ_cor:
+            # Δr < Δr_max ⇔ z²(sec²φ + tan²θ_cor) < (l + Δr_max)²
+            q2 = sec2 + tc2
+            ok = reach and dg > 0.0 and tc2 <= self._tan2beta and zz * q2 < self._reach2 \
+                and (not self._check_alpha or abs(theta_sag) <= p.alpha)
+            in_zone = ok and theta_sag >= theta_fire                      # (6.13)
+            if in_zone and ready[i] <= t_ready and (not rearm or armed[i]):
+                candidates.append((i, theta_cor))
+            if rearm and not in_zone:
+                armed[i] = True
+            ts_[i], tc_[i], tf_[i], q2_[i], ok_[i], iz_[i] = theta_sag, theta_cor, theta_fire, q2, ok, in_zone
         out: list[tuple[int, int]] = []
-        idx = fire.nonzero()[0]
-        if len(idx):
+        if candidates:
             a = self._brake_a * xi_brake
             b = p.t_fire - xi_brake * self._dt_brake
-            for i, tci in zip(idx.tolist(), theta_cor[idx].tolist(), strict=True):
+            for i, tci in candidates:
                 tk = a * tci * tci + b                                  # brake parabola (6.21)
                 if roll_turn:                                           # roll-type turning
                     si = tci * theta_error
@@ -583,10 +603,9 @@ class RollingController:
                     continue
                 ms = quantise_ms(tk)
                 out.append((i, ms))
-                self.ready_time[i] = t + ms * 1e-3 + p.t_retract
-                self.armed[i] = False
-        self._last = ((hx, hy, hz), theta_sag, theta_cor, theta_fire, z, sec2, tc2, ok, in_zone,
-                      omega_pitch, omega_roll, theta_error, xi_turn, xi_brake, out)
+                ready[i] = t + ms * 1e-3 + p.t_retract
+                armed[i] = False
+        self._last = ((hx, hy, hz), z, omega_pitch, omega_roll, theta_error, xi_turn, xi_brake, out)
         return out
 
     @property
@@ -594,8 +613,9 @@ class RollingController:
         """Diagnostics of the last :meth:`step` (built on access, so that step stays cheap)."""
         if self._last is None:
             return None
-        (h, ts, tcor, tf, z, sec2, tc2, ok, iz, wp, wr, te, xt, xb, out) = self._last
-        dr = z * np.sqrt(sec2 + tc2) - self.params.l
-        return RollingDiagnostics(heading=h, theta_sag=ts, theta_cor=tcor, theta_fire=tf, dr=dr, eligible=ok,
-                                  in_zone=iz, omega_pitch=wp, omega_roll=wr, theta_error=te, xi_turn=xt,
-                                  xi_brake=xb, fired=out)
+        h, z, wp, wr, te, xt, xb, out = self._last
+        ts, tcor, tf, q2 = (np.array(v) for v in self._per_leg[:4])
+        ok, iz = (np.array(v, dtype=bool) for v in self._per_leg[4:])
+        return RollingDiagnostics(heading=h, theta_sag=ts, theta_cor=tcor, theta_fire=tf,
+                                  dr=z * np.sqrt(q2) - self.params.l, eligible=ok, in_zone=iz, omega_pitch=wp,
+                                  omega_roll=wr, theta_error=te, xi_turn=xt, xi_brake=xb, fired=out)
