@@ -224,6 +224,33 @@ def test_roll_damping_fires_the_leg_on_the_side_the_robot_rolls_toward_earlier()
     assert c0.last.theta_fire[0] == pytest.approx(c0.last.theta_fire[1], abs=1e-14)
 
 
+def test_the_controllers_leg_loop_computes_the_reference_equations_at_random_states():
+    """The step's per-leg loop (scalar, for speed) against the reference functions (6.8)–(6.18) on
+    random orientations, rates and heights, with and without roll damping: the projection angles of
+    every leg, and for the legs pointing down the firing angle and the eligibility (6.12), (6.16)."""
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(24)
+    for gamma in (0.0, P.gamma):
+        params = RollingParams(gamma=gamma, turn_policy="none")
+        for _ in range(200):
+            R = Rotation.random(random_state=rng).as_matrix()
+            omega, v = rng.normal(0.0, 4.0, 3), rng.normal(0.0, 1.0, 3)
+            z, heading = rng.uniform(0.15, 0.32), np.r_[rng.normal(size=2), 0.0]
+            c = RollingController(params)
+            c.step(0.0, R, omega, z, v, heading)
+            d = c.last
+            ref = leg_angles(R, heading)
+            np.testing.assert_allclose(d.theta_sag, ref.theta_sag, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(d.theta_cor, ref.theta_cor, rtol=0, atol=1e-12)
+            down = ref.down
+            fire, _, _ = firing_angle(ref.theta_cor, z, d.omega_pitch, d.omega_roll, params)
+            np.testing.assert_allclose(d.theta_fire[down], fire[down], rtol=1e-12, atol=1e-12)
+            dr = r_total(z, ref.theta_cor, params.phi) - params.l
+            np.testing.assert_allclose(d.dr[down], dr[down], rtol=1e-12, atol=1e-12)
+            assert (d.eligible == eligible(z, ref.theta_sag, ref.theta_cor, dr, down, params)).all()
+
+
 # ----------------------------------------------------------------------- eligibility (6.12), (6.16)
 def test_eligibility_boundaries():
     p = RollingParams(alpha=1.0)
