@@ -163,14 +163,10 @@ def _cmd_demo(args) -> int:
         module, keywords = PYTHON_DEMOS[args.name]
         importlib.import_module(module).run_demo(args.out or f"{args.name}-out", **keywords)
         return 0
-    from .runner import run_scenario
+    from .runner import load_scenario, run_scenario
+    from .viz.animate import ANIMATORS, BackgroundAnimation
 
     out = Path(args.out) if args.out else Path(f"{args.name}-out")
-    from .runner import load_scenario
-    from .viz import plot_run
-    from .viz.animate import ANIMATORS, BackgroundAnimation
-    from .viz.viewer import export_html
-
     sc = load_scenario(scenario)  # builds the model (on a first run: compiles it)
     # the animation renders in a second process while this one draws the figures and the replay; it
     # starts now, so that its imports overlap the run (on a first run, the wait for the engine)
@@ -183,6 +179,9 @@ def _cmd_demo(args) -> int:
         raise
     if animation is not None:
         animation.render()
+    from .viz import plot_run
+    from .viz.viewer import export_html
+
     for f in plot_run(out):
         print(f"  figure: {f}")
     replay = export_html(out, out / "plots" / "replay.html")
