@@ -251,6 +251,15 @@ def test_the_controllers_leg_loop_computes_the_reference_equations_at_random_sta
             assert (d.eligible == eligible(z, ref.theta_sag, ref.theta_cor, dr, down, params)).all()
 
 
+def test_a_rotation_that_is_not_3_by_3_is_named():
+    c = RollingController()
+    expected = r"R: expected a \(3, 3\) body-to-world rotation, got "
+    with pytest.raises(InputError, match=expected + r"shape \(2, 2\)"):
+        c.step(0.0, np.eye(2), np.zeros(3), 0.2, np.zeros(3), X)
+    with pytest.raises(InputError, match=expected + "NoneType"):
+        c.step(0.0, None, np.zeros(3), 0.2, np.zeros(3), X)
+
+
 # ----------------------------------------------------------------------- eligibility (6.12), (6.16)
 def test_eligibility_boundaries():
     p = RollingParams(alpha=1.0)

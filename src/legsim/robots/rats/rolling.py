@@ -533,7 +533,11 @@ class RollingController:
             xi_brake = min(1.0, xi_brake + p.turn_brake * xi_turn)
         # projections (6.8)–(6.11), leg by leg: (R̂·ĝ, −R̂·ĥ, −R̂·n̂) of the leg's world direction R̂ = R L,
         # formed as L·(Rᵀg), L·(−Rᵀh), L·(−Rᵀn) from its body-frame direction L
-        (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = R.tolist() if isinstance(R, np.ndarray) else R
+        try:
+            (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = R.tolist() if isinstance(R, np.ndarray) else R
+        except (TypeError, ValueError) as exc:
+            got = f"shape {np.shape(R)}" if isinstance(R, np.ndarray) else type(R).__name__
+            raise InputError(f"R: expected a (3, 3) body-to-world rotation, got {got}") from exc
         g0, g1, g2 = r00 * gx + r10 * gy + r20 * gz, r01 * gx + r11 * gy + r21 * gz, \
             r02 * gx + r12 * gy + r22 * gz
         s0, s1, s2 = -(r00 * hx + r10 * hy + r20 * hz), -(r01 * hx + r11 * hy + r21 * hz), \
