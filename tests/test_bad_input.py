@@ -252,7 +252,7 @@ def test_warmup_compiles_the_assembly_hooks_dynamics_next_in_the_second_process(
     cache (measured: the assembly family 64-69 s -> 47 s, the warm-up 68-71 -> 66 s)."""
     import concurrent.futures as cf
 
-    from legsim._compiling import PREWARM
+    from legsim._compiling import PREWARM, REPLAY_PREWARM
     from legsim.warmup import FAMILIES, warmup
 
     order = []
@@ -275,8 +275,12 @@ def test_warmup_compiles_the_assembly_hooks_dynamics_next_in_the_second_process(
 
     monkeypatch.setattr(cf, "ProcessPoolExecutor", Pool)
     took = warmup(["slip", "assembly", "engine"], jobs=2, echo=lambda line: None)
-    assert order == [FAMILIES["assembly"][0], PREWARM, FAMILIES["engine"][0], FAMILIES["slip"][0]]
-    assert set(took) == {"assembly", "assembly dynamics", "engine", "slip"}
+    assert order == [FAMILIES["assembly"][0], PREWARM, FAMILIES["engine"][0], FAMILIES["slip"][0],
+                     REPLAY_PREWARM]  # last: what a first run's replay of a robot needs
+    assert set(took) == {"assembly", "assembly dynamics", "engine", "slip", "replay kinematics"}
     order.clear()
     warmup(["slip", "assembly"], jobs=1, echo=lambda line: None)  # one process: nothing to overlap
-    assert order == [FAMILIES["assembly"][0], FAMILIES["slip"][0]]
+    assert order == [FAMILIES["assembly"][0], FAMILIES["slip"][0], REPLAY_PREWARM]
+    order.clear()
+    warmup(["slip"], jobs=2, echo=lambda line: None)  # no robot from parts: no replay kinematics
+    assert order == [FAMILIES["slip"][0]]

@@ -45,7 +45,8 @@ def fresh(monkeypatch):
     monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
     monkeypatch.setattr(C, "engine_cached", lambda stiff=False: False)
     monkeypatch.setattr(C, "assembly_cached", lambda: False)
-    for m in ("legsim.hybrid._engine", "legsim.hybrid._engine_stiff", C.PREWARM):
+    monkeypatch.setattr(C, "replay_cached", lambda: False)
+    for m in ("legsim.hybrid._engine", "legsim.hybrid._engine_stiff", C.PREWARM, C.REPLAY_PREWARM):
         monkeypatch.delitem(sys.modules, m, raising=False)
     return monkeypatch
 
@@ -55,9 +56,10 @@ def _imports(job: _Job) -> list[str]:
     return [part.removeprefix("import ") for part in job.argv[2].split("; ")]
 
 
-def test_a_robot_from_parts_gets_its_joint_accelerations_first_then_the_engine(fresh):
+def test_a_robot_from_parts_gets_its_joint_accelerations_first_then_the_engine_then_its_replays_kinematics(
+        fresh):
     C.compile_in_background(assembly=True)
-    assert len(jobs) == 1 and _imports(jobs[0]) == [C.PREWARM, "legsim.hybrid._engine"]
+    assert len(jobs) == 1 and _imports(jobs[0]) == [C.PREWARM, "legsim.hybrid._engine", C.REPLAY_PREWARM]
     C.compile_in_background(assembly=True)   # one job per process
     assert len(jobs) == 1
 
@@ -70,6 +72,7 @@ def test_other_runs_get_the_engine_alone_and_the_stiff_variant_when_asked(fresh)
 def test_nothing_starts_when_cached_disabled_or_on_one_core(fresh):
     fresh.setattr(C, "engine_cached", lambda stiff=False: True)
     fresh.setattr(C, "assembly_cached", lambda: True)
+    fresh.setattr(C, "replay_cached", lambda: True)
     C.compile_in_background(assembly=True)
     assert jobs == []
     fresh.setattr(C, "assembly_cached", lambda: False)

@@ -156,6 +156,9 @@ _JOB_MODULES: tuple[str, ...] = ()
 PREWARM = "legsim.assembly._prewarm"
 """The module whose import compiles the assembled robots' joint accelerations ahead of their hooks."""
 
+REPLAY_PREWARM = "legsim.viz._prewarm"
+"""The module whose import compiles the forward kinematics that a robot's replay draws with."""
+
 
 def _engine_module(stiff: bool) -> str:
     return "legsim.hybrid._engine_stiff" if stiff else "legsim.hybrid._engine"
@@ -189,12 +192,19 @@ def assembly_cached() -> bool:
     return _cached("legsim.assembly", "_hooks.robot_field-*.nbi")
 
 
+def replay_cached() -> bool:
+    """Whether numba's cache holds a replay's forward kinematics (``_packed.forward_kinematics``)."""
+    return _cached("legsim.multibody", "_packed.forward_kinematics-*.nbi")
+
+
 def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:
     """On a first run, compile in a second process what this one would otherwise compile after its own
     work: the engine (``stiff``: its variant with the Rosenbrock method, for a run known to use it; 12–15 s
     of every first run); for a robot from parts (``assembly``) while its hooks are not cached, first
     their joint accelerations (:mod:`legsim.assembly._prewarm`, ~23 s, which this process's compile of
-    the hooks reaches last, ~25 s in). Nothing starts when all of it is cached, on one core, without the
+    the hooks reaches last, ~25 s in), and after the engine the forward kinematics of the robot's replay
+    (:mod:`legsim.viz._prewarm`, ~2 s, done while this process still compiles the hooks). Nothing starts
+    when all of it is cached, on one core, without the
     JIT, or with ``LEGSIM_BACKGROUND_COMPILE=0`` (``legsim warmup``'s workers). :func:`engine` waits for the
     engine only; the process is stopped when this one exits. Two processes compiling the same function
     only duplicate work: numba writes each cache file atomically."""
@@ -207,7 +217,8 @@ def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:
     module = _engine_module(stiff)
     modules = tuple(m for m, needed in (
         (PREWARM, assembly and PREWARM not in sys.modules and not assembly_cached()),
-        (module, module not in sys.modules and not engine_cached(stiff))) if needed)
+        (module, module not in sys.modules and not engine_cached(stiff)),
+        (REPLAY_PREWARM, assembly and REPLAY_PREWARM not in sys.modules and not replay_cached())) if needed)
     if not modules:
         return
     _JOB = subprocess.Popen([sys.executable, "-c", "; ".join(f"import {m}" for m in modules)],

@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
-from ._compiling import FAMILY_KERNELS, PREWARM
+from ._compiling import FAMILY_KERNELS, PREWARM, REPLAY_PREWARM
 
 __all__ = ["FAMILIES", "warmup"]
 
@@ -40,8 +40,9 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     """Compile ``families`` (default: all of :data:`FAMILIES`) in ``jobs`` processes (default: all
     cores), longest first; with the ``assembly`` family and two processes or more, the hooks' joint
     accelerations (``legsim.assembly._prewarm``, reported as "assembly dynamics") right after it, so
-    that the second process has them cached when the hooks' compile reaches them. Returns family ->
-    seconds its import took (about 0 when already cached)."""
+    that the second process has them cached when the hooks' compile reaches them; with ``assembly``,
+    last, the forward kinematics of a robot's replay (``legsim.viz._prewarm``, "replay kinematics").
+    Returns family -> seconds its import took (about 0 when already cached)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
 
@@ -64,6 +65,9 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
         # run, legsim._compiling.compile_in_background)
         modules.insert(modules.index(FAMILIES["assembly"][0]) + 1, PREWARM)
         module_of[PREWARM] = "assembly dynamics"
+    if "assembly" in names:  # what a first run's second process compiles for the robot's replay, too
+        modules.append(REPLAY_PREWARM)
+        module_of[REPLAY_PREWARM] = "replay kinematics"
     echo(f"legsim warmup: compiling {len(names)} families in {jobs} processes "
          f"(once per machine; later runs load them from the cache) ...")
     t0 = time.perf_counter()
