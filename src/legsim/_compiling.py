@@ -204,10 +204,10 @@ def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:
     their joint accelerations (:mod:`legsim.assembly._prewarm`, ~23 s, which this process's compile of
     the hooks reaches last, ~25 s in), and after the engine the forward kinematics of the robot's replay
     (:mod:`legsim.viz._prewarm`, ~2 s, done while this process still compiles the hooks). Nothing starts
-    when all of it is cached, on one core, without the
-    JIT, or with ``LEGSIM_BACKGROUND_COMPILE=0`` (``legsim warmup``'s workers). :func:`engine` waits for the
-    engine only; the process is stopped when this one exits. Two processes compiling the same function
-    only duplicate work: numba writes each cache file atomically."""
+    when all of it is cached, on one core, without the JIT, or with ``LEGSIM_BACKGROUND_COMPILE=0``
+    (``legsim warmup``'s workers). :func:`engine` waits for the engine only; the process is stopped when
+    this one exits. Two processes compiling the same function only duplicate work: numba writes each
+    cache file atomically."""
     global _JOB, _JOB_MODULES
     import os
 
