@@ -228,18 +228,17 @@ class BackgroundAnimation:
                 self._job = None
 
     def render(self) -> None:
-        if self._job is not None and self._job.stdin is not None and not self._job.stdin.closed:
-            try:
-                self._job.stdin.write("go\n")
-                self._job.stdin.close()
-            except OSError:  # it died: result() animates here
-                pass
+        self._end_input("go\n")
 
     def cancel(self) -> None:
+        self._end_input("")  # end of input without "go": it exits without drawing
+
+    def _end_input(self, line: str) -> None:
         if self._job is not None and self._job.stdin is not None and not self._job.stdin.closed:
             try:
-                self._job.stdin.close()  # end of input: it exits without drawing
-            except OSError:
+                self._job.stdin.write(line)
+                self._job.stdin.close()
+            except OSError:  # it died: result() animates here
                 pass
 
     def result(self) -> Path:
