@@ -72,6 +72,9 @@ rounds):
 * legsim with fixed RK4 at 0.25 ms (the source's step): converged at rest with the rolling set
   (the sanity block checks it and says so when it is not), within 2.5 cm of a 0.031 ms run over 1 s
   of rolling (robot.FIXED_STEP);
+* legsim with explicit Euler at robot.EULER_STEP = 0.125 ms (``rats.default_options("euler")``), first
+  order like the source's ODE and the twin; half the end stop's stability bound b / k, and the same
+  T13 statistics as the default (robot.EULER_STEP gives both, measured);
 * the MuJoCo twin, with its time split into mj_step, Python pneumatics and controller;
 * the lean twin.
 
@@ -115,6 +118,7 @@ from legsim.assembly import AirSupply, SolenoidCylinder
 from legsim.hybrid import Options
 from legsim.robots.rats.robot import (
     CONTACT_SETS,
+    EULER_STEP,
     FIXED_STEP,
     G,
     Observation,
@@ -432,16 +436,20 @@ def rolling_policy():
     return policy
 
 
-def legsim_options(rats: RatsRobot, h: float | None) -> Options:
-    if h is None:
+Integrator = tuple[str, float] | None
+"""A legsim integrator of the benchmark: (method, step [s]), None for the robot's default."""
+
+
+def legsim_options(rats: RatsRobot, integ: Integrator) -> Options:
+    if integ is None:
         return rats.default_options()
-    return Options(method="rk4_fixed", h_max=h, record_period=rats.robot.control_period)
+    return Options(method=integ[0], h_max=integ[1], record_period=rats.robot.control_period)
 
 
-def legsim_run(rats: RatsRobot, t_final: float, q0: np.ndarray, h: float | None) -> dict:
+def legsim_run(rats: RatsRobot, t_final: float, q0: np.ndarray, integ: Integrator) -> dict:
     policy = rolling_policy()
     t0 = time.perf_counter()
-    res = rats.simulate(t_final, policy, q0=q0, options=legsim_options(rats, h), progress=False)
+    res = rats.simulate(t_final, policy, q0=q0, options=legsim_options(rats, integ), progress=False)
     wall = time.perf_counter() - t0
     return dict(total=wall, kernel=res.stats["kernel_time_s"], steps=res.stats["steps"], qpos=res.x[-1, :19],
                 firings=policy.count, res=res)
@@ -476,15 +484,15 @@ def check_inertia(rats: RatsRobot, twin: MujocoTwin, q0: np.ndarray) -> str:
             f"{diff:.1e} (of {np.abs(m_l).max():.3f}); total mass {twin.m.body_subtreemass[1]:.4f} kg")
 
 
-def check_rest(rats: RatsRobot, twin: MujocoTwin, q0: np.ndarray, hs) -> list[str]:
+def check_rest(rats: RatsRobot, twin: MujocoTwin, q0: np.ndarray, integs) -> list[str]:
     """Resting weight carried by the feet after 0.5 s with no firing."""
     lines = [f"resting on stance {START_STANCE} for 0.5 s, weight m g = {rats.dims.total_mass * G:.3f} N:"]
-    for h in hs:
-        res = rats.simulate(0.5, None, q0=q0, options=legsim_options(rats, h), progress=False)
+    for integ in integs:
+        res = rats.simulate(0.5, None, q0=q0, options=legsim_options(rats, integ), progress=False)
         tail = slice(-100, None)                            # the last 0.1 s
         feet = sum(res.output(f"fn_foot{k + 1}")[tail] for k in range(12))
         bad = abs(feet.mean() - rats.dims.total_mass * G) > 0.01 * rats.dims.total_mass * G
-        lines.append(f"  legsim {_hname(h)}: feet carry {feet.mean():.3f} N (min {feet.min():.3f}, "
+        lines.append(f"  legsim {_hname(integ)}: feet carry {feet.mean():.3f} N (min {feet.min():.3f}, "
                      f"max {feet.max():.3f} at the records of the last 0.1 s), shell "
                      f"{res.output('fn_shell')[-1]:.3f} N, foot penetration "
                      f"{1e3 * foot_penetration(rats, res.x[-1]):.3f} mm"
@@ -532,8 +540,10 @@ def check_firing(rats: RatsRobot, twin: MujocoTwin, q0: np.ndarray, ms: int = 33
             f"(at {1e3 * ticks[np.argmax(np.abs(p_lt - p_t))]:.0f} ms)"]
 
 
-def _hname(h) -> str:
-    return f"default, RK4 {1e3 * FIXED_STEP:g} ms" if h is None else f"RK4 {1e3 * h:g} ms"
+def _hname(integ: Integrator) -> str:
+    if integ is None:
+        return f"default, RK4 {1e3 * FIXED_STEP:g} ms"
+    return f"{'RK4' if integ[0] == 'rk4_fixed' else 'explicit Euler'} {1e3 * integ[1]:g} ms"
 
 
 def rolled(out: dict, q0: np.ndarray) -> str:
@@ -601,18 +611,17 @@ def main(argv=None) -> None:
     twins = {"twin": MujocoTwin(rats, **kw)}
     t_mjcf = time.perf_counter() - t0
     twins["lean"] = MujocoTwin(rats, lean_flow=True, **kw)
-    legsims = {"default": None, "rk4": 2 * FIXED_STEP}
-    for h in legsims.values():                       # warm-up: numba cache load, first MuJoCo steps
-        legsim_run(rats, 0.05, q0, h)
+    legsims = {"default": None, "rk4": ("rk4_fixed", 2 * FIXED_STEP), "euler": ("euler", EULER_STEP)}
+    for integ in legsims.values():                   # warm-up: numba cache load, first MuJoCo steps
+        legsim_run(rats, 0.05, q0, integ)
     for tw in twins.values():
         tw.run(0.05, rolling_policy(), q0)
     times: dict[str, list[float]] = {k: [] for k in (*legsims, *twins)}
-    parts: dict[str, list[float]] = {k: [] for k in ("default", "rk4", "mj", "pneumatics", "controller",
-                                                     "lean")}
+    parts: dict[str, list[float]] = {k: [] for k in (*legsims, "mj", "pneumatics", "controller", "lean")}
     outs: dict[str, dict] = {}
     for _ in range(args.rounds):
-        for name, h in legsims.items():
-            out = outs[name] = legsim_run(rats, T, q0, h)
+        for name, integ in legsims.items():
+            out = outs[name] = legsim_run(rats, T, q0, integ)
             times[name].append(out["total"])
             parts[name].append(out["kernel"])
         for name, tw in twins.items():
@@ -633,9 +642,9 @@ def main(argv=None) -> None:
           "ratios formed within each round (> 1: legsim is faster).\n")
     print("| engine | s per sim s | x real time | twin / this | lean twin / this | where the time goes |")
     print("|---|---|---|---|---|---|")
-    for name, h in legsims.items():
+    for name, integ in legsims.items():
         k, py = part[name], med[name] - part[name]
-        print(f"| legsim, {_hname(h)} | {med[name]:.4f} | {1 / med[name]:.1f} | "
+        print(f"| legsim, {_hname(integ)} | {med[name]:.4f} | {1 / med[name]:.1f} | "
               f"**{ratio('twin', name):.2f}** | {ratio('lean', name):.2f} | compiled engine {k:.4f}, "
               f"Python controller + driver {py:.4f} "
               f"({per_tick * py:.0f} us per tick); {outs[name]['steps'] / T:.0f} steps per s |")
@@ -652,8 +661,8 @@ def main(argv=None) -> None:
     print(f"\nMuJoCo model compiled from the MJCF string in {1e3 * t_mjcf:.1f} ms; the lean flow law differs "
           f"from orifice_mass_flow by {diff:.1e} (relative).")
     print(f"\nSanity:\n- rolled in {T:g} s:")
-    for name, label in (("default", f"legsim, {_hname(None)}"), ("rk4", f"legsim, {_hname(legsims['rk4'])}"),
-                        ("twin", "MuJoCo twin"), ("lean", "lean twin")):
+    labels = [(name, f"legsim, {_hname(integ)}") for name, integ in legsims.items()]
+    for name, label in (*labels, ("twin", "MuJoCo twin"), ("lean", "lean twin")):
         print(f"  {label}: {rolled(outs[name], q0)}")
     if not args.quick:
         for stance, yaw in MORE_STARTS:

@@ -7,7 +7,11 @@ impact-angle rolling controller (``SIM_ROLLING_PARAMS``) at 1 kHz; it returns th
 heading error and speeds, which become the row of ``OUT/table/sweep.parquet``. Prints the digest's
 T13 figures (rolling starts: > 2 m; on course: |heading error| <= 0.15 rad; in >= 90 % of the starts).
 
-Usage: ``python examples/sweep_rats_rolling.py --out out/rolling [--quick] [--starts N] [--workers N]``
+``--integrator euler`` integrates with explicit Euler at ``robot.EULER_STEP`` (0.125 ms) instead of the
+default RK4 (0.125 ms): 2.7x faster; 40 starts give the same T13 figures (robot.EULER_STEP).
+
+Usage: ``python examples/sweep_rats_rolling.py --out out/rolling [--quick] [--starts N] [--workers N]
+[--integrator rk4|euler]``
 """
 
 from __future__ import annotations
@@ -36,14 +40,18 @@ def main(argv=None) -> dict[str, float]:
     ap.add_argument("--quick", action="store_true", help="4 starts of 4 s")
     ap.add_argument("--starts", type=int, default=10)
     ap.add_argument("--workers", type=int, default=None, help="default: all cores")
+    ap.add_argument("--integrator", choices=("rk4", "euler"), default="rk4",
+                    help="rk4: the robot's default; euler: explicit Euler at robot.EULER_STEP")
     args = ap.parse_args(argv)
     n, t_final = (4, 4.0) if args.quick else (args.starts, 8.0)
-    sweep = Sweep(function=FUNCTION, variations=starts(n), grid={"t_final": [t_final]})
+    sweep = Sweep(function=FUNCTION, variations=starts(n),
+                  grid={"t_final": [t_final], "integrator": [args.integrator]})
     res = run_sweep(sweep, Path(args.out) / "table", workers=args.workers, overwrite=True)
     dist, err = res.column("distance"), res.column("heading_error")
     figures = {"started": float(np.mean(dist > 2.0)), "on_course": float(np.mean(np.abs(err) <= 0.15)),
                "largest_error_rad": float(np.abs(err).max()), "runs": float(len(dist))}
-    print(f"{len(dist)} starts of {t_final:g} s ({res.stats.get('total_s', 0.0):.1f} s wall): rolling in "
+    wall = res.stats.get("total_s", 0.0)
+    print(f"{len(dist)} starts of {t_final:g} s, {args.integrator} ({wall:.1f} s wall): rolling in "
           f"{figures['started']:.0%} (T13: >= 90 %), on course in {figures['on_course']:.0%} "
           f"(T13: >= 90 % within 0.15 rad), largest heading error {figures['largest_error_rad']:.3f} rad")
     return figures

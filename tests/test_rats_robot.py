@@ -11,7 +11,7 @@ from legsim.errors import InputError
 from legsim.hybrid import Options
 from legsim.robots.rats import geometry as geo
 from legsim.robots.rats.experiments import leak_hop_ratio, per_leg_hops, stance_now
-from legsim.robots.rats.robot import G, ValveTimers, build, schedule_policy
+from legsim.robots.rats.robot import STOP_DAMPING, STOP_STIFFNESS, G, ValveTimers, build, schedule_policy
 
 P0 = 0.689e6
 MASS = 3.446
@@ -45,16 +45,46 @@ def test_rests_on_three_feet_with_the_digest_penetration(rolling):
     assert _final_stance(res) == 7
 
 
+@pytest.mark.parametrize("integrator", ["rk4", "euler"])
 @pytest.mark.parametrize("contact_set", ["tipping", "rolling"])
-def test_fixed_step_rests_where_a_fine_step_does(contact_set):
-    """The default step (RK4 at FIXED_STEP) holds the robot at rest as RK4 at 0.02 ms does, with either
-    contact set: the feet carry the weight at every record (robot module, FIXED_STEP)."""
+def test_fixed_step_rests_where_a_fine_step_does(contact_set, integrator):
+    """The default step (RK4 at FIXED_STEP) and the Euler option (EULER_STEP) hold the robot at rest as
+    RK4 at 0.02 ms does, with either contact set: the feet carry the weight at every record of the
+    last 0.1 s (robot module, FIXED_STEP and EULER_STEP)."""
     rats = build(contact_set=contact_set, valve="rubber")
     q0 = rats.q_rest(0)
     fine = rats.simulate(0.3, q0=q0, options=Options(method="rk4_fixed", h_max=2e-5, record_period=1e-3))
-    ours = rats.simulate(0.3, q0=q0)
+    ours = rats.simulate(0.3, q0=q0, options=rats.default_options(integrator))
     assert np.abs(ours.x[-1, :19] - fine.x[-1, :19]).max() < 1e-8
     assert np.allclose(ours.output("fn_total")[-100:], MASS * G, rtol=1e-4)
+
+
+def test_explicit_euler_holds_a_leg_on_its_end_stop_only_below_b_over_k():
+    """The bound behind EULER_STEP: explicit Euler multiplies an underdamped spring-damper mode by
+    |1 + h lambda|^2 = 1 + (h / m)(h k - b) per step, so a leg pressed on its retracted end stop (by
+    the thesis's constant piston friction F_f) settles there only for h < b / k (= 0.25 ms), whatever
+    its mass. In free fall (no ground contact), legs started 1 mm into the stop: at 0.8 b / k every leg
+    rests at -F_f / k; at 1.2 b / k the mode grows until the legs chatter off the stop."""
+    rats = build()
+    friction = 9.7003                                  # build()'s default F_f [N]
+    q0 = rats.q_rest(0)
+    q0[2], q0[7:] = 1.0, -1e-3
+    h_max = STOP_DAMPING / STOP_STIFFNESS
+    tail = {}
+    for f in (0.8, 1.2):
+        res = rats.simulate(0.1, q0=q0, options=Options(method="euler", h_max=f * h_max, record_period=1e-3))
+        assert res.status == "done" and res.output("fn_total").max() == 0.0      # in the air throughout
+        tail[f] = res.x[-10:, 7:19]
+    np.testing.assert_allclose(tail[0.8], -friction / STOP_STIFFNESS, rtol=1e-3)
+    assert np.ptp(tail[1.2], axis=0).min() > friction / STOP_STIFFNESS
+
+
+def test_an_unknown_integrator_is_named():
+    rats = build()
+    with pytest.raises(InputError, match="integrator = 'rk45'"):
+        rats.default_options("rk45")
+    with pytest.raises(InputError, match="smooth contact path"):
+        build(path="event").default_options("euler")
 
 
 @pytest.mark.parametrize("stance", range(20))

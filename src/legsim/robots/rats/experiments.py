@@ -240,9 +240,10 @@ class RollTrial:
 
 
 def roll_trial(rats: RatsRobot, params, *, stance: int, yaw: float, heading: float,
-               t_final: float = 8.0, v_desired: float | None = None) -> RollTrial:
+               t_final: float = 8.0, v_desired: float | None = None, integrator: str = "rk4") -> RollTrial:
     """Roll ``rats`` from rest on ``stance`` at ``yaw`` toward ``heading`` [rad] with the rolling
-    controller (:class:`~.rolling.RollingController` with ``params``) for ``t_final`` s."""
+    controller (:class:`~.rolling.RollingController` with ``params``) for ``t_final`` s, integrated
+    with ``rats.default_options(integrator)`` ("rk4" or "euler")."""
     from .rolling import RollingController
 
     ctl = RollingController(params)
@@ -251,7 +252,8 @@ def roll_trial(rats: RatsRobot, params, *, stance: int, yaw: float, heading: flo
     def policy(obs):
         return ctl.step(obs.t, obs.rotation, obs.omega, obs.position[2], obs.velocity, h, v_desired=v_desired)
 
-    res = rats.simulate(t_final, policy, q0=rats.q_rest(stance, yaw))
+    res = rats.simulate(t_final, policy, q0=rats.q_rest(stance, yaw),
+                        options=rats.default_options(integrator))
     d = res.x[-1, :2] - res.x[0, :2]
     err = (math.atan2(d[1], d[0]) - heading + math.pi) % (2 * math.pi) - math.pi
 
@@ -266,13 +268,14 @@ _ROLLING_ROBOTS: dict[tuple, RatsRobot] = {}
 
 
 def rolling_start(*, stance: int, yaw: float, heading: float, t_final: float = 8.0, seed: int = 0,
-                  **params) -> dict[str, float]:
+                  integrator: str = "rk4", **params) -> dict[str, float]:
     """One T13 start for a function sweep (``legsim.sweep.Sweep(function=
     "legsim.robots.rats.experiments:rolling_start", ...)``): :func:`roll_trial` of the T13 robot
     (rolling contact set, spool valves, the supply held at 0.689 MPa; built once per process) with
     :data:`SIM_ROLLING_PARAMS`, any of its fields replaced by ``params`` (``phi=0.1``, ``beta=0.8``...);
     the trial's figures as a dict (distance [m], heading_error [rad], v_first, v_last [m/s]).
-    ``seed`` is the sweep's per-run seed, unused: the robot has no noise."""
+    ``integrator``: "rk4" (the robot's default) or "euler" (robot.EULER_STEP). ``seed`` is the sweep's
+    per-run seed, unused: the robot has no noise."""
     import dataclasses
 
     key = ("rolling", "spool", 0.689e6, 1.0)
@@ -280,7 +283,7 @@ def rolling_start(*, stance: int, yaw: float, heading: float, t_final: float = 8
         _ROLLING_ROBOTS[key] = build(contact_set="rolling", valve="spool", p0=0.689e6, tank_volume=1.0)
     prm = dataclasses.replace(SIM_ROLLING_PARAMS, **params)
     trial = roll_trial(_ROLLING_ROBOTS[key], prm, stance=int(stance), yaw=float(yaw), heading=float(heading),
-                       t_final=float(t_final))
+                       t_final=float(t_final), integrator=str(integrator))
     return dataclasses.asdict(trial)
 
 

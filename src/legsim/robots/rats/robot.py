@@ -49,8 +49,8 @@ from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
 from .geometry import LEG_DIRECTIONS, N_LEGS, STANCE_LEG_ANGLE, RatsDims, resting_rotation
 
 __all__ = ["CONTACT_SETS", "VALVES", "STOP_STIFFNESS", "STOP_DAMPING", "G", "build", "RatsRobot",
-           "PISTON_V_EPS", "FIXED_STEP", "GROUND_V_EPS", "ValveTimers", "firing_controller", "Observation",
-           "schedule_policy"]
+           "PISTON_V_EPS", "FIXED_STEP", "EULER_STEP", "GROUND_V_EPS", "ValveTimers", "firing_controller",
+           "Observation", "schedule_policy"]
 
 G = 9.81
 """Gravity [m/s^2]."""
@@ -87,6 +87,30 @@ a 20 ms tip deviates by at most 4.2 cm (0.25 ms) or 1.6 cm (0.125 ms) mid-tumble
 4.6 mm or 1.1 mm; rolling by 2.5 cm or 0.47 cm. The rolling set at 0.25 ms is 1.5x faster and its
 T13 starts still hold their heading (10 of 10), but the brake's 2.5 m/s case, chaotic, falls from
 +3.9 % to -27 %: the default stays 0.125 ms for both sets."""
+
+EULER_STEP = 0.125e-3
+"""Step of the explicit Euler option (``RatsRobot.default_options("euler")``) [s], first order like the
+source's ODE at 4 kHz, for rolling studies that need speed more than one trajectory's accuracy.
+
+Why not the source's 0.25 ms: explicit Euler on a spring-damper m x'' + b x' + k x = 0 multiplies each
+underdamped mode by |1 + h lambda|^2 = 1 + (h / m) (h k - b) a step, so it is stable only for h < b / k.
+A leg held on its retracted end stop (the thesis's constant piston friction presses it there) is such
+a mode: b / k = STOP_DAMPING / STOP_STIFFNESS = 0.25 ms exactly, and a rolling run at 0.25 ms diverges
+(measured: non-finite at t = 0.33 s). 0.125 ms is half the bound and divides the 1 ms control period.
+
+Measured on the rolling set with the impact-angle controller (the T13 set-up: 0.689 MPa held):
+* T13 starts (8 s): ``examples/sweep_rats_rolling.py --starts 40 --integrator euler`` (the test's draw,
+  seed 7): 40 of 40 roll, 40 of 40 within 0.15 rad of the heading (largest error 0.066 rad), in 9.6 s
+  wall on 2 workers; the default: 40 and 39 of 40 (0.177 rad), 22.7 s. Another draw (seed 11), with
+  RK4 at 0.25 ms too: all three 40 of 40 (largest errors 0.051, 0.054 default, 0.118 RK4 0.25 ms).
+* The brake at 2.5 m/s (the test's set-up, 12 random starts, mean speed over 8-12 s): within 15 % in 12
+  of 12 (errors -14.8 .. +7.6 %, mean -4.8 %), against 11 of 12 (default) and 8 of 12 (RK4 0.25 ms);
+  the test's own start (stance 5, yaw 1.0) stops under Euler (-99.9 %): single runs are chaotic.
+  At 0.2 ms Euler holds 7 of 12 and its heading errors double.
+* One trajectory against RK4 at 0.031 ms, 1 s from 8 random starts: median deviation of the end
+  position 5.4 cm (RK4 0.25 ms: 6.2 cm; default: 0.52 cm; the default's largest is 18.8 cm, another
+  firing sequence).
+* Cost: one field evaluation per 0.125 ms against RK4's four per 0.25 ms (``benchmarks/bench_rats.py``)."""
 
 GROUND_V_EPS = 0.03
 """Regularising speed of the ground friction's Coulomb cone [m/s] (:func:`legsim.contact.coulomb`).
@@ -153,8 +177,8 @@ class RatsRobot:
     def simulate(self, t_final: float, policy=None, *, q0=None, v0=None, options: Options | None = None,
                  **kwargs):
         """Run to ``t_final`` [s] with ``policy`` (see :func:`firing_controller`; None: no firing).
-        ``options`` default: fixed-step RK4 at :data:`FIXED_STEP` on the smooth contact path,
-        DP45 on the event path; records every control period. ``x0``, ``t0`` continue a run
+        ``options`` default: :meth:`default_options` (fixed-step RK4 at :data:`FIXED_STEP` on the smooth
+        contact path, DP45 on the event path); records every control period. ``x0``, ``t0`` continue a run
         (:meth:`legsim.assembly.Robot.simulate`); other keywords go there too (no progress bar unless
         ``progress=True``)."""
         ctrl = None if policy is None else firing_controller(self, policy)
@@ -162,11 +186,23 @@ class RatsRobot:
         return self.robot.simulate(t_final, ctrl, q0=q0, v0=v0, options=options or self.default_options(),
                                    **kwargs)
 
-    def default_options(self) -> Options:
-        if self.robot.contacts is not None and self.robot.contacts.path == "smooth":
-            return Options(method="rk4_fixed", h_max=FIXED_STEP, record_period=self.robot.control_period)
-        return Options(rtol=1e-6, atol=1e-8, h_max=self.robot.control_period,
-                       record_period=self.robot.control_period)
+    def default_options(self, integrator: str = "rk4") -> Options:
+        """Integrator options recording every control period. ``integrator`` "rk4": fixed-step RK4 at
+        :data:`FIXED_STEP` on the smooth contact path, DP45 (rtol 1e-6) on the event path; "euler":
+        explicit Euler at :data:`EULER_STEP` (smooth path only; its accuracy and cost are measured
+        there)."""
+        smooth = self.robot.contacts is not None and self.robot.contacts.path == "smooth"
+        rec = self.robot.control_period
+        if integrator == "euler" and smooth:
+            return Options(method="euler", h_max=EULER_STEP, record_period=rec)
+        if integrator == "euler":
+            raise InputError('RATS integrator "euler" needs the smooth contact path (build(path="smooth")); '
+                             "the event path locates contacts with DP45")
+        if integrator != "rk4":
+            raise InputError(f'RATS integrator = {integrator!r}: expected "rk4" or "euler"')
+        if smooth:
+            return Options(method="rk4_fixed", h_max=FIXED_STEP, record_period=rec)
+        return Options(rtol=1e-6, atol=1e-8, h_max=rec, record_period=rec)
 
 
 def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.689e6,
