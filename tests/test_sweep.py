@@ -500,10 +500,11 @@ def test_the_slip_design_study_example_maps_where_the_runner_keeps_running(tmp_p
     assert np.all(np.diff(t_end[-1]) >= 0)  # at 0 rad, a stiffer leg runs longer
 
 
-def test_the_rats_rolling_example_sweeps_a_function_over_the_t13_starts(tmp_path):
+def test_the_rats_rolling_example_sweeps_a_function_over_the_t13_starts(tmp_path, capsys):
     """examples/sweep_rats_rolling.py --quick: 4 T13 starts of 4 s, a function sweep on two workers; the
     same figures as the starts run one after another in this process (measured: all 4 roll, largest
-    heading error 0.100 rad)."""
+    heading error 0.100 rad). It says that the first run is here and the other 3 on the workers, and,
+    run again into the same directory, that there is nothing to run."""
     import importlib.util
 
     from legsim.robots.rats.experiments import rolling_start
@@ -519,6 +520,11 @@ def test_the_rats_rolling_example_sweeps_a_function_over_the_t13_starts(tmp_path
     for i, start in enumerate(mod.starts(4)[:2]):  # the rows are the function's own results
         assert rolling_start(**start, t_final=4.0)["heading_error"] == errors[i]
     assert figures["largest_error_rad"] == max(abs(e) for e in errors)
+    said = capsys.readouterr().out
+    assert "sweep: 4 runs of legsim.robots.rats.experiments:rolling_start; the first runs here" in said
+    assert "sweep: the other 3 runs on 2 local workers" in said
+    assert mod.main(["--out", str(tmp_path), "--quick", "--workers", "2"]) == figures
+    assert "sweep: nothing to run: the 4 runs asked for are in" in capsys.readouterr().out
 
 
 def test_the_libra_example_sweeps_the_eighteen_configurations_of_the_linear_analysis(tmp_path):

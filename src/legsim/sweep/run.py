@@ -225,6 +225,11 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     name = sweep.source if function else Path(sweep.source).name
     stats: dict[str, Any] = {"validate_s": t_valid - t_begin, "backend": backend}
     interrupted, ran = False, 0
+    already = f" ({len(done)} already in {out})" if done else ""
+    if not todo:
+        echo(f"sweep: nothing to run: the {len(wanted)} runs asked for are in {out} already")
+    elif function:
+        echo(f"sweep: {len(todo)} runs of {name}{already}; the first runs here, as the warm-up")
     if todo and function:  # a function cannot be run short: its first run, here, is the warm-up
         try:
             sd.add_rows([W.run_one(ctx, todo[0])])
@@ -239,8 +244,8 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
         if backend == "local":  # no more processes than runs
             workers = min(workers or cpu_count(), len(todo))
         pool = make_pool(backend, ctx, workers, address)
-        echo(f"sweep: {len(todo)} runs of {name} on {pool.slots} {backend} worker"
-             f"{'s' if pool.slots != 1 else ''}" + (f" ({len(done)} already in {out})" if done else ""))
+        what = f"the other {len(todo)} runs" if function else f"{len(todo)} runs of {name}{already}"
+        echo(f"sweep: {what} on {pool.slots} {backend} worker{'s' if pool.slots != 1 else ''}")
         outcome = None
         try:
             outcome = execute(pool, todo, sd.add_rows, progress=progress, total=len(wanted),

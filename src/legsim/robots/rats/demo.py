@@ -8,7 +8,7 @@ robot, each printing the source's figure beside legsim's and saving a plot: ``le
     legsim demo rats_roll       # E16: rolling from rest toward several headings
     legsim demo rats_planner    # E18: the tipping planner on a circle and a figure-8, gamma sweep
     legsim demo rats_closed     # E14: closed-loop tipping with an uncommanded tip
-    legsim demo rats_endurance  # E8-E10: repeated 40 ms firings from one charge, every 4 s
+    legsim demo rats_endurance  # E8-E10: repeated 40 ms firings from one charge, every 3 s
 
 ``--out DIR`` (default ``rats_<name>-out``) takes the figure. From Python, :func:`run_demo` with
 ``quick=True`` runs fewer points and shorter runs.
@@ -199,8 +199,10 @@ def closed(out: Path, quick: bool) -> None:
 
 
 def endurance(out: Path, quick: bool) -> None:
+    from ...validation.rats import LEAKING_HOP_INTERVAL
+
     n = 20 if quick else 90
-    leak = E.endurance_run(interval=4.0, firings=n)
+    leak = E.endurance_run(interval=LEAKING_HOP_INTERVAL, firings=n)
     grounded = np.flatnonzero(leak.rise < 0.01)
     frac, ratio = E.leak_hop_ratio(150.0)
     frac300, _ = E.leak_hop_ratio(300.0)
@@ -209,13 +211,14 @@ def endurance(out: Path, quick: bool) -> None:
     print(f"   legsim: tank at {100 * frac300:.0f} % after 300 s (the leak law, tau = 433 s), a 40 ms hop at "
           f"{100 * ratio:.0f} % of the first after 150 s (tank at {100 * frac:.0f} %)")
     print("E9 leaking spool valves, 40 ms, 0.758 MPa: 40 hops until it cannot leave the ground (source)")
-    print(f"   legsim, a firing every 4 s, leak tau = 433 s: rise {100 * leak.rise[0]:.1f} cm first, "
+    print(f"   legsim, a firing every {LEAKING_HOP_INTERVAL:g} s (the source's \"rapid succession\" read as "
+          f"the middle of 2-5 s), leak tau = 433 s: rise {100 * leak.rise[0]:.1f} cm first, "
           + (f"below 1 cm from firing {grounded[0] + 1}" if grounded.size
              else f"{100 * leak.rise[-1]:.1f} cm at firing {n}"))
     plt = _plt()
     plt.plot(np.arange(1, n + 1), leak.rise * 100, ".-", label="spool, leaking, 0.758 MPa")
     if not quick:
-        tight = E.endurance_run(interval=4.0, firings=110, valve="rubber", p0=0.689e6)
+        tight = E.endurance_run(interval=LEAKING_HOP_INTERVAL, firings=110, valve="rubber", p0=0.689e6)
         low = np.flatnonzero(tight.rise < 0.05)
         print("E8 rubber valves (no leak), 40 ms, 0.689 MPa: only a few cm after 75 firings (source)")
         print(f"   legsim: below 5 cm from firing {low[0] + 1 if low.size else '-'}, "

@@ -90,7 +90,7 @@ T13 starts still hold their heading (10 of 10), but the brake's 2.5 m/s case, ch
 
 EULER_STEP = 0.125e-3
 """Step of the explicit Euler option (``RatsRobot.default_options("euler")``) [s], first order like the
-source's ODE at 4 kHz, for rolling studies that need speed more than one trajectory's accuracy.
+source's ODE at 4 kHz, for studies that need speed more than one trajectory's accuracy.
 
 Why not the source's 0.25 ms: explicit Euler on a spring-damper m x'' + b x' + k x = 0 multiplies each
 underdamped mode by |1 + h lambda|^2 = 1 + (h / m) (h k - b) a step, so it is stable only for h < b / k.
@@ -110,6 +110,8 @@ Measured on the rolling set with the impact-angle controller (the T13 set-up: 0.
 * One trajectory against RK4 at 0.031 ms, 1 s from 8 random starts: median deviation of the end
   position 5.4 cm (RK4 0.25 ms: 6.2 cm; default: 0.52 cm; the default's largest is 18.8 cm, another
   firing sequence).
+* The tipping set: T11's 60 short firings (every stance, each of its legs) tip onto the predicted
+  stance, as with RK4, in 3.0 s against 9.2 s.
 * Cost: one field evaluation per 0.125 ms against RK4's four per 0.25 ms (``benchmarks/bench_rats.py``)."""
 
 GROUND_V_EPS = 0.03
