@@ -229,7 +229,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     if not todo:
         echo(f"sweep: nothing to run: the {len(wanted)} runs asked for are in {out} already")
     elif function:
-        echo(f"sweep: {len(todo)} runs of {name}{already}; the first runs here, as the warm-up")
+        echo(f"sweep: {_runs(len(todo))} of {name}{already}; the first runs here, as the warm-up")
     if todo and function:  # a function cannot be run short: its first run, here, is the warm-up
         try:
             sd.add_rows([W.run_one(ctx, todo[0])])
@@ -244,7 +244,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
         if backend == "local":  # no more processes than runs
             workers = min(workers or cpu_count(), len(todo))
         pool = make_pool(backend, ctx, workers, address)
-        what = f"the other {len(todo)} runs" if function else f"{len(todo)} runs of {name}{already}"
+        what = f"the other {_runs(len(todo))}" if function else f"{_runs(len(todo))} of {name}{already}"
         echo(f"sweep: {what} on {pool.slots} {backend} worker{'s' if pool.slots != 1 else ''}")
         outcome = None
         try:
@@ -273,6 +273,10 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
              f"legsim sweep --resume --out {sd.dir}")
     return SweepResult(out=sd.dir, table=table, runs=n, ran=ran, skipped=len(wanted) - len(todo),
                        interrupted=interrupted, stats=stats)
+
+
+def _runs(n: int) -> str:
+    return f"{n} run{'' if n == 1 else 's'}"
 
 
 def resume_sweep(out: str | Path, *, summary: Callable[..., Any] | str | None = None,
