@@ -400,8 +400,9 @@ def tipping_range() -> list[Row]:
             f"{comp.distance:.1f} m",
             "14–20 m",
             "pass" if 14 <= comp.distance <= 20 else "not reproduced",
-            "each tip is a short hop past the reflected stance (0.123 m a tip vs 0.106); the source's leg "
-            "length l is unknown; the test asserts ~1 lattice step per tip instead",
+            "each tip is a short hop that slips 4.9 cm past the reflected stance: 0.1225 m a tip, of which "
+            "the planner's reflections are 0.0927; the source's 0.106 m a tip is ~2.2 cm of slip; the test "
+            "asserts ~1 lattice step per tip instead",
             test,
         ),
         Row(
