@@ -150,6 +150,10 @@ def test_the_climb_demo_prints_each_steps_margin_and_writes_records_figures_and_
     assert text.count("least CoM margin") == 9 and "body carries up to" in text
     meta = load_run(out).meta
     assert meta["status"] == "done" and len(meta["stages"]) > 8
+    from legsim.viz.scene import scene_for_run
+
+    # `legsim view` rebuilds the robot by the function its run names
+    assert len(scene_for_run(meta).frames) > 6
     for name in ("anton_climb_steps.png", "anton_climb_balance.png"):
         assert (out / name).stat().st_size > 5000
     assert "__VISER_EMBED_DATA__" in (out / "anton_climb.html").read_text()

@@ -136,7 +136,6 @@ def test_the_pneumatic_hopper_from_parts_hops_as_high_as_the_dedicated_hop_bench
     ("planner", "rats_planner.png", "gamma 1.5"),
     ("hop", "rats_hop.png", "E5 rubber valves"),
     ("legs", "rats_legs.png", "E7 every leg"),
-    ("roll", "rats_roll.png", "heading"),
 ])
 def test_rats_experiments_print_the_source_beside_legsim_and_plot(tmp_path, capsys, experiment, figure,
                                                                   printed):
@@ -147,6 +146,27 @@ def test_rats_experiments_print_the_source_beside_legsim_and_plot(tmp_path, caps
     out = capsys.readouterr().out
     assert printed in out and "source" in out
     assert (tmp_path / figure).stat().st_size > 10_000
+
+
+def test_the_rats_roll_demo_writes_its_first_roll_as_a_run_that_legsim_view_rebuilds(tmp_path, capsys):
+    # `legsim demo rats_roll` prints the source beside legsim and draws the headings; and a researcher
+    # watches the sphere roll: the records of the first heading's roll, its 3-D replay, and the run
+    # directory replayed again by `legsim view` (the robot rebuilt by the function the run names)
+    from legsim.io.results import load_run
+    from legsim.robots.rats.demo import run_demo
+    from legsim.viz.viewer import export_html
+
+    run_demo(tmp_path, "roll", quick=True)
+    out = capsys.readouterr().out
+    assert "heading" in out and "source" in out and "3-D replay" in out
+    assert (tmp_path / "rats_roll.png").stat().st_size > 10_000
+    run = load_run(tmp_path)
+    assert run.meta["status"] == "done" and run.meta["heading"] == 0.0
+    assert run.meta["robot_builder"]["function"] == "legsim.robots.rats.robot:assembled"
+    t, x = run.records["t"], run.records["shell_x"]
+    assert t[-1] == pytest.approx(4.0) and x[-1] - x[0] > 5.0  # rolled off toward +x
+    assert (tmp_path / "rats_roll.html").stat().st_size > 100_000
+    assert export_html(tmp_path, tmp_path / "again.html").stat().st_size > 100_000
 
 
 def test_the_libra_example_prints_the_mobility_log_and_the_linear_sweep(capsys):

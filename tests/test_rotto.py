@@ -255,6 +255,11 @@ def test_rotto_demo_writes_its_figures_and_replay(tmp_path):
     assert (tmp_path / "out" / "rotto_balance.png").stat().st_size > 10_000
     assert (tmp_path / "out" / "rotto_walk.html").stat().st_size > 10_000
     assert m["com_margin_min_m"] > 0.0 and "rotto_walk: 2 steps" in lines[0]
+    from legsim.io.results import load_run
+    from legsim.viz.scene import scene_for_run
+
+    # `legsim view` rebuilds the robot by the function its run names
+    assert len(scene_for_run(load_run(tmp_path / "out").meta).frames) == 13  # the pelvis and 2 x 6 links
 
 
 def test_the_drives_current_loops_change_the_walk_by_micrometres():

@@ -119,6 +119,14 @@ def test_demo_help_lists_every_demo_with_what_it_shows(capsys):
     assert "no demo named 'nosuch'" in err and "rats_roll" in err and "legsim demo --help" in err
 
 
+@pytest.mark.parametrize("name", ["rats_planner", "anton_walk"])
+def test_a_python_demo_told_to_write_into_a_file_says_so(tmp_path, capsys, name):
+    """``--out`` naming an existing file: exit 2 and a message naming it, before anything runs."""
+    (tmp_path / "afile").write_text("")
+    assert main(["demo", name, "--out", str(tmp_path / "afile")]) == 2
+    assert f"--out '{tmp_path / 'afile'}' is a file" in capsys.readouterr().err
+
+
 def test_models_lists_and_describes_models(capsys):
     assert main(["models"]) == 0
     assert "slip" in capsys.readouterr().out
@@ -294,6 +302,7 @@ def test_the_libra_demo_climbs_a_cycle_and_writes_records_figures_and_a_replay(t
         assert (tmp_path / "libra" / name).stat().st_size > 5000
     html = (tmp_path / "libra" / "libra_climb.html").read_text()
     assert "__VISER_EMBED_DATA__" in html and len(html) < 20e6
+    _viewable(run)
 
 
 def test_the_anton_demo_walks_changes_gait_climbs_a_step_and_writes_records_figures_and_a_replay(
@@ -310,6 +319,17 @@ def test_the_anton_demo_walks_changes_gait_climbs_a_step_and_writes_records_figu
     for name in ("anton_gait_forces.png", "anton_support.png"):
         assert (tmp_path / "anton" / name).stat().st_size > 5000
     assert "__VISER_EMBED_DATA__" in (tmp_path / "anton" / "anton_walk.html").read_text()
+    _viewable(run)
+
+
+def _viewable(run) -> None:
+    """``legsim view`` rebuilds a Python demo's robot by the function its run names (``robot_builder``)
+    and poses it from the run's records."""
+    from legsim.viz.scene import scene_for_run
+
+    scene = scene_for_run(run.meta)
+    cols = {k: np.asarray(run.records[k])[:2] for k in run.records.keys()}
+    assert scene.poses(cols).frames.shape[:2] == (2, len(scene.frames)) and len(scene.frames) > 1
 
 
 def test_legsim_mobility_prints_the_extended_mobility_log(capsys):

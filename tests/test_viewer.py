@@ -148,6 +148,42 @@ def test_a_minute_of_quadruped_exports_under_20_mb(tmp_path):
     assert size < 20e6, f"{size / 1e6:.1f} MB"
 
 
+def test_a_replay_follows_a_robot_that_travels_away_and_not_one_that_stays():
+    """A block sliding 3 m (30 times its size) is followed: the world node moves against it, so that the
+    block is drawn where it started at every frame, and the camera looks there; the ground gets a grid.
+    The same block moving 0.1 m is not followed (every node as before, under the scene's root)."""
+    from legsim.viz.viewer import Drawing, area_of, start_server, stop_server, travels
+
+    scene = S.SCENES["coulomb_block"]({"model": "coulomb_block"})
+    server = start_server(port=8395, quiet=True)
+    try:
+        for reach, follow in ((3.0, True), (0.1, False)):
+            x = np.linspace(0.0, reach, 7) ** 2 / reach
+            poses = scene.poses({"x": x})
+            assert travels(poses, scene) is follow
+            d = Drawing(server, scene, area_of(poses, 1.0), poses.frames[0], follow=follow)
+            for k in range(x.size):
+                d.show(poses, k)
+                drawn = np.asarray(d.frames[0].position) + (np.asarray(d.world.position) if follow else 0.0)
+                np.testing.assert_allclose(drawn, poses.frames[0 if follow else k, 0, :3], atol=1e-12)
+            assert (d.world is not None) is follow and (d.grid is not None) is follow
+            server.scene.reset()
+    finally:
+        stop_server(server)
+
+
+def test_a_run_names_the_function_that_rebuilds_its_robot_and_a_missing_one_is_named(tmp_path):
+    """``robot_builder`` in a run's metadata: ``legsim view`` calls it for the robot's geometry; a function
+    this legsim does not have is an InputError naming the run and the function."""
+    from legsim.errors import InputError
+
+    meta = {"robot_builder": S.robot_builder("legsim.robots.rats.robot:assembled", contact_set="tipping")}
+    scene = S.scene_for_run(meta)
+    assert len(scene.frames) == 13  # the shell and its 12 legs
+    with pytest.raises(InputError, match=r"run_x: the run's robot_builder 'legsim.nothing:here'"):
+        S.scene_for_run({"robot_builder": S.robot_builder("legsim.nothing:here")}, "run_x")
+
+
 def test_legsim_view_html_writes_one_file_and_bad_input_is_named(tmp_path, capsys):
     out = tmp_path / "slip"
     assert main(["run", str(SCENARIOS / "slip_run.toml"), "--out", str(out), "-q"]) == 0

@@ -96,9 +96,9 @@ PYTHON_DEMO_TITLES = {
     "rats_tip": "RATS E6: tip threshold against pressure on the full robot",
     "rats_legs": "RATS E7: every leg's 40 ms hop at three pressures",
     "rats_range": "RATS E11-E13: straight-line tipping range from one charge",
-    "rats_roll": "RATS E16: rolling from rest toward several headings",
+    "rats_roll": "RATS E16: rolling from rest toward several headings, the first one's run and 3-D replay",
     "rats_planner": "RATS E18: the tipping planner on a circle and a figure-8",
-    "rats_closed": "RATS E14: closed-loop tipping with an uncommanded tip",
+    "rats_closed": "RATS E14: closed-loop tipping with an uncommanded tip, its run and 3-D replay",
     "rats_endurance": "RATS E8-E10: repeated 40 ms firings from one charge",
 }
 """One line per Python demo for ``legsim demo --help`` (the TOML demos' come from their files)."""

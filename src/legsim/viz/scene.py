@@ -476,7 +476,7 @@ def _hexapod(meta: Mapping[str, Any]) -> Scene:
     """SimSect's compliant hexapod: the body as a box through the hips, six legs hip → toe (massless
     compliant legs as segments), toe spheres, normal-force arrows along the terrain normal, and the
     terrain (plane, slopes, sinusoid or heightfield) as a surface."""
-    from ..robots.rhex.terrain import terrain_height, terrain_normal
+    from ..robots.rhex.terrain import TerrainType, terrain_height, terrain_normal
 
     p = _params(meta)
     pvec = np.array(list(p.values()), dtype=float)
@@ -510,6 +510,8 @@ def _hexapod(meta: Mapping[str, Any]) -> Scene:
     shapes = [Shape("body", "box", tuple(size), "body", np.eye(3), centre)]
     shapes += [Shape(f"toe{i}", "sphere", (0.012,), f"toe{i}", color=LEG) for i in range(6)]
     def terrain(area: Area) -> list[Shape]:
+        if int(p.get("terrain_type", TerrainType.FLAT)) == TerrainType.FLAT:  # the plane z = 0
+            return ground_shapes(area)
         return [heightmap_shape(lambda X, Y: terrain_height(pvec, X, Y), area)]
 
     return Scene("hexapod", ("body", *(f"toe{i}" for i in range(6))), tuple(shapes), poser,
@@ -558,9 +560,33 @@ SCENES: dict[str, Callable[[Mapping[str, Any]], Scene]] = {
 """Registered model name -> scene builder from a run's metadata (``run.json``)."""
 
 
+def robot_builder(function: str, **keywords: Any) -> dict[str, Any]:
+    """What a run written by Python code records (its metadata's ``robot_builder``) so that
+    ``legsim view`` can rebuild the robot's geometry: ``function`` ("package.module:name") called with
+    ``keywords`` (plain values, as JSON keeps them) returns the :class:`legsim.assembly.Robot`."""
+    return {"function": function, "keywords": keywords}
+
+
+def _rebuild(builder: Mapping[str, Any], where: str | Path) -> Any:
+    import importlib
+
+    name = str(builder.get("function", ""))
+    module, _, attr = name.partition(":")
+    try:
+        function = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError):
+        raise InputError(f"{where}: the run's robot_builder {name!r} is not a function that this legsim "
+                         "has (expected 'package.module:function')") from None
+    return function(**dict(builder.get("keywords", {})))
+
+
 def scene_for_run(meta: Mapping[str, Any], where: str | Path = "run") -> Scene:
     """The scene of a run from its metadata: a robot from a hardware file (the scenario's ``robot``)
-    is rebuilt from that file; a registered model uses :data:`SCENES`."""
+    is rebuilt from that file; a robot built in Python by the function that its run names
+    (:func:`robot_builder`); a registered model uses :data:`SCENES`."""
+    builder = meta.get("robot_builder")
+    if builder:
+        return robot_scene(_rebuild(builder, where))
     sc = meta.get("scenario", {}) or {}
     robot_file = sc.get("robot")
     if robot_file:

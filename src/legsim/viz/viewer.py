@@ -94,31 +94,54 @@ def area_of(poses: Poses, margin: float) -> Area:
     return xyz.min(axis=0) - margin, xyz.max(axis=0) + margin
 
 
+def travels(poses: Poses, scene: Scene) -> bool:
+    """Whether the robot goes far from where it starts: its first frame moves more than twice the robot's
+    size (``scene.extent``) across the ground (perpendicular to ``scene.up``). A replay then follows it."""
+    if not poses.frames.shape[1]:
+        return False
+    up = np.asarray(scene.up, dtype=float)
+    d = poses.frames[:, 0, :3] - poses.frames[0, 0, :3]
+    across = d - np.outer(d @ up, up)
+    return bool(np.linalg.norm(across, axis=1).max() > 2.0 * scene.extent)
+
+
 class Drawing:
     """A :class:`Scene` on a viser server: one node per moving frame under ``/robot``, its shapes
     as children, the legs as line segments, contact forces as arrows, the terrain under
-    ``/terrain`` for ``area``."""
+    ``/terrain`` for ``area``. ``follow``: everything hangs under a ``/world`` node shifted so that the
+    robot's first frame stays where it started across the ground (the camera follows a robot that rolls
+    or walks away; a flat ground gets a 0.5 m grid, so that the ground's motion shows)."""
 
-    def __init__(self, server: Any, scene: Scene, area: Area, first: np.ndarray | None = None):
+    def __init__(self, server: Any, scene: Scene, area: Area, first: np.ndarray | None = None,
+                 follow: bool = False):
         self.server, self.scene = server, scene
         sc = server.scene
         sc.set_up_direction(tuple(scene.up))
+        root = "/world" if follow else ""
+        self.world = sc.add_frame("/world", show_axes=False) if follow else None
         self.static = scene.terrain(area)
+        self.grid = None
         for s in self.static:
-            self._add(f"/terrain/{s.name}", s)
+            self._add(f"{root}/terrain/{s.name}", s)
+            if follow and s.kind == "box" and s.name == "ground":  # on its top face
+                top = s.p + s.R[:, 2] * (s.dims[2] / 2 + 1e-3)
+                self.grid = sc.add_grid(f"{root}/terrain/grid", s.dims[0], s.dims[1], cell_size=0.5,
+                                        section_size=1.0, wxyz=tuple(rotation_to_wxyz(s.R)),
+                                        position=tuple(top))
         # created at their first pose: an exported page starts from the scene as created, before
         # any pose update reaches it
         identity = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
         start = first if first is not None else np.tile(identity, (len(scene.frames), 1))
-        self.frames = [sc.add_frame(f"/robot/{f}", show_axes=False, position=tuple(start[j, :3]),
+        self.anchor = start[0, :3].copy() if len(scene.frames) else np.zeros(3)
+        self.frames = [sc.add_frame(f"{root}/robot/{f}", show_axes=False, position=tuple(start[j, :3]),
                                     wxyz=tuple(start[j, 3:])) for j, f in enumerate(scene.frames)]
         for s in scene.shapes:
-            parent = f"/robot/{s.frame}" if s.frame else "/static"
+            parent = f"{root}/robot/{s.frame}" if s.frame else f"{root}/static"
             self._add(f"{parent}/{s.name}", s)
         thick = 0.02 * scene.extent
-        self.lines = sc.add_line_segments("/legs", np.zeros((len(scene.segment_names), 2, 3)), LEG,
+        self.lines = sc.add_line_segments(f"{root}/legs", np.zeros((len(scene.segment_names), 2, 3)), LEG,
                                           thickness=thick) if scene.segment_names else None
-        self.arrows = sc.add_arrows("/forces", np.zeros((len(scene.arrow_names), 2, 3)), FORCE,
+        self.arrows = sc.add_arrows(f"{root}/forces", np.zeros((len(scene.arrow_names), 2, 3)), FORCE,
                                     shaft_radius=thick / 2, head_radius=thick, head_length=2 * thick) \
             if scene.arrow_names else None
 
@@ -144,7 +167,11 @@ class Drawing:
             raise ValueError(f"scene {self.scene.name!r}: shape {s.name!r} of unknown kind {s.kind!r}")
 
     def show(self, poses: Poses, k: int) -> None:
-        """Move the robot to record ``k`` of ``poses``."""
+        """Move the robot to record ``k`` of ``poses`` (following it: move the world under it)."""
+        if self.world is not None:
+            up = np.asarray(self.scene.up, dtype=float)
+            d = poses.frames[k, 0, :3] - self.anchor
+            self.world.position = tuple(-(d - (d @ up) * up))
         for j, h in enumerate(self.frames):
             h.position = poses.frames[k, j, :3]
             h.wxyz = poses.frames[k, j, 3:]
@@ -154,8 +181,12 @@ class Drawing:
             self.arrows.points = poses.arrows[k]
 
     def aim_camera(self, poses: Poses, k: int = 0) -> None:
-        """Point the initial camera (new clients, exported files) at frame 0's origin at record ``k``."""
+        """Point the initial camera (new clients, exported files) at frame 0's origin at record ``k``
+        (following the robot: where it started across the ground)."""
         c = poses.frames[k, 0, :3] if poses.frames.shape[1] else np.zeros(3)
+        if self.world is not None:
+            up = np.asarray(self.scene.up, dtype=float)
+            c = self.anchor + ((c - self.anchor) @ up) * up
         d = 1.2 * self.scene.extent
         up = np.asarray(self.scene.up, dtype=float)
         side = np.array([1.0, 0.0, 0.0]) if abs(up[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
@@ -203,7 +234,8 @@ def scene_html(scene: Scene, records: Mapping[str, np.ndarray], fps: float = 30.
     t = t_all[idx]
     server = start_server(port=_free_port(), quiet=True)
     try:
-        drawing = Drawing(server, scene, area_of(poses, max(1.0, 2 * scene.extent)), poses.frames[0])
+        drawing = Drawing(server, scene, area_of(poses, max(1.0, 2 * scene.extent)), poses.frames[0],
+                          follow=travels(poses, scene))
         drawing.aim_camera(poses)
         drawing.show(poses, 0)
         rec = server.get_scene_serializer()
@@ -238,7 +270,7 @@ class Replay:
         self.t = t_all[self.idx]
         self.poses = scene.poses(_Rows(records, self.idx))
         self.drawing = Drawing(server, scene, area_of(self.poses, max(1.0, 2 * scene.extent)),
-                               self.poses.frames[0])
+                               self.poses.frames[0], follow=travels(self.poses, scene))
         self.drawing.aim_camera(self.poses)
         self.fps = fps
         gui = server.gui

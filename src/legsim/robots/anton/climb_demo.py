@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...io.results import RunWriter
+from ...viz.scene import robot_builder
 from .climb import ClimbPlan, climb_robot, simulate_climb, step_summary, steps_at
 from .params import LEGS
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from ...assembly import Robot
     from ...hybrid import Result
 
-__all__ = ["run_demo", "ClimbRun", "RECORD_PERIOD"]
+__all__ = ["run_demo", "default_climb_robot", "ClimbRun", "RECORD_PERIOD"]
 
 RECORD_PERIOD = 0.01  # [s]
 
@@ -67,6 +68,12 @@ def _side_view(ax, robot, q, ledge, tibia: float) -> None:
     ax.set_aspect("equal")
 
 
+def default_climb_robot():
+    """ANTON before the default ledge (:class:`~.climb.ClimbPlan`): the robot of the demo's run (its
+    records name this function for ``legsim view``)."""
+    return climb_robot(ClimbPlan())
+
+
 def run_demo(out_dir: str | Path = "anton_climb-out", echo=print) -> ClimbRun:
     """Climb the default ledge (:class:`~.climb.ClimbPlan`); write records, figures and
     ``anton_climb.html`` into ``out_dir``; return what ran (:class:`ClimbRun`)."""
@@ -83,7 +90,8 @@ def run_demo(out_dir: str | Path = "anton_climb-out", echo=print) -> ClimbRun:
     ledge = plan.ledge
     robot = climb_robot(plan)
     meta = {"demo": "anton_climb", "ledge": {"height": ledge.height, "edge_x": ledge.edge_x},
-            "stages": [[s.step, s.what, s.duration] for s in plan.stages]}
+            "stages": [[s.step, s.what, s.duration] for s in plan.stages],
+            "robot_builder": robot_builder("legsim.robots.anton.climb_demo:default_climb_robot")}
     writer = RunWriter(out, robot.model, meta)
     # a record every 10 ms (the controller still runs every 1 ms): 14 MB of records, not 140
     options = dataclasses.replace(robot.default_options(), record_period=RECORD_PERIOD)

@@ -11,12 +11,20 @@ import numpy as np
 
 from ...assembly import Obstacle
 from ...io.results import RunWriter
+from ...viz.scene import robot_builder
 from .params import LEGS
 from .robot import WalkPlan, build_robot, standing_pose, support_track, walker
 
-__all__ = ["run_demo", "STEP_EDGE", "STEP_HEIGHT"]
+__all__ = ["run_demo", "walk_robot", "STEP_EDGE", "STEP_HEIGHT"]
 
 STEP_EDGE, STEP_HEIGHT = 1.0, 0.025  # [m]: the step's edge along x and its height
+
+
+def walk_robot():
+    """ANTON with the demo's step (:data:`STEP_EDGE`, :data:`STEP_HEIGHT`) ahead of it: the robot of the
+    demo's run (its records name this function for ``legsim view``)."""
+    step = Obstacle((1.0, 1.0, 0.5 * STEP_HEIGHT), (STEP_EDGE + 1.0, 0.0, 0.5 * STEP_HEIGHT), name="step")
+    return build_robot(obstacles=(step,))
 
 
 def run_demo(out_dir: str | Path = "anton_walk-out", echo=print, t_final: float = 14.0) -> dict:
@@ -31,14 +39,14 @@ def run_demo(out_dir: str | Path = "anton_walk-out", echo=print, t_final: float 
 
     out = Path(out_dir)
     plan = WalkPlan(adaptation_height=0.03, gait_changes=((4.0, "wave"), (8.0, "tripod")))
-    step = Obstacle((1.0, 1.0, 0.5 * STEP_HEIGHT), (STEP_EDGE + 1.0, 0.0, 0.5 * STEP_HEIGHT), name="step")
-    robot = build_robot(obstacles=(step,))
+    robot = walk_robot()
     q0 = standing_pose(plan)
     q0[2] += 0.002
     ctrl = walker(plan)
     meta = {"demo": "anton_walk", "plan": {"speed": plan.speed, "gait": plan.gait,
                                           "gait_changes": [list(c) for c in plan.gait_changes]},
-            "step": {"edge_x": STEP_EDGE, "height": STEP_HEIGHT}}
+            "step": {"edge_x": STEP_EDGE, "height": STEP_HEIGHT},
+            "robot_builder": robot_builder("legsim.robots.anton.demo:walk_robot")}
     writer = RunWriter(out, robot.model, meta)
     res = robot.simulate(t_final, ctrl, q0=q0, sinks=[writer])
     writer.finish(res.status, res.message, res.stats)

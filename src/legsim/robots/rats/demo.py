@@ -10,7 +10,9 @@ robot, each printing the source's figure beside legsim's and saving a plot: ``le
     legsim demo rats_closed     # E14: closed-loop tipping with an uncommanded tip
     legsim demo rats_endurance  # E8-E10: repeated 40 ms firings from one charge, every 3 s
 
-``--out DIR`` (default ``rats_<name>-out``) takes the figure. From Python, :func:`run_demo` with
+``--out DIR`` (default ``rats_<name>-out``) takes the figure; ``rats_roll`` (its first heading) and
+``rats_closed`` also write their run's records there and a 3-D replay (``rats_roll.html``,
+``rats_closed.html``; ``legsim view DIR`` shows the records again). From Python, :func:`run_demo` with
 ``quick=True`` runs fewer points and shorter runs.
 """
 
@@ -130,15 +132,39 @@ def range_(out: Path, quick: bool) -> None:
     fig.savefig(out / "rats_range.png", dpi=100)
 
 
+def _records(out: Path, rats, demo: str, builder: dict, **meta):
+    """A run directory's writer in ``out`` for a run of ``rats`` (``builder``: how ``legsim view`` rebuilds
+    it, :func:`legsim.viz.scene.robot_builder`)."""
+    from ...io.results import RunWriter
+    from ...viz.scene import robot_builder
+
+    rebuild = robot_builder("legsim.robots.rats.robot:assembled", **builder)
+    return RunWriter(out, rats.robot.model, {"demo": demo, **meta, "robot_builder": rebuild})
+
+
+def _replay(path: Path, rats, res) -> None:
+    from ...viz.viewer import write_robot_replay
+
+    print(f"   3-D replay (open in a browser): {write_robot_replay(path, rats.robot, res)}")
+
+
 def roll(out: Path, quick: bool) -> None:
-    rats = build(contact_set="rolling", tank_volume=1.0)
+    build_kw = {"contact_set": "rolling", "tank_volume": 1.0}
+    rats = build(**build_kw)
     prm = E.SIM_ROLLING_PARAMS   # Table 6.2 re-tuned for this robot (experiments.tune_rolling)
     plt = _plt()
     print("E16: stable straight rolling with continual acceleration over 8 s (source gives no speeds)")
-    for head in np.radians([0, 60, 120] if quick else [0, 45, 90, 135, 180, 225, 270, 315]):
-        tr = E.roll_trial(rats, prm, stance=3, yaw=0.5, heading=float(head), t_final=4.0 if quick else 8.0)
+    for k, head in enumerate(np.radians([0, 60, 120] if quick else [0, 45, 90, 135, 180, 225, 270, 315])):
+        start = {"stance": 3, "yaw": 0.5, "heading": float(head), "t_final": 4.0 if quick else 8.0}
+        writer = _records(out, rats, "rats_roll", build_kw, **start) if k == 0 else None
+        res = E.roll(rats, prm, **start, sinks=[writer] if writer else [])
+        tr = E.RollTrial.of(res, float(head))
         print(f"   heading {np.degrees(head):5.0f} deg: {tr.distance:5.1f} m, off by "
               f"{tr.heading_error:+.2f} rad, speed {tr.v_first:.1f} -> {tr.v_last:.1f} m/s")
+        if writer:
+            writer.finish(res.status, res.message, res.stats)
+            print(f"   records of this roll in {out}/")
+            _replay(out / "rats_roll.html", rats, res)
         plt.plot([0, tr.distance * np.cos(head + tr.heading_error)],
                  [0, tr.distance * np.sin(head + tr.heading_error)], "-o")
     plt.axis("equal")
@@ -167,7 +193,8 @@ def closed(out: Path, quick: bool) -> None:
     from legsim.robots.rats.stance import ClosedLoopTipper
     from legsim.robots.rats.valve_time import DepletionEstimator
 
-    rats = build(valve="rubber", contact_set="tipping")
+    build_kw = {"valve": "rubber", "contact_set": "tipping"}
+    rats = build(**build_kw)
     goal = np.array([1.2, 0.0])
     tipper = ClosedLoopTipper(line_path((0.0, 0.0), goal), start_stance=0, dims=rats.dims, yaw=0.2,
                               slip=E.SIM_TIP_SLIP, strength=E.SIM_TIP_MODEL,
@@ -185,7 +212,9 @@ def closed(out: Path, quick: bool) -> None:
         cmd = tipper.update(obs.accel, obs.t)
         return None if cmd is None else [(cmd.leg, cmd.duration_ms)]
 
-    res = rats.simulate(45.0, policy, q0=rats.q_rest(0, 0.2))
+    writer = _records(out, rats, "rats_closed", build_kw, goal=goal.tolist())
+    res = rats.simulate(45.0, policy, q0=rats.q_rest(0, 0.2), sinks=[writer])
+    writer.finish(res.status, res.message, res.stats)
     print("E14: after a disturbance the planner re-plans and reaches the goal (source, qualitative)")
     for e in tipper.log:
         print(f"   t {e.t:5.1f} s: stance {e.detected:2d} {e.outcome.value if e.outcome else 'start':10s} "
@@ -196,6 +225,8 @@ def closed(out: Path, quick: bool) -> None:
     plt.plot(*goal, "r*")
     plt.axis("equal")
     plt.savefig(out / "rats_closed_loop.png", dpi=100)
+    print(f"   records in {out}/")
+    _replay(out / "rats_closed.html", rats, res)
 
 
 def endurance(out: Path, quick: bool) -> None:
@@ -240,7 +271,12 @@ def run_demo(out_dir: str | Path, experiment: str, quick: bool = False) -> None:
     if experiment not in RUNS:
         raise InputError(f"no RATS experiment named {experiment!r}; available: {', '.join(sorted(RUNS))}")
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out '{out}' is a file: expected a directory for the demo's figures")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out '{out}': cannot create the directory: {exc.strerror}") from None
     RUNS[experiment](out, quick)
     print(f"figures in {out}/")
 

@@ -32,7 +32,8 @@ from .valve_time import DepletionEstimator, TipStrengthModel
 __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL", "SIM_TIP_MODEL_SPOOL",
            "SIM_TIP_SLIP",
            "RangeResult",
-           "range_run", "measure_tip_slip", "RollTrial", "roll_trial", "rolling_start", "ROLL_OBJECTIVE",
+           "range_run", "measure_tip_slip", "RollTrial", "roll", "roll_trial", "rolling_start",
+           "ROLL_OBJECTIVE",
            "tune_rolling",
            "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run", "fire_once", "E7_PRESSURES",
            "per_leg_hops", "leak_hop_ratio"]
@@ -238,12 +239,27 @@ class RollTrial:
     v_first: float
     v_last: float
 
+    @classmethod
+    def of(cls, res, heading: float) -> RollTrial:
+        """The figures of :func:`roll`'s result ``res`` (a run of at least 1 s) rolled toward ``heading``
+        [rad]."""
+        d = res.x[-1, :2] - res.x[0, :2]
+        err = (math.atan2(d[1], d[0]) - heading + math.pi) % (2 * math.pi) - math.pi
+        t0, t1 = float(res.t[0]), float(res.t[-1])
 
-def roll_trial(rats: RatsRobot, params, *, stance: int, yaw: float, heading: float,
-               t_final: float = 8.0, v_desired: float | None = None, integrator: str = "rk4") -> RollTrial:
+        def speed(a, b):
+            m = (res.t >= a) & (res.t < b)
+            return float(np.linalg.norm(res.x[m][-1, :2] - res.x[m][0, :2]) / (res.t[m][-1] - res.t[m][0]))
+
+        return cls(float(np.linalg.norm(d)), float(err), speed(t0, t0 + 1.0), speed(t1 - 1.0, t1))
+
+
+def roll(rats: RatsRobot, params, *, stance: int, yaw: float, heading: float, t_final: float = 8.0,
+         v_desired: float | None = None, integrator: str = "rk4", sinks=()):
     """Roll ``rats`` from rest on ``stance`` at ``yaw`` toward ``heading`` [rad] with the rolling
-    controller (:class:`~.rolling.RollingController` with ``params``) for ``t_final`` s, integrated
-    with ``rats.default_options(integrator)`` ("rk4" or "euler")."""
+    controller (:class:`~.rolling.RollingController` with ``params``; ``v_desired`` [m/s] for the brake)
+    for ``t_final`` s, integrated with ``rats.default_options(integrator)`` ("rk4" or "euler"); ``sinks``
+    receive the records as they are made (a :class:`legsim.io.RunWriter`). Returns the run's Result."""
     from .rolling import RollingController
 
     ctl = RollingController(params)
@@ -252,16 +268,16 @@ def roll_trial(rats: RatsRobot, params, *, stance: int, yaw: float, heading: flo
     def policy(obs):
         return ctl.step(obs.t, obs.rotation, obs.omega, obs.position[2], obs.velocity, h, v_desired=v_desired)
 
-    res = rats.simulate(t_final, policy, q0=rats.q_rest(stance, yaw),
-                        options=rats.default_options(integrator))
-    d = res.x[-1, :2] - res.x[0, :2]
-    err = (math.atan2(d[1], d[0]) - heading + math.pi) % (2 * math.pi) - math.pi
+    return rats.simulate(t_final, policy, q0=rats.q_rest(stance, yaw),
+                         options=rats.default_options(integrator), sinks=list(sinks))
 
-    def speed(t0, t1):
-        m = (res.t >= t0) & (res.t < t1)
-        return float(np.linalg.norm(res.x[m][-1, :2] - res.x[m][0, :2]) / (res.t[m][-1] - res.t[m][0]))
 
-    return RollTrial(float(np.linalg.norm(d)), float(err), speed(0.0, 1.0), speed(t_final - 1.0, t_final))
+def roll_trial(rats: RatsRobot, params, *, stance: int, yaw: float, heading: float,
+               t_final: float = 8.0, v_desired: float | None = None, integrator: str = "rk4") -> RollTrial:
+    """:func:`roll`, summed up (:meth:`RollTrial.of`)."""
+    res = roll(rats, params, stance=stance, yaw=yaw, heading=heading, t_final=t_final, v_desired=v_desired,
+               integrator=integrator)
+    return RollTrial.of(res, heading)
 
 
 _ROLLING_ROBOTS: dict[tuple, RatsRobot] = {}

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ...io.results import RunWriter
+from ...viz.scene import robot_builder
 from .robot import (
     StaticWalk,
     balance_summary,
@@ -34,7 +35,8 @@ def run_demo(out_dir: str | Path = "rotto_walk-out", echo=print, steps: int = 4)
     walk = StaticWalk(steps=steps)
     robot = build_robot()
     ctrl = walker(walk)
-    meta = {"demo": "rotto_walk", "walk": {"steps": walk.steps, "step_length": walk.step_length}}
+    meta = {"demo": "rotto_walk", "walk": {"steps": walk.steps, "step_length": walk.step_length},
+            "robot_builder": robot_builder("legsim.robots.rotto.robot:build_robot")}
     writer = RunWriter(out, robot.model, meta)
     res = robot.simulate(walk.duration, ctrl, q0=standing_pose(walk), sinks=[writer])
     writer.finish(res.status, res.message, res.stats)
