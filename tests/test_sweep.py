@@ -115,10 +115,10 @@ def test_a_runs_seed_depends_on_the_sweep_seed_and_run_id_only():
 
 @pytest.mark.parametrize("kwargs, fragment", [
     ({"grid": {"params.kk": [1.0, 2.0]}},
-     r"sweep run 0 of 2 \(params.kk = 1.0\).*\[params\] kk.*did you mean 'k'"),
+     r"sweep run 1 of 2 \(run_id 0; params.kk = 1.0\).*\[params\] kk.*did you mean 'k'"),
     ({"grid": {"params.k": [1000.0, "stiff"]}},
-     r"sweep run 1 of 2 .*\[params\] k = 'stiff'.*expected a number"),
-    ({"grid": {"t_final": [1.0, -1.0]}}, r"sweep run 1 of 2 .*t_final = -1.0.*out of range"),
+     r"sweep run 2 of 2 \(run_id 1; .*\[params\] k = 'stiff'.*expected a number"),
+    ({"grid": {"t_final": [1.0, -1.0]}}, r"sweep run 2 of 2 \(run_id 1; t_final = -1.0.*out of range"),
     ({"grid": {"integrator.h_min": [0.5]}}, r"\[integrator\].*h_min = 0.5 exceeds h_max"),
     ({"variations": [{"initial.xdott": 1.0}]}, r"\[initial\] xdott.*did you mean 'xdot'"),
     ({"ranges": {"params.k": (2.0, 1.0)}, "samples": 4}, r"range 'params.k'.*low < high"),
@@ -289,7 +289,8 @@ def test_a_design_study_sweeps_keys_of_the_robots_hardware_file(tmp_path):
     rail = res.column("rail@final")
     assert abs(rail[1] - rail[0]) > 1e-3  # the gear changes how the leg holds the trunk
     bad = Sweep(HOPPER, grid={"hardware.actuators.legs.geer": [20.0]})
-    with pytest.raises(InputError, match=r"sweep run 0 of 1 .*unknown DCMotor key 'geer'.*'gear'"):
+    with pytest.raises(InputError,
+                       match=r"sweep run 1 of 1 \(run_id 0; .*unknown DCMotor key 'geer'.*'gear'"):
         run_sweep(bad, tmp_path / "bad", **QUIET)
 
 

@@ -113,7 +113,7 @@ def _validate(sweep: Sweep, outputs: Sequence[Any], run_timeout: float | None) -
             sc = parse_scenario(W.with_run_timeout(sweep.scenario_data(i), run_timeout), str(sweep.scenario))
         except InputError as exc:
             desc = ", ".join(f"{k} = {v!r}" for k, v in var.items()) or "the scenario as it is"
-            raise InputError(f"sweep run {i} of {n} ({desc}): {exc}") from None
+            raise InputError(f"sweep run {i + 1} of {n} (run_id {i}; {desc}): {exc}") from None
         if sc.model_name not in checked:
             check_outputs(outputs, sc.model, f"model '{sc.model_name}'")
             checked.add(sc.model_name)
