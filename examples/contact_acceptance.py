@@ -1,17 +1,18 @@
-"""Contact acceptance table A1–A9 of the Konyev digest (§7.4), plus a sphere rolling down an incline.
+"""legsim's contact acceptance checks A1–A9 for Konyev (2011), plus a sphere rolling down an incline.
 
 Every item is run with legsim only (``legsim.contact``: ``RigidWorld``, the law factories, the
 impulse baseline); no MuJoCo. For each item the script prints one line with the measured numbers
-next to the digest's expected values and tolerances, tagged ``[ok]`` or ``[MISS]``, and writes
-plots into ``--out``. Digest: ``shared/spec/contact-processing-anton-rotto.md`` §1.6–§1.8, §7.4.
+next to the check's expected values and tolerances, tagged ``[ok]`` or ``[MISS]``, and writes
+plots into ``--out``. Source: M. Konyev, "Contact Processing within Walking Robots' Design",
+Dr.-Ing. thesis, OvGU Magdeburg 2011, §2.3.8–§2.3.10 and §2.5.1.
 
 Items (SI units throughout):
 
 - A1  linear penalty (2.1), m = 1 kg, k = 1e5 N/m, v0 = 1 m/s, no gravity: exit velocity -v0,
       contact time pi/q (q = sqrt(k/m)) = 9.935 ms, maximum depth v0/q = 3.162 mm.
 - A2  position-only forces (2.6)–(2.12): Hertz F = k p^1.5 and a linear spring return |v0|.
-- A3  Engelson (2.15) with d = (1 - eps)/(eps v0) (2.17): achieved e follows the digest's §1.6
-      table (not eps) within 1e-3, for two (m, k) pairs.
+- A3  Engelson (2.15) with d = (1 - eps)/(eps v0) (2.17): achieved e follows ``TABLE_A3`` (e from
+      an exact integration of (2.15); not eps) within 1e-3, for two (m, k) pairs.
 - A4  restitution law (2.20) with the per-impact latch of v_impact: e independent of v0; the
       thesis D = (1 - eps)/eps overshoots (0.5936 for eps = 0.5), the exact inversion gives eps.
       A fixed damping factor d (Hunt–Crossley, n = 1) is shown for contrast: its e depends on v0.
@@ -29,14 +30,14 @@ Items (SI units throughout):
       shapes oscillate less than their meshed twins; run-time per shape is reported. The box is
       also run in the single-witness (SOLID) mode of the thesis, where it oscillates (full run
       only: that mode is slow on a mesh surface).
-- rolling sphere on an incline (issue 3 §5): solid sphere, anchor-spring friction, a = 5/7 g
+- rolling sphere on an incline: solid sphere, anchor-spring friction, a = 5/7 g
   sin(theta) and omega r = v.
 
 Impacts (A1–A4) are free spheres (r = 50 mm) launched at a plane with gravity off, integrated
 by ``RigidWorld`` at 1 µs; exit velocity, contact time (depth zero crossings, interpolated) and
 maximum depth are read from the records. Usage:
 ``python examples/contact_acceptance.py --out DIR [--quick]`` (quick: fewer cases, shorter runs).
-The process exits with status 1 if any item misses its digest tolerance.
+The process exits with status 1 if any item misses its tolerance.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ G = 9.81
 R_BALL = 0.05  # m, radius of the impacting / resting spheres
 DT_IMPACT = 1e-6  # s
 TS = 1e-4  # s, the thesis' discrete step (§2.5.1)
-TABLE_A3 = {0.9: 0.9310, 0.8: 0.8569, 0.7: 0.7767, 0.6: 0.6894, 0.5: 0.5936, 0.3: 0.3702}  # digest §1.6
+# A3: target eps -> e achieved by (2.15) with d from (2.17), integrated exactly (not in the thesis)
+TABLE_A3 = {0.9: 0.9310, 0.8: 0.8569, 0.7: 0.7767, 0.6: 0.6894, 0.5: 0.5936, 0.3: 0.3702}
 
 
 def _tag(ok: bool) -> str:
@@ -169,7 +171,8 @@ def a4_latched(quick: bool) -> dict:
             f"thesis D e = {thesis.min():.4f}..{thesis.max():.4f}, exact D e = {exact.min():.4f}.."
             f"{exact.max():.4f}; fixed d: {e['fixed d = 1 s/m (no latch)'].min():.3f}.."
             f"{e['fixed d = 1 s/m (no latch)'].max():.3f} "
-            f"(Konyev 2011: same e for every v0; 0.5936 with the thesis D, §1.6 table) {_tag(ok)}")
+            f"(Konyev 2011: same e for every v0; 0.5936 with the thesis D, (2.15) integrated exactly) "
+            f"{_tag(ok)}")
     return {"eps": eps, "speeds": speeds, "e": e, "ok": ok, "line": line}
 
 
@@ -378,14 +381,14 @@ def rolling_sphere() -> dict:
     ok = abs(a / a_ref - 1) < 5e-3 and abs(roll - 1) < 1e-2
     line = (f"rolling sphere, theta = {theta} rad, mu = 1: a = {a:.4f} m/s^2 "
             f"({100 * (a / a_ref - 1):+.2f} %), "
-            f"omega r / v = {roll:.5f} at {rec.t[-1]:.1f} s (issue 3 §5: a = 5/7 g sin(theta) = {a_ref:.4f} "
-            f"m/s^2, here within 0.5 %; rolling without slip: omega r = v) {_tag(ok)}")
+            f"omega r / v = {roll:.5f} at {rec.t[-1]:.1f} s (a solid sphere rolling without slip: "
+            f"a = 5/7 g sin(theta) = {a_ref:.4f} m/s^2, here within 0.5 %, and omega r = v) {_tag(ok)}")
     return {"theta": theta, "t": rec.t, "x": x, "a": a, "a_ref": a_ref, "roll": roll, "ok": ok, "line": line}
 
 
 def run(quick: bool = False) -> dict:
     """Every item; returns {"A1": {...}, ..., "A9": {...}, "incline": {...}, "rolling": {...}}, each
-    with "line" (the printed line), "ok" (within the digest tolerance) and its numbers and traces."""
+    with "line" (the printed line), "ok" (within the item's tolerance) and its numbers and traces."""
     return {"A1": a1_penalty(), "A2": a2_position_only(), "A3": a3_engelson(quick),
             "A4": a4_latched(quick), "A5": a5_resting(), "A6": a6_threshold_curve(),
             "A7": a7_friction_limit(quick), "incline": incline(quick), "A8": a8_billiards(),
@@ -569,7 +572,7 @@ ITEMS = ("A1", "A2", "A3", "A4", "A5", "A6", "A7", "incline", "A8", "A9", "rolli
 
 
 def report(res: dict) -> str:
-    """One line per item, then whether every item is within the digest's tolerance."""
+    """One line per item, then whether every item is within its tolerance."""
     missed = [k for k, r in res.items() if not r["ok"]]
     verdict = "all items within the source tolerances" if not missed else f"MISSED: {', '.join(missed)}"
     return "\n".join([*(res[key]["line"] for key in ITEMS), verdict])

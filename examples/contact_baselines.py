@@ -1,8 +1,8 @@
-"""Force-based contact laws vs the LCP (Lemke) baseline on the trade-off cases of Konyev §2.
+"""Force-based contact laws vs the LCP (Lemke) baseline on the trade-off cases of Konyev §2.3.
 
-Digest ``shared/spec/contact-processing-anton-rotto.md`` §2 weighs the penalty (force-based) laws the
-thesis chose against the constraint/LCP update it rejected without running it. Three cases, one
-1 kg sphere (r = 50 mm) on a plane, SI units:
+M. Konyev, "Contact Processing within Walking Robots' Design" (2011), §2.3.5 and §2.3.10, weighs the
+penalty (force-based) laws the thesis chose against the constraint/LCP update it rejected without
+running it. Three cases, one 1 kg sphere (r = 50 mm) on a plane, SI units:
 
 - bounce: launched at the plane at 2.215 m/s (the speed of a 0.25 m drop) with gravity off, so the
   rebound is the contact law's alone; requested restitution e = 0.5. Force-based: (2.20) with the

@@ -1,4 +1,4 @@
-"""The pneumatic CRR quadruped stands up from a 3 mm drop and squats (Daepp 2011, digest §7 item 7).
+"""The pneumatic CRR quadruped stands up from a 3 mm drop and squats (Daepp 2011, §6.6.1: all 12 joints).
 
 Twelve MPYE-5 valves and Bimba cylinders, the CRR leg's 1 kHz PID with pressure-force feedback on
 every joint, a free trunk (2 kg, documented in ``legsim.robots.crr_quadruped.body``) and

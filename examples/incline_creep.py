@@ -4,7 +4,7 @@ MuJoCo's regularised friction lets it creep (google-deepmind/mujoco#3328).
 A 1 kg box (0.1 x 0.1 x 0.05 m) sits on a plane inclined at theta = atan(0.8 mu), mu = 0.5, so
 static friction can hold it with a 20 % margin. Any steady downhill motion is creep.
 
-- legsim, anchor-spring friction (Konyev (2.21), digest §1.7): per contact an anchor is set at
+- legsim, anchor-spring friction (Konyev (2.21), §2.3.9): per contact an anchor is set at
   the onset; the tangential force is ``-(g(|v|)/|v| v / n + K_I s)`` with ``s`` the displacement
   from the anchor (the integral loop), saturated at ``mu F_n`` (the anchor slides when saturated).
   Below the friction limit the spring ``K_I s`` carries the load with zero slip velocity, so the

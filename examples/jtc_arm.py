@@ -1,4 +1,4 @@
-"""Classical Jacobian Transpose Control (CJTC digest §2.1, eqs. 3–8, Fig. 5): a planar 2-link arm whose end
+"""Classical Jacobian Transpose Control (CJTC thesis §2.1, eqs. 3–8, Fig. 5): a planar 2-link arm whose end
 point follows a circle under τ = Jᵀ[K_p(x_cmd − x) + K_d(ẋ_cmd − ẋ)] + G(q), at 300 Hz, then is pushed by
 10 N and yields F / K_p. CJTC with u = the end point's (x, y) is exactly this law.
 

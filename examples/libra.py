@@ -1,9 +1,10 @@
-"""LIBRA and CJTC (digest shared/spec/cjtc-libra.md): the Extended Mobility Analysis, the linear analysis
-and the stage-1 climbing experiment on the simulated robot.
+"""LIBRA and CJTC (the MIT master's thesis on Coordinated Jacobian Transpose Control): the Extended
+Mobility Analysis (§4.3), the linear analysis (§4.5, App. C) and the stage-1 climbing experiment
+(§4.6.1) on the simulated robot.
 
     python examples/libra.py mobility [u1|u2|u3]   # the EMA step log (Figs. 17-22)
     python examples/libra.py linear                # poles and loop bandwidths over the 18 configurations
-    python examples/libra.py stage1 [--plot FILE]  # push-up + foot 3 placement (§6.1), measures vs source
+    python examples/libra.py stage1 [--plot FILE]  # push-up + foot 3 placement (§4.6.1), measures vs source
 """
 
 from __future__ import annotations

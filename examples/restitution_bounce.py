@@ -2,7 +2,7 @@
 
 MuJoCo has no coefficient of restitution (google-deepmind/mujoco#2080): its soft contact is set by
 ``solref = (timeconst, dampratio)``, so the bounce a user gets follows from those settings and the
-impact. legsim's restitution-parameterised normal law (Konyev (2.20), digest §1.6)
+impact. legsim's restitution-parameterised normal law (Konyev (2.20), §2.3.9)
 
     F_n = k p (1 + D / max(v_impact, v_min) * pdot),   D = D(eps)
 

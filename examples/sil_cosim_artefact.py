@@ -1,4 +1,4 @@
-"""The co-simulation artefact of Daepp (2011) (pneumatic digest A10), in simulated time.
+"""The co-simulation artefact of Daepp (2011) (legsim's acceptance check A10), in simulated time.
 
 The thesis split its leg simulation over UDP: the xPC target (1 kHz Simulink: controller and
 actuators) sent joint torques to SrLib, which stepped the rigid bodies and sent joint angles and

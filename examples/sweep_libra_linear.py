@@ -1,9 +1,9 @@
-"""LIBRA's linear analysis (CJTC digest §5, App. C) as a *function sweep*: the 18 body heights of App. C,
+"""LIBRA's linear analysis (CJTC thesis §4.5, App. C) as a *function sweep*: the 18 body heights of App. C,
 optionally crossed with gain scalings and the second ladder separation, one configuration a call of
 ``legsim.robots.libra.linear.sweep_row``, one row each in ``OUT/table/sweep.parquet``.
 
 Prints, per gain scaling and separation, how many configurations are stable, the smallest damping
-ratio and the range of each loop's -3 dB bandwidth (the u̇_cmd = 0 reading; acceptance 7 of the digest:
+ratio and the range of each loop's -3 dB bandwidth (the u̇_cmd = 0 reading; legsim's acceptance check 7:
 stable poles over the configurations, bandwidths near x_b 5.2, y_b ~7, θ_b 5.6 "Hz", read as rad/s).
 A configuration no limb reaches (e.g. low bodies at the 0.45 m separation) is a row with status "error".
 

@@ -4,8 +4,9 @@ stances and yaws toward random headings, one run a call of a Python function rat
 Each run calls ``legsim.robots.rats.experiments.rolling_start(stance=, yaw=, heading=, t_final=)``:
 the full 12-leg RATS (rolling contact set, spool valves, the supply held at 0.689 MPa) under the
 impact-angle rolling controller (``SIM_ROLLING_PARAMS``) at 1 kHz; it returns the trial's distance,
-heading error and speeds, which become the row of ``OUT/table/sweep.parquet``. Prints the digest's
-T13 figures (rolling starts: > 2 m; on course: |heading error| <= 0.15 rad; in >= 90 % of the starts).
+heading error and speeds, which become the row of ``OUT/table/sweep.parquet``. Prints the figures of
+legsim's acceptance check T13 (rolling starts: > 2 m; on course: |heading error| <= 0.15 rad; in >= 90 %
+of the starts).
 
 ``--integrator euler`` integrates with explicit Euler at ``robot.EULER_STEP`` (0.125 ms) instead of the
 default RK4 (0.125 ms): 2.7x faster; 40 starts give the same T13 figures (robot.EULER_STEP).

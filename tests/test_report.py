@@ -59,6 +59,10 @@ def test_the_report_has_a_section_and_a_table_row_per_case_row(built):
     for key in ("platform", "cpu_count", "python", "numpy", "numba", "legsim"):
         assert key in data["machine"] and str(data["machine"][key]) in page
     assert data["date"] in page
+    # the sources by their titles (issue 20), not by the developers' files
+    assert "Source: U. Saranli, SimSect Hybrid Dynamical Simulation Environment" in page
+    assert "Source: H. G. Daepp, Development of a Multi-Platform Simulation" in page
+    assert "digest" not in page.lower() and ".md" not in page
 
 
 def test_honest_rows_say_what_is_not_reproduced(built):

@@ -33,24 +33,37 @@ outside the source's band (the test asserts this model's own value, its docstrin
 ``project-chosen parameter``: met only because legsim chose a parameter the source does not give;
 ``error``: the case raised (the report shows the exception)."""
 
-SOURCES: dict[str, tuple[str, str]] = {
-    "simsect": ("SimSect: SLIP runner and compliant hexapod", "simsect-hexapod.md"),
-    "pneumatic": ("Pneumatic CRR quadruped: cylinder rig and valves", "pneumatic-quadruped.md"),
-    "rats": ("RATS spherical robot: hop bench, depletion, geometry", "rats-spherical-robot.md"),
-    "contact": ("Contact processing (Konyev); ANTON/ROTTO", "contact-processing-anton-rotto.md"),
-    "cjtc": ("CJTC and the LIBRA climber", "cjtc-libra.md"),
+SOURCES: dict[str, tuple[str, str, str]] = {
+    "simsect": ("SimSect: SLIP runner and compliant hexapod",
+                "U. Saranli, SimSect Hybrid Dynamical Simulation Environment: User's Manual, University of "
+                "Michigan", "simsect-hexapod.md"),
+    "pneumatic": ("Pneumatic CRR quadruped: cylinder rig and valves",
+                  "H. G. Daepp, Development of a Multi-Platform Simulation for a Pneumatically-Actuated "
+                  "Quadruped Robot, M.S. thesis, Georgia Institute of Technology, 2011",
+                  "pneumatic-quadruped.md"),
+    "rats": ("RATS spherical robot: hop bench, depletion, geometry",
+             "B. E. Wagenknecht, Mobility Characterization and Control of a Spherical Multi-Legged Robot, "
+             "CMU-RI-TR-09-46, Carnegie Mellon University, 2009", "rats-spherical-robot.md"),
+    "contact": ("Contact processing (Konyev); ANTON/ROTTO",
+                "M. Konyev, Contact Processing within Walking Robots' Design, Dr.-Ing. thesis, "
+                "Otto-von-Guericke-Universität Magdeburg, 2011", "contact-processing-anton-rotto.md"),
+    "cjtc": ("CJTC and the LIBRA climber",
+             "the MIT master's thesis on Coordinated Jacobian Transpose Control and the LIBRA climbing robot "
+             "(its title page is lost)", "cjtc-libra.md"),
 }
-"""Source key → (section title, digest file in shared/spec)."""
+"""Source key → (section title, the source work by its title, legsim's reading of it: the file in the
+developers' shared/spec that the rows' ``cite`` and ids refer to)."""
 
 
 @dataclass(frozen=True)
 class Row:
     """One published number against legsim's.
 
-    ``id`` is the source's own numbering ("A4", "T7", "6.3-9"); ``source`` the source's figure with its
-    unit (value or band) and ``cite`` where in the digest it is; ``legsim`` legsim's measured figure with
-    its unit; ``tolerance`` the band or tolerance the status is judged against; ``test`` the pytest node
-    id of the test asserting on the same measurement.
+    ``id`` numbers the item in legsim's acceptance list for the source ("A4", "T7", "S9"); ``source`` the
+    source's figure with its unit (value or band) and ``cite`` where in legsim's reading of the source
+    (the developers' shared/spec) it is; ``legsim`` legsim's measured figure with its unit; ``tolerance``
+    the band or tolerance the status is judged against; ``test`` the pytest node id of the test asserting
+    on the same measurement.
     """
 
     id: str

@@ -251,7 +251,7 @@ def spool_hop_bench() -> list[Row]:
             f"{plateau.min() * 100:.1f}–{plateau.max() * 100:.1f} cm",
             "25.4–38.1 cm",
             "pass" if np.all((plateau > 0.2540) & (plateau < 0.3810)) else "fail",
-            "the digest's own 1-D check gives 31.8 cm",
+            "a 1-D check of the thesis's numbers gives 31.8 cm",
             _HOP + "test_spool_hop_plateaus_at_31_75_cm_from_about_50_ms",
         ),
         Row(
@@ -365,7 +365,7 @@ def depletion_and_leaks() -> list[Row]:
             f"{hops} (at {LEAKING_HOP_INTERVAL:g} s intervals)",
             "25–55",
             "pass" if 25 <= hops <= 55 else "not reproduced",
-            "interval not given (\"rapid succession\"): 3 s, the middle of the digest's 2–5 s, leak over the "
+            "interval not given (\"rapid succession\"): 3 s, the middle of 2–5 s, leak over the "
             "whole interval. The E10 leak (τ ≈ 433 s) removes at most 37 % over 40 hops at 5 s; this "
             "model's firing uses ~0.9 % of the tank and still hops at ~0.15 MPa, so 40 hops would need ~3× "
             "its gas per firing (or a 15 s interval, not 'rapid'). The full robot at 3 s (legsim demo "

@@ -86,7 +86,7 @@ def _error_row(source: str, name: str, exc: BaseException) -> Row:
         id="—",
         quantity=f"case {name}",
         source="—",
-        cite=SOURCES[source][1],
+        cite=SOURCES[source][2],
         legsim="—",
         tolerance="—",
         status="error",
@@ -166,11 +166,11 @@ def _summary_html(rows: Sequence[Row]) -> str:
 def _section_html(sec: SectionResult) -> str:
     from .contact import NOT_BUILT
 
-    title, digest = SOURCES[sec.key]
+    title, work, _ = SOURCES[sec.key]
     e = html.escape
     out = [
         f'<section id="{sec.key}"><h2>{e(title)}</h2>',
-        f"<p>Source digest: <code>shared/spec/{e(digest)}</code>. Run time {sec.seconds:.1f} s. "
+        f"<p>Source: {e(work)}. Run time {sec.seconds:.1f} s. "
         f"Summary: {_summary_html(sec.rows)}</p>",
     ]
     if sec.key == "contact":
@@ -183,7 +183,7 @@ def _section_html(sec: SectionResult) -> str:
         cls = "status-" + r.status.replace(" ", "-")
         out.append(
             f'<tr class="row {cls}"><td>{e(r.id)}</td><td>{e(r.quantity)}</td>'
-            f'<td>{e(r.source)}<br><span class="note">{e(r.cite)}</span></td><td>{e(r.legsim)}</td>'
+            f'<td>{e(r.source)}</td><td>{e(r.legsim)}</td>'
             f'<td>{e(r.tolerance)}</td><td class="status">{e(r.status)}</td>'
             f'<td class="note">{e(r.note)}</td><td class="test">{e(r.test)}</td></tr>'
         )
@@ -212,8 +212,9 @@ def _html(sections: Sequence[SectionResult], machine: dict[str, Any], date: str)
 <h1>legsim validation report</h1>
 <p>legsim {e(str(machine.get("legsim")))}, built {e(date)}. Sections: {toc}</p>
 <p><b>Summary</b> ({len(rows)} rows): {_summary_html(rows)}</p>
-<p class="note">Each row compares a number published by a source (as given in its digest) with the value
-legsim computes now, by the same code the named test asserts on. Statuses:</p><ul class="note">{statuses}</ul>
+<p class="note">Each row compares a number published by a source with the value legsim computes now, by the
+same code the named test asserts on; its id numbers the item in legsim's list of acceptance checks for that
+source (report.json gives each row's place in it). Statuses:</p><ul class="note">{statuses}</ul>
 <p class="note">pass/fail: judged against the source's tolerance; not reproduced: outside the source's band
 (the test asserts this model's value and its docstring says why); project-chosen parameter: met only with a
 parameter legsim chose (the source does not give it); error: the case raised.</p>
@@ -256,7 +257,8 @@ def build_report(
         "sources": {
             s.key: {
                 "title": SOURCES[s.key][0],
-                "digest": SOURCES[s.key][1],
+                "source": SOURCES[s.key][1],
+                "acceptance_list": SOURCES[s.key][2],
                 "seconds": round(s.seconds, 2),
                 "summary": _counts(s.rows),
                 "rows": [r.as_dict() for r in s.rows],

@@ -1,4 +1,5 @@
-"""SimSect: the SLIP runner and the compliant hexapod (digest simsect-hexapod.md §6.3 items 5, 6, 9, 13).
+"""SimSect: the SLIP runner and the compliant hexapod (digest simsect-hexapod.md §6.3 items 5, 6, 9, 13: the
+report's rows S5, S6, S9, S13).
 
 SimSect's text holds few numbers (no speeds, §6.3-12): its acceptance tests are conservation and
 symmetry laws of the SLIP, the hexapod's static sag, and the motor's constants. Measurements are
@@ -194,7 +195,7 @@ def slip_laws() -> list[Row]:
     )
     return [
         Row(
-            "6.3-5",
+            "S5",
             "SLIP total energy, max relative drift over 10 strides (g_st = g_fl)",
             "conserved to about the tolerance",
             DIGEST + "-5",
@@ -205,7 +206,7 @@ def slip_laws() -> list[Row]:
             _SLIP + "test_slip_total_energy_is_conserved_to_the_tolerance_scale_when_gravity_is_equal",
         ),
         Row(
-            "6.3-6",
+            "S6",
             "apex map after a symmetric first stance: max apex change",
             "identity, ~1e-6",
             DIGEST + "-6",
@@ -216,7 +217,7 @@ def slip_laws() -> list[Row]:
             _SLIP + "test_slip_apex_map_is_the_identity_after_a_symmetric_first_stance",
         ),
         Row(
-            "6.3-6",
+            "S6",
             "apex map after an asymmetric touchdown: period-two error",
             "period ≤ 2 strides, ~1e-6",
             DIGEST + "-6",
@@ -239,7 +240,7 @@ def hexapod_statics() -> list[Row]:
     e6, e3 = HEXAPOD_MASS * GRAVITY / 4000.0, HEXAPOD_MASS * GRAVITY / 2000.0
     return [
         Row(
-            "6.3-9",
+            "S9",
             "sag on six legs, zero hip torque (M = 7 kg)",
             "M g / 4000 N/m",
             DIGEST + "-9",
@@ -251,7 +252,7 @@ def hexapod_statics() -> list[Row]:
             + "test_six_legs_in_stance_with_zero_hip_torque_settle_where_the_leg_springs_carry_the_weight",
         ),
         Row(
-            "6.3-9",
+            "S9",
             "sag on tripod {0, 2, 4} (500 + 1000 + 500 N/m)",
             "M g / 2000 N/m",
             DIGEST + "-9",
@@ -277,7 +278,7 @@ def motor() -> list[Row]:
     test = "tests/test_dcmotor_battery.py::"
     return [
         Row(
-            "6.3-13",
+            "S13",
             "speed constant K_ω = 61.261056 rad/(V s)",
             "585 rpm/V",
             DIGEST + "-13",
@@ -288,7 +289,7 @@ def motor() -> list[Row]:
             test + "test_speed_constant_of_61_26_rad_per_volt_second_is_585_rpm_per_volt",
         ),
         Row(
-            "6.3-13",
+            "S13",
             "no-load speed at the leg through 33:1",
             "≈ 303 rpm",
             DIGEST + "-13",
@@ -301,7 +302,7 @@ def motor() -> list[Row]:
     ]
 
 
-@figure("simsect", "SLIP apex heights per stride (§6.3-6): symmetric and asymmetric first stance")
+@figure("simsect", "SLIP apex heights per stride (S6): symmetric and asymmetric first stance")
 def apex_figure():
     import matplotlib.pyplot as plt
 

@@ -184,11 +184,10 @@ class Drawing:
         """Point the initial camera (new clients, exported files) at frame 0's origin at record ``k``
         (following the robot: where it started across the ground)."""
         c = poses.frames[k, 0, :3] if poses.frames.shape[1] else np.zeros(3)
+        up = np.asarray(self.scene.up, dtype=float)
         if self.world is not None:
-            up = np.asarray(self.scene.up, dtype=float)
             c = self.anchor + ((c - self.anchor) @ up) * up
         d = 1.2 * self.scene.extent
-        up = np.asarray(self.scene.up, dtype=float)
         side = np.array([1.0, 0.0, 0.0]) if abs(up[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
         side = side - (side @ up) * up
         side /= np.linalg.norm(side)
