@@ -163,7 +163,7 @@ def test_the_rats_roll_demo_writes_its_first_roll_as_a_run_that_legsim_view_rebu
     assert (tmp_path / "rats_roll.png").stat().st_size > 10_000
     run = load_run(tmp_path)
     assert run.meta["status"] == "done" and run.meta["heading"] == 0.0
-    assert run.meta["robot_builder"]["function"] == "legsim.robots.rats.robot:assembled"
+    assert run.meta["robot_builder"]["function"] == "legsim.robots.rats.robot:build"
     t, x = run.records["t"], run.records["shell_x"]
     assert t[-1] == pytest.approx(4.0) and x[-1] - x[0] > 5.0  # rolled off toward +x
     assert (tmp_path / "rats_roll.html").stat().st_size > 100_000

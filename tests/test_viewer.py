@@ -177,11 +177,14 @@ def test_a_run_names_the_function_that_rebuilds_its_robot_and_a_missing_one_is_n
     this legsim does not have is an InputError naming the run and the function."""
     from legsim.errors import InputError
 
-    meta = {"robot_builder": S.robot_builder("legsim.robots.rats.robot:assembled", contact_set="tipping")}
+    meta = {"robot_builder": S.robot_builder("legsim.robots.rats.robot:build", contact_set="tipping")}
     scene = S.scene_for_run(meta)
     assert len(scene.frames) == 13  # the shell and its 12 legs
     with pytest.raises(InputError, match=r"run_x: the run's robot_builder 'legsim.nothing:here'"):
         S.scene_for_run({"robot_builder": S.robot_builder("legsim.nothing:here")}, "run_x")
+    bad = S.robot_builder("legsim.robots.rats.robot:build", wheels=4)
+    with pytest.raises(InputError, match=r"'legsim.robots.rats.robot:build' does not take .*'wheels'"):
+        S.scene_for_run({"robot_builder": bad}, "run_x")
 
 
 def test_legsim_view_html_writes_one_file_and_bad_input_is_named(tmp_path, capsys):

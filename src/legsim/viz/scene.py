@@ -563,21 +563,32 @@ SCENES: dict[str, Callable[[Mapping[str, Any]], Scene]] = {
 def robot_builder(function: str, **keywords: Any) -> dict[str, Any]:
     """What a run written by Python code records (its metadata's ``robot_builder``) so that
     ``legsim view`` can rebuild the robot's geometry: ``function`` ("package.module:name") called with
-    ``keywords`` (plain values, as JSON keeps them) returns the :class:`legsim.assembly.Robot`."""
+    ``keywords`` (plain values, as JSON keeps them) returns the :class:`legsim.assembly.Robot`, or a robot
+    package's wrapper of it (its ``robot``: RATS, LIBRA)."""
     return {"function": function, "keywords": keywords}
 
 
 def _rebuild(builder: Mapping[str, Any], where: str | Path) -> Any:
     import importlib
+    import inspect
 
     name = str(builder.get("function", ""))
     module, _, attr = name.partition(":")
     try:
         function = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError, ValueError):
+        function = None
+    if not callable(function):
         raise InputError(f"{where}: the run's robot_builder {name!r} is not a function that this legsim "
-                         "has (expected 'package.module:function')") from None
-    return function(**dict(builder.get("keywords", {})))
+                         "has (expected 'package.module:function')")
+    keywords = dict(builder.get("keywords", {}))
+    try:
+        inspect.signature(function).bind(**keywords)
+    except TypeError as exc:
+        raise InputError(f"{where}: the run's robot_builder {name!r} does not take its keywords "
+                         f"{sorted(keywords)}: {exc}") from None
+    built = function(**keywords)
+    return getattr(built, "robot", built)
 
 
 def scene_for_run(meta: Mapping[str, Any], where: str | Path = "run") -> Scene:

@@ -16,7 +16,7 @@ from .experiments import ClimbRun, climb, compiled_model, cycle_measures
 from .gait import VECTORS, climb_cycle
 from .robot import build
 
-__all__ = ["run_demo", "demo_robot", "plot_climb", "replay"]
+__all__ = ["run_demo", "plot_climb", "replay"]
 
 
 def plot_climb(run: ClimbRun, out: Path) -> list[Path]:
@@ -122,12 +122,6 @@ def replay(run: ClimbRun, path: Path, fps: float = 10.0, speed: float = 4.0) -> 
     return path
 
 
-def demo_robot():
-    """LIBRA between its default ladders (:func:`~.robot.build`): the robot of the demo's run (its records
-    name this function for ``legsim view``)."""
-    return build().robot
-
-
 def run_demo(out_dir: str | Path = "libra_climb-out", echo=print, progress=None) -> dict:
     """Run the demo into ``out_dir``; returns the cycle measures."""
     out = Path(out_dir)
@@ -135,7 +129,7 @@ def run_demo(out_dir: str | Path = "libra_climb-out", echo=print, progress=None)
     stages = climb_cycle(lib.ladders)
     writer = RunWriter(out, compiled_model(lib, stages), {
         "demo": "libra_climb", "stages": [s.name for s in stages],
-        "robot_builder": robot_builder("legsim.robots.libra.demo:demo_robot")})
+        "robot_builder": robot_builder("legsim.robots.libra.robot:build")})
     run = climb(lib, stages, sinks=[writer], progress=progress)
     writer.finish(run.result.status, run.result.message, run.result.stats)
     m = cycle_measures(run)

@@ -138,7 +138,7 @@ def _records(out: Path, rats, demo: str, builder: dict, **meta):
     from ...io.results import RunWriter
     from ...viz.scene import robot_builder
 
-    rebuild = robot_builder("legsim.robots.rats.robot:assembled", **builder)
+    rebuild = robot_builder("legsim.robots.rats.robot:build", **builder)
     return RunWriter(out, rats.robot.model, {"demo": demo, **meta, "robot_builder": rebuild})
 
 

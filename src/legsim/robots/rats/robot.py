@@ -48,7 +48,7 @@ from ...multibody._spatial import quat_to_rot
 from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
 from .geometry import LEG_DIRECTIONS, N_LEGS, STANCE_LEG_ANGLE, RatsDims, resting_rotation
 
-__all__ = ["CONTACT_SETS", "VALVES", "STOP_STIFFNESS", "STOP_DAMPING", "G", "build", "assembled", "RatsRobot",
+__all__ = ["CONTACT_SETS", "VALVES", "STOP_STIFFNESS", "STOP_DAMPING", "G", "build", "RatsRobot",
            "PISTON_V_EPS", "FIXED_STEP", "EULER_STEP", "GROUND_V_EPS", "ValveTimers", "firing_controller",
            "Observation", "schedule_policy"]
 
@@ -314,12 +314,6 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
     robot = Robot(b.compile(), actuators=actuators, sensors=sensors, contacts=contacts,
                   resources=[AirSupply("tank", tank, p0=p0 + P_ATM)], control_period=1e-3, name="rats")
     return RatsRobot(robot, dims, valve, contact_set, float(p0), LEG_DIRECTIONS.copy(), lat)
-
-
-def assembled(**keywords) -> Robot:
-    """The assembly-layer robot of ``build(**keywords)``: the function a RATS run directory names
-    (:func:`legsim.viz.scene.robot_builder`) for ``legsim view`` to rebuild its geometry."""
-    return build(**keywords).robot
 
 
 class ValveTimers:
