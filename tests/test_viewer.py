@@ -172,6 +172,28 @@ def test_a_replay_follows_a_robot_that_travels_away_and_not_one_that_stays():
         stop_server(server)
 
 
+def test_the_live_view_follows_the_robot_and_draws_the_ground_again_ahead_of_it():
+    """`legsim run … --view` of a block sliding 30 m: every frame shows the block where it started (the
+    world moves under it), and the ground is drawn again around the block whenever it has gone half the
+    view's reach, so that it never runs off the ground."""
+    from legsim.viz.viewer import LiveView
+
+    scene = S.SCENES["coulomb_block"]({"model": "coulomb_block"})
+    view = LiveView(scene, ["t", "x"], framerate=1e6, port=8396, echo=lambda _: None)
+    try:
+        assert view.drawing is not None
+        for k, x in enumerate(np.linspace(2.0, 32.0, 61)):
+            view(np.array([0.1 * k, x]), 0)
+            d = view.drawing
+            drawn = np.asarray(d.frames[0].position) + np.asarray(d.world.position)
+            np.testing.assert_allclose(drawn[:2], [2.0, 0.0], atol=1e-12)
+            ground = next(s for s in d.static if s.name == "ground")
+            assert abs(ground.p[0] - x) <= view.reach / 2 + 0.5 and ground.dims[0] >= 2 * view.reach
+        assert view.frames_shown == 61 and d.grid is not None
+    finally:
+        view.close()
+
+
 def test_a_run_names_the_function_that_rebuilds_its_robot_and_a_missing_one_is_named(tmp_path):
     """``robot_builder`` in a run's metadata: ``legsim view`` calls it for the robot's geometry; a function
     this legsim does not have is an InputError naming the run and the function."""

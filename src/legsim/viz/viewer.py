@@ -118,16 +118,10 @@ class Drawing:
         sc = server.scene
         sc.set_up_direction(tuple(scene.up))
         root = "/world" if follow else ""
+        self.root = root
         self.world = sc.add_frame("/world", show_axes=False) if follow else None
-        self.static = scene.terrain(area)
         self.grid = None
-        for s in self.static:
-            self._add(f"{root}/terrain/{s.name}", s)
-            if follow and s.kind == "box" and s.name == "ground":  # on its top face
-                top = s.p + s.R[:, 2] * (s.dims[2] / 2 + 1e-3)
-                self.grid = sc.add_grid(f"{root}/terrain/grid", s.dims[0], s.dims[1], cell_size=0.5,
-                                        section_size=1.0, wxyz=tuple(rotation_to_wxyz(s.R)),
-                                        position=tuple(top))
+        self.draw_terrain(area)
         # created at their first pose: an exported page starts from the scene as created, before
         # any pose update reaches it
         identity = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
@@ -144,6 +138,18 @@ class Drawing:
         self.arrows = sc.add_arrows(f"{root}/forces", np.zeros((len(scene.arrow_names), 2, 3)), FORCE,
                                     shaft_radius=thick / 2, head_radius=thick, head_length=2 * thick) \
             if scene.arrow_names else None
+
+    def draw_terrain(self, area: Area) -> None:
+        """The terrain for ``area`` (world box), replacing what was drawn before; following the robot,
+        flat ground gets a grid."""
+        self.static = self.scene.terrain(area)
+        for s in self.static:
+            self._add(f"{self.root}/terrain/{s.name}", s)
+            if self.world is not None and s.kind == "box" and s.name == "ground":  # on its top face
+                top = s.p + s.R[:, 2] * (s.dims[2] / 2 + 1e-3)
+                self.grid = self.server.scene.add_grid(
+                    f"{self.root}/terrain/grid", s.dims[0], s.dims[1], cell_size=0.5, section_size=1.0,
+                    wxyz=tuple(rotation_to_wxyz(s.R)), position=tuple(top))
 
     def _add(self, name: str, s: Shape) -> None:
         sc = self.server.scene
@@ -409,9 +415,12 @@ class LiveView:
         self.server = start_server(host, port, quiet=True)
         self.url = f"http://{host}:{self.server.get_port()}"
         echo(f"viewer: {scene.name} live at {self.url}")
-        # shapes and terrain (around the origin) drawn before the run, so the run pays only for poses
-        reach = max(5.0, 10 * scene.extent)
-        self.drawing: Drawing | None = Drawing(self.server, scene, (np.full(3, -reach), np.full(3, reach)))
+        # shapes and terrain (around the origin) drawn before the run, so the run pays only for poses; the
+        # view follows the robot, and draws the terrain again around it once it has gone half the reach
+        self.reach = max(5.0, 10 * scene.extent)
+        self.drawing: Drawing | None = Drawing(self.server, scene, (np.full(3, -self.reach),
+                                                                    np.full(3, self.reach)), follow=True)
+        self._centre = np.zeros(3)  # of the terrain drawn
         self._aimed = False
         gui = self.server.gui
         self.sim_time = gui.add_text("Simulated time [s]", initial_value="0", disabled=True)
@@ -440,13 +449,26 @@ class LiveView:
         if self.drawing is None:  # after replay(): nothing live to show
             return
         if not self._aimed:
+            self.drawing.anchor = poses.frames[0, 0, :3].copy() if poses.frames.shape[1] else np.zeros(3)
             self.drawing.aim_camera(poses)
             self._aimed = True
+        if poses.frames.shape[1]:
+            self._recentre(poses.frames[0, 0, :3])
         self.drawing.show(poses, 0)
         self.sim_time.value = f"{t:.3f}"
         if now > self._wall0:
             self.rtf.value = f"{(t - self._t0) / (now - self._wall0):.2f}"
         self.frames_shown += 1
+
+    def _recentre(self, c: np.ndarray) -> None:
+        """Draw the terrain again around the robot at ``c`` once it is half the reach from the terrain's
+        centre across the ground."""
+        assert self.drawing is not None
+        up = np.asarray(self.scene.up, dtype=float)
+        d = c - self._centre
+        if np.linalg.norm(d - (d @ up) * up) > self.reach / 2:
+            self._centre = c - (c @ up) * up
+            self.drawing.draw_terrain((self._centre - self.reach, self._centre + self.reach))
 
     def replay(self, run_dir: str | Path, echo=print) -> Replay:
         """Show the finished run in ``run_dir`` on the same page (the live robot is removed)."""
