@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -233,13 +234,36 @@ def test_the_replay_renders_each_frame_once_and_labels_the_slip_axes(tmp_path, m
     assert set(labels) == {("x [m]", "y [m] (height)")}
 
 
-def test_animate_says_which_models_it_can_draw(tmp_path):
+def _run_of_an_unknown_model(tmp_path) -> Path:
+    """A finished run whose model legsim has no drawing for (as a model registered by another package)."""
     sc = parse_scenario({"model": "bouncing_ball", "t_final": 0.5}, "ball.toml")
-    run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
-    with pytest.raises(InputError, match="no animation for model 'bouncing_ball'.*hexapod, slip"):
-        from legsim.viz.animate import animate_run
+    run_scenario(sc, tmp_path / "other", progress=False, echo=lambda s: None)
+    meta = json.loads((tmp_path / "other" / "run.json").read_text())
+    (tmp_path / "other" / "run.json").write_text(json.dumps({**meta, "model": "my_model"}))
+    return tmp_path / "other"
 
-        animate_run(tmp_path / "run")
+
+def test_animate_draws_any_robot_the_viewer_draws_and_names_a_model_it_cannot(tmp_path):
+    """Beyond the SLIP and the hexapod (their own drawings), any run with a 3-D scene: the hopper (a robot
+    from a URDF and a hardware file) bobs in a GIF, one frame per interval, the robot drawn (coloured
+    pixels) and moving; a run of a model with no scene is an InputError naming it."""
+    from PIL import Image
+
+    from legsim.viz.animate import animate_run
+
+    assert main(["run", str(SCENARIO_DIR / "hopper.toml"), "--out", str(tmp_path / "hop"), "-q"]) == 0
+    assert main(["animate", str(tmp_path / "hop"), "--fps", "5"]) == 0
+    gif = Image.open(tmp_path / "hop" / "plots" / "animation.gif")
+    t_final = load_run(tmp_path / "hop").t[-1]
+    assert gif.n_frames == round(t_final * 5)
+    frames = []
+    for k in (0, gif.n_frames // 2):
+        gif.seek(k)
+        rgb = np.asarray(gif.convert("RGB"), dtype=int)
+        frames.append((rgb.max(axis=2) - rgb.min(axis=2)) > 60)  # strongly coloured: the robot's bodies
+    assert frames[0].sum() > 1000 and frames[1].sum() > 1000 and (frames[0] ^ frames[1]).sum() > 200
+    with pytest.raises(InputError, match="no 3-D scene for model 'my_model'"):
+        animate_run(_run_of_an_unknown_model(tmp_path))
 
 
 def test_an_animation_in_a_second_process_is_the_one_drawn_here_and_can_be_called_off(tmp_path):
@@ -262,10 +286,8 @@ def test_an_animation_in_a_second_process_is_the_one_drawn_here_and_can_be_calle
     job.cancel()
     assert job._job is None or job._job.wait(timeout=30) == 0
     assert not gif.exists()
-    ball = parse_scenario({"model": "bouncing_ball", "t_final": 0.5}, "ball.toml")
-    run_scenario(ball, tmp_path / "ball", progress=False, echo=lambda s: None)
-    with pytest.raises(InputError, match="no animation for model 'bouncing_ball'"):
-        BackgroundAnimation(tmp_path / "ball").result()
+    with pytest.raises(InputError, match="no 3-D scene for model 'my_model'"):
+        BackgroundAnimation(_run_of_an_unknown_model(tmp_path)).result()
 
 
 def test_the_quickstart_demo_walks_the_hexapod_and_writes_records_summary_figures_and_replay(

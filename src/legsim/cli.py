@@ -164,29 +164,26 @@ def _cmd_demo(args) -> int:
         importlib.import_module(module).run_demo(args.out or f"{args.name}-out", **keywords)
         return 0
     from .runner import load_scenario, run_scenario
-    from .viz.animate import ANIMATORS, BackgroundAnimation
+    from .viz.animate import BackgroundAnimation
 
     out = Path(args.out) if args.out else Path(f"{args.name}-out")
     sc = load_scenario(scenario)  # builds the model (on a first run: compiles it)
     # the animation renders in a second process while this one draws the figures and the replay; it
     # starts now, so that its imports overlap the run (on a first run, the wait for the engine)
-    animation = BackgroundAnimation(out, fps=10, speed=2.0) if sc.model_name in ANIMATORS else None
+    animation = BackgroundAnimation(out, fps=10, speed=2.0)
     try:
         run_scenario(sc, out, progress=None, plot=False, echo=print, keep_records=False)
     except BaseException:
-        if animation is not None:
-            animation.cancel()
+        animation.cancel()
         raise
-    if animation is not None:
-        animation.render()
+    animation.render()
     from .viz import plot_run
     from .viz.viewer import export_html
 
     for f in plot_run(out):
         print(f"  figure: {f}")
     replay = export_html(out, out / "plots" / "replay.html")
-    if animation is not None:
-        print(f"  animation: {animation.result()}")
+    print(f"  animation: {animation.result()}")
     print(f"  3-D replay (open in a browser): {replay}")
     return 0
 

@@ -1,11 +1,13 @@
-"""``legsim animate DIR``: offline replay of a run as an animated GIF.
+"""``legsim animate DIR``: offline replay of a run as an animated GIF (or an MP4 video).
 
 SimSect drew its robots live through Geomview (digest §1.6, §4.14); legsim replays a finished (or
 failed) run from its records instead, so a run can be watched again, shared and compared. The SLIP
 is drawn in its sagittal plane (body, leg, foot) over flat ground; the hexapod in 3-D (body frame,
 six legs from hip to toe), following the body, over the terrain the run used: the ``terrain_type``
 and ``terrain_arg*`` (and a heightfield's ``hf_*``) parameters resolved in the run's ``run.json``,
-drawn as a surface coloured by height with grid lines on the true heights.
+drawn as a surface coloured by height with grid lines on the true heights. Every other run is drawn from
+the 3-D scene that ``legsim view`` shows (:func:`scene_animation`): robots from hardware files and URDFs,
+the CRR leg, the Python demos' robots.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import numpy as np
 from ..errors import InputError
 from ..io.results import RunData, load_run
 
-__all__ = ["animate_run", "BackgroundAnimation", "ANIMATORS", "terrain_label", "write_animation"]
+__all__ = ["animate_run", "BackgroundAnimation", "ANIMATORS", "scene_animation", "terrain_label",
+           "write_animation"]
 
 
 def _columns(run: RunData, names) -> np.ndarray:
@@ -164,7 +167,117 @@ def _hexapod(run: RunData, fig, frames: np.ndarray):
 
 
 ANIMATORS: dict[str, Callable] = {"slip": _slip, "hexapod": _hexapod}
-"""Model name -> scene builder ``(run, figure, frame indices) -> draw(k)``."""
+"""Model name -> its own drawing ``(run, figure, frame indices) -> draw(k)``; every other run with a 3-D
+scene (``legsim view``'s) is drawn by :func:`scene_animation`."""
+
+
+def _rgb(color) -> tuple[float, float, float]:
+    return tuple(c / 255.0 for c in color)
+
+
+def scene_animation(scene, records, fig, frames: np.ndarray, title: str = ""):
+    """Any robot with a :class:`~legsim.viz.scene.Scene` (what ``legsim view`` draws: robots from parts,
+    URDFs, the Python demos' robots) in 3-D: its shapes as triangles shaded by a light from above (one
+    collection, so that matplotlib sorts them by depth across bodies), its segments and its contact-force
+    arrows, the ground near it (a 0.25 m grid fixed to a plane, so that it passes under a robot that
+    travels; a terrain surface as its mesh; obstacles), the view following the robot's first frame.
+    matplotlib does not clip to the view, so the ground and the obstacles are drawn only within it (their
+    triangles cut to 0.25 m, those whose centre is in view). ``records``: the run's columns by name;
+    ``frames``: the record indices drawn; ``title``: the run's name."""
+    import trimesh
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+    from .scene import FORCE, LEG, shape_mesh, wxyz_to_rotation
+    from .viewer import _Rows, area_of
+
+    poses = scene.poses(_Rows(records, frames))
+    t = np.asarray(records["t"])[frames]
+    index = {f: j for j, f in enumerate(scene.frames)}
+    half = max(0.3, 1.2 * scene.extent)  # [m] the view: a cube of 2 half around the robot
+    cell = 0.25
+    light = np.array([-0.4, -0.6, 1.0]) / np.linalg.norm([-0.4, -0.6, 1.0])
+    meshes = [(*shape_mesh(s), index.get(s.frame, -1) if s.frame else -1) for s in scene.shapes]
+    colors = np.concatenate([np.tile(_rgb(s.color), (len(m[1]), 1))
+                             for s, m in zip(scene.shapes, meshes, strict=True)] or [np.zeros((0, 3))])
+    rot = wxyz_to_rotation(poses.frames[..., 3:])  # (T, nframe, 3, 3)
+    planes, fixed = [], []  # the ground planes (a grid per frame); the rest, cut to cells once
+    for g in scene.terrain(area_of(poses, half)):
+        if g.kind == "box" and g.name == "ground":
+            planes.append((g.p + g.R[:, 2] * g.dims[2] / 2, g.R[:, 0], g.R[:, 1]))
+        else:
+            v, f = trimesh.remesh.subdivide_to_size(*shape_mesh(g), max_edge=cell)
+            fixed.append((v[f], _rgb(g.color)))
+
+    ax = fig.add_subplot(111, projection="3d", computed_zorder=False)  # drawn in zorder: ground first
+    ax.set_box_aspect((1.0, 1.0, 1.0), zoom=1.3)
+    ax.set_axis_off()
+    grid = [ax.plot([], [], [], color="0.55", lw=0.6, zorder=0)[0]
+            for _ in range(len(planes) * 2 * (int(2 * half / cell) + 2))]
+    ground = Poly3DCollection([], edgecolor=(0, 0, 0, 0.1), lw=0.2, alpha=0.7, zorder=0)
+    body = Poly3DCollection([], edgecolor=(0, 0, 0, 0.12), lw=0.2, zorder=1)
+    ax.add_collection3d(ground)
+    ax.add_collection3d(body)
+    width = 0.02 * scene.extent  # [m] of the segments and arrows, drawn as ribbons among the body's triangles
+    line_rgb = np.concatenate([np.tile(_rgb(LEG), (len(scene.segment_names), 1)),
+                               np.tile(_rgb(FORCE), (len(scene.arrow_names), 1))])
+
+    def shaded(tri: np.ndarray, rgb: np.ndarray) -> np.ndarray:
+        n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+        n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+        return rgb * (0.55 + 0.45 * np.abs(n @ light))[:, None]
+
+    def draw_ground(c: np.ndarray) -> None:
+        lines = iter(grid)
+        for top, u, w in planes:  # the grid on each plane's top face, in view around the robot
+            cu, cw = (c - top) @ u, (c - top) @ w
+            for e1, e2, c1, c2 in ((u, w, cu, cw), (w, u, cw, cu)):
+                for a in np.arange(np.ceil((c1 - half) / cell) * cell, c1 + half, cell):
+                    next(lines).set_data_3d(*(top + a * e1 + np.outer([c2 - half, c2 + half], e2)).T)
+        for line in lines:
+            line.set_data_3d([], [], [])
+        tris, rgbs = [], []
+        for tri, rgb in fixed:
+            keep = np.all(np.abs(tri.mean(axis=1) - c) <= half, axis=1)
+            tris.append(tri[keep])
+            rgbs.append(np.tile(rgb, (int(keep.sum()), 1)))
+        tri = np.concatenate(tris) if tris else np.zeros((0, 3, 3))
+        ground.set_verts(tri)
+        ground.set_facecolor(shaded(tri, np.concatenate(rgbs)) if len(tri) else "none")
+
+    def ribbons(ends: np.ndarray) -> np.ndarray:
+        """Segments ``ends`` (n, 2, 3) as ribbons facing the camera, each in 8 pieces (2 triangles a
+        piece) so that the depth sort puts each piece in front of or behind the body where it is."""
+        e, a = np.radians(ax.elev), np.radians(ax.azim)
+        eye = np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+        d = ends[:, 1] - ends[:, 0]
+        side = np.cross(d, eye)
+        side *= (width / 2) / np.maximum(np.linalg.norm(side, axis=1, keepdims=True), 1e-12)
+        s = np.linspace(0.0, 1.0, 9)
+        pts = ends[:, None, 0] + s[None, :, None] * d[:, None]  # (n, 9, 3)
+        lo, hi = pts - side[:, None], pts + side[:, None]
+        quads = np.stack([lo[:, :-1], lo[:, 1:], hi[:, 1:], hi[:, :-1]], axis=2)  # (n, 8, 4, 3)
+        return np.concatenate([quads[:, :, [0, 1, 2]], quads[:, :, [0, 2, 3]]], axis=1).reshape(-1, 3, 3)
+
+    def draw(k: int):
+        c = poses.frames[k, 0, :3] if poses.frames.shape[1] else np.zeros(3)
+        draw_ground(c)
+        tri = [(v if j < 0 else v @ rot[k, j].T + poses.frames[k, j, :3])[f] for v, f, j in meshes]
+        rgb = [shaded(np.concatenate(tri), colors)] if tri else []
+        ends = np.concatenate([poses.segments[k], poses.arrows[k]])
+        live = np.linalg.norm(ends[:, 1] - ends[:, 0], axis=1) > 1e-9  # an arrow without force: none
+        if live.any():
+            tri.append(ribbons(ends[live]))
+            rgb.append(np.repeat(line_rgb[live], 16, axis=0))
+        if tri:
+            body.set_verts(np.concatenate(tri))
+            body.set_facecolor(np.concatenate(rgb))
+        ax.set_xlim(c[0] - half, c[0] + half)
+        ax.set_ylim(c[1] - half, c[1] + half)
+        ax.set_zlim(c[2] - half, c[2] + half)
+        ax.set_title(f"{title or scene.name}  t = {t[k]:.2f} s", fontsize=10)
+        return ()
+
+    return draw
 
 
 def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: int = 20,
@@ -173,9 +286,11 @@ def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: int = 2
     run replayed at ``speed`` × real time, ``fps`` frames per second. Returns the file written."""
     run = load_run(run_dir)
     name = run.meta.get("model", "?")
+    scene = None
     if name not in ANIMATORS:
-        raise InputError(f"{run_dir}: no animation for model '{name}'; available: "
-                         f"{', '.join(sorted(ANIMATORS))}")
+        from .scene import scene_for_run
+
+        scene = scene_for_run(run.meta, run_dir)  # an InputError naming the run when it has none
     if not (fps > 0 and speed > 0):
         raise InputError(f"animate: fps and speed must be > 0, got fps={fps}, speed={speed}")
     t = run.records.get("t")
@@ -189,7 +304,10 @@ def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: int = 2
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=(6, 5))
-    draw = ANIMATORS[name](run, fig, frames)
+    if scene is None:
+        draw = ANIMATORS[name](run, fig, frames)
+    else:
+        draw = scene_animation(scene, run.records, fig, frames, title=str(run.meta.get("demo", name)))
     target = Path(out) if out is not None else Path(run_dir) / "plots" / "animation.gif"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_animation(fig, draw, range(len(frames)), target, fps)

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = ["Shape", "Poses", "Scene", "scene_for_run", "multibody_scene", "robot_scene", "cylinder_barrels",
-           "SCENES", "rotation_to_wxyz", "inertia_box", "z_to"]
+           "SCENES", "rotation_to_wxyz", "wxyz_to_rotation", "shape_mesh", "inertia_box", "z_to"]
 
 Columns = Mapping[str, np.ndarray]
 """Record columns by name: each (T,) (a run's records) or (1,) (the latest record of a live run)."""
@@ -135,6 +135,37 @@ def rotation_to_wxyz(R: np.ndarray) -> np.ndarray:
     flat = R.reshape(-1, 3, 3)
     out = np.array([rot_to_quat_wxyz(r) for r in flat]) if len(flat) else np.zeros((0, 4))
     return out.reshape(R.shape[:-2] + (4,))
+
+
+def shape_mesh(s: Shape) -> tuple[np.ndarray, np.ndarray]:
+    """Triangles of ``s`` in its frame (its placement ``R``, ``p`` applied): vertices (n, 3) m, faces
+    (k, 3) int; coarse (a sphere 80 faces, a cylinder 12 sides), for drawing."""
+    import trimesh
+
+    if s.kind == "box":
+        m = trimesh.creation.box(extents=s.dims)
+    elif s.kind == "sphere":
+        m = trimesh.creation.icosphere(subdivisions=1, radius=s.dims[0])
+    elif s.kind == "cylinder":
+        m = trimesh.creation.cylinder(radius=s.dims[0], height=s.dims[1], sections=12)
+    elif s.kind == "capsule":
+        m = trimesh.creation.capsule(height=s.dims[1], radius=s.dims[0], count=(8, 8))
+    elif s.kind == "mesh" and s.vertices is not None and s.faces is not None:
+        m = trimesh.Trimesh(np.asarray(s.vertices, dtype=float), np.asarray(s.faces), process=False)
+    else:  # a scene builder's bug
+        raise ValueError(f"shape {s.name!r} of unknown kind {s.kind!r}")
+    v = np.asarray(m.vertices, dtype=float) @ np.asarray(s.R, dtype=float).T + np.asarray(s.p, dtype=float)
+    return v, np.asarray(m.faces, dtype=np.int64)
+
+
+def wxyz_to_rotation(q: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) of unit quaternions (..., 4), scalar first."""
+    q = np.asarray(q, dtype=float)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
 
 
 def _column(columns: Columns, name: str, who: str) -> np.ndarray:
