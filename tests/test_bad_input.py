@@ -125,6 +125,28 @@ def test_a_division_by_zero_in_a_models_equations_is_a_failed_run_with_time_mode
     assert "t = 0 s" in str(info.value) and "ZeroDivisionError" in str(info.value)
 
 
+def test_a_run_written_from_python_ends_with_a_final_status_however_it_stops(tmp_path):
+    """``with RunWriter(...)`` (the Python demos' runs, the runner): a failed run keeps the engine's status
+    and its message (time, mode, cause), Ctrl-C outside the engine is "interrupted", any other error is
+    "failed" naming it; never a run.json left saying "running"."""
+    from legsim.io import RunWriter
+
+    model = hybrid.Model(name="divider", state_names=("x",), state_defaults=np.zeros(1),
+                         param_names=("c",), param_defaults=np.array([0.0]), guards=(),
+                         output_names=(), vector_field=_divide_by_first)
+    with pytest.raises(SimulationError), RunWriter(tmp_path / "a", model, {}) as writer:
+        simulate(model, 1.0, options=Options(method="rk4_fixed", h0=0.01), progress=False, sinks=[writer])
+    meta = json.loads((tmp_path / "a" / "run.json").read_text())
+    assert meta["status"] == "numerical_error" and "ZeroDivisionError" in meta["message"]
+    for stop, status, message in ((KeyboardInterrupt, "interrupted", "interrupted by the user"),
+                                  (ValueError("no feet"), "failed", "ValueError: no feet")):
+        with pytest.raises(type(stop) if isinstance(stop, Exception) else stop), \
+                RunWriter(tmp_path / status, model, {}):
+            raise stop
+        meta = json.loads((tmp_path / status / "run.json").read_text())
+        assert meta["status"] == status and message in meta["message"]
+
+
 def test_the_transition_budget_is_not_called_chattering_unless_events_pile_up(tmp_path):
     """SimSect's maxChartCount (default 128) stops a long SLIP run: the message says so and how to
     go on. The Coulomb block without sliding flips modes at one instant: that is chattering."""

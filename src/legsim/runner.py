@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import InputError, SimulationError
+from .errors import InputError
 from .hybrid import Result, simulate
 from .hybrid.simulate import Monitor
 from .io.results import RunData, RunWriter, load_run
@@ -61,29 +61,18 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
     when the run starts, such as an initial state below the terrain.
     """
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-    writer = RunWriter(out_dir, sc.model, {"scenario": sc.resolved()})
-    if writer.replaced:
-        echo(f"{out_dir}: replacing the earlier run in this directory")
-    try:
-        result = simulate_scenario(sc, [writer], progress, keep_records, monitor)
-    except SimulationError as exc:
-        res = exc.result
-        writer.finish(res.status if res is not None else "failed", str(exc),
-                      res.stats if res is not None else {})
-        raise
-    except InputError as exc:  # found when the run starts (initial state, controller arguments)
-        writer.finish("failed", f"{sc.source}: {exc}", {})
-        raise InputError(f"{sc.source}: {exc}") from None
-    except KeyboardInterrupt:  # outside the engine loop: while compiling or building
-        writer.finish("interrupted", "interrupted by the user (while compiling or writing)", {})
-        raise
-    except BaseException as exc:
-        writer.finish("failed", f"{type(exc).__name__}: {exc}", {})
-        raise
-    writer.flush()  # every record on disk before the summary reads them back
-    summary = summarize(sc, result if keep_records else load_run(out_dir))
-    writer.meta["summary"] = summary
-    writer.finish(result.status, result.message, result.stats)
+    # run.json gets a final status however the block ends (RunWriter as a context manager)
+    with RunWriter(out_dir, sc.model, {"scenario": sc.resolved()}) as writer:
+        if writer.replaced:
+            echo(f"{out_dir}: replacing the earlier run in this directory")
+        try:
+            result = simulate_scenario(sc, [writer], progress, keep_records, monitor)
+        except InputError as exc:  # found when the run starts (initial state, controller arguments)
+            raise InputError(f"{sc.source}: {exc}") from None
+        writer.flush()  # every record on disk before the summary reads them back
+        summary = summarize(sc, result if keep_records else load_run(out_dir))
+        writer.meta["summary"] = summary
+        writer.finish(result.status, result.message, result.stats)
     st = result.stats
     echo(f"{sc.model_name}: {writer.rows} records in {out_dir} — {st['steps']} steps, "
          f"{st['events']} events; integration {st['kernel_time_s']:.3g} s ({st['real_time_factor']:.0f}x "

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..errors import InputError
+from ..errors import InputError, SimulationError
 from ..hybrid import Model
 
 if TYPE_CHECKING:
@@ -38,7 +38,12 @@ def record_columns(model: Model) -> list[str]:
 
 
 class RunWriter:
-    """Sink for :func:`legsim.hybrid.simulate` that writes a run directory as the run goes."""
+    """Sink for :func:`legsim.hybrid.simulate` that writes a run directory as the run goes.
+
+    Used as a context manager (``with RunWriter(...) as writer: ...``), run.json gets a final status
+    however the block ends: :meth:`finish` called in it, or, when it raises, the engine's reason
+    (a :class:`~legsim.errors.SimulationError`: "chattering", "interrupted", ...), "interrupted"
+    (Ctrl-C outside the engine) or "failed" with the error's message."""
 
     def __init__(self, out_dir: str | Path, model: Model, metadata: dict[str, Any]):
         self.dir = Path(out_dir)
@@ -131,6 +136,21 @@ class RunWriter:
         if meta:
             self._write_meta()
         self.write_time_s += time.monotonic() - w0
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:  # never suppresses the exception
+        if exc is None or self.meta.get("finished"):
+            return
+        if isinstance(exc, SimulationError):
+            res = exc.result
+            self.finish(res.status if res is not None else "failed", str(exc),
+                        res.stats if res is not None else {})
+        elif isinstance(exc, KeyboardInterrupt):  # outside the engine loop: while compiling or writing
+            self.finish("interrupted", "interrupted by the user (while compiling or writing)", {})
+        else:
+            self.finish("failed", str(exc) if isinstance(exc, InputError) else f"{kind.__name__}: {exc}", {})
 
     def finish(self, status: str, message: str, stats: dict[str, Any]) -> None:
         """Write what waits, then record how the run ended."""

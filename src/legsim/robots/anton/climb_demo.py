@@ -92,11 +92,11 @@ def run_demo(out_dir: str | Path = "anton_climb-out", echo=print) -> ClimbRun:
     meta = {"demo": "anton_climb", "ledge": {"height": ledge.height, "edge_x": ledge.edge_x},
             "stages": [[s.step, s.what, s.duration] for s in plan.stages],
             "robot_builder": robot_builder("legsim.robots.anton.climb_demo:default_climb_robot")}
-    writer = RunWriter(out, robot.model, meta)
     # a record every 10 ms (the controller still runs every 1 ms): 14 MB of records, not 140
     options = dataclasses.replace(robot.default_options(), record_period=RECORD_PERIOD)
-    plan, robot, ctrl, res = simulate_climb(plan, robot, sinks=[writer], options=options)
-    writer.finish(res.status, res.message, res.stats)
+    with RunWriter(out, robot.model, meta) as writer:  # run.json gets a final status however it ends
+        plan, robot, ctrl, res = simulate_climb(plan, robot, sinks=[writer], options=options)
+        writer.finish(res.status, res.message, res.stats)
     track = support_track(robot, res, every=1)
     steps = step_summary(plan, ctrl, track)
     weight = robot.mb.total_mass() * 9.81

@@ -127,11 +127,11 @@ def run_demo(out_dir: str | Path = "libra_climb-out", echo=print, progress=None)
     out = Path(out_dir)
     lib = build()
     stages = climb_cycle(lib.ladders)
-    writer = RunWriter(out, compiled_model(lib, stages), {
-        "demo": "libra_climb", "stages": [s.name for s in stages],
-        "robot_builder": robot_builder("legsim.robots.libra.robot:build")})
-    run = climb(lib, stages, sinks=[writer], progress=progress)
-    writer.finish(run.result.status, run.result.message, run.result.stats)
+    meta = {"demo": "libra_climb", "stages": [s.name for s in stages],
+            "robot_builder": robot_builder("legsim.robots.libra.robot:build")}
+    with RunWriter(out, compiled_model(lib, stages), meta) as writer:  # a final status however it ends
+        run = climb(lib, stages, sinks=[writer], progress=progress)
+        writer.finish(run.result.status, run.result.message, run.result.stats)
     m = cycle_measures(run)
     echo(f"libra_climb: {len(stages)} stages in {run.t[-1]:.1f} s simulated, "
          f"{run.result.stats['wall_time_s']:.1f} s wall; records in {out}")

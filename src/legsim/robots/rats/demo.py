@@ -156,13 +156,16 @@ def roll(out: Path, quick: bool) -> None:
     print("E16: stable straight rolling with continual acceleration over 8 s (source gives no speeds)")
     for k, head in enumerate(np.radians([0, 60, 120] if quick else [0, 45, 90, 135, 180, 225, 270, 315])):
         start = {"stance": 3, "yaw": 0.5, "heading": float(head), "t_final": 4.0 if quick else 8.0}
-        writer = _records(out, rats, "rats_roll", build_kw, **start) if k == 0 else None
-        res = E.roll(rats, prm, **start, sinks=[writer] if writer else [])
+        if k == 0:  # the first roll's records (run.json gets a final status however it ends)
+            with _records(out, rats, "rats_roll", build_kw, **start) as writer:
+                res = E.roll(rats, prm, **start, sinks=[writer])
+                writer.finish(res.status, res.message, res.stats)
+        else:
+            res = E.roll(rats, prm, **start)
         tr = E.RollTrial.of(res, float(head))
         print(f"   heading {np.degrees(head):5.0f} deg: {tr.distance:5.1f} m, off by "
               f"{tr.heading_error:+.2f} rad, speed {tr.v_first:.1f} -> {tr.v_last:.1f} m/s")
-        if writer:
-            writer.finish(res.status, res.message, res.stats)
+        if k == 0:
             print(f"   records of this roll in {out}/")
             _replay(out / "rats_roll.html", rats, res)
         plt.plot([0, tr.distance * np.cos(head + tr.heading_error)],
@@ -212,9 +215,9 @@ def closed(out: Path, quick: bool) -> None:
         cmd = tipper.update(obs.accel, obs.t)
         return None if cmd is None else [(cmd.leg, cmd.duration_ms)]
 
-    writer = _records(out, rats, "rats_closed", build_kw, goal=goal.tolist())
-    res = rats.simulate(45.0, policy, q0=rats.q_rest(0, 0.2), sinks=[writer])
-    writer.finish(res.status, res.message, res.stats)
+    with _records(out, rats, "rats_closed", build_kw, goal=goal.tolist()) as writer:  # a final status
+        res = rats.simulate(45.0, policy, q0=rats.q_rest(0, 0.2), sinks=[writer])
+        writer.finish(res.status, res.message, res.stats)
     print("E14: after a disturbance the planner re-plans and reaches the goal (source, qualitative)")
     for e in tipper.log:
         print(f"   t {e.t:5.1f} s: stance {e.detected:2d} {e.outcome.value if e.outcome else 'start':10s} "
