@@ -159,13 +159,16 @@ def shape_mesh(s: Shape) -> tuple[np.ndarray, np.ndarray]:
 
 
 def wxyz_to_rotation(q: np.ndarray) -> np.ndarray:
-    """Rotation matrices (..., 3, 3) of unit quaternions (..., 4), scalar first."""
+    """Rotation matrices (..., 3, 3) of quaternions (..., 4), scalar first
+    (:func:`legsim.multibody._spatial.quat_to_rot`, per quaternion)."""
+    from ..multibody._spatial import quat_to_rot
+
     q = np.asarray(q, dtype=float)
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
+    flat = q.reshape(-1, 4)
+    out = np.empty((len(flat), 3, 3))
+    for R, (w, x, y, z) in zip(out, flat.tolist(), strict=True):
+        quat_to_rot(x, y, z, w, R)
+    return out.reshape(q.shape[:-1] + (3, 3))
 
 
 def _column(columns: Columns, name: str, who: str) -> np.ndarray:
