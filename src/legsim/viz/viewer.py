@@ -94,15 +94,20 @@ def area_of(poses: Poses, margin: float) -> Area:
     return xyz.min(axis=0) - margin, xyz.max(axis=0) + margin
 
 
+def across_ground(d: np.ndarray, up) -> np.ndarray:
+    """The part of displacements ``d`` (..., 3) across the ground: ``d`` without its component along the
+    unit ``up``."""
+    up = np.asarray(up, dtype=float)
+    return d - np.multiply.outer(d @ up, up)
+
+
 def travels(poses: Poses, scene: Scene) -> bool:
     """Whether the robot goes far from where it starts: its first frame moves more than twice the robot's
     size (``scene.extent``) across the ground (perpendicular to ``scene.up``). A replay then follows it."""
     if not poses.frames.shape[1]:
         return False
-    up = np.asarray(scene.up, dtype=float)
     d = poses.frames[:, 0, :3] - poses.frames[0, 0, :3]
-    across = d - np.outer(d @ up, up)
-    return bool(np.linalg.norm(across, axis=1).max() > 2.0 * scene.extent)
+    return bool(np.linalg.norm(across_ground(d, scene.up), axis=1).max() > 2.0 * scene.extent)
 
 
 class Drawing:
@@ -175,9 +180,7 @@ class Drawing:
     def show(self, poses: Poses, k: int) -> None:
         """Move the robot to record ``k`` of ``poses`` (following it: move the world under it)."""
         if self.world is not None:
-            up = np.asarray(self.scene.up, dtype=float)
-            d = poses.frames[k, 0, :3] - self.anchor
-            self.world.position = tuple(-(d - (d @ up) * up))
+            self.world.position = tuple(-across_ground(poses.frames[k, 0, :3] - self.anchor, self.scene.up))
         for j, h in enumerate(self.frames):
             h.position = poses.frames[k, j, :3]
             h.wxyz = poses.frames[k, j, 3:]
@@ -191,8 +194,8 @@ class Drawing:
         (following the robot: where it started across the ground)."""
         c = poses.frames[k, 0, :3] if poses.frames.shape[1] else np.zeros(3)
         up = np.asarray(self.scene.up, dtype=float)
-        if self.world is not None:
-            c = self.anchor + ((c - self.anchor) @ up) * up
+        if self.world is not None:  # where the robot started across the ground
+            c = c - across_ground(c - self.anchor, up)
         d = 1.2 * self.scene.extent
         side = np.array([1.0, 0.0, 0.0]) if abs(up[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
         side = side - (side @ up) * up
@@ -464,10 +467,8 @@ class LiveView:
         """Draw the terrain again around the robot at ``c`` once it is half the reach from the terrain's
         centre across the ground."""
         assert self.drawing is not None
-        up = np.asarray(self.scene.up, dtype=float)
-        d = c - self._centre
-        if np.linalg.norm(d - (d @ up) * up) > self.reach / 2:
-            self._centre = c - (c @ up) * up
+        if np.linalg.norm(across_ground(c - self._centre, self.scene.up)) > self.reach / 2:
+            self._centre = across_ground(c, self.scene.up)
             self.drawing.draw_terrain((self._centre - self.reach, self._centre + self.reach))
 
     def replay(self, run_dir: str | Path, echo=print) -> Replay:
