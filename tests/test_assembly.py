@@ -695,7 +695,7 @@ def test_hooks_compiled_from_older_sources_are_refused_with_what_to_do():
     assert robot.model.check(0.0, x, p, 0) == 0
     p[L.P_STAMP] += 1.0  # what a stale hook sees: another stamp than the one it was compiled with
     assert robot.model.check(0.0, x, p, 0) == L.ERR_STALE
-    assert "delete src/legsim/assembly/__pycache__" in robot.model.message(L.ERR_STALE)
+    assert "delete legsim/assembly/__pycache__" in robot.model.message(L.ERR_STALE)
 
 
 def test_contacts_by_link_name_and_by_default_skip_the_shapes_they_cannot_take():

@@ -3,13 +3,14 @@
 
 numba compiles a function once per tuple of argument types. A read-only array, a literal constant
 (``Literal[int](1)``) or another dispatcher passed as an argument each make a new signature, so a kernel
-can be compiled twice without anyone noticing. Run a workload with a fresh ``NUMBA_CACHE_DIR`` (or the
+can be compiled twice without anyone noticing. Run a workload with a fresh ``LEGSIM_CACHE_DIR`` (or the
 test suite), then::
 
     python -m legsim._cache_audit [DIR]
 
-lists, for each function whose cache index under ``DIR`` (default: ``NUMBA_CACHE_DIR``, else the
-installed package) holds several signatures, how many and the argument positions where they differ.
+lists, for each function whose cache index under ``DIR`` (default: legsim's kernel cache,
+:func:`legsim._numba_cache.cache_root`) holds several signatures, how many and the argument positions
+where they differ.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import pickle
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from ._numba_cache import cache_root
 
 __all__ = ["Duplicate", "duplicate_signatures", "main"]
 
@@ -65,7 +68,7 @@ def _short(name: str, width: int = 70) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Print :func:`duplicate_signatures` of the cache under ``argv[0]`` (see the module docstring)."""
     args = sys.argv[1:] if argv is None else argv
-    root = args[0] if args else os.environ.get("NUMBA_CACHE_DIR") or str(Path(__file__).parent)
+    root = args[0] if args else str(cache_root())
     dups = duplicate_signatures(root)
     for d in dups:
         print(f"{d.function}: {d.count} signatures")

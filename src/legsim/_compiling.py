@@ -18,6 +18,8 @@ import threading
 import time
 from typing import TextIO
 
+from ._numba_cache import cached
+
 __all__ = ["watch", "FAMILY_KERNELS", "ESTIMATES", "engine_cached", "assembly_cached",
            "compile_in_background", "engine", "assembly_hooks"]
 
@@ -164,37 +166,20 @@ def _engine_module(stiff: bool) -> str:
     return "legsim.hybrid._engine_stiff" if stiff else "legsim.hybrid._engine"
 
 
-def _cached(package: str, pattern: str) -> bool:
-    """Whether numba's cache holds an index file ``pattern`` of ``package``'s functions, looked up
-    without importing them: under ``NUMBA_CACHE_DIR`` when it is set, else in the package's
-    ``__pycache__``."""
-    import glob
-    import os
-    from importlib.util import find_spec
-
-    if os.environ.get("NUMBA_CACHE_DIR"):  # then numba looks nowhere else
-        place = os.path.join(os.environ["NUMBA_CACHE_DIR"], "**")
-    else:
-        spec = find_spec(package)
-        assert spec is not None and spec.submodule_search_locations
-        place = os.path.join(next(iter(spec.submodule_search_locations)), "__pycache__")
-    return bool(glob.glob(os.path.join(place, pattern), recursive=True))
-
-
 def engine_cached(stiff: bool = False) -> bool:
     """Whether numba's cache holds the engine (``hybrid._kernels.advance``, compiled by importing
     ``hybrid._engine``; with ``stiff`` its Rosenbrock variant ``advance_stiff``)."""
-    return _cached("legsim.hybrid", f"_kernels.{'advance_stiff' if stiff else 'advance'}-*.nbi")
+    return cached("legsim.hybrid._kernels", "advance_stiff" if stiff else "advance")
 
 
 def assembly_cached() -> bool:
     """Whether numba's cache holds the assembled robots' hooks (``assembly._hooks.robot_field``)."""
-    return _cached("legsim.assembly", "_hooks.robot_field-*.nbi")
+    return cached("legsim.assembly._hooks", "robot_field")
 
 
 def replay_cached() -> bool:
     """Whether numba's cache holds a replay's forward kinematics (``_packed.forward_kinematics``)."""
-    return _cached("legsim.multibody", "_packed.forward_kinematics-*.nbi")
+    return cached("legsim.multibody._packed", "forward_kinematics")
 
 
 def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:

@@ -224,6 +224,14 @@ def _hidden(names, what: str) -> None:
 
 
 def _cmd_warmup(args) -> int:
+    if args.clear:
+        from ._numba_cache import clear
+
+        if args.families:
+            raise InputError("warmup --clear: clears the whole cache; name no families")
+        where, size = clear()
+        print(f"legsim warmup: removed {size / 1e6:.0f} MB of compiled kernels from {where}")
+        return 0
     from .warmup import warmup
 
     warmup(args.families or None, jobs=args.jobs)
@@ -308,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("warmup", help="compile every robot family ahead, on all cores (once per machine)")
     p.add_argument("families", nargs="*", help="families to compile (default: all: legsim.warmup.FAMILIES)")
     p.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--clear", action="store_true",
+                   help="remove every compiled kernel from legsim's cache (~/.cache/legsim/kernels on Linux, "
+                        "or LEGSIM_CACHE_DIR) instead")
     p.set_defaults(func=_cmd_warmup)
 
     p = sub.add_parser("mobility", help="the Extended Mobility Analysis log of LIBRA's control vectors")

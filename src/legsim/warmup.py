@@ -46,6 +46,7 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
 
+    from ._numba_cache import cache_root
     from .errors import InputError
 
     names = list(FAMILIES) if families is None else list(families)
@@ -68,7 +69,7 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     if "assembly" in names:  # what a first run's second process compiles for the robot's replay, too
         modules.append(REPLAY_PREWARM)
         module_of[REPLAY_PREWARM] = "replay kinematics"
-    echo(f"legsim warmup: compiling {len(names)} families in {jobs} processes "
+    echo(f"legsim warmup: compiling {len(names)} families in {jobs} processes into {cache_root()} "
          f"(once per machine; later runs load them from the cache) ...")
     t0 = time.perf_counter()
     out: dict[str, float] = {}

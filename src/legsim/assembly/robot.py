@@ -1097,8 +1097,9 @@ def _own_names(robot: str, what: str, names: Sequence[str] | None, default: list
     return out
 
 
-_STALE = ("legsim.assembly: its compiled hooks are older than its source files (a numba disk cache left "
-          "from before an edit): delete src/legsim/assembly/__pycache__/*.nbi and *.nbc and run again")
+_STALE = ("legsim.assembly: its compiled hooks are older than its source files (numba's own cache, used when "
+          "legsim's cannot be written, does not see edits of the files they import): delete "
+          "legsim/assembly/__pycache__/*.nbi and *.nbc and run again")
 
 
 def _terrain_block(ground) -> np.ndarray:

@@ -23,9 +23,9 @@ lost are chosen for an RHex-sized robot (0.53 m long, 7 kg; Saranli–Buehler–
   (effectively unlimited: only the no-load speed limits the hip); for a motor-limited robot
   pass ``max_torque = dcmotor.stall_torque()`` ≈ 4.6 N·m (the default gait walks the same).
 
-The kernels read the ``P_*``/``X_*`` indices below as compile-time constants, and numba's
-on-disk cache does not notice when an *imported* constant changes: after editing this module,
-delete the package's ``__pycache__/*.nbi, *.nbc`` files.
+The kernels read the ``P_*``/``X_*`` indices below as compile-time constants; legsim's kernel
+cache keys them on the sources they import (:mod:`legsim._numba_cache`), so an edit here
+recompiles them.
 
 Parameters added by this implementation (the digest names none for them): the extension
 exponential ``ext_force`` and ``ext_scale``, the sliding-friction gain ``slide_gain``, the

@@ -1,0 +1,289 @@
+"""legsim's compile cache: where numba keeps legsim's compiled kernels, and when an entry is stale.
+
+numba's ``cache=True`` keys each function on its own source file and keeps it beside that file
+(``__pycache__``). Two things follow that a user feels (issue 20):
+
+* a compiled function carries the machine code of the functions it calls from other files, and the
+  constants it imports from them: after an edit of such a file, or an upgrade that changes it but not
+  the caller's, numba loads the caller's old entry, stale code and all;
+* every install compiles anew: a second virtual environment, a fresh clone, a reinstall of the same
+  version each pay the minute of compiling that a robot from parts costs.
+
+So legsim's own kernels are cached by :class:`numba's locator <numba.core.caching._CacheLocator>` of
+its own (installed by :func:`install` when numba is imported; other code keeps numba's locators):
+
+* one directory per user, shared by every install (:func:`cache_root`: ``~/.cache/legsim/kernels``
+  on Linux, or ``LEGSIM_CACHE_DIR``, or ``legsim/`` in ``NUMBA_CACHE_DIR``);
+* inside it, a module's entries live under its path in the package and its *closure stamp*
+  (``assembly/_hooks-<16 hex>/``): a hash of the module's source and of the source of every
+  legsim module it imports, directly or through others (:func:`closure`, read from the import
+  statements). An edit anywhere in what a kernel can call or read gives it a new directory, so no
+  entry is ever stale; an install whose files are the same finds the entries another install made.
+* each module keeps its :data:`KEEP` newest stamps; older ones are removed when a new one is made.
+
+If the cache directory cannot be written, numba's own locators take over (beside the sources, with
+per-file stamps); ``assembly._layout.STAMP`` still refuses stale assembly hooks there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.util
+import os
+import re
+import shutil
+import sys
+import time
+from functools import cache
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+"""The ``legsim`` package directory whose modules this cache serves."""
+
+KEEP = 3
+"""Closure stamps kept per module (an older one is removed when a fourth is made and is 10 min old)."""
+
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]+))", re.M)
+"""An import statement at the start of a line: (from-module, its names) or (None, None, plain names)."""
+
+
+def cache_root() -> Path:
+    """The directory of legsim's compiled kernels: ``LEGSIM_CACHE_DIR``; else ``legsim/`` in
+    ``NUMBA_CACHE_DIR`` (a user who points numba's cache somewhere means legsim's too); else
+    ``kernels/`` in the platform's user cache directory for legsim (``~/.cache/legsim`` on Linux)."""
+    if os.environ.get("LEGSIM_CACHE_DIR"):
+        return Path(os.environ["LEGSIM_CACHE_DIR"]).expanduser()
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"]).expanduser() / "legsim"
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("legsim", appauthor=False)) / "kernels"
+
+
+def module_name(py_file: str | os.PathLike) -> str | None:
+    """The dotted name of the legsim module in ``py_file``, or None for a file outside the package."""
+    path = Path(py_file).resolve()
+    try:
+        rel = path.relative_to(PACKAGE_DIR.parent)
+    except ValueError:
+        return None
+    if rel.suffix != ".py" or rel.parts[0] != PACKAGE_DIR.name:
+        return None
+    parts = list(rel.with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def _module_file(name: str) -> Path | None:
+    """The source file of the legsim module ``name`` (a module or a package's ``__init__``), or None."""
+    base = PACKAGE_DIR.parent.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _stat(path: Path) -> tuple[Path, int, int]:
+    st = path.stat()
+    return path, st.st_mtime_ns, st.st_size
+
+
+@cache
+def _source(path: Path, mtime_ns: int, size: int) -> bytes:
+    """A source file's bytes, read again when it changes (the key is its stat)."""
+    return path.read_bytes()
+
+
+def imports(name: str) -> set[str]:
+    """The legsim modules that the module ``name``'s import statements name, wherever they stand (a
+    function's own imports too): ``from .a import b`` gives ``…a``, and ``…a.b`` when ``b`` is a module.
+    Read from the text, so a statement inside a string counts as well (a dependency too many costs a
+    recompile, never a stale entry)."""
+    path = _module_file(name)
+    return set() if path is None else set(_imports(name, *_stat(path)))
+
+
+@cache
+def _imports(name: str, path: Path, mtime_ns: int, size: int) -> frozenset[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    text = _source(path, mtime_ns, size).decode("utf-8", errors="replace")
+    found: set[str] = set()
+    for m in _IMPORT.finditer(text):
+        source, names, plain = m.groups()
+        if plain is not None:
+            for item in re.sub(r"#.*", "", plain).split(","):
+                target = item.split(" as ")[0].strip()
+                if target == "legsim" or target.startswith("legsim."):
+                    found.add(target)
+            continue
+        level = len(source) - len(source.lstrip("."))
+        if level:
+            head = package.split(".")
+            head = head[:len(head) - (level - 1)]
+            base = ".".join(head + ([source[level:]] if source[level:] else []))
+        else:
+            base = source
+        if not (base == "legsim" or base.startswith("legsim.")):
+            continue
+        found.add(base)
+        for item in re.sub(r"#.*", "", names).strip("()").replace("\n", ",").split(","):
+            word = item.split(" as ")[0].strip()
+            if word and _module_file(f"{base}.{word}") is not None:
+                found.add(f"{base}.{word}")
+    return frozenset(n for n in found if _module_file(n) is not None)
+
+
+def closure(name: str) -> list[str]:
+    """``name`` and every legsim module it imports, directly or through others (their packages'
+    ``__init__`` modules included, as Python runs them), sorted."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        mod = todo.pop()
+        if mod in seen:
+            continue
+        seen.add(mod)
+        parts = mod.split(".")
+        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
+        todo.extend(imports(mod))
+    return sorted(n for n in seen if _module_file(n) is not None)
+
+
+def closure_stamp(name: str) -> str:
+    """The hex SHA-256 of the sources of :func:`closure` ``(name)``, each with its module name."""
+    stats = []
+    for mod in closure(name):
+        path = _module_file(mod)
+        assert path is not None
+        stats.append((mod, *_stat(path)))
+    return _stamp(tuple(stats))
+
+
+@cache
+def _stamp(stats: tuple[tuple[str, Path, int, int], ...]) -> str:
+    h = hashlib.sha256()
+    for mod, path, mtime_ns, size in stats:
+        h.update(mod.encode() + b"\0" + _source(path, mtime_ns, size) + b"\0")
+    return h.hexdigest()
+
+
+def cache_dir(py_file: str | os.PathLike) -> Path | None:
+    """Where legsim's locator keeps the entries of the functions in ``py_file`` (a legsim module), or
+    None for a file outside the package."""
+    name = module_name(py_file)
+    if name is None:
+        return None
+    parts = name.split(".")[1:]  # the path inside the package
+    leaf = "__init__" if Path(py_file).name == "__init__.py" else parts.pop()
+    return cache_root().joinpath(*parts, f"{leaf}-{closure_stamp(name)[:16]}")
+
+
+def cached(module: str, function: str) -> bool:
+    """Whether the cache holds an entry of the legsim module ``module``'s ``function`` (dotted names)
+    for the module's current sources; found without importing the module or numba."""
+    path = _module_file(module)
+    if path is None:
+        raise ValueError(f"no legsim module {module!r}")
+    where = cache_dir(path)
+    return where is not None and any(where.glob(f"{path.stem}.{function}-*.nbi"))
+
+
+def _prune(made: Path) -> None:
+    """Remove all but the :data:`KEEP` newest closure directories of ``made``'s module, sparing any
+    touched in the last 10 minutes (another install may be filling it now)."""
+    stem = made.name.rpartition("-")[0]
+    siblings = sorted((p for p in made.parent.glob(f"{stem}-*") if p.is_dir() and p != made),
+                      key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in siblings[KEEP - 1:]:
+        if time.time() - old.stat().st_mtime > 600:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def clear() -> tuple[Path, int]:
+    """Remove every compiled kernel from :func:`cache_root`; returns the directory and the bytes freed."""
+    root = cache_root()
+    size = sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) if root.is_dir() else 0
+    shutil.rmtree(root, ignore_errors=True)
+    return root, size
+
+
+def _locator_class():
+    """numba's locator for legsim's modules (defined once numba's caching module is loaded)."""
+    from numba.core.caching import _CacheLocator
+
+    class LegsimCacheLocator(_CacheLocator):
+        """Caches a function of a legsim module in :func:`cache_dir`, stamped with its closure stamp."""
+
+        def __init__(self, py_func, py_file):
+            self._lineno = py_func.__code__.co_firstlineno
+            self._name = module_name(py_file)
+            self._path = cache_dir(py_file)
+
+        def ensure_cache_path(self):
+            made = not self._path.is_dir()
+            super().ensure_cache_path()
+            if made:
+                _prune(self._path)
+
+        def get_cache_path(self):
+            return str(self._path)
+
+        def get_source_stamp(self):
+            return closure_stamp(self._name)
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if module_name(py_file) is None:
+                return None
+            self = cls(py_func, py_file)
+            try:
+                self.ensure_cache_path()
+            except OSError:  # not writable: numba's own locators
+                return None
+            return self
+
+    LegsimCacheLocator.__module__ = __name__
+    return LegsimCacheLocator
+
+
+def install_locator() -> None:
+    """Put legsim's locator first in numba's list (numba must be imported). Idempotent."""
+    from numba.core.caching import CacheImpl
+
+    classes = CacheImpl._locator_classes
+    if not any(getattr(c, "__module__", "") == __name__ for c in classes):
+        classes.insert(0, _locator_class())
+
+
+class _WhenNumbaLoads(importlib.abc.MetaPathFinder):
+    """Installs the locator right after ``numba.core.caching`` is first imported (before any of
+    legsim's kernels is decorated)."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "numba.core.caching":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_then_install(module):
+            exec_module(module)
+            install_locator()
+
+        spec.loader.exec_module = exec_then_install  # type: ignore[method-assign]
+        return spec
+
+
+def install() -> None:
+    """legsim's locator for legsim's kernels: now if numba's caching module is loaded, else when it is."""
+    if "numba.core.caching" in sys.modules:
+        install_locator()
+    elif not any(isinstance(f, _WhenNumbaLoads) for f in sys.meta_path):
+        sys.meta_path.insert(0, _WhenNumbaLoads())

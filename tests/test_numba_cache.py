@@ -1,0 +1,135 @@
+"""legsim's kernel cache (legsim._numba_cache, issue 20): entries keyed by the sources a module imports,
+in one directory per user that every install shares."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import legsim
+from legsim import _numba_cache as nc
+
+CALLEE = "from numba import njit\n\nVALUE = {value}\n\n\n@njit(cache=True)\ndef g():\n    return VALUE\n"
+CALLER = ("from numba import njit\n\nfrom ._probe_callee import g\n\n\n@njit(cache=True)\ndef f():\n"
+          "    return g() + 10\n")
+RUN = ("import json, sys\n{first}\nimport legsim._probe_caller as c\nv = c.f()\n"
+       "print(json.dumps([v, c.f.stats.cache_hits.get(c.f.signatures[0], 0), c.f.stats.cache_misses.get("
+       "c.f.signatures[0], 0), str(c.f._cache._cache_path)]))")
+
+
+def _install(where: Path, value: int) -> Path:
+    """A copy of the legsim package under ``where`` with two probe modules: ``_probe_caller.f`` calls
+    ``_probe_callee.g``, which returns the constant ``value``."""
+    pkg = where / "legsim"
+    shutil.copytree(Path(legsim.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    (pkg / "_probe_callee.py").write_text(CALLEE.format(value=value))
+    (pkg / "_probe_caller.py").write_text(CALLER)
+    return pkg
+
+
+def _run(where: Path, cache, first: str = "", locators: str | None = None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "LEGSIM_CACHE"))}
+    env.update(PYTHONPATH=str(where), LEGSIM_CACHE_DIR=str(cache))
+    if locators:
+        env["NUMBA_CACHE_LOCATOR_CLASSES"] = locators
+    out = subprocess.run([sys.executable, "-c", RUN.format(first=first)], env=env, capture_output=True,
+                         text=True, timeout=120, check=True)
+    value, hits, misses, path = json.loads(out.stdout.strip().splitlines()[-1])
+    return value, hits, misses, Path(path)
+
+
+def test_an_edit_of_a_callee_recompiles_the_caller_and_a_second_install_loads_the_first_ones_code(tmp_path):
+    """numba keys an entry on its own file only, so with its locators the caller keeps the callee's old
+    constant after an edit (11 where 12 is right); legsim's closure stamp compiles it again. A second
+    copy of the same files elsewhere (another environment) loads the entries the first one made."""
+    cache = tmp_path / "cache"
+    first = _install(tmp_path / "a", value=1)
+    assert _run(tmp_path / "a", cache)[:3] == (11, 0, 1)  # compiled
+    value, hits, misses, path = _run(tmp_path / "a", cache)
+    assert (value, hits, misses) == (11, 1, 0)  # loaded
+    assert path.parent == cache and path.name.startswith("_probe_caller-")
+
+    (first / "_probe_callee.py").write_text(CALLEE.format(value=2))
+    value, hits, misses, path2 = _run(tmp_path / "a", cache)
+    assert (value, hits, misses) == (12, 0, 1) and path2 != path  # a new closure: compiled again
+    assert path.is_dir()  # the old entries stay for an install that still has the old sources
+
+    _install(tmp_path / "b", value=2)  # the same sources at another path
+    assert _run(tmp_path / "b", cache)[:3] == (12, 1, 0)
+    _install(tmp_path / "c", value=1)
+    assert _run(tmp_path / "c", cache, first="import numba")[:3] == (11, 1, 0)  # numba imported first
+
+    # numba's own locator, for contrast: the same edit is not seen
+    numba_cache = tmp_path / "numba"
+    (first / "_probe_callee.py").write_text(CALLEE.format(value=1))
+    only_numba = "InTreeCacheLocator"
+    assert _run(tmp_path / "a", numba_cache, locators=only_numba)[0] == 11
+    (first / "_probe_callee.py").write_text(CALLEE.format(value=2))
+    assert _run(tmp_path / "a", numba_cache, locators=only_numba)[0] == 11  # stale
+
+
+def test_an_unwritable_cache_falls_back_to_numbas_cache_beside_the_sources(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    _install(tmp_path / "a", value=3)
+    value, _, _, path = _run(tmp_path / "a", blocker / "cache")
+    assert value == 13 and path == tmp_path / "a" / "legsim" / "__pycache__"
+
+
+def test_the_closure_follows_imports_and_not_the_rest_of_the_package():
+    names = nc.closure("legsim.multibody._aba_world")
+    assert {"legsim.multibody._aba", "legsim.multibody._spatial", "legsim._fastmath", "legsim._borrow",
+            "legsim.multibody", "legsim"} <= set(names)
+    assert not any(n.startswith(("legsim.viz", "legsim.robots", "legsim.assembly")) for n in names)
+    assert "legsim.multibody._aba_world" in nc.closure("legsim.assembly._hooks")
+    hooks = nc.cache_dir(Path(legsim.__file__).parent / "assembly" / "_hooks.py")
+    assert hooks.parent == nc.cache_root() / "assembly" and hooks.name.startswith("_hooks-")
+    assert nc.cache_dir(Path("/elsewhere/legsim/x.py")) is None
+
+
+def test_a_module_keeps_its_newest_closures(tmp_path):
+    made = []
+    for i in range(nc.KEEP + 2):
+        d = tmp_path / f"_hooks-{i:016x}"
+        d.mkdir()
+        age = time.time() - 3600 * (10 - i)
+        os.utime(d, (age, age))
+        made.append(d)
+    fresh = tmp_path / "_hooks-ffffffffffffffff"
+    fresh.mkdir()
+    nc._prune(fresh)
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == sorted([fresh.name] + [d.name for d in made[-(nc.KEEP - 1):]])
+
+
+def test_warmup_clear_removes_the_cache_and_says_where(tmp_path):
+    cache = tmp_path / "kernels"
+    (cache / "assembly" / "_hooks-0123456789abcdef").mkdir(parents=True)
+    (cache / "assembly" / "_hooks-0123456789abcdef" / "x.nbc").write_bytes(b"\0" * 2_000_000)
+    env = dict(os.environ, LEGSIM_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-m", "legsim", "warmup", "--clear"], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0 and f"removed 2 MB of compiled kernels from {cache}" in out.stdout
+    assert not cache.exists()
+    bad = subprocess.run([sys.executable, "-m", "legsim", "warmup", "--clear", "engine"], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "name no families" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_cached_looks_in_the_modules_closure_directory(tmp_path, monkeypatch):
+    module, function = "legsim.hybrid._kernels", "advance"
+    monkeypatch.setenv("LEGSIM_CACHE_DIR", str(tmp_path))
+    assert not nc.cached(module, function)
+    where = nc.cache_dir(nc._module_file(module))
+    where.mkdir(parents=True)
+    (where / f"_kernels.{function}-170.py311.nbi").write_bytes(b"")
+    assert nc.cached(module, function)
+    with pytest.raises(ValueError, match="no legsim module"):
+        nc.cached("legsim.nowhere", function)
