@@ -30,13 +30,12 @@ def pytest_sessionstart(session):
     if os.environ.get("NUMBA_DISABLE_JIT") == "1" or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     _WARMUP["start"] = time.monotonic()
-    from legsim._compiling import engine_cached
+    from legsim.warmup import uncached, warmup
 
-    if engine_cached():
+    families = uncached()  # all on an empty cache; after an edit, those whose sources changed
+    if not families:
         return
-    from legsim.warmup import warmup
-
-    warmup(echo=lambda line: print(line, flush=True))
+    warmup(families, echo=lambda line: print(line, flush=True))
     _WARMUP["seconds"] = time.monotonic() - _WARMUP["start"]
 
 

@@ -306,3 +306,18 @@ def test_warmup_compiles_the_assembly_hooks_dynamics_next_in_the_second_process(
     order.clear()
     warmup(["slip"], jobs=2, echo=lambda line: None)  # no robot from parts: no replay kinematics
     assert order == [FAMILIES["slip"][0]]
+    order.clear()
+    said = []
+    warmup(["assembly"], jobs=2, echo=said.append)  # the assembly alone (after an edit): still two processes
+    assert order == [FAMILIES["assembly"][0], PREWARM, REPLAY_PREWARM] and " in 2 processes " in said[0]
+
+
+def test_a_bundled_scenarios_name_given_to_run_says_how_to_run_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = _run(["run", "slip_run", "--out", "o"], capsys)
+    assert code == 2 and "scenario file 'slip_run' not found ('slip_run' is a bundled scenario: " in err
+    bundled = SCENARIO_DIR / "slip_run.toml"
+    assert f"`legsim demo slip_run` runs it with its figures; its file is {bundled})" in err
+    for name in ("hopper_hardware", "nothing", "elsewhere/slip_run.toml"):  # no scenario by that name here
+        code, err = _run(["run", name, "--out", "o"], capsys)
+        assert code == 2 and err.strip().endswith(f"scenario file '{name}' not found"), err

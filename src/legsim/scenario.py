@@ -288,7 +288,12 @@ def load_scenario(path: str | Path) -> Scenario:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except FileNotFoundError:
-        raise InputError(f"scenario file '{path}' not found") from None
+        bundled = Path(__file__).parent / "scenarios" / f"{path.stem}.toml"
+        hint = ""
+        if path.parent == Path() and bundled.is_file() and not path.stem.endswith("_hardware"):
+            hint = (f" ('{path.stem}' is a bundled scenario: `legsim demo {path.stem}` runs it with its "
+                    f"figures; its file is {bundled})")
+        raise InputError(f"scenario file '{path}' not found{hint}") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
     return parse_scenario(data, str(path))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 from ._compiling import FAMILY_KERNELS, PREWARM, REPLAY_PREWARM
 
-__all__ = ["FAMILIES", "warmup"]
+__all__ = ["FAMILIES", "uncached", "warmup"]
 
 FAMILIES: dict[str, tuple[str, float]] = {
     name: (module, seconds) for name, (module, _, _, seconds) in FAMILY_KERNELS.items()}
@@ -33,6 +33,23 @@ def _import(module: str) -> tuple[str, float]:
     t = time.perf_counter()
     __import__(module)
     return module, time.perf_counter() - t
+
+
+def uncached() -> list[str]:
+    """The families to compile for the current sources: all of them when the cache holds none of the
+    families' first kernels (``FAMILY_KERNELS``: an empty cache), else those whose first kernel it does
+    not hold (after an edit; the short families that name no kernel compile where they are used)."""
+    from ._numba_cache import cached
+
+    marked = [name for name, (_, kernel, _, _) in FAMILY_KERNELS.items() if kernel is not None]
+    missing = []
+    for name in marked:
+        module, kernel = FAMILY_KERNELS[name][:2]
+        assert kernel is not None
+        where, _, function = (kernel if "." in kernel else f"{module}.{kernel}").rpartition(".")
+        if not cached(where, function):
+            missing.append(name)
+    return list(FAMILIES) if len(missing) == len(marked) else missing
 
 
 def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
@@ -57,7 +74,7 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
         echo("legsim warmup: NUMBA_DISABLE_JIT=1, nothing to compile")
         return {}
     names.sort(key=lambda n: -FAMILIES[n][1])  # longest first: the cores finish together
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(names)))
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(names) + ("assembly" in names)))
     modules = [FAMILIES[n][0] for n in names]
     module_of = {FAMILIES[n][0]: n for n in names}
     if "assembly" in names and jobs > 1:
