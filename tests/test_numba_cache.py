@@ -86,8 +86,13 @@ def test_an_unwritable_cache_falls_back_to_numbas_cache_beside_the_sources(tmp_p
 def test_the_closure_follows_imports_and_not_the_rest_of_the_package():
     names = nc.closure("legsim.multibody._aba_world")
     assert {"legsim.multibody._aba", "legsim.multibody._spatial", "legsim._fastmath", "legsim._borrow",
-            "legsim.multibody", "legsim"} <= set(names)
+            "legsim.multibody._layout"} <= set(names)
+    # not the packages whose __init__ Python runs on the way (no name is taken from them), nor the rest
+    assert "legsim" not in names and "legsim.multibody" not in names
     assert not any(n.startswith(("legsim.viz", "legsim.robots", "legsim.assembly")) for n in names)
+    imp = nc.imports("legsim.assembly.robot")
+    assert "legsim.multibody" in imp  # `from ..multibody import forward_kinematics`, in a function
+    assert {"legsim.actuators.pneumatic._layout", "legsim.contact._geom", "legsim.hybrid"} <= imp
     assert "legsim.multibody._aba_world" in nc.closure("legsim.assembly._hooks")
     hooks = nc.cache_dir(Path(legsim.__file__).parent / "assembly" / "_hooks.py")
     assert hooks.parent == nc.cache_root() / "assembly" and hooks.name.startswith("_hooks-")
@@ -149,3 +154,29 @@ def test_the_suites_warm_up_compiles_every_family_on_an_empty_cache_and_after_an
         d.mkdir(parents=True, exist_ok=True)
         (d / f"{where.rpartition('.')[2]}.{function}-1.py311.nbi").write_bytes(b"")
     assert uncached() == marked[:1]
+
+
+def test_a_template_copied_with_its_own_globals_is_keyed_on_what_they_hold_too():
+    """assembly.compiled copies its sample-hook template per controller with the hooks module among its
+    globals: numba links the hooks' code into the copy, though compiled.py does not import them, so the
+    copy's stamp covers their closure too (an edit of the hooks recompiles every controller's copy)."""
+    import types
+
+    from legsim.assembly import _hooks, compiled
+
+    template = compiled._controller_sample
+    assert nc.bound_modules(template) == ()  # a plain function: its module's imports say it all
+    assert "legsim.assembly._hooks" not in nc.closure("legsim.assembly.compiled")
+    copy = types.FunctionType(template.__code__, dict(template.__globals__, H=_hooks), "copy")
+    assert "legsim.assembly._hooks" in nc.bound_modules(copy)
+    assert nc.cache_dir(compiled.__file__, nc.bound_modules(copy)) != nc.cache_dir(compiled.__file__)
+
+    def outer():
+        kernels = _hooks
+
+        def inner():
+            return kernels
+
+        return inner
+
+    assert nc.bound_modules(outer()) == ("legsim.assembly._hooks",)  # a closure cell

@@ -37,6 +37,7 @@ import sys
 import time
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 """The ``legsim`` package directory whose modules this cache serves."""
@@ -62,6 +63,7 @@ def cache_root() -> Path:
     return Path(user_cache_dir("legsim", appauthor=False)) / "kernels"
 
 
+@cache
 def module_name(py_file: str | os.PathLike) -> str | None:
     """The dotted name of the legsim module in ``py_file``, or None for a file outside the package."""
     path = Path(py_file).resolve()
@@ -85,30 +87,24 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-def _stat(path: Path) -> tuple[Path, int, int]:
-    st = path.stat()
-    return path, st.st_mtime_ns, st.st_size
-
-
 @cache
-def _source(path: Path, mtime_ns: int, size: int) -> bytes:
-    """A source file's bytes, read again when it changes (the key is its stat)."""
+def _source(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def imports(name: str) -> set[str]:
-    """The legsim modules that the module ``name``'s import statements name, wherever they stand (a
-    function's own imports too): ``from .a import b`` gives ``…a``, and ``…a.b`` when ``b`` is a module.
+@cache
+def imports(name: str) -> frozenset[str]:
+    """The legsim modules whose names the module ``name``'s import statements bind, wherever they stand
+    (a function's own imports too): ``from .a import b`` gives ``…a.b`` when ``b`` is a module, else
+    ``…a``; ``import legsim.a`` gives ``legsim.a``. A package's ``__init__`` counts only when a name is
+    taken from it: Python runs it for any of its modules, but compiled code reads only what it binds.
     Read from the text, so a statement inside a string counts as well (a dependency too many costs a
     recompile, never a stale entry)."""
     path = _module_file(name)
-    return set() if path is None else set(_imports(name, *_stat(path)))
-
-
-@cache
-def _imports(name: str, path: Path, mtime_ns: int, size: int) -> frozenset[str]:
+    if path is None:
+        return frozenset()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    text = _source(path, mtime_ns, size).decode("utf-8", errors="replace")
+    text = _source(path).decode("utf-8", errors="replace")
     found: set[str] = set()
     for m in _IMPORT.finditer(text):
         source, names, plain = m.groups()
@@ -127,17 +123,18 @@ def _imports(name: str, path: Path, mtime_ns: int, size: int) -> frozenset[str]:
             base = source
         if not (base == "legsim" or base.startswith("legsim.")):
             continue
-        found.add(base)
-        for item in re.sub(r"#.*", "", names).strip("()").replace("\n", ",").split(","):
-            word = item.split(" as ")[0].strip()
-            if word and _module_file(f"{base}.{word}") is not None:
-                found.add(f"{base}.{word}")
+        words = [item.split(" as ")[0].strip()
+                 for item in re.sub(r"#.*", "", names).strip("()").replace("\n", ",").split(",")]
+        words = [w for w in words if w]
+        submodules = {w for w in words if _module_file(f"{base}.{w}") is not None}
+        found.update(f"{base}.{w}" for w in submodules)
+        if len(submodules) < len(words):  # a name defined in ``base`` itself (or ``*``)
+            found.add(base)
     return frozenset(n for n in found if _module_file(n) is not None)
 
 
 def closure(name: str) -> list[str]:
-    """``name`` and every legsim module it imports, directly or through others (their packages'
-    ``__init__`` modules included, as Python runs them), sorted."""
+    """``name`` and every legsim module it imports (:func:`imports`), directly or through others, sorted."""
     seen: set[str] = set()
     todo = [name]
     while todo:
@@ -145,39 +142,59 @@ def closure(name: str) -> list[str]:
         if mod in seen:
             continue
         seen.add(mod)
-        parts = mod.split(".")
-        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
         todo.extend(imports(mod))
     return sorted(n for n in seen if _module_file(n) is not None)
 
 
-def closure_stamp(name: str) -> str:
-    """The hex SHA-256 of the sources of :func:`closure` ``(name)``, each with its module name."""
-    stats = []
-    for mod in closure(name):
-        path = _module_file(mod)
-        assert path is not None
-        stats.append((mod, *_stat(path)))
-    return _stamp(tuple(stats))
+def closure_stamp(name: str, extra: tuple[str, ...] = ()) -> str:
+    """The hex SHA-256 of the sources of :func:`closure` ``(name)`` and of the closures of the modules
+    ``extra`` (:func:`bound_modules`), each with its module name. Read once per process, when the
+    module's first kernel is decorated: the stamp of the code this process runs, even if a file is
+    edited while it runs."""
+    return _stamp((name, *sorted(set(extra) - {name})))
 
 
 @cache
-def _stamp(stats: tuple[tuple[str, Path, int, int], ...]) -> str:
+def _stamp(names: tuple[str, ...]) -> str:
     h = hashlib.sha256()
-    for mod, path, mtime_ns, size in stats:
-        h.update(mod.encode() + b"\0" + _source(path, mtime_ns, size) + b"\0")
+    for mod in sorted(set().union(*(closure(n) for n in names))):
+        path = _module_file(mod)
+        assert path is not None
+        h.update(mod.encode() + b"\0" + _source(path) + b"\0")
     return h.hexdigest()
 
 
-def cache_dir(py_file: str | os.PathLike) -> Path | None:
-    """Where legsim's locator keeps the entries of the functions in ``py_file`` (a legsim module), or
-    None for a file outside the package."""
+def bound_modules(py_func) -> tuple[str, ...]:
+    """The legsim modules that ``py_func`` reaches other than through its module's import statements:
+    those of the values in globals it was given (a copy of a template with its own globals, as
+    ``assembly.compiled`` makes per controller) and in its closure cells; () for a plain function."""
+    values = []
+    module = sys.modules.get(getattr(py_func, "__module__", None) or "")
+    if module is None or py_func.__globals__ is not vars(module):
+        values += list(py_func.__globals__.values())
+    for cell in py_func.__closure__ or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            pass
+    names = set()
+    for v in values:
+        n = v.__name__ if isinstance(v, ModuleType) else getattr(v, "__module__", None)
+        if isinstance(n, str) and n.startswith(f"{PACKAGE_DIR.name}.") and _module_file(n) is not None:
+            names.add(n)
+    return tuple(sorted(names))
+
+
+def cache_dir(py_file: str | os.PathLike, extra: tuple[str, ...] = ()) -> Path | None:
+    """Where legsim's locator keeps the entries of the functions in ``py_file`` (a legsim module) that
+    reach the modules ``extra`` besides their module's imports (:func:`bound_modules`), or None for a
+    file outside the package."""
     name = module_name(py_file)
     if name is None:
         return None
     parts = name.split(".")[1:]  # the path inside the package
     leaf = "__init__" if Path(py_file).name == "__init__.py" else parts.pop()
-    return cache_root().joinpath(*parts, f"{leaf}-{closure_stamp(name)[:16]}")
+    return cache_root().joinpath(*parts, f"{leaf}-{closure_stamp(name, extra)[:16]}")
 
 
 def cached(module: str, function: str) -> bool:
@@ -209,21 +226,30 @@ def clear() -> tuple[Path, int]:
     return root, size
 
 
+_WRITABLE: set[Path] = set()
+"""The cache directories this process has made sure it can write to."""
+
+
 def _locator_class():
     """numba's locator for legsim's modules (defined once numba's caching module is loaded)."""
     from numba.core.caching import _CacheLocator
 
     class LegsimCacheLocator(_CacheLocator):
-        """Caches a function of a legsim module in :func:`cache_dir`, stamped with its closure stamp."""
+        """Caches a function of a legsim module in :func:`cache_dir`, stamped with its closure stamp (and
+        the closures of its :func:`bound_modules`)."""
 
         def __init__(self, py_func, py_file):
             self._lineno = py_func.__code__.co_firstlineno
             self._name = module_name(py_file)
-            self._path = cache_dir(py_file)
+            self._extra = bound_modules(py_func)
+            self._path = cache_dir(py_file, self._extra)
 
         def ensure_cache_path(self):
+            if self._path in _WRITABLE:  # checked for an earlier function of the module
+                return
             made = not self._path.is_dir()
             super().ensure_cache_path()
+            _WRITABLE.add(self._path)
             if made:
                 _prune(self._path)
 
@@ -231,7 +257,7 @@ def _locator_class():
             return str(self._path)
 
         def get_source_stamp(self):
-            return closure_stamp(self._name)
+            return closure_stamp(self._name, self._extra)
 
         def get_disambiguator(self):
             return str(self._lineno)
