@@ -17,8 +17,10 @@ its own (installed by :func:`install` when numba is imported; other code keeps n
 * inside it, a module's entries live under its path in the package and its *closure stamp*
   (``assembly/_hooks-<16 hex>/``): a hash of the module's source and of the source of every
   legsim module it imports, directly or through others (:func:`closure`, read from the import
-  statements). An edit anywhere in what a kernel can call or read gives it a new directory, so no
-  entry is ever stale; an install whose files are the same finds the entries another install made.
+  statements), and, for a function given globals or closure cells of its own, of the modules they hold
+  (:func:`bound_modules`). An edit anywhere in what a kernel can call or read gives it a new
+  directory, so no entry is ever stale; an install whose files are the same finds the entries another
+  install made.
 * each module keeps its :data:`KEEP` newest stamps; older ones are removed when a new one is made.
 
 If the cache directory cannot be written, numba's own locators take over (beside the sources, with
@@ -63,9 +65,13 @@ def cache_root() -> Path:
     return Path(user_cache_dir("legsim", appauthor=False)) / "kernels"
 
 
-@cache
 def module_name(py_file: str | os.PathLike) -> str | None:
     """The dotted name of the legsim module in ``py_file``, or None for a file outside the package."""
+    return _module_name(os.fspath(py_file))
+
+
+@cache
+def _module_name(py_file: str) -> str | None:
     path = Path(py_file).resolve()
     try:
         rel = path.relative_to(PACKAGE_DIR.parent)
