@@ -142,14 +142,14 @@ def test_cached_looks_in_the_modules_closure_directory(tmp_path, monkeypatch):
 
 def test_the_suites_warm_up_compiles_every_family_on_an_empty_cache_and_after_an_edit_only_the_stale(
         tmp_path, monkeypatch):
-    from legsim.warmup import FAMILIES, FAMILY_KERNELS, uncached
+    from legsim._compiling import first_kernel
+    from legsim.warmup import FAMILIES, uncached
 
     monkeypatch.setenv("LEGSIM_CACHE_DIR", str(tmp_path))
     assert uncached() == list(FAMILIES)  # nothing cached: every family, the short ones too
-    marked = [n for n, k in FAMILY_KERNELS.items() if k[1] is not None]
+    marked = [n for n in FAMILIES if first_kernel(n) is not None]
     for name in marked[1:]:  # everything but the first family's kernel is cached
-        module, kernel = FAMILY_KERNELS[name][:2]
-        where, _, function = (kernel if "." in kernel else f"{module}.{kernel}").rpartition(".")
+        where, function = first_kernel(name).rsplit(".", 1)
         d = nc.cache_dir(nc._module_file(where))
         d.mkdir(parents=True, exist_ok=True)
         (d / f"{where.rpartition('.')[2]}.{function}-1.py311.nbi").write_bytes(b"")

@@ -45,9 +45,16 @@ assembled from parts (RATS, ANTON, ROTTO, LIBRA, the CRR leg and quadruped) are 
 their compiled controllers (the CRR leg's and quadruped's joint PID: the ``crr_leg`` family,
 ``robots.crr_leg.control``) and the families of the libraries they import."""
 
+
+def first_kernel(family: str) -> str | None:
+    """The dotted name of the hook whose compile starts ``family`` (:data:`FAMILY_KERNELS`), or None."""
+    module, kernel = FAMILY_KERNELS[family][:2]
+    return None if kernel is None else kernel if "." in kernel else f"{module}.{kernel}"
+
+
 ESTIMATES: dict[str, tuple[str, float]] = {
-    (kernel if "." in kernel else f"{module}.{kernel}"): (what, seconds)
-    for module, kernel, what, seconds in FAMILY_KERNELS.values() if kernel is not None}
+    name: (FAMILY_KERNELS[family][2], FAMILY_KERNELS[family][3])
+    for family in FAMILY_KERNELS if (name := first_kernel(family)) is not None}
 """Top-level compiled function -> (what it is, seconds), for the notice's estimate; others are
 named as they are."""
 

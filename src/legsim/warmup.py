@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
-from ._compiling import FAMILY_KERNELS, PREWARM, REPLAY_PREWARM
+from ._compiling import FAMILY_KERNELS, PREWARM, REPLAY_PREWARM, first_kernel
 
 __all__ = ["FAMILIES", "uncached", "warmup"]
 
@@ -41,14 +41,8 @@ def uncached() -> list[str]:
     not hold (after an edit; the short families that name no kernel compile where they are used)."""
     from ._numba_cache import cached
 
-    marked = [name for name, (_, kernel, _, _) in FAMILY_KERNELS.items() if kernel is not None]
-    missing = []
-    for name in marked:
-        module, kernel = FAMILY_KERNELS[name][:2]
-        assert kernel is not None
-        where, _, function = (kernel if "." in kernel else f"{module}.{kernel}").rpartition(".")
-        if not cached(where, function):
-            missing.append(name)
+    marked = {name: kernel for name in FAMILY_KERNELS if (kernel := first_kernel(name)) is not None}
+    missing = [name for name, kernel in marked.items() if not cached(*kernel.rsplit(".", 1))]
     return list(FAMILIES) if len(missing) == len(marked) else missing
 
 
