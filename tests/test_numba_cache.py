@@ -55,6 +55,9 @@ def test_an_edit_of_a_callee_recompiles_the_caller_and_a_second_install_loads_th
     value, hits, misses, path = _run(tmp_path / "a", cache)
     assert (value, hits, misses) == (11, 1, 0)  # loaded
     assert path.parent == cache and path.name.startswith("_probe_caller-")
+    os.utime(path, (0, 0))
+    assert _run(tmp_path / "a", cache)[:3] == (11, 1, 0)
+    assert path.stat().st_mtime > time.time() - 600  # a process that loads from it marks it in use
 
     (first / "_probe_callee.py").write_text(CALLEE.format(value=2))
     value, hits, misses, path2 = _run(tmp_path / "a", cache)
@@ -99,12 +102,16 @@ def test_the_closure_follows_imports_and_not_the_rest_of_the_package():
     assert nc.cache_dir(Path("/elsewhere/legsim/x.py")) is None
 
 
-def test_a_module_keeps_its_newest_closures(tmp_path):
+def test_a_module_keeps_its_recently_used_closures(tmp_path):
+    """A new closure directory removes the module's others beyond the KEEP - 1 most recently used that
+    have gone unused for a day; one used an hour ago stays, however many there are (several are in use
+    at once when a template is copied per controller: session 27's first version pruned by count after
+    10 minutes and removed a directory a CI run was writing to)."""
     made = []
     for i in range(nc.KEEP + 2):
         d = tmp_path / f"_hooks-{i:016x}"
         d.mkdir()
-        age = time.time() - 3600 * (10 - i)
+        age = time.time() - 86400 * (10 - i)
         os.utime(d, (age, age))
         made.append(d)
     fresh = tmp_path / "_hooks-ffffffffffffffff"
@@ -112,6 +119,18 @@ def test_a_module_keeps_its_newest_closures(tmp_path):
     nc._prune(fresh)
     kept = sorted(p.name for p in tmp_path.iterdir())
     assert kept == sorted([fresh.name] + [d.name for d in made[-(nc.KEEP - 1):]])
+
+    recent = []
+    for i in range(nc.KEEP + 2):
+        d = tmp_path / f"_kernels-{i:016x}"
+        d.mkdir()
+        age = time.time() - 3600
+        os.utime(d, (age, age))
+        recent.append(d)
+    newer = tmp_path / "_kernels-ffffffffffffffff"
+    newer.mkdir()
+    nc._prune(newer)
+    assert all(d.is_dir() for d in recent)
 
 
 def test_warmup_clear_removes_the_cache_and_says_where(tmp_path):

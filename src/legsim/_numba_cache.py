@@ -21,7 +21,8 @@ its own (installed by :func:`install` when numba is imported; other code keeps n
   (:func:`bound_modules`). An edit anywhere in what a kernel can call or read gives it a new
   directory, so no entry is ever stale; an install whose files are the same finds the entries another
   install made.
-* each module keeps its :data:`KEEP` newest stamps; older ones are removed when a new one is made.
+* a module's directories unused for a day, beyond its :data:`KEEP` most recently used, are removed
+  when it gets a new one.
 
 If the cache directory cannot be written, numba's own locators take over (beside the sources, with
 per-file stamps); ``assembly._layout.STAMP`` still refuses stale assembly hooks there.
@@ -45,7 +46,13 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 """The ``legsim`` package directory whose modules this cache serves."""
 
 KEEP = 3
-"""Closure stamps kept per module (an older one is removed when a fourth is made and is 10 min old)."""
+"""Closure directories kept per module however long unused: when a new one is made, the others beyond
+the :data:`KEEP` most recently used are removed if unused for :data:`UNUSED` seconds."""
+
+UNUSED = 86400.0
+"""How long [s] a closure directory must have gone unused before it may be removed. A process marks each
+directory it uses (its modification time) when it first uses it; a module can have several in use at
+once (``assembly.compiled``'s copies, one per controller's modules), so only age tells an abandoned one."""
 
 _IMPORT = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]+))", re.M)
@@ -214,13 +221,13 @@ def cached(module: str, function: str) -> bool:
 
 
 def _prune(made: Path) -> None:
-    """Remove all but the :data:`KEEP` newest closure directories of ``made``'s module, sparing any
-    touched in the last 10 minutes (another install may be filling it now)."""
+    """Of the other closure directories of ``made``'s module, remove those beyond the :data:`KEEP` - 1
+    most recently used that have gone unused for :data:`UNUSED` seconds."""
     stem = made.name.rpartition("-")[0]
     siblings = sorted((p for p in made.parent.glob(f"{stem}-*") if p.is_dir() and p != made),
                       key=lambda p: p.stat().st_mtime, reverse=True)
     for old in siblings[KEEP - 1:]:
-        if time.time() - old.stat().st_mtime > 600:
+        if time.time() - old.stat().st_mtime > UNUSED:
             shutil.rmtree(old, ignore_errors=True)
 
 
@@ -233,7 +240,7 @@ def clear() -> tuple[Path, int]:
 
 
 _WRITABLE: set[Path] = set()
-"""The cache directories this process has made sure it can write to."""
+"""The cache directories this process has made sure it can write to, and marked as in use."""
 
 
 def _locator_class():
@@ -255,6 +262,7 @@ def _locator_class():
                 return
             made = not self._path.is_dir()
             super().ensure_cache_path()
+            os.utime(self._path)  # in use: not to be pruned (_prune)
             _WRITABLE.add(self._path)
             if made:
                 _prune(self._path)
