@@ -9,7 +9,8 @@ CLI: ``legsim fit ...`` (:mod:`.cli`).
 import importlib
 
 _WHERE = {
-    "FILTER_SPECS": "filters", "FilterSpec": "filters", "design_lowpass": "filters", "zero_phase": "filters",
+    "FILTER_SPECS": "filter_specs", "FilterSpec": "filter_specs", "design_lowpass": "filters",
+    "zero_phase": "filters",
     "velocity_from_position": "filters", "stiction_from_step": "friction",
     "coulomb_viscous_fit": "friction", "constant_velocity_segments": "friction",
     "fit_stribeck_tanh": "friction", "fit_input_pressure": "valve", "fit_quartic_area": "valve",

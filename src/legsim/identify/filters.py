@@ -7,32 +7,12 @@ magnitude. Here: ``scipy.signal.cheb2ord`` → ``cheby2(output="sos")`` → ``so
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..errors import InputError
+from .filter_specs import FILTER_SPECS, FilterSpec
 
 __all__ = ["FilterSpec", "FILTER_SPECS", "design_lowpass", "zero_phase", "velocity_from_position"]
-
-
-@dataclass(frozen=True)
-class FilterSpec:
-    """Low-pass specification: pass-band edge, stop-band edge [Hz], ripple and attenuation [dB]."""
-
-    f_pass: float
-    f_stop: float
-    a_pass: float
-    a_stop: float
-
-
-FILTER_SPECS = {
-    "position": FilterSpec(12.0, 15.0, 1.0, 30.0),
-    "velocity": FilterSpec(2.0, 5.0, 1.0, 30.0),
-    "pressure": FilterSpec(5.0, 7.0, 1.0, 40.0),
-    "force": FilterSpec(20.0, 25.0, 1.0, 30.0),
-}
-"""The source's four filters (f_pos, f_v, f_press, f_F), App. A.2."""
 
 
 def _spec(spec) -> FilterSpec:
