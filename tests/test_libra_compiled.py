@@ -72,15 +72,26 @@ def test_cycle_by_cycle_the_compiled_controller_gives_the_python_controllers_tor
 
 
 def test_a_compiled_climb_is_the_python_climb(libra):
+    """With continuous encoders the two closed loops stay within round-off of each other (measured 2.9e-12
+    m, rad; torques 1.6e-9 N m). With the encoders' whole counts (the default), a round-off difference of
+    a true angle can straddle a count boundary: on a machine with FMA (the compiled controller's sums are
+    fused, numpy's are not) the angles differed by 2e-9 rad at t = 4.9 s when one of them crossed it, the
+    rate estimate differed by a count for two ticks (torques 2.8e-3 N m apart at ticks 1470 and 1471, then
+    1e-15 again) and the states by 7.8e-7 afterwards; from then on other counts flip (342 of the 2100 ticks
+    end with torques more than 1e-8 apart). So the default runs are held to what the experiment reports
+    (stages, settle time) and to states within 1e-5."""
     stages = climb_cycle(libra.ladders, stages=(1,))
-    fast = climb(libra, stages)
-    slow = climb(libra, stages, compiled=False)
+    fast = climb(libra, stages, controller_kw={"quantise": False})
+    slow = climb(libra, stages, compiled=False, controller_kw={"quantise": False})
     assert fast.controller is None and slow.controller is not None
     for k in fast.true:
-        np.testing.assert_allclose(fast.true[k], slow.true[k], rtol=0, atol=1e-8)  # measured 1e-10 m, rad
+        np.testing.assert_allclose(fast.true[k], slow.true[k], rtol=0, atol=1e-8)
     np.testing.assert_allclose(fast.tau, slow.tau, rtol=0, atol=1e-8)
+    fast, slow = climb(libra, stages), climb(libra, stages, compiled=False)
     np.testing.assert_array_equal(fast.stage, slow.stage)
     assert stage1_measures(fast)["settle_time"] == stage1_measures(slow)["settle_time"]
+    for k in fast.true:  # measured 7.8e-7 m, rad
+        np.testing.assert_allclose(fast.true[k], slow.true[k], rtol=0, atol=1e-5)
 
 
 def test_a_support_out_of_reach_stops_the_compiled_run_saying_why(libra):
