@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+os.environ.setdefault("LEGSIM_BACKGROUND_WARMUP", "0")  # CLI tests in a terminal start no warm-up
+
 _WARMUP: dict[str, float] = {}
 """When the session started and how long the warm-up took [s] (pytest's own clock starts after it)."""
 

@@ -30,12 +30,15 @@ class _Job:
 
 
 jobs: list[_Job] = []
+gave_way: list[int] = []  # calls of C._give_way (a background warm-up stopped)
 
 
 @pytest.fixture
 def fresh(monkeypatch):
     """No job yet, both caches empty, two cores, the JIT on, nothing imported."""
     jobs.clear()
+    gave_way.clear()
+    monkeypatch.setattr(C, "_give_way", lambda: gave_way.append(len(jobs)))
     monkeypatch.setattr(C, "_JOB", None)
     monkeypatch.setattr(C, "_JOB_MODULES", ())
     monkeypatch.setattr(C.subprocess, "Popen", _Job)
@@ -60,6 +63,7 @@ def test_a_robot_from_parts_gets_its_joint_accelerations_first_then_the_engine_t
         fresh):
     C.compile_in_background(assembly=True)
     assert len(jobs) == 1 and _imports(jobs[0]) == [C.PREWARM, "legsim.hybrid._engine", C.REPLAY_PREWARM]
+    assert gave_way == [0]  # a background warm-up was stopped first (legsim.warmup.stop_background)
     C.compile_in_background(assembly=True)   # one job per process
     assert len(jobs) == 1
 
@@ -74,7 +78,7 @@ def test_nothing_starts_when_cached_disabled_or_on_one_core(fresh):
     fresh.setattr(C, "assembly_cached", lambda: True)
     fresh.setattr(C, "replay_cached", lambda: True)
     C.compile_in_background(assembly=True)
-    assert jobs == []
+    assert jobs == [] and gave_way == []  # nothing to compile: a background warm-up goes on
     fresh.setattr(C, "assembly_cached", lambda: False)
     fresh.setenv("LEGSIM_BACKGROUND_COMPILE", "0")   # legsim warmup's workers
     C.compile_in_background(assembly=True)
@@ -142,3 +146,11 @@ def test_the_cache_audit_names_a_function_compiled_for_two_argument_types(tmp_pa
     assert [(d.function, d.count) for d in dups] == [("twice.add-4", 2)]
     assert dups[0].differences == ((1, ("float64", "int64")),)
     assert main([str(cache)]) == 0
+
+
+def test_a_compile_long_enough_to_announce_stops_a_background_warmup(fresh):
+    w = C._Watcher(open(os.devnull, "w"), after=0.0)
+    w.start("legsim.assembly._hooks.robot_guards")
+    w.announce()
+    w.end()
+    assert gave_way == [0] and w.announced

@@ -141,7 +141,7 @@ def test_warmup_clear_removes_the_cache_and_says_where(tmp_path):
     out = subprocess.run([sys.executable, "-m", "legsim", "warmup", "--clear"], env=env, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0 and f"removed 2 MB of compiled kernels from {cache}" in out.stdout
-    assert not cache.exists()
+    assert [f.name for f in cache.rglob("*")] == ["warmup.lock"]  # the lock a waiting warm-up may hold
     bad = subprocess.run([sys.executable, "-m", "legsim", "warmup", "--clear", "engine"], env=env,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "name no families" in bad.stderr and "Traceback" not in bad.stderr
@@ -199,3 +199,122 @@ def test_a_template_copied_with_its_own_globals_is_keyed_on_what_they_hold_too()
         return inner
 
     assert nc.bound_modules(outer()) == ("legsim.assembly._hooks",)  # a closure cell
+
+
+class _Terminal:
+    """A stand-in for sys.stdin / sys.stderr attached to a terminal, recording what is written."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.lines.append(text)
+
+    def flush(self):
+        pass
+
+
+def test_a_first_run_in_a_terminal_starts_the_missing_families_in_the_background_and_only_then(
+        tmp_path, monkeypatch):
+    from legsim import warmup as wu
+
+    monkeypatch.setenv("LEGSIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("LEGSIM_BACKGROUND_WARMUP", raising=False)
+    monkeypatch.setattr(wu, "uncached", lambda: ["assembly", "multibody"])
+    calls, said = [], []
+
+    def popen(cmd, **kw):
+        calls.append((cmd, kw))
+
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    assert wu.start_background(said.append, popen)
+    (cmd, kw), = calls
+    assert cmd == [sys.executable, "-m", "legsim", "warmup", "--background"]
+    assert kw["start_new_session"] and kw["stdout"].name == str(tmp_path / wu.LOG)
+    assert "(assembly, multibody) in the background" in said[0] and "LEGSIM_BACKGROUND_WARMUP=0" in said[0]
+
+    calls.clear()
+    with wu.exclusive() as mine:  # another warm-up runs: give way
+        assert mine and not wu.start_background(said.append, popen)
+    monkeypatch.setenv("LEGSIM_BACKGROUND_WARMUP", "0")
+    assert not wu.start_background(said.append, popen)
+    monkeypatch.delenv("LEGSIM_BACKGROUND_WARMUP")
+    monkeypatch.setattr(wu, "uncached", lambda: [])  # everything cached
+    assert not wu.start_background(said.append, popen)
+    monkeypatch.setattr(wu, "uncached", lambda: ["assembly"])
+    monkeypatch.setattr(sys, "stdin", open(os.devnull))  # a script, CI, a pipe: no terminal
+    assert not wu.start_background(said.append, popen)
+    assert calls == []
+
+
+def test_the_cli_starts_it_after_a_command_that_compiled_and_not_otherwise(monkeypatch):
+    from legsim import _compiling, cli
+    from legsim import warmup as wu
+
+    started = []
+    monkeypatch.setattr(wu, "start_background", lambda echo: started.append(echo) or True)
+    monkeypatch.setattr(_compiling, "compiled", lambda: False)
+    assert cli.main(["models"]) == 0 and started == []
+    monkeypatch.setattr(_compiling, "compiled", lambda: True)
+    assert cli.main(["models"]) == 0 and len(started) == 1
+    monkeypatch.setattr(wu, "warmup", lambda *a, **k: {})
+    assert cli.main(["warmup", "slip"]) == 0 and len(started) == 1  # a warm-up itself starts none
+
+
+def test_a_warmup_waits_for_the_one_running_then_compiles_what_it_left_and_a_background_one_gives_way(
+        tmp_path, monkeypatch):
+    import threading
+
+    from legsim import warmup as wu
+
+    monkeypatch.setenv("LEGSIM_CACHE_DIR", str(tmp_path))
+    compiled, said = [], []
+    monkeypatch.setattr(wu, "_compile", lambda names, jobs, echo: compiled.append((names, time.monotonic())))
+    monkeypatch.setattr(wu, "uncached", lambda: ["engine"])  # what the other warm-up left
+    with wu.exclusive() as mine:
+        assert mine
+        waiter = threading.Thread(target=wu.warmup, args=(["assembly", "engine"],),
+                                  kwargs={"echo": said.append})
+        waiter.start()
+        assert wu.warmup(["assembly"], background=True) == {}  # a background warm-up gives way
+        time.sleep(1.0)
+        released = time.monotonic()
+    waiter.join(30)
+    assert any("waiting for another process's warm-up" in line for line in said)
+    (names, when), = compiled
+    assert names == ["engine"] and when >= released
+
+    env = dict(os.environ, LEGSIM_CACHE_DIR=str(tmp_path))
+    bad = subprocess.run([sys.executable, "-m", "legsim", "warmup", "--background", "engine"], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "name no families" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_a_first_run_stops_a_background_warmup_and_never_one_a_user_started(tmp_path, monkeypatch,
+                                                                            background):
+    from legsim import warmup as wu
+
+    monkeypatch.setenv("LEGSIM_CACHE_DIR", str(tmp_path))
+    holder = (f"import time\nfrom legsim.warmup import exclusive\nwith exclusive(background={background}):\n"
+              "    print('held', flush=True)\n    time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", holder, "--background" if background else "--user"],
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        assert wu.stop_background() is background
+        if background:
+            assert proc.wait(10) != 0  # terminated, and the lock is free again
+            with wu.exclusive(wait=False) as mine:
+                assert mine
+        else:
+            time.sleep(0.5)
+            assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not wu.stop_background()  # nobody holds it

@@ -20,7 +20,7 @@ from typing import TextIO
 
 from ._numba_cache import cached
 
-__all__ = ["watch", "FAMILY_KERNELS", "ESTIMATES", "engine_cached", "assembly_cached",
+__all__ = ["watch", "compiled", "FAMILY_KERNELS", "ESTIMATES", "engine_cached", "assembly_cached",
            "compile_in_background", "engine", "assembly_hooks"]
 
 FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
@@ -72,6 +72,7 @@ class _Watcher:
         self.closer: threading.Timer | None = None
         self.named: set[str] = set()
         self.last_end = 0.0  # end of the last top-level compilation
+        self.announced = False  # whether a compilation lasted long enough to be announced
 
     def start(self, name: str) -> None:
         with self.lock:
@@ -111,6 +112,8 @@ class _Watcher:
             if self.depth == 0 or self.burst:
                 return
             self.burst = self.started
+            self.announced = True
+            _give_way()
             self.named.add(self.current)
             what, seconds = ESTIMATES.get(self.current, (self.current.rsplit(".", 1)[-1], 0.0))
             estimate = f" (about {seconds:.0f} s on a 2-core machine)" if seconds else ""
@@ -132,6 +135,14 @@ class _Watcher:
 
 
 _WATCHER: _Watcher | None = None
+_WAITED = False
+"""Whether :func:`engine` waited for the second process to compile the engine."""
+
+
+def compiled() -> bool:
+    """Whether this process has announced a compilation (its own, or the engine's in its second process):
+    it was a first run, for at least part of what it ran."""
+    return _WAITED or (_WATCHER is not None and _WATCHER.announced)
 
 
 def watch(stream: TextIO | None = None, after: float = 2.0) -> None:
@@ -213,10 +224,19 @@ def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:
         (REPLAY_PREWARM, assembly and REPLAY_PREWARM not in sys.modules and not replay_cached())) if needed)
     if not modules:
         return
+    _give_way()
     _JOB = subprocess.Popen([sys.executable, "-c", "; ".join(f"import {m}" for m in modules)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _JOB_MODULES = modules
     atexit.register(_stop_job)
+
+
+def _give_way() -> None:
+    """A first run is compiling: stop a background warm-up on the same cache (it restarts when the run
+    ends, :func:`legsim.warmup.stop_background`)."""
+    from .warmup import stop_background
+
+    stop_background()
 
 
 def assembly_hooks():
@@ -256,6 +276,8 @@ def engine(stiff: bool = False):
 
     module = _engine_module(stiff)
     if module in _JOB_MODULES and module not in sys.modules and not _until(lambda: engine_cached(stiff), 1.0):
+        global _WAITED
+        _WAITED = True
         t = time.monotonic()
         what, seconds = ESTIMATES[f"legsim.hybrid._kernels.{'advance_stiff' if stiff else 'advance'}"]
         print(f"legsim: compiling for this machine, once (later runs load it from the cache): {what} "

@@ -231,11 +231,22 @@ def _prune(made: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def clear() -> tuple[Path, int]:
-    """Remove every compiled kernel from :func:`cache_root`; returns the directory and the bytes freed."""
+def clear(keep: tuple[str, ...] = ()) -> tuple[Path, int]:
+    """Remove every compiled kernel from :func:`cache_root`, all but the files named in ``keep`` at its top
+    (a lock another process may be waiting on); returns the directory and the bytes freed."""
     root = cache_root()
-    size = sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) if root.is_dir() else 0
-    shutil.rmtree(root, ignore_errors=True)
+    if not root.is_dir():
+        return root, 0
+    size = 0
+    for entry in root.iterdir():
+        if entry.name in keep:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            size += sum(f.stat().st_size for f in entry.rglob("*") if f.is_file())
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            size += entry.stat().st_size
+            entry.unlink(missing_ok=True)
     return root, size
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -224,16 +225,27 @@ def _hidden(names, what: str) -> None:
 
 
 def _cmd_warmup(args) -> int:
+    from .warmup import LOCK, exclusive, stop_background, uncached, warmup
+
     if args.clear:
         from ._numba_cache import clear
 
-        if args.families:
-            raise InputError("warmup --clear: clears the whole cache; name no families")
-        where, size = clear()
+        if args.families or args.background:
+            raise InputError("warmup --clear: clears the whole cache; name no families and no --background")
+        stop_background()
+        with exclusive():  # not under a warm-up that is writing to it (one a user started: wait for it)
+            where, size = clear(keep=(LOCK,))
         print(f"legsim warmup: removed {size / 1e6:.0f} MB of compiled kernels from {where}")
         return 0
-    from .warmup import warmup
-
+    if args.background:  # what a first run starts (legsim.warmup.start_background)
+        if args.families:
+            raise InputError("warmup --background compiles what the cache lacks; name no families")
+        try:
+            os.nice(19)  # the pool's workers inherit it
+        except (AttributeError, OSError):
+            pass
+        warmup(uncached(), jobs=args.jobs, background=True)
+        return 0
     warmup(args.families or None, jobs=args.jobs)
     return 0
 
@@ -319,6 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clear", action="store_true",
                    help="remove every compiled kernel from legsim's cache (~/.cache/legsim/kernels on Linux, "
                         "or LEGSIM_CACHE_DIR) instead")
+    p.add_argument("--background", action="store_true",
+                   help="compile only what the cache lacks, at the lowest priority, and not at all while "
+                        "another warm-up runs (what a first run in a terminal starts)")
     p.set_defaults(func=_cmd_warmup)
 
     p = sub.add_parser("mobility", help="the Extended Mobility Analysis log of LIBRA's control vectors")
@@ -346,7 +361,15 @@ def main(argv: list[str] | None = None) -> int:
             if args.command in ("run", "demo", "simsect", "sweep", "sil"):  # they run the engine
                 compile_in_background(stiff=args.command == "demo" and args.name in STIFF_DEMOS,
                                       assembly=_runs_a_robot_from_parts(args))
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        if code == 0 and args.command != "warmup":
+            from ._compiling import compiled
+
+            if compiled():  # a first run: compile what the next one may need, in the background
+                from .warmup import start_background
+
+                start_background(echo=lambda line: print(line, file=sys.stderr, flush=True))
+        return code
     except InputError as exc:
         print(f"legsim: error: {exc}", file=sys.stderr)
         return 2
