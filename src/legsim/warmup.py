@@ -222,7 +222,7 @@ def start_background(echo: Callable[[str], None] = print, popen: Callable = subp
             return False
     log = cache_root() / LOG
     try:
-        with open(log, "w") as out:
+        with open(log, "a") as out:  # appended: one that gives way must not cut the running one's log
             popen([sys.executable, "-m", "legsim", "warmup", "--background"], stdin=subprocess.DEVNULL,
                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     except OSError:
