@@ -145,14 +145,14 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         echo("legsim warmup: NUMBA_DISABLE_JIT=1, nothing to compile")
         return {}
-    t0 = time.perf_counter()
-    with exclusive(not background, echo, background) as mine:
-        if not mine:
-            return {}
-        if time.perf_counter() - t0 > 0.5:  # it waited: what the other warm-up compiled is cached now
-            left = set(uncached())
-            names = [n for n in names if n in left]
-        return _compile(names, jobs, echo)
+    with exclusive(False, echo, background) as mine:
+        if mine:
+            return _compile(names, jobs, echo)
+    if background:  # another warm-up runs: give way
+        return {}
+    with exclusive(True, echo):  # wait for it, then compile what it left
+        left = set(uncached())
+        return _compile([n for n in names if n in left], jobs, echo)
 
 
 def _compile(names: list[str], jobs: int | None, echo: Callable[[str], None]) -> dict[str, float]:
@@ -205,9 +205,8 @@ def start_background(echo: Callable[[str], None] = print, popen: Callable = subp
     in the cache directory), so that the next robot the user tries loads from the cache instead of
     compiling for a minute. Says so in one line; returns whether it started. Not with
     ``LEGSIM_BACKGROUND_WARMUP=0``, without a terminal on stdin and stderr (scripts, CI, the tests),
-    without the JIT, when nothing is missing, or while another warm-up runs. A first run of a family the
-    background process is compiling compiles it too, at normal priority (the work is duplicated, the
-    results are the same files)."""
+    without the JIT, when nothing is missing, or while another warm-up runs. A later first run stops it
+    while that run compiles (:func:`stop_background`) and starts it again when it ends."""
     from ._numba_cache import cache_root
 
     if os.environ.get("LEGSIM_BACKGROUND_WARMUP") == "0" or os.environ.get("NUMBA_DISABLE_JIT") == "1":
