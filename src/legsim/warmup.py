@@ -205,13 +205,18 @@ def start_background(echo: Callable[[str], None] = print, popen: Callable = subp
     in the cache directory), so that the next robot the user tries loads from the cache instead of
     compiling for a minute. Says so in one line; returns whether it started. Not with
     ``LEGSIM_BACKGROUND_WARMUP=0``, without a terminal on stdin and stderr (scripts, CI, the tests),
-    without the JIT, when nothing is missing, or while another warm-up runs. A later first run stops it
-    while that run compiles (:func:`stop_background`) and starts it again when it ends."""
+    without the JIT or ``fcntl`` (Windows), when nothing is missing, or while another warm-up runs. A
+    later first run stops it while that run compiles (:func:`stop_background`) and starts it again when
+    it ends."""
     from ._numba_cache import cache_root
 
     if os.environ.get("LEGSIM_BACKGROUND_WARMUP") == "0" or os.environ.get("NUMBA_DISABLE_JIT") == "1":
         return False
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return False
+    try:
+        import fcntl  # noqa: F401 - without the lock a first run could not stop it (Windows): none
+    except ImportError:
         return False
     names = uncached()
     if not names:
