@@ -83,3 +83,13 @@ def test_a_bad_period_spin_or_policy_is_refused_naming_it():
         RealtimeLoop(1e-3, spin=-1)
     with pytest.raises(InputError, match="policy = 'x'"):
         RealtimeLoop(1e-3, policy="x")
+
+
+def test_starting_the_clock_stops_a_background_warmup_first(monkeypatch):
+    from legsim import warmup
+
+    stopped = []
+    monkeypatch.setattr(warmup, "stop_background", lambda: stopped.append(time.monotonic()) or True)
+    loop = RealtimeLoop(1e-3)
+    loop.start()
+    assert len(stopped) == 1 and loop.running

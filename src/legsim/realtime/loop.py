@@ -147,7 +147,12 @@ class RealtimeLoop:
 
     # ------------------------------------------------------------------------------- running
     def start(self, lead: float | None = None) -> None:
-        """Start the clock: deadline 0 is ``lead`` seconds from now (default one period)."""
+        """Start the clock: deadline 0 is ``lead`` seconds from now (default one period). A background
+        warm-up compiling on this machine is stopped first (:func:`legsim.warmup.stop_background`): a
+        deadline loop does not share the cores with it."""
+        from ..warmup import stop_background
+
+        stop_background()
         self._gc_was = gc.isenabled()
         if self.gc_off:
             gc.collect()
