@@ -154,3 +154,22 @@ def test_a_compile_long_enough_to_announce_stops_a_background_warmup(fresh):
     w.announce()
     w.end()
     assert gave_way == [0] and w.announced
+
+
+def test_the_notice_estimates_from_the_last_compile_on_this_machine(fresh, tmp_path):
+    import io
+
+    fresh.setenv("LEGSIM_CACHE_DIR", str(tmp_path))
+    name = "legsim.assembly._hooks.robot_guards"
+    said = []
+    for _ in range(2):
+        out = io.StringIO()
+        w = C._Watcher(out, after=60.0)
+        w.start(name)
+        w.announce()
+        w.end()
+        w.last_end = w.burst + 73.0  # the burst lasted 73 s
+        w.close()
+        said.append(out.getvalue())
+    assert "(about 45 s on a 2-core machine)" in said[0] and "compiled in 73 s" in said[0]  # the table's
+    assert "(about 73 s, as its last compile here)" in said[1]

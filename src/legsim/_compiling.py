@@ -73,6 +73,7 @@ class _Watcher:
         self.named: set[str] = set()
         self.last_end = 0.0  # end of the last top-level compilation
         self.announced = False  # whether a compilation lasted long enough to be announced
+        self.first = ""  # the compilation that started the announced burst
 
     def start(self, name: str) -> None:
         with self.lock:
@@ -112,11 +113,14 @@ class _Watcher:
             if self.depth == 0 or self.burst:
                 return
             self.burst = self.started
+            self.first = self.current
             self.announced = True
             _give_way()
             self.named.add(self.current)
             what, seconds = ESTIMATES.get(self.current, (self.current.rsplit(".", 1)[-1], 0.0))
-            estimate = f" (about {seconds:.0f} s on a 2-core machine)" if seconds else ""
+            last = _last_times().get(self.current)
+            estimate = (f" (about {last:.0f} s, as its last compile here)" if last else
+                        f" (about {seconds:.0f} s on a 2-core machine)" if seconds else "")
             self._say(f"legsim: compiling for this machine, once (later runs load it from the cache): "
                       f"{what}{estimate} ...")
 
@@ -124,6 +128,7 @@ class _Watcher:
         with self.lock:
             if self.burst and self.depth == 0:
                 self._say(f"legsim: compiled in {self.last_end - self.burst:.0f} s")
+                _record_time(self.first, self.last_end - self.burst)
                 self.burst = 0.0
             self.closer = None
 
@@ -132,6 +137,40 @@ class _Watcher:
             print(text, file=self.stream if self.stream is not None else sys.stderr, flush=True)
         except (OSError, ValueError):  # a closed stream: nobody is listening
             pass
+
+
+TIMES = "compile_times.json"
+"""In the cache directory: how long the last announced burst that began with each function lasted on this
+machine [s], the notice's estimate the next time it compiles (after an upgrade or an edit)."""
+
+
+def _last_times() -> dict[str, float]:
+    import json
+
+    from ._numba_cache import cache_root
+
+    try:
+        times = json.loads((cache_root() / TIMES).read_text())
+        return times if isinstance(times, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _record_time(name: str, seconds: float) -> None:
+    import json
+    import os
+
+    from ._numba_cache import cache_root
+
+    times = _last_times()
+    times[name] = round(seconds, 1)
+    path = cache_root() / TIMES
+    tmp = path.with_name(f"{TIMES}.{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(times, indent=0, sort_keys=True))
+        os.replace(tmp, path)  # whole, whoever wrote last
+    except OSError:
+        pass
 
 
 _WATCHER: _Watcher | None = None
