@@ -233,8 +233,10 @@ def _cmd_warmup(args) -> int:
         if args.families or args.background:
             raise InputError("warmup --clear: clears the whole cache; name no families and no --background")
         stop_background()
+        from ._compiling import TIMES
+
         with exclusive():  # not under a warm-up that is writing to it (one a user started: wait for it)
-            where, size = clear(keep=(LOCK,))
+            where, size = clear(keep=(LOCK, TIMES))  # the lock, and how long compiles take here
         print(f"legsim warmup: removed {size / 1e6:.0f} MB of compiled kernels from {where}")
         return 0
     if args.background:  # what a first run starts (legsim.warmup.start_background)
