@@ -244,8 +244,8 @@ def clear(keep: tuple[str, ...] = ()) -> tuple[Path, int]:
         if entry.is_dir() and not entry.is_symlink():
             size += sum(f.stat().st_size for f in entry.rglob("*") if f.is_file())
             shutil.rmtree(entry, ignore_errors=True)
-        else:
-            size += entry.stat().st_size
+        else:  # a file or a link (a link's own size: its target is not removed)
+            size += entry.lstat().st_size
             entry.unlink(missing_ok=True)
     return root, size
 
