@@ -118,8 +118,8 @@ class _Watcher:
             _give_way()
             self.named.add(self.current)
             what, seconds = ESTIMATES.get(self.current, (self.current.rsplit(".", 1)[-1], 0.0))
-            last = _last_times().get(self.current)
-            estimate = (f" (about {last:.0f} s, as its last compile here)" if last else
+            last = _last_times().get(self.current, 0.0)
+            estimate = (f" (about {last:.0f} s, as its last compile here)" if last >= MIN_RECORDED else
                         f" (about {seconds:.0f} s on a 2-core machine)" if seconds else "")
             self._say(f"legsim: compiling for this machine, once (later runs load it from the cache): "
                       f"{what}{estimate} ...")
@@ -128,7 +128,8 @@ class _Watcher:
         with self.lock:
             if self.burst and self.depth == 0:
                 self._say(f"legsim: compiled in {self.last_end - self.burst:.0f} s")
-                _record_time(self.first, self.last_end - self.burst)
+                if self.last_end - self.burst >= MIN_RECORDED:
+                    _record_time(self.first, self.last_end - self.burst)
                 self.burst = 0.0
             self.closer = None
 
@@ -142,6 +143,11 @@ class _Watcher:
 TIMES = "compile_times.json"
 """In the cache directory: how long the last announced burst that began with each function lasted on this
 machine [s], the notice's estimate the next time it compiles (after an upgrade or an edit)."""
+
+
+MIN_RECORDED = 2.0
+"""Shorter bursts are neither recorded nor used as an estimate (a first run announces after 2 s; a
+watcher driven by hand with a shorter ``after``, as a test does, must not leave 0 s estimates behind)."""
 
 
 def _last_times() -> dict[str, float]:
@@ -163,11 +169,13 @@ def _record_time(name: str, seconds: float) -> None:
     from ._numba_cache import cache_root
 
     times = _last_times()
-    times[name] = round(seconds, 1)
+    times.pop(name, None)
+    times[name] = round(seconds, 1)  # newest last; the file keeps the 200 newest (controllers add keys)
+    times = dict(list(times.items())[-200:])
     path = cache_root() / TIMES
     tmp = path.with_name(f"{TIMES}.{os.getpid()}")
     try:
-        tmp.write_text(json.dumps(times, indent=0, sort_keys=True))
+        tmp.write_text(json.dumps(times, indent=0))
         os.replace(tmp, path)  # whole, whoever wrote last
     except OSError:
         pass
