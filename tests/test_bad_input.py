@@ -321,3 +321,40 @@ def test_a_bundled_scenarios_name_given_to_run_says_how_to_run_it(tmp_path, caps
     for name in ("hopper_hardware", "nothing", "elsewhere/slip_run.toml"):  # no scenario by that name here
         code, err = _run(["run", name, "--out", "o"], capsys)
         assert code == 2 and err.strip().endswith(f"scenario file '{name}' not found"), err
+
+
+@pytest.mark.parametrize("kind", ["scenario", "init file", "hardware file", "URDF file", "variations",
+                                  "run file", "sweep file", "log file"])
+@pytest.mark.parametrize("bad", ["directory", "not utf-8"])
+def test_a_file_that_cannot_be_read_as_text_is_named_without_a_traceback(tmp_path, capsys, monkeypatch,
+                                                                         kind, bad):
+    """Every file a user hands legsim (a scenario, a SimSect init file, a hardware file and its URDF, a
+    sweep's variations, a run's run.json, a sweep's sweep.json, a CSV log to fit) that is a directory or holds bytes
+    that are not UTF-8 text: exit 2, one line naming the file (both were tracebacks: IsADirectoryError,
+    UnicodeDecodeError)."""
+    monkeypatch.chdir(tmp_path)
+    names = {"run file": "r/run.json", "sweep file": "w/sweep.json", "URDF file": "leg.urdf",
+             "hardware file": "hw.toml", "variations": "v.csv", "init file": "x.rc", "log file": "log.csv"}
+    target = tmp_path / names.get(kind, "s.toml")
+    target.parent.mkdir(exist_ok=True)
+    if bad == "directory":
+        target.mkdir()
+    else:
+        target.write_bytes(b"\xff\xfe\x00 not text")
+    slip = (SCENARIO_DIR / "slip_run.toml").read_text()
+    hopper = (SCENARIO_DIR / "hopper_hardware.toml").read_text()
+    if kind == "hardware file":
+        _scenario(tmp_path, 'robot = "hw.toml"\nt_final = 0.1\n')
+    if kind == "URDF file":
+        (tmp_path / "hw.toml").write_text(hopper.replace('urdf = "hopper.urdf"', 'urdf = "leg.urdf"'))
+        _scenario(tmp_path, 'robot = "hw.toml"\nt_final = 0.1\n')
+    if kind == "variations":
+        _scenario(tmp_path, slip)
+    argv = {"init file": ["simsect", "-c", "x.rc"], "run file": ["plot", "r"],
+            "variations": ["sweep", "s.toml", "--variations", "v.csv", "--out", "o"],
+            "sweep file": ["sweep", "--resume", "--out", "w"],
+            "log file": ["fit", "stribeck-tanh", "log.csv"]}.get(kind, ["run", "s.toml", "--out", "o"])
+    code, err = _run(argv, capsys)
+    assert code == 2, err
+    assert err.count("\n") == 1 and target.name in err, err
+    assert ("is a directory" if bad == "directory" else "is not UTF-8 text") in err, err

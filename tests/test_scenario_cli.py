@@ -1,6 +1,7 @@
 """TOML scenarios, run directories and the ``legsim`` command (issue 2 §4)."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -97,6 +98,21 @@ def test_cli_errors_are_one_line_without_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "legsim", "plot", str(tmp_path / "nothing")],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "run.json" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_output_into_a_closed_pipe_stops_quietly():
+    """``legsim models crr_leg | head`` (the reader gone before legsim has written): exit 141 (128 +
+    SIGPIPE, as a tool killed by it) without a traceback; argparse's help ignores the failed write (0)."""
+    for args, code in ((["models", "crr_leg"], 141), (["models"], 141), (["--help"], 0)):
+        read, write = os.pipe()
+        os.close(read)  # every write to ``write`` now fails with EPIPE
+        try:
+            proc = subprocess.run([sys.executable, "-m", "legsim", *args], stdout=write,
+                                  stderr=subprocess.PIPE, text=True)
+        finally:
+            os.close(write)
+        assert proc.returncode == code, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr and "Error" not in proc.stderr, proc.stderr
 
 
 def test_demo_help_lists_every_demo_with_what_it_shows(capsys):

@@ -387,6 +387,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("legsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`legsim models crr_leg | head`): stop quietly, as a tool killed by
+        # SIGPIPE would (128 + 13), with stdout on /dev/null so that the flush at exit cannot raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

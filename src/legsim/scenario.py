@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import registry
-from .errors import InputError, closest
+from .errors import InputError, closest, read_text
 from .hybrid import Model, Options
 
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ def _parse_robot_scenario(data: dict[str, Any], source: str, raw: dict[str, Any]
     _check_keys(source, None, data, _ROBOT_TOP, "key of a robot scenario")
     base = Path(source).parent
     rel = _number(source, None, "robot", data["robot"], str)
-    if not (base / rel).is_file():
+    if not (base / rel).exists():
         raise InputError(f"{source}: robot = {rel!r}: hardware file '{base / rel}' not found")
     overrides = data.get("hardware")
     if overrides is not None and not isinstance(overrides, dict):
@@ -284,16 +284,14 @@ def _parse_robot_scenario(data: dict[str, Any], source: str, raw: dict[str, Any]
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a TOML scenario file."""
     path = Path(path)
+    bundled = Path(__file__).parent / "scenarios" / f"{path.stem}.toml"
+    if (not path.exists() and path.parent == Path() and bundled.is_file()
+            and not path.stem.endswith("_hardware")):
+        raise InputError(f"scenario file '{path}' not found ('{path.stem}' is a bundled scenario: "
+                         f"`legsim demo {path.stem}` runs it with its figures; its file is {bundled})")
+    text = read_text(path, "scenario file")
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        bundled = Path(__file__).parent / "scenarios" / f"{path.stem}.toml"
-        hint = ""
-        if path.parent == Path() and bundled.is_file() and not path.stem.endswith("_hardware"):
-            hint = (f" ('{path.stem}' is a bundled scenario: `legsim demo {path.stem}` runs it with its "
-                    f"figures; its file is {bundled})")
-        raise InputError(f"scenario file '{path}' not found{hint}") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
     return parse_scenario(data, str(path))

@@ -162,7 +162,7 @@ from ..actuators.pneumatic.valves import (
 )
 from ..contact import laws as CL
 from ..contact.shapes import HeightField, HeightFunction, Plane, inclined_plane
-from ..errors import InputError, closest
+from ..errors import InputError, closest, read_text
 from ..hybrid import Options
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
@@ -328,13 +328,7 @@ def load_parts(path: str | Path, model: Model | None = None,
     """The :class:`Parts` of a hardware file (as :func:`load_hardware`, without building the robot);
     ``overrides``: tables and keys that replace the file's (:func:`merge_overrides`)."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise InputError(f"hardware file '{p}' not found") from None
-    except OSError as exc:
-        raise InputError(f"cannot read hardware file '{p}': {exc.strerror}") from None
-    return parse_parts(text, str(p), p.parent, model=model, overrides=overrides)
+    return parse_parts(read_text(p, "hardware file"), str(p), p.parent, model=model, overrides=overrides)
 
 
 def merge_overrides(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -419,7 +413,7 @@ def _urdf(f: _File, data: Mapping[str, Any], base: Path) -> Model:
         raise f.fail(None, "missing key 'urdf' (the robot's URDF file, relative to this file)")
     rel = f.value(None, "urdf", data["urdf"], "str")
     path = base / rel
-    if not path.is_file():
+    if not path.exists():
         raise f.fail(None, f"urdf = {rel!r}: URDF file '{path}' not found")
     floating = f.value(None, "floating_base", data.get("floating_base", False), "bool")
     opts = f.table(None, "urdf_options", data.get("urdf_options", {}))

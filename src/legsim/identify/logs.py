@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, read_text
 
 __all__ = ["read_log"]
 
@@ -20,15 +21,12 @@ def read_log(path, required: Sequence[str] = ()) -> dict[str, np.ndarray]:
     the file, column and row when a value is not a number.
     """
     p = Path(path)
-    if not p.is_file():
-        raise InputError(f"log file '{p}' does not exist")
-    with p.open(newline="") as fh:
-        reader = csv.reader(fh)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise InputError(f"log file '{p}' is empty; expected a header row of column names") from None
-        rows = [r for r in reader if r and any(c.strip() for c in r)]
+    reader = csv.reader(io.StringIO(read_text(p, "log file"), newline=""))
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise InputError(f"log file '{p}' is empty; expected a header row of column names") from None
+    rows = [r for r in reader if r and any(c.strip() for c in r)]
     for name in required:
         if name not in header:
             raise InputError(f"log file '{p}' has no column '{name}' (columns: {', '.join(header)})")

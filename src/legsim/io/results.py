@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..errors import InputError, SimulationError
+from ..errors import InputError, SimulationError, read_text
 from ..hybrid import Model
 
 if TYPE_CHECKING:
@@ -272,11 +272,11 @@ def load_run(out_dir: str | Path) -> RunData:
     """Read a run directory written by ``legsim run`` (or a :class:`RunWriter`)."""
     d = Path(out_dir)
     meta_file = d / "run.json"
-    if not meta_file.is_file():
+    if not meta_file.exists():
         raise InputError(f"'{d}' is not a legsim run directory: no run.json inside "
                          "(write one with: legsim run SCENARIO --out DIR)")
     try:
-        meta = json.loads(meta_file.read_text())
+        meta = json.loads(read_text(meta_file, "run file"))
     except json.JSONDecodeError as exc:
         raise InputError(f"{meta_file}: not valid JSON: {exc}") from None
     return RunData(meta, Columns(d / "records"), Columns(d / "events"))

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, read_text
 from .model import Model, RobotBuilder
 
 _JOINT_MAP = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
@@ -377,10 +377,7 @@ def load_urdf(path, *, floating_base=False, mimic="error", meshes="hull", **opti
     ``"skip"``); mesh file names are resolved from the URDF's folder (see the module docstring).
     """
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise InputError(f"cannot read URDF file {str(p)!r}: {exc.strerror}") from None
+    text = read_text(p, "URDF file")
     builder = parse_urdf(text, source=str(p), floating_base=floating_base, mimic=mimic, meshes=meshes,
                          **options)
     try:

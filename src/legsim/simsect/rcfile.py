@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, read_text
 
 __all__ = ["Symbol", "ENGINE_DEFAULTS", "ALIASES", "parse_rc", "read_rc", "format_rc", "write_rc"]
 
@@ -97,14 +97,7 @@ def parse_rc(text: str, source: str = "<string>") -> dict[str, Symbol]:
 
 def read_rc(path: str | Path) -> dict[str, Symbol]:
     """Read an init file (``SS_LoadInitFile``)."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InputError(f"init file '{path}' not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"init file '{path}' cannot be read: {exc}") from None
-    return parse_rc(text, str(path))
+    return parse_rc(read_text(path, "init file"), str(path))
 
 
 def _fmt(value: float | str) -> str:

@@ -251,7 +251,7 @@ def main_simsect(args) -> int:
         target.write_text(SAMPLE_RC.read_text())
         print(f"wrote the sample init file {target}; run it with: legsim simsect -c {target}")
         return 0
-    if not Path(args.config).is_file():
+    if not Path(args.config).exists():
         raise InputError(f"init file '{args.config}' not found (legsim simsect --sample writes a sample "
                          f"'{args.config}' here)")
     view = _live_view(args.config, args.port) if args.view else None

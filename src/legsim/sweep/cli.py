@@ -18,7 +18,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, read_text
 
 __all__ = ["register", "parse_value", "parse_grid", "parse_range", "parse_runs", "read_variations"]
 
@@ -147,10 +147,7 @@ def parse_runs(text: str | None) -> list[int] | None:
 def read_variations(path: str) -> list[dict[str, Any]]:
     """Variations from a CSV file (header: dotted keys; values as TOML reads them) or a JSON list."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise InputError(f"--variations '{path}': cannot read it ({exc.strerror})") from None
+    text = read_text(p, "--variations file")
     if p.suffix.lower() == ".json":
         import json
 

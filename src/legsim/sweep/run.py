@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, LegsimError, closest
+from ..errors import InputError, LegsimError, closest, read_text
 from . import _worker as W
 from .backends import BACKENDS, cpu_count, make_pool
 from .outputs import check_outputs, load_function, parse_outputs, summary_ref
@@ -290,10 +290,10 @@ def resume_sweep(out: str | Path, *, summary: Callable[..., Any] | str | None = 
     import json
 
     meta_file = Path(out) / "sweep.json"
-    if not meta_file.is_file():
+    if not meta_file.exists():
         raise InputError(f"'{out}' holds no sweep to resume: no sweep.json inside")
     try:
-        spec = json.loads(meta_file.read_text())["spec"]
+        spec = json.loads(read_text(meta_file, "sweep file"))["spec"]
     except (json.JSONDecodeError, KeyError, TypeError):
         raise InputError(f"{meta_file}: not a legsim sweep file") from None
     ref = spec.get("summary")

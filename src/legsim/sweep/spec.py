@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, read_text
 
 __all__ = ["Sweep", "apply_variation", "check_key", "read_scenario"]
 
@@ -44,13 +44,9 @@ SCALES = ("linear", "log")
 def read_scenario(path: str | Path) -> tuple[str, dict[str, Any]]:
     """(absolute path, TOML data) of a scenario file; InputError if missing or not TOML."""
     p = Path(path).expanduser().resolve()
+    text = read_text(path, "scenario file")
     try:
-        with open(p, "rb") as fh:
-            return str(p), tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"scenario file '{path}' not found") from None
-    except IsADirectoryError:
-        raise InputError(f"scenario '{path}' is a directory, expected a TOML file") from None
+        return str(p), tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
 

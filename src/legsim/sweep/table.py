@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, read_text
 
 __all__ = ["SweepDir", "load_sweep", "spec_hash", "FIRST_COLUMNS"]
 
@@ -112,10 +112,10 @@ class SweepDir:
 
     @staticmethod
     def _old_meta(meta_file: Path) -> dict[str, Any] | None:
-        if not meta_file.is_file():
+        if not meta_file.exists():
             return None
         try:
-            meta = json.loads(meta_file.read_text())
+            meta = json.loads(read_text(meta_file, "sweep file"))
         except json.JSONDecodeError as exc:
             raise InputError(f"{meta_file}: not valid JSON ({exc}); remove it or overwrite the sweep") \
                 from None
@@ -233,7 +233,7 @@ def load_sweep(out: str | Path) -> Any:
     of a sweep still running or killed before it merged its parts."""
     d = Path(out)
     meta_file = d / "sweep.json"
-    if not meta_file.is_file():
+    if not meta_file.exists():
         raise InputError(f"'{d}' is not a legsim sweep directory: no sweep.json inside "
                          "(make one with: legsim sweep SCENARIO --out DIR ...)")
     meta = SweepDir._old_meta(meta_file) or {}

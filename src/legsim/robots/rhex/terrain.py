@@ -24,7 +24,7 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
-from ...errors import InputError
+from ...errors import InputError, read_text
 from .params import HF_HEADER, P_HF, P_HF_Z, P_TA1, P_TA2, P_TA3, P_TERRAIN
 
 __all__ = ["TerrainType", "HeightField", "terrain_height", "terrain_normal", "terrain_params"]
@@ -141,10 +141,7 @@ class HeightField:
                   dy: float = 0.1) -> HeightField:
         """Read heights from a CSV/whitespace text file: row j is y = y0 + j·dy, column i is
         x = x0 + i·dx [m]."""
-        try:
-            text = open(file).read()
-        except OSError as exc:
-            raise InputError(f"heightfield file '{file}' cannot be read: {exc.strerror}") from None
+        text = read_text(file, "heightfield file")
         try:
             z = np.loadtxt(text.splitlines(), delimiter="," if "," in text else None, ndmin=2)
         except ValueError as exc:
