@@ -4,6 +4,7 @@ exit codes (2 user mistake, 1 failed run, 130 interrupted), and SimSect's transi
 apart from chattering."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -329,9 +330,9 @@ def test_a_bundled_scenarios_name_given_to_run_says_how_to_run_it(tmp_path, caps
 def test_a_file_that_cannot_be_read_as_text_is_named_without_a_traceback(tmp_path, capsys, monkeypatch,
                                                                          kind, bad):
     """Every file a user hands legsim (a scenario, a SimSect init file, a hardware file and its URDF, a
-    sweep's variations, a run's run.json, a sweep's sweep.json, a CSV log to fit) that is a directory or holds bytes
-    that are not UTF-8 text: exit 2, one line naming the file (both were tracebacks: IsADirectoryError,
-    UnicodeDecodeError)."""
+    sweep's variations, a run's run.json, a sweep's sweep.json, a CSV log to fit) that is a directory
+    or holds bytes that are not UTF-8 text: exit 2, one line naming the file (both were tracebacks:
+    IsADirectoryError, UnicodeDecodeError)."""
     monkeypatch.chdir(tmp_path)
     names = {"run file": "r/run.json", "sweep file": "w/sweep.json", "URDF file": "leg.urdf",
              "hardware file": "hw.toml", "variations": "v.csv", "init file": "x.rc", "log file": "log.csv"}
@@ -358,3 +359,44 @@ def test_a_file_that_cannot_be_read_as_text_is_named_without_a_traceback(tmp_pat
     assert code == 2, err
     assert err.count("\n") == 1 and target.name in err, err
     assert ("is a directory" if bad == "directory" else "is not UTF-8 text") in err, err
+
+
+def test_a_part_being_written_when_a_run_dies_is_never_read_and_a_damaged_part_is_named(tmp_path, capsys,
+                                                                                          monkeypatch):
+    """Parquet parts are written whole or not at all (a temporary name, then a rename): a run killed while
+    writing one leaves a run directory that reads back (without that part), and the next run into it
+    removes the leftover; run.json says the run was interrupted while writing (it said "running": the
+    writer tried the same write again on the way out). A part damaged some other way is named, exit 2,
+    not a pyarrow traceback."""
+    import pyarrow.parquet as pq
+
+    from legsim.io import RunWriter, load_run
+
+    model = registry.build("slip")
+    write_table = pq.write_table
+
+    def dies_half_way(table, where, **options):
+        with open(where, "wb") as fh:
+            fh.write(b"PAR1 half a part")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pq, "write_table", dies_half_way)
+    killed = tmp_path / "killed"
+    with pytest.raises(KeyboardInterrupt), RunWriter(killed, model, {}) as writer:
+        res = simulate(model, 0.2, progress=False, sinks=[writer])
+        writer.finish(res.status, res.message, res.stats)  # writes the last part, dies half way
+    monkeypatch.setattr(pq, "write_table", write_table)
+    assert [p.name for p in (killed / "records").iterdir()] == [".part-00000.parquet.tmp"]
+    run = load_run(killed)
+    assert run.meta["status"] == "interrupted" and len(run.records) == 0
+    assert re.fullmatch(r"interrupted by the user while writing the last [1-9]\d* records \(not kept\); "
+                        r"the run had ended: done", run.meta["message"]), run.meta["message"]
+    with RunWriter(killed, model, {}) as writer:
+        res = simulate(model, 0.2, progress=False, sinks=[writer])
+        writer.finish(res.status, res.message, res.stats)
+    assert [p.name for p in (killed / "records").iterdir()] == ["part-00000.parquet"]
+    assert len(load_run(killed).records["t"]) > 10
+
+    (killed / "records" / "part-00000.parquet").write_bytes(b"not parquet at all")
+    code, err = _run(["plot", str(killed)], capsys)
+    assert code == 2 and "part-00000.parquet' is not a readable Parquet part of this run" in err, err

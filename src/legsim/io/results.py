@@ -58,7 +58,8 @@ class RunWriter:
             (self.dir / "events").mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InputError(f"--out '{self.dir}': cannot create the run directory: {exc.strerror}") from None
-        stale = [*self.dir.glob("records/part-*.parquet"), *self.dir.glob("events/part-*.parquet")]
+        stale = [p for sub in ("records", "events") for pattern in ("part-*.parquet", ".part-*.parquet.tmp")
+                 for p in self.dir.glob(f"{sub}/{pattern}")]  # .tmp: a part a killed run was writing
         if self.replaced:  # figures of the earlier run would sit beside the new records
             stale += [f for f in self.dir.glob("plots/*") if f.suffix in (".png", ".gif", ".mp4", ".html")]
         for old in stale:
@@ -116,9 +117,8 @@ class RunWriter:
             modes = np.concatenate(self._modes) if len(self._modes) > 1 else self._modes[0]
             by_column = np.ascontiguousarray(rec.T)
             cols = [by_column[0], modes, *by_column[1:]]
-            pq.write_table(pa.Table.from_arrays([_arrow(c) for c in cols], names=self.columns),
-                           self.dir / "records" / f"part-{self.parts:05d}.parquet",
-                           use_dictionary=False)  # floats: a dictionary costs 3x the write time
+            self._write_part(pa.Table.from_arrays([_arrow(c) for c in cols], names=self.columns), "records",
+                             use_dictionary=False)  # floats: a dictionary costs 3x the write time
             self.rows += rec.shape[0]
         if self._events:
             events = np.concatenate(self._events) if len(self._events) > 1 else self._events[0]
@@ -128,14 +128,22 @@ class RunWriter:
                   "mode_before": _arrow(events["mode_before"]), "mode_after": _arrow(events["mode_after"])}
             for i, name in enumerate(self.model.state_names):
                 ev[f"x_{name}"] = _arrow(events["x"][:, i])
-            pq.write_table(pa.Table.from_pydict(ev), self.dir / "events" / f"part-{self.parts:05d}.parquet",
-                           use_dictionary=["guard_name"])
+            self._write_part(pa.Table.from_pydict(ev), "events", use_dictionary=["guard_name"])
         self._rec, self._modes, self._events, self._waiting = [], [], [], 0
         self.parts += 1
         self.meta["records_written"] = self.rows
         if meta:
             self._write_meta()
         self.write_time_s += time.monotonic() - w0
+
+    def _write_part(self, table, folder: str, **options) -> None:
+        """One Parquet part, whole or not at all: written beside its name, then renamed, so that a run
+        killed while writing leaves no truncated part (readers take only ``part-*.parquet``)."""
+        _, pq = _arrow_modules()
+        path = self.dir / folder / f"part-{self.parts:05d}.parquet"
+        tmp = path.with_name(f".{path.name}.tmp")
+        pq.write_table(table, tmp, **options)
+        tmp.replace(path)
 
     def __enter__(self) -> RunWriter:
         return self
@@ -153,8 +161,23 @@ class RunWriter:
             self.finish("failed", str(exc) if isinstance(exc, InputError) else f"{kind.__name__}: {exc}", {})
 
     def finish(self, status: str, message: str, stats: dict[str, Any]) -> None:
-        """Write what waits, then record how the run ended."""
-        self.flush(meta=False)
+        """Write what waits, then record how the run ended. If writing what waits fails (Ctrl-C, a full
+        disk), run.json still gets a final status, "interrupted" or "failed", saying so, and the error
+        goes on."""
+        try:
+            self.flush(meta=False)
+        except BaseException as exc:
+            lost = sum(r.shape[0] for r in self._rec)
+            self._rec, self._modes, self._events = [], [], []
+            cause = ("interrupted by the user" if isinstance(exc, KeyboardInterrupt)
+                     else f"{type(exc).__name__}: {exc}")
+            self._end("interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
+                      f"{cause} while writing the last {lost} records (not kept); the run had ended: "
+                      f"{status}" + (f" ({message})" if message else ""), stats)
+            raise
+        self._end(status, message, stats)
+
+    def _end(self, status: str, message: str, stats: dict[str, Any]) -> None:
         self.meta.update(status=status, message=message, stats={**stats, "write_time_s": self.write_time_s},
                          finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         self._write_meta()
@@ -167,7 +190,6 @@ def _arrow_modules():
     import pyarrow.parquet as pq
 
     return pa, pq
-
 
 
 def _arrow(x: np.ndarray) -> pa.Array:
@@ -205,8 +227,14 @@ class Columns(Mapping[str, np.ndarray]):
     def __init__(self, folder: Path):
         self._parts = sorted(folder.glob("part-*.parquet"))
         _, pq = _arrow_modules()
+        self._rows = []
+        for p in self._parts:  # a part's footer: its row count (and that it is a whole Parquet file)
+            try:
+                self._rows.append(pq.read_metadata(p).num_rows)
+            except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+                raise InputError(f"'{p}' is not a readable Parquet part of this run ({exc}); move it away "
+                                 "to read the other parts") from None
         self._names = pq.read_schema(self._parts[0]).names if self._parts else []
-        self._rows = [pq.read_metadata(p).num_rows for p in self._parts]
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._names:
