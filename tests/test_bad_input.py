@@ -399,4 +399,17 @@ def test_a_part_being_written_when_a_run_dies_is_never_read_and_a_damaged_part_i
 
     (killed / "records" / "part-00000.parquet").write_bytes(b"not parquet at all")
     code, err = _run(["plot", str(killed)], capsys)
-    assert code == 2 and "part-00000.parquet' is not a readable Parquet part of this run" in err, err
+    assert code == 2 and "part-00000.parquet' is not a readable Parquet file" in err, err
+
+
+def test_a_damaged_sweep_table_is_named_without_a_traceback(tmp_path, capsys):
+    """`legsim sweep --resume` (and the table's readers) on a sweep whose sweep.parquet was overwritten:
+    exit 2 naming the file (was pyarrow's ArrowInvalid traceback)."""
+    shutil.copy(SCENARIO_DIR / "slip_run.toml", tmp_path / "s.toml")
+    out = tmp_path / "sw"
+    code, err = _run(["sweep", str(tmp_path / "s.toml"), "--grid", "params.k=10000,20000", "--out", str(out),
+                      "-q", "--workers", "1"], capsys)
+    assert code == 0, err
+    (out / "sweep.parquet").write_bytes(b"junk")
+    code, err = _run(["sweep", "--resume", "--out", str(out)], capsys)
+    assert code == 2 and f"'{out / 'sweep.parquet'}' is not a readable Parquet file" in err, err

@@ -26,7 +26,7 @@ from ..hybrid import Model
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["RunWriter", "RunData", "Columns", "load_run", "record_columns"]
+__all__ = ["RunWriter", "RunData", "Columns", "load_run", "record_columns", "read_parquet"]
 
 
 def record_columns(model: Model) -> list[str]:
@@ -192,6 +192,18 @@ def _arrow_modules():
     return pa, pq
 
 
+def read_parquet(path: Path, what: str = "table", **options) -> Any:
+    """``pyarrow.parquet.read_table`` (``what`` "table") or ``read_metadata`` ("metadata") of a file legsim
+    wrote, ``options`` passed on; a damaged file (truncated, overwritten) is an :class:`InputError`
+    naming it instead of pyarrow's error."""
+    pa, pq = _arrow_modules()
+    try:
+        return (pq.read_table if what == "table" else pq.read_metadata)(path, **options)
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(f"'{path}' is not a readable Parquet file ({exc}); move it away or write it "
+                         "again") from None
+
+
 def _arrow(x: np.ndarray) -> pa.Array:
     """A float64 or int64 column (n,) as an Arrow array sharing its memory. (``pa.array`` would
     import pandas, when installed, on first use: 0.15 s, more than writing a long run takes.)"""
@@ -227,13 +239,7 @@ class Columns(Mapping[str, np.ndarray]):
     def __init__(self, folder: Path):
         self._parts = sorted(folder.glob("part-*.parquet"))
         _, pq = _arrow_modules()
-        self._rows = []
-        for p in self._parts:  # a part's footer: its row count (and that it is a whole Parquet file)
-            try:
-                self._rows.append(pq.read_metadata(p).num_rows)
-            except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
-                raise InputError(f"'{p}' is not a readable Parquet part of this run ({exc}); move it away "
-                                 "to read the other parts") from None
+        self._rows = [read_parquet(p, "metadata").num_rows for p in self._parts]  # and each part is whole
         self._names = pq.read_schema(self._parts[0]).names if self._parts else []
 
     def __getitem__(self, name: str) -> np.ndarray:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, read_text
+from ..io.results import read_parquet
 
 __all__ = ["SweepDir", "load_sweep", "spec_hash", "FIRST_COLUMNS"]
 
@@ -35,10 +36,6 @@ def spec_hash(spec: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _read(path: Path) -> Any:
-    import pyarrow.parquet as pq
-
-    return pq.read_table(path)
 
 
 def _merge(tables: Sequence[Any], order: Sequence[str] = ()) -> Any:
@@ -145,9 +142,7 @@ class SweepDir:
         ids: set[int] = set()
         for path in [self.dir / "sweep.parquet", *self._parts()]:
             if path.is_file():
-                import pyarrow.parquet as pq
-
-                ids.update(pq.read_table(path, columns=["run_id"]).column("run_id").to_pylist())
+                ids.update(read_parquet(path, columns=["run_id"]).column("run_id").to_pylist())
         return ids
 
     def add_rows(self, rows: Iterable[dict[str, Any]]) -> None:
@@ -186,7 +181,7 @@ class SweepDir:
         self.flush()
         parts = self._parts()
         main = self.dir / "sweep.parquet"
-        tables = ([_read(main)] if main.is_file() else []) + [_read(p) for p in parts]
+        tables = ([read_parquet(main)] if main.is_file() else []) + [read_parquet(p) for p in parts]
         table = _merge(tables, self.keys)
         tmp = self.dir / "sweep.parquet.tmp"
         pq.write_table(table, tmp)
@@ -239,4 +234,4 @@ def load_sweep(out: str | Path) -> Any:
     meta = SweepDir._old_meta(meta_file) or {}
     files = [d / "sweep.parquet"] if (d / "sweep.parquet").is_file() else []
     files += sorted((d / "parts").glob("part-*.parquet"))
-    return _merge([_read(p) for p in files], meta.get("spec", {}).get("keys", ()))
+    return _merge([read_parquet(p) for p in files], meta.get("spec", {}).get("keys", ()))
