@@ -69,10 +69,23 @@ def test_bad_input_found_when_the_run_starts_still_names_the_file_and_closes_run
     assert meta["status"] == "failed" and "z' = -0.5" in meta["message"]
 
 
-def test_out_naming_a_file_is_a_user_error(tmp_path, capsys):
+@pytest.mark.parametrize("argv, option", [
+    (["run", str(SCENARIO_DIR / "slip_run.toml"), "--out", "taken"], "--out"),
+    (["sweep", str(SCENARIO_DIR / "slip_run.toml"), "--grid", "params.k=1e4", "--out", "taken"], "--out"),
+    (["report", "--only", "rats", "--out", "taken"], "--out"),       # was FileExistsError
+    (["sil", "--duration", "0.01", "--out", "taken"], "--out"),      # was after waiting for a controller
+    (["simsect", "-c", str(SAMPLE_RC), "--out-dir", "taken"], "--out-dir"),
+    (["animate", "run", "--out", "taken/a.gif"], "--out"),
+])
+def test_out_naming_a_file_is_a_user_error(tmp_path, capsys, monkeypatch, argv, option):
+    """Every command's output directory (``userfiles.output_dir``): naming an existing file is exit 2 and
+    one line naming it, before anything runs."""
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "taken").write_text("not a directory")
-    code, err = _run(["run", str(SCENARIO_DIR / "slip_run.toml"), "--out", str(tmp_path / "taken")], capsys)
-    assert code == 2 and "is a file: expected a directory" in err
+    if argv[0] == "animate":
+        assert main(["run", str(SCENARIO_DIR / "slip_run.toml"), "--out", "run", "-q"]) == 0
+    code, err = _run(argv, capsys)
+    assert code == 2 and f"{option} 'taken' is a file: expected a directory" in err, err
 
 
 def test_rerunning_into_an_earlier_run_replaces_its_records_and_figures_and_says_so(tmp_path, capsys):

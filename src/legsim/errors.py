@@ -9,10 +9,9 @@ time, mode and cause, and the records written up to that point stay on disk (exi
 from __future__ import annotations
 
 import difflib
-import os
 from collections.abc import Sequence
 
-__all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "read_text"]
+__all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -44,19 +43,3 @@ class SimulationError(LegsimError, RuntimeError):
 class Interrupted(SimulationError):
     """The user stopped a run (Ctrl-C); the records up to ``t`` are kept. The CLI exits with 130."""
 
-
-def read_text(path: str | os.PathLike, what: str) -> str:
-    """The text of a user's file (UTF-8). Whatever keeps it from being read, a missing file, a
-    directory, no permission or bytes that are not UTF-8 text, is an :class:`InputError` naming
-    ``what`` (e.g. "scenario file") and the path. Every file a user hands legsim is read through here."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise InputError(f"{what} '{path}' not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{what} '{path}' is a directory, expected a file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{what} '{path}' is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {what} '{path}': {exc.strerror or exc}") from None

@@ -51,8 +51,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import registry
-from .errors import InputError, closest, read_text
+from .errors import InputError, closest
 from .hybrid import Model, Options
+from .userfiles import read_text
 
 if TYPE_CHECKING:
     from .assembly import Robot

@@ -162,10 +162,11 @@ from ..actuators.pneumatic.valves import (
 )
 from ..contact import laws as CL
 from ..contact.shapes import HeightField, HeightFunction, Plane, inclined_plane
-from ..errors import InputError, closest, read_text
+from ..errors import InputError, closest
 from ..hybrid import Options
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
+from ..userfiles import read_text
 from . import _values as V
 from . import components as C
 from ._controller_ref import load_controller

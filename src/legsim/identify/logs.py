@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, read_text
+from ..errors import InputError
+from ..userfiles import read_text
 
 __all__ = ["read_log"]
 

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..errors import InputError, SimulationError, read_text
+from ..errors import InputError, SimulationError
 from ..hybrid import Model
+from ..userfiles import output_dir, read_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -48,16 +49,12 @@ class RunWriter:
     def __init__(self, out_dir: str | Path, model: Model, metadata: dict[str, Any]):
         self.dir = Path(out_dir)
         self.model = model
-        if self.dir.exists() and not self.dir.is_dir():
-            raise InputError(f"--out '{self.dir}' is a file: expected a directory for the run's records "
-                             "(a new or an earlier run's one)")
+        what = "the run's records (a new or an earlier run's one)"
+        output_dir(self.dir, what)
         self.replaced = (self.dir / "run.json").is_file()
         """True when ``out_dir`` held an earlier run, whose records, events and figures are removed."""
-        try:
-            (self.dir / "records").mkdir(parents=True, exist_ok=True)
-            (self.dir / "events").mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"--out '{self.dir}': cannot create the run directory: {exc.strerror}") from None
+        for sub in ("records", "events"):
+            output_dir(self.dir / sub, what)
         stale = [p for sub in ("records", "events") for pattern in ("part-*.parquet", ".part-*.parquet.tmp")
                  for p in self.dir.glob(f"{sub}/{pattern}")]  # .tmp: a part a killed run was writing
         if self.replaced:  # figures of the earlier run would sit beside the new records

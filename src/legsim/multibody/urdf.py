@@ -44,7 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, read_text
+from ..errors import InputError
+from ..userfiles import read_text
 from .model import Model, RobotBuilder
 
 _JOINT_MAP = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",

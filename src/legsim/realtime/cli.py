@@ -19,6 +19,7 @@ import math
 from typing import Any
 
 from ..errors import InputError, Interrupted
+from ..userfiles import output_dir
 
 __all__ = ["register", "main_sil"]
 
@@ -73,6 +74,7 @@ def _check(args) -> None:
 def main_sil(args) -> int:
     """Run ``legsim sil`` (see the module docstring)."""
     _check(args)
+    output_dir(args.out, "the run's records")  # now, not after the controller has come and gone
     import warnings
 
     import numpy as np

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, read_text
+from ..errors import InputError
+from ..userfiles import read_text
 
 __all__ = ["Symbol", "ENGINE_DEFAULTS", "ALIASES", "parse_rc", "read_rc", "format_rc", "write_rc"]
 

@@ -25,6 +25,7 @@ from .. import registry
 from ..errors import InputError, closest
 from ..hybrid import Options, Result, simulate
 from ..hybrid.model import Model
+from ..userfiles import output_dir
 from .rcfile import ENGINE_DEFAULTS, LEGSIM_EXTENSIONS, Symbol, read_rc, write_rc
 
 __all__ = ["SimSectRun", "SimSectSetup", "load_simsect", "run_simsect", "options_from_symbols"]
@@ -178,10 +179,7 @@ def run_simsect(rc_path: str | Path = "SimSect.rc", out_dir: str | Path | None =
     setup = load_simsect(rc_path)
     model, x, p, mode, base = setup.model, setup.x0, setup.params, setup.mode0, setup.base
     t_final, measure, opts = setup.t_final, setup.measure_period, setup.options
-    out = Path(out_dir) if out_dir is not None else Path.cwd()
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out-dir '{out}' is a file: expected a directory for the output files")
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(out_dir if out_dir is not None else Path.cwd(), "the output files", "--out-dir")
     initial_file = out / f"{base}.initial"
     param_file = out / f"{base}.param"
     write_rc(initial_file, dict(zip(model.state_names, map(float, x), strict=True)),

@@ -18,7 +18,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, read_text
+from ..errors import InputError
+from ..userfiles import read_text
 
 __all__ = ["register", "parse_value", "parse_grid", "parse_range", "parse_runs", "read_variations"]
 

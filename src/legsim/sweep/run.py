@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, LegsimError, closest, read_text
+from ..errors import InputError, LegsimError, closest
+from ..userfiles import read_text
 from . import _worker as W
 from .backends import BACKENDS, cpu_count, make_pool
 from .outputs import check_outputs, load_function, parse_outputs, summary_ref

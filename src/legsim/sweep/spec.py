@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, read_text
+from ..errors import InputError
+from ..userfiles import read_text
 
 __all__ = ["Sweep", "apply_variation", "check_key", "read_scenario"]
 

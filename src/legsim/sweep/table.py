@@ -19,8 +19,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, read_text
+from ..errors import InputError
 from ..io.results import read_parquet
+from ..userfiles import output_dir, read_text
 
 __all__ = ["SweepDir", "load_sweep", "spec_hash", "FIRST_COLUMNS"]
 
@@ -87,8 +88,7 @@ class SweepDir:
         self.spec = spec
         self.keys = tuple(keys)
         self.hash = spec_hash(spec)
-        if self.dir.exists() and not self.dir.is_dir():
-            raise InputError(f"out = '{self.dir}' is a file, expected a directory for the sweep")
+        output_dir(self.dir, "the sweep")
         meta_file = self.dir / "sweep.json"
         old = self._old_meta(meta_file)
         if old is not None and old.get("hash") != self.hash:
@@ -98,8 +98,7 @@ class SweepDir:
                     "give another output directory, or overwrite it (overwrite=True, --overwrite)")
             self.clear()
             old = None
-        self.dir.mkdir(parents=True, exist_ok=True)
-        (self.dir / "parts").mkdir(exist_ok=True)
+        output_dir(self.dir / "parts", "the sweep")
         self.meta: dict[str, Any] = old if old is not None else {
             "format": FORMAT, "hash": self.hash, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "spec": spec}

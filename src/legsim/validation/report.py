@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..userfiles import output_dir
 from ._core import SOURCES, STATUSES, Row, cases, figures
 
 __all__ = ["build_report", "Report", "machine_info", "check_sources"]
@@ -235,8 +236,7 @@ def build_report(
 
     Prints progress through ``echo``. InputError for an unknown source name."""
     keys = check_sources(only)
-    out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = output_dir(out, "the report")
     date = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     machine = machine_info()
     sections = []

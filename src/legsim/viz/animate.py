@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.results import RunData, load_run
+from ..userfiles import output_dir
 
 __all__ = ["animate_run", "BackgroundAnimation", "ANIMATORS", "scene_animation", "terrain_label",
            "write_animation"]
@@ -309,7 +310,7 @@ def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: int = 2
     else:
         draw = scene_animation(scene, run.records, fig, frames, title=str(run.meta.get("demo", name)))
     target = Path(out) if out is not None else Path(run_dir) / "plots" / "animation.gif"
-    target.parent.mkdir(parents=True, exist_ok=True)
+    output_dir(target.parent, "the animation")
     write_animation(fig, draw, range(len(frames)), target, fps)
     plt.close(fig)
     return target

@@ -14,6 +14,7 @@ import numpy as np
 from .. import registry
 from ..errors import InputError
 from ..io.results import load_run
+from ..userfiles import output_dir
 
 __all__ = ["plot_run"]
 
@@ -68,8 +69,7 @@ def plot_run(run_dir: str | Path) -> list[Path]:
     if not rec:
         raise InputError(f"{run_dir}: the run has no records to plot")
     plt = _pyplot()
-    out = Path(run_dir) / "plots"
-    out.mkdir(exist_ok=True)
+    out = output_dir(Path(run_dir) / "plots", "the figures")
     meta = run.meta
     # a registered model adds its gait and path figures; a robot assembled from a hardware file
     # (legsim.assembly) is not in the registry: its states and outputs are plotted all the same

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.results import load_run
+from ..userfiles import output_dir
 from .scene import FORCE, LEG, Area, Poses, Scene, Shape, robot_scene, rotation_to_wxyz, scene_for_run
 
 __all__ = ["LiveView", "Replay", "serve_replay", "serve", "export_html", "scene_html", "result_columns",
@@ -226,7 +227,7 @@ def export_html(run_dir: str | Path, path: str | Path, fps: float = 30.0, speed:
         raise InputError(f"view --html {out}: is a directory; give a file name like run.html")
     run = load_run(run_dir)
     html = scene_html(scene_for_run(run.meta, run_dir), run.records, fps, speed)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    output_dir(out.parent, "the replay", "view --html")
     out.write_text(html, encoding="utf-8")
     return out
 

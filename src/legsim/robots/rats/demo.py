@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import InputError
+from ...userfiles import output_dir
 from . import experiments as E
 from . import geometry as geo
 from .planner import circle_path, figure8_path, line_path, plan
@@ -273,13 +274,7 @@ def run_demo(out_dir: str | Path, experiment: str, quick: bool = False) -> None:
     save its plot in ``out_dir``."""
     if experiment not in RUNS:
         raise InputError(f"no RATS experiment named {experiment!r}; available: {', '.join(sorted(RUNS))}")
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out '{out}' is a file: expected a directory for the demo's figures")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out '{out}': cannot create the directory: {exc.strerror}") from None
+    out = output_dir(out_dir, "the demo's figures")
     RUNS[experiment](out, quick)
     print(f"figures in {out}/")
 

@@ -24,7 +24,8 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
-from ...errors import InputError, read_text
+from ...errors import InputError
+from ...userfiles import read_text
 from .params import HF_HEADER, P_HF, P_HF_Z, P_TA1, P_TA2, P_TA3, P_TERRAIN
 
 __all__ = ["TerrainType", "HeightField", "terrain_height", "terrain_normal", "terrain_params"]

@@ -1,0 +1,48 @@
+"""Files and directories a user names: read and created with errors that name them.
+
+Every file a user hands legsim is read through :func:`read_text`, and every output directory a user
+names is made by :func:`output_dir`, so that whatever is wrong with either (missing, a directory
+where a file is expected or the reverse, no permission, not UTF-8 text) is one
+:class:`~legsim.errors.InputError` line naming the path, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import InputError
+
+__all__ = ["read_text", "output_dir"]
+
+
+def read_text(path: str | os.PathLike, what: str) -> str:
+    """The text of a user's file (UTF-8). Whatever keeps it from being read, a missing file, a
+    directory, no permission or bytes that are not UTF-8 text, is an :class:`InputError` naming
+    ``what`` (e.g. "scenario file") and the path."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise InputError(f"{what} '{path}' not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{what} '{path}' is a directory, expected a file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} '{path}' is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what} '{path}': {exc.strerror or exc}") from None
+
+
+def output_dir(path: str | os.PathLike, what: str, option: str = "--out") -> Path:
+    """Make the output directory ``path`` (and its parents; an existing one is kept) for ``what``
+    (e.g. "the run's records") and return it; an :class:`InputError` naming ``option`` and the path
+    when it is a file or cannot be made."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError(f"{option} '{p}' is a file: expected a directory for {what}")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{option} '{p}': cannot make the directory for {what}: {exc.strerror or exc}") \
+            from None
+    return p
