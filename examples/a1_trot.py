@@ -8,6 +8,7 @@ import pybullet_data
 from scipy.spatial.transform import Rotation
 
 from legsim.assembly import IMU, Contacts, DCMotor, JointEncoder, JointVelocity, Measurement, Robot
+from legsim.cli import run_script
 from legsim.contact import ContactLaw, coulomb, hunt_crossley
 from legsim.multibody import load_urdf
 
@@ -82,4 +83,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

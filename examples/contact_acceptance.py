@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from legsim.cli import run_script
 from legsim.contact import (
     Box,
     Capsule,
@@ -583,5 +584,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    result = main(sys.argv[1:])
-    sys.exit(0 if all(r["ok"] for r in result.values()) else 1)
+    run_script(lambda: 0 if all(r["ok"] for r in main(sys.argv[1:]).values()) else 1)

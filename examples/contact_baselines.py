@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from legsim.cli import run_script
 from legsim.contact import ContactLaw, LawTable, Plane, RigidWorld, Sphere, coulomb, restitution
 from legsim.contact.lcp import simulate_lcp
 from legsim.viz.example_cli import run_example
@@ -138,4 +139,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    run_script(lambda: main(sys.argv[1:]))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from legsim.cli import run_script
 from legsim.robots.crr_quadruped import Quadruped, squat_posture, squat_references
 from legsim.viz.example_cli import run_example
 
@@ -95,4 +96,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    run_script(lambda: main(sys.argv[1:]))

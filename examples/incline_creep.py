@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from legsim.cli import run_script
 from legsim.contact import Box as BoxShape
 from legsim.contact import (
     ContactLaw,
@@ -189,4 +190,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    run_script(lambda: main(sys.argv[1:]))

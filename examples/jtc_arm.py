@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from legsim.cli import run_script
+
 KP, KD = 1000.0, 60.0
 RATE = 300.0
 CENTRE, RADIUS, PERIOD = np.array([0.4, 0.2]), 0.08, 4.0
@@ -86,4 +88,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -13,6 +13,8 @@ import argparse
 
 import numpy as np
 
+from legsim.cli import run_script
+
 
 def mobility(vector: str) -> None:
     from legsim.robots.libra.mobility import libra_report
@@ -86,4 +88,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

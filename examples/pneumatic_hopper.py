@@ -35,6 +35,7 @@ from legsim.assembly import (
     Robot,
     SolenoidCylinder,
 )
+from legsim.cli import run_script
 from legsim.contact import ContactLaw, coulomb, hunt_crossley
 from legsim.hybrid import Options
 from legsim.multibody import RobotBuilder
@@ -127,4 +128,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from legsim.cli import run_script
 from legsim.contact import ContactLaw, LawTable, Plane, RigidWorld, Sphere, restitution
 from legsim.viz.example_cli import run_example
 
@@ -206,4 +207,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    run_script(lambda: main(sys.argv[1:]))

@@ -23,11 +23,11 @@ import argparse
 import json
 import selectors
 import socket
-import sys
 import time
 
 import numpy as np
 
+from legsim.cli import run_script
 from legsim.realtime.messages import COMMANDS, SENSORS, MessageError, Packet, format_by_name
 
 KP = (80.0, 30.0, 8.0)
@@ -153,4 +153,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

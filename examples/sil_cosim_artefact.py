@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from legsim.cli import run_script
 from legsim.realtime.sil import CRR_POSTURE, RobotPlant, crr_leg_robot
 from legsim.realtime.timing import LinkModel, run_exchange
 
@@ -89,4 +90,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run_script(lambda: main(sys.argv[1:]))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from legsim.cli import run_script
 from legsim.robots.libra.linear import LOOPS, SWEEP_Y_B
 from legsim.sweep import Sweep, run_sweep
 
@@ -59,4 +60,4 @@ def main(argv=None) -> dict[tuple[float, float], dict[str, float]]:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from legsim.cli import run_script
 from legsim.sweep import Sweep, run_sweep
 
 FUNCTION = "legsim.robots.rats.experiments:rolling_start"
@@ -59,4 +60,4 @@ def main(argv=None) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from legsim.cli import SCENARIO_DIR
+from legsim.cli import SCENARIO_DIR, run_script
 from legsim.sweep import Sweep, run_sweep
 
 
@@ -63,4 +63,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

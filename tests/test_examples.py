@@ -189,3 +189,29 @@ def test_the_jtc_arm_follows_its_circle_on_an_assembled_robot_and_yields_f_over_
     assert np.max(np.linalg.norm(x - x_cmd, axis=1)[track]) < 1e-3       # measured 0.22 mm
     pushed = t > 6.5
     assert np.mean(x[pushed, 0] - x_cmd[pushed, 0]) == pytest.approx(10.0 / ex.KP, abs=3e-4)
+
+
+@pytest.mark.parametrize("script, args, says", [
+    ("restitution_bounce.py", ["--out", "taken"],
+     "--out 'taken' is a file: expected a directory for the plots"),
+    ("sweep_slip.py", ["--out", "taken"], "cannot make the directory for the sweep"),
+    ("a1_trot.py", ["--t", "-1"], "final time must be a finite number"),  # was an InputError traceback
+])
+def test_an_example_given_a_bad_argument_says_so_in_one_line(tmp_path, script, args, says):
+    """Every example's ``__main__`` runs through ``legsim.cli.run_script``: a user's mistake is one line
+    naming the script, exit 2, as from ``legsim`` itself."""
+    import subprocess
+    import sys
+
+    (tmp_path / "taken").write_text("a file")
+    proc = subprocess.run([sys.executable, str(EXAMPLES / script), *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"{script}: error: ") and says in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_every_example_runs_its_main_through_run_script():
+    for path in sorted(EXAMPLES.glob("*.py")):
+        main_block = path.read_text().split('if __name__ == "__main__":')[-1]
+        assert "run_script(" in main_block, path.name

@@ -11,12 +11,14 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 from .errors import InputError, Interrupted, LegsimError, SimulationError
 
-__all__ = ["main"]
+__all__ = ["main", "guarded", "run_script"]
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 
@@ -353,45 +355,64 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``legsim ARGS``: the exit status of the command (:func:`guarded`)."""
+    return guarded(lambda: _command(argv))
+
+
+def _command(argv: list[str] | None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command not in ("models", "mobility"):  # commands that may compile: say so
+        from ._compiling import compile_in_background, watch
+
+        watch()
+        if args.command in ("run", "demo", "simsect", "sweep", "sil"):  # they run the engine
+            compile_in_background(stiff=args.command == "demo" and args.name in STIFF_DEMOS,
+                                  assembly=_runs_a_robot_from_parts(args))
+    code = int(args.func(args) or 0)
+    if code == 0 and args.command != "warmup":
+        from ._compiling import compiled
+
+        if compiled():  # a first run: compile what the next one may need, in the background
+            from .warmup import start_background
+
+            start_background(echo=lambda line: print(line, file=sys.stderr, flush=True))
+    return code
+
+
+def guarded(body: Callable[[], int | None], prog: str = "legsim") -> int:
+    """The exit status of ``body()`` (None: 0), with what it raises told the legsim way, one line on
+    stderr after ``prog``: a user mistake (InputError) 2, a failed run 1, Ctrl-C 130, output into a
+    closed pipe 141 (quietly, like a tool killed by SIGPIPE)."""
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-        if args.command not in ("models", "mobility"):  # commands that may compile: say so
-            from ._compiling import compile_in_background, watch
-
-            watch()
-            if args.command in ("run", "demo", "simsect", "sweep", "sil"):  # they run the engine
-                compile_in_background(stiff=args.command == "demo" and args.name in STIFF_DEMOS,
-                                      assembly=_runs_a_robot_from_parts(args))
-        code = int(args.func(args) or 0)
-        if code == 0 and args.command != "warmup":
-            from ._compiling import compiled
-
-            if compiled():  # a first run: compile what the next one may need, in the background
-                from .warmup import start_background
-
-                start_background(echo=lambda line: print(line, file=sys.stderr, flush=True))
-        return code
+        return int(body() or 0)
     except InputError as exc:
-        print(f"legsim: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     except Interrupted as exc:
-        print(f"legsim: interrupted: {exc}", file=sys.stderr)
+        print(f"{prog}: interrupted: {exc}", file=sys.stderr)
         return 130
     except SimulationError as exc:
-        print(f"legsim: run failed: {exc}", file=sys.stderr)
+        print(f"{prog}: run failed: {exc}", file=sys.stderr)
         return 1
     except LegsimError as exc:
-        print(f"legsim: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("legsim: interrupted", file=sys.stderr)
+        print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # the reader went away (`legsim models crr_leg | head`): stop quietly, as a tool killed by
-        # SIGPIPE would (128 + 13), with stdout on /dev/null so that the flush at exit cannot raise again
+        # the reader went away (`legsim models crr_leg | head`): stdout on /dev/null so that the flush
+        # at exit cannot raise again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+
+
+def run_script(body: Callable[[], int | None]) -> NoReturn:
+    """Exit with :func:`guarded`'s status of ``body()``, named after the script: for a script's
+    ``if __name__ == "__main__":`` (the examples), so that a user's mistake in its arguments is one line,
+    not a traceback."""
+    sys.exit(guarded(body, Path(sys.argv[0]).name))
 
 
 if __name__ == "__main__":  # pragma: no cover

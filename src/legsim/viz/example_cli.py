@@ -6,6 +6,8 @@ import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..userfiles import output_dir
+
 
 def run_example(doc: str, run: Callable[..., dict], report: Callable[[dict], str],
                 plot: Callable[[dict, Path], list[Path]], quick_help: str,
@@ -17,8 +19,7 @@ def run_example(doc: str, run: Callable[..., dict], report: Callable[[dict], str
     ap.add_argument("--out", required=True, type=Path, help="directory for the PNG plots (created)")
     ap.add_argument("--quick", action="store_true", help=quick_help)
     args = ap.parse_args(argv)
-    if args.out.exists() and not args.out.is_dir():
-        ap.error(f"--out {args.out}: exists and is not a directory")
+    output_dir(args.out, "the plots")
     res = run(quick=args.quick)
     print(report(res))
     for f in plot(res, args.out):
