@@ -323,6 +323,27 @@ def test_off_plane_is_the_least_squares_residual_of_a_plane_over_the_feet():
     assert off_plane([0.1], [0.2], [0.003]) == [0.0]
 
 
+def test_support_plane_is_the_least_squares_plane_through_the_carrying_feet():
+    """The posture loops' plane (normal equations solved by Cramer's rule): the ``np.linalg.lstsq`` fit of
+    z - nominal = a + b x + c y over the carrying feet, None with fewer than three or on one line."""
+    from legsim.robots.anton.robot import support_plane
+
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        feet = np.column_stack([rng.uniform(-0.3, 0.3, (6, 2)), rng.uniform(-0.2, -0.1, 6)])
+        nominal = rng.uniform(-0.16, -0.14, 6)
+        carrying = rng.random(6) < 0.7
+        got = support_plane(feet.tolist(), nominal.tolist(), carrying.tolist())
+        if carrying.sum() < 3:
+            assert got is None
+            continue
+        basis = np.column_stack([np.ones(carrying.sum()), feet[carrying, :2]])
+        want = np.linalg.lstsq(basis, feet[carrying, 2] - nominal[carrying], rcond=None)[0]
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    line = [[0.1 * k, 0.05 * k, -0.15] for k in range(6)]
+    assert support_plane(line, [-0.15] * 6, [True] * 6) is None
+
+
 def test_per_foot_force_tracking_shares_the_load_as_the_distribution_asks():
     """ANTON standing on six feet, one of them (L2) on a 1 cm block: position control alone puts
     31.3 N on that foot and 2.9 N on its neighbours (measured); with force tracking (gain 1e-3 m/(N s))

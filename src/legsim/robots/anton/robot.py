@@ -269,8 +269,12 @@ def support_plane(feet: list, nominal: list, carrying: list) -> tuple[float, flo
     det = n * (sxx * syy - sxy * sxy) - sx * (sx * syy - sxy * sy) + sy * (sx * sxy - sxx * sy)
     if abs(det) < 1e-12:  # the feet on one line: no plane
         return None
-    a, b, c = np.linalg.solve(np.array([[n, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]]), [sz, sxz, syz])
-    return float(a), float(b), float(c)
+    # Cramer's rule on [[n, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]] (a b c) = (sz sxz syz): np.linalg.solve
+    # cost 33 µs a tick here, two thirds of this function (measured on the climb)
+    a = (sz * (sxx * syy - sxy * sxy) - sx * (sxz * syy - sxy * syz) + sy * (sxz * sxy - sxx * syz)) / det
+    b = (n * (sxz * syy - sxy * syz) - sz * (sx * syy - sxy * sy) + sy * (sx * syz - sxz * sy)) / det
+    c = (n * (sxx * syz - sxz * sxy) - sx * (sx * syz - sxz * sy) + sz * (sx * sxy - sxx * sy)) / det
+    return a, b, c
 
 
 class StaticFeedforward:
