@@ -213,6 +213,25 @@ def test_models_name_shows_each_parameters_unit_and_allowed_values(capsys):
     assert "one of 0, 1" in out and "digest" not in out
 
 
+def test_models_of_a_file_shows_its_model_and_what_a_controller_of_its_robot_reads_and_returns(capsys):
+    """``legsim models FILE.toml``: a hardware file's robot from parts, or a scenario's model; for a robot
+    the controller's inputs (sensors.NAME: type, channels) and its commands in order."""
+    assert main(["models", str(SCENARIO_DIR / "hopper_hardware.toml")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("hopper: assembled robot 'hopper': 2 actuators, 5 sensors (16 channels)")
+    assert "controller, every 1 ms: reads sensors.NAME" in out
+    assert re.search(r"^  enc +JointEncoder +\(3\): rail, hip, knee$", out, re.M), out
+    assert re.search(r"^  imu +IMU +\(6\): acc_x, acc_y, acc_z, gyro_x, gyro_y, gyro_z$", out, re.M), out
+    assert "returns 2 commands, in this order: hip (DCMotor), knee (DCMotor)" in out
+    assert main(["models", str(SCENARIO_DIR / "hopper.toml")]) == 0  # the scenario running that file
+    assert capsys.readouterr().out == out
+    assert main(["models", str(SCENARIO_DIR / "slip_run.toml")]) == 0
+    slip = capsys.readouterr().out
+    assert slip.startswith("slip: ") and "controller" not in slip
+    code, err = _run(["models", "nothing.toml"], capsys)
+    assert code == 2 and "file 'nothing.toml' not found" in err
+
+
 def test_a_param_range_describes_and_checks_itself():
     r = hybrid.between(0.0, 1.0, "m", open_high=True)
     assert r.allowed() == "in [0, 1) m" and r.contains(0.0) and not r.contains(1.0)

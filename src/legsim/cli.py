@@ -198,7 +198,11 @@ def _cmd_models(args) -> int:
         for name, target in sorted(registry.available_models().items()):
             print(f"{name:16s} {target}")
         return 0
-    model = registry.build(args.name)
+    robot = None
+    if args.name.endswith(".toml"):  # a scenario or a hardware file: its model
+        model, robot = _file_model(Path(args.name))
+    else:
+        model = registry.build(args.name)
     print(f"{model.name}: {model.description}")
     # names starting with "_" are a model's internals (an assembled robot's packed tables, scratch and
     # filter states): counted, not listed
@@ -217,7 +221,38 @@ def _cmd_models(args) -> int:
     _hidden(model.param_names, "parameters")
     print(f"guards ({model.nguard}): {', '.join(g.name for g in model.guards)}")
     print(f"outputs ({model.ny}): {', '.join(model.output_names)}")
+    if robot is not None:  # what a controller of this robot reads and writes
+        print(f"controller, every {robot.control_period * 1e3:g} ms: reads sensors.NAME")
+        width = max((len(ch.name) for ch in robot.channels), default=0)
+        kinds = {s.name: type(s).__name__ for s in robot.sensors}
+        for ch in robot.channels:
+            kind = kinds.get(ch.name, "")
+            print(f"  {ch.name:{width}s} {kind:14s} ({len(ch.labels)}): {', '.join(ch.labels)}")
+        print(f"  returns {len(robot.actuators)} commands, in this order: "
+              + ", ".join(f"{a.name} ({type(a).__name__})" for a in robot.actuators))
     return 0
+
+
+def _file_model(path: Path):
+    """(model, robot) of a scenario file (robot None unless it runs a hardware file) or of a hardware
+    file (its robot from parts)."""
+    import tomllib
+
+    from .userfiles import read_text
+
+    try:
+        data = tomllib.loads(read_text(path, "file"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML: {exc}") from None
+    if "model" in data or "robot" in data:  # a scenario
+        from .scenario import load_scenario
+
+        sc = load_scenario(path)
+        return sc.model, sc.robot
+    from .assembly.hardware import load_hardware
+
+    robot = load_hardware(path)
+    return robot.model, robot
 
 
 def _hidden(names, what: str) -> None:
@@ -326,7 +361,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("models", help="list models, or show one's states and parameters")
-    p.add_argument("name", nargs="?")
+    p.add_argument("name", nargs="?", help="a registered model, or a scenario or hardware file (.toml): "
+                   "its model, and for a robot from parts what its controller reads and returns")
     p.set_defaults(func=_cmd_models)
 
     p = sub.add_parser("warmup", help="compile every robot family ahead, on all cores (once per machine)")
@@ -362,7 +398,8 @@ def main(argv: list[str] | None = None) -> int:
 def _command(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command not in ("models", "mobility"):  # commands that may compile: say so
+    builds_a_file = args.command == "models" and (args.name or "").endswith(".toml")  # may compile
+    if args.command not in ("models", "mobility") or builds_a_file:  # commands that may compile: say so
         from ._compiling import compile_in_background, watch
 
         watch()
