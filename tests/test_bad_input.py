@@ -445,3 +445,31 @@ def test_a_damaged_sweep_table_is_named_without_a_traceback(tmp_path, capsys):
     (out / "sweep.parquet").write_bytes(b"junk")
     code, err = _run(["sweep", "--resume", "--out", str(out)], capsys)
     assert code == 2 and f"'{out / 'sweep.parquet'}' is not a readable Parquet file" in err, err
+
+
+def test_a_controllers_own_error_is_told_with_its_type_and_the_line_of_the_users_code(tmp_path, capsys):
+    """A bug in a user's controller, from the CLI (no traceback): the exception's type and message and
+    the file, line and function of the user's code it came from; a sensor that does not exist is named
+    with the closest one and the list (was "the controller failed: my bug", nothing else)."""
+    for name in ("hopper.urdf", "hopper_hardware.toml", "hopper.toml"):
+        shutil.copy(SCENARIO_DIR / name, tmp_path / name)
+    (tmp_path / "buggy.py").write_text(
+        "import numpy as np\n\n"
+        "def make(which='raise'):\n"
+        "    def controller(t, s):\n"
+        "        if which == 'raise':\n"
+        "            raise RuntimeError('my bug')\n"
+        "        return np.zeros(2) + s.encc[0]\n"
+        "    return controller\n")
+    text = (tmp_path / "hopper.toml").read_text().replace("hopper_controller.py:pd_bounce", "buggy.py:make")
+    start = text.index("[controller_params]")
+    for which, says in (("raise", "RuntimeError: my bug"),
+                        ("sensor", "AttributeError: no sensor 'encc' (did you mean 'enc'?); sensors: enc, "
+                                   "rate, imu, foot_force, amps (and q, v, x: the true state)")):
+        scenario = tmp_path / f"{which}.toml"
+        scenario.write_text(text[:start] + f"[controller_params]\nwhich = '{which}'\n"
+                            + text[text.index("[initial]"):])
+        code, err = _run(["run", str(scenario), "--out", str(tmp_path / which)], capsys)
+        line = 6 if which == "raise" else 7
+        where = f"({tmp_path / 'buggy.py'}:{line}, in controller)"
+        assert code == 1 and f"the controller failed: {says} {where}" in err, err

@@ -80,7 +80,10 @@ def test_a_failing_controller_stops_the_run_with_time_mode_and_cause_and_keeps_i
         simulate(python, 1.0, options=Options(record_period=0.01, sample_period=0.02),
                  controller=controller)
     err = info.value
-    assert "t = 0.06" in str(err) and "the controller failed: command for 'knee' is NaN" in str(err)
+    assert "t = 0.06" in str(err)
+    line = controller.__code__.co_firstlineno + 2  # its raise: the user's code, named as the message's place
+    assert (f"the controller failed: ValueError: command for 'knee' is NaN ({__file__}:{line}, in controller)"
+            in str(err)), str(err)
     assert err.result.status == "controller_error"
     assert err.result.t[-1] == pytest.approx(0.05, abs=1e-12)  # records up to the failing sample
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, closest
+from .errors import InputError, closest, describe_failure
 
 __all__ = ["load_function"]
 
@@ -54,7 +54,7 @@ def _import(module_ref: str, base_dir: Path, where: str, reuse: bool, file_kind:
             spec.loader.exec_module(module)
         except Exception as exc:  # the user's file does not run: say where and why
             del sys.modules[name]
-            raise InputError(f"{where}: importing '{path}' failed: {type(exc).__name__}: {exc}") from None
+            raise InputError(f"{where}: importing '{path}' failed: {describe_failure(exc)}") from None
         return module
     try:
         return importlib.import_module(module_ref)
@@ -63,4 +63,4 @@ def _import(module_ref: str, base_dir: Path, where: str, reuse: bool, file_kind:
         hint = f" (a file beside it is named '{beside.name}:...')" if beside.is_file() else ""
         raise InputError(f"{where}: cannot import module {module_ref!r}: {exc}{hint}") from None
     except Exception as exc:
-        raise InputError(f"{where}: importing {module_ref!r} failed: {type(exc).__name__}: {exc}") from None
+        raise InputError(f"{where}: importing {module_ref!r} failed: {describe_failure(exc)}") from None

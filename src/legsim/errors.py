@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
-__all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest"]
+__all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "describe_failure"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -43,3 +43,20 @@ class SimulationError(LegsimError, RuntimeError):
 class Interrupted(SimulationError):
     """The user stopped a run (Ctrl-C); the records up to ``t`` are kept. The CLI exits with 130."""
 
+
+def describe_failure(exc: BaseException) -> str:
+    """What a user's code (a controller, a summary function) raised, for a one-line message: a legsim
+    error's own message; any other exception's type and message, and the innermost line of the user's
+    code it passed through (not legsim's, the standard library's or an installed package's), e.g.
+    ``KeyError: 'imu' (/home/me/ctrl.py:12, in controller)``: from the CLI there is no traceback."""
+    if isinstance(exc, LegsimError):
+        return str(exc)
+    import sysconfig
+    import traceback
+    from pathlib import Path
+
+    paths = sysconfig.get_paths()
+    library = tuple({str(Path(__file__).parent), paths["stdlib"], paths["purelib"], paths["platlib"]})
+    mine = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(library)]
+    where = f" ({mine[-1].filename}:{mine[-1].lineno}, in {mine[-1].name})" if mine else ""
+    return f"{type(exc).__name__}: {exc}{where}"

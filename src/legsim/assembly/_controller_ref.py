@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .._references import load_function
-from ..errors import InputError, closest
+from ..errors import InputError, closest, describe_failure
 from . import _values as V
 from .controller import Controller
 
@@ -30,7 +30,7 @@ def load_controller(ref: str, base_dir: str | Path = ".", params: Mapping[str, A
             fn = fn(**params)
         except Exception as exc:  # the user's factory refused its parameters
             raise InputError(f"{where} = {ref!r}: {func}(**controller_params) failed: "
-                             f"{type(exc).__name__}: {exc}") from None
+                             f"{describe_failure(exc)}") from None
         if not callable(fn):
             raise InputError(f"{where} = {ref!r}: {func}(**controller_params) returned a "
                              f"{type(fn).__name__}, expected a function controller(t, sensors)")

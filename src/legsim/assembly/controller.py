@@ -40,8 +40,17 @@ class SensorReadings:
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self.names:
-            raise KeyError(f"no sensor {name!r}{closest(name, self.names)}; sensors: {', '.join(self.names)}")
+            raise KeyError(self._unknown(name))
         return getattr(self, name)
+
+    def __getattr__(self, name: str):  # called only for a name that is not an attribute
+        if name.startswith("__") or name == "names":
+            raise AttributeError(name)
+        raise AttributeError(self._unknown(name))
+
+    def _unknown(self, name: str) -> str:
+        return (f"no sensor {name!r}{closest(name, self.names)}; sensors: {', '.join(self.names)} "
+                "(and q, v, x: the true state)")
 
 
 def _readonly(view: np.ndarray) -> np.ndarray:

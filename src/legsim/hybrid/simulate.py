@@ -21,7 +21,7 @@ import numpy as np
 
 from .._compiling import engine
 from .._compiling import watch as watch_compilation
-from ..errors import InputError, Interrupted, SimulationError
+from ..errors import InputError, Interrupted, SimulationError, describe_failure
 from . import _layout as L
 from . import signatures as sig
 from ._kernels import work_sizes
@@ -310,7 +310,7 @@ def simulate(model: Model, t_final: float,
         cause, status_name = (f"numerical error in the model's equations ({type(failure).__name__}: "
                               f"{failure}); check the parameters"), "numerical_error"
     elif failure is not None:
-        cause, status_name = f"the controller failed: {failure}", "controller_error"
+        cause, status_name = f"the controller failed: {describe_failure(failure)}", "controller_error"
     elif status == L.ST_DONE:
         result.status = "done"
         return result

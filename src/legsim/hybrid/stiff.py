@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from ..errors import describe_failure
+
 __all__ = ["ScipyRun", "simulate_scipy", "simulate_stiff", "SCIPY_METHODS"]
 
 SCIPY_METHODS = {"radau": "Radau", "bdf": "BDF"}
@@ -138,7 +140,7 @@ def simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: f
             try:
                 controller(t, x, m2)
             except Exception as exc:
-                raise _Stop("controller_error", f"the controller failed: {exc}") from exc
+                raise _Stop("controller_error", f"the controller failed: {describe_failure(exc)}") from exc
         state["mode"] = m2
         k_sample += 1
 

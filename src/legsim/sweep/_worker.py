@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, SimulationError
+from ..errors import InputError, SimulationError, describe_failure
 from ..hybrid import Result
 from ..runner import simulate_scenario, summarize
 from ..scenario import Scenario, parse_scenario
@@ -142,7 +142,7 @@ def _failed(row: dict[str, Any], exc: Exception) -> Result | None:
     if isinstance(exc, InputError):
         row.update(status="input_error", message=str(exc))
     else:
-        row.update(status="error", message=f"{type(exc).__name__}: {exc}")
+        row.update(status="error", message=describe_failure(exc))
     return None
 
 
@@ -184,7 +184,7 @@ def run_one(ctx: Context, run: Run, warm_up: bool = False) -> dict[str, Any]:
         try:
             values.update({} if warm_up else _summaries(ctx, sc, result))
         except Exception as exc:  # the run is kept; its summary is not
-            status, message = "summary_failed", f"{type(exc).__name__}: {exc}"
+            status, message = "summary_failed", describe_failure(exc)
         row.update(status=status, message=message, **values)
     except Exception as exc:
         result = _failed(row, exc)
