@@ -473,3 +473,20 @@ def test_a_controllers_own_error_is_told_with_its_type_and_the_line_of_the_users
         line = 6 if which == "raise" else 7
         where = f"({tmp_path / 'buggy.py'}:{line}, in controller)"
         assert code == 1 and f"the controller failed: {says} {where}" in err, err
+
+
+def test_a_controller_that_cannot_take_t_and_sensors_is_refused_before_the_run():
+    """``Robot.simulate(t, controller)`` with a function of the wrong arity: an InputError naming it and
+    its signature before anything runs (was a failed run at t = 0, "TypeError: ... takes 1 positional
+    argument but 2 were given")."""
+    from legsim.assembly.hardware import load_hardware
+
+    robot = load_hardware(SCENARIO_DIR / "hopper_hardware.toml")
+
+    def only_time(t):
+        return [0.0, 0.0]
+
+    with pytest.raises(InputError, match=r"controller .*only_time\(t\) cannot be called as controller\(t, "
+                                         r"sensors\)"):
+        robot.simulate(0.01, only_time)
+    robot.simulate(0.01, lambda t, s, *rest: [0.0, 0.0])  # more, optional, arguments are fine

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 from .._references import load_function
 from ..errors import InputError, closest, describe_failure
 from . import _values as V
-from .controller import Controller
+from .controller import Controller, signature
 
 __all__ = ["load_controller"]
 
@@ -35,7 +34,7 @@ def load_controller(ref: str, base_dir: str | Path = ".", params: Mapping[str, A
             raise InputError(f"{where} = {ref!r}: {func}(**controller_params) returned a "
                              f"{type(fn).__name__}, expected a function controller(t, sensors)")
     try:
-        _signature(fn).bind(0.0, None)
+        signature(fn).bind(0.0, None)
     except TypeError:
         if params is not None:
             raise InputError(f"{where} = {ref!r}: the function {func}(**controller_params) returns cannot "
@@ -48,7 +47,7 @@ def load_controller(ref: str, base_dir: str | Path = ".", params: Mapping[str, A
 
 def _check_params(fn: Callable[..., Any], params: Mapping[str, Any], where: str) -> None:
     """Every key of ``params`` is a parameter of the factory ``fn`` (unless it takes ``**kwargs``)."""
-    ps = {p.name: p for p in _signature(fn).parameters.values()}
+    ps = {p.name: p for p in signature(fn).parameters.values()}
     takes = [n for n, p in ps.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
     for key, value in params.items():
         if key not in takes:
@@ -60,10 +59,3 @@ def _check_params(fn: Callable[..., Any], params: Mapping[str, Any], where: str)
         kind = V.KIND_OF.get(ann if isinstance(ann, str) else getattr(ann, "__name__", ""), "any")
         if kind in ("number", "int", "bool", "str") and not V.ok(kind, value):
             raise InputError(f"{where} {key} = {value!r}: expected {V.EXPECTED[kind]}")
-
-
-def _signature(fn: Callable[..., Any]) -> inspect.Signature:
-    try:
-        return inspect.signature(fn)
-    except (TypeError, ValueError):  # a builtin without a signature: accept it as it is
-        return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])

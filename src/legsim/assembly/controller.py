@@ -3,8 +3,9 @@ and a validated write of its commands into the held-command states (DESIGN.md "R
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -113,11 +114,25 @@ def _number(val, key: str) -> float:
         raise InputError(f"command for actuator {key!r} = {val!r}: expected a number") from None
 
 
+def signature(fn: Callable[..., Any]) -> inspect.Signature:
+    """``inspect.signature(fn)``, or one taking any arguments for a callable without one (a builtin)."""
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+
+
 def python_controller(robot: Robot, controller: Controller):
     """The engine callback running ``controller`` on views made once (the state array is the same
     object for the whole run)."""
     if not callable(controller):
         raise InputError(f"controller = {controller!r}: expected a function controller(t, sensors)")
+    try:
+        signature(controller).bind(0.0, None)
+    except TypeError:
+        name = getattr(controller, "__qualname__", repr(controller))
+        raise InputError(f"controller {name}{signature(controller)} cannot be called as controller(t, "
+                         "sensors)") from None
     views: list = []
 
     def callback(t: float, x: np.ndarray, mode: int) -> None:
