@@ -102,22 +102,29 @@ def test_rerunning_into_an_earlier_run_replaces_its_records_and_figures_and_says
     assert len(list((out / "records").glob("part-*.parquet"))) >= 1
 
 
+def _hopper_with(tmp_path, source: str, ref: str, params: str, name: str = "hopper") -> str:
+    """The bundled hopper scenario in ``tmp_path`` (as ``name``.toml) run by the controller factory ``ref``
+    ("file.py:function") of the module ``source`` (written beside it) with ``params`` (TOML lines of its
+    [controller_params]); returns the scenario's path."""
+    for part in ("hopper.urdf", "hopper_hardware.toml"):
+        shutil.copy(SCENARIO_DIR / part, tmp_path / part)
+    (tmp_path / ref.partition(":")[0]).write_text(source)
+    text = (SCENARIO_DIR / "hopper.toml").read_text().replace("hopper_controller.py:pd_bounce", ref)
+    text = (text[:text.index("[controller_params]")] + f"[controller_params]\n{params}\n"
+            + text[text.index("[initial]"):])
+    (tmp_path / f"{name}.toml").write_text(text)
+    return str(tmp_path / f"{name}.toml")
+
+
 def test_ctrl_c_in_a_run_exits_130_keeps_records_and_marks_run_json_interrupted(tmp_path, capsys):
-    for name in ("hopper.urdf", "hopper_hardware.toml", "hopper.toml"):
-        shutil.copy(SCENARIO_DIR / name, tmp_path / name)
-    (tmp_path / "stop.py").write_text(
-        "import numpy as np\n\n"
-        "def stop_at(t_stop=0.1):\n"
-        "    def controller(t, s):\n"
-        "        if t >= t_stop:\n"
-        "            raise KeyboardInterrupt\n"
-        "        return np.zeros(2)\n"
-        "    return controller\n")
-    text = (tmp_path / "hopper.toml").read_text().replace("hopper_controller.py:pd_bounce", "stop.py:stop_at")
-    start = text.index("[controller_params]")
-    text = text[:start] + "[controller_params]\nt_stop = 0.1\n" + text[text.index("[initial]"):]
-    (tmp_path / "hopper.toml").write_text(text)
-    code, err = _run(["run", str(tmp_path / "hopper.toml"), "--out", str(tmp_path / "o")], capsys)
+    scenario = _hopper_with(tmp_path, "import numpy as np\n\n"
+                                      "def stop_at(t_stop=0.1):\n"
+                                      "    def controller(t, s):\n"
+                                      "        if t >= t_stop:\n"
+                                      "            raise KeyboardInterrupt\n"
+                                      "        return np.zeros(2)\n"
+                                      "    return controller\n", "stop.py:stop_at", "t_stop = 0.1")
+    code, err = _run(["run", scenario, "--out", str(tmp_path / "o")], capsys)
     assert code == 130 and "interrupted" in err and "run failed" not in err
     meta = json.loads((tmp_path / "o" / "run.json").read_text())
     assert meta["status"] == "interrupted"
@@ -451,25 +458,18 @@ def test_a_controllers_own_error_is_told_with_its_type_and_the_line_of_the_users
     """A bug in a user's controller, from the CLI (no traceback): the exception's type and message and
     the file, line and function of the user's code it came from; a sensor that does not exist is named
     with the closest one and the list (was "the controller failed: my bug", nothing else)."""
-    for name in ("hopper.urdf", "hopper_hardware.toml", "hopper.toml"):
-        shutil.copy(SCENARIO_DIR / name, tmp_path / name)
-    (tmp_path / "buggy.py").write_text(
-        "import numpy as np\n\n"
-        "def make(which='raise'):\n"
-        "    def controller(t, s):\n"
-        "        if which == 'raise':\n"
-        "            raise RuntimeError('my bug')\n"
-        "        return np.zeros(2) + s.encc[0]\n"
-        "    return controller\n")
-    text = (tmp_path / "hopper.toml").read_text().replace("hopper_controller.py:pd_bounce", "buggy.py:make")
-    start = text.index("[controller_params]")
+    buggy = ("import numpy as np\n\n"
+             "def make(which='raise'):\n"
+             "    def controller(t, s):\n"
+             "        if which == 'raise':\n"
+             "            raise RuntimeError('my bug')\n"
+             "        return np.zeros(2) + s.encc[0]\n"
+             "    return controller\n")
     for which, says in (("raise", "RuntimeError: my bug"),
                         ("sensor", "AttributeError: no sensor 'encc' (did you mean 'enc'?); sensors: enc, "
                                    "rate, imu, foot_force, amps (and q, v, x: the true state)")):
-        scenario = tmp_path / f"{which}.toml"
-        scenario.write_text(text[:start] + f"[controller_params]\nwhich = '{which}'\n"
-                            + text[text.index("[initial]"):])
-        code, err = _run(["run", str(scenario), "--out", str(tmp_path / which)], capsys)
+        scenario = _hopper_with(tmp_path, buggy, "buggy.py:make", f"which = '{which}'", which)
+        code, err = _run(["run", scenario, "--out", str(tmp_path / which)], capsys)
         line = 6 if which == "raise" else 7
         where = f"({tmp_path / 'buggy.py'}:{line}, in controller)"
         assert code == 1 and f"the controller failed: {says} {where}" in err, err
