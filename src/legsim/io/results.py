@@ -161,10 +161,11 @@ class RunWriter:
         """Write what waits, then record how the run ended. If writing what waits fails (Ctrl-C, a full
         disk), run.json still gets a final status, "interrupted" or "failed", saying so, and the error
         goes on."""
+        written = self.rows
         try:
             self.flush(meta=False)
         except BaseException as exc:
-            lost = sum(r.shape[0] for r in self._rec)
+            lost = sum(r.shape[0] for r in self._rec) - (self.rows - written)  # the events' part may fail
             self._rec, self._modes, self._events = [], [], []
             cause = ("interrupted by the user" if isinstance(exc, KeyboardInterrupt)
                      else f"{type(exc).__name__}: {exc}")
