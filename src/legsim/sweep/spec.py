@@ -45,7 +45,7 @@ SCALES = ("linear", "log")
 def read_scenario(path: str | Path) -> tuple[str, dict[str, Any]]:
     """(absolute path, TOML data) of a scenario file; InputError if missing or not TOML."""
     p = Path(path).expanduser().resolve()
-    text = read_text(path, "scenario file")
+    text = read_text(Path(path).expanduser(), "scenario file")
     try:
         return str(p), tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
