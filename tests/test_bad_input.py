@@ -405,8 +405,8 @@ def test_a_part_being_written_when_a_run_dies_is_never_read_and_a_damaged_part_i
     """Parquet parts are written whole or not at all (a temporary name, then a rename): a run killed while
     writing one leaves a run directory that reads back (without that part), and the next run into it
     removes the leftover; run.json says the run was interrupted while writing (it said "running": the
-    writer tried the same write again on the way out). A part damaged some other way is named, exit 2,
-    not a pyarrow traceback."""
+    writer tried the same write again on the way out). A part damaged some other way, or a run.json
+    that is JSON but not a run's, is named, exit 2, not a pyarrow traceback or a KeyError."""
     import pyarrow.parquet as pq
 
     from legsim.io import RunWriter, load_run
@@ -436,6 +436,12 @@ def test_a_part_being_written_when_a_run_dies_is_never_read_and_a_damaged_part_i
     assert [p.name for p in (killed / "records").iterdir()] == ["part-00000.parquet"]
     assert len(load_run(killed).records["t"]) > 10
 
+    run_json = (killed / "run.json").read_text()
+    for other in ("{}", "[1, 2]"):  # valid JSON, not a run's (was a KeyError / TypeError traceback)
+        (killed / "run.json").write_text(other)
+        code, err = _run(["plot", str(killed)], capsys)
+        assert code == 2 and "run.json is not a legsim run file: no 'model', 'columns'" in err, err
+    (killed / "run.json").write_text(run_json)
     (killed / "records" / "part-00000.parquet").write_bytes(b"not parquet at all")
     code, err = _run(["plot", str(killed)], capsys)
     assert code == 2 and "part-00000.parquet' is not a readable Parquet file" in err, err

@@ -300,6 +300,10 @@ class RunData:
         return self.records[f"out_{name}" if name in taken else name]
 
 
+RUN_KEYS = ("model", "columns", "state_names", "output_names", "status")
+"""The keys of run.json that every reader of a run directory relies on."""
+
+
 def load_run(out_dir: str | Path) -> RunData:
     """Read a run directory written by ``legsim run`` (or a :class:`RunWriter`)."""
     d = Path(out_dir)
@@ -311,4 +315,7 @@ def load_run(out_dir: str | Path) -> RunData:
         meta = json.loads(read_text(meta_file, "run file"))
     except json.JSONDecodeError as exc:
         raise InputError(f"{meta_file}: not valid JSON: {exc}") from None
+    missing = [k for k in RUN_KEYS if k not in meta] if isinstance(meta, dict) else list(RUN_KEYS)
+    if missing:  # what every reader of a run relies on, written by every RunWriter since the first
+        raise InputError(f"{meta_file} is not a legsim run file: no {', '.join(map(repr, missing))} in it")
     return RunData(meta, Columns(d / "records"), Columns(d / "events"))
