@@ -7,6 +7,8 @@ stroke, end stops) pushed by a single-chamber cylinder on a 3-way solenoid valve
 controller energises the valve for ``--fire`` ms once the robot rests on its foot; the script prints
 the hop's apex rise beside the hop bench's (``HopBench``: the same leg and valve as a dedicated
 hybrid model with rigid ground and an ideal end stop) and draws body height and chamber pressure.
+The run's records go to ``--out`` as a run directory: ``legsim view OUT`` replays the hop in 3-D (the
+run names this file's ``build`` to rebuild the robot) and ``legsim plot OUT`` draws every state.
 
 With the default ``--exhaust trapped`` (the variant that reproduces the source's 26 cm, E4) the gas
 stays in the chamber after the valve closes, so the landed leg is a gas spring and the robot keeps
@@ -38,8 +40,11 @@ from legsim.assembly import (
 from legsim.cli import run_script
 from legsim.contact import ContactLaw, coulomb, hunt_crossley
 from legsim.hybrid import Options
+from legsim.io import RunWriter
 from legsim.multibody import RobotBuilder
 from legsim.robots.pneumatic_rig.hop import PRESETS, HopBench
+from legsim.userfiles import output_dir
+from legsim.viz.scene import robot_builder
 
 P_GAUGE = 0.724e6  # tank charge [Pa gauge] (E4)
 
@@ -100,17 +105,19 @@ def main(argv=None) -> dict:
     ap.add_argument("--quick", action="store_true", help="a shorter flight")
     args = ap.parse_args(argv)
     robot = build(args.valve, args.exhaust)
+    out = output_dir(Path(args.out), "the hop's records and figure")
     q0 = [0.12, 0.0]  # the foot 1 cm up: it settles onto the ground first
-    res = robot.simulate(1.8 if args.quick else 2.5, hopper_controller(args.fire), q0=q0,
-                         options=Options(rtol=1e-8, atol=1e-10, h_max=1e-3, record_period=1e-3))
+    meta = {"robot_builder": robot_builder(f"{__file__}:build", valve=args.valve, exhaust=args.exhaust),
+            "fire_ms": args.fire}
+    with RunWriter(out, robot.model, meta) as writer:  # records on disk as the run goes; a final status
+        res = robot.simulate(1.8 if args.quick else 2.5, hopper_controller(args.fire), q0=q0, sinks=[writer],
+                             options=Options(rtol=1e-8, atol=1e-10, h_max=1e-3, record_period=1e-3))
     ours = apex_rise(res, robot)
     bench = HopBench(args.valve, exhaust=args.exhaust).fire(args.fire, P_GAUGE)
     p_end = res.x[-1, robot.model.state_names.index("tank_p")]
     print(f"hop: {100 * ours:.1f} cm (hop bench: {100 * bench.height:.1f} cm; source E4, rubber valve, "
           f"0.724 MPa, 80 ms: 26 cm)")
     print(f"tank: {P_GAUGE / 1e6:.3f} -> {(p_end - 101325.0) / 1e6:.3f} MPa gauge")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -123,7 +130,7 @@ def main(argv=None) -> dict:
     ax[1].set_ylabel("chamber [MPa gauge]")
     ax[1].set_xlabel("t [s]")
     fig.savefig(out / "hopper.png", dpi=100)
-    print(f"figure: {out / 'hopper.png'}")
+    print(f"figure: {out / 'hopper.png'}; records: {out} (legsim view {out}: the hop in 3-D)")
     return {"hop": ours, "bench": bench.height, "result": res, "robot": robot}
 
 

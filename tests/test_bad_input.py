@@ -159,6 +159,19 @@ def test_a_run_written_from_python_ends_with_a_final_status_however_it_stops(tmp
         simulate(model, 1.0, options=Options(method="rk4_fixed", h0=0.01), progress=False, sinks=[writer])
     meta = json.loads((tmp_path / "a" / "run.json").read_text())
     assert meta["status"] == "numerical_error" and "ZeroDivisionError" in meta["message"]
+    # a block that ends normally writes what waits and how the run ended (the engine tells its sinks),
+    # also a run that stopped without raising; before session 30 its records were lost, run.json "running"
+    with RunWriter(tmp_path / "b", model, {}) as writer:
+        res = simulate(model, 1.0, options=Options(method="rk4_fixed", h0=0.01), progress=False,
+                       sinks=[writer], raise_on_error=False)
+    meta = json.loads((tmp_path / "b" / "run.json").read_text())
+    assert meta["status"] == "numerical_error" == res.status and meta["message"] == res.message
+    ball = registry.build("bouncing_ball")
+    with RunWriter(tmp_path / "c", ball, {}) as writer:
+        res = simulate(ball, 0.2, progress=False, sinks=[writer])
+    meta = json.loads((tmp_path / "c" / "run.json").read_text())
+    assert meta["status"] == "done" and meta["records_written"] == res.n > 0
+    assert meta["stats"]["steps"] == res.stats["steps"]
     for stop, status, message in ((KeyboardInterrupt, "interrupted", "interrupted by the user"),
                                   (ValueError("no feet"), "failed", "ValueError: no feet")):
         with pytest.raises(type(stop) if isinstance(stop, Exception) else stop), \
@@ -166,6 +179,23 @@ def test_a_run_written_from_python_ends_with_a_final_status_however_it_stops(tmp
             raise stop
         meta = json.loads((tmp_path / status / "run.json").read_text())
         assert meta["status"] == status and message in meta["message"]
+
+
+def test_a_state_or_output_that_a_run_does_not_have_is_named_with_the_closest_and_the_valid_ones(tmp_path):
+    """``Result.state``/``output`` and the same on a run directory read back (``load_run``): was
+    ``ValueError: tuple.index(x): x not in tuple`` (a KeyError on the run directory)."""
+    from legsim.io import RunWriter, load_run
+
+    model = registry.build("bouncing_ball")
+    with RunWriter(tmp_path / "ball", model, {}) as writer:
+        res = simulate(model, 0.2, progress=False, sinks=[writer])
+    for run in (res, load_run(tmp_path / "ball")):
+        np.testing.assert_array_equal(run.state("y"), res.x[:, 0])
+        with pytest.raises(InputError, match=r"bouncing_ball: state 'yy' does not exist "
+                                             r"\(did you mean 'y'\?\); valid: y, v$"):
+            run.state("yy")
+        with pytest.raises(InputError, match=r"output 'enrgy' does not exist \(did you mean 'energy'\?\)"):
+            run.output("enrgy")
 
 
 def test_the_transition_budget_is_not_called_chattering_unless_events_pile_up(tmp_path):

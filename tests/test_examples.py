@@ -127,10 +127,21 @@ def test_the_pneumatic_hopper_from_parts_hops_as_high_as_the_dedicated_hop_bench
     # controller) against HopBench, the same leg as a hand-written hybrid model with rigid ground and
     # an ideal end stop; measured 26.6 cm vs 26.0 cm (the source's E4: 26 cm). The 3 % left is the
     # compliant foot contact and end stop and the regularised friction of the assembled leg.
+    # Its records are a run directory that names the script's `build` (a file of the user's, not a
+    # package) to rebuild the robot: `legsim view` replays it from there.
+    from legsim.cli import main
+    from legsim.io import load_run
+
     res = load("pneumatic_hopper").main(["--out", str(tmp_path), "--quick"])
     assert res["bench"] == pytest.approx(0.26, abs=0.01)
     assert res["hop"] == pytest.approx(res["bench"], rel=0.05)
     assert (tmp_path / "hopper.png").stat().st_size > 10_000
+    run = load_run(tmp_path)
+    assert run.meta["status"] == "done" and run.meta["records_written"] == res["result"].n
+    assert run.meta["robot_builder"]["function"] == f"{EXAMPLES / 'pneumatic_hopper.py'}:build"
+    np.testing.assert_array_equal(run.state("rail"), res["result"].state("rail"))
+    assert main(["view", str(tmp_path), "--html", str(tmp_path / "hop.html")]) == 0
+    assert (tmp_path / "hop.html").stat().st_size > 50_000
 
 
 @pytest.mark.parametrize("experiment, figure, printed", [

@@ -202,11 +202,19 @@ def test_a_run_names_the_function_that_rebuilds_its_robot_and_a_missing_one_is_n
     meta = {"robot_builder": S.robot_builder("legsim.robots.rats.robot:build", contact_set="tipping")}
     scene = S.scene_for_run(meta)
     assert len(scene.frames) == 13  # the shell and its 12 legs
-    with pytest.raises(InputError, match=r"run_x: the run's robot_builder 'legsim.nothing:here'"):
+    with pytest.raises(InputError, match=r"run_x: the run's robot_builder = 'legsim.nothing:here': "
+                                         r"cannot import"):
         S.scene_for_run({"robot_builder": S.robot_builder("legsim.nothing:here")}, "run_x")
     bad = S.robot_builder("legsim.robots.rats.robot:build", wheels=4)
     with pytest.raises(InputError, match=r"'legsim.robots.rats.robot:build' does not take .*'wheels'"):
         S.scene_for_run({"robot_builder": bad}, "run_x")
+    # a function in a script of the user's: kept by its absolute path; if it fails, where and why
+    (tmp_path / "mine.py").write_text("def build():\n    raise RuntimeError('no robot today')\n")
+    mine = S.robot_builder(str(tmp_path / "sub" / ".." / "mine.py") + ":build")
+    assert mine["function"] == f"{tmp_path.resolve() / 'mine.py'}:build"
+    with pytest.raises(InputError, match=r"run_x: the run's robot_builder '.*mine.py:build' failed: "
+                                         r"RuntimeError: no robot today \(.*mine.py:2, in build\)"):
+        S.scene_for_run({"robot_builder": mine}, "run_x")
 
 
 def test_legsim_view_html_writes_one_file_and_bad_input_is_named(tmp_path, capsys):

@@ -11,13 +11,27 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
-__all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "describe_failure"]
+__all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
+           "describe_failure"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
     """A hint naming the valid choice closest to ``name`` (empty when none is close), for messages."""
-    match = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
+    if not isinstance(name, str):
+        return ""
+    match = difflib.get_close_matches(name, [c for c in choices if isinstance(c, str)], n=1, cutoff=0.5)
     return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+def lookup(what: str, name: str, names: Sequence[str], owner: str) -> int:
+    """The index of ``name`` in ``names``; else an :class:`InputError` from ``owner`` naming ``what``
+    it was, the closest valid name and all of them."""
+    names = list(names)
+    try:
+        return names.index(name)
+    except ValueError:
+        raise InputError(f"{owner}: {what} {name!r} does not exist{closest(name, names)}; "
+                         f"valid: {', '.join(map(str, names))}") from None
 
 
 class LegsimError(Exception):

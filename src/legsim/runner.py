@@ -72,7 +72,6 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
         writer.flush()  # every record on disk before the summary reads them back
         summary = summarize(sc, result if keep_records else load_run(out_dir))
         writer.meta["summary"] = summary
-        writer.finish(result.status, result.message, result.stats)
     st = result.stats
     echo(f"{sc.model_name}: {writer.rows} records in {out_dir} — {st['steps']} steps, "
          f"{st['events']} events; integration {st['kernel_time_s']:.3g} s ({st['real_time_factor']:.0f}x "

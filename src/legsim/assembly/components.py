@@ -100,19 +100,63 @@ __all__ = [
 ]
 
 
+def _float(owner: str, name: str, value) -> float:
+    """``value`` as a float (NaN and inf pass; a bool, a string or a sequence is refused), else InputError."""
+    if not isinstance(value, bool | np.bool_):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise InputError(f"{owner}: '{name}' = {value!r}, expected a number")
+
+
 def _num(owner: str, name: str, value, *, lo: float = -math.inf, hi: float = math.inf,
          lo_open: bool = False) -> float:
     """``value`` as a finite float in [lo, hi] (or (lo, hi] with ``lo_open``), else InputError."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{owner}: '{name}' = {value!r}, expected a number") from None
+    v = _float(owner, name, value)
     ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi
     if not ok:
         lo_s = "(" if lo_open else "["
         raise InputError(f"{owner}: '{name}' = {value!r}, expected a finite number in "
                          f"{lo_s}{lo:g}, {hi:g}]")
     return v
+
+
+def _limit(owner: str, name: str, value) -> float:
+    """A limit (an effort, a current): a number > 0, inf for none."""
+    v = _float(owner, name, value)
+    if not v > 0.0:
+        raise InputError(f"{owner}: '{name}' = {value!r}, expected a number > 0 (inf: no limit)")
+    return v
+
+
+def _vector(owner: str, name: str, value, shape: tuple[int, ...], unit: str = "") -> np.ndarray:
+    """``value`` as a finite float array of ``shape`` (a point (3,), flattened; a rotation (3, 3)), else
+    InputError."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is not None and len(shape) == 1:
+        arr = arr.ravel()
+    if arr is None or arr.shape != shape or not np.all(np.isfinite(arr)):
+        size = str(shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
+        unit = f" [{unit}]" if unit else ""
+        raise InputError(f"{owner}: {name} = {value!r}, expected {size} finite numbers{unit}")
+    return arr
+
+
+def _choice(owner: str, name: str, value, choices) -> str:
+    """``value`` if it is one of the strings ``choices``, else InputError."""
+    if not (isinstance(value, str) and value in choices):
+        raise InputError(f"{owner}: {name} = {value!r}, expected one of {', '.join(choices)}")
+    return value
+
+
+def _joint(owner: str, value) -> None:
+    """An actuator's joint: a joint's name or a :class:`Rod` (the robot checks that it exists)."""
+    if not (isinstance(value, Rod) or isinstance(value, str) and value):
+        raise InputError(f"{owner}: joint = {value!r}, expected a joint's name or a Rod")
 
 
 def _name(kind: str, value) -> str:
@@ -145,9 +189,7 @@ class Rod:
         if self.body_a == self.body_b:
             raise InputError(f"Rod: both ends on body {self.body_a!r}; a rod joins two bodies")
         for k in ("point_a", "point_b"):
-            v = np.asarray(getattr(self, k), dtype=float).ravel()
-            if v.shape != (3,) or not np.all(np.isfinite(v)):
-                raise InputError(f"Rod: {k} = {getattr(self, k)!r}, expected 3 finite numbers [m]")
+            v = _vector("Rod", k, getattr(self, k), (3,), "m")
             object.__setattr__(self, k, tuple(float(c) for c in v))
 
     def __str__(self) -> str:
@@ -169,9 +211,10 @@ class TorqueSource:
     def __post_init__(self):
         o = f"TorqueSource {self.name!r}"
         _name("TorqueSource", self.name)
+        _joint(o, self.joint)
         object.__setattr__(self, "gear", _num(o, "gear", self.gear, lo=0.0, lo_open=True))
         for k in ("lo", "hi"):
-            v = float(getattr(self, k))
+            v = _float(o, k, getattr(self, k))
             if math.isnan(v):
                 raise InputError(f"{o}: '{k}' is NaN, expected a number")
             object.__setattr__(self, k, v)
@@ -193,9 +236,10 @@ class PositionServo:
     def __post_init__(self):
         o = f"PositionServo {self.name!r}"
         _name("PositionServo", self.name)
+        _joint(o, self.joint)
         object.__setattr__(self, "kp", _num(o, "kp", self.kp, lo=0.0))
         object.__setattr__(self, "kd", _num(o, "kd", self.kd, lo=0.0))
-        object.__setattr__(self, "effort", _effort(o, self.effort))
+        object.__setattr__(self, "effort", _limit(o, "effort", self.effort))
 
 
 @dataclass(frozen=True)
@@ -211,15 +255,9 @@ class VelocityServo:
     def __post_init__(self):
         o = f"VelocityServo {self.name!r}"
         _name("VelocityServo", self.name)
+        _joint(o, self.joint)
         object.__setattr__(self, "kv", _num(o, "kv", self.kv, lo=0.0))
-        object.__setattr__(self, "effort", _effort(o, self.effort))
-
-
-def _effort(owner: str, value) -> float:
-    v = float(value)
-    if not (v > 0.0):
-        raise InputError(f"{owner}: 'effort' = {value!r}, expected a number > 0 (inf: no limit)")
-    return v
+        object.__setattr__(self, "effort", _limit(o, "effort", self.effort))
 
 
 @dataclass(frozen=True)
@@ -263,6 +301,7 @@ class DCMotor:
         o = f"DCMotor {self.name!r}"
         object.__setattr__(self, "rotor_inertia", _num(o, "rotor_inertia", self.rotor_inertia, lo=0.0))
         _name("DCMotor", self.name)
+        _joint(o, self.joint)
         for k in ("resistance", "torque_constant", "v_max", "gear"):
             object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0, lo_open=True))
         kb = self.torque_constant if self.back_emf is None else self.back_emf
@@ -270,12 +309,8 @@ class DCMotor:
         object.__setattr__(self, "inductance", _num(o, "inductance", self.inductance, lo=0.0))
         object.__setattr__(self, "efficiency", _num(o, "efficiency", self.efficiency, lo=0.0,
                                                     hi=1.0, lo_open=True))
-        i_max = float(self.i_max)
-        if not i_max > 0.0:
-            raise InputError(f"{o}: 'i_max' = {self.i_max!r}, expected a number > 0 (inf: no limit)")
-        object.__setattr__(self, "i_max", i_max)
-        if self.command not in ("voltage", "torque"):
-            raise InputError(f"{o}: command = {self.command!r}, expected 'voltage' or 'torque'")
+        object.__setattr__(self, "i_max", _limit(o, "i_max", self.i_max))
+        _choice(o, "command", self.command, ("voltage", "torque"))
         if self.command == "torque" and self.inductance > 0.0:
             raise InputError(f"{o}: a torque-commanded motor has no current state: set inductance = 0 "
                              "or command = 'voltage'")
@@ -353,6 +388,7 @@ class PMSMDrive:
     def __post_init__(self):
         o = f"PMSMDrive {self.name!r}"
         _name("PMSMDrive", self.name)
+        _joint(o, self.joint)
         for k in ("resistance", "inductance", "flux_linkage", "v_dc", "gear", "pwm_hz",
                   "current_bandwidth_hz", "force_bandwidth_hz", "force_first_reach"):
             object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0, lo_open=True))
@@ -368,14 +404,9 @@ class PMSMDrive:
         object.__setattr__(self, "efficiency", _num(o, "efficiency", self.efficiency, lo=0.0, hi=1.0,
                                                     lo_open=True))
         for k in ("i_max", "force_limit"):
-            v = float(getattr(self, k))
-            if not v > 0.0:
-                raise InputError(f"{o}: '{k}' = {getattr(self, k)!r}, expected a number > 0 (inf: no limit)")
-            object.__setattr__(self, k, v)
-        if self.mode not in _PMSM_MODES:
-            raise InputError(f"{o}: mode = {self.mode!r}, expected one of {', '.join(_PMSM_MODES)}")
-        if self.command not in _PMSM_COMMANDS:
-            raise InputError(f"{o}: command = {self.command!r}, expected one of {', '.join(_PMSM_COMMANDS)}")
+            object.__setattr__(self, k, _limit(o, k, getattr(self, k)))
+        _choice(o, "mode", self.mode, _PMSM_MODES)
+        _choice(o, "command", self.command, _PMSM_COMMANDS)
         pg, ig = current_pi_gains(self.motor(), self.current_bandwidth_hz)
         for k, v in (("p_gain", pg), ("i_gain", ig)):
             given = getattr(self, k)
@@ -459,6 +490,7 @@ class PneumaticCylinder:
     def __post_init__(self):
         o = f"PneumaticCylinder {self.name!r}"
         _name("PneumaticCylinder", self.name)
+        _joint(o, self.joint)
         if not isinstance(self.actuator, PneumaticActuator):
             raise InputError(f"{o}: actuator = {self.actuator!r}, expected a "
                              "legsim.actuators.pneumatic.PneumaticActuator")
@@ -600,6 +632,7 @@ class SolenoidCylinder:
     def __post_init__(self):
         o = f"SolenoidCylinder {self.name!r}"
         _name("SolenoidCylinder", self.name)
+        _joint(o, self.joint)
         if not isinstance(self.valve, SolenoidValve):
             raise InputError(f"{o}: valve = {self.valve!r}, expected a "
                              "legsim.actuators.pneumatic.SolenoidValve")
@@ -609,16 +642,11 @@ class SolenoidCylinder:
             object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0, lo_open=True))
         for k in ("k_return", "friction", "viscous", "exhaust_area"):
             object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0))
-        if self.exhaust not in _EXHAUSTS:
-            raise InputError(f"{o}: exhaust = {self.exhaust!r}, expected one of {', '.join(_EXHAUSTS)}")
-        if self.friction_law not in _FRICTION_LAWS:
-            raise InputError(f"{o}: friction_law = {self.friction_law!r}, expected one of "
-                             f"{', '.join(_FRICTION_LAWS)}")
+        _choice(o, "exhaust", self.exhaust, _EXHAUSTS)
+        _choice(o, "friction_law", self.friction_law, _FRICTION_LAWS)
         if self.exhaust == "orifice" and self.exhaust_area <= 0.0:
             raise InputError(f"{o}: exhaust 'orifice' needs exhaust_area > 0 [m^2]")
-        flow = self.valve.flow if self.flow is None else self.flow
-        if flow not in _FLOWS:
-            raise InputError(f"{o}: flow = {self.flow!r}, expected one of {', '.join(_FLOWS)}")
+        flow = _choice(o, "flow", self.valve.flow if self.flow is None else self.flow, _FLOWS)
         object.__setattr__(self, "flow", flow)
         cv = self.valve.cv if self.cv is None else self.cv
         object.__setattr__(self, "cv", _num(o, "cv", cv, lo=0.0))
@@ -682,7 +710,8 @@ class Measurement:
         _num(owner, "noise_std", self.noise_std, lo=0.0)
         _num(owner, "offset", self.offset)
         _num(owner, "scale_error", self.scale_error, lo=-1.0, lo_open=True)
-        if math.isnan(self.lo) or math.isnan(self.hi) or not self.lo < self.hi:
+        lo, hi = _float(owner, "lo", self.lo), _float(owner, "hi", self.hi)
+        if math.isnan(lo) or math.isnan(hi) or not lo < hi:
             raise InputError(f"{owner}: range lo = {self.lo!r}, hi = {self.hi!r}: expected lo < hi")
         if not (isinstance(self.bits, int) and 0 <= self.bits <= 32):
             raise InputError(f"{owner}: 'bits' = {self.bits!r}, expected a whole number in [0, 32]")
@@ -711,7 +740,7 @@ class _Sensor:
     def __post_init__(self):
         owner = f"{type(self).__name__} {self.name!r}"
         _name(type(self).__name__, self.name)
-        _num(owner, "rate_hz", self.rate_hz, lo=0.0)
+        object.__setattr__(self, "rate_hz", _num(owner, "rate_hz", self.rate_hz, lo=0.0))
         if not isinstance(self.measurement, Measurement):
             raise InputError(f"{owner}: measurement = {self.measurement!r}, expected a Measurement")
         self.measurement.check(owner)
@@ -722,12 +751,9 @@ class _Sensor:
 
 def _placement(owner: str, position, rotation) -> tuple[tuple, tuple]:
     """A sensor's mounting point (3,) [m] and rotation (3, 3) (sensor -> body axes), checked, as tuples."""
-    pos = np.asarray(position, dtype=float)
-    rot = np.asarray(rotation, dtype=float)
-    if pos.shape != (3,) or not np.all(np.isfinite(pos)):
-        raise InputError(f"{owner}: position = {position!r}, expected 3 finite numbers [m]")
-    if rot.shape != (3, 3) or not np.all(np.isfinite(rot)) \
-            or not np.allclose(rot @ rot.T, np.eye(3), atol=1e-9) or np.linalg.det(rot) < 0:
+    pos = _vector(owner, "position", position, (3,), "m")
+    rot = _vector(owner, "rotation", rotation, (3, 3))
+    if not np.allclose(rot @ rot.T, np.eye(3), atol=1e-9) or np.linalg.det(rot) < 0:
         raise InputError(f"{owner}: rotation = {rotation!r}, expected a 3x3 rotation matrix")
     return tuple(map(float, pos)), tuple(tuple(map(float, row)) for row in rot)
 
@@ -735,7 +761,7 @@ def _placement(owner: str, position, rotation) -> tuple[tuple, tuple]:
 def _names(owner: str, what: str, values) -> tuple[str, ...]:
     if isinstance(values, str):
         values = (values,)
-    out = tuple(values)
+    out = tuple(values) if isinstance(values, Sequence) else ()
     if not out or not all(isinstance(v, str) and v for v in out):
         raise InputError(f"{owner}: {what} = {values!r}, expected one or more names")
     return out
@@ -872,14 +898,21 @@ class PhaseCurrent(_Sensor):
     _names_field = "actuators"
 
 
+def _given(names) -> bool:
+    """Whether a sensor's optional names field was given (anything but None or empty; checked after)."""
+    if isinstance(names, str | Sequence | np.ndarray):
+        return len(names) > 0
+    return names is not None
+
+
 def _position_sources(sensor) -> tuple[str, ...]:
     """Check a sensor reading positions: exactly one of ``joints``, ``actuators`` names one or more; the
     names (as a tuple, written back)."""
     owner = f"{type(sensor).__name__} {sensor.name!r}"
-    if bool(sensor.joints) == bool(sensor.actuators):
+    if _given(sensor.joints) == _given(sensor.actuators):
         raise InputError(f"{owner}: joints = {sensor.joints!r}, actuators = {sensor.actuators!r}: expected "
                          "names in exactly one (joints, or actuators whose joint or rod it reads)")
-    what = "joints" if sensor.joints else "actuators"
+    what = "joints" if _given(sensor.joints) else "actuators"
     names = _names(owner, what, getattr(sensor, what))
     object.__setattr__(sensor, what, names)
     return names
@@ -1113,15 +1146,14 @@ class Obstacle:
     name: str = "obstacle"
 
     def __post_init__(self):
+        _name("Obstacle", self.name)
         who = f"Obstacle {self.name!r}"
-        h = np.asarray(self.half_extents, dtype=float).ravel()
-        if h.shape != (3,) or not np.all(np.isfinite(h)) or np.any(h <= 0.0):
+        h = _vector(who, "half_extents", self.half_extents, (3,), "m")
+        if np.any(h <= 0.0):
             raise InputError(f"{who}: half_extents = {self.half_extents!r}, expected 3 numbers > 0 [m]")
-        c = np.asarray(self.centre, dtype=float).ravel()
-        if c.shape != (3,) or not np.all(np.isfinite(c)):
-            raise InputError(f"{who}: centre = {self.centre!r}, expected 3 finite numbers [m]")
-        R = np.eye(3) if self.rotation is None else np.asarray(self.rotation, dtype=float)
-        if R.shape != (3, 3) or not np.allclose(R @ R.T, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
+        c = _vector(who, "centre", self.centre, (3,), "m")
+        R = np.eye(3) if self.rotation is None else _vector(who, "rotation", self.rotation, (3, 3))
+        if not np.allclose(R @ R.T, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
             raise InputError(f"{who}: rotation is not a rotation matrix (3x3, orthonormal, det +1)")
         object.__setattr__(self, "half_extents", tuple(h))
         object.__setattr__(self, "centre", tuple(c))

@@ -25,7 +25,7 @@ from ..actuators.pneumatic import _layout as PL
 from ..contact import _laws as LW
 from ..contact._geom import HF_GRID
 from ..contact.shapes import HEIGHT_KINDS, HeightField, HeightFunction, Plane
-from ..errors import InputError, closest
+from ..errors import InputError, closest, lookup
 from ..hybrid import Direction, Guard, Options, ParamRange, Placement, Result, simulate
 from ..hybrid import Model as HybridModel
 from ..multibody.model import Model
@@ -78,13 +78,6 @@ class _Channels:
     name: str
     start: int
     labels: tuple[str, ...]
-
-
-def _lookup(what: str, name: str, names: Sequence[str], owner: str) -> int:
-    if name not in names:
-        raise InputError(f"{owner}: {what} {name!r} does not exist{closest(name, names)}; "
-                         f"valid: {', '.join(names)}")
-    return list(names).index(name)
 
 
 def _carries(mb: Model, body: int, other: int) -> bool:
@@ -347,7 +340,7 @@ class Robot:
                     if isinstance(sen, IncrementalEncoder):
                         zeros.append((len(srows) + len(parts) - 1, qadr, -1, sen.counts_per_unit))
                 for a in sen.actuators:
-                    ai = _lookup("actuator", a, names, owner)
+                    ai = lookup("actuator", a, names, owner)
                     on_rod.append(bool(rows[ai][L.A_ROD] >= 0))
                     qadr = -1 if on_rod[-1] else int(rows[ai][L.A_QADR])
                     parts.append((typ, int(rows[ai][L.A_ROD]) if on_rod[-1] else qadr, 1, (a,)))
@@ -361,7 +354,7 @@ class Robot:
                     else:
                         parts.append((L.SEN_JVEL, dof, 1, (j,)))
             elif isinstance(sen, IMU):
-                b = _lookup("body", sen.body, bodies[1:], owner) + 1
+                b = lookup("body", sen.body, bodies[1:], owner) + 1
                 if sen.accelerometer:
                     parts.append((L.SEN_ACC, b, 3, ("acc_x", "acc_y", "acc_z")))
                 if sen.gyro:
@@ -370,13 +363,13 @@ class Robot:
                 if c is None:
                     raise InputError(f"{owner}: the robot has no contacts (Robot(contacts=...))")
                 for g in sen.geometries:
-                    gi = _lookup("contact geometry", g, geoms, owner)
+                    gi = lookup("contact geometry", g, geoms, owner)
                     parts.append((L.SEN_FORCE, gi, 3, (f"{g}_x", f"{g}_y", f"{g}_z")))
             elif isinstance(sen, ForceTorque):
                 if c is None:
                     raise InputError(f"{owner}: the robot has no contacts (Robot(contacts=...))")
-                b = _lookup("body", sen.body, bodies[1:], owner) + 1
-                gis = [_lookup("contact geometry", g, geoms, owner) for g in sen.geometries]
+                b = lookup("body", sen.body, bodies[1:], owner) + 1
+                gis = [lookup("contact geometry", g, geoms, owner) for g in sen.geometries]
                 for _, body, _, _, gname in points:
                     if gname in sen.geometries and not _carries(mb, b, body):
                         raise InputError(f"{owner}: contact geometry {gname!r} is on body "
@@ -386,7 +379,7 @@ class Robot:
                     parts.append((L.SEN_WRENCH, b, 1, (ch,)))
             elif isinstance(sen, ChamberPressure):
                 for a in sen.actuators:
-                    ai = _lookup("actuator", a, names, owner)
+                    ai = lookup("actuator", a, names, owner)
                     cyl = [st for st, _, act in pneumatic if act is self.actuators[ai]]
                     leg = [st for st, _, act in solenoids if act is self.actuators[ai]]
                     if cyl:
@@ -399,7 +392,7 @@ class Robot:
                                          "a PneumaticCylinder or a SolenoidCylinder")
             elif isinstance(sen, PhaseCurrent):
                 for a in sen.actuators:
-                    ai = _lookup("actuator", a, names, owner)
+                    ai = lookup("actuator", a, names, owner)
                     if not isinstance(self.actuators[ai], PMSMDrive):
                         raise InputError(f"{owner}: actuator {a!r} is a "
                                          f"{type(self.actuators[ai]).__name__}; phase currents need a "
@@ -407,7 +400,7 @@ class Robot:
                     parts.append((L.SEN_PHASE, ai, 3, (f"{a}_a", f"{a}_b", f"{a}_c")))
             else:
                 for a in sen.actuators:
-                    ai = _lookup("actuator", a, names, owner)
+                    ai = lookup("actuator", a, names, owner)
                     if not isinstance(self.actuators[ai], DCMotor | PMSMDrive):
                         raise InputError(f"{owner}: actuator {a!r} is a "
                                          f"{type(self.actuators[ai]).__name__}; a current sensor needs "
@@ -734,7 +727,7 @@ class Robot:
         if isinstance(act, PMSMDrive) and act.series_spring is not None:
             raise InputError(f"{owner}: a series spring on a Rod is not supported; give it a rigid drive")
         bodies = list(self.mb.body_names)
-        ends = [_lookup("body", name, bodies, f"{owner} {rod}") for name in (rod.body_a, rod.body_b)]
+        ends = [lookup("body", name, bodies, f"{owner} {rod}") for name in (rod.body_a, rod.body_b)]
         return np.array([ends[0], *rod.point_a, ends[1], *rod.point_b], dtype=float)
 
     def rod_lengths(self, q) -> np.ndarray:
@@ -766,7 +759,7 @@ class Robot:
             return np.zeros(0)
         tab = np.asarray(ct.table, dtype=float)
         for c, aname in enumerate(ct.actuators):
-            a = _lookup("actuator", aname, names, "CommandTable")
+            a = lookup("actuator", aname, names, "CommandTable")
             if int(rows[a][L.A_TYPE]) == L.ACT_SOLENOID:
                 raise InputError(f"CommandTable: actuator {aname!r} is a SolenoidCylinder; its valve "
                                  "switches are events scheduled at samples: command it from a controller")
@@ -840,7 +833,7 @@ class Robot:
             if not kinds[kind]:
                 raise InputError(f"{owner}: {kind} {ref!r}, but the robot has no {kind} "
                                  f"(Robot(resources=[...]))")
-            row[L.A_SUPPLY] = _lookup(kind, ref, kinds[kind], owner)
+            row[L.A_SUPPLY] = lookup(kind, ref, kinds[kind], owner)
         return supplies, batteries
 
     def _pack_cylinder(self, owner: str, act: PneumaticCylinder, row: np.ndarray, qadr: int, state: int,

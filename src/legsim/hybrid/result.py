@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import lookup
+
 __all__ = ["Result", "event_dtype", "EVENT_KINDS"]
 
 EVENT_FIELDS = [("t", "f8"), ("kind", "i8"), ("guard", "i8"), ("mode_before", "i8"),
@@ -86,9 +88,9 @@ class Result:
                 for k, g in zip(self.events["kind"], self.events["guard"], strict=True)]
 
     def state(self, name: str) -> np.ndarray:
-        """The record column of one state, by name."""
-        return self.x[:, self.state_names.index(name)]
+        """(n,) the record column of one state, by name."""
+        return self.x[:, lookup("state", name, self.state_names, self.model_name)]
 
     def output(self, name: str) -> np.ndarray:
-        """The record column of one output, by name."""
-        return self.y[:, self.output_names.index(name)]
+        """(n,) the record column of one output, by name."""
+        return self.y[:, lookup("output", name, self.output_names, self.model_name)]

@@ -32,7 +32,18 @@ from .result import Result, event_dtype
 __all__ = ["simulate", "RecordSink", "SampleCallback", "Monitor", "WallTimeExceeded"]
 
 RecordSink = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
-"""Called with (records (n, 1 + nx + ny), modes (n,), events (m,) event_dtype(nx)) per chunk."""
+"""Called with (records (n, 1 + nx + ny), modes (n,), events (m,) event_dtype(nx)) per chunk. A sink
+with a method ``run_ended(status, message, stats)`` is also told how each run ended, after its last
+chunk and before :func:`simulate` returns or raises (a :class:`legsim.io.RunWriter` writes it into
+run.json)."""
+
+
+def tell_sinks(sinks: Sequence[RecordSink], result: Result) -> None:
+    """Tell the sinks that have a ``run_ended`` method how the run of ``result`` ended."""
+    for sink in sinks:
+        ended = getattr(sink, "run_ended", None)
+        if ended is not None:
+            ended(result.status, result.message, result.stats)
 
 SampleCallback = Callable[[float, np.ndarray, int], None]
 """A controller in Python: called as ``callback(t, x, mode)`` at sample instants, after the model's
@@ -116,7 +127,8 @@ def simulate(model: Model, t_final: float,
         ``"bdf"`` runs scipy's stiff solvers on the same hooks (:mod:`legsim.hybrid.stiff`; no
         monitor, no progress bar, sinks get one chunk at the end).
     mode0 : initial mode; None lets ``model.init_partition`` choose (or 0 without one).
-    sinks : callables receiving each chunk of records and events as the run goes.
+    sinks : callables receiving each chunk of records and events as the run goes (:data:`RecordSink`),
+        and told how the run ended if they have a ``run_ended`` method.
     progress : show a progress bar (None: only when the run lasts more than ~2 s of wall time).
     raise_on_error : raise :class:`SimulationError` on failure (its ``result`` keeps the
         records); False returns the partial result with ``status``/``message`` set.
@@ -313,6 +325,7 @@ def simulate(model: Model, t_final: float,
         cause, status_name = f"the controller failed: {describe_failure(failure)}", "controller_error"
     elif status == L.ST_DONE:
         result.status = "done"
+        tell_sinks(sinks, result)
         return result
     else:
         status_name, cause = _explain(model, status, si, opts, np.array(recent_events), t0, t_final)
@@ -320,6 +333,7 @@ def simulate(model: Model, t_final: float,
            f"({mode_stop}): {cause}. {result.n} records up to that time were kept.")
     result.status = status_name
     result.message = msg
+    tell_sinks(sinks, result)
     if raise_on_error:
         kind = Interrupted if interrupted else SimulationError
         raise kind(msg, t=t_stop, mode=model.mode_name(mode_stop), cause=cause,

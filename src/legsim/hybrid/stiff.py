@@ -261,6 +261,7 @@ def simulate_stiff(model, t_final: float, x: np.ndarray, p: np.ndarray, mode: in
     included), Jacobian and LU counts, events."""
     from ..errors import SimulationError
     from .result import Result, event_dtype
+    from .simulate import tell_sinks
 
     name = opts.method_code.name.lower()
     wall0 = time.perf_counter()
@@ -296,11 +297,13 @@ def simulate_stiff(model, t_final: float, x: np.ndarray, p: np.ndarray, mode: in
     result = Result.assemble(model, p, opts, [rec], [modes], [ev], stats)
     if run.status == "done":
         result.status = "done"
+        tell_sinks(sinks, result)
         return result
     msg = (f"{model.name}: run stopped at t = {run.t_final:.9g} s in mode {model.mode_name(run.mode)} "
            f"({run.mode}): {run.message}. {result.n} records up to that time were kept.")
     result.status = run.status
     result.message = msg
+    tell_sinks(sinks, result)
     if raise_on_error:
         raise SimulationError(msg, t=run.t_final, mode=model.mode_name(run.mode), cause=run.message,
                               result=result)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..errors import InputError, SimulationError
+from ..errors import InputError, SimulationError, lookup
 from ..hybrid import Model
 from ..userfiles import output_dir, read_text
 
@@ -41,10 +41,12 @@ def record_columns(model: Model) -> list[str]:
 class RunWriter:
     """Sink for :func:`legsim.hybrid.simulate` that writes a run directory as the run goes.
 
-    Used as a context manager (``with RunWriter(...) as writer: ...``), run.json gets a final status
-    however the block ends: :meth:`finish` called in it, or, when it raises, the engine's reason
-    (a :class:`~legsim.errors.SimulationError`: "chattering", "interrupted", ...), "interrupted"
-    (Ctrl-C outside the engine) or "failed" with the error's message."""
+    Used as a context manager (``with RunWriter(...) as writer: simulate(..., sinks=[writer])``),
+    the records waiting are written and run.json gets a final status however the block ends: how the
+    last run written ended (the engine tells its sinks: :meth:`run_ended`; "done" if no run told it),
+    or :meth:`finish` called in the block with a status of the caller's; when the block raises, the
+    engine's reason (a :class:`~legsim.errors.SimulationError`: "chattering", "interrupted", ...),
+    "interrupted" (Ctrl-C outside the engine) or "failed" with the error's message."""
 
     def __init__(self, out_dir: str | Path, model: Model, metadata: dict[str, Any]):
         self.dir = Path(out_dir)
@@ -70,6 +72,7 @@ class RunWriter:
         self._events: list[np.ndarray] = []
         self._waiting = 0
         self._last_write = time.monotonic()
+        self._ended: tuple[str, str, dict[str, Any]] = ("done", "", {})
         self.write_time_s = 0.0
         """Wall time spent writing parts and run.json [s]."""
         self.meta = {"legsim_version": __version__, "model": model.name,
@@ -145,10 +148,17 @@ class RunWriter:
     def __enter__(self) -> RunWriter:
         return self
 
+    def run_ended(self, status: str, message: str, stats: dict[str, Any]) -> None:
+        """How a run written here ended (:func:`legsim.hybrid.simulate` calls it): what leaving the
+        ``with`` block writes into run.json, unless :meth:`finish` was called."""
+        self._ended = (status, message, stats)
+
     def __exit__(self, kind, exc, tb) -> None:  # never suppresses the exception
-        if exc is None or self.meta.get("finished"):
+        if self.meta.get("finished"):
             return
-        if isinstance(exc, SimulationError):
+        if exc is None:
+            self.finish(*self._ended)
+        elif isinstance(exc, SimulationError):
             res = exc.result
             self.finish(res.status if res is not None else "failed", str(exc),
                         res.stats if res is not None else {})
@@ -292,10 +302,12 @@ class RunData:
 
     def state(self, name: str) -> np.ndarray:
         """(n,) record column of one state."""
+        lookup("state", name, self.state_names, self.meta["model"])
         return self.records[name]
 
     def output(self, name: str) -> np.ndarray:
         """(n,) record column of one output (an output named like a state is stored as ``out_NAME``)."""
+        lookup("output", name, self.output_names, self.meta["model"])
         taken = {"t", "mode", *self.meta["state_names"]}
         return self.records[f"out_{name}" if name in taken else name]
 

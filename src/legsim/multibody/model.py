@@ -28,7 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, lookup
 from ._layout import (
     JOINT_FREE,
     JOINT_PRISMATIC,
@@ -446,17 +446,11 @@ class Model:
             if not 0 <= int(name) < self.nframe:
                 raise InputError(f"frame index {name} out of range [0, {self.nframe})")
             return int(name)
-        try:
-            return self.frame_names.index(name)
-        except ValueError:
-            raise InputError(f"unknown frame {name!r}; known frames: {list(self.frame_names)}") from None
+        return lookup("frame", name, self.frame_names, self.name)
 
     def body_id(self, name) -> int:
         """Index of a body by name (0 is the world)."""
-        try:
-            return self.body_names.index(name)
-        except ValueError:
-            raise InputError(f"unknown body {name!r}; known bodies: {list(self.body_names)}") from None
+        return lookup("body", name, self.body_names, self.name)
 
     def neutral(self) -> np.ndarray:
         """Neutral configuration (nq,): zeros with identity quaternions (qw = 1)."""

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, describe_failure
 
 __all__ = ["Shape", "Poses", "Scene", "scene_for_run", "multibody_scene", "robot_scene", "cylinder_barrels",
            "SCENES", "rotation_to_wxyz", "wxyz_to_rotation", "shape_mesh", "inertia_box", "z_to"]
@@ -596,32 +596,38 @@ SCENES: dict[str, Callable[[Mapping[str, Any]], Scene]] = {
 
 def robot_builder(function: str, **keywords: Any) -> dict[str, Any]:
     """What a run written by Python code records (its metadata's ``robot_builder``) so that
-    ``legsim view`` can rebuild the robot's geometry: ``function`` ("package.module:name") called with
+    ``legsim view`` can rebuild the robot's geometry: ``function`` ("package.module:name", or
+    "file.py:name" for a function in a script of your own, kept as its absolute path) called with
     ``keywords`` (plain values, as JSON keeps them) returns the :class:`legsim.assembly.Robot`, or a robot
-    package's wrapper of it (its ``robot``: RATS, LIBRA)."""
+    package's wrapper of it (its ``robot``: RATS, LIBRA). A script is run as a module to find the
+    function: keep what it does when run under ``if __name__ == "__main__":``."""
+    module, sep, name = function.rpartition(":")
+    if sep and module.endswith(".py"):
+        function = f"{Path(module).expanduser().resolve()}:{name}"
     return {"function": function, "keywords": keywords}
 
 
 def _rebuild(builder: Mapping[str, Any], where: str | Path) -> Any:
-    import importlib
     import inspect
 
+    from .._references import load_function
+
     name = str(builder.get("function", ""))
-    module, _, attr = name.partition(":")
-    try:
-        function = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError, ValueError):
-        function = None
-    if not callable(function):
-        raise InputError(f"{where}: the run's robot_builder {name!r} is not a function that this legsim "
-                         "has (expected 'package.module:function')")
+    function = load_function(name, where=f"{where}: the run's robot_builder", reuse=True,
+                             file_kind="robot builder file")
     keywords = dict(builder.get("keywords", {}))
     try:
         inspect.signature(function).bind(**keywords)
     except TypeError as exc:
         raise InputError(f"{where}: the run's robot_builder {name!r} does not take its keywords "
                          f"{sorted(keywords)}: {exc}") from None
-    built = function(**keywords)
+    try:
+        built = function(**keywords)
+    except InputError as exc:
+        raise InputError(f"{where}: the run's robot_builder {name!r}: {exc}") from None
+    except Exception as exc:  # the user's builder fails: say where and why
+        raise InputError(f"{where}: the run's robot_builder {name!r} failed: "
+                         f"{describe_failure(exc)}") from None
     return getattr(built, "robot", built)
 
 

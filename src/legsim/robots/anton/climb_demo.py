@@ -96,7 +96,6 @@ def run_demo(out_dir: str | Path = "anton_climb-out", echo=print) -> ClimbRun:
     options = dataclasses.replace(robot.default_options(), record_period=RECORD_PERIOD)
     with RunWriter(out, robot.model, meta) as writer:  # run.json gets a final status however it ends
         plan, robot, ctrl, res = simulate_climb(plan, robot, sinks=[writer], options=options)
-        writer.finish(res.status, res.message, res.stats)
     track = support_track(robot, res, every=1)
     steps = step_summary(plan, ctrl, track)
     weight = robot.mb.total_mass() * 9.81

@@ -49,7 +49,6 @@ def run_demo(out_dir: str | Path = "anton_walk-out", echo=print, t_final: float 
             "robot_builder": robot_builder("legsim.robots.anton.demo:walk_robot")}
     with RunWriter(out, robot.model, meta) as writer:  # run.json gets a final status however it ends
         res = robot.simulate(t_final, ctrl, q0=q0, sinks=[writer])
-        writer.finish(res.status, res.message, res.stats)
     weight = robot.mb.total_mass() * 9.81
     T = plan.cycle().period
     x, z = res.x[:, 0], res.x[:, 2]

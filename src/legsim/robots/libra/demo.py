@@ -131,7 +131,6 @@ def run_demo(out_dir: str | Path = "libra_climb-out", echo=print, progress=None)
             "robot_builder": robot_builder("legsim.robots.libra.robot:build")}
     with RunWriter(out, compiled_model(lib, stages), meta) as writer:  # a final status however it ends
         run = climb(lib, stages, sinks=[writer], progress=progress)
-        writer.finish(run.result.status, run.result.message, run.result.stats)
     m = cycle_measures(run)
     echo(f"libra_climb: {len(stages)} stages in {run.t[-1]:.1f} s simulated, "
          f"{run.result.stats['wall_time_s']:.1f} s wall; records in {out}")

@@ -160,7 +160,6 @@ def roll(out: Path, quick: bool) -> None:
         if k == 0:  # the first roll's records (run.json gets a final status however it ends)
             with _records(out, rats, "rats_roll", build_kw, **start) as writer:
                 res = E.roll(rats, prm, **start, sinks=[writer])
-                writer.finish(res.status, res.message, res.stats)
         else:
             res = E.roll(rats, prm, **start)
         tr = E.RollTrial.of(res, float(head))
@@ -218,7 +217,6 @@ def closed(out: Path, quick: bool) -> None:
 
     with _records(out, rats, "rats_closed", build_kw, goal=goal.tolist()) as writer:  # a final status
         res = rats.simulate(45.0, policy, q0=rats.q_rest(0, 0.2), sinks=[writer])
-        writer.finish(res.status, res.message, res.stats)
     print("E14: after a disturbance the planner re-plans and reaches the goal (source, qualitative)")
     for e in tipper.log:
         print(f"   t {e.t:5.1f} s: stance {e.detected:2d} {e.outcome.value if e.outcome else 'start':10s} "

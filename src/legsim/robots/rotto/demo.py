@@ -39,7 +39,6 @@ def run_demo(out_dir: str | Path = "rotto_walk-out", echo=print, steps: int = 4)
             "robot_builder": robot_builder("legsim.robots.rotto.robot:build_robot")}
     with RunWriter(out, robot.model, meta) as writer:  # run.json gets a final status however it ends
         res = robot.simulate(walk.duration, ctrl, q0=standing_pose(walk), sinks=[writer])
-        writer.finish(res.status, res.message, res.stats)
     track = support_track(robot, res, walk.params, every=10)
     m = balance_summary(track)
     m["peak_drive_force_N"] = peak_drive_force(robot, res)

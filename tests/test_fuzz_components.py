@@ -1,0 +1,114 @@
+"""Property-based fuzzing of the parts a Python user builds a robot from (issue 20 §3, the Python side of
+test_fuzz_inputs): every actuator, sensor, measurement, obstacle and transmission of ``legsim.assembly``
+with one field given a value of the wrong kind or range is either accepted or refused with an
+:class:`InputError` that names the part and the field, never another exception (before session 30 a
+string, None or a matrix as a joint, an effort, a current limit, a sensor's names, a position or an
+exhaust was a ``TypeError``/``ValueError`` from numpy or Python)."""
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from legsim.actuators.pneumatic import SupplyTank
+from legsim.assembly import (
+    IMU,
+    AirSupply,
+    ChamberPressure,
+    CommandTable,
+    ContactForce,
+    DCMotor,
+    ForceTorque,
+    IncrementalEncoder,
+    JointEncoder,
+    JointVelocity,
+    LimitSwitch,
+    Measurement,
+    MotorCurrent,
+    Obstacle,
+    PhaseCurrent,
+    PMSMDrive,
+    PositionServo,
+    Rod,
+    SolenoidCylinder,
+    TorqueSource,
+    VelocityServo,
+)
+from legsim.errors import InputError
+from legsim.robots.pneumatic_rig.hop import PRESETS
+
+M = Measurement(noise_std=0.1, lo=-1.0, hi=1.0, bits=12, cutoff_hz=10.0, delay=1, seed=1)
+VALID = {  # one valid set of fields per part, every field given
+    TorqueSource: dict(name="a", joint="j", gear=1.0, lo=-1.0, hi=1.0),
+    PositionServo: dict(name="a", joint="j", kp=1.0, kd=1.0, effort=5.0),
+    VelocityServo: dict(name="a", joint="j", kv=1.0, effort=5.0),
+    DCMotor: dict(name="a", joint="j", resistance=1.0, torque_constant=0.02, v_max=24.0, back_emf=0.02,
+                  inductance=1e-3, gear=10.0, efficiency=0.9, i_max=3.0, command="voltage",
+                  rotor_inertia=1e-6),
+    PMSMDrive: dict(name="a", joint="j", resistance=1.0, inductance=1e-3, flux_linkage=0.01, pole_pairs=4,
+                    rotor_inertia=1e-6, v_dc=24.0, i_max=5.0, gear=10.0),
+    SolenoidCylinder: dict(name="a", joint="j", valve=PRESETS["rubber"]["valve"], supply="tank", area=1e-4,
+                           dead_volume=1e-6, stroke=0.05, k_return=10.0, friction=1.0, viscous=1.0,
+                           v_eps=1e-3, kappa=1.0, exhaust="trapped", exhaust_area=1e-6),
+    AirSupply: dict(name="tank", tank=SupplyTank(), p0=5e5),
+    Rod: dict(body_a="a", point_a=(0.0, 0.0, 0.0), body_b="b", point_b=(0.0, 0.0, 1.0)),
+    JointEncoder: dict(name="e", rate_hz=1000.0, measurement=M, joints=["j"]),
+    JointVelocity: dict(name="e", rate_hz=1000.0, measurement=M, joints=["j"]),
+    IMU: dict(name="imu", rate_hz=100.0, measurement=M, body="b", position=(0.0, 0.0, 0.1),
+              rotation=np.eye(3)),
+    ContactForce: dict(name="f", rate_hz=100.0, measurement=M, geometries=["g"]),
+    ForceTorque: dict(name="ft", rate_hz=100.0, measurement=M, body="b", geometries=["g"]),
+    MotorCurrent: dict(name="i", rate_hz=100.0, measurement=M, actuators=["a"]),
+    PhaseCurrent: dict(name="i", rate_hz=100.0, measurement=M, actuators=["a"]),
+    ChamberPressure: dict(name="p", rate_hz=100.0, measurement=M, actuators=["a"]),
+    IncrementalEncoder: dict(name="e", rate_hz=1000.0, measurement=M, joints=["j"], counts_per_unit=1000.0),
+    LimitSwitch: dict(name="e", rate_hz=1000.0, measurement=M, joints=["j"], positions=[0.1]),
+    Obstacle: dict(half_extents=(0.1, 0.1, 0.1), centre=(0.0, 0.0, 0.0), rotation=np.eye(3), name="o"),
+    CommandTable: dict(actuators=["a"], table=[[0.0], [1.0]], dt=0.01),
+}
+MEASUREMENT = dict(noise_std=0.1, offset=0.0, scale_error=0.0, lo=-1.0, hi=1.0, bits=12, cutoff_hz=10.0,
+                   delay=1, seed=1)
+
+WRONG = st.one_of(
+    st.sampled_from([None, True, "", "abc", "j", [], {}, [1.0, 2.0], ["j", 3], (0.0, 0.0), np.eye(2),
+                     np.zeros(3), np.eye(3), -1, 0, 7, 2**40, -1e-300, 1e300]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=4),
+    st.lists(st.floats(allow_nan=True), max_size=4),
+)
+"""Values of the wrong kind or range for some field: None, bools, strings, empty and odd containers,
+matrices, negative, zero, huge and non-finite numbers."""
+
+
+def _refused_by_name(part: str, field: str, exc: InputError) -> None:
+    message = str(exc)
+    assert part in message and field in message, f"{part}.{field}: {message}"
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(part=st.sampled_from(sorted(VALID, key=lambda c: c.__name__)), data=st.data())
+def test_a_part_with_one_wrong_field_is_accepted_or_refused_naming_the_field(part, data):
+    fields = VALID[part]
+    part(**fields)  # the valid set is valid
+    field = data.draw(st.sampled_from(sorted(fields)), label="field")
+    value = data.draw(WRONG, label="value")
+    try:
+        made = part(**{**fields, field: value})
+    except InputError as exc:
+        _refused_by_name(part.__name__, field, exc)
+        return
+    # accepted: the field holds a value that the part can use (checked where the type is plain)
+    held = getattr(made, field)
+    if isinstance(fields[field], float):
+        assert isinstance(held, float) and not math.isnan(held), (part.__name__, field, value, held)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(field=st.sampled_from(sorted(MEASUREMENT)), value=WRONG)
+def test_a_wrong_measurement_is_refused_by_the_sensor_naming_the_field(field, value):
+    """A :class:`Measurement` is checked by the sensor that takes it (its messages name the sensor)."""
+    try:
+        JointEncoder("enc", joints=["j"], measurement=Measurement(**{**MEASUREMENT, field: value}))
+    except InputError as exc:
+        _refused_by_name("JointEncoder 'enc'", field, exc)
