@@ -102,7 +102,7 @@ def test_missing_file_and_wrong_state_sizes_are_input_errors(tmp_path):
     data = model.make_data()
     with pytest.raises(InputError, match="nq=2"):
         mb.crba(model, data, np.zeros(3))
-    with pytest.raises(InputError, match="unknown frame 'toe'"):
+    with pytest.raises(InputError, match="leg: frame 'toe' does not exist; valid: world, thigh"):
         mb.frame_jacobian(model, data, np.zeros(2), "toe")
     with pytest.raises(InputError, match="unknown joint type 'ball'"):
         mb.RobotBuilder().add_body("x", "world", "ball", mass=1.0, inertia=(1, 1, 1))
