@@ -101,3 +101,47 @@ def test_method_names_are_case_insensitive_and_good_input_runs(ball):
                    options=Options(method="RK4_FIXED", h_max=1e-3))
     assert res.status == "done"
     assert res.x[-1, 0] == pytest.approx(1.0 - 0.5 * 9.81 * 0.2 ** 2, abs=1e-12)
+
+
+def _plain_field(t, x, p, mode, xdot):  # the ball's equations, not compiled
+    xdot[0] = x[1]
+    xdot[1] = -p[0]
+
+
+def test_a_model_description_that_cannot_run_is_refused_when_it_is_made(ball):
+    """A user's own model (docs/writing-a-model.md) is checked as it is made, each mistake named: a hook
+    that is a plain Python function or a lambda (was numba's "No matching definition for argument
+    type(s)" and every hook's type, at the first run), names given twice or not strings, a guard's
+    direction that is not a Direction, declared guards without a hook to write them (ran on with
+    uninitialised guard values)."""
+    import dataclasses
+
+    from legsim.hybrid import Direction, Guard, Placement
+    from legsim.hybrid import signatures as hs
+
+    def made(**change):
+        return dataclasses.replace(ball, **change)
+
+    for hook in (_plain_field, lambda t, x, p, mode, xdot: None, 3.0):
+        with pytest.raises(InputError, match=r"model 'bouncing_ball': vector_field = .* is (a plain Python "
+                                             r"function|not a function): decorate it with "
+                                             r"@legsim.hybrid.signatures.vector_field, a function "
+                                             r"\(t, x, p, mode, xdot\) -> None"):
+            made(vector_field=hook)
+    with pytest.raises(InputError, match=r"reset = .* is compiled for other arguments: decorate it with "
+                                         r"@legsim.hybrid.signatures.reset"):
+        made(reset=ball.vector_field)  # a hook of another kind
+    with pytest.raises(InputError, match=r"parameter names must be unique non-empty strings; given twice: g"):
+        made(param_names=("g", "g"))
+    with pytest.raises(InputError, match=r"state names must be unique non-empty strings; not strings: \[3\]"):
+        made(state_names=("y", 3))
+    with pytest.raises(InputError, match=r"Guard 'ground': direction = 'down', expected one of "
+                                         r"Direction.FALLING, Direction.EITHER, Direction.RISING"):
+        Guard("ground", "down")
+    assert Guard("ground", "rising", 1) == Guard("ground", Direction.RISING, Placement.RIGHT)
+    with pytest.raises(InputError, match=r"1 guards declared \(ground\) but no guard_values hook"):
+        made(guard_values=None)
+    # None for an optional hook means none, as for outputs
+    quiet = made(reset=None, sample=None, check=None)
+    assert quiet.reset is hs.no_reset and quiet.sample is hs.no_sample and quiet.check is hs.no_check
+    assert simulate(quiet, 0.2, progress=False).status == "done"

@@ -139,6 +139,28 @@ def test_an_output_of_an_unknown_column_names_the_closest_one(tmp_path):
         run_sweep(Sweep(SLIP), tmp_path, outputs=["x@fnal"], **QUIET)
 
 
+def test_a_bundled_scenarios_name_is_swept_from_anywhere_as_the_readme_shows(tmp_path, monkeypatch, capsys):
+    """README's Python sweep (`Sweep("slip_run.toml", ...)`) and `legsim sweep slip_run.toml` run the bundled
+    scenario from any folder (was "scenario file 'slip_run.toml' not found": a sweep has no `legsim demo`
+    to point to); a file of that name here is still the one swept; anything but a Sweep is named."""
+    monkeypatch.chdir(tmp_path)
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "run_sweep(" in b)
+    scope: dict = {}
+    exec(compile(block.replace('"sw1", ', '"sw1", backend="serial", progress=False, '), "README.md", "exec"),
+         scope)
+    table = scope["res"].table
+    assert table.num_rows == 6 and set(table.column("status").to_pylist()) == {"done"}
+    assert Sweep("slip_run.toml").scenario == str(SLIP)
+    assert main(["sweep", "slip_run", "--out", "sw2", "--grid", "params.k=900", "--output", "x@final"]) == 0
+    assert load_sweep("sw2").column("params.k").to_pylist() == [900.0]
+    (tmp_path / "slip_run.toml").write_text(SLIP.read_text())
+    assert Sweep("slip_run.toml").scenario == str(tmp_path / "slip_run.toml")
+    with pytest.raises(InputError, match=r"sweep = 'slip_run.toml': expected a legsim.sweep.Sweep \(e.g. "
+                                         r"Sweep\('slip_run.toml', grid=...\)\)"):
+        run_sweep("slip_run.toml", "sw3", **QUIET)
+
+
 # -------------------------------------------------------------------------------- the table
 def test_the_table_has_a_row_per_run_with_its_variation_outputs_and_statistics(serial_table):
     t = serial_table.table

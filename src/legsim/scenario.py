@@ -282,12 +282,22 @@ def _parse_robot_scenario(data: dict[str, Any], source: str, raw: dict[str, Any]
                     robot=robot, robot_controller=controller, robot_start=start, robot_meta=meta)
 
 
+def bundled_scenario(path: str | Path) -> Path | None:
+    """The bundled scenario file (``legsim/scenarios/``) that ``path`` names when it is a bare name
+    (``slip_run`` or ``slip_run.toml``) and no such file exists here; else None."""
+    path = Path(path)
+    bundled = Path(__file__).parent / "scenarios" / f"{path.stem}.toml"
+    if (not path.exists() and path.parent == Path() and path.suffix in ("", ".toml") and bundled.is_file()
+            and not path.stem.endswith("_hardware")):
+        return bundled
+    return None
+
+
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a TOML scenario file."""
     path = Path(path)
-    bundled = Path(__file__).parent / "scenarios" / f"{path.stem}.toml"
-    if (not path.exists() and path.parent == Path() and bundled.is_file()
-            and not path.stem.endswith("_hardware")):
+    bundled = bundled_scenario(path)
+    if bundled is not None:
         raise InputError(f"scenario file '{path}' not found ('{path.stem}' is a bundled scenario: "
                          f"`legsim demo {path.stem}` runs it with its figures; its file is {bundled})")
     text = read_text(path, "scenario file")

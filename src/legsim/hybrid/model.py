@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
+from numba.core.dispatcher import Dispatcher
 
 from ..errors import InputError, closest
 from . import signatures as sig
@@ -47,6 +48,48 @@ class Guard:
     name: str
     direction: Direction = Direction.FALLING
     placement: Placement = Placement.RIGHT
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.name, str) and self.name):
+            raise InputError(f"Guard: name = {self.name!r}, expected a non-empty string")
+        for key, kind in (("direction", Direction), ("placement", Placement)):
+            value = getattr(self, key)
+            member = kind.__members__.get(value.upper()) if isinstance(value, str) else None
+            if member is None:
+                try:
+                    member = kind(value)
+                except (ValueError, TypeError):
+                    allowed = ", ".join(f"{kind.__name__}.{m}" for m in kind.__members__)
+                    raise InputError(f"Guard '{self.name}': {key} = {value!r}, expected one of "
+                                     f"{allowed}") from None
+            object.__setattr__(self, key, member)
+
+
+_HOOKS = {  # Model field -> (decorator of legsim.hybrid.signatures, signature, its arguments)
+    "vector_field": ("vector_field", sig.FLOW_SIG, "(t, x, p, mode, xdot) -> None"),
+    "guard_values": ("guards", sig.GUARD_SIG, "(t, x, p, mode, g) -> None"),
+    "reset": ("reset", sig.RESET_SIG, "(t, x, p, mode, fired, x_new) -> int"),
+    "outputs": ("outputs", sig.OUTPUT_SIG, "(t, x, p, mode, y) -> None"),
+    "sample": ("sample", sig.SAMPLE_SIG, "(t, x, p, mode, k, x_new) -> int"),
+    "check": ("check", sig.CHECK_SIG, "(t, x, p, mode) -> int"),
+}
+_NO_HOOK = {"guard_values": sig.no_guards, "reset": sig.no_reset, "sample": sig.no_sample,
+            "check": sig.no_check, "outputs": None}
+"""What a hook given as None stands for: none (the defaults)."""
+
+
+def _check_hook(model: str, key: str, fn) -> None:
+    """A hook must be compiled for its signature (or compilable for it): a plain Python function, a
+    lambda or a function compiled for other argument types is refused by name (the engine would
+    fail with numba's "No matching definition" and a list of every hook's type)."""
+    deco, signature, args = _HOOKS[key]
+    compiled = isinstance(fn, Dispatcher) and (tuple(signature.args) in fn.signatures
+                                               or getattr(fn, "_can_compile", False))
+    if not compiled:
+        what = ("a plain Python function" if callable(fn) and not isinstance(fn, Dispatcher)
+                else "compiled for other arguments" if isinstance(fn, Dispatcher) else "not a function")
+        raise InputError(f"model '{model}': {key} = {getattr(fn, '__qualname__', fn)!r} is {what}: "
+                         f"decorate it with @legsim.hybrid.signatures.{deco}, a function {args}")
 
 
 @dataclass(frozen=True)
@@ -108,30 +151,50 @@ class Model:
     error_states: int = 0
 
     def __post_init__(self) -> None:
+        for key in _HOOKS:
+            fn = getattr(self, key)
+            if fn is None and key in _NO_HOOK:
+                object.__setattr__(self, key, _NO_HOOK[key])
+            elif fn is not None or key == "vector_field":
+                _check_hook(self.name, key, fn)
+        for what, names in (("state", self.state_names), ("parameter", self.param_names),
+                            ("output", self.output_names), ("guard", tuple(g.name for g in self.guards))):
+            bad = [n for n in names if not (isinstance(n, str) and n)]
+            twice = sorted({n for n in names if list(names).count(n) > 1} - set(bad), key=str)
+            if bad or twice:
+                which = f"not strings: {bad!r}" if bad else f"given twice: {', '.join(twice)}"
+                raise InputError(f"model '{self.name}': {what} names must be unique non-empty strings; "
+                                 f"{which}")
+        if any(not isinstance(g, Guard) for g in self.guards):
+            raise InputError(f"model '{self.name}': guards must be legsim.hybrid.Guard values")
+        if self.guards and self.guard_values is sig.no_guards:
+            raise InputError(f"model '{self.name}': {len(self.guards)} guards declared "
+                             f"({', '.join(g.name for g in self.guards)}) but no guard_values hook to "
+                             "write their values")
         sd = np.ascontiguousarray(self.state_defaults, dtype=np.float64)
         pd = np.ascontiguousarray(self.param_defaults, dtype=np.float64)
         object.__setattr__(self, "state_defaults", sd)
         object.__setattr__(self, "param_defaults", pd)
         if sd.shape != (len(self.state_names),):
-            raise ValueError(f"model '{self.name}': {len(self.state_names)} state names but "
+            raise InputError(f"model '{self.name}': {len(self.state_names)} state names but "
                              f"{sd.size} state defaults")
         if pd.shape != (len(self.param_names),):
-            raise ValueError(f"model '{self.name}': {len(self.param_names)} parameter names but "
+            raise InputError(f"model '{self.name}': {len(self.param_names)} parameter names but "
                              f"{pd.size} parameter defaults")
         if self.outputs is None and self.output_names:
-            raise ValueError(f"model '{self.name}': output_names given without an outputs hook")
+            raise InputError(f"model '{self.name}': output_names given without an outputs hook")
         if not (math.isfinite(self.sample_period) and self.sample_period >= 0.0):
-            raise ValueError(f"model '{self.name}': sample_period = {self.sample_period!r}, expected a "
+            raise InputError(f"model '{self.name}': sample_period = {self.sample_period!r}, expected a "
                              f"finite number >= 0 s")
         if not (isinstance(self.error_states, int) and 0 <= self.error_states <= sd.size):
-            raise ValueError(f"model '{self.name}': error_states = {self.error_states!r}, expected a whole "
+            raise InputError(f"model '{self.name}': error_states = {self.error_states!r}, expected a whole "
                              f"number in [0, {sd.size}]")
         index = {n: i for i, n in enumerate(self.param_names)}
         for key, rng in self.param_ranges.items():  # a model's own declaration: a programming error
             if key not in index:
-                raise ValueError(f"model '{self.name}': param_ranges names unknown parameter '{key}'")
+                raise InputError(f"model '{self.name}': param_ranges names unknown parameter '{key}'")
             if not rng.contains(float(pd[index[key]])):
-                raise ValueError(f"model '{self.name}': default {key} = {pd[index[key]]:g} is outside its "
+                raise InputError(f"model '{self.name}': default {key} = {pd[index[key]]:g} is outside its "
                                  f"declared range ({rng.allowed()})")
 
     # ------------------------------------------------------------------ sizes

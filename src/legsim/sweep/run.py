@@ -183,6 +183,9 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     echo : where the one-line reports go (None-like ``lambda s: None`` to silence).
     """
     t_begin = time.perf_counter()
+    if not isinstance(sweep, Sweep):
+        example = f" (e.g. Sweep({str(sweep)!r}, grid=...))" if isinstance(sweep, str | Path) else ""
+        raise InputError(f"sweep = {sweep!r}: expected a legsim.sweep.Sweep{example}")
     if backend not in BACKENDS:
         raise InputError(f"backend = {backend!r}: expected one of {', '.join(BACKENDS)}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

@@ -43,9 +43,13 @@ SCALES = ("linear", "log")
 
 
 def read_scenario(path: str | Path) -> tuple[str, dict[str, Any]]:
-    """(absolute path, TOML data) of a scenario file; InputError if missing or not TOML."""
-    p = Path(path).expanduser().resolve()
-    text = read_text(Path(path).expanduser(), "scenario file")
+    """(absolute path, TOML data) of a scenario file, or of the bundled scenario a bare name such as
+    ``"slip_run.toml"`` names when no such file is here (``legsim sweep`` has no demo to point to, as
+    ``legsim run`` does); InputError if missing or not TOML."""
+    from ..scenario import bundled_scenario
+
+    p = bundled_scenario(path) or Path(path).expanduser().resolve()
+    text = read_text(p, "scenario file")
     try:
         return str(p), tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
