@@ -3,7 +3,8 @@ test_fuzz_inputs): every actuator, sensor, measurement, obstacle and transmissio
 with one field given a value of the wrong kind or range is either accepted or refused with an
 :class:`InputError` that names the part and the field, never another exception (before session 30 a
 string, None or a matrix as a joint, an effort, a current limit, a sensor's names, a position or an
-exhaust was a ``TypeError``/``ValueError`` from numpy or Python)."""
+exhaust was a ``TypeError``/``ValueError`` from numpy or Python). The same for the contact laws and
+shapes of ``legsim.contact``, whose messages name the parameter."""
 
 import math
 
@@ -11,6 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from legsim import contact as C
 from legsim.actuators.pneumatic import SupplyTank
 from legsim.assembly import (
     IMU,
@@ -112,3 +114,29 @@ def test_a_wrong_measurement_is_refused_by_the_sensor_naming_the_field(field, va
         JointEncoder("enc", joints=["j"], measurement=Measurement(**{**MEASUREMENT, field: value}))
     except InputError as exc:
         _refused_by_name("JointEncoder 'enc'", field, exc)
+
+
+LAWS_AND_SHAPES = {  # one valid set of arguments per contact law factory and shape
+    C.linear_penalty: dict(k=1e5), C.engelson: dict(k=1e5, d=0.1), C.restitution: dict(k=1e5, eps=0.5),
+    C.hunt_crossley: dict(k=1e5, alpha=0.3, exponent=1.5), C.hertz: dict(k=1e5),
+    C.kelvin_voigt: dict(k=1e5, c=10.0), C.coulomb: dict(mu=0.5, v_eps=1e-3),
+    C.stribeck: dict(mu=0.5, brk=1.5, decay=-100.0, viscous=0.0, v_eps=1e-3),
+    C.threshold: dict(brk=1.5, damping=100.0, v_th=1e-3, v_min=1e-3, decay=-1.0, mu=1.0),
+    C.anchor_spring: dict(mu=0.5, k_i=1e4, n=1.0, brk=1.5, damping=100.0, v_th=1e-3, v_min=1e-3, decay=-1.0),
+    C.Sphere: dict(radius=0.1), C.Box: dict(half_extents=(0.1, 0.1, 0.1)),
+    C.Capsule: dict(radius=0.1, half_length=0.2), C.Cylinder: dict(radius=0.1, half_length=0.2),
+    C.Plane: dict(normal=(0.0, 0.0, 1.0), offset=0.0),
+}
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(maker=st.sampled_from(sorted(LAWS_AND_SHAPES, key=lambda f: f.__name__)), data=st.data())
+def test_a_contact_law_or_shape_with_one_wrong_argument_is_accepted_or_refused_naming_it(maker, data):
+    arguments = LAWS_AND_SHAPES[maker]
+    maker(**arguments)
+    name = data.draw(st.sampled_from(sorted(arguments)), label="argument")
+    value = data.draw(WRONG, label="value")
+    try:
+        maker(**{**arguments, name: value})
+    except InputError as exc:
+        assert name in str(exc), f"{maker.__name__}.{name}: {exc}"

@@ -9,10 +9,12 @@ time, mode and cause, and the records written up to that point stay on disk (exi
 from __future__ import annotations
 
 import difflib
+import math
+import numbers
 from collections.abc import Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
-           "describe_failure"]
+           "as_float", "describe_failure"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -21,6 +23,18 @@ def closest(name: str, choices: Sequence[str]) -> str:
         return ""
     match = difflib.get_close_matches(name, [c for c in choices if isinstance(c, str)], n=1, cutoff=0.5)
     return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+def as_float(value) -> float:
+    """``value`` as a float, or NaN when it is not a real number (a string, None, a bool, a sequence,
+    an array of more than one value): for checks of user values whose message says what was expected
+    (every such check refuses NaN, or tells it apart)."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:  # a numpy scalar or array (numpy is not imported here: the CLI starts without it)
+        real = getattr(dtype, "kind", "") in ("i", "u", "f") and getattr(value, "ndim", 1) == 0
+    else:
+        real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    return float(value) if real else math.nan
 
 
 def lookup(what: str, name: str, names: Sequence[str], owner: str) -> int:

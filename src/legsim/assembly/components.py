@@ -85,7 +85,7 @@ from ..actuators.pneumatic.solenoid import SolenoidValve
 from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import HeightField, HeightFunction, Plane
-from ..errors import InputError, closest
+from ..errors import InputError, as_float, closest
 from ..multibody.model import Model
 from ._layout import EX_DMAX
 
@@ -101,13 +101,11 @@ __all__ = [
 
 
 def _float(owner: str, name: str, value) -> float:
-    """``value`` as a float (NaN and inf pass; a bool, a string or a sequence is refused), else InputError."""
-    if not isinstance(value, bool | np.bool_):
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            pass
-    raise InputError(f"{owner}: '{name}' = {value!r}, expected a number")
+    """``value`` as a float (inf passes; NaN, a bool, a string or a sequence is refused), else InputError."""
+    v = as_float(value)
+    if math.isnan(v):
+        raise InputError(f"{owner}: '{name}' = {value!r}, expected a number")
+    return v
 
 
 def _num(owner: str, name: str, value, *, lo: float = -math.inf, hi: float = math.inf,
@@ -214,10 +212,7 @@ class TorqueSource:
         _joint(o, self.joint)
         object.__setattr__(self, "gear", _num(o, "gear", self.gear, lo=0.0, lo_open=True))
         for k in ("lo", "hi"):
-            v = _float(o, k, getattr(self, k))
-            if math.isnan(v):
-                raise InputError(f"{o}: '{k}' is NaN, expected a number")
-            object.__setattr__(self, k, v)
+            object.__setattr__(self, k, _float(o, k, getattr(self, k)))
         if not self.lo < self.hi:
             raise InputError(f"{o}: lo = {self.lo:g} must be below hi = {self.hi:g}")
 
@@ -711,7 +706,7 @@ class Measurement:
         _num(owner, "offset", self.offset)
         _num(owner, "scale_error", self.scale_error, lo=-1.0, lo_open=True)
         lo, hi = _float(owner, "lo", self.lo), _float(owner, "hi", self.hi)
-        if math.isnan(lo) or math.isnan(hi) or not lo < hi:
+        if not lo < hi:
             raise InputError(f"{owner}: range lo = {self.lo!r}, hi = {self.hi!r}: expected lo < hi")
         if not (isinstance(self.bits, int) and 0 <= self.bits <= 32):
             raise InputError(f"{owner}: 'bits' = {self.bits!r}, expected a whole number in [0, 32]")

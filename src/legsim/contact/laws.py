@@ -37,7 +37,7 @@ from enum import IntEnum
 import numpy as np
 from scipy.optimize import brentq
 
-from ..errors import InputError
+from ..errors import InputError, as_float
 from . import _laws as K
 
 __all__ = [
@@ -106,12 +106,20 @@ class FrictionModel:
 
 
 def _positive(name, value, allow_zero=False):
-    v = float(value)
+    v = as_float(value)
     ok = v >= 0.0 if allow_zero else v > 0.0
     if not (ok and math.isfinite(v)):
         need = "a finite number >= 0" if allow_zero else "a finite number > 0"
         raise InputError(f"contact law parameter '{name}' = {value!r}: expected {need}")
     return v
+
+
+def _restitution(eps) -> float:
+    """A coefficient of restitution: 0 < eps <= 1."""
+    e = as_float(eps)
+    if not 0.0 < e <= 1.0:
+        raise InputError(f"restitution 'eps' = {eps!r}: expected 0 < eps <= 1")
+    return e
 
 
 # ---- normal laws -----------------------------------------------------------------------------
@@ -145,9 +153,7 @@ def restitution(k, eps, *, v_min=1e-2, exact=False, exponent=1.0):
     exponent : float
         n (1 for the thesis law; 1.5 gives a Hertzian Hunt–Crossley law with latched damping).
     """
-    e = float(eps)
-    if not (0.0 < e <= 1.0):
-        raise InputError(f"restitution 'eps' = {eps!r}: expected 0 < eps <= 1")
+    e = _restitution(eps)
     D = restitution_damping_exact(e) if exact else restitution_damping_thesis(e)
     return NormalModel(
         NormalLaw.RESTITUTION,
@@ -201,14 +207,14 @@ def stribeck(mu, brk=1.5, decay=-100.0, viscous=0.0, v_eps=1e-3):
     |F| = F_C + (F_brk - F_C) exp(decay |v|) + viscous |v|, F_C = mu F_n, F_brk = brk F_C;
     ``decay`` [s/m] must be < 0. The sign function is regularised over ``v_eps`` (0 = exact).
     """
-    if not float(decay) < 0.0:
+    if not as_float(decay) < 0.0:
         raise InputError(f"stribeck 'decay' = {decay!r}: expected a negative number (2.18)")
     return FrictionModel(
         FrictionLaw.STRIBECK,
         {
             K.S_MU: _positive("mu", mu, True),
             K.S_BRK: _positive("brk", brk),
-            K.S_DECAY: float(decay),
+            K.S_DECAY: as_float(decay),
             K.S_VISC: _positive("viscous", viscous, True),
             K.S_VEPS: _positive("v_eps", v_eps, True),
         },
@@ -216,14 +222,14 @@ def stribeck(mu, brk=1.5, decay=-100.0, viscous=0.0, v_eps=1e-3):
 
 
 def _threshold_slots(brk, damping, v_th, v_min, decay):
-    if not float(decay) < 0.0:
+    if not as_float(decay) < 0.0:
         raise InputError(f"threshold friction 'decay' = {decay!r}: expected a negative number (2.19)")
     return {
         K.S_BRK: _positive("brk", brk),
         K.S_VISC: _positive("damping", damping),
         K.S_VTH: _positive("v_th", v_th),
         K.S_FVMIN: _positive("v_min", v_min),
-        K.S_DECAY: float(decay),
+        K.S_DECAY: as_float(decay),
     }
 
 
@@ -234,7 +240,10 @@ def threshold(brk, damping, v_th, v_min, decay=-1.0, mu=math.inf):
     [m/s], ``v_min`` [m/s], ``decay`` = const (< 0). ``mu`` = inf leaves it uncapped.
     """
     slots = _threshold_slots(brk, damping, v_th, v_min, decay)
-    slots[K.S_MU] = float(mu) if math.isfinite(mu) else 1e300
+    cap = as_float(mu)
+    if not cap >= 0.0:
+        raise InputError(f"threshold friction 'mu' = {mu!r}: expected a number >= 0 (inf: uncapped)")
+    slots[K.S_MU] = cap if math.isfinite(cap) else 1e300
     return FrictionModel(FrictionLaw.THRESHOLD, slots)
 
 
@@ -258,6 +267,14 @@ class ContactLaw:
 
     normal: NormalModel
     friction: FrictionModel = field(default_factory=no_friction)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.normal, NormalModel):
+            raise InputError(f"ContactLaw: normal = {self.normal!r}, expected a normal law of "
+                             "legsim.contact (hunt_crossley, linear_penalty, kelvin_voigt, hertz, restitution, engelson, ...)")
+        if not isinstance(self.friction, FrictionModel):
+            raise InputError(f"ContactLaw: friction = {self.friction!r}, expected a friction law of "
+                             "legsim.contact (coulomb, stribeck, threshold, anchor_spring, no_friction, ...)")
 
     @property
     def params(self):
@@ -322,9 +339,7 @@ def restitution_damping_exact(eps):
 
     Solves D - ln(1 + D) = -D eps - ln(1 - D eps) for D in (0, 1/eps) (module docstring).
     """
-    e = float(eps)
-    if not (0.0 < e <= 1.0):
-        raise InputError(f"restitution 'eps' = {eps!r}: expected 0 < eps <= 1")
+    e = _restitution(eps)
     if e == 1.0:
         return 0.0
     hi = 1.0 / e * (1.0 - 1e-15)
@@ -351,9 +366,7 @@ def kelvin_voigt_damping(eps, k, m):
 
     zeta = -ln eps / sqrt(pi^2 + ln^2 eps), c = 2 zeta sqrt(k m) (module docstring).
     """
-    e = float(eps)
-    if not (0.0 < e <= 1.0):
-        raise InputError(f"restitution 'eps' = {eps!r}: expected 0 < eps <= 1")
+    e = _restitution(eps)
     le = math.log(e)
     zeta = -le / math.sqrt(math.pi**2 + le * le)
     return 2.0 * zeta * math.sqrt(_positive("k", k) * _positive("m", m))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_float
 from . import _geom as G
 
 __all__ = [
@@ -38,7 +38,7 @@ __all__ = [
 
 
 def _pos(name, v):
-    x = float(v)
+    x = as_float(v)
     if not (x > 0.0 and math.isfinite(x)):
         raise InputError(f"shape parameter '{name}' = {v!r}: expected a finite length > 0 m")
     return x
@@ -222,11 +222,17 @@ class Plane:
     code = G.G_PLANE
 
     def __post_init__(self):
-        n = np.asarray(self.normal, dtype=float).ravel()
+        try:
+            n = np.asarray(self.normal, dtype=float).ravel()
+        except (TypeError, ValueError):
+            n = np.zeros(0)
         if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-12:
             raise InputError(f"Plane 'normal' = {self.normal!r}: expected a non-zero 3-vector")
         object.__setattr__(self, "normal", tuple(n / np.linalg.norm(n)))
-        object.__setattr__(self, "offset", float(self.offset))
+        offset = as_float(self.offset)
+        if not math.isfinite(offset):
+            raise InputError(f"Plane 'offset' = {self.offset!r}: expected a finite number [m]")
+        object.__setattr__(self, "offset", offset)
 
 
 def inclined_plane(angle, through=(0.0, 0.0, 0.0)):
