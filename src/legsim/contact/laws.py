@@ -271,8 +271,8 @@ class ContactLaw:
     def __post_init__(self) -> None:
         if not isinstance(self.normal, NormalModel):
             raise InputError(f"ContactLaw: normal = {self.normal!r}, expected a normal law of "
-                             "legsim.contact (hunt_crossley, linear_penalty, kelvin_voigt, hertz, restitution, "
-                             "engelson, ...)")
+                             "legsim.contact (hunt_crossley, linear_penalty, kelvin_voigt, hertz, "
+                             "restitution, engelson, ...)")
         if not isinstance(self.friction, FrictionModel):
             raise InputError(f"ContactLaw: friction = {self.friction!r}, expected a friction law of "
                              "legsim.contact (coulomb, stribeck, threshold, anchor_spring, no_friction, ...)")
