@@ -803,3 +803,46 @@ def test_reading_and_drawing_parts_compiles_no_robot_hooks():
     robot = load_hardware(hardware)
     assert out[1:] == [str(len(robot.actuators)), robot.name, "False", "False"]
     assert int(out[0]) > 0
+
+
+def test_contact_gaps_are_the_feet_above_the_ground_and_a_run_that_starts_inside_it_says_so(tmp_path, capsys):
+    """``Robot.contact_gaps(q)``: the bundled hopper's 2 cm foot sphere at the end of two 0.2 m links,
+    hip and knee about y: gap = rail - 0.2 cos(hip) - 0.2 cos(hip + knee) - 0.02 (hopper.toml's start,
+    "the foot 1 cm above the floor", is 9.87 mm). A user's first scenario for a URDF quadruped with no
+    [initial] table starts it with its base at the origin and the legs in the floor: the run failed
+    with only "the state became non-finite"; it now names the deepest point and what to set."""
+    import pybullet_data
+
+    hopper = load_hardware(SCENARIO_DIR / "hopper_hardware.toml")
+    for rail, hip, knee in ((0.36, 0.6, -1.2), (0.0, 0.0, 0.0), (0.5, -0.3, -2.0)):
+        expected = rail - 0.2 * math.cos(hip) - 0.2 * math.cos(hip + knee) - 0.02
+        assert hopper.contact_gaps([rail, hip, knee]) == {"foot": pytest.approx(expected, abs=1e-12)}
+    urdf = pybullet_data.getDataPath() + "/laikago/laikago_toes.urdf"
+    (tmp_path / "dog_hardware.toml").write_text(f"""urdf = "{urdf}"
+floating_base = true
+control_period = 0.002
+[contacts]
+path = "smooth"
+normal = {{ law = "hunt_crossley", k = 1e5, alpha = 0.5 }}
+friction = {{ law = "coulomb", mu = 0.8, v_eps = 0.01 }}
+[actuators.legs]
+type = "PositionServo"
+joints = "all"
+kp = 80.0
+kd = 2.0
+[sensors.enc]
+type = "JointEncoder"
+joints = "all"
+""")
+    (tmp_path / "stand.py").write_text("def hold(t, s):\n    return 0.0 * s.enc\n")
+    (tmp_path / "stand.toml").write_text('robot = "dog_hardware.toml"\ncontroller = "stand.py:hold"\n'
+                                         't_final = 0.5\n')
+    assert main(["run", str(tmp_path / "stand.toml"), "--out", str(tmp_path / "o"), "-q"]) == 1
+    err = capsys.readouterr().err
+    dog = load_hardware(tmp_path / "dog_hardware.toml")
+    gaps = dog.contact_gaps(dog.initial_state()[:dog.mb.nq])
+    deepest = min(gaps, key=gaps.__getitem__)
+    assert gaps[deepest] < -0.3
+    assert (f"At the start, contact point {deepest!r} was {-gaps[deepest]:.3g} m inside the ground "
+            f"({sum(g < -0.01 for g in gaps.values())} of 4 points more than 1 cm inside): start the robot "
+            "on or above the ground (its initial coordinates: a scenario's [initial] table, or q0)." in err)

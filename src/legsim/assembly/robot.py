@@ -13,6 +13,7 @@ period, at exact sample instants, between compiled stretches of integration::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Mapping, Sequence
@@ -25,9 +26,10 @@ from ..actuators.pneumatic import _layout as PL
 from ..contact import _laws as LW
 from ..contact._geom import HF_GRID
 from ..contact.shapes import HEIGHT_KINDS, HeightField, HeightFunction, Plane
-from ..errors import InputError, closest, lookup
+from ..errors import InputError, Interrupted, SimulationError, closest, lookup
 from ..hybrid import Direction, Guard, Options, ParamRange, Placement, Result, simulate
 from ..hybrid import Model as HybridModel
+from ..multibody.dynamics import forward_kinematics
 from ..multibody.model import Model
 from ..world._points import contact_points
 from . import _clock
@@ -577,6 +579,7 @@ class Robot:
         self.sensor_names = tuple(snames)
         self.channels = tuple(channels)
         self.point_names = tuple(pt_names)
+        self._points = tuple(points)
         self._servo_q = tuple(servo_q)
         self._pneumatic = tuple(pneumatic)
         self._drives = tuple(drives)
@@ -1022,13 +1025,72 @@ class Robot:
             model = self.with_compiled_controller(controller, controller_params, controller_memory)
             if x0.shape == (nx,):  # the robot's state: the memory starts at controller_memory
                 x0 = np.concatenate([x0, model.state_defaults[nx:]])
-            return simulate(model, t_final, x0=x0, t0=t0, options=options, **kwargs)
+            with self._explained(x0):
+                return simulate(model, t_final, x0=x0, t0=t0, options=options, **kwargs)
         if np.size(controller_memory):
             raise InputError(f"{self.name}: controller_memory is for a compiled controller that keeps a "
                              "memory (legsim.assembly.compiled_controller)")
         callback = None if controller is None else python_controller(self, controller)
-        return simulate(self.model, t_final, x0=x0, t0=t0, options=options, controller=callback,
-                        controller_every=self.controller_every, **kwargs)
+        with self._explained(x0):
+            return simulate(self.model, t_final, x0=x0, t0=t0, options=options, controller=callback,
+                            controller_every=self.controller_every, **kwargs)
+
+    def contact_gaps(self, q) -> dict[str, float]:
+        """The gap [m] between each contact point's sphere and the ground at configuration ``q`` (nq,),
+        by point name (:attr:`point_names`): positive above the ground, negative inside it (on a
+        terrain, measured vertically from h(x, y)). Empty without contacts; obstacles are not included."""
+        if self.contacts is None:
+            return {}
+        mb = self.mb
+        q = np.asarray(q, dtype=float)
+        if q.shape != (mb.nq,) or not np.all(np.isfinite(q)):
+            raise InputError(f"{self.name}: contact_gaps(q): q has shape {q.shape}, expected ({mb.nq},) "
+                             "finite")
+        q = mb.normalise_quaternions(np.concatenate([q, np.zeros(mb.nv)]))[:mb.nq]
+        data = mb.make_data()
+        forward_kinematics(mb, data, q)
+        ground = self.contacts.ground
+        gaps = {}
+        for name, body, centre, radius, _ in self._points:
+            at = data.oR[body] @ centre + data.op[body]
+            if isinstance(ground, Plane):
+                above = float(np.dot(ground.normal, at)) - ground.offset
+            else:
+                above = float(at[2] - ground.height(at[0], at[1]))
+            gaps[name] = above - radius
+        return gaps
+
+    @contextlib.contextmanager
+    def _explained(self, x0):
+        """A run that stops early from a state with contact points deep in the ground says so: the
+        likely cause (a robot whose initial state was not set: a free base at the origin), the
+        deepest point and how deep (the engine's own message says only that the state became
+        non-finite or the step too small)."""
+        try:
+            yield
+        except Interrupted:
+            raise
+        except SimulationError as exc:
+            hint = self._start_hint(x0)
+            if not hint:
+                raise
+            raise SimulationError(f"{exc} {hint}", t=exc.t, mode=exc.mode, cause=exc.cause,
+                                  result=exc.result) from exc.__cause__
+
+    DEEP_START = 0.01
+    """How far [m] a contact point may start inside the ground before a failed run mentions it."""
+
+    def _start_hint(self, x0) -> str:
+        x0 = np.asarray(x0, dtype=float)
+        gaps = self.contact_gaps(x0[:self.mb.nq]) if x0.size >= self.mb.nq else {}
+        inside = {n: g for n, g in gaps.items() if g < -self.DEEP_START}
+        if not inside:
+            return ""
+        deepest = min(inside, key=inside.__getitem__)
+        return (f"At the start, contact point {deepest!r} was {-inside[deepest]:.3g} m inside the ground "
+                f"({len(inside)} of {len(gaps)} points more than {self.DEEP_START * 100:g} cm inside): start "
+                "the robot on or above the ground (its initial coordinates: a scenario's [initial] table, or "
+                "q0).")
 
     def with_compiled_controller(self, controller, controller_params=(), controller_memory=(), *,
                                  param_names: Sequence[str] | None = None,
