@@ -9,6 +9,7 @@ flat arrays the engine reads, with errors that name the unknown key and the clos
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -160,7 +161,7 @@ class Model:
         for what, names in (("state", self.state_names), ("parameter", self.param_names),
                             ("output", self.output_names), ("guard", tuple(g.name for g in self.guards))):
             bad = [n for n in names if not (isinstance(n, str) and n)]
-            twice = sorted({n for n in names if list(names).count(n) > 1} - set(bad), key=str)
+            twice = sorted(n for n, k in Counter(names).items() if k > 1 and n not in bad) if not bad else []
             if bad or twice:
                 which = f"not strings: {bad!r}" if bad else f"given twice: {', '.join(twice)}"
                 raise InputError(f"model '{self.name}': {what} names must be unique non-empty strings; "
