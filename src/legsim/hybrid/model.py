@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
+from numba.core import config as numba_config
 from numba.core.dispatcher import Dispatcher
 
 from ..errors import InputError, closest
@@ -84,8 +85,11 @@ def _check_hook(model: str, key: str, fn) -> None:
     lambda or a function compiled for other argument types is refused by name (the engine would
     fail with numba's "No matching definition" and a list of every hook's type)."""
     deco, signature, args = _HOOKS[key]
-    compiled = isinstance(fn, Dispatcher) and (tuple(signature.args) in fn.signatures
-                                               or getattr(fn, "_can_compile", False))
+    if numba_config.DISABLE_JIT:  # the decorators return the Python functions themselves
+        compiled = callable(fn)
+    else:
+        compiled = isinstance(fn, Dispatcher) and (tuple(signature.args) in fn.signatures
+                                                   or getattr(fn, "_can_compile", False))
     if not compiled:
         what = ("a plain Python function" if callable(fn) and not isinstance(fn, Dispatcher)
                 else "compiled for other arguments" if isinstance(fn, Dispatcher) else "not a function")
