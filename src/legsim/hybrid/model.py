@@ -85,7 +85,7 @@ def _check_hook(model: str, key: str, fn) -> None:
     lambda or a function compiled for other argument types is refused by name (the engine would
     fail with numba's "No matching definition" and a list of every hook's type)."""
     deco, signature, args = _HOOKS[key]
-    if numba_config.DISABLE_JIT:  # the decorators return the Python functions themselves
+    if getattr(numba_config, "DISABLE_JIT", False):  # the decorators return the Python functions themselves
         compiled = callable(fn)
     else:
         compiled = isinstance(fn, Dispatcher) and (tuple(signature.args) in fn.signatures
