@@ -6,7 +6,8 @@
 
     sweep = Sweep("slip_run.toml", grid={"params.k": [800, 1000, 1200], "initial.xdot": [1.0, 1.5]})
     res = run_sweep(sweep, "k-sweep", outputs=["x@final", "y@min"])      # all cores
-    df = res.table.to_pandas()          # run_id, params.k, initial.xdot, seed, status, x@final, ...
+    res.table.column("x@final")         # a pyarrow Table: run_id, params.k, initial.xdot, seed, status, ...
+    df = res.table.to_pandas()          # a DataFrame, where pandas is installed (not a dependency)
 
     Sweep("hopper.toml", ranges={"controller_params.amplitude": (0.1, 0.4),
                                  "controller_params.kp": (20, 200, "log")}, samples=64, seed=1)

@@ -47,7 +47,7 @@ class SweepResult:
     ----------
     out : the output directory.
     table : ``pyarrow.Table``, one row per finished run (all of them, not only this call's), sorted
-        by run_id (``.to_pandas()`` for a DataFrame).
+        by run_id (``.to_pandas()`` for a DataFrame, with pandas installed: it is not a dependency).
     runs : runs in the spec; ``ran`` rows written by this call; ``skipped`` runs already in the table.
     interrupted : Ctrl-C stopped this call (resume by running the same sweep again).
     stats : timings [s] (``validate_s``, ``warm_s`` the parent's warm-up, ``start_s`` pool start to
