@@ -526,3 +526,23 @@ def test_a_controller_that_cannot_take_t_and_sensors_is_refused_before_the_run()
                                          r"sensors\)"):
         robot.simulate(0.01, only_time)
     robot.simulate(0.01, lambda t, s, *rest: [0.0, 0.0])  # more, optional, arguments are fine
+
+
+def test_a_missing_optional_package_is_one_line_saying_how_to_install_it(capsys):
+    """The examples that compare with MuJoCo or load pybullet_data's robots, run after the Quickstart's
+    `pip install .` (no extras): was a ModuleNotFoundError traceback. A module that is no optional
+    package of legsim's is a bug, and keeps its traceback."""
+    from legsim.cli import guarded
+
+    def needs(name):
+        def body():
+            raise ModuleNotFoundError(f"No module named '{name}'", name=name)
+        return body
+
+    assert guarded(needs("mujoco"), "incline_creep.py") == 2
+    assert capsys.readouterr().err == ("incline_creep.py: error: this needs the optional package 'mujoco': "
+                                       "pip install mujoco (or, in legsim's folder, pip install '.[peers]')\n")
+    assert guarded(needs("pybullet_data.x"), "a1_trot.py") == 2
+    assert "optional package 'pybullet'" in capsys.readouterr().err
+    with pytest.raises(ModuleNotFoundError):
+        guarded(needs("legsim_nothing"))

@@ -417,12 +417,28 @@ def _command(argv: list[str] | None) -> int:
     return code
 
 
+OPTIONAL = {"mujoco": ("mujoco", "peers"), "pinocchio": ("pin", "peers"), "pybullet": ("pybullet", "peers"),
+            "pybullet_data": ("pybullet", "peers"), "pandas": ("pandas", "test"), "sympy": ("sympy", "test"),
+            "ray": ("ray", "ray"), "imageio_ffmpeg": ("imageio-ffmpeg", "video")}
+"""Module -> (its distribution, legsim's extra that installs it) of the optional packages that examples
+and benchmarks import (the peers they compare against, the robots' data of pybullet_data)."""
+
+
 def guarded(body: Callable[[], int | None], prog: str = "legsim") -> int:
     """The exit status of ``body()`` (None: 0), with what it raises told the legsim way, one line on
     stderr after ``prog``: a user mistake (InputError) 2, a failed run 1, Ctrl-C 130, output into a
-    closed pipe 141 (quietly, like a tool killed by SIGPIPE)."""
+    closed pipe 141 (quietly, like a tool killed by SIGPIPE), a missing optional package
+    (:data:`OPTIONAL`) 2, saying how to install it."""
     try:
         return int(body() or 0)
+    except ModuleNotFoundError as exc:
+        optional = OPTIONAL.get((exc.name or "").partition(".")[0])
+        if optional is None:
+            raise
+        dist, extra = optional
+        print(f"{prog}: error: this needs the optional package {dist!r}: pip install {dist} (or, in legsim's "
+              f"folder, pip install '.[{extra}]')", file=sys.stderr)
+        return 2
     except InputError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
