@@ -540,8 +540,9 @@ def test_a_missing_optional_package_is_one_line_saying_how_to_install_it(capsys)
         return body
 
     assert guarded(needs("mujoco"), "incline_creep.py") == 2
-    assert capsys.readouterr().err == ("incline_creep.py: error: this needs the optional package 'mujoco': "
-                                       "pip install mujoco (or, in legsim's folder, pip install '.[peers]')\n")
+    assert capsys.readouterr().err == ("incline_creep.py: error: this needs the optional package "
+                                       "'mujoco': pip install mujoco (or, in legsim's folder, pip install "
+                                       "'.[peers]')\n")
     assert guarded(needs("pybullet_data.x"), "a1_trot.py") == 2
     assert "optional package 'pybullet'" in capsys.readouterr().err
     with pytest.raises(ModuleNotFoundError):
