@@ -226,3 +226,20 @@ def test_every_example_runs_its_main_through_run_script():
     for path in sorted(EXAMPLES.glob("*.py")):
         main_block = path.read_text().split('if __name__ == "__main__":')[-1]
         assert "run_script(" in main_block, path.name
+
+
+@pytest.mark.parametrize("script, args, says", [
+    ("pneumatic_hopper.py", ["--quick", "--out", "hop"], "hop: "),   # main returns its results (a dict)
+    ("jtc_arm.py", [], ""),                                          # main returns 0
+])
+def test_an_example_run_from_the_command_line_ends_with_status_0(tmp_path, script, args, says):
+    """An example's ``main`` returns its results to the tests, or an exit status: run as a script it
+    ends with 0 either way (session 29's run_script turned a returned dict into a TypeError traceback at
+    the end of every such example's run)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(EXAMPLES / script), *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert says in proc.stdout

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__
 from .errors import InputError, Interrupted, LegsimError, SimulationError
@@ -461,11 +461,17 @@ def guarded(body: Callable[[], int | None], prog: str = "legsim") -> int:
         return 141
 
 
-def run_script(body: Callable[[], int | None]) -> NoReturn:
+def run_script(body: Callable[[], Any]) -> NoReturn:
     """Exit with :func:`guarded`'s status of ``body()``, named after the script: for a script's
     ``if __name__ == "__main__":`` (the examples), so that a user's mistake in its arguments is one line,
-    not a traceback."""
-    sys.exit(guarded(body, Path(sys.argv[0]).name))
+    not a traceback. ``body`` returns an exit status, or anything else (an example's ``main`` returns its
+    results to the tests) for 0."""
+
+    def status() -> int:
+        out = body()
+        return out if isinstance(out, int) and not isinstance(out, bool) else 0
+
+    sys.exit(guarded(status, Path(sys.argv[0]).name))
 
 
 if __name__ == "__main__":  # pragma: no cover
