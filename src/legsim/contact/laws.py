@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..errors import InputError, as_float
 from . import _laws as K
@@ -347,6 +346,8 @@ def restitution_damping_exact(eps):
     lo = 1e-9
     while _phase_residual(lo, e) <= 0.0:  # pragma: no cover - only for e extremely close to 1
         lo *= 0.1
+    from scipy.optimize import brentq  # here: scipy.optimize costs every robot's start-up 0.5 s
+
     return brentq(_phase_residual, lo, hi, args=(e,), xtol=1e-15, rtol=1e-14)
 
 
@@ -359,6 +360,8 @@ def restitution_of_damping(D):
         return 1.0
     target = D - math.log1p(D)
     f = lambda e: -D * e - math.log1p(-D * e) - target
+    from scipy.optimize import brentq
+
     return brentq(f, 1e-300, min(1.0, 1.0 / D * (1.0 - 1e-15)), xtol=1e-15, rtol=1e-14)
 
 
