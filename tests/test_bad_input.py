@@ -547,3 +547,22 @@ def test_a_missing_optional_package_is_one_line_saying_how_to_install_it(capsys)
     assert "optional package 'pybullet'" in capsys.readouterr().err
     with pytest.raises(ModuleNotFoundError):
         guarded(needs("legsim_nothing"))
+
+
+def test_a_sweeps_folder_given_where_a_run_belongs_says_where_its_runs_are(tmp_path, capsys):
+    """`legsim plot SWEEP` (or view, animate): was "not a legsim run directory ... write one with legsim
+    run"."""
+    from legsim.sweep import Sweep, run_sweep
+
+    slip = SCENARIO_DIR / "slip_run.toml"
+    quiet = {"backend": "serial", "progress": False, "echo": lambda s: None}
+    sweep = Sweep(slip, grid={"params.k": [900.0], "t_final": [0.2]})
+    run_sweep(sweep, tmp_path / "bare", **quiet)
+    run_sweep(sweep, tmp_path / "kept", records=True, **quiet)
+    code, err = _run(["plot", str(tmp_path / "bare")], capsys)
+    assert code == 2 and (f"'{tmp_path / 'bare'}' is a sweep, not one run: its table is "
+                          f"{tmp_path / 'bare' / 'sweep.parquet'}; its runs' records were not kept "
+                          "(legsim sweep ... --records keeps them)") in err
+    code, err = _run(["view", str(tmp_path / "kept"), "--html", str(tmp_path / "x.html")], capsys)
+    assert code == 2 and f"its runs' records are in {tmp_path / 'kept' / 'runs'} (run-00000 ...)" in err
+    assert main(["plot", str(tmp_path / "kept" / "runs" / "run-00000")]) == 0

@@ -321,6 +321,11 @@ def load_run(out_dir: str | Path) -> RunData:
     d = Path(out_dir)
     meta_file = d / "run.json"
     if not meta_file.exists():
+        if (d / "sweep.json").is_file():  # a sweep's folder: its runs, if kept, are below it
+            runs = sorted(p.name for p in d.glob("runs/run-*") if (p / "run.json").is_file())
+            kept = (f"its runs' records are in {d / 'runs'} ({runs[0]} ...): give one of those"
+                    if runs else "its runs' records were not kept (legsim sweep ... --records keeps them)")
+            raise InputError(f"'{d}' is a sweep, not one run: its table is {d / 'sweep.parquet'}; {kept}")
         raise InputError(f"'{d}' is not a legsim run directory: no run.json inside "
                          "(write one with: legsim run SCENARIO --out DIR)")
     try:
