@@ -260,6 +260,16 @@ def test_models_of_a_file_shows_its_model_and_what_a_controller_of_its_robot_rea
     assert re.search(r"^  enc +JointEncoder +\(3\): rail, hip, knee$", out, re.M), out
     assert re.search(r"^  imu +IMU +\(6\): acc_x, acc_y, acc_z, gyro_x, gyro_y, gyro_z$", out, re.M), out
     assert "returns 2 commands, in this order: hip (DCMotor), knee (DCMotor)" in out
+    # its parts, every field with the defaults the file leaves out (back_emf = the torque constant,
+    # inductance 0, ...), a measurement by the fields off their defaults
+    assert ("  actuator knee: DCMotor; joint = knee, resistance = 1, torque_constant = 0.03, v_max = 24, "
+            "back_emf = 0.03, inductance = 0, gear = 30, efficiency = 0.9, i_max = 10, command = voltage, "
+            "rotor_inertia = 1e-05, battery = none\n") in out
+    assert ("  sensor rate: JointVelocity; rate_hz = 0, measurement = { noise_std = 0.01, cutoff_hz = 100, "
+            "seed = 3 }, joints = hip, knee\n") in out
+    assert "rotation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]], accelerometer = true" in out
+    assert ("  contacts: event path, 1 points (foot); normal law hunt_crossley, friction coulomb; "
+            "ground Plane; 0 obstacles\n") in out
     assert main(["models", str(SCENARIO_DIR / "hopper.toml")]) == 0  # the scenario running that file
     assert capsys.readouterr().out == out
     assert main(["models", str(SCENARIO_DIR / "slip_run.toml")]) == 0

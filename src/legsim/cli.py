@@ -204,6 +204,8 @@ def _cmd_models(args) -> int:
     else:
         model = registry.build(args.name)
     print(f"{model.name}: {model.description}")
+    if robot is not None:
+        _print_parts(robot)
     # names starting with "_" are a model's internals (an assembled robot's packed tables, scratch and
     # filter states): counted, not listed
     print(f"states ({model.nx}):")
@@ -231,6 +233,66 @@ def _cmd_models(args) -> int:
         print(f"  returns {len(robot.actuators)} commands, in this order: "
               + ", ".join(f"{a.name} ({type(a).__name__})" for a in robot.actuators))
     return 0
+
+
+def _value(v) -> str:
+    """A part's field as a hardware file would give it."""
+    if isinstance(v, bool) or v is None:
+        return str(v).lower()
+    if isinstance(v, int | float):
+        return f"{float(v):g}"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, tuple | list) and all(isinstance(x, str) for x in v):
+        return ", ".join(v)
+    if isinstance(v, tuple | list) and all(isinstance(x, int | float | tuple | list) for x in v):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    return str(v) if type(v).__str__ is not object.__str__ else type(v).__name__
+
+
+def _fields(part, skip: tuple[str, ...] = ("name",)) -> str:
+    """``key = value`` of a part's fields (a Measurement: only those off their defaults)."""
+    import dataclasses
+
+    from .assembly import Measurement
+
+    out = []
+    for f in dataclasses.fields(part):
+        v = getattr(part, f.name)
+        if f.name in skip or f.name.startswith("_"):
+            continue
+        if isinstance(v, Measurement):
+            changed = _fields_changed(v)
+            if changed:
+                out.append(f"measurement = {{ {changed} }}")
+            continue
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            out.append(f"{f.name} = {type(v).__name__}")
+            continue
+        out.append(f"{f.name} = {_value(v)}")
+    return ", ".join(out)
+
+
+def _fields_changed(part) -> str:
+    import dataclasses
+
+    default = type(part)()
+    return ", ".join(f"{f.name} = {_value(getattr(part, f.name))}" for f in dataclasses.fields(part)
+                     if getattr(part, f.name) != getattr(default, f.name))
+
+
+def _print_parts(robot) -> None:
+    """A robot's parts with every field, defaults included, as its hardware file could give them."""
+    print("parts: (SI units; every field, the defaults included)")
+    for kind, parts in (("actuator", robot.actuators), ("sensor", robot.sensors),
+                        ("resource", robot.resources)):
+        for part in parts:
+            print(f"  {kind} {part.name}: {type(part).__name__}; {_fields(part)}")
+    c = robot.contacts
+    if c is not None:
+        print(f"  contacts: {c.path} path, {len(robot.point_names)} points ({', '.join(robot.point_names)}); "
+              f"normal law {c.law.normal.law.name.lower()}, friction {c.law.friction.law.name.lower()}; "
+              f"ground {type(c.ground).__name__}; {len(c.obstacles)} obstacles")
 
 
 def _file_model(path: Path):
