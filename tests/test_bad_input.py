@@ -196,6 +196,11 @@ def test_a_state_or_output_that_a_run_does_not_have_is_named_with_the_closest_an
             run.state("yy")
         with pytest.raises(InputError, match=r"output 'enrgy' does not exist \(did you mean 'energy'\?\)"):
             run.output("enrgy")
+        with pytest.raises(InputError, match=r"bouncing_ball: 'energy' is an output, not a state: "
+                                             r"use .output\('energy'\)"):
+            run.state("energy")
+        with pytest.raises(InputError, match=r"'v' is a state, not an output: use .state\('v'\)"):
+            run.output("v")
 
 
 def test_the_transition_budget_is_not_called_chattering_unless_events_pile_up(tmp_path):

@@ -37,10 +37,16 @@ def as_float(value) -> float:
     return float(value) if real else math.nan
 
 
-def lookup(what: str, name: str, names: Sequence[str], owner: str) -> int:
+def lookup(what: str, name: str, names: Sequence[str], owner: str,
+           other: tuple[str, Sequence[str]] | None = None) -> int:
     """The index of ``name`` in ``names``; else an :class:`InputError` from ``owner`` naming ``what``
-    it was, the closest valid name and all of them."""
+    it was, the closest valid name and all of them; or, when ``name`` is one of ``other`` (a kind, its
+    names: the outputs beside the states), saying so."""
     names = list(names)
+    if name not in names and other is not None and name in other[1]:
+        a = {True: "an", False: "a"}
+        raise InputError(f"{owner}: {name!r} is {a[other[0][0] in 'aeiou']} {other[0]}, not "
+                         f"{a[what[0] in 'aeiou']} {what}: use .{other[0]}({name!r})")
     try:
         return names.index(name)
     except ValueError:

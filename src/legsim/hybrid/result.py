@@ -89,8 +89,10 @@ class Result:
 
     def state(self, name: str) -> np.ndarray:
         """(n,) the record column of one state, by name."""
-        return self.x[:, lookup("state", name, self.state_names, self.model_name)]
+        return self.x[:, lookup("state", name, self.state_names, self.model_name,
+                                ("output", self.output_names))]
 
     def output(self, name: str) -> np.ndarray:
         """(n,) the record column of one output, by name."""
-        return self.y[:, lookup("output", name, self.output_names, self.model_name)]
+        return self.y[:, lookup("output", name, self.output_names, self.model_name,
+                                ("state", self.state_names))]

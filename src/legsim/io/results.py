@@ -302,12 +302,12 @@ class RunData:
 
     def state(self, name: str) -> np.ndarray:
         """(n,) record column of one state."""
-        lookup("state", name, self.state_names, self.meta["model"])
+        lookup("state", name, self.state_names, self.meta["model"], ("output", self.output_names))
         return self.records[name]
 
     def output(self, name: str) -> np.ndarray:
         """(n,) record column of one output (an output named like a state is stored as ``out_NAME``)."""
-        lookup("output", name, self.output_names, self.meta["model"])
+        lookup("output", name, self.output_names, self.meta["model"], ("state", self.state_names))
         taken = {"t", "mode", *self.meta["state_names"]}
         return self.records[f"out_{name}" if name in taken else name]
 
