@@ -140,3 +140,28 @@ def test_a_contact_law_or_shape_with_one_wrong_argument_is_accepted_or_refused_n
         maker(**{**arguments, name: value})
     except InputError as exc:
         assert name in str(exc), f"{maker.__name__}.{name}: {exc}"
+
+
+def _walking_parts():
+    from legsim import walking as W
+
+    return {W.GaitGenerator: dict(gait=W.wave_gait("tripod"), period=1.0),
+            W.StepCycle: dict(step_length=0.1, adaptation_height=0.05, transfer_speed=0.2, tau=0.5),
+            W.SupportQP: dict(n_feet=4, mu=0.5), W.Gait: dict(name="g", offsets=(0.0, 0.5), tau=0.5)}
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_a_walking_layer_part_with_one_wrong_argument_is_accepted_or_refused_naming_it(data):
+    """The walking layer's gait generator, step cycle, support QP and gait (was a TypeError for a string
+    period, tau or mu, an AttributeError for a gait that is not a Gait)."""
+    parts = _walking_parts()
+    maker = data.draw(st.sampled_from(sorted(parts, key=lambda c: c.__name__)), label="part")
+    arguments = parts[maker]
+    name = data.draw(st.sampled_from(sorted(k for k in arguments if k not in ("name", "offsets"))),
+                     label="argument")
+    value = data.draw(WRONG, label="value")
+    try:
+        maker(**{**arguments, name: value})
+    except InputError as exc:
+        assert name in str(exc), f"{maker.__name__}.{name}: {exc}"

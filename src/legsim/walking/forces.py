@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_float
 
 __all__ = ["vertical_forces", "support_forces", "SupportQP", "QP_SOLVER"]
 
@@ -72,8 +72,8 @@ class SupportQP:
                  solver: str | None = None):
         if not (isinstance(n_feet, int) and n_feet >= 1):
             raise InputError(f"SupportQP: n_feet = {n_feet!r}, expected a whole number >= 1")
-        if not mu > 0:
-            raise InputError(f"SupportQP: mu = {mu!r}, expected > 0")
+        if not 0.0 < as_float(mu) < math.inf:
+            raise InputError(f"SupportQP: mu = {mu!r}, expected a finite number > 0")
         g = np.asarray(gravity, dtype=float).ravel()
         if g.shape != (3,) or not np.linalg.norm(g) > 0:
             raise InputError(f"SupportQP: gravity {gravity!r} must be a non-zero 3-vector [m/s^2]")

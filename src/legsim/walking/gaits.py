@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_float
 
 __all__ = ["Gait", "wave_gait", "GAITS", "GaitGenerator", "neighbours"]
 
@@ -49,7 +49,7 @@ class Gait:
     tau: float
 
     def __post_init__(self):
-        if not 0.0 < self.tau <= 0.5:
+        if not 0.0 < as_float(self.tau) <= 0.5:
             raise InputError(f"gait {self.name!r}: tau = {self.tau!r}, expected 0 < tau <= 1/2 "
                              "(the transfer fraction T_t/T_p)")
 
@@ -113,8 +113,11 @@ class GaitGenerator:
     """a late (or early) leg's clock runs at most this many times faster (or 1/this slower) in support"""
 
     def __init__(self, gait: Gait, period: float, *, stability: bool = True, sequencing: bool = True):
-        if not period > 0:
-            raise InputError(f"GaitGenerator: period = {period!r} s, expected > 0")
+        if not isinstance(gait, Gait):
+            raise InputError(f"GaitGenerator: gait = {gait!r}, expected a legsim.walking.Gait "
+                             "(wave_gait(...), GAITS)")
+        if not 0.0 < as_float(period) < math.inf:
+            raise InputError(f"GaitGenerator: period = {period!r} s, expected a finite number > 0")
         self.gait, self.period = gait, float(period)
         self.n = gait.n_legs
         self.nbrs = neighbours(self.n)

@@ -36,11 +36,12 @@ PEP at −L/2), ``h`` [m] up from the cycle's zero level.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_float
 
 __all__ = ["StepCycle", "LegCycle", "adapt_clearance"]
 
@@ -59,9 +60,9 @@ class StepCycle:
     def __post_init__(self):
         for key in ("step_length", "adaptation_height", "transfer_speed"):
             v = getattr(self, key)
-            if not (isinstance(v, (int, float)) and v > 0):
+            if not 0.0 < as_float(v) < math.inf:
                 raise InputError(f"StepCycle: {key} = {v!r}, expected a number > 0 [m or m/s]")
-        if not 0.0 < self.tau <= 0.5:
+        if not 0.0 < as_float(self.tau) <= 0.5:
             raise InputError(f"StepCycle: tau = {self.tau!r}, expected 0 < tau <= 1/2")
 
     @property
