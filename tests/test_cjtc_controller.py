@@ -157,6 +157,8 @@ def test_bad_cjtc_input_is_refused_naming_what():
         PointCoordinate(kin, "tip", "w")
     with pytest.raises(InputError, match="3 control variables for 2 active"):
         CJTC(u * 3, [1, 1, 1], [1, 1, 1], active=["l1", "l2"])
+    with pytest.raises(InputError, match=r"variables holds 'tip_x', expected control variables"):
+        CJTC(["tip_x"], [1.0], [1.0], active=["l1", "l2"])  # was an AttributeError
 
 
 def test_a_ball_rests_on_a_box_obstacle_and_is_pushed_out_of_a_tilted_wall():

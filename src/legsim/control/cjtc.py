@@ -159,6 +159,10 @@ class CJTC:
         r = len(self.variables)
         if r == 0:
             raise InputError("CJTC: no control variables")
+        for v in self.variables:
+            if not isinstance(v, ControlVariable):
+                raise InputError(f"CJTC: variables holds {v!r}, expected control variables of legsim.control "
+                                 "(PointCoordinate, JointAngle, CentreOfMass, ...)")
         kin = self.variables[0].kin
         if any(v.kin is not kin for v in self.variables):
             raise InputError("CJTC: all control variables must share one Kinematics")
