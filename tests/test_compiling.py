@@ -11,6 +11,7 @@ import types
 import pytest
 
 import legsim._compiling as C
+import legsim._machine
 from legsim.cli import _runs_a_robot_from_parts, build_parser
 
 
@@ -43,7 +44,7 @@ def fresh(monkeypatch):
     monkeypatch.setattr(C, "_JOB_MODULES", ())
     monkeypatch.setattr(C.subprocess, "Popen", _Job)
     monkeypatch.setattr(C.atexit, "register", lambda f: None)
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(legsim._machine, "cpu_count", lambda: 2)
     monkeypatch.delenv("LEGSIM_BACKGROUND_COMPILE", raising=False)
     monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
     monkeypatch.setattr(C, "engine_cached", lambda stiff=False: False)
@@ -84,7 +85,7 @@ def test_nothing_starts_when_cached_disabled_or_on_one_core(fresh):
     C.compile_in_background(assembly=True)
     assert jobs == []
     fresh.delenv("LEGSIM_BACKGROUND_COMPILE")
-    fresh.setattr(os, "cpu_count", lambda: 1)
+    fresh.setattr(legsim._machine, "cpu_count", lambda: 1)
     C.compile_in_background(assembly=True)
     assert jobs == []
 

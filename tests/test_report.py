@@ -8,13 +8,16 @@ from __future__ import annotations
 import ast
 import json
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from legsim.cli import main
+from legsim.errors import InputError
 from legsim.validation import SOURCES, STATUSES, cases
 from legsim.validation.cli import _SOURCE_KEYS
 
@@ -127,3 +130,61 @@ def test_a_case_that_raises_is_an_error_row_and_the_command_exits_1(tmp_path, mo
     assert len(err) == 1 and "deliberately broken case" in err[0]["note"]
     assert "deliberately broken case" in (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "simsect: broken" in capsys.readouterr().out
+
+
+def test_the_sources_run_in_worker_processes_with_the_rows_of_a_serial_run(built, tmp_path):
+    """The fixture's report ran its two sources in two processes (the default on a machine with two
+    CPUs or more); run in this process, one source after the other, the rows are the same."""
+    from legsim.validation.report import build_report
+
+    _, _, data = built
+    lines: list[str] = []
+    rep = build_report(tmp_path, SUBSET, echo=lines.append, with_figures=False, workers=1)
+    assert [r.as_dict() for r in rep.rows] == [r for s in data["sources"].values() for r in s["rows"]]
+    assert lines[0].startswith("[1/2] simsect") and not any("processes" in s for s in lines)
+    with pytest.raises(InputError, match="workers = 0: expected a whole number of processes"):
+        build_report(tmp_path, SUBSET, workers=0)
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc (Linux)")
+def test_ctrl_c_stops_the_report_and_its_workers_in_one_line(tmp_path):
+    """Ctrl-C while both workers run their sources: exit status 130, one line on stderr (no traceback,
+    no warning of a leaked lock), no report written, no worker left running."""
+    cmd = [sys.executable, "-m", "legsim", "report", "--out", str(tmp_path), "--only", "rats", "contact",
+           "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    while "tipping_range ..." not in seen or "primitive_scene ..." not in seen:  # both in their long case
+        line = proc.stdout.readline()
+        assert line, f"the report ended before Ctrl-C could reach it: {seen}{proc.stderr.read()}"
+        seen += line
+    workers = [c for c in _children(proc.pid) if _running(c)]
+    assert len(workers) >= 2, workers  # the two workers (and the queue's process tracker)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and stderr == "legsim: interrupted\n", stderr
+    assert not (tmp_path / "report.json").exists()
+    deadline = time.monotonic() + 10
+    while any(_running(c) for c in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_running(c) for c in workers)

@@ -261,7 +261,9 @@ def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:
     global _JOB, _JOB_MODULES
     import os
 
-    if _JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or (os.cpu_count() or 1) < 2 \
+    from ._machine import cpu_count
+
+    if _JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or cpu_count() < 2 \
             or os.environ.get("LEGSIM_BACKGROUND_COMPILE") == "0":
         return
     module = _engine_module(stiff)

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ._compiling import FAMILY_KERNELS, PREWARM, REPLAY_PREWARM, first_kernel
+from ._machine import cpu_count
 
 __all__ = ["FAMILIES", "uncached", "warmup", "exclusive", "start_background", "stop_background", "LOCK",
            "LOG"]
@@ -165,7 +166,7 @@ def _compile(names: list[str], jobs: int | None, echo: Callable[[str], None]) ->
         echo("legsim warmup: nothing left to compile")
         return {}
     names.sort(key=lambda n: -FAMILIES[n][1])  # longest first: the cores finish together
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(names) + ("assembly" in names)))
+    jobs = max(1, min(jobs or cpu_count(), len(names) + ("assembly" in names)))
     modules = [FAMILIES[n][0] for n in names]
     module_of = {FAMILIES[n][0]: n for n in names}
     if "assembly" in names and jobs > 1:

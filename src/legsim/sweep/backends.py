@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing as mp
-import os
 from collections.abc import Sequence
 from typing import Any
 
+from .._machine import cpu_count
 from ..errors import InputError
 from . import _worker as W
 
@@ -40,14 +40,6 @@ class WorkerCrash(Exception):
     def __init__(self, message: str, first: bool = True):
         super().__init__(message)
         self.first = first
-
-
-def cpu_count() -> int:
-    """CPUs this process may use (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return os.cpu_count() or 1
 
 
 class SerialPool:

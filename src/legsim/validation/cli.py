@@ -18,7 +18,7 @@ _SOURCE_KEYS = ("simsect", "pneumatic", "rats", "contact", "cjtc")  # = _core.SO
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import build_report
 
-    rep = build_report(args.out, args.only, echo=lambda s: print(s, flush=True))
+    rep = build_report(args.out, args.only, echo=lambda s: print(s, flush=True), workers=args.workers)
     if rep.errors:
         print(f"legsim: report: {rep.errors} case(s) or figure(s) raised; see the error rows", flush=True)
         return 1
@@ -42,5 +42,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         metavar="SOURCE",
         help=f"report only these sources ({', '.join(_SOURCE_KEYS)})",
     )
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes to run the sources in (default: one per CPU, at most one per source)")
     p.set_defaults(func=_cmd_report)
     return p

@@ -3,17 +3,25 @@ PNG) and ``report.json`` (the rows, machine-readable).
 
 A case that raises becomes an ``error`` row and the report still builds; :func:`build_report` says how
 many errors there were (``legsim report`` then exits with status 1).
+
+The sources are independent (each case caches its measurements for the figures of its own source), so
+they run in worker processes, one source per process at a time, on every core: the report's two long
+sources (the contact scene, ~50 s, and the RATS range runs, ~40 s on a 2-core machine) run side by side.
+The workers' progress lines come to the caller's ``echo`` through a queue; Ctrl-C stops the workers.
 """
 
 from __future__ import annotations
 
 import base64
+import concurrent.futures as cf
 import datetime
 import html
 import io
 import json
 import os
 import platform
+import queue
+import signal
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -21,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._machine import cpu_count
 from ..errors import InputError
 from ..userfiles import output_dir
 from ._core import SOURCES, STATUSES, Row, cases, figures
@@ -102,7 +111,10 @@ def _png(fig) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _run_section(key: str, echo: Callable[[str], None], with_figures: bool) -> SectionResult:
+def _run_section(key: str, echo: Callable[[str], None], with_figures: bool, place: str = "") -> SectionResult:
+    """Run the cases and (``with_figures``) draw the figures of source ``key``, saying so through
+    ``echo`` (its first line starts with ``place``, "[2/5]")."""
+    echo(f"{place} {key}: {SOURCES[key][0]}".lstrip())
     sec = SectionResult(key)
     t0 = time.perf_counter()
     for c in cases(key):
@@ -133,6 +145,76 @@ def _run_section(key: str, echo: Callable[[str], None], with_figures: bool) -> S
                 sec.figures.append((f.title, None, f"{type(exc).__name__}: {exc}"))
     sec.seconds = time.perf_counter() - t0
     return sec
+
+
+_LINES: Any = None  # a worker's queue of progress lines for the parent (set by _init_worker)
+
+
+def _init_worker(lines: Any) -> None:
+    """A report worker: Ctrl-C is the parent's to handle; no second compiling process (the workers
+    are the parallelism, as in ``legsim warmup``); progress lines go into ``lines``."""
+    global _LINES
+    import threading
+
+    from tqdm import tqdm
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ["LEGSIM_BACKGROUND_COMPILE"] = "0"
+    # a run's progress bar would create tqdm's multiprocessing lock, which a worker stopped by Ctrl-C
+    # leaves to the resource tracker ("leaked semaphore" warning at exit): a thread lock does here
+    tqdm.set_lock(threading.RLock())
+    _LINES = lines
+
+
+def _section_in_worker(key: str, with_figures: bool, place: str) -> SectionResult:
+    return _run_section(key, _LINES.put, with_figures, place)
+
+
+def _drain(lines: Any, echo: Callable[[str], None]) -> None:
+    while True:
+        try:
+            echo(lines.get_nowait())
+        except queue.Empty:
+            return
+
+
+def _run_in_workers(keys: Sequence[str], echo: Callable[[str], None], with_figures: bool,
+                    workers: int) -> list[SectionResult]:
+    """:func:`_run_section` of every key in ``workers`` spawned processes; the sections in ``keys``'
+    order. A worker that dies (a crash in compiled code) leaves an error row for each source it had."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    lines = ctx.Queue()
+    pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(lines,))
+    futures = {key: pool.submit(_section_in_worker, key, with_figures, f"[{i}/{len(keys)}]")
+               for i, key in enumerate(keys, 1)}
+    try:
+        pending = set(futures.values())
+        while pending:
+            _, pending = cf.wait(pending, timeout=0.2)
+            _drain(lines, echo)
+    except BaseException:  # Ctrl-C: drop what is queued and stop the workers now
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(timeout=5)
+        pool.shutdown(wait=True)  # the pool's own queues, before the interpreter exits
+        lines.close()
+        raise
+    pool.shutdown(wait=True)
+    _drain(lines, echo)
+    sections = []
+    for key, fut in futures.items():
+        try:
+            sections.append(fut.result())
+        except cf.process.BrokenProcessPool as exc:
+            echo(f"  {key}: the process running it died: {exc}")
+            sections.append(SectionResult(key, [_error_row(key, "(all)", exc)]))
+    return sections
 
 
 def _counts(rows: Sequence[Row]) -> dict[str, int]:
@@ -231,18 +313,26 @@ def build_report(
     *,
     echo: Callable[[str], None] = print,
     with_figures: bool = True,
+    workers: int | None = None,
 ) -> Report:
     """Run the cases of ``only`` (source keys; all when empty), write OUT/report.html and OUT/report.json.
 
-    Prints progress through ``echo``. InputError for an unknown source name."""
+    Prints progress through ``echo``. The sources run in ``workers`` processes (default: one per CPU
+    this process may use, at most one per source; 1: in this process, one after another).
+    InputError for an unknown source name or a ``workers`` that is not a positive whole number."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InputError(f"report: workers = {workers!r}: expected a whole number of processes >= 1")
     keys = check_sources(only)
     out_dir = output_dir(out, "the report")
     date = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     machine = machine_info()
-    sections = []
-    for i, key in enumerate(keys, 1):
-        echo(f"[{i}/{len(keys)}] {key}: {SOURCES[key][0]}")
-        sections.append(_run_section(key, echo, with_figures))
+    workers = max(1, min(workers or cpu_count(), len(keys)))
+    if workers == 1:
+        sections = [_run_section(key, echo, with_figures, f"[{i}/{len(keys)}]")
+                    for i, key in enumerate(keys, 1)]
+    else:
+        echo(f"legsim report: {len(keys)} sources in {workers} processes")
+        sections = _run_in_workers(keys, echo, with_figures, workers)
     rows = [r for s in sections for r in s.rows]
     errors = sum(r.status == "error" for r in rows) + sum(
         png is None for s in sections for _, png, _ in s.figures

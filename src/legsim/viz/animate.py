@@ -12,7 +12,6 @@ the CRR leg, the Python demos' robots.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._machine import cpu_count
 from ..errors import InputError
 from ..io.results import RunData, load_run
 from ..userfiles import output_dir
@@ -338,7 +338,7 @@ class BackgroundAnimation:
     def __init__(self, run_dir: str | Path, fps: int = 20, speed: float = 1.0):
         self.run_dir, self.fps, self.speed = run_dir, fps, speed
         self._job: subprocess.Popen | None = None
-        if (os.cpu_count() or 1) >= 2 and sys.executable:
+        if cpu_count() >= 2 and sys.executable:
             try:
                 self._job = subprocess.Popen(
                     [sys.executable, "-c", _CHILD, str(run_dir), str(int(fps)), str(float(speed))],
