@@ -322,3 +322,44 @@ def test_the_climb_is_converged_in_the_step_size(climb):
     steps = step_summary(plan, ctrl, track)
     for k in (1, 2, 3):
         assert fine_steps[k]["margin"] == pytest.approx(steps[k]["margin"], abs=1e-4)
+
+
+def test_the_compiled_static_feedforward_is_the_virtual_work_of_the_foot_forces_and_the_weights():
+    """StaticFeedforward (one compiled call: kinematics, the feet's wrenches, RNEA at rest) at random
+    postures and foot forces: with no force it is the links' weights g(q) of the public RNEA; the
+    forces' part does the virtual work of the forces at the feet's lowest points, Δτ·δq = −Σ F·δp for a
+    small joint displacement δq (the points moved with their links, by central differences of the
+    forward kinematics): the sign and the body-axes transform checked without the wrench formula."""
+    from legsim.multibody import dynamics as D
+    from legsim.robots.anton.robot import StaticFeedforward, _feedforward_gains
+
+    from legsim.robots.anton import LEGS
+
+    ff = StaticFeedforward(P)
+    mb = ff._mb  # the model with the middle segment fixed and level
+    data = mb.make_data()
+    gains = _feedforward_gains()
+    tibias = [mb.body_id(f"{leg}_tibia") for leg in LEGS]
+    rng = np.random.default_rng(5)
+    zero = np.zeros(mb.nv)
+
+    def points(q, local):  # the material points (6, 3) in the world
+        D.forward_kinematics(mb, data, q)
+        return np.array([data.op[b] + data.oR[b] @ local[k] for k, b in enumerate(tibias)])
+
+    for _ in range(10):
+        q = np.empty(22)
+        q[:4] = rng.uniform(-0.4, 0.4, 4)
+        for k in range(6):
+            q[4 + 3 * k:7 + 3 * k] = rng.uniform(-0.6, 0.6), rng.uniform(-0.5, 0.8), rng.uniform(-2.0, -0.3)
+        shank = rng.normal(0.0, 10.0, 18)
+        weights = ff(q, np.zeros(18)) / gains
+        np.testing.assert_allclose(weights, D.rnea(mb, data, q, zero, zero), rtol=1e-12, atol=1e-12)
+        loaded = ff(q, shank) / gains
+        D.forward_kinematics(mb, data, q)
+        local = np.array([ff._foot - P.foot_radius * data.oR[b][2] for b in tibias])  # lowest points
+        dq = rng.normal(0.0, 1.0, 22)
+        h = 1e-6
+        dp = (points(q + h * dq, local) - points(q - h * dq, local)) / (2 * h)  # (6, 3) per unit step
+        work = -np.sum(shank.reshape(6, 3) * dp)
+        assert (loaded - weights) @ dq == pytest.approx(work, rel=1e-6, abs=1e-6)

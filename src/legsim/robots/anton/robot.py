@@ -36,6 +36,7 @@ from ...assembly.components import contact_geometries
 from ...contact import ContactLaw, coulomb, hunt_crossley
 from ...walking import GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
 from . import _kinematics as _K
+from ._statics import static_torques
 from .model import build_model, foot_layout, joint_names, leg_arrays, leg_out_of_reach
 from .params import (
     FORCE_SENSOR_RANGE_N,
@@ -280,42 +281,34 @@ def support_plane(feet: list, nominal: list, carrying: list) -> tuple[float, flo
 class StaticFeedforward:
     """The voltage of the static joint torques that carry the measured foot forces and the links'
     weights, for all 22 drives: τ = g(q) − Σ Jᵀ F by the recursive Newton-Euler algorithm on the model
-    with the middle segment fixed and level (:func:`legsim.multibody.dynamics.rnea`; the shank
-    sensors' forces applied at the feet's lowest points), V = R/(η N k) τ. Unlike the walker's per-leg
-    −Jᵀ F (:func:`._kinematics.load_feedforward`) it covers the body joints, which carry whole
-    segments when the body climbs (:func:`.climb.climber`); ~20 µs a call against ~2. (On the walker
-    with :class:`SurfaceFollowing` it left the segments' misalignment with the surface as it was,
-    0.124 against 0.128 rad at the rear, at 2.4 times the walk's cost: measured, not used there.)"""
+    with the middle segment fixed and level (the multibody kernels, in one compiled call:
+    :func:`._statics.static_torques`; the shank sensors' forces applied at the feet's lowest points),
+    V = R/(η N k) τ. Unlike the walker's per-leg −Jᵀ F (:func:`._kinematics.load_feedforward`) it covers
+    the body joints, which carry whole segments when the body climbs (:func:`.climb.climber`); ~6 µs a
+    call against ~2 (~80 µs before it was compiled whole). (On the walker with
+    :class:`SurfaceFollowing` it left the segments' misalignment with the surface as it was, 0.124
+    against 0.128 rad at the rear, at 2.4 times the walk's cost: measured, not used there.)"""
 
     def __init__(self, params: AntonParams):
-        from ...multibody import dynamics
-
-        self._D = dynamics
         self.params = params
         self._mb = build_model(params, floating=False)  # the middle segment is its root, level
         self._data = self._mb.make_data()
-        self._tibias = [self._mb.body_id(f"{leg}_tibia") for leg in LEGS]
+        self._tibias = np.array([self._mb.body_id(f"{leg}_tibia") for leg in LEGS], dtype=np.int64)
         self._foot = np.array([0.0, params.tibia, 0.0])
         self._fext = np.zeros((self._mb.nbody, 6))
         self._still = np.zeros(self._mb.nv)
+        self._q = np.zeros(self._mb.nq)  # contiguous, writable copies of the sensor views: one
+        self._shank = np.zeros(3 * len(LEGS))  # compiled variant of the kernel
         self._v_per_nm = _feedforward_gains()
 
     def __call__(self, enc: np.ndarray, shank: np.ndarray) -> np.ndarray:
         """Voltages (22,) [V] for the joint angles ``enc`` (22,) [rad] and the feet's forces
         ``shank`` (18,) [N, world axes, x y z per leg]."""
-        D, mb, data, fext = self._D, self._mb, self._data, self._fext
-        D.forward_kinematics(mb, data, enc)
-        fext[:] = 0.0
-        for k, b in enumerate(self._tibias):
-            R = data.oR[b]
-            f = R.T @ shank[3 * k:3 * k + 3]  # body axes
-            r = self._foot - self.params.foot_radius * R[2]  # the foot's lowest point, body axes
-            fext[b, :3] = f
-            # r × f written out: np.cross on 3-vectors costs ~8 µs, most of this call (measured)
-            fext[b, 3] = r[1] * f[2] - r[2] * f[1]
-            fext[b, 4] = r[2] * f[0] - r[0] * f[2]
-            fext[b, 5] = r[0] * f[1] - r[1] * f[0]
-        return self._v_per_nm * D.rnea(mb, data, enc, self._still, self._still, fext)
+        self._q[:] = enc
+        self._shank[:] = shank
+        static_torques(*self._mb.kernel_buffers, self._data.buf, self._q, self._shank, self._tibias,
+                       self._foot, float(self.params.foot_radius), self._fext, self._still)
+        return self._v_per_nm * self._data.tau
 
 
 def _feedforward_gains() -> np.ndarray:
