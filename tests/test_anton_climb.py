@@ -331,9 +331,8 @@ def test_the_compiled_static_feedforward_is_the_virtual_work_of_the_foot_forces_
     small joint displacement δq (the points moved with their links, by central differences of the
     forward kinematics): the sign and the body-axes transform checked without the wrench formula."""
     from legsim.multibody import dynamics as D
-    from legsim.robots.anton.robot import StaticFeedforward, _feedforward_gains
-
     from legsim.robots.anton import LEGS
+    from legsim.robots.anton.robot import StaticFeedforward, _feedforward_gains
 
     ff = StaticFeedforward(P)
     mb = ff._mb  # the model with the middle segment fixed and level
