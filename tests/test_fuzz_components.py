@@ -6,6 +6,7 @@ string, None or a matrix as a joint, an effort, a current limit, a sensor's name
 exhaust was a ``TypeError``/``ValueError`` from numpy or Python). The same for the contact laws and
 shapes of ``legsim.contact``, whose messages name the parameter."""
 
+import functools
 import math
 
 import numpy as np
@@ -165,3 +166,59 @@ def test_a_walking_layer_part_with_one_wrong_argument_is_accepted_or_refused_nam
         maker(**{**arguments, name: value})
     except InputError as exc:
         assert name in str(exc), f"{maker.__name__}.{name}: {exc}"
+
+
+
+def _cjtc_cases():
+    from legsim import control as K
+    from legsim.examples import two_link_arm
+
+    kin = K.Kinematics(two_link_arm.build())
+    tip_x, tip_y = K.PointCoordinate(kin, "tip", "x"), K.PointCoordinate(kin, "tip", "y")
+    with_kin = {  # one valid set of arguments per control variable and the constrained chain (after kin)
+        K.PointCoordinate: dict(frame="tip", axis="x", name="x"),
+        K.Orientation: dict(frame="l2", axis="z", name="a"),
+        K.JointAngle: dict(joint="l2", name="j"),
+        K.CentreOfMass: dict(axis="y", name="c"),
+        K.PotentialEnergy: dict(name="e"),
+        K.StabilityMargin: dict(feet=["l2", "tip"], horizontal="x", name="s"),
+        K.FunctionVariable: dict(name="f", fn=lambda q, extra: float(q[0]), gradient=None, unit="m",
+                                 eps=1e-7),
+        K.ConstrainedChain: dict(active=["l1"], constraints=[tip_y], targets=[0.2]),
+    }
+    cases = {c: functools.partial(c, kin) for c in with_kin}
+    arguments = dict(with_kin)
+    cases[K.CJTC] = K.CJTC
+    arguments[K.CJTC] = dict(variables=[tip_x, tip_y], kp=[300.0, 200.0], kd=[20.0, 15.0],
+                             active=["l1", "l2"], gravity="full", lumped_mass=1.0, lumped_index=1,
+                             tau_max=5.0)
+    return cases, arguments
+
+
+CONTROL, CONTROL_ARGUMENTS = _cjtc_cases()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(kind=st.sampled_from(sorted(CONTROL, key=lambda c: c.__name__)), data=st.data())
+def test_a_cjtc_variable_or_controller_with_one_wrong_argument_is_accepted_or_refused_naming_it(kind, data):
+    """The control variables, constrained chain and CJTC of ``legsim.control`` (digest §3) with one
+    argument of the wrong kind or range: accepted and usable at a valid configuration, or an InputError
+    naming the class and the argument (before session 31 a string, None, a bool or an array as a frame,
+    joint, axis, foot list, gain, mass or limit was a TypeError/ValueError from Python or numpy, or a
+    failure at the first use)."""
+    from legsim.control import CJTC, ControlVariable
+
+    arguments = CONTROL_ARGUMENTS[kind]
+    CONTROL[kind](**arguments)  # the valid set is valid
+    name = data.draw(st.sampled_from(sorted(arguments)), label="argument")
+    value = data.draw(WRONG, label="value")
+    try:
+        made = CONTROL[kind](**{**arguments, name: value})
+    except InputError as exc:
+        _refused_by_name(kind.__name__, name, exc)
+        return
+    q = np.array([0.5, 0.9])  # accepted: it works at a valid configuration
+    if isinstance(made, ControlVariable):
+        assert math.isfinite(made.value(q)) and np.all(np.isfinite(made.gradient(q)))
+    elif isinstance(made, CJTC):
+        assert np.all(np.isfinite(made.step(q, np.zeros(2), np.array([0.3, 0.4])).tau))

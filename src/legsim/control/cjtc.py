@@ -16,12 +16,13 @@ continuity).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_float
 from .variables import ControlVariable, Kinematics
 
 __all__ = ["ConstrainedChain", "CJTC", "CJTCState", "compliant_equilibrium", "environment_is_rigid",
@@ -34,13 +35,47 @@ treated as rigid (§3.5); otherwise as a spring (which counts as no constraint).
 
 
 def _gains(name: str, k, r: int) -> np.ndarray:
-    K = np.asarray(k, dtype=float)
+    try:
+        K = np.asarray(k, dtype=float)
+    except (TypeError, ValueError):  # strings, None, ragged lists: refused below with the shape given
+        K = np.full((0,), np.nan)
     if K.ndim == 1:
         K = np.diag(K)
     if K.shape != (r, r) or not np.all(np.isfinite(K)):
         raise InputError(f"CJTC: {name} has shape {np.shape(k)}, expected ({r},) diagonal gains or a full "
                          f"({r}, {r}) matrix of finite numbers")
     return K
+
+
+def _active_dofs(owner: str, model, active) -> np.ndarray:
+    """The velocity indices (s,) of the joints named in ``active``; an InputError from ``owner`` naming
+    what is not a joint of ``model``."""
+    if not isinstance(active, (list, tuple, np.ndarray)):
+        raise InputError(f"{owner}: active = {active!r}, expected a list of joint names")
+    names, jnt = list(model.joint_names), list(model.jnt_names)
+    dofs = []
+    for j in active:
+        if not isinstance(j, str) or j not in names:
+            raise InputError(f"{owner}: active joint {j!r} not in model {model.name!r}; joints: "
+                             f"{', '.join(names)}")
+        dofs.append(int(model.arrays.jnt_dofadr[jnt.index(j)]))
+    if len(set(dofs)) != len(dofs):
+        raise InputError(f"{owner}: active = {list(active)!r} names a joint twice")
+    return np.array(dofs, dtype=np.int64)
+
+
+def _control_variables(owner: str, field: str, variables, kin: Kinematics | None = None) -> tuple:
+    """``variables`` as a tuple of control variables sharing one Kinematics (``kin`` when given)."""
+    if not isinstance(variables, (list, tuple)):
+        raise InputError(f"{owner}: {field} = {variables!r}, expected a list of control variables")
+    for v in variables:
+        if not isinstance(v, ControlVariable):
+            raise InputError(f"{owner}: {field} holds {v!r}, expected control variables of legsim.control "
+                             "(PointCoordinate, JointAngle, CentreOfMass, ...)")
+    kin = kin if kin is not None or not variables else variables[0].kin
+    if any(v.kin is not kin for v in variables):
+        raise InputError(f"{owner}: all {field} must share one Kinematics")
+    return tuple(variables)
 
 
 class ConstrainedChain:
@@ -58,26 +93,29 @@ class ConstrainedChain:
 
     def __init__(self, kin: Kinematics, active: Sequence[str], constraints: Sequence[ControlVariable],
                  targets: Sequence[float] | None = None):
+        if not isinstance(kin, Kinematics):
+            raise InputError(f"ConstrainedChain: kin = {type(kin).__name__}, expected a "
+                             "legsim.control.Kinematics")
         m = kin.model
         if m.nq != m.nv:
             raise InputError(f"ConstrainedChain: model {m.name!r} has a free joint (nq = {m.nq} != nv = "
                              f"{m.nv}); model a planar base as prismatic x, y and a revolute joint")
-        names = list(m.joint_names)
-        dofs = []
-        for j in active:
-            if j not in names:
-                raise InputError(f"ConstrainedChain: active joint {j!r} not in model {m.name!r}; joints: "
-                                 f"{', '.join(names)}")
-            dofs.append(int(m.arrays.jnt_dofadr[list(m.jnt_names).index(j)]))
         self.kin = kin
-        self.active = np.array(dofs, dtype=np.int64)
-        self.passive = np.array([i for i in range(m.nv) if i not in dofs], dtype=np.int64)
-        self.constraints = tuple(constraints)
+        self.active = _active_dofs("ConstrainedChain", m, active)
+        self.passive = np.array([i for i in range(m.nv) if i not in self.active], dtype=np.int64)
+        self.constraints = _control_variables("ConstrainedChain", "constraints", constraints, kin)
         if len(self.constraints) != self.passive.size:
-            raise InputError(f"ConstrainedChain: {len(self.constraints)} constraint(s) for "
-                             f"{self.passive.size} passive coordinate(s) of {m.name!r}; they must match "
-                             "(fewer leaves the robot floating, more over-constrains it)")
-        self.targets = None if targets is None else np.asarray(targets, dtype=float).copy()
+            raise InputError(f"ConstrainedChain: constraints has {len(self.constraints)} variable(s) for "
+                             f"the {self.passive.size} coordinate(s) of {m.name!r} that active = "
+                             f"{list(active)!r} leaves passive; they must match (fewer leaves the robot "
+                             "floating, more over-constrains it)")
+        self.targets = None
+        if targets is not None:
+            values = [as_float(x) for x in targets] if isinstance(targets, (list, tuple, np.ndarray)) else []
+            if len(values) != len(self.constraints) or not all(math.isfinite(x) for x in values):
+                raise InputError(f"ConstrainedChain: targets = {targets!r}, expected None or "
+                                 f"{len(self.constraints)} finite values (one per constraint)")
+            self.targets = np.array(values)
         self.q = np.asarray(m.neutral(), dtype=float).copy()
 
     def residual(self, q) -> np.ndarray:
@@ -155,27 +193,18 @@ class CJTC:
     def __init__(self, variables: Sequence[ControlVariable], kp, kd, *, chain: ConstrainedChain | None = None,
                  active: Sequence[str] | None = None, gravity: str | None = "full", lumped_mass: float = 0.0,
                  lumped_index: int = 1, tau_max=None):
-        self.variables = tuple(variables)
+        self.variables = _control_variables("CJTC", "variables", variables)
         r = len(self.variables)
         if r == 0:
-            raise InputError("CJTC: no control variables")
-        for v in self.variables:
-            if not isinstance(v, ControlVariable):
-                raise InputError(f"CJTC: variables holds {v!r}, expected control variables of legsim.control "
-                                 "(PointCoordinate, JointAngle, CentreOfMass, ...)")
+            raise InputError("CJTC: no control variables (variables = [])")
         kin = self.variables[0].kin
-        if any(v.kin is not kin for v in self.variables):
-            raise InputError("CJTC: all control variables must share one Kinematics")
         if chain is None:
             if active is None:
                 raise InputError("CJTC: give the active joints (active=[...]) or a ConstrainedChain")
-            names = list(kin.model.joint_names)
-            for j in active:
-                if j not in names:
-                    raise InputError(f"CJTC: active joint {j!r} not in model {kin.model.name!r}")
-            self.active = np.array([int(kin.model.arrays.jnt_dofadr[list(kin.model.jnt_names).index(j)])
-                                    for j in active], dtype=np.int64)
+            self.active = _active_dofs("CJTC", kin.model, active)
         else:
+            if not isinstance(chain, ConstrainedChain):
+                raise InputError(f"CJTC: chain = {chain!r}, expected None or a ConstrainedChain")
             if chain.kin is not kin:
                 raise InputError("CJTC: the chain and the control variables must share one Kinematics")
             self.active = chain.active
@@ -186,14 +215,23 @@ class CJTC:
             raise InputError(f"CJTC: {r} control variables for {s} active joints; r <= s (eq. 11)")
         self.kp = _gains("kp", kp, r)
         self.kd = _gains("kd", kd, r)
-        if gravity not in ("full", "lumped", None):
+        if not (gravity is None or (isinstance(gravity, str) and gravity in ("full", "lumped"))):
             raise InputError(f"CJTC: gravity = {gravity!r}, expected 'full', 'lumped' or None")
         self.gravity = gravity
-        self.lumped_mass = float(lumped_mass)
+        self.lumped_mass = as_float(lumped_mass)
+        if not (math.isfinite(self.lumped_mass) and self.lumped_mass >= 0.0):
+            raise InputError(f"CJTC: lumped_mass = {lumped_mass!r}, expected a mass >= 0 [kg]")
+        if isinstance(lumped_index, bool) or not isinstance(lumped_index, (int, np.integer)) \
+                or (gravity == "lumped" and not 0 <= lumped_index < r):
+            raise InputError(f"CJTC: lumped_index = {lumped_index!r}, expected a row of u (0..{r - 1})")
         self.lumped_index = int(lumped_index)
-        if gravity == "lumped" and not 0 <= self.lumped_index < r:
-            raise InputError(f"CJTC: lumped_index = {lumped_index}, expected a row of u (0..{r - 1})")
-        self.tau_max = None if tau_max is None else np.broadcast_to(np.asarray(tau_max, float), (s,)).copy()
+        self.tau_max = None
+        if tau_max is not None:
+            limits = np.array([as_float(x) for x in np.ravel(np.asarray(tau_max, dtype=object))])
+            if limits.size not in (1, s) or np.ndim(tau_max) > 1 or not np.all(limits > 0.0):
+                raise InputError(f"CJTC: tau_max = {tau_max!r}, expected None, one effort limit > 0 or {s} "
+                                 "(one per active joint) [N m or N]")
+            self.tau_max = np.broadcast_to(limits, (s,)).copy()
 
     # ---------------------------------------------------------------- kinematics of the control vector
     def t_matrix(self, q) -> np.ndarray:

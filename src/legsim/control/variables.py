@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_float
 from ..multibody import Model, forward_kinematics, rnea
 from ..multibody import _packed as P
 from ..multibody.dynamics import _ref
@@ -34,12 +34,17 @@ __all__ = ["Kinematics", "ControlVariable", "PointCoordinate", "Orientation", "J
 AXES = {"x": 0, "y": 1, "z": 2}
 
 
-def _axis(owner: str, axis) -> int:
+def _axis(owner: str, axis, field: str = "axis") -> int:
     if isinstance(axis, str) and axis in AXES:
         return AXES[axis]
-    if isinstance(axis, (int, np.integer)) and 0 <= int(axis) <= 2:
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and 0 <= int(axis) <= 2:
         return int(axis)
-    raise InputError(f"{owner}: axis = {axis!r}, expected 'x', 'y', 'z' or 0, 1, 2")
+    raise InputError(f"{owner}: {field} = {axis!r}, expected 'x', 'y', 'z' or 0, 1, 2")
+
+
+def _named(name, default: str):
+    """``name``, or ``default`` when it is None (the variable's name is checked by ControlVariable)."""
+    return default if name is None else name
 
 
 class Kinematics:
@@ -76,11 +81,16 @@ class Kinematics:
             self._gravity = None
         return self
 
-    def frame(self, frame) -> int:
+    def frame(self, frame, owner: str = "Kinematics") -> int:
+        """The index of ``frame`` (a frame's name or index); an InputError from ``owner`` (e.g.
+        "PointCoordinate frame") naming it otherwise."""
+        if isinstance(frame, bool) or not isinstance(frame, (str, int, np.integer)):
+            raise InputError(f"{owner} = {frame!r}: expected a frame's name or index in model "
+                             f"{self.model.name!r}")
         try:
             return self.model.frame_id(frame)
-        except (InputError, KeyError, ValueError) as e:
-            raise InputError(f"Kinematics: {e}") from None
+        except InputError as e:
+            raise InputError(f"{owner}: {e}") from None
 
     def position(self, fid: int) -> np.ndarray:
         """World position (3,) [m] of frame ``fid`` (a view; copy to keep)."""
@@ -148,8 +158,10 @@ class ControlVariable:
         if not isinstance(kin, Kinematics):
             raise InputError(f"{type(self).__name__} {name!r}: expected a legsim.control.Kinematics, got "
                              f"{type(kin).__name__}")
+        if not isinstance(name, str) or not name:
+            raise InputError(f"{type(self).__name__}: name = {name!r}, expected a non-empty string")
         self.kin = kin
-        self.name = str(name)
+        self.name = name
 
     def value(self, q, extra=None) -> float:
         return self._value(self.kin.at(q), extra)
@@ -174,8 +186,8 @@ class PointCoordinate(ControlVariable):
 
     def __init__(self, kin: Kinematics, frame, axis, name: str | None = None):
         ax = _axis("PointCoordinate", axis)
-        super().__init__(kin, name or f"{frame}_{'xyz'[ax]}")
-        self.fid = kin.frame(frame)
+        super().__init__(kin, _named(name, f"{frame}_{'xyz'[ax]}"))
+        self.fid = kin.frame(frame, "PointCoordinate frame")
         self.axis = ax
 
     def _value(self, kin, extra):
@@ -194,8 +206,8 @@ class Orientation(ControlVariable):
 
     def __init__(self, kin: Kinematics, frame, axis="z", name: str | None = None):
         ax = _axis("Orientation", axis)
-        super().__init__(kin, name or f"{frame}_angle")
-        self.fid = kin.frame(frame)
+        super().__init__(kin, _named(name, f"{frame}_angle"))
+        self.fid = kin.frame(frame, "Orientation frame")
         self.axis = ax
 
     def _value(self, kin, extra):
@@ -213,9 +225,9 @@ class JointAngle(ControlVariable):
     unit = "rad"
 
     def __init__(self, kin: Kinematics, joint: str, name: str | None = None):
-        super().__init__(kin, name or str(joint))
+        super().__init__(kin, _named(name, str(joint)))
         names = list(kin.model.joint_names)
-        if joint not in names:
+        if not isinstance(joint, str) or joint not in names:
             raise InputError(f"JointAngle: joint {joint!r} not in model {kin.model.name!r}; joints: "
                              f"{', '.join(names)}")
         b = list(kin.model.jnt_names).index(joint)
@@ -238,7 +250,7 @@ class CentreOfMass(ControlVariable):
 
     def __init__(self, kin: Kinematics, axis, name: str | None = None):
         ax = _axis("CentreOfMass", axis)
-        super().__init__(kin, name or f"com_{'xyz'[ax]}")
+        super().__init__(kin, _named(name, f"com_{'xyz'[ax]}"))
         self.axis = ax
 
     def _value(self, kin, extra):
@@ -275,10 +287,11 @@ class StabilityMargin(ControlVariable):
 
     def __init__(self, kin: Kinematics, feet: Sequence, horizontal="x", name: str = "stability_margin"):
         super().__init__(kin, name)
-        if len(feet) < 2:
-            raise InputError(f"StabilityMargin: feet = {list(feet)!r}, expected at least two support frames")
-        self.fids = [kin.frame(f) for f in feet]
-        self.axis = _axis("StabilityMargin", horizontal)
+        if not isinstance(feet, (list, tuple, np.ndarray)) or len(feet) < 2:
+            raise InputError(f"StabilityMargin: feet = {feet!r}, expected a list of at least two support "
+                             "frames")
+        self.fids = [kin.frame(f, "StabilityMargin feet") for f in feet]
+        self.axis = _axis("StabilityMargin", horizontal, "horizontal")
 
     def _edges(self, kin):
         xs = [(kin.position(f)[self.axis], f) for f in self.fids]
@@ -309,7 +322,20 @@ class FunctionVariable(ControlVariable):
         if kin.model.nq != kin.model.nv:
             raise InputError(f"FunctionVariable {name!r}: model {kin.model.name!r} has a free joint "
                              "(nq != nv); give an analytic gradient over v")
-        self.fn, self.grad, self.unit, self.eps = fn, gradient, unit, float(eps)
+        if not callable(fn):
+            raise InputError(f"FunctionVariable {name!r}: fn = {fn!r}, expected a function (q, extra) -> "
+                             "value")
+        if gradient is not None and not callable(gradient):
+            raise InputError(f"FunctionVariable {name!r}: gradient = {gradient!r}, expected None or a "
+                             "function (q, extra) -> (nv,)")
+        if not isinstance(unit, str):
+            raise InputError(f"FunctionVariable {name!r}: unit = {unit!r}, expected a string ('m', 'rad', "
+                             "...)")
+        step = as_float(eps)
+        if not (math.isfinite(step) and step > 0.0):
+            raise InputError(f"FunctionVariable {name!r}: eps = {eps!r}, expected a finite-difference "
+                             "step > 0")
+        self.fn, self.grad, self.unit, self.eps = fn, gradient, unit, step
 
     def _value(self, kin, extra):
         return float(self.fn(kin.q.copy(), extra))
