@@ -4,7 +4,8 @@ with one field given a value of the wrong kind or range is either accepted or re
 :class:`InputError` that names the part and the field, never another exception (before session 30 a
 string, None or a matrix as a joint, an effort, a current limit, a sensor's names, a position or an
 exhaust was a ``TypeError``/``ValueError`` from numpy or Python). The same for the contact laws and
-shapes of ``legsim.contact``, whose messages name the parameter."""
+shapes of ``legsim.contact``, whose messages name the parameter, for CJTC's control variables, chain and
+controller (``legsim.control``) and for the RATS robot's builder and controllers (session 31)."""
 
 import functools
 import math
@@ -222,3 +223,55 @@ def test_a_cjtc_variable_or_controller_with_one_wrong_argument_is_accepted_or_re
         assert math.isfinite(made.value(q)) and np.all(np.isfinite(made.gradient(q)))
     elif isinstance(made, CJTC):
         assert np.all(np.isfinite(made.step(q, np.zeros(2), np.array([0.3, 0.4])).tau))
+
+
+def _rats_cases():
+    from legsim.robots.rats import planner as P
+    from legsim.robots.rats import robot as R
+    from legsim.robots.rats import rolling as RL
+    from legsim.robots.rats import stance as S
+    from legsim.robots.rats import valve_time as V
+    from legsim.robots.rats.geometry import RatsDims
+
+    line = P.line_path((0.0, 0.0), (1.0, 0.0))
+    return {  # one valid set of arguments per RATS entry point a user calls with numbers of their own
+        R.build: dict(valve="rubber", contact_set="tipping", p0=0.5e6, tank_volume=1e-3, exhaust="orifice",
+                      leak=False, latency=0.005, friction=9.7, k_return=100.0, com_offset=(0.0, 0.0, 0.0),
+                      inertia=np.eye(3) * 0.01, path="smooth", mounting=np.eye(3), gyro=False, mu=1.0,
+                      v_eps=0.03, friction_law="signed", piston_v_eps=1e-3, foot_forces=False),
+        P.TippingPlanner: dict(path=line, dims=RatsDims(), gamma=1.5, slip=0.01),
+        P.plan: dict(path=line, start_stance=0, yaw=0.1, start_centre=(0.0, 0.0), gamma=1.5, slip=0.0,
+                     max_firings=20),
+        RL.RollingParams: dict(alpha=1.0, beta=0.5, phi=0.1, gamma=0.5, t_fire=0.04, turn_policy="both",
+                               require_rearm=False),
+        RL.RollingController: dict(legs=RL.LEG_DIRECTIONS, gravity_world=(0.0, 0.0, -1.0)),
+        V.TipStrengthModel: dict(a=2.2584, b=-1.1795, c_surface=0.01, c_latency=(3.0,) * 12),
+        V.DepletionEstimator: dict(p0_mpa=0.689, cv=0.08, cv_mode="corrected", chamber_extension=0.01,
+                                   rtol=1e-8),
+        S.ClosedLoopTipper: dict(path=line, start_stance=0, yaw=0.1, gamma=1.5, slip=0.0, mounting=np.eye(3),
+                                 retry_increment_ms=1, max_extra_ms=10, strength=V.TipStrengthModel(),
+                                 estimator=V.DepletionEstimator(), keep_extra=True, min_cos=0.5,
+                                 start_centre=(0.0, 0.0), dims=RatsDims()),
+        S.identify_stance: dict(reading=(0.0, 0.0, 9.81), min_cos=0.5),
+    }
+
+
+RATS = _rats_cases()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(entry=st.sampled_from(sorted(RATS, key=lambda f: f.__name__)), data=st.data())
+def test_a_rats_entry_point_with_one_wrong_argument_is_accepted_or_refused_naming_it(entry, data):
+    """The RATS robot's ``build``, its planner, rolling controller, valve-time model, depletion estimator,
+    closed-loop tipper and stance identification (issue 15; every parameter exposed) with one argument of
+    the wrong kind or range: accepted, or an InputError naming the argument (before session 31 a string,
+    None or an array as a number, a valve, a path or a flag was a TypeError/ValueError from Python or
+    numpy, or a message naming a leg's cylinder instead of the keyword)."""
+    arguments = RATS[entry]
+    entry(**arguments)
+    name = data.draw(st.sampled_from(sorted(arguments)), label="argument")
+    value = data.draw(WRONG, label="value")
+    try:
+        entry(**{**arguments, name: value})
+    except InputError as exc:
+        assert name in str(exc), f"{entry.__name__}.{name}: {exc}"

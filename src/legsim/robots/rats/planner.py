@@ -37,13 +37,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_float
 from .geometry import (
     STANCES,
     TRANSITIONS,
     RatsDims,
     _check_leg,
     _check_stance,
+    _floats,
     planar_feet,
     reflect_across_line,
 )
@@ -76,10 +77,27 @@ def initial_state(stance: int, dims: RatsDims | None = None, yaw: float = 0.0,
                   centre=(0.0, 0.0)) -> TipState:
     """The estimate of the robot resting on ``stance`` with yaw ``yaw`` [rad] (convention of
     :func:`~.geometry.resting_rotation`) and its centre above ``centre`` (2,) [m]."""
-    dims = dims or RatsDims()
+    dims = _dims(dims)
     s = _check_stance(stance)
-    feet = planar_feet(s, dims.l, yaw, centre)
+    if not math.isfinite(as_float(yaw)):
+        raise InputError(f"yaw={yaw!r}: expected a finite angle [rad]")
+    feet = planar_feet(s, dims.l, float(yaw), _centre(centre))
     return TipState(feet, feet.mean(axis=0), s)
+
+
+def _centre(value, name: str = "centre") -> np.ndarray:
+    c = _floats(value)
+    if c.shape != (2,) or not np.all(np.isfinite(c)):
+        raise InputError(f"{name}={value!r}: expected the (2,) position of the centre [m]")
+    return c
+
+
+def _dims(dims) -> RatsDims:
+    if dims is None:
+        return RatsDims()
+    if not isinstance(dims, RatsDims):
+        raise InputError(f"dims={dims!r}: expected None or a legsim.robots.rats.geometry.RatsDims")
+    return dims
 
 
 def _triangle(tri) -> np.ndarray:
@@ -219,7 +237,7 @@ def figure8_path(width: float, centre=(0.0, 0.0), spacing: float = 0.02) -> np.n
 
 
 def _path(path) -> np.ndarray:
-    p = np.asarray(path, dtype=float)
+    p = _floats(path)
     if p.ndim != 2 or p.shape[1] != 2 or len(p) < 1 or not np.all(np.isfinite(p)):
         raise InputError(f"path: expected (n, 2) finite waypoints [m], got shape {np.shape(path)}")
     return p
@@ -256,10 +274,10 @@ class TippingPlanner:
 
     def __init__(self, path, dims: RatsDims | None = None, *, gamma: float = 1.5, slip: float = 0.0):
         self.path = _path(path)
-        self.dims = dims or RatsDims()
-        if not (math.isfinite(gamma) and gamma > 0.0):
+        self.dims = _dims(dims)
+        if not (math.isfinite(as_float(gamma)) and gamma > 0.0):
             raise InputError(f"gamma={gamma!r}: expected a look-ahead multiplier > 0")
-        if not math.isfinite(slip):
+        if not math.isfinite(as_float(slip)):
             raise InputError(f"slip={slip!r}: expected a finite distance [m]")
         self.gamma = float(gamma)
         self.slip = float(slip)
@@ -344,8 +362,8 @@ def plan(path, start_stance: int, *, dims: RatsDims | None = None, yaw: float = 
     """
     planner = TippingPlanner(path, dims, gamma=gamma, slip=slip)
     p = planner.path
-    c0 = p[0] if start_centre is None else start_centre
-    state = initial_state(start_stance, planner.dims, yaw, c0)
+    c0 = p[0] if start_centre is None else _centre(start_centre, "start_centre")
+    state = initial_state(_check_stance(start_stance, "start_stance"), planner.dims, yaw, c0)
     if max_firings is None:
         length = float(np.linalg.norm(np.diff(p, axis=0), axis=1).sum()) + float(np.linalg.norm(p[0] - c0))
         max_firings = int(4 * length / planner.dims.lattice_step) + 50

@@ -40,6 +40,7 @@ from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE
 from ...actuators.pneumatic.tank import RATS_TANK_VOLUME
 from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
+from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice, _num, _vector
 from ...contact import ContactLaw, HeightField, HeightFunction, Plane, coulomb, kelvin_voigt
 from ...errors import InputError
 from ...hybrid import Options
@@ -136,6 +137,37 @@ def _per_leg(name: str, value) -> np.ndarray:
     if arr.shape not in ((), (N_LEGS,)) or not np.all(np.isfinite(arr)) or np.any(arr < 0.0):
         raise InputError(f"RATS {name} = {value!r}: expected one number or 12 (one per leg), finite and >= 0")
     return np.broadcast_to(arr, (N_LEGS,)).copy()
+
+
+def _check_build(args: dict[str, Any]) -> None:
+    """Refuse a keyword of :func:`build` of the wrong kind or range (InputError naming it): before its
+    parts are made, whose own messages would name a leg's cylinder or the IMU instead."""
+    o = "RATS"
+    _choice(o, "valve", args["valve"], tuple(VALVES))
+    _choice(o, "contact_set", args["contact_set"], tuple(CONTACT_SETS))
+    _choice(o, "exhaust", args["exhaust"], _EXHAUSTS)
+    _choice(o, "path", args["path"], ("smooth", "event"))
+    _choice(o, "friction_law", args["friction_law"], _FRICTION_LAWS)
+    _num(o, "p0", args["p0"], lo=0.0, hi=2e6)  # Pa gauge
+    _num(o, "tank_volume", args["tank_volume"], lo=0.0, lo_open=True)
+    _num(o, "v_eps", args["v_eps"], lo=0.0, lo_open=True)
+    _num(o, "piston_v_eps", args["piston_v_eps"], lo=0.0, lo_open=True)
+    if args["mu"] is not None:
+        _num(o, "mu", args["mu"], lo=0.0, lo_open=True)
+    _vector(o, "com_offset", args["com_offset"], (3,), "m")
+    for name in ("inertia", "mounting"):
+        if args[name] is not None:
+            _vector(o, name, args[name], (3, 3))
+    for name in ("leak", "gyro", "foot_forces"):
+        if not (isinstance(args[name], (bool, np.bool_)) or (name == "leak" and args[name] is None)):
+            raise InputError(f"{o}: {name} = {args[name]!r}, expected True or False"
+                             + (" (or None: the valve's own)" if name == "leak" else ""))
+    if not (args["ground"] is None or isinstance(args["ground"], (Plane, HeightField, HeightFunction))):
+        raise InputError(f"{o}: ground = {args['ground']!r}, expected None, a Plane, a HeightField or a "
+                         "HeightFunction of legsim.contact")
+    if not (args["accelerometer"] is None or isinstance(args["accelerometer"], Measurement)):
+        raise InputError(f"{o}: accelerometer = {args['accelerometer']!r}, expected None or a "
+                         "legsim.assembly.Measurement")
 
 
 @dataclass
@@ -253,10 +285,7 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
     foot_forces : add a sensor ``feet`` with the contact force on every foot (12 x 3 channels [N],
         world axes; truth: the robot has no such sensor).
     """
-    if valve not in VALVES:
-        raise InputError(f"RATS valve = {valve!r}, expected one of {', '.join(VALVES)}")
-    if contact_set not in CONTACT_SETS:
-        raise InputError(f"RATS contact_set = {contact_set!r}, expected one of {', '.join(CONTACT_SETS)}")
+    _check_build(locals())
     dims = RatsDims() if dims is None else dims
     if not isinstance(dims, RatsDims):
         raise InputError(f"RATS dims = {dims!r}, expected a legsim.robots.rats.geometry.RatsDims")
@@ -264,8 +293,6 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
         l_min = dims.body_radius / math.cos(STANCE_LEG_ANGLE)
         raise InputError(f"RATS dims.l = {dims.l!r} m: the shell (r = {dims.body_radius} m) would touch the "
                          f"ground on three retracted feet: expected l > {l_min:.3f} m")
-    if not (isinstance(p0, (int, float)) and 0.0 <= p0 <= 2e6):
-        raise InputError(f"RATS p0 = {p0!r}: expected a tank charge in [0, 2e6] Pa gauge")
     pre = VALVES[valve]
     lat = _per_leg("latency", pre["valve"].latency if latency is None else latency)
     ff, kr = _per_leg("friction", friction), _per_leg("k_return", k_return)
@@ -300,7 +327,8 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
                                           exhaust_area=exhaust_area, stroke=dims.stroke,
                                           friction=float(ff[k]), k_return=float(kr[k]), v_eps=piston_v_eps,
                                           friction_law=friction_law))
-    acc = accelerometer or Measurement(noise_std=0.01 * G, lo=-1.5 * G, hi=1.5 * G, bits=12, cutoff_hz=0.5)
+    acc = accelerometer if accelerometer is not None else Measurement(noise_std=0.01 * G, lo=-1.5 * G,
+                                                                       hi=1.5 * G, bits=12, cutoff_hz=0.5)
     rot = np.eye(3) if mounting is None else np.asarray(mounting, dtype=float)
     sensors: list[IMU | ContactForce] = [IMU("accel", body="shell", rate_hz=16.0, gyro=False, measurement=acc,
                                              rotation=rot.tolist())]

@@ -61,7 +61,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ...errors import InputError
-from .geometry import LEG_DIRECTIONS
+from .geometry import LEG_DIRECTIONS, _floats
 
 __all__ = ["RollingParams", "LegAngles", "RollingDiagnostics", "BrakeController", "RollingController",
            "TURN_POLICIES", "frame", "leg_angles", "r_total", "firing_angle", "eligible", "brake_signal",
@@ -159,7 +159,7 @@ class RollingParams:
         if not self.theta_hi > self.theta_lo:
             raise InputError(f"RollingParams.theta_hi={self.theta_hi!r}: expected > "
                              f"theta_lo={self.theta_lo!r}")
-        if self.turn_policy not in TURN_POLICIES:
+        if not (isinstance(self.turn_policy, str) and self.turn_policy in TURN_POLICIES):
             raise InputError(f"RollingParams.turn_policy={self.turn_policy!r}: expected one of "
                              f"{', '.join(TURN_POLICIES)}")
         if not isinstance(self.require_rearm, bool):
@@ -457,7 +457,7 @@ class RollingController:
         self.params = params if params is not None else RollingParams()
         if not isinstance(self.params, RollingParams):
             raise InputError(f"params: expected RollingParams, got {type(self.params).__name__}")
-        legs = np.array(legs, dtype=float)
+        legs = _floats(legs).copy()
         if legs.ndim != 2 or legs.shape[1] != 3 or len(legs) == 0:
             raise InputError(f"legs: shape {legs.shape}, expected (N, 3)")
         nrm = np.linalg.norm(legs, axis=1)

@@ -33,9 +33,9 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 from scipy.spatial.transform import Rotation
 
-from ...errors import InputError
-from .geometry import GRAVITY_DIRECTIONS, N_STANCES, STANCES, TRANSITIONS, RatsDims, _check_stance
-from .planner import TippingPlanner, TipState, initial_state, tip
+from ...errors import InputError, as_float
+from .geometry import GRAVITY_DIRECTIONS, N_STANCES, STANCES, TRANSITIONS, RatsDims, _check_stance, _floats
+from .planner import TippingPlanner, TipState, _centre, initial_state, tip
 from .valve_time import DepletionEstimator, TipStrengthModel
 
 __all__ = ["G0", "expected_readings", "identify_stance", "calibrate_mounting", "TipOutcome", "classify",
@@ -49,7 +49,7 @@ G0 = 9.80665
 def _mounting(mounting) -> np.ndarray:
     if mounting is None:
         return np.eye(3)
-    r = np.asarray(mounting, dtype=float)
+    r = _floats(mounting)
     if r.shape != (3, 3) or not np.all(np.isfinite(r)) or not np.allclose(r @ r.T, np.eye(3), atol=1e-9) \
             or np.linalg.det(r) < 0.0:
         raise InputError(f"mounting={mounting!r}: expected a 3x3 rotation matrix (sensor -> body axes)")
@@ -60,7 +60,7 @@ def expected_readings(mounting=None, g: float = G0) -> np.ndarray:
     """(20, 3) accelerometer reading at rest on level ground for each stance, sensor axes:
     the specific force ``-g * gravity_dir(s)`` rotated by ``mounting.T`` (body -> sensor).
     ``g`` sets the unit (G0 for m/s², 1 for g)."""
-    if not (math.isfinite(g) and g > 0.0):
+    if not (math.isfinite(as_float(g)) and g > 0.0):
         raise InputError(f"g={g!r}: expected > 0")
     return -g * GRAVITY_DIRECTIONS @ _mounting(mounting)
 
@@ -71,12 +71,12 @@ def identify_stance(reading, table=None, min_cos: float = 0.0) -> int:
     identity mounting); ``min_cos`` in [0, 1): the cosine between the reading and the best
     expected direction must exceed it. Returns -1 when no stance qualifies (a zero reading, or
     none above ``min_cos``: e.g. the robot is not at rest on level ground)."""
-    r = np.asarray(reading, dtype=float)
+    r = _floats(reading)
     if r.shape != (3,) or not np.all(np.isfinite(r)):
         raise InputError(f"reading={reading!r}: expected 3 finite accelerometer components")
-    if not 0.0 <= min_cos < 1.0:
+    if not (math.isfinite(as_float(min_cos)) and 0.0 <= min_cos < 1.0):
         raise InputError(f"min_cos={min_cos!r}: expected 0 <= min_cos < 1")
-    t = expected_readings() if table is None else np.asarray(table, dtype=float)
+    t = expected_readings() if table is None else _floats(table)
     if t.shape != (N_STANCES, 3):
         raise InputError(f"table: expected ({N_STANCES}, 3) expected readings, got shape {t.shape}")
     norm = float(np.linalg.norm(r))
@@ -253,9 +253,18 @@ class ClosedLoopTipper:
 
     def __post_init__(self) -> None:
         self.planner = TippingPlanner(self.path, self.dims, gamma=self.gamma, slip=self.slip)
-        c0 = self.planner.path[0] if self.start_centre is None else self.start_centre
-        self.estimate: TipState = initial_state(self.start_stance, self.dims, self.yaw, c0)
+        c0 = self.planner.path[0] if self.start_centre is None else _centre(self.start_centre, "start_centre")
+        self.estimate: TipState = initial_state(_check_stance(self.start_stance, "start_stance"), self.dims,
+                                                self.yaw, c0)
         self.table = expected_readings(self.mounting)
+        if not isinstance(self.strength, TipStrengthModel):
+            raise InputError(f"strength={self.strength!r}: expected a TipStrengthModel")
+        if not isinstance(self.estimator, DepletionEstimator):
+            raise InputError(f"estimator={self.estimator!r}: expected a DepletionEstimator")
+        if not isinstance(self.keep_extra, (bool, np.bool_)):
+            raise InputError(f"keep_extra={self.keep_extra!r}: expected True or False")
+        if not (math.isfinite(as_float(self.min_cos)) and 0.0 <= self.min_cos < 1.0):
+            raise InputError(f"min_cos={self.min_cos!r}: expected 0 <= min_cos < 1")
         for name in ("retry_increment_ms", "max_extra_ms"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:

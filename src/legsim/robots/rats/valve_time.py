@@ -46,9 +46,9 @@ from ...actuators.pneumatic.flow import cv_mass_flow, orifice_mass_flow
 from ...actuators.pneumatic.gas import AIR
 from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve
 from ...actuators.pneumatic.tank import SupplyTank
-from ...errors import InputError, SimulationError
+from ...errors import InputError, SimulationError, as_float
 from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
-from .geometry import N_LEGS
+from .geometry import N_LEGS, _floats
 
 __all__ = ["A_SHAPE", "B_SHAPE", "TABLE_6_1", "PSI_MPA", "TipStrengthModel", "DepletionEstimator",
            "LEG_AREA", "LEG_V0", "LEG_STROKE", "KAPPA"]
@@ -94,18 +94,18 @@ class TipStrengthModel:
     c_surface: float = 0.0
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.a) and self.a > 0.0):
+        if not (math.isfinite(as_float(self.a)) and self.a > 0.0):
             raise InputError(f"TipStrengthModel a={self.a!r}: expected a finite number > 0 [ms]")
-        if not (math.isfinite(self.b) and self.b < 0.0):
+        if not (math.isfinite(as_float(self.b)) and self.b < 0.0):
             raise InputError(f"TipStrengthModel b={self.b!r}: expected a finite exponent < 0 (valve "
                              "time falls as the pressure rises)")
         for name in ("c_resistance", "c_latency"):
-            v = np.asarray(getattr(self, name), dtype=float)
+            v = _floats(getattr(self, name))
             if v.shape != (N_LEGS,) or not np.all(np.isfinite(v)):
                 raise InputError(f"TipStrengthModel {name}: expected {N_LEGS} finite numbers, got "
                                  f"{getattr(self, name)!r}")
             object.__setattr__(self, name, tuple(float(x) for x in v))
-        if not math.isfinite(self.c_surface):
+        if not math.isfinite(as_float(self.c_surface)):
             raise InputError(f"TipStrengthModel c_surface={self.c_surface!r}: expected a finite "
                              "number [MPa]")
 
@@ -179,20 +179,21 @@ class DepletionEstimator:
     history: list = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.p0_mpa) and self.p0_mpa >= 0.0):
+        if not (math.isfinite(as_float(self.p0_mpa)) and self.p0_mpa >= 0.0):
             raise InputError(f"p0_mpa={self.p0_mpa!r}: expected an initial charge >= 0 MPa gauge")
         if not isinstance(self.valve, SolenoidValve):
             raise InputError(f"valve={self.valve!r}: expected a SolenoidValve (e.g. RUBBER_SEAT or "
                              "SPOOL_SLEEVE)")
-        if self.valve.flow == "cv" and not (math.isfinite(self.cv) and self.cv > 0.0):
+        if self.valve.flow == "cv" and not (math.isfinite(as_float(self.cv)) and self.cv > 0.0):
             raise InputError(f"cv={self.cv!r}: expected a flow coefficient > 0")
-        if self.cv_mode not in ("corrected", "source"):
+        if not (isinstance(self.cv_mode, str) and self.cv_mode in ("corrected", "source")):
             raise InputError(f"cv_mode={self.cv_mode!r}: expected 'corrected' or 'source'")
         if not isinstance(self.tank, SupplyTank):
             raise InputError(f"tank={self.tank!r}: expected a SupplyTank")
-        if not (math.isfinite(self.chamber_extension) and 0.0 <= self.chamber_extension <= LEG_STROKE):
+        x_c = as_float(self.chamber_extension)
+        if not (math.isfinite(x_c) and 0.0 <= x_c <= LEG_STROKE):
             raise InputError(f"chamber_extension={self.chamber_extension!r} m: expected 0..{LEG_STROKE}")
-        if not 0.0 < self.rtol < 1e-2:
+        if not (math.isfinite(as_float(self.rtol)) and 0.0 < self.rtol < 1e-2):
             raise InputError(f"rtol={self.rtol!r}: expected 0 < rtol < 0.01")
         self.p_tank = self.p0_mpa * 1e6 + self.tank.p_atm
         self.t = 0.0
