@@ -225,16 +225,19 @@ def test_a_cjtc_variable_or_controller_with_one_wrong_argument_is_accepted_or_re
         assert np.all(np.isfinite(made.step(q, np.zeros(2), np.array([0.3, 0.4])).tau))
 
 
-def _rats_cases():
+def _robot_cases():
+    from legsim.robots.anton import robot as AR
+    from legsim.robots.libra import robot as LR
     from legsim.robots.rats import planner as P
     from legsim.robots.rats import robot as R
     from legsim.robots.rats import rolling as RL
     from legsim.robots.rats import stance as S
     from legsim.robots.rats import valve_time as V
     from legsim.robots.rats.geometry import RatsDims
+    from legsim.robots.rotto import robot as RR
 
     line = P.line_path((0.0, 0.0), (1.0, 0.0))
-    return {  # one valid set of arguments per RATS entry point a user calls with numbers of their own
+    return {  # one valid set of arguments per entry point a user calls with numbers of their own
         R.build: dict(valve="rubber", contact_set="tipping", p0=0.5e6, tank_volume=1e-3, exhaust="orifice",
                       leak=False, latency=0.005, friction=9.7, k_return=100.0, com_offset=(0.0, 0.0, 0.0),
                       inertia=np.eye(3) * 0.01, path="smooth", mounting=np.eye(3), gyro=False, mu=1.0,
@@ -253,21 +256,29 @@ def _rats_cases():
                                  estimator=V.DepletionEstimator(), keep_extra=True, min_cos=0.5,
                                  start_centre=(0.0, 0.0), dims=RatsDims()),
         S.identify_stance: dict(reading=(0.0, 0.0, 9.81), min_cos=0.5),
+        AR.build_robot: dict(mu=0.8, path="smooth", obstacles=(), body_contact=False),
+        AR.walker: dict(plan=AR.WalkPlan(), kp=60.0, kd=0.5, touch=2.0, force_feedforward=True,
+                        posture_gain=5.0, force_gain=0.0, follow_surface=None),
+        RR.build_robot: dict(mu=0.8, path="event", mode="ideal", drive_sensors=False),
+        LR.Ladders: dict(separation=0.45, step=0.134, lowest=-0.268, highest=0.402, tread=0.045),
+        LR.build: dict(friction=0.3, damping=0.0, armature=0.0, extra_body_mass=0.0, mu=0.8,
+                       contact_damping_ratio=0.5, control_rate=300.0, drive="ideal", tau_max=9.0),
     }
 
 
-RATS = _rats_cases()
+ROBOTS = _robot_cases()
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
-@given(entry=st.sampled_from(sorted(RATS, key=lambda f: f.__name__)), data=st.data())
-def test_a_rats_entry_point_with_one_wrong_argument_is_accepted_or_refused_naming_it(entry, data):
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(entry=st.sampled_from(sorted(ROBOTS, key=lambda f: f"{f.__module__}.{f.__name__}")), data=st.data())
+def test_a_robots_builder_or_controller_with_one_wrong_argument_is_accepted_or_refused_naming_it(entry, data):
     """The RATS robot's ``build``, its planner, rolling controller, valve-time model, depletion estimator,
-    closed-loop tipper and stance identification (issue 15; every parameter exposed) with one argument of
-    the wrong kind or range: accepted, or an InputError naming the argument (before session 31 a string,
-    None or an array as a number, a valve, a path or a flag was a TypeError/ValueError from Python or
-    numpy, or a message naming a leg's cylinder instead of the keyword)."""
-    arguments = RATS[entry]
+    closed-loop tipper and stance identification (issue 15: every parameter exposed), ANTON's, ROTTO's
+    and LIBRA's builders and ANTON's walker, with one argument of the wrong kind or range: accepted, or an
+    InputError naming the argument (before session 31 a string, None or an array as a number, a valve, a
+    path, a flag or the parameters was a TypeError/ValueError/AttributeError from Python or numpy, or a
+    message naming a leg's cylinder or the robot's control period instead of the keyword)."""
+    arguments = ROBOTS[entry]
     entry(**arguments)
     name = data.draw(st.sampled_from(sorted(arguments)), label="argument")
     value = data.draw(WRONG, label="value")

@@ -32,8 +32,9 @@ from ...assembly import (
     Measurement,
     Robot,
 )
-from ...assembly.components import contact_geometries
+from ...assembly.components import Obstacle, _choice, _num, contact_geometries
 from ...contact import ContactLaw, coulomb, hunt_crossley
+from ...errors import InputError
 from ...walking import GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
 from . import _kinematics as _K
 from ._statics import static_torques
@@ -71,7 +72,15 @@ def build_robot(params: AntonParams | None = None, *, mu: float = 0.8, path: str
     ``obstacles`` (:class:`legsim.assembly.Obstacle`: steps, ledges) that the feet touch; with
     ``body_contact`` the body segments' boxes touch them too (their corners, with the feet's law: a
     body resting on a ledge while climbing)."""
-    p = params or AntonParams()
+    p = AntonParams() if params is None else params
+    if not isinstance(p, AntonParams):
+        raise InputError(f"ANTON: params = {params!r}, expected None or an AntonParams")
+    _num("ANTON", "mu", mu, lo=0.0, lo_open=True)
+    _choice("ANTON", "path", path, ("smooth", "event"))
+    if not (isinstance(obstacles, (list, tuple)) and all(isinstance(o, Obstacle) for o in obstacles)):
+        raise InputError(f"ANTON: obstacles = {obstacles!r}, expected a list of legsim.assembly.Obstacle")
+    if not isinstance(body_contact, (bool, np.bool_)):
+        raise InputError(f"ANTON: body_contact = {body_contact!r}, expected True or False")
     mb = build_model(p)
     joints = joint_names()
     feet = [f"{leg}_foot" for leg in LEGS]
@@ -346,6 +355,17 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     :class:`SurfaceFollowing`, or None) and ``history``
     (t, support flags).
     """
+    if not isinstance(plan, WalkPlan):
+        raise InputError(f"ANTON walker: plan = {plan!r}, expected a WalkPlan")
+    for name, value in (("kp", kp), ("kd", kd), ("posture_gain", posture_gain), ("force_gain", force_gain)):
+        _num("ANTON walker", name, value, lo=0.0)
+    if touch is not None:
+        _num("ANTON walker", "touch", touch, lo=0.0, lo_open=True)
+    if not isinstance(force_feedforward, (bool, np.bool_)):
+        raise InputError(f"ANTON walker: force_feedforward = {force_feedforward!r}, expected True or False")
+    if not (follow_surface is None or isinstance(follow_surface, SurfaceFollowing)):
+        raise InputError(f"ANTON walker: follow_surface = {follow_surface!r}, expected None or a "
+                         "SurfaceFollowing")
     p = plan.params
     centres = foot_layout("rectangle", plan.half_length, plan.half_width) + [plan.feet_x, 0.0]
     # standing (speed 0) never advances the gait: its generator and leg cycles get a nominal 0.1 m/s cycle

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...assembly import ContactForce, Contacts, DCMotor, JointEncoder, Obstacle, Robot, TorqueSource
+from ...assembly._clock import rate as sample_rate
+from ...assembly.components import _choice, _num
 from ...contact import ContactLaw, Plane, coulomb, kelvin_voigt
 from ...errors import InputError
 from ...multibody import Model, RobotBuilder
@@ -78,8 +80,10 @@ class Ladders:
             v = getattr(self, key)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise InputError(f"Ladders: {key} = {v!r}, expected a length > 0 [m]")
+        for key in ("lowest", "highest"):
+            _num("Ladders", key, getattr(self, key))
         if self.highest < self.lowest:
-            raise InputError("Ladders: highest rung below the lowest")
+            raise InputError(f"Ladders: highest = {self.highest!r} m, below lowest = {self.lowest!r} m")
 
     @property
     def rest_height(self) -> float:
@@ -212,8 +216,24 @@ def build(params: LibraParams | None = None, ladders: Ladders | None = None, *, 
         1 kg mass (ζ).
     control_rate : the CJTC loop [Hz] (300 on the 68020, §4.2).
     """
-    p = params or LibraParams()
-    lad = ladders or Ladders(wheel_radius=p.wheel_radius)
+    p = LibraParams() if params is None else params
+    if not isinstance(p, LibraParams):
+        raise InputError(f"build: params = {params!r}, expected None or a LibraParams")
+    lad = Ladders(wheel_radius=p.wheel_radius) if ladders is None else ladders
+    if not isinstance(lad, Ladders):
+        raise InputError(f"build: ladders = {ladders!r}, expected None or a Ladders")
+    o = "LIBRA build"
+    for name, value in (("damping", damping), ("armature", armature), ("extra_body_mass", extra_body_mass),
+                        ("contact_damping_ratio", contact_damping_ratio)):
+        _num(o, name, value, lo=0.0)
+    _num(o, "mu", mu, lo=0.0, lo_open=True)
+    _num(o, "control_rate", control_rate, lo=0.0, hi=1e6, lo_open=True)  # [Hz]
+    sample_rate(f"{o}: control_rate", float(control_rate))  # one the robot's sample clock can keep
+    if tau_max is not None:
+        _num(o, "tau_max", tau_max, lo=0.0, lo_open=True)
+    if friction is not None:
+        _num(o, "friction", friction, lo=0.0)
+    _choice(o, "drive", drive, ("motor", "ideal"))
     if abs(lad.wheel_radius - p.wheel_radius) > 1e-12:
         raise InputError(f"build: ladders.wheel_radius = {lad.wheel_radius} m differs from the wheels' "
                          f"{p.wheel_radius} m")

@@ -87,8 +87,9 @@ def initial_state(stance: int, dims: RatsDims | None = None, yaw: float = 0.0,
 
 def _centre(value, name: str = "centre") -> np.ndarray:
     c = _floats(value)
-    if c.shape != (2,) or not np.all(np.isfinite(c)):
-        raise InputError(f"{name}={value!r}: expected the (2,) position of the centre [m]")
+    if c.shape != (2,) or not np.all(np.abs(c) <= FAR):
+        raise InputError(f"{name}={value!r}: expected the (2,) position of the centre [m], within {FAR:g} m "
+                         "of the origin")
     return c
 
 
@@ -236,10 +237,16 @@ def figure8_path(width: float, centre=(0.0, 0.0), spacing: float = 0.02) -> np.n
     return _resample(c + np.column_stack([0.5 * width * np.sin(t), 0.25 * width * np.sin(2.0 * t)]), spacing)
 
 
+FAR = 1e6
+"""Largest coordinate [m] of a waypoint or centre: beyond ~1e6 m the feet (0.1 m apart) lose the
+precision that the tip geometry needs (at 1e15 m a foot triangle is degenerate in float64)."""
+
+
 def _path(path) -> np.ndarray:
     p = _floats(path)
-    if p.ndim != 2 or p.shape[1] != 2 or len(p) < 1 or not np.all(np.isfinite(p)):
-        raise InputError(f"path: expected (n, 2) finite waypoints [m], got shape {np.shape(path)}")
+    if p.ndim != 2 or p.shape[1] != 2 or len(p) < 1 or not np.all(np.abs(p) <= FAR):
+        raise InputError(f"path: expected (n, 2) finite waypoints [m] within {FAR:g} m of the origin, got "
+                         f"shape {np.shape(path)}")
     return p
 
 

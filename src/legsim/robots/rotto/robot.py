@@ -43,7 +43,9 @@ from ...assembly import (
     Robot,
     rotto_ft_sensor,
 )
+from ...assembly.components import _choice, _num
 from ...contact import ContactLaw, anchor_spring, hunt_crossley
+from ...errors import InputError
 from ...hybrid import Options
 from ...multibody import center_of_mass
 from ...walking import Gait, GaitGenerator, LegCycle, StepCycle
@@ -105,7 +107,13 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
     two limit switches (``stroke_min``, ``stroke_max``, at :func:`drive_strokes`), as the source lists
     per actuator (§4.1); off by default, since the walk does not read them. The robot runs with
     fixed-step RK4 at :data:`STEP` unless ``simulate`` is given other options."""
-    p = params or RottoParams()
+    p = RottoParams() if params is None else params
+    if not isinstance(p, RottoParams):
+        raise InputError(f"ROTTO: params = {params!r}, expected None or a RottoParams")
+    _num("ROTTO", "mu", mu, lo=0.0, lo_open=True)
+    _choice("ROTTO", "path", path, ("smooth", "event"))
+    if not isinstance(drive_sensors, (bool, np.bool_)):
+        raise InputError(f"ROTTO: drive_sensors = {drive_sensors!r}, expected True or False")
     mb = build_model(p)
     joints = joint_names()
     names = drive_names()
