@@ -122,6 +122,14 @@ def test_a_ledge_out_of_the_legs_reach_or_bad_parameters_are_refused():
         ClimbPlan(ledge=Ledge(edge_x=0.1))
     with pytest.raises(InputError, match="height"):
         Ledge(height=-0.1)
+    # a wrong kind of value, named (before session 31: AttributeError, TypeError, or a foot out of reach
+    # for a bool taken as 1 m)
+    for kw, name in ((dict(ledge=0.15), "ledge"), (dict(params=None), "params"),
+                     (dict(height=True), "height"), (dict(start_x="0"), "start_x"),
+                     (dict(top_footholds=0.1), "top_footholds"),
+                     (dict(top_footholds=(0.1, 0.1)), "top_footholds"), (dict(press=None), "press")):
+        with pytest.raises(InputError, match=f"ClimbPlan: {name} = "):
+            ClimbPlan(**kw)
 
 
 @pytest.fixture(scope="module")

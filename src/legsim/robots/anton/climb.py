@@ -56,7 +56,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...assembly import Obstacle
-from ...errors import InputError
+from ...errors import InputError, as_float
 from ...multibody.dynamics import center_of_mass
 from ...walking import support_margin
 from .model import build_model, joint_names, leg_arrays
@@ -180,6 +180,10 @@ class ClimbPlan:
     speed_limit: float = 0.5
 
     def __post_init__(self):
+        if not isinstance(self.params, AntonParams):
+            raise InputError(f"ClimbPlan: params = {self.params!r}, expected an AntonParams")
+        if not isinstance(self.ledge, Ledge):
+            raise InputError(f"ClimbPlan: ledge = {self.ledge!r}, expected a Ledge")
         p = self.params
         H = self.ledge.height
         if self.approach_height is None:
@@ -190,13 +194,20 @@ class ClimbPlan:
                      "climb_height", "clearance", "approach_gap", "max_step", "stride", "min_transfer",
                      "row_gap", "body_gap", "min_margin", "lift_margin", "speed_limit"):
             v = getattr(self, name)
-            if not (isinstance(v, int | float) and math.isfinite(v) and v > 0.0):
+            if not (math.isfinite(as_float(v)) and v > 0.0):
                 raise InputError(f"ClimbPlan: {name} = {v!r}, expected a number > 0")
         for name in ("front_pitch", "rear_pitch"):  # up, within the body joints' ±0.6 rad
             v = getattr(self, name)
-            if not (isinstance(v, int | float) and 0.0 <= v < 0.6):
+            if not (math.isfinite(as_float(v)) and 0.0 <= v < 0.6):
                 raise InputError(f"ClimbPlan: {name} = {v!r}, expected a number in [0, 0.6) [rad]")
-        if not (isinstance(self.press, int | float) and 0.0 <= self.press < 0.02):
+        if not math.isfinite(as_float(self.start_x)):
+            raise InputError(f"ClimbPlan: start_x = {self.start_x!r}, expected a finite position [m]")
+        given = self.top_footholds
+        tops = [as_float(v) for v in given] if isinstance(given, (list, tuple)) else []
+        if len(tops) != 3 or not all(math.isfinite(v) and v >= 0.0 for v in tops):
+            raise InputError(f"ClimbPlan: top_footholds = {given!r}, expected 3 distances >= 0 [m] (front, "
+                             "middle, rear) past the edge")
+        if not (math.isfinite(as_float(self.press)) and 0.0 <= self.press < 0.02):
             raise InputError(f"ClimbPlan: press = {self.press!r}, expected a number in [0, 0.02) [m]")
         front = self.start_x + max(self.half_length + p.foot_radius,
                                    p.segment_gap + 0.5 * p.segment_size[0]) + self.body_gap
