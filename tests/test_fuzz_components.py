@@ -286,3 +286,40 @@ def test_a_robots_builder_or_controller_with_one_wrong_argument_is_accepted_or_r
         entry(**{**arguments, name: value})
     except InputError as exc:
         assert name in str(exc), f"{entry.__name__}.{name}: {exc}"
+
+
+BODY = dict(name="link", parent="world", joint="revolute", joint_name="j", xyz=(0.0, 0.0, 0.1),
+            rpy=(0.1, 0.0, 0.0), rotation=None, axis=(0.0, 1.0, 0.0), mass=1.0, com=(0.0, 0.0, -0.5),
+            inertia=(1e-3, 1e-3, 1e-3), limits=(-1.0, 1.0), damping=0.1, friction=0.1, armature=1e-4,
+            effort=5.0, velocity=3.0)
+FRAME = dict(name="tip", body="link", xyz=(0.0, 0.0, -1.0), rpy=(0.0, 0.0, 0.0), rotation=None)
+GEOMETRY = dict(body="link", shape="box", xyz=(0.0, 0.0, -0.5), rpy=(0.0, 0.0, 0.0), rotation=None,
+                material="rubber", name="shin", size=(0.05, 0.05, 1.0))
+BUILDER = dict(name="arm", gravity=(0.0, 0.0, -9.81), friction_velocity=1e-3, limit_stiffness=1e4,
+               limit_damping=10.0)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(step=st.sampled_from(["builder", "body", "frame", "geometry"]), data=st.data())
+def test_a_multibody_description_with_one_wrong_argument_is_accepted_or_refused_naming_it(step, data):
+    """``RobotBuilder`` (every robot built in Python: bodies, joints, frames, collision shapes) with one
+    argument of the wrong kind or range: it compiles to a model, or an InputError names the argument
+    (before session 31 a string, None or a wrong-sized list as a position, an axis, an inertia, limits,
+    a shape's size, a name or the gravity was a ValueError/TypeError from numpy or Python)."""
+    from legsim.multibody import RobotBuilder
+
+    arguments = {"builder": BUILDER, "body": BODY, "frame": FRAME, "geometry": GEOMETRY}[step]
+    name = data.draw(st.sampled_from(sorted(arguments)), label="argument")
+    value = data.draw(WRONG, label="value")
+    given = {**arguments, name: value}
+    body = given["name"] if step == "body" and isinstance(given["name"], str) else "link"  # a body renamed
+    try:
+        b = RobotBuilder(**(given if step == "builder" else BUILDER))
+        b.add_body(**(given if step == "body" else BODY))
+        b.add_frame(**(given if step == "frame" else {**FRAME, "body": body}))
+        b.add_geometry(**(given if step == "geometry" else {**GEOMETRY, "body": body}))
+        model = b.compile()
+    except InputError as exc:
+        assert name in str(exc), f"{step}.{name}: {exc}"
+        return
+    assert model.nv == 1 and np.all(np.isfinite(model.fbuf))

@@ -28,7 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import InputError, lookup
+from ..errors import InputError, as_float, lookup
 from ._layout import (
     JOINT_FREE,
     JOINT_PRISMATIC,
@@ -92,14 +92,48 @@ class BodySpec:
     velocity: float = 0.0
 
 
-def _placement(xyz, rpy, rotation):
-    p = np.asarray(xyz, dtype=float).reshape(3)
-    R = rpy_to_rot(rpy) if rotation is None else np.asarray(rotation, dtype=float).reshape(3, 3)
+def _floats(where: str, name: str, value, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as a finite float array of ``shape`` (any layout of as many numbers), else an
+    InputError from ``where`` naming ``name``."""
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        a = None
+    size = int(np.prod(shape))
+    if a is None or a.size != size or not np.all(np.isfinite(a)):
+        what = "x".join(map(str, shape)) if len(shape) > 1 else str(size)
+        raise InputError(f"{where}: {name} = {value!r}, expected {what} finite numbers")
+    return a.reshape(shape)
+
+
+def _number(where: str, name: str, value, lo: float = 0.0, inf_ok: bool = False) -> float:
+    """``value`` as a float >= ``lo`` (finite, or inf with ``inf_ok``), else an InputError."""
+    v = as_float(value)
+    if not (v >= lo and (inf_ok or np.isfinite(v))):
+        raise InputError(f"{where}: {name} must be {'' if inf_ok else 'finite and '}>= {lo:g}, got {value!r}")
+    return v
+
+
+def _text(where: str, name: str, value) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{where}: {name} = {value!r}, expected a non-empty string")
+    return value
+
+
+def _placement(xyz, rpy, rotation, where: str):
+    p = _floats(where, "xyz", xyz, (3,))
+    if rotation is None:
+        R = rpy_to_rot(_floats(where, "rpy", rpy, (3,)))
+    else:
+        R = _floats(where, "rotation", rotation, (3, 3))
     return R, p
 
 
 def _inertia_matrix(inertia, where):
-    a = np.asarray(inertia, dtype=float)
+    try:
+        a = np.asarray(inertia, dtype=float)
+    except (TypeError, ValueError):
+        a = np.full(1, np.nan)
     if a.shape == (6,):
         ixx, iyy, izz, ixy, ixz, iyz = a
         a = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
@@ -154,71 +188,90 @@ class RobotBuilder:
         the body frame. ``limits`` (lower, upper) rad or m for the limit force law; ``damping``
         N m s/rad, ``friction`` (Coulomb) N m, ``armature`` kg m^2 (or N m, N, kg for prismatic).
         """
-        where = f"body {name!r}"
+        where = f"body {_text('add_body', 'name', name)!r}"
         if name in self._names():
             raise InputError(f"{where}: duplicate body name (names must be unique; 'world' is reserved)")
-        if parent not in self._names():
+        if not isinstance(parent, str) or parent not in self._names():
             raise InputError(f"{where}: parent {parent!r} is not a known body (add parents first)")
-        if joint not in JOINT_TYPES:
+        if joint_name is not None:
+            _text(where, "joint_name", joint_name)
+        if not isinstance(joint, str) or joint not in JOINT_TYPES:
             raise InputError(f"{where}: unknown joint type {joint!r} for joint "
                              f"{joint_name or name!r}; expected one of {sorted(JOINT_TYPES)}")
-        R, p = _placement(xyz, rpy, rotation)
-        ax = np.asarray(axis, dtype=float).reshape(3)
+        R, p = _placement(xyz, rpy, rotation, where)
+        ax = _floats(where, "axis", axis, (3,))
         if joint in ("revolute", "prismatic"):
             n = np.linalg.norm(ax)
             if not n > 0:
                 raise InputError(f"{where}: joint axis must be non-zero, got {tuple(axis)}")
             ax = ax / n
-        if not np.isfinite(mass) or mass < 0.0:
+        if not (np.isfinite(as_float(mass)) and mass >= 0.0):
             raise InputError(f"{where}: mass must be a finite value >= 0 kg, got {mass!r}")
         I3 = _inertia_matrix(inertia, where)
         if np.linalg.eigvalsh(I3).min() < -1e-12 * max(1.0, np.abs(I3).max()):
             raise InputError(f"{where}: inertia must be positive semi-definite, got {I3.tolist()}")
         if limits is not None:
-            lo, hi = float(limits[0]), float(limits[1])
-            if not lo <= hi:
-                raise InputError(f"{where}: joint limits must satisfy lower <= upper, got {limits!r}")
-            limits = (lo, hi)
+            bounds = [as_float(x) for x in limits] if isinstance(limits, (list, tuple, np.ndarray)) else []
+            if len(bounds) != 2 or not bounds[0] <= bounds[1]:
+                raise InputError(f"{where}: joint limits must be (lower, upper) with lower <= upper, got "
+                                 f"{limits!r}")
+            limits = (bounds[0], bounds[1])
         for key, val in (("damping", damping), ("friction", friction), ("armature", armature)):
-            if not (np.isfinite(val) and val >= 0.0):
-                raise InputError(f"{where}: {key} must be finite and >= 0, got {val!r}")
+            _number(where, key, val)
+        for key, val in (("effort", effort), ("velocity", velocity)):  # 0: not given
+            _number(where, key, val, inf_ok=True)
         self.bodies.append(BodySpec(name, parent, joint, joint_name or name, R, p, ax, float(mass),
-                                    np.asarray(com, dtype=float).reshape(3), I3, limits,
+                                    _floats(where, "com", com, (3,)), I3, limits,
                                     float(damping), float(friction), float(armature),
                                     float(effort), float(velocity)))
         return name
 
     def add_frame(self, name, body, xyz=(0, 0, 0), rpy=(0, 0, 0), rotation=None):
         """Add an operational frame on ``body`` at ``xyz`` (m) / ``rpy`` (rad) in the body frame."""
-        if body not in self._names():
-            raise InputError(f"frame {name!r}: body {body!r} is not a known body")
-        R, p = _placement(xyz, rpy, rotation)
+        where = f"frame {_text('add_frame', 'name', name)!r}"
+        if not isinstance(body, str) or body not in self._names():
+            raise InputError(f"{where}: body {body!r} is not a known body")
+        R, p = _placement(xyz, rpy, rotation, where)
         self.frames.append((name, body, R, p))
         return name
 
     def add_geometry(self, body, shape, *, xyz=(0, 0, 0), rpy=(0, 0, 0), rotation=None,
                      material="default", name=None, **params):
         """Attach a collision shape record to ``body`` (see :class:`Geometry` for ``params``)."""
-        if body not in self._names():
+        if not isinstance(body, str) or body not in self._names():
             raise InputError(f"geometry on {body!r}: body is not a known body")
-        if shape not in SHAPES:
+        if not isinstance(shape, str) or shape not in SHAPES:
             raise InputError(f"geometry on {body!r}: unknown shape {shape!r}; "
                              f"expected one of {sorted(SHAPES)}")
+        where = f"geometry {shape!r} on {body!r}"
         for key in SHAPES[shape]:
             if key not in params:
-                raise InputError(f"geometry {shape!r} on {body!r}: missing parameter {key!r}")
+                raise InputError(f"{where}: missing parameter {key!r}")
         for key in ("radius", "length"):
-            if key in params and not float(params[key]) >= 0.0:
-                raise InputError(f"geometry {shape!r} on {body!r}: {key} must be >= 0, got {params[key]!r}")
+            if key in params:
+                params[key] = _number(where, key, params[key])
         if "size" in params:
-            params["size"] = tuple(float(s) for s in np.asarray(params["size"], dtype=float).reshape(3))
-        R, p = _placement(xyz, rpy, rotation)
+            size = _floats(where, "size", params["size"], (3,))
+            if np.any(size < 0.0):
+                raise InputError(f"{where}: size must be >= 0, got {params['size']!r}")
+            params["size"] = tuple(float(v) for v in size)
+        if name is not None:
+            _text(where, "name", name)
+        R, p = _placement(xyz, rpy, rotation, where)
         gname = name or f"{body}_{shape}_{len(self.geometries)}"
         self.geometries.append(Geometry(gname, body, shape, dict(params), R, p, str(material)))
         return gname
 
     def compile(self) -> Model:
         """Merge fixed joints, number the DoFs and freeze everything into a :class:`Model`."""
+        where = f"RobotBuilder {self.name!r}"
+        _text("RobotBuilder", "name", self.name)
+        _floats(where, "gravity", self.gravity, (3,))
+        _number(where, "friction_velocity", self.friction_velocity)
+        if not self.friction_velocity > 0.0:
+            raise InputError(f"{where}: friction_velocity must be > 0, got {self.friction_velocity!r}")
+        _number(where, "limit_stiffness", self.limit_stiffness)
+        _number(where, "limit_damping", self.limit_damping)
         return _compile(self)
 
 
@@ -297,6 +350,10 @@ def _compile(b: RobotBuilder) -> Model:
         jR[i], jp[i], jaxis[i] = s.R, s.p, s.axis
         mass[i], com[i], I3[i] = inert[s.name]
         I6[i] = spatial_inertia(mass[i], com[i], I3[i])
+        if not np.all(np.isfinite(I6[i])):
+            raise InputError(f"body {s.name!r}: mass {mass[i]!r} kg, com {com[i].tolist()} m and inertia "
+                             f"{I3[i].tolist()} kg m^2 overflow its spatial inertia (m c^2): expected "
+                             "lengths and masses of a robot")
         qadr[i], dadr[i] = nq, nv
         jnt_names.append(s.joint_name)
         if s.joint_type == "free":
