@@ -226,6 +226,8 @@ def test_a_cjtc_variable_or_controller_with_one_wrong_argument_is_accepted_or_re
 
 
 def _robot_cases():
+    from legsim.actuators.pneumatic.solenoid import SolenoidValve
+    from legsim.hybrid import Options
     from legsim.robots.anton import robot as AR
     from legsim.robots.libra import robot as LR
     from legsim.robots.rats import planner as P
@@ -263,6 +265,11 @@ def _robot_cases():
         LR.Ladders: dict(separation=0.45, step=0.134, lowest=-0.268, highest=0.402, tread=0.045),
         LR.build: dict(friction=0.3, damping=0.0, armature=0.0, extra_body_mass=0.0, mu=0.8,
                        contact_damping_ratio=0.5, control_rate=300.0, drive="ideal", tau_max=9.0),
+        Options: dict(method="rk4", rtol=1e-6, atol=1e-8, h_max=1e-3, record_period=1e-3),
+        SupplyTank: dict(volume=1e-3, temperature=300.0, leak="exponential", leak_tau=400.0, leak_area=0.0,
+                         p_atm=101325.0),
+        SolenoidValve: dict(name="v", latency=0.005, flow="cv", area=1e-6, cv=0.08, close_latency=0.001,
+                            leak_tau=0.0, max_pressure=1e6),
     }
 
 

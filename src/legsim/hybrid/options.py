@@ -121,8 +121,11 @@ class Options:
                 raise InputError(f"integrator method '{m}' is unknown; expected one of "
                                  f"{', '.join(sorted(_METHOD_NAMES))}")
             object.__setattr__(self, "method", _METHOD_NAMES[key])
-        else:
+        elif isinstance(m, (int, np.integer)) and not isinstance(m, bool) and int(m) in set(Method):
             object.__setattr__(self, "method", Method(m))
+        else:
+            raise InputError(f"integrator method {m!r} is unknown; expected one of "
+                             f"{', '.join(sorted(_METHOD_NAMES))}")
         for name in ("rtol", "atol", "tolerance", "power", "h_min", "h_max", "stop_precision",
                      "sliding_tolerance"):
             v = getattr(self, name)

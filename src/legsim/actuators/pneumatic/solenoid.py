@@ -11,12 +11,13 @@ start of the command (the next command begins ``wait`` ms after this one began).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_float
 
 __all__ = ["SolenoidValve", "Command", "CommandQueue", "SPOOL_SLEEVE", "RUBBER_SEAT"]
 
@@ -42,13 +43,16 @@ class SolenoidValve:
     max_pressure: float = np.inf
 
     def __post_init__(self) -> None:
-        if self.latency < 0.0 or self.close_latency < 0.0:
-            raise InputError(f"valve '{self.name}': latency {self.latency!r} s / close latency "
-                             f"{self.close_latency!r} s: expected >= 0")
-        if self.flow not in ("orifice", "cv"):
+        if not isinstance(self.name, str):
+            raise InputError(f"valve name = {self.name!r}: expected a string")
+        for key in ("latency", "close_latency", "area", "cv", "leak_tau"):
+            v = getattr(self, key)
+            if not (math.isfinite(as_float(v)) and v >= 0.0):
+                raise InputError(f"valve '{self.name}': {key} = {v!r}: expected a finite number >= 0")
+        if not as_float(self.max_pressure) > 0.0:
+            raise InputError(f"valve '{self.name}': max_pressure = {self.max_pressure!r} Pa: expected > 0")
+        if not (isinstance(self.flow, str) and self.flow in ("orifice", "cv")):
             raise InputError(f"valve '{self.name}': flow={self.flow!r}; expected 'orifice' or 'cv'")
-        if self.area < 0.0 or self.cv < 0.0 or self.leak_tau < 0.0:
-            raise InputError(f"valve '{self.name}': area, cv and leak_tau must be >= 0")
 
     def open_window(self, t_command: float, duration: float) -> tuple[float, float]:
         """(t_open, t_close) [s] of a firing energised at ``t_command`` for ``duration`` [s].
