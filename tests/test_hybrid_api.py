@@ -89,6 +89,19 @@ def test_a_final_time_that_is_not_after_t0_is_refused(ball, t_final):
         simulate(ball, t_final)
 
 
+@pytest.mark.parametrize("t0", [math.nan, math.inf, -math.inf, None])
+def test_a_start_time_that_is_not_a_finite_number_is_refused(ball, t0):
+    """Before session 31 a NaN t0 passed the check (t_final <= NaN is False) and the run never ended."""
+    with pytest.raises(InputError, match="t0"):
+        simulate(ball, 1.0, t0=t0)
+
+
+def test_an_integrator_method_that_is_not_a_name_is_refused_listing_the_valid_ones():
+    for method in (None, 2.5, [1], True, 99):  # were numpy's enum ValueError (or a method for True)
+        with pytest.raises(InputError, match="dp45"):
+            Options(method=method)
+
+
 def test_options_of_the_wrong_type_and_a_negative_initial_mode_are_refused(ball):
     with pytest.raises(InputError, match="Options"):
         simulate(ball, 1.0, options={"rtol": 1e-6})

@@ -14,7 +14,7 @@ import numbers
 from collections.abc import Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
-           "as_float", "describe_failure"]
+           "as_float", "as_floats", "describe_failure"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -35,6 +35,18 @@ def as_float(value) -> float:
     else:
         real = isinstance(value, numbers.Real) and not isinstance(value, bool)
     return float(value) if real else math.nan
+
+
+def as_floats(value):
+    """``value`` as a float numpy array, or an empty one of NaN when it is not numbers (a string, None,
+    a ragged list): for checks of user arrays, whose shape and finiteness test then refuses it with the
+    caller's own message."""
+    import numpy as np
+
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return np.full(0, np.nan)
 
 
 def lookup(what: str, name: str, names: Sequence[str], owner: str,

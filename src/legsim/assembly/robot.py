@@ -26,7 +26,7 @@ from ..actuators.pneumatic import _layout as PL
 from ..contact import _laws as LW
 from ..contact._geom import HF_GRID
 from ..contact.shapes import HEIGHT_KINDS, HeightField, HeightFunction, Plane
-from ..errors import InputError, Interrupted, SimulationError, closest, lookup
+from ..errors import InputError, Interrupted, SimulationError, as_floats, closest, lookup
 from ..hybrid import Direction, Guard, Options, ParamRange, Placement, Result, simulate
 from ..hybrid import Model as HybridModel
 from ..multibody.dynamics import forward_kinematics
@@ -87,6 +87,7 @@ def _carries(mb: Model, body: int, other: int) -> bool:
     while other > 0 and other != body:
         other = int(mb.body_parent[other])
     return other == body
+
 
 
 class Robot:
@@ -945,12 +946,12 @@ class Robot:
         mb = self.mb
         x = self.model.state_defaults.copy()
         if q0 is not None:
-            q = np.asarray(q0, dtype=float).ravel()
+            q = as_floats(q0).ravel()
             if q.shape != (mb.nq,) or not np.all(np.isfinite(q)):
                 raise InputError(f"{self.name}: q0 has shape {np.shape(q0)}, expected ({mb.nq},) finite")
             x[:mb.nq] = q
         if v0 is not None:
-            v = np.asarray(v0, dtype=float).ravel()
+            v = as_floats(v0).ravel()
             if v.shape != (mb.nv,) or not np.all(np.isfinite(v)):
                 raise InputError(f"{self.name}: v0 has shape {np.shape(v0)}, expected ({mb.nv},) finite")
             x[mb.nq:mb.nq + mb.nv] = v

@@ -161,6 +161,8 @@ def simulate(model: Model, t_final: float,
         t0 = float(t0)
     except (TypeError, ValueError):
         raise InputError(f"t0/t_final must be real numbers, got {t0!r}, {t_final!r}") from None
+    if not math.isfinite(t0):  # a NaN start ran forever: every comparison with it is False
+        raise InputError(f"start time t0 must be a finite number, got {t0}")
     if not math.isfinite(t_final) or t_final <= t0:
         raise InputError(f"final time must be a finite number greater than t0 = {t0}, got {t_final}")
     p = model.params(params)

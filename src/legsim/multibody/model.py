@@ -28,7 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import InputError, as_float, lookup
+from ..errors import InputError, as_float, as_floats, lookup
 from ._layout import (
     JOINT_FREE,
     JOINT_PRISMATIC,
@@ -95,12 +95,9 @@ class BodySpec:
 def _floats(where: str, name: str, value, shape: tuple[int, ...]) -> np.ndarray:
     """``value`` as a finite float array of ``shape`` (any layout of as many numbers), else an
     InputError from ``where`` naming ``name``."""
-    try:
-        a = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        a = None
+    a = as_floats(value)
     size = int(np.prod(shape))
-    if a is None or a.size != size or not np.all(np.isfinite(a)):
+    if a.size != size or not np.all(np.isfinite(a)):
         what = "x".join(map(str, shape)) if len(shape) > 1 else str(size)
         raise InputError(f"{where}: {name} = {value!r}, expected {what} finite numbers")
     return a.reshape(shape)
@@ -130,10 +127,7 @@ def _placement(xyz, rpy, rotation, where: str):
 
 
 def _inertia_matrix(inertia, where):
-    try:
-        a = np.asarray(inertia, dtype=float)
-    except (TypeError, ValueError):
-        a = np.full(1, np.nan)
+    a = as_floats(inertia)
     if a.shape == (6,):
         ixx, iyy, izz, ixy, ixz, iyz = a
         a = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])

@@ -153,15 +153,6 @@ def _check_leg(leg) -> int:
     return int(leg)
 
 
-def _floats(value) -> np.ndarray:
-    """``value`` as a float array, or an empty array of NaN when it is not numbers (a string, None, a
-    ragged list): the caller's shape and finiteness check then refuses it with its own message."""
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return np.full(0, np.nan)
-
-
 def _check_stance(stance, name: str = "stance") -> int:
     if isinstance(stance, bool) or not isinstance(stance, (int, np.integer)) \
             or not 0 <= stance < N_STANCES:

@@ -37,14 +37,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError, as_float
+from ...errors import InputError, as_float, as_floats
 from .geometry import (
     STANCES,
     TRANSITIONS,
     RatsDims,
     _check_leg,
     _check_stance,
-    _floats,
     planar_feet,
     reflect_across_line,
 )
@@ -86,7 +85,7 @@ def initial_state(stance: int, dims: RatsDims | None = None, yaw: float = 0.0,
 
 
 def _centre(value, name: str = "centre") -> np.ndarray:
-    c = _floats(value)
+    c = as_floats(value)
     if c.shape != (2,) or not np.all(np.abs(c) <= FAR):
         raise InputError(f"{name}={value!r}: expected the (2,) position of the centre [m], within {FAR:g} m "
                          "of the origin")
@@ -243,7 +242,7 @@ precision that the tip geometry needs (at 1e15 m a foot triangle is degenerate i
 
 
 def _path(path) -> np.ndarray:
-    p = _floats(path)
+    p = as_floats(path)
     if p.ndim != 2 or p.shape[1] != 2 or len(p) < 1 or not np.all(np.abs(p) <= FAR):
         raise InputError(f"path: expected (n, 2) finite waypoints [m] within {FAR:g} m of the origin, got "
                          f"shape {np.shape(path)}")

@@ -60,8 +60,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ...errors import InputError
-from .geometry import LEG_DIRECTIONS, _floats
+from ...errors import InputError, as_floats
+from .geometry import LEG_DIRECTIONS
 
 __all__ = ["RollingParams", "LegAngles", "RollingDiagnostics", "BrakeController", "RollingController",
            "TURN_POLICIES", "frame", "leg_angles", "r_total", "firing_angle", "eligible", "brake_signal",
@@ -457,7 +457,7 @@ class RollingController:
         self.params = params if params is not None else RollingParams()
         if not isinstance(self.params, RollingParams):
             raise InputError(f"params: expected RollingParams, got {type(self.params).__name__}")
-        legs = _floats(legs).copy()
+        legs = as_floats(legs).copy()
         if legs.ndim != 2 or legs.shape[1] != 3 or len(legs) == 0:
             raise InputError(f"legs: shape {legs.shape}, expected (N, 3)")
         nrm = np.linalg.norm(legs, axis=1)

@@ -33,8 +33,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 from scipy.spatial.transform import Rotation
 
-from ...errors import InputError, as_float
-from .geometry import GRAVITY_DIRECTIONS, N_STANCES, STANCES, TRANSITIONS, RatsDims, _check_stance, _floats
+from ...errors import InputError, as_float, as_floats
+from .geometry import GRAVITY_DIRECTIONS, N_STANCES, STANCES, TRANSITIONS, RatsDims, _check_stance
 from .planner import TippingPlanner, TipState, _centre, initial_state, tip
 from .valve_time import DepletionEstimator, TipStrengthModel
 
@@ -49,7 +49,7 @@ G0 = 9.80665
 def _mounting(mounting) -> np.ndarray:
     if mounting is None:
         return np.eye(3)
-    r = _floats(mounting)
+    r = as_floats(mounting)
     if r.shape != (3, 3) or not np.all(np.isfinite(r)) or not np.allclose(r @ r.T, np.eye(3), atol=1e-9) \
             or np.linalg.det(r) < 0.0:
         raise InputError(f"mounting={mounting!r}: expected a 3x3 rotation matrix (sensor -> body axes)")
@@ -71,12 +71,12 @@ def identify_stance(reading, table=None, min_cos: float = 0.0) -> int:
     identity mounting); ``min_cos`` in [0, 1): the cosine between the reading and the best
     expected direction must exceed it. Returns -1 when no stance qualifies (a zero reading, or
     none above ``min_cos``: e.g. the robot is not at rest on level ground)."""
-    r = _floats(reading)
+    r = as_floats(reading)
     if r.shape != (3,) or not np.all(np.isfinite(r)):
         raise InputError(f"reading={reading!r}: expected 3 finite accelerometer components")
     if not (math.isfinite(as_float(min_cos)) and 0.0 <= min_cos < 1.0):
         raise InputError(f"min_cos={min_cos!r}: expected 0 <= min_cos < 1")
-    t = expected_readings() if table is None else _floats(table)
+    t = expected_readings() if table is None else as_floats(table)
     if t.shape != (N_STANCES, 3):
         raise InputError(f"table: expected ({N_STANCES}, 3) expected readings, got shape {t.shape}")
     norm = float(np.linalg.norm(r))

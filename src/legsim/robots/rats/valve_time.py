@@ -46,9 +46,9 @@ from ...actuators.pneumatic.flow import cv_mass_flow, orifice_mass_flow
 from ...actuators.pneumatic.gas import AIR
 from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve
 from ...actuators.pneumatic.tank import SupplyTank
-from ...errors import InputError, SimulationError, as_float
+from ...errors import InputError, SimulationError, as_float, as_floats
 from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
-from .geometry import N_LEGS, _floats
+from .geometry import N_LEGS
 
 __all__ = ["A_SHAPE", "B_SHAPE", "TABLE_6_1", "PSI_MPA", "TipStrengthModel", "DepletionEstimator",
            "LEG_AREA", "LEG_V0", "LEG_STROKE", "KAPPA"]
@@ -100,7 +100,7 @@ class TipStrengthModel:
             raise InputError(f"TipStrengthModel b={self.b!r}: expected a finite exponent < 0 (valve "
                              "time falls as the pressure rises)")
         for name in ("c_resistance", "c_latency"):
-            v = _floats(getattr(self, name))
+            v = as_floats(getattr(self, name))
             if v.shape != (N_LEGS,) or not np.all(np.isfinite(v)):
                 raise InputError(f"TipStrengthModel {name}: expected {N_LEGS} finite numbers, got "
                                  f"{getattr(self, name)!r}")
