@@ -134,14 +134,19 @@ LAWS_AND_SHAPES = {  # one valid set of arguments per contact law factory and sh
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(maker=st.sampled_from(sorted(LAWS_AND_SHAPES, key=lambda f: f.__name__)), data=st.data())
 def test_a_contact_law_or_shape_with_one_wrong_argument_is_accepted_or_refused_naming_it(maker, data):
-    arguments = LAWS_AND_SHAPES[maker]
-    maker(**arguments)
+    _one_wrong_argument(maker, LAWS_AND_SHAPES[maker], data)
+
+
+def _one_wrong_argument(call, arguments: dict, data):
+    """Call ``call`` with ``arguments`` (a valid set), then with one of them replaced by a value drawn from
+    WRONG: it is accepted, or refused with an InputError whose message names the argument."""
+    call(**arguments)
     name = data.draw(st.sampled_from(sorted(arguments)), label="argument")
     value = data.draw(WRONG, label="value")
     try:
-        maker(**{**arguments, name: value})
+        call(**{**arguments, name: value})
     except InputError as exc:
-        assert name in str(exc), f"{maker.__name__}.{name}: {exc}"
+        assert name in str(exc), f"{call.__name__}.{name}: {exc}"
 
 
 def _walking_parts():
@@ -285,14 +290,7 @@ def test_a_robots_builder_or_controller_with_one_wrong_argument_is_accepted_or_r
     InputError naming the argument (before session 31 a string, None or an array as a number, a valve, a
     path, a flag or the parameters was a TypeError/ValueError/AttributeError from Python or numpy, or a
     message naming a leg's cylinder or the robot's control period instead of the keyword)."""
-    arguments = ROBOTS[entry]
-    entry(**arguments)
-    name = data.draw(st.sampled_from(sorted(arguments)), label="argument")
-    value = data.draw(WRONG, label="value")
-    try:
-        entry(**{**arguments, name: value})
-    except InputError as exc:
-        assert name in str(exc), f"{entry.__name__}.{name}: {exc}"
+    _one_wrong_argument(entry, ROBOTS[entry], data)
 
 
 BODY = dict(name="link", parent="world", joint="revolute", joint_name="j", xyz=(0.0, 0.0, 0.1),
