@@ -201,6 +201,9 @@ def test_a_state_or_output_that_a_run_does_not_have_is_named_with_the_closest_an
             run.state("energy")
         with pytest.raises(InputError, match=r"'v' is a state, not an output: use .state\('v'\)"):
             run.output("v")
+        for name in (np.array([0, 1]), 0, None):  # an array was numpy's "truth value ... is ambiguous"
+            with pytest.raises(InputError, match=r"is not a name \(expected a string\); valid: y, v$"):
+                run.state(name)
 
 
 def test_the_transition_budget_is_not_called_chattering_unless_events_pile_up(tmp_path):

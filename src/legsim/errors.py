@@ -55,6 +55,9 @@ def lookup(what: str, name: str, names: Sequence[str], owner: str,
     it was, the closest valid name and all of them; or, when ``name`` is one of ``other`` (a kind, its
     names: the outputs beside the states), saying so."""
     names = list(names)
+    if not isinstance(name, str):  # an array would make `in` ambiguous; a number is no name
+        raise InputError(f"{owner}: {what} {name!r} is not a name (expected a string); valid: "
+                         f"{', '.join(map(str, names))}")
     if name not in names and other is not None and name in other[1]:
         a = {True: "an", False: "a"}
         raise InputError(f"{owner}: {name!r} is {a[other[0][0] in 'aeiou']} {other[0]}, not "
