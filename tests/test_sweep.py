@@ -132,6 +132,22 @@ def test_bad_variations_are_refused_before_anything_runs_naming_the_run_and_key(
     assert not (tmp_path / "out").exists()
 
 
+def test_a_wrong_kind_of_sweep_or_run_sweep_argument_is_named(tmp_path):
+    """Before session 31: numpy's ambiguous-truth ValueError (an array as a flag, a backend or a method),
+    a TypeError (a number as the scenario, the variations or the runs) or an OverflowError (an infinite
+    batch_seconds)."""
+    for kwargs, name in (({"method": np.zeros(2)}, "method"), ({"scenario": 3.0}, "scenario"),
+                         ({"variations": 5}, "variations")):
+        with pytest.raises(InputError, match=f"{name} = "):
+            Sweep(**{"scenario": SLIP, **kwargs})
+    for kwargs, name in (({"backend": np.zeros(2)}, "backend"), ({"records": np.zeros(2)}, "records"),
+                         ({"progress": "yes"}, "progress"), ({"runs": 3}, "runs"),
+                         ({"batch_seconds": float("inf")}, "batch_seconds"), ({"outputs": 1.0}, "outputs")):
+        with pytest.raises(InputError, match=f"{name} = "):
+            run_sweep(Sweep(SLIP), tmp_path / "out", **{**QUIET, **kwargs})
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_output_of_an_unknown_column_names_the_closest_one(tmp_path):
     with pytest.raises(InputError, match=r"output 'xdt@final'.*no column 'xdt' \(did you mean 'xdot'\?\)"):
         run_sweep(Sweep(SLIP), tmp_path, outputs=["xdt@final"], **QUIET)

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, LegsimError, closest
+import numpy as np
+
+from ..errors import InputError, LegsimError, as_float, closest
 from ..userfiles import read_text
 from . import _worker as W
 from .backends import BACKENDS, cpu_count, make_pool
@@ -142,11 +144,13 @@ def _check_sendable(summary: Callable[..., Any], ref: str | None) -> None:
 def _run_ids(runs: Sequence[int] | None, n: int) -> list[int]:
     if runs is None:
         return list(range(n))
+    if not isinstance(runs, (list, tuple, range, np.ndarray)):
+        raise InputError(f"runs = {runs!r}: expected a list of run_ids (or None: all)")
     out = []
     for r in runs:
-        if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < n:
+        if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 0 <= r < n:
             raise InputError(f"runs: {r!r} is not a run_id of this sweep (0 to {n - 1})")
-        out.append(r)
+        out.append(int(r))
     return sorted(set(out))
 
 
@@ -186,11 +190,18 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     if not isinstance(sweep, Sweep):
         example = f" (e.g. Sweep({str(sweep)!r}, grid=...))" if isinstance(sweep, str | Path) else ""
         raise InputError(f"sweep = {sweep!r}: expected a legsim.sweep.Sweep{example}")
-    if backend not in BACKENDS:
+    if not (isinstance(backend, str) and backend in BACKENDS):
         raise InputError(f"backend = {backend!r}: expected one of {', '.join(BACKENDS)}")
+    for name, flag in (("records", records), ("common_noise", common_noise), ("overwrite", overwrite),
+                       ("progress", progress)):
+        if not (isinstance(flag, (bool, np.bool_)) or (name == "progress" and flag is None)):
+            raise InputError(f"{name} = {flag!r}: expected True or False"
+                             + (" (or None: when stderr is a terminal)" if name == "progress" else ""))
+    if not (outputs is None or isinstance(outputs, (str, list, tuple))):
+        raise InputError(f"outputs = {outputs!r}: expected 'COLUMN@REDUCTION' or a list of them")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InputError(f"workers = {workers!r}: expected a whole number >= 1 (or None: all cores)")
-    if batch_seconds is not None and not (isinstance(batch_seconds, int | float) and batch_seconds > 0):
+    if batch_seconds is not None and not (math.isfinite(as_float(batch_seconds)) and batch_seconds > 0):
         raise InputError(f"batch_seconds = {batch_seconds!r}: expected a number > 0 [s]")
     if sweep.function is not None and (records or run_timeout is not None):
         raise InputError("records and run_timeout are for scenario sweeps: a function sweep keeps what its "

@@ -211,6 +211,8 @@ class Sweep:
         if (self.scenario is None) == (self.function is None):
             raise InputError("a sweep runs a scenario or a function: give one of scenario = 'file.toml' and "
                              "function = 'package.module:function'")
+        if self.scenario is not None and not isinstance(self.scenario, (str, Path)):
+            raise InputError(f"scenario = {self.scenario!r}: expected the path of a scenario file (TOML)")
         if self.function is not None:
             if not isinstance(self.function, str):
                 raise InputError(f"function = {self.function!r}: expected 'package.module:function' or "
@@ -225,7 +227,7 @@ class Sweep:
             object.__setattr__(self, "data", copy.deepcopy(dict(self.data)))
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"seed = {self.seed!r}: expected a whole number >= 0")
-        if self.method not in METHODS:
+        if not (isinstance(self.method, str) and self.method in METHODS):
             raise InputError(f"method = {self.method!r}: expected one of {', '.join(METHODS)}")
         if (self.ranges is None) != (self.samples is None):
             raise InputError("ranges and samples go together: give the ranges to sample and how many "
@@ -235,6 +237,9 @@ class Sweep:
             raise InputError(f"samples = {self.samples!r}: expected a whole number >= 1")
         factors: list[list[dict[str, Any]]] = []
         if self.variations is not None:
+            if not isinstance(self.variations, (list, tuple)):
+                raise InputError(f"variations = {self.variations!r}: expected a list of mappings of dotted "
+                                 "keys to values")
             explicit = []
             for i, var in enumerate(self.variations):
                 if not isinstance(var, Mapping):
