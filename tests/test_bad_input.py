@@ -146,6 +146,21 @@ def test_a_division_by_zero_in_a_models_equations_is_a_failed_run_with_time_mode
     assert "t = 0 s" in str(info.value) and "ZeroDivisionError" in str(info.value)
 
 
+def test_a_run_writer_or_load_run_given_the_wrong_kind_of_argument_names_it(tmp_path):
+    """Before session 31: TypeError from pathlib (None or a number as the directory), AttributeError (a
+    Robot instead of its model) or TypeError (a list as the metadata)."""
+    from legsim.io import RunWriter, load_run
+
+    ball = registry.build("bouncing_ball")
+    for args, fragment in (((None, ball, {}), "RunWriter out_dir = None: expected a path"),
+                           ((tmp_path / "r", "ball", {}), "RunWriter: model = str, expected a legsim.hybrid"),
+                           ((tmp_path / "r", ball, ["x"]), r"RunWriter: metadata = \['x'\], expected a map")):
+        with pytest.raises(InputError, match=fragment):
+            RunWriter(*args)
+    with pytest.raises(InputError, match="run directory = 3: expected a path"):
+        load_run(3)
+
+
 def test_a_run_written_from_python_ends_with_a_final_status_however_it_stops(tmp_path):
     """``with RunWriter(...)`` (the Python demos' runs, the runner): a failed run keeps the engine's status
     and its message (time, mode, cause), Ctrl-C outside the engine is "interrupted", any other error is

@@ -13,13 +13,22 @@ from pathlib import Path
 
 from .errors import InputError
 
-__all__ = ["read_text", "output_dir"]
+__all__ = ["read_text", "output_dir", "user_path"]
+
+
+def user_path(path, what: str) -> Path:
+    """``path`` (a string or path-like) as a :class:`Path`; an :class:`InputError` naming ``what``
+    (e.g. "run directory") when it is something else (None, a number, a list)."""
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"{what} = {path!r}: expected a path (a string or pathlib.Path)")
+    return Path(path)
 
 
 def read_text(path: str | os.PathLike, what: str) -> str:
     """The text of a user's file (UTF-8). Whatever keeps it from being read, a missing file, a
     directory, no permission or bytes that are not UTF-8 text, is an :class:`InputError` naming
     ``what`` (e.g. "scenario file") and the path."""
+    user_path(path, what)
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
@@ -37,7 +46,7 @@ def output_dir(path: str | os.PathLike, what: str, option: str = "--out") -> Pat
     """Make the output directory ``path`` (and its parents; an existing one is kept) for ``what``
     (e.g. "the run's records") and return it; an :class:`InputError` naming ``option`` and the path
     when it is a file or cannot be made."""
-    p = Path(path)
+    p = user_path(path, option)
     if p.exists() and not p.is_dir():
         raise InputError(f"{option} '{p}' is a file: expected a directory for {what}")
     try:

@@ -22,7 +22,7 @@ import numpy as np
 from .. import __version__
 from ..errors import InputError, SimulationError, lookup
 from ..hybrid import Model
-from ..userfiles import output_dir, read_text
+from ..userfiles import output_dir, read_text, user_path
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -49,7 +49,13 @@ class RunWriter:
     "interrupted" (Ctrl-C outside the engine) or "failed" with the error's message."""
 
     def __init__(self, out_dir: str | Path, model: Model, metadata: dict[str, Any]):
-        self.dir = Path(out_dir)
+        if not isinstance(model, Model):
+            raise InputError(f"RunWriter: model = {type(model).__name__}, expected a legsim.hybrid.Model "
+                             "(a Robot's is robot.model)")
+        if not isinstance(metadata, Mapping):
+            raise InputError(f"RunWriter: metadata = {metadata!r}, expected a mapping (a dict; {{}} for "
+                             "none)")
+        self.dir = user_path(out_dir, "RunWriter out_dir")
         self.model = model
         what = "the run's records (a new or an earlier run's one)"
         output_dir(self.dir, what)
@@ -318,7 +324,7 @@ RUN_KEYS = ("model", "columns", "state_names", "output_names", "status")
 
 def load_run(out_dir: str | Path) -> RunData:
     """Read a run directory written by ``legsim run`` (or a :class:`RunWriter`)."""
-    d = Path(out_dir)
+    d = user_path(out_dir, "run directory")
     meta_file = d / "run.json"
     if not meta_file.exists():
         if (d / "sweep.json").is_file():  # a sweep's folder: its runs, if kept, are below it
