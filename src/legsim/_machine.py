@@ -1,10 +1,13 @@
-"""What this machine offers the process: its CPUs."""
+"""This machine's CPUs, and stopping the worker processes legsim runs on them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 
-__all__ = ["cpu_count"]
+__all__ = ["cpu_count", "stop_workers", "uninterrupted"]
 
 
 def cpu_count() -> int:
@@ -14,3 +17,37 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - macOS, Windows
         return os.cpu_count() or 1
+
+
+def stop_workers(pool) -> None:
+    """Stop a ``concurrent.futures.ProcessPoolExecutor`` now (Ctrl-C in the parent; its workers ignore
+    SIGINT): drop what is queued, terminate the workers, wait for them and for the pool's own threads
+    and queues, so that nothing is left running or half-closed when the interpreter exits."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(timeout=5)
+    pool.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def uninterrupted():
+    """Hold a Ctrl-C back until the block ends, then raise it (in the main thread; elsewhere a no-op).
+    For starting worker processes: a KeyboardInterrupt while ``ProcessPoolExecutor.submit`` starts one
+    leaves a child the pool does not know yet; the parent cannot stop it, and when the parent exits the
+    child fails to open the pool's semaphores and prints a traceback (seen on Ctrl-C 1.5-2.2 s into a
+    sweep)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt

@@ -24,7 +24,7 @@ import multiprocessing as mp
 from collections.abc import Sequence
 from typing import Any
 
-from .._machine import cpu_count
+from .._machine import cpu_count, stop_workers, uninterrupted
 from ..errors import InputError
 from . import _worker as W
 
@@ -98,10 +98,12 @@ class LocalPool:
 
     def submit(self, runs: Sequence[W.Run]) -> cf.Future:
         try:
-            fut = self._ex.submit(W.run_batch, None, list(runs))
+            with uninterrupted():  # a submit may start a worker: Ctrl-C after it is registered
+                fut = self._ex.submit(W.run_batch, None, list(runs))
         except cf.process.BrokenProcessPool:  # a worker died; its batches report it when awaited
             self._restart()
-            fut = self._ex.submit(W.run_batch, None, list(runs))
+            with uninterrupted():
+                fut = self._ex.submit(W.run_batch, None, list(runs))
         fut.generation = self._generation  # type: ignore[attr-defined]
         return fut
 
@@ -124,14 +126,7 @@ class LocalPool:
         if not cancel:
             self._ex.shutdown(wait=True)
             return
-        # Ctrl-C: drop what is queued and stop the workers now (they ignore SIGINT themselves)
-        procs = list((getattr(self._ex, "_processes", None) or {}).values())
-        self._ex.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-        for p in procs:
-            p.join(timeout=5)
+        stop_workers(self._ex)  # Ctrl-C: drop what is queued and stop the workers now
 
 
 class RayPool:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._machine import cpu_count
+from .._machine import cpu_count, stop_workers, uninterrupted
 from ..errors import InputError
 from ..userfiles import output_dir
 from ._core import SOURCES, STATUSES, Row, cases, figures
@@ -187,22 +187,16 @@ def _run_in_workers(keys: Sequence[str], echo: Callable[[str], None], with_figur
     ctx = mp.get_context("spawn")
     lines = ctx.Queue()
     pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(lines,))
-    futures = {key: pool.submit(_section_in_worker, key, with_figures, f"[{i}/{len(keys)}]")
-               for i, key in enumerate(keys, 1)}
+    with uninterrupted():  # the submits start the workers: Ctrl-C once the pool knows them
+        futures = {key: pool.submit(_section_in_worker, key, with_figures, f"[{i}/{len(keys)}]")
+                   for i, key in enumerate(keys, 1)}
     try:
         pending = set(futures.values())
         while pending:
             _, pending = cf.wait(pending, timeout=0.2)
             _drain(lines, echo)
     except BaseException:  # Ctrl-C: drop what is queued and stop the workers now
-        procs = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-        for p in procs:
-            p.join(timeout=5)
-        pool.shutdown(wait=True)  # the pool's own queues, before the interpreter exits
+        stop_workers(pool)
         lines.close()
         raise
     pool.shutdown(wait=True)
