@@ -225,7 +225,8 @@ def test_the_server_survives_fuzzing_while_it_runs_and_counts_every_drop():
     assert np.abs(q - np.array(CRR_POSTURE)).max() < 0.3  # under control, near its reference swing
 
 
-def test_the_sil_command_refuses_bad_options_in_one_line(capsys):
+def test_the_sil_command_refuses_bad_options_in_one_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     for argv, expected in ((["sil", "--duration", "nan"], "--duration nan"),
                            (["sil", "--period", "1e-5"],
                             "--period 1e-05: expected a period in [1e-4, 0.1] s"),
@@ -234,6 +235,7 @@ def test_the_sil_command_refuses_bad_options_in_one_line(capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("legsim: error: ") and expected in err and err.count("\n") == 1, err
+    assert not list(tmp_path.iterdir())  # a refused run leaves no (empty) sil-out behind
 
 
 def test_lockstep_over_the_in_process_link_answers_every_period_from_the_one_before():

@@ -74,7 +74,6 @@ def _check(args) -> None:
 def main_sil(args) -> int:
     """Run ``legsim sil`` (see the module docstring)."""
     _check(args)
-    output_dir(args.out, "the run's records")  # now, not after the controller has come and gone
     import warnings
 
     import numpy as np
@@ -89,6 +88,9 @@ def main_sil(args) -> int:
         warnings.formatwarning = lambda msg, *a, **k: f"legsim sil: warning: {msg}\n"  # type: ignore
         endpoint = robot_side(format_by_name(args.format), 3, bind=(args.bind, args.port), peer=args.peer)
     try:
+        # now, not after the controller has come and gone; after the addresses, so that a bad --peer or
+        # --bind leaves no empty output directory behind
+        output_dir(args.out, "the run's records")
         robot = crr_leg_robot(args.period)
         server = SilServer(robot, endpoint, q0=np.array(CRR_POSTURE), lockstep=args.lockstep, spin=args.spin)
         warm = server.warm_up(echo)
