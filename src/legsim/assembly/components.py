@@ -85,7 +85,7 @@ from ..actuators.pneumatic.solenoid import SolenoidValve
 from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import HeightField, HeightFunction, Plane
-from ..errors import InputError, as_float, closest
+from ..errors import InputError, as_float, as_floats, closest
 from ..multibody.model import Model
 from ._layout import EX_DMAX
 
@@ -131,13 +131,10 @@ def _limit(owner: str, name: str, value) -> float:
 def _vector(owner: str, name: str, value, shape: tuple[int, ...], unit: str = "") -> np.ndarray:
     """``value`` as a finite float array of ``shape`` (a point (3,), flattened; a rotation (3, 3)), else
     InputError."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is not None and len(shape) == 1:
+    arr = as_floats(value)
+    if len(shape) == 1:
         arr = arr.ravel()
-    if arr is None or arr.shape != shape or not np.all(np.isfinite(arr)):
+    if arr.shape != shape or not np.all(np.isfinite(arr)):
         size = str(shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
         unit = f" [{unit}]" if unit else ""
         raise InputError(f"{owner}: {name} = {value!r}, expected {size} finite numbers{unit}")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, as_float
+from ..errors import InputError, as_float, as_floats
 from .variables import ControlVariable, Kinematics
 
 __all__ = ["ConstrainedChain", "CJTC", "CJTCState", "compliant_equilibrium", "environment_is_rigid",
@@ -35,10 +35,7 @@ treated as rigid (§3.5); otherwise as a spring (which counts as no constraint).
 
 
 def _gains(name: str, k, r: int) -> np.ndarray:
-    try:
-        K = np.asarray(k, dtype=float)
-    except (TypeError, ValueError):  # strings, None, ragged lists: refused below with the shape given
-        K = np.full((0,), np.nan)
+    K = as_floats(k)  # strings, None, ragged lists: an empty array, refused below with the shape given
     if K.ndim == 1:
         K = np.diag(K)
     if K.shape != (r, r) or not np.all(np.isfinite(K)):
@@ -111,11 +108,11 @@ class ConstrainedChain:
                              "floating, more over-constrains it)")
         self.targets = None
         if targets is not None:
-            values = [as_float(x) for x in targets] if isinstance(targets, (list, tuple, np.ndarray)) else []
-            if len(values) != len(self.constraints) or not all(math.isfinite(x) for x in values):
+            values = as_floats(targets)
+            if values.shape != (len(self.constraints),) or not np.all(np.isfinite(values)):
                 raise InputError(f"ConstrainedChain: targets = {targets!r}, expected None or "
                                  f"{len(self.constraints)} finite values (one per constraint)")
-            self.targets = np.array(values)
+            self.targets = values.copy()
         self.q = np.asarray(m.neutral(), dtype=float).copy()
 
     def residual(self, q) -> np.ndarray:
@@ -227,8 +224,9 @@ class CJTC:
         self.lumped_index = int(lumped_index)
         self.tau_max = None
         if tau_max is not None:
-            limits = np.array([as_float(x) for x in np.ravel(np.asarray(tau_max, dtype=object))])
-            if limits.size not in (1, s) or np.ndim(tau_max) > 1 or not np.all(limits > 0.0):
+            limits = as_floats(tau_max)
+            if isinstance(tau_max, bool) or limits.ndim > 1 or limits.size not in (1, s) \
+                    or not np.all(limits > 0.0):
                 raise InputError(f"CJTC: tau_max = {tau_max!r}, expected None, one effort limit > 0 or {s} "
                                  "(one per active joint) [N m or N]")
             self.tau_max = np.broadcast_to(limits, (s,)).copy()

@@ -42,7 +42,7 @@ from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
 from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice, _num, _vector
 from ...contact import ContactLaw, HeightField, HeightFunction, Plane, coulomb, kelvin_voigt
-from ...errors import InputError
+from ...errors import InputError, as_floats
 from ...hybrid import Options
 from ...multibody import RobotBuilder
 from ...multibody._spatial import quat_to_rot
@@ -130,10 +130,7 @@ def _equivalent_area(cv: float) -> float:
 
 def _per_leg(name: str, value) -> np.ndarray:
     """(12,) per-leg values from one number or 12, finite and >= 0 (InputError naming ``name``)."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        arr = np.full(1, np.nan)
+    arr = as_floats(value)
     if arr.shape not in ((), (N_LEGS,)) or not np.all(np.isfinite(arr)) or np.any(arr < 0.0):
         raise InputError(f"RATS {name} = {value!r}: expected one number or 12 (one per leg), finite and >= 0")
     return np.broadcast_to(arr, (N_LEGS,)).copy()
