@@ -69,18 +69,23 @@ def _std(r):
 def test_single_witness_mode_ranks_the_analytic_sphere_steadiest_and_fastest():
     """Thesis mode (one contact pair per shape pair, as SOLID returned): the source's ranking holds.
 
-    Measured (late F_z std [N] | CPU s for 1.5 s): analytic sphere 0.015 | 0.06, mesh sphere 1.6 | 1.6,
-    box 0.85 | 3.8, analytic capsule 0.12 | 2.1, mesh capsule 0.93 | 11, cylinder 0.55 | 2.0. The
-    single witness of a mesh, box or capsule is a GJK/EPA pair per nearby surface triangle and jumps
-    between features; the analytic sphere's is its centre's nearest triangle. The CPU margin (> 25x)
-    is asserted at 4x. The single-witness box also carries its weight only to 1.2 % (9.69 N mean).
+    Measured (late F_z std [N] | CPU s for 1.5 s, two runs of session 32): analytic sphere 0.015 |
+    0.15-0.19, mesh sphere 1.6 | 0.37-0.53, box 0.85 | 1.6-2.4, analytic capsule 0.12 | 1.1-1.6, mesh
+    capsule 0.93 | 3.1-4.5, cylinder 0.50 | 1.8-2.0. The single witness of a mesh, box or capsule is the
+    deepest of the GJK/EPA pairs with the surface triangles that the shape may touch (within its bounding
+    sphere, not wholly above the triangle's plane) and jumps between features; the analytic sphere's is
+    its centre's nearest triangle. The CPU margin (2.5-2.8x over the mesh sphere, the next fastest) is
+    asserted at 2x: the source ranks, it gives no times. (Before session 32 every triangle under the
+    bounding sphere's square went through GJK/EPA, as often as grid cells listed it: the others took
+    8-25x longer, with the same results to the bit.) The single-witness box also carries its weight only
+    to 1.2 % (9.69 N mean).
     """
     r = case.a9_alone(True)
     std = _std(r)
     sphere = case.A9_SHAPES[0]
     assert all(std[sphere] < 0.2 * s for k, s in std.items() if k != sphere)
     assert all(v["contacts"] == 1.0 for v in r.values())
-    assert all(r[sphere]["cpu"] < 0.25 * v["cpu"] for k, v in r.items() if k != sphere)
+    assert all(r[sphere]["cpu"] < 0.5 * v["cpu"] for k, v in r.items() if k != sphere)
     for v in r.values():
         assert v["mean"] == pytest.approx(G, rel=0.015)
 

@@ -183,6 +183,16 @@ def _tri_normal(vert, face, va, f, out):
     out[2] = n2 / nn
 
 
+@njit(cache=True, inline="always")
+def _first_cell(m, gt, a, b, cc, i, j, i0, j0):
+    """True when cell (i, j) is the first cell of a query range starting at (i0, j0) that lists the
+    triangle (a, b, cc) of mesh terrain ``gt``: the scene's grid lists a triangle in every cell its xy
+    bounding box covers, from the cell of its lowest x and y (``scene._grid``)."""
+    ti, _, tj, _, _ = _cells(m.data, m.gdadr[gt], m.gint[gt, 0], m.gint[gt, 1], min(a[0], b[0], cc[0]),
+                             min(a[1], b[1], cc[1]), 0.0, 0.0)
+    return i == max(ti, i0) and j == max(tj, j0)
+
+
 @njit(cache=True)
 def _cells(data, a, nx, ny, xlo, ylo, xhi, yhi):
     """Index range of the terrain-mesh grid cells (grid info at data[a:]) covering an xy box."""
@@ -214,10 +224,27 @@ def tmesh_body(m, sv, c, wk, gt, g, pos, rot):
                 cs = m.gcadr[gt] + i * ny + j
                 for q in range(m.cell_start[cs], m.cell_start[cs + 1]):
                     t = m.cell_tri[q]
-                    _tri_normal(m.vert, m.face, va, m.gfadr[gt] + t, c.tmp[3])
+                    f = m.gfadr[gt] + t
+                    a = m.vert[va + m.face[f, 0]]
+                    b = m.vert[va + m.face[f, 1]]
+                    cc = m.vert[va + m.face[f, 2]]
+                    if not _first_cell(m, gt, a, b, cc, i, j, i0, j0):
+                        continue  # a triangle listed in several of these cells is tested once
+                    # the geom lies inside its bounding sphere: a triangle farther than rb cannot touch it
+                    closest_on_triangle(pos, a, b, cc, c.tmp[2])
+                    d0 = pos[0] - c.tmp[2, 0]
+                    d1 = pos[1] - c.tmp[2, 1]
+                    d2 = pos[2] - c.tmp[2, 2]
+                    if d0 * d0 + d1 * d1 + d2 * d2 > rb * rb:
+                        continue
+                    _tri_normal(m.vert, m.face, va, f, c.tmp[3])
                     n3 = c.tmp[3]
-                    a = m.vert[va + m.face[m.gfadr[gt] + t, 0]]
-                    if n3[0] * (pos[0] - a[0]) + n3[1] * (pos[1] - a[1]) + n3[2] * (pos[2] - a[2]) > rb:
+                    # nor can one whose plane has the whole geom on its outer side (a separating axis)
+                    low = c.tmp[6]
+                    for k in range(3):
+                        c.tmp[7, k] = -n3[k]
+                    G.support(sv, g, np.int64(-1), pos, rot, c.tmp[7], np.bool_(True), low)
+                    if n3[0] * (low[0] - a[0]) + n3[1] * (low[1] - a[1]) + n3[2] * (low[2] - a[2]) > 0.0:
                         continue
                     st = gjk_epa(sv, gt, t, pos, rot, g, np.int64(-1), pos, rot, wk, c.res)
                     if st == 1 and -c.res[0] > best:
