@@ -160,7 +160,7 @@ def _settle(rats: RatsRobot, x, t, policy=_idle, *, first: float, chunk: float =
     x, t = res.x[-1], float(res.t[-1])
     while t < t_end and (np.linalg.norm(x[19:22]) >= v_rest or np.linalg.norm(x[22:25]) >= w_rest
                          or x[7:19].max() >= x_rest):
-        res = rats.simulate(t + chunk, _idle, x0=x, t0=t)
+        res = rats.simulate(t + chunk, None, x0=x, t0=t)   # no controller: no engine stop at each tick
         x, t = res.x[-1], float(res.t[-1])
     return x, t
 
