@@ -8,6 +8,8 @@ raw sample; 0.02 g is four times that, to cover vibration and electrical noise, 
 thesis's 0.5 Hz low-pass, which would cut it further.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -80,6 +82,11 @@ def test_identification_takes_only_positive_projections_and_rejects_a_zero_readi
     between = table[0] / G0 + table[g.TRANSITIONS[0, 0]] / G0
     assert identify_stance(between, table) in (0, g.TRANSITIONS[0, 0])
     assert identify_stance(between, table, min_cos=0.99) == -1
+    # a finite reading of any size has a direction: no overflow to a zero vector
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert identify_stance(1e300 * table[5] / G0, table) == 5
+        assert identify_stance(1e-300 * table[7] / G0, table) == 7
     with pytest.raises(InputError, match="reading"):
         identify_stance([1.0, 2.0], table)
 

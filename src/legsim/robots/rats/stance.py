@@ -65,6 +65,16 @@ def expected_readings(mounting=None, g: float = G0) -> np.ndarray:
     return -g * GRAVITY_DIRECTIONS @ _mounting(mounting)
 
 
+def _unit(r: np.ndarray) -> np.ndarray | None:
+    """The direction of the finite vector ``r`` (None for zero), scaled first so that no square
+    overflows (a reading of 1e300 has a direction too)."""
+    big = float(np.abs(r).max())
+    if big == 0.0:
+        return None
+    u = r / big
+    return u / np.linalg.norm(u)
+
+
 def identify_stance(reading, table=None, min_cos: float = 0.0) -> int:
     """The stance whose expected reading has the largest positive projection of ``reading`` (3,)
     (§6.1.3). ``table`` (20, 3) expected readings (default :func:`expected_readings` with the
@@ -79,10 +89,10 @@ def identify_stance(reading, table=None, min_cos: float = 0.0) -> int:
     t = expected_readings() if table is None else as_floats(table)
     if t.shape != (N_STANCES, 3):
         raise InputError(f"table: expected ({N_STANCES}, 3) expected readings, got shape {t.shape}")
-    norm = float(np.linalg.norm(r))
-    if norm == 0.0:
+    u = _unit(r)
+    if u is None:
         return -1
-    cos = (t / np.linalg.norm(t, axis=1)[:, None]) @ (r / norm)
+    cos = (t / np.linalg.norm(t, axis=1)[:, None]) @ u
     best = int(np.argmax(cos))
     return best if cos[best] > min_cos else -1
 
