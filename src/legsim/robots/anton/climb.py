@@ -595,7 +595,7 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
     half_gap = 0.5 * p.segment_gap
     static = StaticFeedforward(p)
     posture = np.zeros(3)
-    measured, targets, body = np.empty((6, 3)), np.empty(22), np.zeros(4)
+    measured, nominal, targets, body = np.empty((6, 3)), np.empty((6, 3)), np.empty(22), np.zeros(4)
     history: list[tuple[float, int]] = []
     dt = 1e-3
     q_last, rate_ref, started = np.zeros(22), np.zeros(22), [False]
@@ -617,7 +617,9 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
             if stage.step >= 7 and on_top.any():  # on the ledge: the body goes with the top as felt
                 base_z += float(offset[on_top].mean())
             z_plan = z_plan + offset
-        nominal = np.column_stack([pose.feet[:, :2] - [pose.base[0], 0.0], z_plan - base_z])
+        np.subtract(pose.feet[:, 0], pose.base[0], out=nominal[:, 0])  # the feet relative to the body
+        nominal[:, 1] = pose.feet[:, 1]
+        np.subtract(z_plan, base_z, out=nominal[:, 2])
         if posture_gain > 0.0 and not resting:
             searching = felt.searching if felt is not None else False
             carrying = ((~air) & (fz > touch) & ~searching).tolist()
@@ -635,7 +637,7 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
         else:
             v = kp * (q_ref - s.enc) - kd * s.rate
         v += static(s.enc, s.shank)
-        return np.clip(v, -V_SUPPLY, V_SUPPLY)
+        return v.clip(-V_SUPPLY, V_SUPPLY, out=v)
 
     controller.posture = posture  # type: ignore[attr-defined]
     controller.history = history  # type: ignore[attr-defined]
