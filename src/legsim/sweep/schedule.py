@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._progress import counter
 from ..errors import LegsimError
 from . import _worker as W
 from .backends import WorkerCrash
@@ -55,10 +56,8 @@ def _crashed_row(run: W.Run, why: str) -> dict[str, Any]:
 
 
 def _bar(total: int, initial: int, progress: bool | None) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=initial, unit="run", desc="sweep", disable=False if progress else
-                None if progress is None else True, smoothing=0.05)
+    return counter(total, unit="run", desc="sweep", progress=progress, initial=initial, smoothing=0.05,
+                   delay=0.0, leave=True)
 
 
 def execute(pool: Any, runs: Sequence[W.Run], on_rows: Callable[[list[dict[str, Any]]], None], *,

@@ -95,7 +95,8 @@ def run_demo(out_dir: str | Path = "anton_climb-out", echo=print) -> ClimbRun:
     # a record every 10 ms (the controller still runs every 1 ms): 14 MB of records, not 140
     options = dataclasses.replace(robot.default_options(), record_period=RECORD_PERIOD)
     with RunWriter(out, robot.model, meta) as writer:  # run.json gets a final status however it ends
-        plan, robot, ctrl, res = simulate_climb(plan, robot, sinks=[writer], options=options)
+        plan, robot, ctrl, res = simulate_climb(plan, robot, sinks=[writer], options=options,
+                                                progress=None)
     track = support_track(robot, res, every=1)
     steps = step_summary(plan, ctrl, track)
     weight = robot.mb.total_mass() * 9.81

@@ -64,9 +64,10 @@ def hop(out: Path, quick: bool) -> None:
 
 def legs(out: Path, quick: bool) -> None:
     pressures = E.E7_PRESSURES
-    rise, friction = E.per_leg_hops(pressures)
     print("E7 every leg fired 40 ms at 0.379 / 0.552 / 0.758 MPa: higher pressure, higher hops for every "
-          "leg; legs 4, 5, 11 strongest, 2, 3, 9 weakest at all pressures; the spread grows (source)")
+          "leg; legs 4, 5, 11 strongest, 2, 3, 9 weakest at all pressures; the spread grows (source)",
+          flush=True)
+    rise, friction = E.per_leg_hops(pressures)
     print("   legsim (spool valves, the legs differing by a seeded +-15 % piston friction; the source gives "
           "no per-leg values):")
     for p, r in zip(pressures, rise, strict=True):
@@ -88,9 +89,9 @@ def legs(out: Path, quick: bool) -> None:
 
 def tip(out: Path, quick: bool) -> None:
     p = (0.2, 0.45, 0.689) if quick else (0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8)
-    model, th = E.calibrate_tip_model(p)
     print("E6/(6.6): thresholds fall with pressure; the source's legs need 6-9 ms at 100 psi with its "
-          "rubber valves (Table 6.1)")
+          "rubber valves (Table 6.1)", flush=True)
+    model, th = E.calibrate_tip_model(p)
     print("   legsim:", ", ".join(f"{pi} MPa {t:.0f} ms" for pi, t in zip(p, th, strict=True)))
     print(f"   fit: a = {model.a:.3f}, b = {model.b:.4f}, c_res = {model.c_resistance[0]:.4f} MPa, "
           f"c_lat = {model.c_latency[0]:.3f} ms (source shape: a = 2.2584, b = -1.1795)")
@@ -106,15 +107,16 @@ def tip(out: Path, quick: bool) -> None:
 
 def range_(out: Path, quick: bool) -> None:
     t0 = time.time()
+    print("E13 with compensation: 160 firings, 17 m (source)", flush=True)
     comp = E.range_run(compensate=True, margin_ms=2, max_tips=40 if quick else 400)
-    fixed = E.range_run(compensate=False, margin_ms=2)
-    print("E13 with compensation: 160 firings, 17 m (source)")
     print(f"   legsim: {comp.tips} tips, {comp.distance:.1f} m" + (" (--quick: capped)" if quick else ""))
-    print("E12 without compensation: fixed times work for 30-50 tips, first failure within 6.34 m (source)")
+    print("E12 without compensation: fixed times work for 30-50 tips, first failure within 6.34 m (source)",
+          flush=True)
+    fixed = E.range_run(compensate=False, margin_ms=2)
     print(f"   legsim: {fixed.tips} tips, {fixed.distance:.1f} m")
+    print("E11 spool valves (leaking, 13 ms latency), with compensation: 9.5 m, 92 tips (source)", flush=True)
     spool = E.range_run(compensate=True, margin_ms=2, valve="spool", model=E.SIM_TIP_MODEL_SPOOL,
                         max_tips=40 if quick else 400)
-    print("E11 spool valves (leaking, 13 ms latency), with compensation: 9.5 m, 92 tips (source)")
     print(f"   legsim: {spool.tips} tips, {spool.distance:.1f} m" + (" (--quick: capped)" if quick else "")
           + f"   ({time.time() - t0:.0f} s wall in all)")
     plt = _plt()
@@ -216,7 +218,7 @@ def closed(out: Path, quick: bool) -> None:
         return None if cmd is None else [(cmd.leg, cmd.duration_ms)]
 
     with _records(out, rats, "rats_closed", build_kw, goal=goal.tolist()) as writer:  # a final status
-        res = rats.simulate(45.0, policy, q0=rats.q_rest(0, 0.2), sinks=[writer])
+        res = rats.simulate(45.0, policy, q0=rats.q_rest(0, 0.2), sinks=[writer], progress=None)
     print("E14: after a disturbance the planner re-plans and reaches the goal (source, qualitative)")
     for e in tipper.log:
         print(f"   t {e.t:5.1f} s: stance {e.detected:2d} {e.outcome.value if e.outcome else 'start':10s} "
@@ -235,15 +237,16 @@ def endurance(out: Path, quick: bool) -> None:
     from ...validation.rats import LEAKING_HOP_INTERVAL
 
     n = 20 if quick else 90
-    leak = E.endurance_run(interval=LEAKING_HOP_INTERVAL, firings=n)
-    grounded = np.flatnonzero(leak.rise < 0.01)
     frac, ratio = E.leak_hop_ratio(150.0)
     frac300, _ = E.leak_hop_ratio(300.0)
     print("E10 leakage alone, spool valves, no firing, from 0.758 MPa: tank pressure -50 % in 5 min, hop "
           "height -50 % after 2.5 min (source)")
     print(f"   legsim: tank at {100 * frac300:.0f} % after 300 s (the leak law, tau = 433 s), a 40 ms hop at "
           f"{100 * ratio:.0f} % of the first after 150 s (tank at {100 * frac:.0f} %)")
-    print("E9 leaking spool valves, 40 ms, 0.758 MPa: 40 hops until it cannot leave the ground (source)")
+    print("E9 leaking spool valves, 40 ms, 0.758 MPa: 40 hops until it cannot leave the ground (source)",
+          flush=True)
+    leak = E.endurance_run(interval=LEAKING_HOP_INTERVAL, firings=n)
+    grounded = np.flatnonzero(leak.rise < 0.01)
     print(f"   legsim, a firing every {LEAKING_HOP_INTERVAL:g} s (the source's \"rapid succession\" read as "
           f"the middle of 2-5 s), leak tau = 433 s: rise {100 * leak.rise[0]:.1f} cm first, "
           + (f"below 1 cm from firing {grounded[0] + 1}" if grounded.size
@@ -251,9 +254,10 @@ def endurance(out: Path, quick: bool) -> None:
     plt = _plt()
     plt.plot(np.arange(1, n + 1), leak.rise * 100, ".-", label="spool, leaking, 0.758 MPa")
     if not quick:
+        print("E8 rubber valves (no leak), 40 ms, 0.689 MPa: only a few cm after 75 firings (source)",
+              flush=True)
         tight = E.endurance_run(interval=LEAKING_HOP_INTERVAL, firings=110, valve="rubber", p0=0.689e6)
         low = np.flatnonzero(tight.rise < 0.05)
-        print("E8 rubber valves (no leak), 40 ms, 0.689 MPa: only a few cm after 75 firings (source)")
         print(f"   legsim: below 5 cm from firing {low[0] + 1 if low.size else '-'}, "
               f"{100 * tight.rise[74]:.1f} cm at firing 75")
         plt.plot(np.arange(1, 111), tight.rise * 100, ".-", label="rubber, 0.689 MPa")

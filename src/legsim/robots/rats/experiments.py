@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._progress import check_progress, counter
 from ...errors import InputError
 from ...multibody._spatial import quat_to_rot
 from .geometry import GRAVITY_DIRECTIONS, LEG_STANCES, N_LEGS, TRANSITIONS, RatsDims, resting_stance
@@ -93,14 +94,21 @@ def _power_law(p, a, b, c_res, c_lat):
     return a * np.maximum(p - c_res, 1e-6) ** b + c_lat
 
 
-def calibrate_tip_model(pressures_mpa=(0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8), **threshold_kw):
+def calibrate_tip_model(pressures_mpa=(0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8), *,
+                        progress: bool | None = None, **threshold_kw):
     """E6 → (6.6) on the simulated robot: thresholds [ms] at ``pressures_mpa`` [MPa gauge] and the
     power law fitted to them. Returns (TipStrengthModel with every leg's c_res, c_lat the fitted ones,
-    thresholds (n,) [ms]). The robot is symmetric, so one leg over one edge stands for all."""
+    thresholds (n,) [ms]). The robot is symmetric, so one leg over one edge stands for all.
+    ``progress``: a bar of the pressures done (None: on a terminal, :mod:`legsim._progress`)."""
     from scipy.optimize import curve_fit
 
+    check_progress(progress, "calibrate_tip_model")
     p = np.asarray(pressures_mpa, dtype=float)
-    th = np.array([tip_threshold(pi * 1e6, **threshold_kw) for pi in p], dtype=float)
+    th = np.empty(p.size)
+    with counter(p.size, unit="pressure", desc="E6 thresholds", progress=progress) as bar:
+        for i, pi in enumerate(p):
+            th[i] = tip_threshold(pi * 1e6, **threshold_kw)
+            bar.update()
     (a, b, c_res, c_lat), _ = curve_fit(_power_law, p, th, p0=(5.0, -1.0, 0.05, 5.0),
                                         bounds=([0.0, -5.0, 0.0, -50.0], [1e3, -0.05, float(p.min()), 50.0]))
     return TipStrengthModel(a=float(a), b=float(b), c_resistance=(float(c_res),) * N_LEGS,
@@ -168,7 +176,7 @@ def _settle(rats: RatsRobot, x, t, policy=_idle, *, first: float, chunk: float =
 def range_run(*, compensate: bool = True, p0: float = 0.689e6, model: TipStrengthModel | None = None,
               margin_ms: int = 0, max_tips: int = 400, stance: int = 0, yaw: float = 0.2,
               heading: float = 0.0, valve: str = "rubber", contact_set: str = "tipping",
-              **build_kw) -> RangeResult:
+              progress: bool | None = None, **build_kw) -> RangeResult:
     """E11–E13 / T12: tip along a straight line from one charge ``p0`` [Pa gauge] until a tip fails.
 
     The planner (§3.2, γ = 1.5) picks the legs for a line toward ``heading`` [rad]. Each leg is fired
@@ -177,11 +185,12 @@ def range_run(*, compensate: bool = True, p0: float = 0.689e6, model: TipStrengt
     (default :data:`SIM_TIP_MODEL`) + ``margin_ms``, at the core pressure estimated by
     :class:`DepletionEstimator` fed with every firing (``compensate``) or at the initial charge (not).
     A tip fails when the robot does not rest on the planned stance; the run stops there, as the
-    thesis's did.
+    thesis's did. ``progress``: a count of the tips (None: on a terminal, :mod:`legsim._progress`).
     """
     if max_tips < 1 or margin_ms < 0:
         raise InputError(f"range_run: max_tips = {max_tips!r}, margin_ms = {margin_ms!r}: expected >= 1 "
                          "and >= 0")
+    check_progress(progress, "range_run")
     model = SIM_TIP_MODEL if model is None else model
     rats = build(valve=valve, contact_set=contact_set, p0=p0, **build_kw)
     est = (DepletionEstimator if valve == "rubber" else DepletionEstimator.spool)(p0_mpa=p0 * 1e-6)
@@ -194,22 +203,25 @@ def range_run(*, compensate: bool = True, p0: float = 0.689e6, model: TipStrengt
     x, t = _settle(rats, x0, 0.0, first=0.2)
     centres, durations, p_true, p_est = [x[:2].copy()], [], [], []
     failed = False
-    for leg, planned, _ in seq.steps():
-        p_now = est.advance(t) if compensate else p0 * 1e-6
-        try:
-            ms = int(model.duration_ms(leg, p_now)) + margin_ms
-        except InputError:   # (6.6) diverges: the estimate says no firing can tip any more
-            failed = True
-            break
-        durations.append(ms)
-        p_true.append((x[tank] - p_atm) * 1e-6)
-        p_est.append(p_now)
-        est.fire(ms, t)
-        x, t = _settle(rats, x, t, fire_once(leg, ms), first=0.5)
-        if stance_now(x[3:7]) != planned:
-            failed = True
-            break
-        centres.append(x[:2].copy())
+    label = f"tipping ({valve} valves, {'with' if compensate else 'without'} compensation)"
+    with counter(None, unit=" tips", desc=label, progress=progress) as bar:
+        for leg, planned, _ in seq.steps():
+            p_now = est.advance(t) if compensate else p0 * 1e-6
+            try:
+                ms = int(model.duration_ms(leg, p_now)) + margin_ms
+            except InputError:   # (6.6) diverges: the estimate says no firing can tip any more
+                failed = True
+                break
+            durations.append(ms)
+            p_true.append((x[tank] - p_atm) * 1e-6)
+            p_est.append(p_now)
+            est.fire(ms, t)
+            x, t = _settle(rats, x, t, fire_once(leg, ms), first=0.5)
+            if stance_now(x[3:7]) != planned:
+                failed = True
+                break
+            centres.append(x[:2].copy())
+            bar.update()
     c = np.array(centres)
     return RangeResult(len(c) - 1, float(np.linalg.norm(c[-1] - c[0])), failed, np.array(durations),
                        np.array(p_true), np.array(p_est), c)
@@ -324,19 +336,22 @@ ROLL_OBJECTIVE = ("mean over the starts of |heading error| [rad] of the net disp
 
 
 def tune_rolling(names=("phi", "gamma", "beta", "v_extend"), *, starts: int = 4, seed: int = 11,
-                 t_final: float = 6.0, maxfev: int = 60, step: float = 0.25, base=None, **build_kw):
+                 t_final: float = 6.0, maxfev: int = 60, step: float = 0.25, base=None,
+                 progress: bool | None = None, **build_kw):
     """Nelder–Mead (scipy) of the rolling controller's parameters ``names`` (fields of
     :class:`~.rolling.RollingParams`) from ``base`` (default: Table 6.2 with this robot's latency)
     against :data:`ROLL_OBJECTIVE` over ``starts`` random (stance, yaw, heading) starts (``seed``),
     each rolled for ``t_final`` s; the initial simplex steps each parameter by ``step`` of its value
     (the objective is noisy: the runs are chaotic, so small steps see only noise). Returns
-    (RollingParams at the optimum, scipy OptimizeResult)."""
+    (RollingParams at the optimum, scipy OptimizeResult). ``progress``: a bar of the objective's
+    evaluations (None: on a terminal, :mod:`legsim._progress`)."""
     import dataclasses
 
     from scipy.optimize import minimize
 
     from .rolling import RollingParams
 
+    check_progress(progress, "tune_rolling")
     build_kw.setdefault("contact_set", "rolling")
     build_kw.setdefault("tank_volume", 1.0)
     rats = build(**build_kw)
@@ -355,11 +370,13 @@ def tune_rolling(names=("phi", "gamma", "beta", "v_extend"), *, starts: int = 4,
         except InputError:
             return 10.0
         runs = [roll_trial(rats, prm, stance=s, yaw=y, heading=h, t_final=t_final) for s, y, h in cases]
+        bar.update()
         return float(np.mean([abs(r.heading_error) + (r.distance < 2.0) for r in runs]))
 
     simplex = np.vstack([x0, x0 + np.diag(step * np.where(x0 != 0.0, x0, 1.0))])
-    res = minimize(objective, x0, method="Nelder-Mead",
-                   options={"maxfev": maxfev, "xatol": 1e-3, "fatol": 1e-3, "initial_simplex": simplex})
+    with counter(maxfev, unit="evaluation", desc="Nelder-Mead", progress=progress) as bar:
+        res = minimize(objective, x0, method="Nelder-Mead",
+                       options={"maxfev": maxfev, "xatol": 1e-3, "fatol": 1e-3, "initial_simplex": simplex})
     return params_of(res.x), res
 
 
@@ -376,27 +393,36 @@ class EnduranceResult:
 
 
 def endurance_run(*, interval: float, firings: int, duration_ms: int = 40, p0: float = 0.758e6,
-                  valve: str = "spool", contact_set: str = "rolling", **build_kw) -> EnduranceResult:
+                  valve: str = "spool", contact_set: str = "rolling", progress: bool | None = None,
+                  **build_kw) -> EnduranceResult:
     """E8–E10 on the full robot: every ``interval`` s fire one leg of the stance the robot rests on
     (its lowest-numbered) for ``duration_ms``, ``firings`` times, from one charge ``p0`` [Pa gauge]
-    (the spool preset leaks through the tank's exponential law, τ = 433 s, between and during firings)."""
+    (the spool preset leaks through the tank's exponential law, τ = 433 s, between and during firings).
+    The rise and the flight are read in the first 0.5 s after each command; the rest of the interval
+    runs without a controller (nothing is commanded then), so the engine does not stop at every
+    control tick. ``progress``: a bar of the firings (None: on a terminal, :mod:`legsim._progress`)."""
     if interval <= 0.0 or firings < 1:
         raise InputError(f"endurance_run: interval = {interval!r} s, firings = {firings!r}: expected > 0 "
                          "and >= 1")
+    check_progress(progress, "endurance_run")
     rats = build(valve=valve, contact_set=contact_set, p0=p0, **build_kw)
     tank = rats.model.state_names.index("tank_p")
     p_atm = rats.robot.resources[0].tank.p_atm
     x = rats.robot.initial_state(rats.q_rest(0, 0.2))
     t = 0.0
     rise, air, p = [], [], []
-    for _ in range(firings):
-        leg = int(np.flatnonzero(GRAVITY_DIRECTIONS[stance_now(x[3:7])] @ _LEGS.T > 0.7)[0])
-        p.append((x[tank] - p_atm) * 1e-6)
-        res = rats.simulate(t + interval, fire_once(leg, duration_ms), x0=x, t0=t)
-        early = res.t < t + 0.5
-        rise.append(float(res.x[early, 2].max() - res.x[0, 2]))
-        air.append(bool(np.any(res.output("fn_total")[early] == 0.0)))
-        x, t = res.x[-1], float(res.t[-1])
+    with counter(firings, unit="firing", desc=f"firings every {interval:g} s", progress=progress) as bar:
+        for _ in range(firings):
+            leg = int(np.flatnonzero(GRAVITY_DIRECTIONS[stance_now(x[3:7])] @ _LEGS.T > 0.7)[0])
+            p.append((x[tank] - p_atm) * 1e-6)
+            res = rats.simulate(t + min(0.5, interval), fire_once(leg, duration_ms), x0=x, t0=t)
+            rise.append(float(res.x[:, 2].max() - res.x[0, 2]))
+            air.append(bool(np.any(res.output("fn_total") == 0.0)))
+            x, t = res.x[-1], float(res.t[-1])
+            if interval > 0.5:
+                res = rats.simulate(t + interval - 0.5, None, x0=x, t0=t)
+                x, t = res.x[-1], float(res.t[-1])
+            bar.update()
     a = np.array(air)
     return EnduranceResult(np.array(rise), a, np.array(p), None if a.all() else int(np.argmin(a)))
 
@@ -413,20 +439,25 @@ def _hop_rise(rats: RatsRobot, leg: int, ms: int) -> float:
 
 
 def per_leg_hops(pressures=E7_PRESSURES, *, friction_spread: float = 0.15, seed: int = 4,
-                 duration_ms: int = 40, **build_kw) -> tuple[np.ndarray, np.ndarray]:
+                 duration_ms: int = 40, progress: bool | None = None,
+                 **build_kw) -> tuple[np.ndarray, np.ndarray]:
     """E7 / T8 on the full robot: each leg fired for ``duration_ms`` from rest on a stance it belongs to
     (its first, yaw 0.3 rad), at each tank charge of ``pressures`` [Pa gauge], spool valves without the
     leak, rolling contact set. The legs differ by their piston friction, F_f (1 + ``friction_spread``
     N(0, 1)) drawn with ``seed`` (the thesis's legs differ by manufacture; it gives no per-leg values).
-    Returns (rise (n_pressures, 12) apex rise of the centre [m], friction (12,) [N])."""
+    Returns (rise (n_pressures, 12) apex rise of the centre [m], friction (12,) [N]). ``progress``: a
+    bar of the hops (None: on a terminal, :mod:`legsim._progress`)."""
+    check_progress(progress, "per_leg_hops")
     rng = np.random.default_rng(seed)
     friction = 9.7003 * (1.0 + friction_spread * rng.standard_normal(N_LEGS))
     build_kw = {"contact_set": "rolling", "valve": "spool", "leak": False, **build_kw}
     rise = np.empty((len(pressures), N_LEGS))
-    for i, p in enumerate(pressures):
-        rats = build(p0=float(p), friction=friction, **build_kw)
-        for leg in range(N_LEGS):
-            rise[i, leg] = _hop_rise(rats, leg, duration_ms)
+    with counter(rise.size, unit="hop", desc="E7 hops", progress=progress) as bar:
+        for i, p in enumerate(pressures):
+            rats = build(p0=float(p), friction=friction, **build_kw)
+            for leg in range(N_LEGS):
+                rise[i, leg] = _hop_rise(rats, leg, duration_ms)
+                bar.update()
     return rise, friction
 
 
