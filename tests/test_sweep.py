@@ -608,3 +608,41 @@ def test_a_ctrl_c_while_workers_start_is_held_until_the_pool_knows_them():
     assert reached == ["end of the block"] and signal.getsignal(signal.SIGINT) is before
     with uninterrupted():  # no signal: nothing raised
         pass
+
+
+def test_a_function_pool_keeps_its_workers_across_batches_and_gives_the_rows_in_order(functions):
+    """legsim.sweep.FunctionPool (an optimiser's objective: batch after batch of calls): the rows come in
+    the order of the variations, with each call's values and seed, the same on 2 local workers as in
+    this process; the workers started for the first batch serve the second; a failing call is a row."""
+    from legsim.sweep import FunctionPool
+
+    batch = [{"a": float(a)} for a in range(5)]
+    with FunctionPool("fns.py:plain", backend="serial", seed=3) as serial:
+        expected = [serial.map(batch), serial.map(batch[:2])]
+    with FunctionPool("fns.py:plain", workers=2, seed=3, batch_seconds=0.001) as pool:
+        first = pool.map(batch)
+        workers = pool._pool
+        second = pool.map(batch[:2])
+        assert pool._pool is workers   # not a new pool per batch
+    for got, want in zip((first, second), expected, strict=True):
+        totals = [a["a"] + 1.0 for a in batch][:len(got)]
+        assert [r["total"] for r in got] == [r["total"] for r in want] == totals
+        assert [r["seed_seen"] for r in got] == [r["seed_seen"] for r in want]
+    assert first[0]["seed_seen"] != second[0]["seed_seen"]  # a seed per (batch, index)
+    with FunctionPool("fns.py:fails", backend="serial") as pool:
+        rows = pool.map([{"a": 1}, {"a": 2}])
+    assert [r["status"] for r in rows] == ["done", "error"] and "a is too large" in rows[1]["message"]
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda P: P("fns.py:nope"), r"fns.py has no function 'nope'"),
+    (lambda P: P("fns.py:plain", workers=0), r"workers = 0: expected a whole number >= 1"),
+    (lambda P: P("fns.py:plain", backend="threads"), r"backend = 'threads': expected one of local, ray"),
+    (lambda P: P("fns.py:plain").map([{"c": 1}]), r"no keyword argument 'c'.*it takes a, b, seed"),
+    (lambda P: P("fns.py:plain").map({"a": 1}), r"expected a list of dicts of keyword arguments"),
+])
+def test_a_function_pool_refuses_bad_input_before_any_call(functions, make, fragment):
+    from legsim.sweep import FunctionPool
+
+    with pytest.raises(InputError, match=fragment):
+        make(FunctionPool)

@@ -20,7 +20,8 @@ message, chosen outputs (:mod:`legsim.sweep.outputs`), the model's summary, inte
 and wall time. Runs are independent of the worker count and order (tested bit for bit); an
 interrupted sweep resumes where it stopped when run again into the same directory. Backends:
 :mod:`legsim.sweep.backends`; batching and progress: :mod:`legsim.sweep.schedule`; the order of
-work (validate all, compile once, run): :mod:`legsim.sweep.run`.
+work (validate all, compile once, run): :mod:`legsim.sweep.run`. An optimiser whose every evaluation
+is a batch of calls of one function keeps its workers up between batches: :mod:`legsim.sweep.pool`.
 
 Scripts that sweep on the local backend must guard their entry point with
 ``if __name__ == "__main__":`` (worker processes import the main module, as with any
@@ -32,14 +33,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .pool import FunctionPool
     from .run import SweepResult, resume_sweep, run_sweep
     from .spec import Sweep, apply_variation
     from .table import load_sweep
 
-__all__ = ["Sweep", "run_sweep", "resume_sweep", "load_sweep", "SweepResult", "apply_variation"]
+__all__ = ["Sweep", "run_sweep", "resume_sweep", "load_sweep", "SweepResult", "apply_variation",
+           "FunctionPool"]
 
 _WHERE = {"Sweep": "spec", "apply_variation": "spec", "run_sweep": "run", "resume_sweep": "run",
-          "SweepResult": "run", "load_sweep": "table"}
+          "SweepResult": "run", "load_sweep": "table", "FunctionPool": "pool"}
 
 
 def __getattr__(name: str) -> Any:

@@ -15,12 +15,12 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, SimulationError, describe_failure
+from ..errors import InputError, SimulationError, closest, describe_failure
 from ..hybrid import Result
 from ..runner import simulate_scenario, summarize
 from ..scenario import Scenario, parse_scenario
@@ -28,7 +28,7 @@ from .outputs import Output, load_function, plain_value, reduce_outputs
 from .spec import apply_variation
 
 __all__ = ["Context", "Run", "BatchReport", "run_one", "run_batch", "init_worker", "warm",
-           "reseed_sensors", "numba_cache_misses", "with_run_timeout", "sweep_function"]
+           "reseed_sensors", "numba_cache_misses", "with_run_timeout", "sweep_function", "check_keywords"]
 
 BARRIER_TIMEOUT = 60.0
 """How long a ready worker waits for the others [s] before it starts alone."""
@@ -208,6 +208,25 @@ def sweep_function(ref: str) -> tuple[Callable[..., Any], bool]:
         return fn, False
     takes = "seed" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
     return fn, takes
+
+
+def check_keywords(ref: str, keys: Iterable[str]) -> None:
+    """An InputError unless the function ``ref`` (loaded here) takes every one of ``keys`` as a keyword
+    argument (a function with ``**kwargs`` takes any)."""
+    import inspect
+
+    fn, _ = sweep_function(ref)
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return
+    names = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for k in keys:
+        if k not in names:
+            raise InputError(f"sweep function {ref}: no keyword argument {k!r}{closest(k, names)}; it takes "
+                             f"{', '.join(names) or 'none'}")
 
 
 def _call_function(ctx: Context, run: Run, row: dict[str, Any], wall0: float) -> dict[str, Any]:

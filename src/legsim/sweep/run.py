@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, LegsimError, as_float, closest
+from ..errors import InputError, LegsimError, as_float
 from ..userfiles import read_text
 from . import _worker as W
 from .backends import BACKENDS, cpu_count, make_pool
@@ -81,31 +81,13 @@ class SweepResult:
         return np.asarray(self.table.column(name).to_numpy(zero_copy_only=False))
 
 
-def _validate_function(sweep: Sweep) -> None:
-    """A function sweep: the function loads here, and it takes every varied key."""
-    import inspect
-
-    fn, _ = W.sweep_function(str(sweep.function))
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return
-    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return
-    names = [n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    for k in sweep.keys:
-        if k not in names:
-            raise InputError(f"sweep function {sweep.function}: no keyword argument {k!r}"
-                             f"{closest(k, names)}; it takes {', '.join(names) or 'none'}")
-
-
 def _validate(sweep: Sweep, outputs: Sequence[Any], run_timeout: float | None) -> list[float]:
     """Parse every run's scenario (with the run timeout); check the outputs; return each run's warm-up
     t_final [s]."""
     from ..scenario import parse_scenario
 
     if sweep.function is not None:
-        _validate_function(sweep)
+        W.check_keywords(str(sweep.function), sweep.keys)
         return [0.0] * len(sweep.runs)
 
     warm_t: list[float] = []

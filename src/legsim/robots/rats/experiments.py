@@ -34,7 +34,7 @@ __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL"
            "SIM_TIP_SLIP",
            "RangeResult",
            "range_run", "measure_tip_slip", "RollTrial", "roll", "roll_trial", "rolling_start",
-           "ROLL_OBJECTIVE",
+           "ROLL_OBJECTIVE", "T13_ROBOT",
            "tune_rolling",
            "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run", "fire_once", "E7_PRESSURES",
            "per_leg_hops", "leak_hop_ratio"]
@@ -292,23 +292,29 @@ def roll_trial(rats: RatsRobot, params, *, stance: int, yaw: float, heading: flo
     return RollTrial.of(res, heading)
 
 
-_ROLLING_ROBOTS: dict[tuple, RatsRobot] = {}
+_ROLLING_ROBOTS: dict[str, RatsRobot] = {}
+
+
+T13_ROBOT = {"contact_set": "rolling", "valve": "spool", "p0": 0.689e6, "tank_volume": 1.0}
+"""The robot of the T13 rolling runs (:func:`~.robot.build` keywords): rolling contact set, spool valves,
+the supply held at 0.689 MPa (a 1 m^3 tank)."""
 
 
 def rolling_start(*, stance: int, yaw: float, heading: float, t_final: float = 8.0, seed: int = 0,
-                  integrator: str = "rk4", **params) -> dict[str, float]:
-    """One T13 start for a function sweep (``legsim.sweep.Sweep(function=
-    "legsim.robots.rats.experiments:rolling_start", ...)``): :func:`roll_trial` of the T13 robot
-    (rolling contact set, spool valves, the supply held at 0.689 MPa; built once per process) with
-    :data:`SIM_ROLLING_PARAMS`, any of its fields replaced by ``params`` (``phi=0.1``, ``beta=0.8``...);
-    the trial's figures as a dict (distance [m], heading_error [rad], v_first, v_last [m/s]).
-    ``integrator``: "rk4" (the robot's default) or "euler" (robot.EULER_STEP). ``seed`` is the sweep's
-    per-run seed, unused: the robot has no noise."""
+                  integrator: str = "rk4", robot: dict | None = None, **params) -> dict[str, float]:
+    """One rolling start, for a function sweep (``legsim.sweep.Sweep(function=
+    "legsim.robots.rats.experiments:rolling_start", ...)``) or a :class:`legsim.sweep.FunctionPool`:
+    :func:`roll_trial` of the robot that :func:`~.robot.build` makes with :data:`T13_ROBOT` updated by
+    ``robot`` (built once per process) with :data:`SIM_ROLLING_PARAMS`, any of its fields replaced by
+    ``params`` (``phi=0.1``, ``beta=0.8``...); the trial's figures as a dict (distance [m],
+    heading_error [rad], v_first, v_last [m/s]). ``integrator``: "rk4" (the robot's default) or "euler"
+    (robot.EULER_STEP). ``seed`` is the sweep's per-run seed, unused: the robot has no noise."""
     import dataclasses
 
-    key = ("rolling", "spool", 0.689e6, 1.0)
+    kw = {**T13_ROBOT, **(robot or {})}
+    key = repr(sorted(kw.items()))
     if key not in _ROLLING_ROBOTS:
-        _ROLLING_ROBOTS[key] = build(contact_set="rolling", valve="spool", p0=0.689e6, tank_volume=1.0)
+        _ROLLING_ROBOTS[key] = build(**kw)
     prm = dataclasses.replace(SIM_ROLLING_PARAMS, **params)
     trial = roll_trial(_ROLLING_ROBOTS[key], prm, stance=int(stance), yaw=float(yaw), heading=float(heading),
                        t_final=float(t_final), integrator=str(integrator))
@@ -337,44 +343,58 @@ ROLL_OBJECTIVE = ("mean over the starts of |heading error| [rad] of the net disp
 
 def tune_rolling(names=("phi", "gamma", "beta", "v_extend"), *, starts: int = 4, seed: int = 11,
                  t_final: float = 6.0, maxfev: int = 60, step: float = 0.25, base=None,
-                 progress: bool | None = None, **build_kw):
+                 workers: int | None = None, backend: str = "local", progress: bool | None = None,
+                 **build_kw):
     """Nelder–Mead (scipy) of the rolling controller's parameters ``names`` (fields of
     :class:`~.rolling.RollingParams`) from ``base`` (default: Table 6.2 with this robot's latency)
     against :data:`ROLL_OBJECTIVE` over ``starts`` random (stance, yaw, heading) starts (``seed``),
-    each rolled for ``t_final`` s; the initial simplex steps each parameter by ``step`` of its value
-    (the objective is noisy: the runs are chaotic, so small steps see only noise). Returns
-    (RollingParams at the optimum, scipy OptimizeResult). ``progress``: a bar of the objective's
-    evaluations (None: on a terminal, :mod:`legsim._progress`)."""
+    each rolled for ``t_final`` s on the robot of :data:`T13_ROBOT` updated by ``build_kw``; the
+    initial simplex steps each parameter by ``step`` of its value (the objective is noisy: the runs are
+    chaotic, so small steps see only noise). Returns (RollingParams at the optimum, scipy
+    OptimizeResult).
+
+    Each evaluation rolls its starts at once on ``workers`` (default: all cores) of ``backend``
+    (:class:`legsim.sweep.FunctionPool` calling :func:`rolling_start`, its workers kept for the whole
+    tuning; "serial": in this process); the result does not depend on either. A script that tunes on
+    the local backend guards its entry point with ``if __name__ == "__main__":`` (the workers import
+    the main module, as with any ``multiprocessing`` program). ``progress``: a bar of the objective's
+    evaluations (None: on a terminal, :mod:`legsim._progress`). A roll that fails stops the tuning with
+    its start and the engine's message."""
     import dataclasses
 
     from scipy.optimize import minimize
 
+    from ...errors import LegsimError
+    from ...sweep.pool import FunctionPool
     from .rolling import RollingParams
 
     check_progress(progress, "tune_rolling")
-    build_kw.setdefault("contact_set", "rolling")
-    build_kw.setdefault("tank_volume", 1.0)
-    rats = build(**build_kw)
+    rats = build(**{**T13_ROBOT, **build_kw})
     base = base or RollingParams(t_delay=float(rats.latency[0]))
     rng = np.random.default_rng(seed)
-    cases = [(int(rng.integers(20)), rng.uniform(-np.pi, np.pi), rng.uniform(-np.pi, np.pi))
-             for _ in range(starts)]
+    cases = [{"stance": int(rng.integers(20)), "yaw": float(rng.uniform(-np.pi, np.pi)),
+              "heading": float(rng.uniform(-np.pi, np.pi))} for _ in range(starts)]
     x0 = np.array([getattr(base, n) for n in names], dtype=float)
 
     def params_of(x):
         return dataclasses.replace(base, **{n: float(v) for n, v in zip(names, x, strict=True)})
 
     def objective(x):
+        bar.update()
         try:
-            prm = params_of(x)
+            prm = dataclasses.asdict(params_of(x))
         except InputError:
             return 10.0
-        runs = [roll_trial(rats, prm, stance=s, yaw=y, heading=h, t_final=t_final) for s, y, h in cases]
-        bar.update()
-        return float(np.mean([abs(r.heading_error) + (r.distance < 2.0) for r in runs]))
+        rows = pool.map([{**c, "t_final": t_final, "robot": build_kw, **prm} for c in cases])
+        for r in rows:
+            if r["status"] != "done":
+                raise LegsimError(f"tune_rolling: the roll from stance {r['stance']}, yaw {r['yaw']:.3f} rad "
+                                  f"toward {r['heading']:.3f} rad failed ({r['status']}): {r['message']}")
+        return float(np.mean([abs(r["heading_error"]) + (r["distance"] < 2.0) for r in rows]))
 
     simplex = np.vstack([x0, x0 + np.diag(step * np.where(x0 != 0.0, x0, 1.0))])
-    with counter(maxfev, unit="evaluation", desc="Nelder-Mead", progress=progress) as bar:
+    with FunctionPool(f"{__name__}:rolling_start", workers=workers, backend=backend) as pool, \
+            counter(maxfev, unit="evaluation", desc="Nelder-Mead", progress=progress) as bar:
         res = minimize(objective, x0, method="Nelder-Mead",
                        options={"maxfev": maxfev, "xatol": 1e-3, "fatol": 1e-3, "initial_simplex": simplex})
     return params_of(res.x), res
