@@ -637,6 +637,7 @@ def test_a_function_pool_keeps_its_workers_across_batches_and_gives_the_rows_in_
 @pytest.mark.parametrize("make, fragment", [
     (lambda P: P("fns.py:nope"), r"fns.py has no function 'nope'"),
     (lambda P: P("fns.py:plain", workers=0), r"workers = 0: expected a whole number >= 1"),
+    (lambda P: P("fns.py:plain", batch_seconds="1"), r"batch_seconds = '1': expected a number > 0"),
     (lambda P: P("fns.py:plain", backend="threads"), r"backend = 'threads': expected one of local, ray"),
     (lambda P: P("fns.py:plain").map([{"c": 1}]), r"no keyword argument 'c'.*it takes a, b, seed"),
     (lambda P: P("fns.py:plain").map({"a": 1}), r"expected a list of dicts of keyword arguments"),

@@ -17,6 +17,7 @@ variation and seed, not on the worker count or order.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -56,6 +57,9 @@ class FunctionPool:
                              "(or None: all cores)")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise InputError(f"FunctionPool: seed = {seed!r}: expected a whole number")
+        if isinstance(batch_seconds, bool) or not isinstance(batch_seconds, int | float) \
+                or not math.isfinite(batch_seconds) or batch_seconds <= 0:
+            raise InputError(f"FunctionPool: batch_seconds = {batch_seconds!r}: expected a number > 0 [s]")
         self.function = function
         self.backend = backend
         self.workers = workers
@@ -95,7 +99,7 @@ class FunctionPool:
         return sorted(rows, key=lambda r: r["run_id"])
 
     def close(self) -> None:
-        """Stop the workers (they finish nothing more; a later :meth:`map` starts new ones)."""
+        """Stop the workers (a later :meth:`map` starts new ones)."""
         if self._pool is not None:
             self._pool.close()
             self._pool = None
