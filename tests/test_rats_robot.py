@@ -11,6 +11,7 @@ from legsim.errors import InputError
 from legsim.hybrid import Options
 from legsim.robots.rats import geometry as geo
 from legsim.robots.rats.experiments import leak_hop_ratio, per_leg_hops, stance_now
+from legsim.robots.rats.hopping import vertical_hop
 from legsim.robots.rats.robot import STOP_DAMPING, STOP_STIFFNESS, G, ValveTimers, build, schedule_policy
 
 P0 = 0.689e6
@@ -142,7 +143,8 @@ def test_long_firing_is_a_hop(tipping):
 
 
 def _vertical_hop(rats, ms):
-    res = rats.simulate(1.0, schedule_policy([(int(k), ms, 0) for k in geo.STANCES[0]]), q0=rats.q_rest(0))
+    script = vertical_hop(geo.resting_rotation(0), ms)   # the three stance legs at once (legs alike)
+    res = rats.simulate(1.0, schedule_policy(script), q0=rats.q_rest(0))
     z = res.x[:, 2]
     i = int(np.argmax(z))
     return z[i] - z[0], float(np.hypot(*(res.x[i, :2] - res.x[0, :2])))

@@ -85,7 +85,7 @@ PYTHON_DEMOS: dict[str, tuple[str, dict]] = {
     "anton_climb": ("legsim.robots.anton.climb_demo", {}),
     "rotto_walk": ("legsim.robots.rotto.demo", {}),
     **{f"rats_{e}": ("legsim.robots.rats.demo", {"experiment": e})
-       for e in ("hop", "tip", "legs", "range", "roll", "planner", "closed", "endurance")},
+       for e in ("hop", "tip", "legs", "range", "roll", "planner", "closed", "endurance", "landing")},
 }
 """Demos that are Python experiments rather than TOML scenarios (a robot package's own plan): name ->
 (module whose ``run_demo(out_dir, **keywords)`` runs it, keywords)."""
@@ -103,6 +103,7 @@ PYTHON_DEMO_TITLES = {
     "rats_planner": "RATS E18: the tipping planner on a circle and a figure-8",
     "rats_closed": "RATS E14: closed-loop tipping with an uncommanded tip, its run and 3-D replay",
     "rats_endurance": "RATS E8-E10: repeated 40 ms firings from one charge",
+    "rats_landing": "RATS E15: landing after a three-leg hop, unbalanced and balanced by the valve latencies",
 }
 """One line per Python demo for ``legsim demo --help`` (the TOML demos' come from their files)."""
 

@@ -419,6 +419,36 @@ def tipping_range() -> list[Row]:
     ]
 
 
+@case("rats")
+def hop_landings() -> list[Row]:
+    """E15: the landing after a three-leg hop, with the spool valves' latencies as E1 gives them."""
+    from ..robots.rats.experiments import hop_landing
+
+    hops = hop_landing()
+    fewer = [h for h in hops if h.feet_at_touchdown < 3]
+    moved = [h for h in fewer if h.final_stance != h.stance]
+    far = [100 * h.rest_distance for h in moved]
+    stayed = max((100 * h.rest_distance for h in hops if h.final_stance == h.stance), default=0.0)
+    return [
+        Row(
+            "E15",
+            "rest distance after a three-leg hop that lands on fewer than three feet",
+            "frequently tumbles, at rest 10–30 cm from the launch point",
+            "rats-spherical-robot.md §2.6, §4 E15",
+            f"{len(moved)} of {len(fewer)} tumbled onto another stance, "
+            + (f"{min(far):.1f}–{max(far):.1f} cm" if far else "none")
+            + f"; the others within {stayed:.1f} cm",
+            "those that tumble: 10–30 cm",
+            "pass" if far and 10.0 <= min(far) and max(far) <= 30.0 else "not reproduced",
+            "40 ms hops from the 20 stances, unbalanced, E1's latencies (leg 6 11.25 ms, leg 3 14.58 ms, the "
+            "others 13.16 ms); the tumbles are one lattice step (12.1 cm). Balanced by the latencies "
+            "(hopping.vertical_hop) none tumbles",
+            "tests/test_rats_hopping.py::"
+            "test_e15_a_landing_on_fewer_than_three_feet_tumbles_a_lattice_step_away_and_balancing_prevents_it",
+        ),
+    ]
+
+
 @figure("rats", "Hop height vs valve time, spool preset at 0.724 MPa (T7)")
 def hop_figure():
     import matplotlib.pyplot as plt

@@ -9,6 +9,7 @@ robot, each printing the source's figure beside legsim's and saving a plot: ``le
     legsim demo rats_planner    # E18: the tipping planner on a circle and a figure-8, gamma sweep
     legsim demo rats_closed     # E14: closed-loop tipping with an uncommanded tip
     legsim demo rats_endurance  # E8-E10: repeated 40 ms firings from one charge, every 3 s
+    legsim demo rats_landing    # E15: landing after a three-leg hop, unbalanced and balanced
 
 ``--out DIR`` (default ``rats_<name>-out``) takes the figure; ``rats_roll`` (its first heading) and
 ``rats_closed`` also write their run's records there and a 3-D replay (``rats_roll.html``,
@@ -267,8 +268,35 @@ def endurance(out: Path, quick: bool) -> None:
     plt.savefig(out / "rats_endurance.png", dpi=100)
 
 
+def landing(out: Path, quick: bool) -> None:
+    stances = (0, 1, 3) if quick else tuple(range(geo.N_STANCES))
+    print("E15: a three-leg hop that lands on three feet at once is stable; one that lands on fewer "
+          "frequently tumbles and comes to rest 10-30 cm from its launch point (source)", flush=True)
+    print(f"   legsim: 40 ms, spool valves at 0.689 MPa with E1's latencies (leg 6 11.25 ms, leg 3 "
+          f"14.58 ms, the others 13.16 ms), from {len(stances)} stances:")
+    plt = _plt()
+    for balance, label in ((False, "unbalanced"), (True, "balanced by the latencies")):
+        hops = E.hop_landing(stances, balance=balance)
+        three = [h for h in hops if h.feet_at_touchdown >= 3]
+        fewer = [h for h in hops if h.feet_at_touchdown < 3]
+        moved = [h for h in fewer if h.final_stance != h.stance]
+        rest = [100 * h.rest_distance for h in moved]
+        far = f"at rest {min(rest):.1f}-{max(rest):.1f} cm from the launch point" if rest else "none"
+        stayed = [100 * h.rest_distance for h in hops if h.final_stance == h.stance]
+        print(f"   {label}: {len(three)} landed on three feet, {len(fewer)} on fewer; tumbled onto another "
+              f"stance: {len(moved)} ({far}); back on their own: {len(stayed)} (within "
+              f"{max(stayed, default=0.0):.1f} cm)")
+        plt.plot([h.stance for h in hops], [100 * h.rest_distance for h in hops], "o" if balance else "x",
+                 label=label)
+    plt.axhspan(10.0, 30.0, color="0.9", label="source: 10-30 cm after landing on fewer feet")
+    plt.xlabel("stance launched from")
+    plt.ylabel("rest distance from the launch point [cm]")
+    plt.legend()
+    plt.savefig(out / "rats_landing.png", dpi=100)
+
+
 RUNS = {"endurance": endurance, "hop": hop, "legs": legs, "tip": tip, "range": range_, "roll": roll,
-        "planner": planner, "closed": closed}
+        "planner": planner, "closed": closed, "landing": landing}
 
 
 def run_demo(out_dir: str | Path, experiment: str, quick: bool = False) -> None:

@@ -24,7 +24,15 @@ import numpy as np
 from ..._progress import check_progress, counter
 from ...errors import InputError
 from ...multibody._spatial import quat_to_rot
-from .geometry import GRAVITY_DIRECTIONS, LEG_STANCES, N_LEGS, TRANSITIONS, RatsDims, resting_stance
+from .geometry import (
+    GRAVITY_DIRECTIONS,
+    LEG_STANCES,
+    N_LEGS,
+    TRANSITIONS,
+    RatsDims,
+    resting_rotation,
+    resting_stance,
+)
 from .geometry import LEG_DIRECTIONS as _LEGS
 from .planner import line_path, plan
 from .robot import RatsRobot, build
@@ -37,7 +45,7 @@ __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL"
            "ROLL_OBJECTIVE", "T13_ROBOT",
            "tune_rolling",
            "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run", "fire_once", "E7_PRESSURES",
-           "per_leg_hops", "leak_hop_ratio"]
+           "per_leg_hops", "leak_hop_ratio", "E1_LATENCY_MS", "HopLanding", "hop_landing"]
 
 def stance_now(quat) -> int:
     """:func:`~.geometry.resting_stance` of the shell quaternion (x, y, z, w)."""
@@ -445,6 +453,54 @@ def endurance_run(*, interval: float, firings: int, duration_ms: int = 40, p0: f
             bar.update()
     a = np.array(air)
     return EnduranceResult(np.array(rise), a, np.array(p), None if a.all() else int(np.argmin(a)))
+
+
+E1_LATENCY_MS = tuple(11.25 if k == 5 else 14.58 if k == 2 else 13.16 for k in range(N_LEGS))
+"""The spool valves' latencies [ms] as far as E1 gives them: leg 6 the fastest (11.25), leg 3 the slowest
+(14.58), the mean 13.16 for the others (the per-leg values are only in Fig. 4.4)."""
+
+
+@dataclass
+class HopLanding:
+    """A three-leg vertical hop from rest on ``stance`` (E15): its firing script, the apex rise of the
+    centre [m], how far from the launch point it came to rest [m], the stance it rests on, and the
+    number of feet touching when it first landed (within 5 ms of the touchdown)."""
+
+    stance: int
+    script: list
+    rise: float
+    rest_distance: float
+    final_stance: int
+    feet_at_touchdown: int
+
+
+def hop_landing(stances=tuple(range(20)), *, latency_ms=E1_LATENCY_MS, balance: bool = False,
+                duration_ms: int = 40, p0: float = 0.689e6, yaw: float = 0.3, t_final: float = 2.5,
+                **build_kw) -> list[HopLanding]:
+    """E15 on the full robot: a three-leg vertical hop (:func:`.hopping.vertical_hop`, ``duration_ms``)
+    from rest on each of ``stances`` at ``yaw``, spool valves with the per-leg ``latency_ms`` (12,) [ms]
+    (default :data:`E1_LATENCY_MS`), rolling contact set (the thesis's set for dynamic motion), tank
+    charge ``p0`` [Pa gauge]; unbalanced (the three legs fired at once for the same time) or, with
+    ``balance``, balanced by the latencies. Each run lasts ``t_final`` s."""
+    from .hopping import vertical_hop
+    from .robot import schedule_policy
+
+    lat = np.asarray(latency_ms, dtype=float)
+    build_kw = {"contact_set": "rolling", "valve": "spool", **build_kw}
+    rats = build(p0=p0, latency=1e-3 * lat, foot_forces=True, **build_kw)
+    feet = [f"true_feet_foot{k + 1}_z" for k in range(N_LEGS)]
+    out = []
+    for s in stances:
+        R = resting_rotation(int(s), yaw)
+        script = vertical_hop(R, duration_ms, latency_ms=lat) if balance else vertical_hop(R, duration_ms)
+        res = rats.simulate(t_final, schedule_policy(script), q0=rats.q_rest(int(s), yaw))
+        air = np.flatnonzero(res.output("fn_total") == 0.0)
+        td = int(air[-1]) + 1 if air.size else 0
+        fz = np.stack([res.output(name)[td:td + 6] for name in feet], axis=1)
+        out.append(HopLanding(int(s), script, float(res.x[:, 2].max() - res.x[0, 2]),
+                              float(np.hypot(*(res.x[-1, :2] - res.x[0, :2]))), stance_now(res.x[-1, 3:7]),
+                              int(np.count_nonzero((fz > 0.0).any(axis=0)))))
+    return out
 
 
 E7_PRESSURES = (0.379e6, 0.552e6, 0.758e6)
