@@ -11,6 +11,7 @@ import functools
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -116,6 +117,22 @@ def test_a_wrong_measurement_is_refused_by_the_sensor_naming_the_field(field, va
         JointEncoder("enc", joints=["j"], measurement=Measurement(**{**MEASUREMENT, field: value}))
     except InputError as exc:
         _refused_by_name("JointEncoder 'enc'", field, exc)
+
+
+def test_what_random_examples_found_a_huge_foot_count_and_whole_numbers_held_as_floats():
+    """Found by running these properties with random rather than derandomized examples (session 33): a
+    force-distribution QP for 2^40 feet was numpy's ValueError ("array is too big"); an encoder's
+    counts_per_unit and a measurement's numbers given as whole numbers were kept as ints, where every
+    other part holds the float."""
+    from legsim.walking.forces import SupportQP
+
+    with pytest.raises(InputError, match=r"SupportQP: n_feet = 1099511627776, expected a whole number in"):
+        SupportQP(2**40, 0.8)
+    enc = IncrementalEncoder("e", joints=["j"], counts_per_unit=7,
+                             measurement=Measurement(noise_std=1, offset=2, lo=-3, hi=3, cutoff_hz=5))
+    held = [enc.counts_per_unit] + [getattr(enc.measurement, k) for k in ("noise_std", "offset", "lo", "hi",
+                                                                            "cutoff_hz")]
+    assert held == [7.0, 1.0, 2.0, -3.0, 3.0, 5.0] and all(type(v) is float for v in held)
 
 
 LAWS_AND_SHAPES = {  # one valid set of arguments per contact law factory and shape

@@ -699,17 +699,20 @@ class Measurement:
     seed: int = 0
 
     def check(self, owner: str) -> None:
-        _num(owner, "noise_std", self.noise_std, lo=0.0)
-        _num(owner, "offset", self.offset)
-        _num(owner, "scale_error", self.scale_error, lo=-1.0, lo_open=True)
+        """Refuse a bad field naming ``owner`` (the sensor this measurement belongs to); the numbers are
+        then held as floats."""
+        for k, lo_k, lo_open in (("noise_std", 0.0, False), ("offset", -math.inf, False),
+                                 ("scale_error", -1.0, True), ("cutoff_hz", 0.0, False)):
+            object.__setattr__(self, k, _num(owner, k, getattr(self, k), lo=lo_k, lo_open=lo_open))
         lo, hi = _float(owner, "lo", self.lo), _float(owner, "hi", self.hi)
         if not lo < hi:
             raise InputError(f"{owner}: range lo = {self.lo!r}, hi = {self.hi!r}: expected lo < hi")
         if not (isinstance(self.bits, int) and 0 <= self.bits <= 32):
             raise InputError(f"{owner}: 'bits' = {self.bits!r}, expected a whole number in [0, 32]")
+        object.__setattr__(self, "lo", lo)
+        object.__setattr__(self, "hi", hi)
         if self.bits > 0 and not (math.isfinite(self.lo) and math.isfinite(self.hi)):
             raise InputError(f"{owner}: quantising to {self.bits} bits needs a finite range lo, hi")
-        _num(owner, "cutoff_hz", self.cutoff_hz, lo=0.0)
         if not (isinstance(self.delay, int) and 0 <= self.delay <= 64):
             raise InputError(f"{owner}: 'delay' = {self.delay!r}, expected a whole number of samples "
                              "in [0, 64]")
@@ -930,8 +933,9 @@ class IncrementalEncoder(_Sensor):
     def __post_init__(self):
         super().__post_init__()
         _position_sources(self)
-        _num(f"IncrementalEncoder {self.name!r}", "counts_per_unit", self.counts_per_unit, lo=0.0,
-             lo_open=True)
+        k = _num(f"IncrementalEncoder {self.name!r}", "counts_per_unit", self.counts_per_unit, lo=0.0,
+                 lo_open=True)
+        object.__setattr__(self, "counts_per_unit", k)
 
 
 LIMIT_SIDES = ("upper", "lower")

@@ -57,6 +57,11 @@ def vertical_forces(feet, weight: float, com=(0.0, 0.0)) -> np.ndarray:
     return np.linalg.pinv(A) @ b  # = Aᵀ (A Aᵀ)⁻¹ b when A has full row rank
 
 
+MAX_FEET = 1000
+"""The most feet :class:`SupportQP` takes: its dense constraint matrices hold (3 n)^2 numbers (72 MB at
+1000 feet), and no walker has more."""
+
+
 class SupportQP:
     """The minimum-norm support forces of ``n_feet`` feet as a quadratic programme with its constant
     parts built once (:func:`support_forces` states the problem); per call only the moment rows (the
@@ -70,8 +75,9 @@ class SupportQP:
 
     def __init__(self, n_feet: int, mu: float, gravity=(0.0, 0.0, -9.81), f_min: float = 0.0,
                  solver: str | None = None):
-        if not (isinstance(n_feet, int) and n_feet >= 1):
-            raise InputError(f"SupportQP: n_feet = {n_feet!r}, expected a whole number >= 1")
+        if not (isinstance(n_feet, int) and not isinstance(n_feet, bool) and 1 <= n_feet <= MAX_FEET):
+            raise InputError(f"SupportQP: n_feet = {n_feet!r}, expected a whole number in [1, {MAX_FEET}] "
+                             "(its matrices are dense: (3 n_feet)^2 numbers)")
         if not 0.0 < as_float(mu) < math.inf:
             raise InputError(f"SupportQP: mu = {mu!r}, expected a finite number > 0")
         g = np.asarray(gravity, dtype=float).ravel()
