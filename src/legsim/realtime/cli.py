@@ -83,10 +83,14 @@ def main_sil(args) -> int:
     from .transport import ExposedAddressWarning, robot_side
 
     echo = (lambda s: None) if args.quiet else print
+    plain = warnings.formatwarning  # catch_warnings restores the filters, not the format: restore it here
     with warnings.catch_warnings():
         warnings.simplefilter("always", ExposedAddressWarning)
         warnings.formatwarning = lambda msg, *a, **k: f"legsim sil: warning: {msg}\n"  # type: ignore
-        endpoint = robot_side(format_by_name(args.format), 3, bind=(args.bind, args.port), peer=args.peer)
+        try:
+            endpoint = robot_side(format_by_name(args.format), 3, bind=(args.bind, args.port), peer=args.peer)
+        finally:
+            warnings.formatwarning = plain
     try:
         # now, not after the controller has come and gone; after the addresses, so that a bad --peer or
         # --bind leaves no empty output directory behind
