@@ -52,3 +52,12 @@ def test_fixed_touchdown_angle_policy_uses_the_given_angle():
     # the symmetric (neutral) angle reproduces the default gait's apexes
     assert np.allclose(slip.apexes(res)["y"], slip.apexes(neutral)["y"][:len(slip.apexes(res))],
                        atol=1e-7)
+
+
+def test_a_body_starting_on_the_ground_at_its_toe_is_refused_by_name():
+    """y = 0 with the leg reaching the ground: the leg has zero length, so its direction (and q̇_r) is
+    0/0. It was a numpy RuntimeWarning and a NaN partition; found by random fuzzing of SimSect files."""
+    from legsim.errors import InputError
+
+    with pytest.raises(InputError, match=r"initial state y = 0 m: the leg would have zero length"):
+        simulate(slip.build_model(), 1.0, x0={"y": 0.0})

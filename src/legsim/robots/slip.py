@@ -181,6 +181,9 @@ def init_partition(x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, int]:
         x[4] = x[0] - x[1] * math.tan(x[6])
         x[5] = 0.0
         lx, ly = x[0] - x[4], x[1] - x[5]
+        if math.hypot(lx, ly) == 0.0:  # the body on the ground at its toe: no leg direction
+            raise InputError(f"initial state y = {float(x[1]):g} m: the leg would have zero length at "
+                             "touchdown; expected the body above the ground, y > 0")
         qrdot = (lx * x[2] + ly * x[3]) / math.hypot(lx, ly)
         return x, COMPRESSION if qrdot < 0.0 else DECOMPRESSION
     return x, ASCENT if x[3] > 0.0 else DESCENT
