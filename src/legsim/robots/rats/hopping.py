@@ -42,7 +42,7 @@ import math
 import numpy as np
 
 from ...errors import InputError, as_float, as_floats
-from .geometry import LEG_DIRECTIONS, STANCES, resting_stance
+from .geometry import LEG_DIRECTIONS, N_LEGS, STANCES, resting_stance
 from .valve_time import TipStrengthModel
 
 __all__ = ["thrust_directions", "forward_hop", "vertical_hop", "HOP_MS"]
@@ -59,9 +59,9 @@ def _rotation(rotation) -> np.ndarray:
     return R
 
 
-def _duration(duration_ms, name: str = "duration_ms") -> int:
+def _duration(duration_ms) -> int:
     if isinstance(duration_ms, bool) or not isinstance(duration_ms, (int, np.integer)) or duration_ms < 1:
-        raise InputError(f"{name} = {duration_ms!r}: expected a whole number of ms >= 1 (the valve "
+        raise InputError(f"duration_ms = {duration_ms!r}: expected a whole number of ms >= 1 (the valve "
                          "commands' resolution)")
     return int(duration_ms)
 
@@ -93,7 +93,7 @@ def vertical_hop(rotation, duration_ms: int = HOP_MS, *, latency_ms=None,
                  p_mpa: float | None = None) -> list[tuple[int, int, int]]:
     """The three-leg vertical hop as a script of three commands (leg, ms, wait ms): the stance legs
     fired for ``duration_ms`` (whole ms) each, balanced (module docstring) by ``latency_ms`` (12,) [ms],
-    the valves' latencies (``RatsRobot.latency`` × 1000 in simulation), or by ``strength`` (a per-leg
+    the valves' latencies (``1000 * RatsRobot.latency`` in simulation), or by ``strength`` (a per-leg
     (6.6) model) at the core pressure ``p_mpa`` [MPa gauge]; not both, since (6.6)'s c_latency already
     holds the latency differences. Without either the legs are taken as equal: three commands at once.
     Durations are rounded to whole ms and kept >= 1."""
@@ -105,8 +105,9 @@ def vertical_hop(rotation, duration_ms: int = HOP_MS, *, latency_ms=None,
     shift, start = np.zeros(3), np.zeros(3)
     if latency_ms is not None:
         lat = as_floats(latency_ms)
-        if lat.shape != (12,) or not np.all(np.isfinite(lat)) or np.any(lat < 0.0):
-            raise InputError(f"latency_ms = {latency_ms!r}: expected 12 latencies >= 0 [ms], one per leg")
+        if lat.shape != (N_LEGS,) or not np.all(np.isfinite(lat)) or np.any(lat < 0.0):
+            raise InputError(f"latency_ms = {latency_ms!r}: expected {N_LEGS} latencies >= 0 [ms], one per "
+                             "leg")
         own = lat[legs]
         shift, start = own - own.mean(), np.rint(own.max() - own)
     elif strength is not None:
