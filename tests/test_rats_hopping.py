@@ -96,6 +96,23 @@ def test_e15_a_landing_on_fewer_than_three_feet_tumbles_a_lattice_step_away_and_
         assert h.final_stance == h.stance and h.rest_distance < 5e-3, h
 
 
+def test_a_hop_script_starts_at_the_tick_a_policy_asks_for():
+    """schedule_policy(script, t0): a closed-loop policy can start a hop script at any tick and add its
+    firings to its own; the commands keep their spacing from t0 (here the balanced hop at 0.5 s)."""
+    from types import SimpleNamespace
+
+    lat = np.full(12, 13.16)
+    lat[LEGS] += (-2.0, 0.0, 2.0)
+    play = schedule_policy(vertical_hop(R0, latency_ms=lat), t0=0.5)
+    fired = {}
+    for tick in range(0, 600):
+        for leg, ms in play(SimpleNamespace(t=tick * 1e-3)):
+            fired[leg] = (tick, ms)
+    assert fired == {int(LEGS[2]): (500, 42), int(LEGS[1]): (502, 40), int(LEGS[0]): (504, 38)}
+    with pytest.raises(InputError, match=r"schedule_policy: t0 = -1.0: expected a time >= 0"):
+        schedule_policy([(0, 40, 0)], t0=-1.0)
+
+
 @pytest.mark.parametrize("call, fragment", [
     (lambda: forward_hop(np.eye(2), 0.0), r"expected the \(3, 3\) body-to-world rotation"),
     (lambda: forward_hop(R0, float("nan")), r"heading = nan: expected a finite angle"),

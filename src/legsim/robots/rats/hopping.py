@@ -1,6 +1,6 @@
 """RATS hop primitives (Wagenknecht (2009) §4.1.1, Fig. 4.2; digest §2.6 and §6.1 item 6), as scripts of
 Netburner commands ``[(leg, duration ms, wait ms), ...]`` (the next command starts ``wait`` ms after
-this one; :func:`~.robot.schedule_policy` plays a script from the start of a run).
+this one; :func:`~.robot.schedule_policy` plays a script from the tick it is given).
 
 * **Single-leg forward hop.** One stance leg pushes along its axis, through the centre, at 37.4° from
   the vertical (4.1)-(4.3). A short firing tips the robot over the other two feet; a longer one lifts

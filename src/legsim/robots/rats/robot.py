@@ -42,7 +42,7 @@ from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
 from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice, _num, _vector
 from ...contact import ContactLaw, HeightField, HeightFunction, Plane, coulomb, kelvin_voigt
-from ...errors import InputError, as_floats
+from ...errors import InputError, as_float, as_floats
 from ...hybrid import Options
 from ...multibody import RobotBuilder
 from ...multibody._spatial import quat_to_rot
@@ -440,12 +440,16 @@ def firing_controller(rats: RatsRobot, policy: Policy):
     return controller
 
 
-def schedule_policy(commands: Sequence[tuple[int, float, float]]) -> Policy:
-    """A policy playing back a script of Netburner commands (leg, duration ms, wait ms): each command
-    starts ``wait`` ms after the previous one started (``legsim.actuators.pneumatic.CommandQueue``)."""
+def schedule_policy(commands: Sequence[tuple[int, float, float]], t0: float = 0.0) -> Policy:
+    """A policy playing back a script of Netburner commands (leg, duration ms, wait ms) from ``t0`` [s]
+    (the first command's tick): the next command starts ``wait`` ms after this one started
+    (``legsim.actuators.pneumatic.CommandQueue``). A policy of one's own can start one at any tick and
+    add what it returns to its own firings (a hop script of :mod:`.hopping` when an obstacle shows)."""
     from ...actuators.pneumatic.solenoid import CommandQueue
 
-    queue = CommandQueue(N_LEGS, commands).schedule()
+    if not (math.isfinite(as_float(t0)) and t0 >= 0.0):
+        raise InputError(f"schedule_policy: t0 = {t0!r}: expected a time >= 0 [s]")
+    queue = CommandQueue(N_LEGS, commands).schedule(float(t0))
     starts = np.rint(queue["t_on"] * 1e3).astype(np.int64)
     durations = np.rint((queue["t_off"] - queue["t_on"]) * 1e3).astype(np.int64)
     pos = [0]
