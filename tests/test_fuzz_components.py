@@ -252,6 +252,7 @@ def _robot_cases():
     from legsim.hybrid import Options
     from legsim.robots.anton import robot as AR
     from legsim.robots.libra import robot as LR
+    from legsim.robots.rats import hopping as H
     from legsim.robots.rats import planner as P
     from legsim.robots.rats import robot as R
     from legsim.robots.rats import rolling as RL
@@ -280,6 +281,9 @@ def _robot_cases():
                                  estimator=V.DepletionEstimator(), keep_extra=True, min_cos=0.5,
                                  start_centre=(0.0, 0.0), dims=RatsDims()),
         S.identify_stance: dict(reading=(0.0, 0.0, 9.81), min_cos=0.5),
+        H.forward_hop: dict(rotation=np.eye(3), heading=0.5, duration_ms=40),
+        H.vertical_hop: dict(rotation=np.eye(3), duration_ms=40, latency_ms=(13.16,) * 12),
+        R.schedule_policy: dict(commands=[(0, 40, 2), (1, 38, 0)], t0=0.5),
         AR.build_robot: dict(mu=0.8, path="smooth", obstacles=(), body_contact=False),
         AR.walker: dict(plan=AR.WalkPlan(), kp=60.0, kd=0.5, touch=2.0, force_feedforward=True,
                         posture_gain=5.0, force_gain=0.0, follow_surface=None),

@@ -109,7 +109,7 @@ def test_a_hop_script_starts_at_the_tick_a_policy_asks_for():
         for leg, ms in play(SimpleNamespace(t=tick * 1e-3)):
             fired[leg] = (tick, ms)
     assert fired == {int(LEGS[2]): (500, 42), int(LEGS[1]): (502, 40), int(LEGS[0]): (504, 38)}
-    with pytest.raises(InputError, match=r"schedule_policy: t0 = -1.0: expected a time >= 0"):
+    with pytest.raises(InputError, match=r"schedule_policy: t0 = -1.0: expected a time in \[0, 1e9\] s"):
         schedule_policy([(0, 40, 0)], t0=-1.0)
 
 
@@ -117,7 +117,10 @@ def test_a_hop_script_starts_at_the_tick_a_policy_asks_for():
     (lambda: forward_hop(np.eye(2), 0.0), r"expected the \(3, 3\) body-to-world rotation"),
     (lambda: forward_hop(R0, float("nan")), r"heading = nan: expected a finite angle"),
     (lambda: forward_hop(R0, "east"), r"heading = 'east'"),
-    (lambda: forward_hop(R0, 0.0, 2.5), r"duration_ms = 2.5: expected a whole number of ms >= 1"),
+    (lambda: forward_hop(R0, 0.0, 2.5), r"duration_ms = 2.5: expected a whole number of ms in \[1, 10000\]"),
+    (lambda: forward_hop(R0, 0.0, 2**62), r"duration_ms = 4611686018427387904: expected a whole number"),
+    (lambda: forward_hop(np.diag([1.0, 1.0, -1.0]), 0.0), r"expected the \(3, 3\) body-to-world rotation"),
+    (lambda: forward_hop("", 0.0), r"rotation = '': expected the \(3, 3\) body-to-world rotation"),
     (lambda: vertical_hop(R0, 0), r"duration_ms = 0: expected a whole number"),
     (lambda: vertical_hop(R0, latency_ms=[13.0] * 3), r"latency_ms = .*: expected 12 latencies"),
     (lambda: vertical_hop(R0, latency_ms=[13.0] * 12, strength=SIM_TIP_MODEL_SPOOL, p_mpa=0.7),

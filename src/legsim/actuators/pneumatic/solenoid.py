@@ -12,7 +12,7 @@ start of the command (the next command begins ``wait`` ms after this one began).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,8 +102,17 @@ class CommandQueue:
             raise InputError(f"n_legs={n_legs!r}: expected >= 1")
         self.n_legs = int(n_legs)
         self.commands: list[Command] = []
-        for c in commands:
-            self.push(*(c if not isinstance(c, Command) else (c.leg, c.duration_ms, c.wait_ms)))
+        if isinstance(commands, (str, bytes)) or not isinstance(commands, Iterable):
+            raise InputError(f"commands = {commands!r}: expected a list of (leg, duration ms, wait ms)")
+        for i, c in enumerate(commands):
+            if isinstance(c, Command):
+                c = (c.leg, c.duration_ms, c.wait_ms)
+            if isinstance(c, (str, bytes)) or not isinstance(c, Sequence) or len(c) != 3:
+                raise InputError(f"commands[{i}] = {c!r}: expected (leg, duration ms, wait ms)")
+            try:
+                self.push(*c)
+            except InputError as exc:
+                raise InputError(f"commands[{i}]: {exc}") from None
 
     def push(self, leg, duration_ms, wait_ms) -> None:
         """Append a command; durations and waits must be whole, non-negative milliseconds."""

@@ -53,26 +53,31 @@ threshold of this model's legs at their working pressures (:data:`.experiments.S
 
 
 def _rotation(rotation) -> np.ndarray:
-    R = np.asarray(rotation, dtype=float)
-    if R.shape != (3, 3) or not np.all(np.isfinite(R)):
-        raise InputError(f"rotation = {rotation!r}: expected the (3, 3) body-to-world rotation")
+    R = as_floats(rotation)
+    if R.shape != (3, 3) or not np.all(np.isfinite(R)) or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) \
+            or np.linalg.det(R) < 0.0:
+        raise InputError(f"rotation = {rotation!r}: expected the (3, 3) body-to-world rotation (orthonormal, "
+                         "det +1)")
     return R
 
 
 def _duration(duration_ms) -> int:
-    if isinstance(duration_ms, bool) or not isinstance(duration_ms, (int, np.integer)) or duration_ms < 1:
-        raise InputError(f"duration_ms = {duration_ms!r}: expected a whole number of ms >= 1 (the valve "
-                         "commands' resolution)")
+    if isinstance(duration_ms, bool) or not isinstance(duration_ms, (int, np.integer)) \
+            or not 1 <= duration_ms <= 10_000:
+        raise InputError(f"duration_ms = {duration_ms!r}: expected a whole number of ms in [1, 10000] (the "
+                         "valve commands' resolution; a hop's firing is tens of ms)")
     return int(duration_ms)
 
 
 def thrust_directions(rotation) -> tuple[np.ndarray, np.ndarray]:
     """The stance the robot rests on, as (legs (3,) 0-based, unit ground directions (3, 2) in world x-y
-    that each leg's firing pushes the centre along), for the body-to-world ``rotation`` (3, 3)."""
+    that each leg's firing pushes the centre along; zero for a leg pointing straight down), for the
+    body-to-world ``rotation`` (3, 3)."""
     R = _rotation(rotation)
     legs = STANCES[resting_stance(R)]
     d = -(R @ LEG_DIRECTIONS[legs].T).T[:, :2]
-    return legs.copy(), d / np.linalg.norm(d, axis=1, keepdims=True)
+    norm = np.linalg.norm(d, axis=1, keepdims=True)  # 0 only for a leg straight down: no thrust direction
+    return legs.copy(), np.divide(d, norm, out=np.zeros_like(d), where=norm > 1e-12)
 
 
 def forward_hop(rotation, heading: float, duration_ms: int = HOP_MS) -> list[tuple[int, int, int]]:

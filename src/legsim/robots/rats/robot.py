@@ -447,8 +447,8 @@ def schedule_policy(commands: Sequence[tuple[int, float, float]], t0: float = 0.
     add what it returns to its own firings (a hop script of :mod:`.hopping` when an obstacle shows)."""
     from ...actuators.pneumatic.solenoid import CommandQueue
 
-    if not (math.isfinite(as_float(t0)) and t0 >= 0.0):
-        raise InputError(f"schedule_policy: t0 = {t0!r}: expected a time >= 0 [s]")
+    if not 0.0 <= as_float(t0) <= 1e9:
+        raise InputError(f"schedule_policy: t0 = {t0!r}: expected a time in [0, 1e9] s")
     queue = CommandQueue(N_LEGS, commands).schedule(float(t0))
     starts = np.rint(queue["t_on"] * 1e3).astype(np.int64)
     durations = np.rint((queue["t_off"] - queue["t_on"]) * 1e3).astype(np.int64)
