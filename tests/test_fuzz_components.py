@@ -121,13 +121,17 @@ def test_a_wrong_measurement_is_refused_by_the_sensor_naming_the_field(field, va
 
 def test_what_random_examples_found_a_huge_foot_count_and_whole_numbers_held_as_floats():
     """Found by running these properties with random rather than derandomized examples (session 33): a
-    force-distribution QP for 2^40 feet was numpy's ValueError ("array is too big"); an encoder's
+    force-distribution QP for 2^40 feet was numpy's ValueError ("array is too big"); a tipping planner
+    with a slip of 1e154 m overflowed its norms (a numpy warning); an encoder's
     counts_per_unit and a measurement's numbers given as whole numbers were kept as ints, where every
     other part holds the float."""
+    from legsim.robots.rats.planner import line_path, plan
     from legsim.walking.forces import SupportQP
 
     with pytest.raises(InputError, match=r"SupportQP: n_feet = 1099511627776, expected a whole number in"):
         SupportQP(2**40, 0.8)
+    with pytest.raises(InputError, match=r"slip=1.34e\+154: expected a distance in \[-1, 1\] m"):
+        plan(line_path((0.0, 0.0), (1.0, 0.0)), 0, slip=1.34e154)  # overflowed the planner's norms
     enc = IncrementalEncoder("e", joints=["j"], counts_per_unit=7,
                              measurement=Measurement(noise_std=1, offset=2, lo=-3, hi=3, cutoff_hz=5))
     held = [enc.counts_per_unit] + [getattr(enc.measurement, k) for k in ("noise_std", "offset", "lo", "hi",

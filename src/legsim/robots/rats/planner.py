@@ -167,6 +167,16 @@ def choose_leg(state: TipState, heading) -> tuple[int, np.ndarray]:
     return state.legs[int(np.argmax(proj))], proj
 
 
+MAX_SLIP = 1.0
+"""The largest |slip| a tip's motion model takes [m]: the thesis's slip is a small part of a tip's
+~0.1 m advance; a metre a tip is a mistake (and 1e154 overflowed the planner's norms)."""
+
+
+def _check_slip(slip) -> None:
+    if not abs(as_float(slip)) <= MAX_SLIP:
+        raise InputError(f"slip={slip!r}: expected a distance in [-{MAX_SLIP:g}, {MAX_SLIP:g}] m")
+
+
 def tip(state: TipState, leg: int, slip: float = 0.0) -> TipState:
     """The motion model (Fig. 6.5): fire ``leg`` (one of the stance legs) from ``state``.
 
@@ -179,8 +189,7 @@ def tip(state: TipState, leg: int, slip: float = 0.0) -> TipState:
     if i not in legs:
         raise InputError(f"leg={leg} is not in stance {state.stance} (legs {legs}): only a stance leg "
                          "can be fired")
-    if not math.isfinite(slip):
-        raise InputError(f"slip={slip!r}: expected a finite distance [m]")
+    _check_slip(slip)
     k = legs.index(i)
     a, b = state.feet[(k + 1) % 3], state.feet[(k + 2) % 3]
     moved = reflect_across_line(np.vstack([state.feet[k], state.centre]), a, b)
@@ -283,8 +292,7 @@ class TippingPlanner:
         self.dims = _dims(dims)
         if not (math.isfinite(as_float(gamma)) and gamma > 0.0):
             raise InputError(f"gamma={gamma!r}: expected a look-ahead multiplier > 0")
-        if not math.isfinite(as_float(slip)):
-            raise InputError(f"slip={slip!r}: expected a finite distance [m]")
+        _check_slip(slip)
         self.gamma = float(gamma)
         self.slip = float(slip)
         self.index = 0
