@@ -12,7 +12,7 @@ import pytest
 from legsim.errors import InputError
 from legsim.robots.anton import AntonParams
 from legsim.robots.anton import _kinematics as K
-from legsim.robots.anton.climb import PAIRS, ClimbPlan, Ledge, simulate_climb, step_summary
+from legsim.robots.anton.climb import MAX_WAVES, PAIRS, ClimbPlan, Ledge, simulate_climb, step_summary
 from legsim.robots.anton.model import leg_arrays
 from legsim.robots.anton.robot import _joint_targets, support_track
 
@@ -128,8 +128,18 @@ def test_a_ledge_out_of_the_legs_reach_or_bad_parameters_are_refused():
                      (dict(height=True), "height"), (dict(start_x="0"), "start_x"),
                      (dict(top_footholds=0.1), "top_footholds"),
                      (dict(top_footholds=(0.1, 0.1)), "top_footholds"), (dict(press=None), "press")):
-        with pytest.raises(InputError, match=f"ClimbPlan: {name} = "):
+        with pytest.raises(InputError, match=f"ClimbPlan: '?{name}'? = "):
             ClimbPlan(**kw)
+    # found by random fuzzing (session 34): a string height was a TypeError (compared before it was
+    # checked), and a tiny stride planned ~1e8 gallop waves, which looked like a hang
+    with pytest.raises(InputError, match="ClimbPlan: 'height' = 'x', expected a number"):
+        ClimbPlan(height="x")
+    with pytest.raises(InputError, match=rf"stride = 1e-09 m needs \d+ gallop waves .* expected at most "
+                                         rf"{MAX_WAVES}: stride >= 0.0015 m"):
+        ClimbPlan(stride=1e-9)
+    assert len(ClimbPlan(stride=0.002).stages) > len(ClimbPlan().stages)  # 78 waves: planned
+    with pytest.raises(InputError, match=r"'swing_time' = 1e-300, expected a finite number in \[0.001"):
+        ClimbPlan(swing_time=1e-300)  # was numpy's "invalid value" in the pacing, and a plan of 0 s stages
 
 
 @pytest.fixture(scope="module")

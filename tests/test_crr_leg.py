@@ -216,6 +216,23 @@ def test_bad_coupling_settings_and_initial_angles_are_rejected_with_the_value():
         LegBench().initial_state(d([0.0, -30.0, 120.0]))
 
 
+def test_a_wrong_kind_of_bench_setting_is_refused_naming_it_before_the_leg_is_built():
+    """Found by random fuzzing (session 34): these were a ValueError/TypeError/AttributeError from Python
+    or numpy, raised from deep inside the bench or the quadruped built on it."""
+    for kw, says in ((dict(delay_up="1"), "delay_up='1'"),
+                     (dict(pause_duration=None), "'pause_duration' = None"),
+                     (dict(supply_psig=[50.0]), "'supply_psig' = \\[50.0\\]"),
+                     (dict(u_bias="x"), "'u_bias' = 'x'"),
+                     (dict(gains=[]), "gains=\\[\\]: expected a mapping"),
+                     (dict(gains={"gamma": 1.0}), "gains\\['gamma'\\] = 1.0: expected 3 numbers"),
+                     (dict(force_gain={"beta": None}), "force_gain\\['beta'\\] = None"),
+                     (dict(gain_scale={"knee": 1.0}), "gain_scale key 'knee'"),
+                     (dict(linkages=0.3), "linkages: expected three JointLinkage"),
+                     (dict(strokes="abc"), "strokes='abc'")):
+        with pytest.raises(InputError, match=says):
+            LegBench(**kw)
+
+
 def test_the_bundled_gamma_step_scenario_runs_from_toml_and_tracks_each_step():
     from legsim.cli import SCENARIO_DIR
     from legsim.hybrid import simulate

@@ -254,7 +254,12 @@ def test_a_cjtc_variable_or_controller_with_one_wrong_argument_is_accepted_or_re
 def _robot_cases():
     from legsim.actuators.pneumatic.solenoid import SolenoidValve
     from legsim.hybrid import Options
+    from legsim.robots.anton import climb as AC
     from legsim.robots.anton import robot as AR
+    from legsim.robots.anton.params import AntonParams
+    from legsim.robots.crr_leg.walking import WalkingPath
+    from legsim.robots.crr_quadruped.quadruped import ContactParameters
+    from legsim.robots.libra import gait as LG
     from legsim.robots.libra import robot as LR
     from legsim.robots.rats import hopping as H
     from legsim.robots.rats import planner as P
@@ -264,8 +269,13 @@ def _robot_cases():
     from legsim.robots.rats import valve_time as V
     from legsim.robots.rats.geometry import RatsDims
     from legsim.robots.rotto import robot as RR
+    from legsim.robots.rotto.params import RottoParams
 
     line = P.line_path((0.0, 0.0), (1.0, 0.0))
+
+    def stretch(factors):  # a LIBRA cycle's stages stretched
+        return LG.stretch(LG.climb_cycle(), factors)
+
     return {  # one valid set of arguments per entry point a user calls with numbers of their own
         R.build: dict(valve="rubber", contact_set="tipping", p0=0.5e6, tank_volume=1e-3, exhaust="orifice",
                       leak=False, latency=0.005, friction=9.7, k_return=100.0, com_offset=(0.0, 0.0, 0.0),
@@ -291,10 +301,30 @@ def _robot_cases():
         AR.build_robot: dict(mu=0.8, path="smooth", obstacles=(), body_contact=False),
         AR.walker: dict(plan=AR.WalkPlan(), kp=60.0, kd=0.5, touch=2.0, force_feedforward=True,
                         posture_gain=5.0, force_gain=0.0, follow_surface=None),
+        AntonParams: {f: getattr(AntonParams(), f) for f in AntonParams.__dataclass_fields__},
+        AR.WalkPlan: dict(speed=0.1, gait="tripod", step_length=0.07, adaptation_height=0.02, height=0.12,
+                          half_length=0.2, half_width=0.26, feet_x=0.0, start=0.3, direction=0.0, turn=0.0,
+                          gait_changes=((1.0, "wave"),), params=AntonParams()),
+        AC.Ledge: dict(height=0.15, edge_x=0.45),
+        AC.climber: dict(plan=AC.ClimbPlan(), kp=60.0, kd=0.5, start=0.3, touch=2.0, posture_gain=5.0,
+                         rate_ff=True, feel=True),
         RR.build_robot: dict(mu=0.8, path="event", mode="ideal", drive_sensors=False),
+        RottoParams: {f: getattr(RottoParams(), f) for f in RottoParams.__dataclass_fields__},
+        RR.StaticWalk: dict(steps=4, step_length=0.1, clearance=0.04, transfer=1.0, tau=0.2, height=0.66,
+                            stance_width=0.18, start=0.5, shift=2.0, params=RottoParams()),
+        RR.walker: dict(walk=RR.StaticWalk(), force_gain=1e-4, max_offset=0.01, touch_force=20.0),
         LR.Ladders: dict(separation=0.45, step=0.134, lowest=-0.268, highest=0.402, tread=0.045),
         LR.build: dict(friction=0.3, damping=0.0, armature=0.0, extra_body_mass=0.0, mu=0.8,
                        contact_damping_ratio=0.5, control_rate=300.0, drive="ideal", tau_max=9.0),
+        LG.Path: dict(points=[(0.0, 0.0), (1.0, 0.5)]),
+        LG.climb_cycle: dict(ladders=None, level=0, y_body=(-0.08, 0.06), x_body=None, push=0.1, clear=0.055,
+                             lift=0.02, stage_time=6.0, stages=(1, 2, 3, 4), foot3_start=None, hold=1.0,
+                             sink=0.02, shift=0.065, drop=0.06, cycles=1),
+        stretch: dict(factors=[1.0, 1.5, 1.0, 2.0]),
+        ContactParameters: dict(stiffness=1e6, exponent=1.5, damping=10.0, mu=0.8, slip_velocity=0.005,
+                                foot_radius=0.02, ground_height=0.0),
+        WalkingPath: dict(centre=None, stride=0.16, lift=0.05, swing_fraction=0.4, periods=(4.0, 2.5),
+                          t_start=1.0, swing_points=6, stance_points=3),
         Options: dict(method="rk4", rtol=1e-6, atol=1e-8, h_max=1e-3, record_period=1e-3),
         SupplyTank: dict(volume=1e-3, temperature=300.0, leak="exponential", leak_tau=400.0, leak_area=0.0,
                          p_atm=101325.0),
@@ -306,7 +336,7 @@ def _robot_cases():
 ROBOTS = _robot_cases()
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
+@settings(max_examples=600, deadline=None, derandomize=True)
 @given(entry=st.sampled_from(sorted(ROBOTS, key=lambda f: f"{f.__module__}.{f.__name__}")), data=st.data())
 def test_a_robots_builder_or_controller_with_one_wrong_argument_is_accepted_or_refused_naming_it(entry, data):
     """The RATS robot's ``build``, its planner, rolling controller, valve-time model, depletion estimator,
@@ -314,7 +344,11 @@ def test_a_robots_builder_or_controller_with_one_wrong_argument_is_accepted_or_r
     and LIBRA's builders and ANTON's walker, with one argument of the wrong kind or range: accepted, or an
     InputError naming the argument (before session 31 a string, None or an array as a number, a valve, a
     path, a flag or the parameters was a TypeError/ValueError/AttributeError from Python or numpy, or a
-    message naming a leg's cylinder or the robot's control period instead of the keyword)."""
+    message naming a leg's cylinder or the robot's control period instead of the keyword). Since session
+    34 also ANTON's and ROTTO's parameters, ANTON's walk plan, ledge and climber, ROTTO's static walk
+    and walker, LIBRA's paths and climbing cycle, the CRR leg's walking path and the quadruped's contact:
+    until then they took any value (a list as a speed, a string as a gain or a step count) and failed
+    later inside a run, or with a TypeError/ValueError from Python or numpy."""
     _one_wrong_argument(entry, ROBOTS[entry], data)
 
 

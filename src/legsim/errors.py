@@ -14,7 +14,7 @@ import numbers
 from collections.abc import Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
-           "as_float", "as_floats", "describe_failure"]
+           "as_float", "as_floats", "real_number", "check_number", "check_fields", "describe_failure"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -47,6 +47,44 @@ def as_floats(value):
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         return np.full(0, np.nan)
+
+
+def real_number(owner: str, name: str, value) -> float:
+    """``value`` as a float (inf passes; NaN, a bool, a string or a sequence is refused), else an
+    :class:`InputError` naming ``owner`` and ``name``."""
+    v = as_float(value)
+    if math.isnan(v):
+        raise InputError(f"{owner}: '{name}' = {value!r}, expected a number")
+    return v
+
+
+def check_number(owner: str, name: str, value, *, lo: float = -math.inf, hi: float = math.inf,
+                 lo_open: bool = False) -> float:
+    """``value`` as a finite float in [lo, hi] (or (lo, hi] with ``lo_open``), else an
+    :class:`InputError` naming ``owner`` and ``name``."""
+    v = real_number(owner, name, value)
+    if not (math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi):
+        raise InputError(f"{owner}: '{name}' = {value!r}, expected a finite number in "
+                         f"{'(' if lo_open else '['}{lo:g}, {hi:g}]")
+    return v
+
+
+def check_fields(owner: str, obj, *, positive=(), nonnegative=(), finite=(), positive_triples=()) -> None:
+    """:func:`check_number` on the named fields of ``obj`` (a parameter dataclass): each a finite number
+    > 0 (``positive``), >= 0 (``nonnegative``) or any (``finite``), or three numbers > 0
+    (``positive_triples``: a box's sizes [m])."""
+    for name in positive:
+        check_number(owner, name, getattr(obj, name), lo=0.0, lo_open=True)
+    for name in nonnegative:
+        check_number(owner, name, getattr(obj, name), lo=0.0)
+    for name in finite:
+        check_number(owner, name, getattr(obj, name))
+    for name in positive_triples:
+        value = getattr(obj, name)
+        items = list(value) if isinstance(value, (list, tuple)) or hasattr(value, "tolist") else []
+        numbers_ = [as_float(v) for v in items]
+        if len(numbers_) != 3 or not all(math.isfinite(v) and v > 0.0 for v in numbers_):
+            raise InputError(f"{owner}: {name} = {value!r}, expected 3 finite numbers > 0 [m]")
 
 
 def lookup(what: str, name: str, names: Sequence[str], owner: str,

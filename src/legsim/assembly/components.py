@@ -85,7 +85,7 @@ from ..actuators.pneumatic.solenoid import SolenoidValve
 from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import HeightField, HeightFunction, Plane
-from ..errors import InputError, as_float, as_floats, closest
+from ..errors import InputError, as_floats, check_number, closest, real_number
 from ..multibody.model import Model
 from ._layout import EX_DMAX
 
@@ -100,29 +100,9 @@ __all__ = [
 ]
 
 
-def _float(owner: str, name: str, value) -> float:
-    """``value`` as a float (inf passes; NaN, a bool, a string or a sequence is refused), else InputError."""
-    v = as_float(value)
-    if math.isnan(v):
-        raise InputError(f"{owner}: '{name}' = {value!r}, expected a number")
-    return v
-
-
-def _num(owner: str, name: str, value, *, lo: float = -math.inf, hi: float = math.inf,
-         lo_open: bool = False) -> float:
-    """``value`` as a finite float in [lo, hi] (or (lo, hi] with ``lo_open``), else InputError."""
-    v = _float(owner, name, value)
-    ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi
-    if not ok:
-        lo_s = "(" if lo_open else "["
-        raise InputError(f"{owner}: '{name}' = {value!r}, expected a finite number in "
-                         f"{lo_s}{lo:g}, {hi:g}]")
-    return v
-
-
 def _limit(owner: str, name: str, value) -> float:
     """A limit (an effort, a current): a number > 0, inf for none."""
-    v = _float(owner, name, value)
+    v = real_number(owner, name, value)
     if not v > 0.0:
         raise InputError(f"{owner}: '{name}' = {value!r}, expected a number > 0 (inf: no limit)")
     return v
@@ -207,9 +187,9 @@ class TorqueSource:
         o = f"TorqueSource {self.name!r}"
         _name("TorqueSource", self.name)
         _joint(o, self.joint)
-        object.__setattr__(self, "gear", _num(o, "gear", self.gear, lo=0.0, lo_open=True))
+        object.__setattr__(self, "gear", check_number(o, "gear", self.gear, lo=0.0, lo_open=True))
         for k in ("lo", "hi"):
-            object.__setattr__(self, k, _float(o, k, getattr(self, k)))
+            object.__setattr__(self, k, real_number(o, k, getattr(self, k)))
         if not self.lo < self.hi:
             raise InputError(f"{o}: lo = {self.lo:g} must be below hi = {self.hi:g}")
 
@@ -229,8 +209,8 @@ class PositionServo:
         o = f"PositionServo {self.name!r}"
         _name("PositionServo", self.name)
         _joint(o, self.joint)
-        object.__setattr__(self, "kp", _num(o, "kp", self.kp, lo=0.0))
-        object.__setattr__(self, "kd", _num(o, "kd", self.kd, lo=0.0))
+        object.__setattr__(self, "kp", check_number(o, "kp", self.kp, lo=0.0))
+        object.__setattr__(self, "kd", check_number(o, "kd", self.kd, lo=0.0))
         object.__setattr__(self, "effort", _limit(o, "effort", self.effort))
 
 
@@ -248,7 +228,7 @@ class VelocityServo:
         o = f"VelocityServo {self.name!r}"
         _name("VelocityServo", self.name)
         _joint(o, self.joint)
-        object.__setattr__(self, "kv", _num(o, "kv", self.kv, lo=0.0))
+        object.__setattr__(self, "kv", check_number(o, "kv", self.kv, lo=0.0))
         object.__setattr__(self, "effort", _limit(o, "effort", self.effort))
 
 
@@ -291,15 +271,16 @@ class DCMotor:
 
     def __post_init__(self):
         o = f"DCMotor {self.name!r}"
-        object.__setattr__(self, "rotor_inertia", _num(o, "rotor_inertia", self.rotor_inertia, lo=0.0))
+        object.__setattr__(self, "rotor_inertia",
+                           check_number(o, "rotor_inertia", self.rotor_inertia, lo=0.0))
         _name("DCMotor", self.name)
         _joint(o, self.joint)
         for k in ("resistance", "torque_constant", "v_max", "gear"):
-            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0, lo_open=True))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0, lo_open=True))
         kb = self.torque_constant if self.back_emf is None else self.back_emf
-        object.__setattr__(self, "back_emf", _num(o, "back_emf", kb, lo=0.0))
-        object.__setattr__(self, "inductance", _num(o, "inductance", self.inductance, lo=0.0))
-        object.__setattr__(self, "efficiency", _num(o, "efficiency", self.efficiency, lo=0.0,
+        object.__setattr__(self, "back_emf", check_number(o, "back_emf", kb, lo=0.0))
+        object.__setattr__(self, "inductance", check_number(o, "inductance", self.inductance, lo=0.0))
+        object.__setattr__(self, "efficiency", check_number(o, "efficiency", self.efficiency, lo=0.0,
                                                     hi=1.0, lo_open=True))
         object.__setattr__(self, "i_max", _limit(o, "i_max", self.i_max))
         _choice(o, "command", self.command, ("voltage", "torque"))
@@ -315,7 +296,7 @@ class DCMotor:
         """SimSect's hexapod motor (digest §4.9; ``legsim.actuators.electric.MAXON_RE118751``): a
         torque command clipped to the linear torque-speed band of a motor whose supply gives
         ``max_speed_rpm`` at no load (``v_max = w_nl / K_omega``, ``kt = kb = 1 / K_omega``)."""
-        k_omega = _num(f"DCMotor {name!r}", "speed_constant", speed_constant, lo=0.0, lo_open=True)
+        k_omega = check_number(f"DCMotor {name!r}", "speed_constant", speed_constant, lo=0.0, lo_open=True)
         w_nl = max_speed_rpm * 2.0 * math.pi / 60.0
         v_max = w_nl / k_omega
         return cls(name, joint, resistance=resistance, torque_constant=1.0 / k_omega, v_max=v_max,
@@ -383,17 +364,17 @@ class PMSMDrive:
         _joint(o, self.joint)
         for k in ("resistance", "inductance", "flux_linkage", "v_dc", "gear", "pwm_hz",
                   "current_bandwidth_hz", "force_bandwidth_hz", "force_first_reach"):
-            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0, lo_open=True))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0, lo_open=True))
         for k in ("rotor_inertia", "viscous", "kp", "kd"):
-            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0))
         lq = self.inductance if self.inductance_q is None else self.inductance_q
-        object.__setattr__(self, "inductance_q", _num(o, "inductance_q", lq, lo=0.0, lo_open=True))
+        object.__setattr__(self, "inductance_q", check_number(o, "inductance_q", lq, lo=0.0, lo_open=True))
         pp = self.pole_pairs
         if not (isinstance(pp, int) and not isinstance(pp, bool) and pp >= 1):
             raise InputError(f"{o}: 'pole_pairs' = {self.pole_pairs!r}, expected a whole number >= 1")
         if self.lead is not None:
-            object.__setattr__(self, "lead", _num(o, "lead", self.lead, lo=0.0, lo_open=True))
-        object.__setattr__(self, "efficiency", _num(o, "efficiency", self.efficiency, lo=0.0, hi=1.0,
+            object.__setattr__(self, "lead", check_number(o, "lead", self.lead, lo=0.0, lo_open=True))
+        object.__setattr__(self, "efficiency", check_number(o, "efficiency", self.efficiency, lo=0.0, hi=1.0,
                                                     lo_open=True))
         for k in ("i_max", "force_limit"):
             object.__setattr__(self, k, _limit(o, k, getattr(self, k)))
@@ -402,10 +383,10 @@ class PMSMDrive:
         pg, ig = current_pi_gains(self.motor(), self.current_bandwidth_hz)
         for k, v in (("p_gain", pg), ("i_gain", ig)):
             given = getattr(self, k)
-            object.__setattr__(self, k, _num(o, k, v if given is None else given, lo=0.0))
+            object.__setattr__(self, k, check_number(o, k, v if given is None else given, lo=0.0))
         if self.series_spring is None:
             return
-        cf = _num(o, "series_spring", self.series_spring, lo=0.0, lo_open=True)
+        cf = check_number(o, "series_spring", self.series_spring, lo=0.0, lo_open=True)
         object.__setattr__(self, "series_spring", cf)
         if self.rotor_inertia <= 0.0:
             raise InputError(f"{o}: a series spring needs rotor_inertia > 0 (the motor side's inertia)")
@@ -419,7 +400,7 @@ class PMSMDrive:
             object.__setattr__(self, "force_kp", g.kp if self.force_kp is None else self.force_kp)
             object.__setattr__(self, "force_kd", g.kd if self.force_kd is None else self.force_kd)
         for k in ("force_kp", "force_kd"):
-            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0))
 
     @property
     def ratio(self) -> float:
@@ -496,7 +477,7 @@ class PneumaticCylinder:
         mid = 0.5 * (self.actuator.p_supply + self.actuator.p_exhaust)
         for k in ("p_cap0", "p_rod0"):
             v = mid if getattr(self, k) is None else getattr(self, k)
-            object.__setattr__(self, k, _num(o, k, v, lo=0.0, lo_open=True))
+            object.__setattr__(self, k, check_number(o, k, v, lo=0.0, lo_open=True))
 
     def piston(self, q: float) -> float:
         """Piston position x [m] at joint coordinate q (clamped to [0, stroke])."""
@@ -568,7 +549,7 @@ class Battery:
         if not isinstance(self.model, PeukertBattery):
             raise InputError(f"{o}: model = {self.model!r}, expected a "
                              "legsim.actuators.electric.PeukertBattery")
-        object.__setattr__(self, "c0", _num(o, "c0", self.c0, lo=0.0, hi=1.0))
+        object.__setattr__(self, "c0", check_number(o, "c0", self.c0, lo=0.0, hi=1.0))
 
 
 _EXHAUSTS = ("trapped", "instant", "orifice")
@@ -631,9 +612,9 @@ class SolenoidCylinder:
         if not isinstance(self.supply, str) or not self.supply:
             raise InputError(f"{o}: supply = {self.supply!r}, expected the name of an AirSupply")
         for k in ("area", "dead_volume", "stroke", "kappa", "v_eps"):
-            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0, lo_open=True))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0, lo_open=True))
         for k in ("k_return", "friction", "viscous", "exhaust_area"):
-            object.__setattr__(self, k, _num(o, k, getattr(self, k), lo=0.0))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0))
         _choice(o, "exhaust", self.exhaust, _EXHAUSTS)
         _choice(o, "friction_law", self.friction_law, _FRICTION_LAWS)
         if self.exhaust == "orifice" and self.exhaust_area <= 0.0:
@@ -641,13 +622,13 @@ class SolenoidCylinder:
         flow = _choice(o, "flow", self.valve.flow if self.flow is None else self.flow, _FLOWS)
         object.__setattr__(self, "flow", flow)
         cv = self.valve.cv if self.cv is None else self.cv
-        object.__setattr__(self, "cv", _num(o, "cv", cv, lo=0.0))
+        object.__setattr__(self, "cv", check_number(o, "cv", cv, lo=0.0))
         if flow == "orifice" and not self.valve.area > 0.0:
             raise InputError(f"{o}: orifice flow needs the valve's effective area > 0 [m^2]")
         if flow != "orifice" and not self.cv > 0.0:
             raise InputError(f"{o}: Cv flow needs cv > 0")
         if self.p0 is not None:
-            object.__setattr__(self, "p0", _num(o, "p0", self.p0, lo=0.0, lo_open=True))
+            object.__setattr__(self, "p0", check_number(o, "p0", self.p0, lo=0.0, lo_open=True))
 
 
 Actuator = (TorqueSource | PositionServo | VelocityServo | DCMotor | PneumaticCylinder | SolenoidCylinder
@@ -672,7 +653,7 @@ class AirSupply:
         _name("AirSupply", self.name)
         if not isinstance(self.tank, SupplyTank):
             raise InputError(f"{o}: tank = {self.tank!r}, expected a legsim.actuators.pneumatic.SupplyTank")
-        object.__setattr__(self, "p0", _num(o, "p0", self.p0, lo=0.0, lo_open=True))
+        object.__setattr__(self, "p0", check_number(o, "p0", self.p0, lo=0.0, lo_open=True))
 
 
 # ------------------------------------------------------------------------------------ sensors
@@ -703,8 +684,8 @@ class Measurement:
         then held as floats."""
         for k, lo_k, lo_open in (("noise_std", 0.0, False), ("offset", -math.inf, False),
                                  ("scale_error", -1.0, True), ("cutoff_hz", 0.0, False)):
-            object.__setattr__(self, k, _num(owner, k, getattr(self, k), lo=lo_k, lo_open=lo_open))
-        lo, hi = _float(owner, "lo", self.lo), _float(owner, "hi", self.hi)
+            object.__setattr__(self, k, check_number(owner, k, getattr(self, k), lo=lo_k, lo_open=lo_open))
+        lo, hi = real_number(owner, "lo", self.lo), real_number(owner, "hi", self.hi)
         if not lo < hi:
             raise InputError(f"{owner}: range lo = {self.lo!r}, hi = {self.hi!r}: expected lo < hi")
         if not (isinstance(self.bits, int) and 0 <= self.bits <= 32):
@@ -735,7 +716,7 @@ class _Sensor:
     def __post_init__(self):
         owner = f"{type(self).__name__} {self.name!r}"
         _name(type(self).__name__, self.name)
-        object.__setattr__(self, "rate_hz", _num(owner, "rate_hz", self.rate_hz, lo=0.0))
+        object.__setattr__(self, "rate_hz", check_number(owner, "rate_hz", self.rate_hz, lo=0.0))
         if not isinstance(self.measurement, Measurement):
             raise InputError(f"{owner}: measurement = {self.measurement!r}, expected a Measurement")
         self.measurement.check(owner)
@@ -933,7 +914,7 @@ class IncrementalEncoder(_Sensor):
     def __post_init__(self):
         super().__post_init__()
         _position_sources(self)
-        k = _num(f"IncrementalEncoder {self.name!r}", "counts_per_unit", self.counts_per_unit, lo=0.0,
+        k = check_number(f"IncrementalEncoder {self.name!r}", "counts_per_unit", self.counts_per_unit, lo=0.0,
                  lo_open=True)
         object.__setattr__(self, "counts_per_unit", k)
 
@@ -1044,7 +1025,7 @@ class CommandTable:
         if tab.ndim != 2 or tab.shape[0] < 1 or tab.shape[1] != len(names) or not np.all(np.isfinite(tab)):
             raise InputError(f"CommandTable: table of shape {np.shape(self.table)}, expected a finite table "
                              f"(K >= 1, {len(names)}): one column per actuator in {list(names)!r}")
-        _num("CommandTable", "dt", self.dt, lo=0.0, lo_open=True)
+        check_number("CommandTable", "dt", self.dt, lo=0.0, lo_open=True)
         tab.setflags(write=False)
         object.__setattr__(self, "actuators", names)
         object.__setattr__(self, "table", tab)
@@ -1106,8 +1087,9 @@ class SplitExchange:
                 raise InputError(f"{o}: '{k}' = {d!r}, expected a whole number of controller ticks in "
                                  f"[0, {EXCHANGE_DMAX - 1}]")
             object.__setattr__(self, k, int(d))
-        object.__setattr__(self, "pause_t0", _num(o, "pause_t0", self.pause_t0, lo=0.0))
-        object.__setattr__(self, "pause_duration", _num(o, "pause_duration", self.pause_duration, lo=0.0))
+        object.__setattr__(self, "pause_t0", check_number(o, "pause_t0", self.pause_t0, lo=0.0))
+        object.__setattr__(self, "pause_duration",
+                           check_number(o, "pause_duration", self.pause_duration, lo=0.0))
 
     @property
     def round_trip(self) -> int:

@@ -162,7 +162,7 @@ from ..actuators.pneumatic.valves import (
 )
 from ..contact import laws as CL
 from ..contact.shapes import HeightField, HeightFunction, Plane, inclined_plane
-from ..errors import InputError, closest
+from ..errors import InputError, check_number, closest
 from ..hybrid import Options
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
@@ -425,7 +425,7 @@ def _urdf(f: _File, data: Mapping[str, Any], base: Path) -> Model:
             raise f.fail("urdf_options", f"{k} = {kw[k]!r}: expected one of {', '.join(choices)}")
     for k, low_open in (("limit_stiffness", False), ("limit_damping", False), ("friction_velocity", True)):
         if k in kw:
-            f.build("urdf_options", C._num, "load_urdf", k, kw[k], lo=0.0, lo_open=low_open)
+            f.build("urdf_options", check_number, "load_urdf", k, kw[k], lo=0.0, lo_open=low_open)
     if "gravity" in kw and len(kw["gravity"]) != 3:
         raise f.fail("urdf_options", f"gravity = {kw['gravity']!r}: expected 3 numbers [m/s^2]")
     try:

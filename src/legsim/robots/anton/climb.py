@@ -50,23 +50,28 @@ with ``body_contact``; :func:`simulate_climb` does both.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ...assembly import Obstacle
-from ...errors import InputError, as_float
+from ...errors import InputError, as_float, check_fields, check_number
 from ...multibody.dynamics import center_of_mass
 from ...walking import support_margin
 from .model import build_model, joint_names, leg_arrays
-from .params import AntonParams
+from .params import T_SAMPLE, AntonParams
 
-__all__ = ["Ledge", "ClimbPose", "Stage", "ClimbPlan", "PAIRS", "climber", "FeltFootholds", "climb_robot",
-           "simulate_climb", "steps_at", "step_summary"]
+__all__ = ["Ledge", "ClimbPose", "Stage", "ClimbPlan", "PAIRS", "MAX_WAVES", "climber", "FeltFootholds",
+           "climb_robot", "simulate_climb", "steps_at", "step_summary"]
 
 PAIRS = {"front": (0, 3), "middle": (1, 4), "rear": (2, 5)}
 """The legs of each shoulder (indices into :data:`LEGS`)."""
+
+MAX_WAVES = 100
+"""The most gallop waves :class:`ClimbPlan` plans for the approach (step 1): a ``stride`` that would need
+more is refused (each wave is up to six stages, each planned through the CoM)."""
 
 
 @dataclass(frozen=True)
@@ -150,8 +155,10 @@ class ClimbPlan:
     behind the middle feet while the front legs lift (step 3).
 
     ``stages`` (list of :class:`Stage`), ``start`` (:class:`ClimbPose`) and ``duration`` [s] are set
-    on construction; :meth:`at` gives the commanded posture at any instant, :meth:`check` the
-    plan's statics. InputError for a non-positive parameter or a foothold out of a leg's reach.
+    on construction; :meth:`at` gives the commanded posture at any instant (:meth:`posture`: into a
+    controller's arrays), :meth:`check` the plan's statics. InputError for a non-positive parameter,
+    a ``shift_time`` or ``swing_time`` under the control period (1 ms), a ``stride`` that needs more
+    than :data:`MAX_WAVES` gallop waves, or a foothold out of a leg's reach.
     """
 
     params: AntonParams = field(default_factory=AntonParams)
@@ -186,16 +193,16 @@ class ClimbPlan:
             raise InputError(f"ClimbPlan: ledge = {self.ledge!r}, expected a Ledge")
         p = self.params
         H = self.ledge.height
+        lengths = ("height", "half_length", "half_width", "clearance", "approach_gap", "max_step", "stride",
+                   "min_transfer", "row_gap", "body_gap", "min_margin", "lift_margin", "speed_limit")
+        check_fields("ClimbPlan", self, positive=lengths)
+        for name in ("shift_time", "swing_time"):  # a stage lasts a control period at least
+            check_number("ClimbPlan", name, getattr(self, name), lo=T_SAMPLE)
         if self.approach_height is None:
             self.approach_height = max(self.height, H + 0.02)
         if self.climb_height is None:
             self.climb_height = H + 0.5 * p.segment_size[2] + 0.02
-        for name in ("height", "half_length", "half_width", "shift_time", "swing_time", "approach_height",
-                     "climb_height", "clearance", "approach_gap", "max_step", "stride", "min_transfer",
-                     "row_gap", "body_gap", "min_margin", "lift_margin", "speed_limit"):
-            v = getattr(self, name)
-            if not (math.isfinite(as_float(v)) and v > 0.0):
-                raise InputError(f"ClimbPlan: {name} = {v!r}, expected a number > 0")
+        check_fields("ClimbPlan", self, positive=("approach_height", "climb_height"))
         for name in ("front_pitch", "rear_pitch"):  # up, within the body joints' ±0.6 rad
             v = getattr(self, name)
             if not (math.isfinite(as_float(v)) and 0.0 <= v < 0.6):
@@ -214,7 +221,7 @@ class ClimbPlan:
         if self.ledge.edge_x < front:
             raise InputError(f"ClimbPlan: the ledge's face at edge_x = {self.ledge.edge_x:g} m is in the way "
                              f"of the robot standing at start_x = {self.start_x:g} m: expected edge_x >= "
-                             f"{front:.3f} m")
+                             f"{front:.4g} m")
         self._mb = build_model(p)
         self._data = self._mb.make_data()
         self._legs = leg_arrays(p)
@@ -228,12 +235,12 @@ class ClimbPlan:
         self.stages: list[Stage] = []
         try:
             self._script()
-            self._ends = np.cumsum([s.duration for s in self.stages])
+            self._index()
             self._pace()
         except InputError as e:
             raise InputError(f"ClimbPlan for a {H:g} m ledge: {e}") from None
         self.duration = float(sum(s.duration for s in self.stages))
-        self._ends = np.cumsum([s.duration for s in self.stages])
+        self._index()
 
     def _pace(self, samples: int = 48) -> None:
         """Stretch each stage so that no joint needs more than ``speed_limit`` of its drive's no-load
@@ -273,6 +280,10 @@ class ClimbPlan:
         # up to where the body stops short of the ledge
         b1 = min(self._farthest(pose), e - gap - self.half_length)
         n = math.ceil(max(b1 - pose.base[0], 0.0) / self.stride - 1e-9)
+        if n > MAX_WAVES:
+            raise InputError(f"stride = {self.stride!r} m needs {n} gallop waves to come up to the ledge "
+                             f"({b1 - pose.base[0]:.3f} m); expected at most {MAX_WAVES}: stride >= "
+                             f"{(b1 - pose.base[0]) / MAX_WAVES:.4f} m")
         for j in range(1, n + 1):
             b = self.start.base[0] + j * (b1 - self.start.base[0]) / n
             pose = self._wave(1, pose, {"rear": (b - self.half_length, zg), "middle": (b, zg),
@@ -411,32 +422,55 @@ class ClimbPlan:
         q[7:] = _joint_targets(self.params, self._legs, pose.feet - [pose.base[0], 0.0, pose.base[1]], body)
         return q
 
+    def _index(self) -> None:
+        """The stages as :meth:`posture` reads them: their end times (a list, for ``bisect``) and, per
+        stage, its start and duration [s], the bases and pitches it goes between, the feet (6, 3) it
+        starts from, and the rows of its transfers (leg, from (x, y, z), to, the top of the lift [m]) in
+        Python floats (scalar arithmetic on them costs a fraction of numpy's, tick after tick)."""
+        ends = np.cumsum([s.duration for s in self.stages])
+        self._ends = ends.tolist()
+        self._table = []
+        prev = self.start
+        for stage, end in zip(self.stages, self._ends, strict=True):
+            a, b = prev.feet.tolist(), stage.end.feet.tolist()
+            swing = tuple((k, a[k], b[k], max(a[k][2], b[k][2]) + self.clearance) for k in stage.swing)
+            self._table.append((end - stage.duration, stage.duration, prev.base, stage.end.base, prev.pitch,
+                                stage.end.pitch, prev.feet, swing))
+            prev = stage.end
+
     def at(self, t: float) -> tuple[ClimbPose, np.ndarray, int, float]:
         """The commanded posture at ``t`` [s] from the script's start: (pose, the legs in the air (6,)
         bool, the stage's index (``len(stages)`` after the end), the stage's progress u in [0, 1]).
         Body moves and transfers follow a quintic in time; a transferred foot lifts in the first
-        third, moves across in the second, places in the last."""
-        i = int(np.searchsorted(self._ends, t, side="right"))
-        if i >= len(self.stages):
-            return self.stages[-1].end, np.zeros(6, dtype=bool), len(self.stages), 1.0
-        stage = self.stages[i]
-        prev = self.stages[i - 1].end if i > 0 else self.start
-        u = (t - (self._ends[i] - stage.duration)) / stage.duration
-        s = _smooth(u)
-        base = tuple(a + s * (b - a) for a, b in zip(prev.base, stage.end.base, strict=True))
-        pitch = tuple(a + s * (b - a) for a, b in zip(prev.pitch, stage.end.pitch, strict=True))
-        feet = prev.feet.copy()
-        air = np.zeros(6, dtype=bool)
-        for k in stage.swing:
-            a, b = prev.feet[k], stage.end.feet[k]
-            top = max(a[2], b[2]) + self.clearance
-            if u < 2.0 / 3.0:
-                feet[k, 2] = a[2] + _smooth(3.0 * u) * (top - a[2])
-            else:
-                feet[k, 2] = top + _smooth(3.0 * u - 2.0) * (b[2] - top)
-            feet[k, :2] = a[:2] + _smooth(3.0 * u - 1.0) * (b[:2] - a[:2])
-            air[k] = 0.0 < u < 1.0
+        third, moves across in the second, places in the last (:meth:`posture`)."""
+        feet, air = np.empty((6, 3)), np.zeros(6, dtype=bool)
+        i, u, base, pitch = self.posture(t, feet, air)
         return ClimbPose(base, pitch, feet), air, i, u
+
+    def posture(self, t: float, feet: np.ndarray, air: np.ndarray) -> tuple[int, float, tuple, tuple]:
+        """:meth:`at` into arrays a controller keeps: writes the feet (6, 3) [m] into ``feet`` and the
+        legs in the air into ``air`` (6,) bool; returns (the stage's index, its progress u, base (x, z)
+        [m], pitch (front, rear) [rad])."""
+        i = bisect.bisect_right(self._ends, t)
+        if i >= len(self.stages):
+            end = self.stages[-1].end
+            feet[:] = end.feet
+            air[:] = False
+            return len(self.stages), 1.0, end.base, end.pitch
+        t0, duration, base0, base1, pitch0, pitch1, feet0, swing = self._table[i]
+        u = (t - t0) / duration
+        s = _smooth(u)
+        base = (base0[0] + s * (base1[0] - base0[0]), base0[1] + s * (base1[1] - base0[1]))
+        pitch = (pitch0[0] + s * (pitch1[0] - pitch0[0]), pitch0[1] + s * (pitch1[1] - pitch0[1]))
+        feet[:] = feet0
+        air[:] = False
+        if swing:
+            lift, across, place = _smooth(3.0 * u), _smooth(3.0 * u - 1.0), _smooth(3.0 * u - 2.0)
+            for k, a, b, top in swing:
+                z = a[2] + lift * (top - a[2]) if u < 2.0 / 3.0 else top + place * (b[2] - top)
+                feet[k] = (a[0] + across * (b[0] - a[0]), a[1] + across * (b[1] - a[1]), z)
+                air[k] = 0.0 < u < 1.0
+        return i, u, base, pitch
 
     def segment_corners(self, pose: ClimbPose) -> np.ndarray:
         """The body segments' box corners (3, 8, 3) [m] in the world (front, middle, rear) for
@@ -590,6 +624,14 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
     from . import _kinematics as _K
     from .robot import MOTOR_K, V_SUPPLY, StaticFeedforward, _joint_targets, _motor, support_plane
 
+    if not isinstance(plan, ClimbPlan):
+        raise InputError(f"ANTON climber: plan = {plan!r}, expected a ClimbPlan")
+    for name, value in (("kp", kp), ("kd", kd), ("start", start), ("touch", touch),
+                        ("posture_gain", posture_gain)):
+        check_number("ANTON climber", name, value, lo=0.0)
+    for name, value in (("rate_ff", rate_ff), ("feel", feel)):
+        if not isinstance(value, bool | np.bool_):
+            raise InputError(f"ANTON climber: {name} = {value!r}, expected True or False")
     p = plan.params
     legs = hips, yaws, segs = leg_arrays(p)
     half_gap = 0.5 * p.segment_gap
@@ -602,30 +644,36 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
     felt = FeltFootholds(touch) if feel else None
     v_per_rad_s = np.array([MOTOR_K * _motor(j).gear for j in joint_names()])  # back-EMF [V s/rad]
 
+    n_stages, top_z = len(plan.stages), plan.ledge.height
+    planned, air = np.empty((6, 3)), np.zeros(6, dtype=bool)
+
     def controller(t, s):
-        pose, air, i, u = plan.at(t - start)
+        i, u, (base_x, base_z), (body[1], body[3]) = plan.posture(t - start, planned, air)
         history.append((t, i if t >= start else -1))
-        stage = plan.stages[min(i, len(plan.stages) - 1)]
-        resting = i < len(plan.stages) and stage.body_rests
-        body[1], body[3] = pose.pitch
-        fz = s.shank[2::3]
-        z_plan, base_z = pose.feet[:, 2], pose.base[1]
+        stage = plan.stages[min(i, n_stages - 1)]
+        resting = i < n_stages and stage.body_rests
+        fz = s.shank[2::3].tolist()
+        in_air = air.tolist()
         _K.feet_in_body(s.enc, hips, yaws, segs, p.coxa, p.femur, p.tibia, half_gap, measured)
         if felt is not None:
-            offset = felt.update(i, u, stage.swing if i < len(plan.stages) else (), fz, dt)
-            on_top = (~air) & (z_plan > plan.ledge.height)
-            if stage.step >= 7 and on_top.any():  # on the ledge: the body goes with the top as felt
-                base_z += float(offset[on_top].mean())
-            z_plan = z_plan + offset
-        np.subtract(pose.feet[:, 0], pose.base[0], out=nominal[:, 0])  # the feet relative to the body
-        nominal[:, 1] = pose.feet[:, 1]
-        np.subtract(z_plan, base_z, out=nominal[:, 2])
+            offset = felt.update(i, u, stage.swing if i < n_stages else (), fz, dt)
+            if stage.step >= 7:  # on the ledge: the body goes with the top as felt
+                z_plan = planned[:, 2].tolist()
+                on_top = [k for k in range(6) if not in_air[k] and z_plan[k] > top_z]
+                if on_top:
+                    base_z += sum(offset[on_top].tolist()) / len(on_top)
+            planned[:, 2] += offset
+            searching = felt.searching.tolist()
+        else:
+            searching = [False] * 6
+        np.subtract(planned, (base_x, 0.0, base_z), out=nominal)  # the feet relative to the body
         if posture_gain > 0.0 and not resting:
-            searching = felt.searching if felt is not None else False
-            carrying = ((~air) & (fz > touch) & ~searching).tolist()
+            carrying = [not in_air[k] and fz[k] > touch and not searching[k] for k in range(6)]
             plane = support_plane(measured.tolist(), nominal[:, 2].tolist(), carrying)
             if plane is not None:
-                posture[:] -= posture_gain * dt * np.asarray(plane)
+                posture[0] -= posture_gain * dt * plane[0]
+                posture[1] -= posture_gain * dt * plane[1]
+                posture[2] -= posture_gain * dt * plane[2]
         feet = nominal
         feet[:, 2] += posture[0] + posture[1] * feet[:, 0] + posture[2] * feet[:, 1]
         q_ref = _joint_targets(p, legs, feet, body, out=targets)
@@ -637,7 +685,8 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
         else:
             v = kp * (q_ref - s.enc) - kd * s.rate
         v += static(s.enc, s.shank)
-        return v.clip(-V_SUPPLY, V_SUPPLY, out=v)
+        np.minimum(v, V_SUPPLY, out=v)
+        return np.maximum(v, -V_SUPPLY, out=v)
 
     controller.posture = posture  # type: ignore[attr-defined]
     controller.history = history  # type: ignore[attr-defined]

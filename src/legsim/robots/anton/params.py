@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...errors import check_fields
+
 __all__ = ["AntonParams", "LEGS", "SEGMENTS", "GEAR_KNEE", "GEAR_OTHER", "POWER_KNEE_W", "POWER_OTHER_W",
            "FORCE_SENSOR_RANGE_N", "FORCE_SENSOR_CROSSTALK", "T_SAMPLE"]
 
@@ -53,6 +55,10 @@ class AntonParams:
     femur_mass: float = 0.25
     tibia_mass: float = 0.15
     foot_mass: float = 0.03
+
+    def __post_init__(self):
+        check_fields("AntonParams", self, positive_triples=("segment_size",),
+                      positive=[f for f in self.__dataclass_fields__ if f != "segment_size"])
 
     @property
     def total_mass(self) -> float:

@@ -32,10 +32,10 @@ from ...assembly import (
     Measurement,
     Robot,
 )
-from ...assembly.components import Obstacle, _choice, _num, contact_geometries
+from ...assembly.components import Obstacle, _choice, contact_geometries
 from ...contact import ContactLaw, coulomb, hunt_crossley
-from ...errors import InputError
-from ...walking import GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
+from ...errors import InputError, as_float, check_fields, check_number
+from ...walking import GAITS, GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
 from . import _kinematics as _K
 from ._statics import static_torques
 from .model import build_model, foot_layout, joint_names, leg_arrays, leg_out_of_reach
@@ -75,7 +75,7 @@ def build_robot(params: AntonParams | None = None, *, mu: float = 0.8, path: str
     p = AntonParams() if params is None else params
     if not isinstance(p, AntonParams):
         raise InputError(f"ANTON: params = {params!r}, expected None or an AntonParams")
-    _num("ANTON", "mu", mu, lo=0.0, lo_open=True)
+    check_number("ANTON", "mu", mu, lo=0.0, lo_open=True)
     _choice("ANTON", "path", path, ("smooth", "event"))
     if not (isinstance(obstacles, (list, tuple)) and all(isinstance(o, Obstacle) for o in obstacles)):
         raise InputError(f"ANTON: obstacles = {obstacles!r}, expected a list of legsim.assembly.Obstacle")
@@ -121,6 +121,21 @@ class WalkPlan:
     turn: float = 0.0
     gait_changes: tuple[tuple[float, str], ...] = ()
     params: AntonParams = field(default_factory=AntonParams)
+
+    def __post_init__(self):
+        check_fields("WalkPlan", self, positive=("step_length", "height", "half_length", "half_width"),
+                      nonnegative=("speed", "adaptation_height", "start"),
+                      finite=("feet_x", "direction", "turn"))
+        if not isinstance(self.params, AntonParams):
+            raise InputError(f"WalkPlan: params = {self.params!r}, expected an AntonParams")
+        if not (isinstance(self.gait, str) and self.gait in GAITS):
+            raise InputError(f"WalkPlan: gait = {self.gait!r}, expected one of {', '.join(GAITS)}")
+        changes = self.gait_changes
+        if not (isinstance(changes, tuple | list) and all(
+                isinstance(c, tuple | list) and len(c) == 2 and math.isfinite(as_float(c[0]))
+                and isinstance(c[1], str) and c[1] in GAITS for c in changes)):
+            raise InputError(f"WalkPlan: gait_changes = {changes!r}, expected ((t [s], gait name), ...) with "
+                             f"the gaits among {', '.join(GAITS)}")
 
     def cycle(self, gait: str | None = None) -> StepCycle:
         """The step cycle whose stance speed is ``speed``: T_tr = L/V_tr and T_st = T_tr (1 − τ)/τ give
@@ -358,9 +373,9 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
     if not isinstance(plan, WalkPlan):
         raise InputError(f"ANTON walker: plan = {plan!r}, expected a WalkPlan")
     for name, value in (("kp", kp), ("kd", kd), ("posture_gain", posture_gain), ("force_gain", force_gain)):
-        _num("ANTON walker", name, value, lo=0.0)
+        check_number("ANTON walker", name, value, lo=0.0)
     if touch is not None:
-        _num("ANTON walker", "touch", touch, lo=0.0, lo_open=True)
+        check_number("ANTON walker", "touch", touch, lo=0.0, lo_open=True)
     if not isinstance(force_feedforward, (bool, np.bool_)):
         raise InputError(f"ANTON walker: force_feedforward = {force_feedforward!r}, expected True or False")
     if not (follow_surface is None or isinstance(follow_surface, SurfaceFollowing)):

@@ -35,6 +35,8 @@ coordinate: N m, or N on the piston with prismatic actuation), ``piston_force_<j
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,7 +49,7 @@ from ...actuators.pneumatic.linkage import JointLinkage
 from ...actuators.pneumatic.units import P_ATM_PSI, PSI
 from ...actuators.pneumatic.valves import ProportionalValve, mpye5_fitted
 from ...assembly.components import EXCHANGE_DMAX
-from ...errors import InputError
+from ...errors import InputError, as_float, check_fields
 from ...hybrid import Model, Options, ParamRange, Result, choice, nonnegative, positive, simulate
 from . import _joint_kernels as JB
 from .geometry import JOINT_LIMITS, STROKES, crr_leg_bodies, default_linkages
@@ -270,6 +272,20 @@ class LegRun:
     result: Result
 
 
+def _joint_numbers(name: str, value, size: int) -> None:
+    """InputError unless ``value`` maps joint names (:data:`JOINTS`) to finite numbers (``size`` 1) or to
+    ``size`` finite numbers each (the gains (kp, ki, kd))."""
+    what = "a number" if size == 1 else f"{size} numbers"
+    if not isinstance(value, Mapping):
+        raise InputError(f"{name}={value!r}: expected a mapping joint -> {what} (joints {', '.join(JOINTS)})")
+    for key, v in value.items():
+        if key not in JOINTS:
+            raise InputError(f"{name} key {key!r}: expected one of {', '.join(JOINTS)}")
+        items = [v] if size == 1 else (list(v) if isinstance(v, (tuple, list, np.ndarray)) else [])
+        if len(items) != size or not all(math.isfinite(as_float(x)) for x in items):
+            raise InputError(f"{name}[{key!r}] = {v!r}: expected {what}")
+
+
 @dataclass
 class LegBench:
     """The pneumatic leg with its controller and coupling options.
@@ -329,24 +345,27 @@ class LegBench:
         if self.coupling not in COUPLINGS:
             raise InputError(f"coupling={self.coupling!r}: expected one of {', '.join(COUPLINGS)}")
         for name in ("delay_up", "delay_down"):
-            d = getattr(self, name)
-            if int(d) != d or not 0 <= d < EXCHANGE_DMAX:
-                raise InputError(f"{name}={d!r}: expected an integer number of 1 ms ticks in "
-                                 f"[0, {EXCHANGE_DMAX - 1}]")
-        if self.pause_duration < 0.0:
-            raise InputError(f"pause_duration={self.pause_duration!r} s: expected >= 0")
-        if len(self.linkages) != 3 or not all(isinstance(k, JointLinkage) for k in self.linkages):
+            d = as_float(getattr(self, name))
+            if not (math.isfinite(d) and d == int(d) and 0 <= d < EXCHANGE_DMAX):
+                raise InputError(f"{name}={getattr(self, name)!r}: expected an integer number of 1 ms ticks "
+                                 f"in [0, {EXCHANGE_DMAX - 1}]")
+        check_fields("LegBench", self, finite=("supply_psig", "u_bias", "pause_t0"),
+                     nonnegative=("exhaust_psia", "pause_duration"))
+        for name, size in (("gains", 3), ("gain_scale", 1), ("force_gain", 1), ("force_rate_gain", 1)):
+            _joint_numbers(name, getattr(self, name), size)
+        linkages = self.linkages
+        if not (isinstance(linkages, (tuple, list)) and len(linkages) == 3
+                and all(isinstance(k, JointLinkage) for k in linkages)):
             raise InputError("linkages: expected three JointLinkage (Alpha, Beta, Gamma)")
         laws = (FrictionModel.STRIBECK_TANH, FrictionModel.VISCOUS, FrictionModel.STEEP_LINEAR)
         if not isinstance(self.friction, Friction) or self.friction.model not in laws:
             raise InputError(f"friction={self.friction!r}: expected a Friction with a velocity-only "
                              f"law ({', '.join(m.name for m in laws)})")
-        for key in (*self.gains, *self.gain_scale):
-            if key not in JOINTS:
-                raise InputError(f"gains/gain_scale key {key!r}: expected one of {', '.join(JOINTS)}")
         if self.actuation not in ACTUATIONS:
             raise InputError(f"actuation={self.actuation!r}: expected one of {', '.join(ACTUATIONS)}")
-        if len(self.strokes) != 3 or not all(np.isfinite(v) and v > 0 for v in self.strokes):
+        strokes = self.strokes
+        if not (isinstance(strokes, (tuple, list, np.ndarray)) and len(strokes) == 3
+                and all(math.isfinite(as_float(v)) and v > 0 for v in strokes)):
             raise InputError(f"strokes={self.strokes!r}: expected three cylinder strokes > 0 [m] "
                              "(Alpha, Beta, Gamma); the linkages must be designed for them")
         if self.actuation != "prismatic" and self.cylinders is not None:

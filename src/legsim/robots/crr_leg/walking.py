@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_float, as_floats, check_fields
 from ...multibody import Model as BodyModel
 from ...multibody import forward_kinematics, frame_jacobian, frame_placement
 from ..pneumatic_rig.metrics import lag_by_xcorr, rmse
@@ -46,7 +46,7 @@ def _bodies(bodies: BodyModel | None) -> BodyModel:
 
 
 def _point(p, name: str) -> np.ndarray:
-    a = np.asarray(p, dtype=float)
+    a = as_floats(p)
     if a.shape != (3,) or not np.all(np.isfinite(a)):
         raise InputError(f"{name}={p!r}: expected three finite numbers (x, y, z) [m]")
     return a
@@ -139,19 +139,17 @@ class WalkingPath:
     def __post_init__(self) -> None:
         if self.centre is not None:
             _point(self.centre, "centre")
-        for name in ("stride", "lift"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v > 0.0):
-                raise InputError(f"WalkingPath: {name}={v!r} m, expected a finite value > 0")
-        if not 0.0 < self.swing_fraction < 1.0:
+        check_fields("WalkingPath", self, positive=("stride", "lift", "t_start"))
+        if not 0.0 < as_float(self.swing_fraction) < 1.0:
             raise InputError(f"WalkingPath: swing_fraction={self.swing_fraction!r}, expected in (0, 1)")
-        if len(self.periods) == 0 or not all(np.isfinite(T) and T > 0.0 for T in self.periods):
-            raise InputError(f"WalkingPath: periods={self.periods!r} s, expected positive durations")
-        if not (np.isfinite(self.t_start) and self.t_start > 0.0):
-            raise InputError(f"WalkingPath: t_start={self.t_start!r} s, expected > 0")
-        if self.swing_points < 2 or self.stance_points < 1:
-            raise InputError(f"WalkingPath: swing_points={self.swing_points!r} (>= 2) and "
-                             f"stance_points={self.stance_points!r} (>= 1) expected")
+        periods = self.periods
+        if not (isinstance(periods, (tuple, list)) and periods
+                and all(math.isfinite(as_float(T)) and T > 0.0 for T in periods)):
+            raise InputError(f"WalkingPath: periods={periods!r} s, expected positive durations")
+        for name, least in (("swing_points", 2), ("stance_points", 1)):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and least <= v <= NTAB):
+                raise InputError(f"WalkingPath: {name}={v!r}, expected a whole number in [{least}, {NTAB}]")
         n = len(self.periods) * (self.swing_points + self.stance_points) + 2
         if n > NTAB:
             raise InputError(f"WalkingPath: {n} reference points ({len(self.periods)} cycles of "

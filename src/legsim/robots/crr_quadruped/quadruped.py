@@ -37,7 +37,7 @@ from ...actuators.pneumatic.friction import Friction, stribeck_tanh_source
 from ...actuators.pneumatic.valves import mpye5_simple
 from ...assembly.components import ChamberPressure, ContactForce, Contacts, JointEncoder, PneumaticCylinder
 from ...contact import ContactLaw, Plane, coulomb, hunt_crossley
-from ...errors import InputError
+from ...errors import InputError, check_fields
 from ...hybrid import Options, Result, simulate
 from ...multibody import forward_kinematics, frame_placement
 from ..crr_leg.geometry import default_linkages
@@ -88,17 +88,8 @@ class ContactParameters:
     ground_height: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("stiffness", "exponent", "slip_velocity", "foot_radius"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v > 0.0):
-                raise InputError(f"ContactParameters: {name}={v!r}, expected a finite value > 0")
-        for name in ("damping", "mu"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v >= 0.0):
-                raise InputError(f"ContactParameters: {name}={v!r}, expected a finite value >= 0")
-        if not np.isfinite(self.ground_height):
-            raise InputError(f"ContactParameters: ground_height={self.ground_height!r} m, expected "
-                             "a finite value")
+        check_fields("ContactParameters", self, nonnegative=("damping", "mu"), finite=("ground_height",),
+                     positive=("stiffness", "exponent", "slip_velocity", "foot_radius"))
 
     def law(self) -> ContactLaw:
         """The law as a :class:`legsim.contact.ContactLaw`: Hunt–Crossley normal force, regularised
@@ -203,9 +194,10 @@ class Quadruped:
         sliding=False))
 
     def __post_init__(self) -> None:
-        if self.base not in BASES:
+        check_fields("Quadruped", self, positive=("trunk_mass",), finite=("trunk_height",))
+        if not (isinstance(self.base, str) and self.base in BASES):
             raise InputError(f"base={self.base!r}: expected one of {', '.join(BASES)}")
-        if self.valves not in VALVES:
+        if not (isinstance(self.valves, str) and self.valves in VALVES):
             raise InputError(f"valves={self.valves!r}: expected one of {', '.join(VALVES)}")
         if not isinstance(self.contact, ContactParameters):
             raise InputError(f"contact={self.contact!r}: expected a ContactParameters")

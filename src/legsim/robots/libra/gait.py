@@ -14,12 +14,13 @@ post is commanded 0.1 m inside it: 10 N at k_p = 100 N/m (§6.1, :func:`legsim.c
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_float, check_number
 from .kinematics import VECTORS
 from .robot import Ladders
 
@@ -32,9 +33,11 @@ class Path:
     value(t) and rate(t); constant before the first and after the last waypoint."""
 
     def __init__(self, points: Sequence[tuple[float, float]]):
-        pts = sorted((float(t), float(v)) for t, v in points)
-        if not pts:
-            raise InputError("Path: no waypoints")
+        pairs = list(points) if isinstance(points, (tuple, list)) else []
+        pts = sorted((as_float(p[0]), as_float(p[1])) for p in pairs
+                     if isinstance(p, (tuple, list)) and len(p) == 2)
+        if not (pts and len(pts) == len(pairs) and all(math.isfinite(x) for pt in pts for x in pt)):
+            raise InputError(f"Path: points = {points!r}, expected waypoints (t [s], value), finite numbers")
         ts = np.array([t for t, _ in pts])
         if np.any(np.diff(ts) <= 0):
             raise InputError(f"Path: waypoint times {ts.tolist()} must increase strictly")
@@ -86,8 +89,10 @@ class Stage:
 def stretch(stages: Sequence[Stage], factors: Sequence[float]) -> list[Stage]:
     """The plan with stage k lasting ``factors[k]`` (≥ 1) times as long: its waypoint times scaled about
     its start, the later stages shifted by what the earlier ones gained; supports and seats unchanged."""
-    if len(factors) != len(stages) or not all(float(f) >= 1.0 for f in factors):
-        raise InputError(f"stretch: {len(factors)} factors for {len(stages)} stages, expected one >= 1 each")
+    if not (isinstance(factors, (tuple, list, np.ndarray)) and len(factors) == len(stages)
+            and all(as_float(f) >= 1.0 and math.isfinite(as_float(f)) for f in factors)):
+        raise InputError(f"stretch: factors = {factors!r} for {len(stages)} stages, expected one number >= 1 "
+                         "each")
     out: list[Stage] = []
     shift = 0.0
     for st, f in zip(stages, factors, strict=True):
@@ -153,10 +158,27 @@ def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
     ``cycles``: climb this many rungs; from the second cycle on, foot 3 leaves its seat on the left
     ladder and the push-up starts where stage 4 left the body.
     """
+    if not (ladders is None or isinstance(ladders, Ladders)):
+        raise InputError(f"climb_cycle: ladders = {ladders!r}, expected a Ladders or None")
     lad = ladders or Ladders()
     S, h = lad.separation, lad.step
-    if not (isinstance(cycles, int) and cycles >= 1):
-        raise InputError(f"climb_cycle: cycles = {cycles!r}, expected a whole number >= 1")
+    for name, value in (("cycles", cycles), ("level", level)):
+        if not (isinstance(value, int) and not isinstance(value, bool) and (value >= 1 or name == "level")):
+            raise InputError(f"climb_cycle: {name} = {value!r}, expected a whole number"
+                             + (" >= 1" if name == "cycles" else ""))
+    for name, value in (("push", push), ("clear", clear), ("lift", lift), ("hold", hold), ("sink", sink),
+                        ("shift", shift), ("drop", drop)):
+        check_number("climb_cycle", name, value, lo=0.0)
+    check_number("climb_cycle", "stage_time", stage_time, lo=0.0, lo_open=True)
+    if x_body is not None:
+        check_number("climb_cycle", "x_body", x_body)
+    for name, value in (("y_body", y_body), ("foot3_start", foot3_start)):
+        if value is not None and not (isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2
+                                      and all(math.isfinite(as_float(v)) for v in value)):
+            raise InputError(f"climb_cycle: {name} = {value!r}, expected 2 finite numbers [m]")
+    if not (isinstance(stages, (tuple, list)) and stages
+            and all(isinstance(k, int) and not isinstance(k, bool) and k in (1, 2, 3, 4) for k in stages)):
+        raise InputError(f"climb_cycle: stages = {stages!r}, expected some of 1, 2, 3, 4")
     xb = 0.44 * S if x_body is None else float(x_body)
     T = float(stage_time)
     out: list[Stage] = []
@@ -191,15 +213,13 @@ def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
                 paths = {"y_b": Path([(t, y1)]), "x2": Path([(t, R1[0] + push)]), "x3": x3, "y3": y3,
                          "x_b": Path([(t, xb)])}
                 spec = ("3 foot 3 to the left ladder", "u1", ("foot1", L0), ("foot2", R1[1]))
-            elif k == 4:  # foot 1 up one rung; foot 3 holds on the left, foot 2 pushes right; the body
-                # first moves right and down so that limb 1 can bring its foot out past the tread
+            else:  # 4 (checked above): foot 1 up one rung; foot 3 holds on the left, foot 2 pushes right;
+                # the body first moves right and down so that limb 1 can bring its foot out past the tread
                 x1, y1f = _place(L0, L1, t + 0.15 * T, on_seat=True, **place)
                 body = (xb + shift, y1 - drop)
                 paths = {"x1": x1, "y1": y1f, "y_b": Path([(t, y1), (t + 0.15 * T, body[1])]),
                          "x2": Path([(t, R1[0] + push)]), "x_b": Path([(t, xb), (t + 0.15 * T, body[0])])}
                 spec = ("4 foot 1 up one rung", "u3", ("foot3", Lm), ("foot2", R1[1]))
-            else:
-                raise InputError(f"climb_cycle: stage {k!r}, expected 1, 2, 3 or 4")
             paths["theta_b"] = body_th
             foot, seat_k = lands[k]
             seats[foot] = seat_k

@@ -34,9 +34,9 @@ import numpy as np
 
 from ...assembly import ContactForce, Contacts, DCMotor, JointEncoder, Obstacle, Robot, TorqueSource
 from ...assembly._clock import rate as sample_rate
-from ...assembly.components import _choice, _num
+from ...assembly.components import _choice
 from ...contact import ContactLaw, Plane, coulomb, kelvin_voigt
-from ...errors import InputError
+from ...errors import InputError, check_number
 from ...multibody import Model, RobotBuilder
 from .params import LADDER_SEPARATION_CYCLE, STEP_HEIGHT, LibraParams
 
@@ -81,7 +81,7 @@ class Ladders:
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise InputError(f"Ladders: {key} = {v!r}, expected a length > 0 [m]")
         for key in ("lowest", "highest"):
-            _num("Ladders", key, getattr(self, key))
+            check_number("Ladders", key, getattr(self, key))
         if self.highest < self.lowest:
             raise InputError(f"Ladders: highest = {self.highest!r} m, below lowest = {self.lowest!r} m")
 
@@ -225,14 +225,14 @@ def build(params: LibraParams | None = None, ladders: Ladders | None = None, *, 
     o = "LIBRA build"
     for name, value in (("damping", damping), ("armature", armature), ("extra_body_mass", extra_body_mass),
                         ("contact_damping_ratio", contact_damping_ratio)):
-        _num(o, name, value, lo=0.0)
-    _num(o, "mu", mu, lo=0.0, lo_open=True)
-    _num(o, "control_rate", control_rate, lo=0.0, hi=1e6, lo_open=True)  # [Hz]
+        check_number(o, name, value, lo=0.0)
+    check_number(o, "mu", mu, lo=0.0, lo_open=True)
+    check_number(o, "control_rate", control_rate, lo=0.0, hi=1e6, lo_open=True)  # [Hz]
     sample_rate(f"{o}: control_rate", float(control_rate))  # one the robot's sample clock can keep
     if tau_max is not None:
-        _num(o, "tau_max", tau_max, lo=0.0, lo_open=True)
+        check_number(o, "tau_max", tau_max, lo=0.0, lo_open=True)
     if friction is not None:
-        _num(o, "friction", friction, lo=0.0)
+        check_number(o, "friction", friction, lo=0.0)
     _choice(o, "drive", drive, ("motor", "ideal"))
     if abs(lad.wheel_radius - p.wheel_radius) > 1e-12:
         raise InputError(f"build: ladders.wheel_radius = {lad.wheel_radius} m differs from the wheels' "

@@ -40,9 +40,9 @@ from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE
 from ...actuators.pneumatic.tank import RATS_TANK_VOLUME
 from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
-from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice, _num, _vector
+from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice, _vector
 from ...contact import ContactLaw, HeightField, HeightFunction, Plane, coulomb, kelvin_voigt
-from ...errors import InputError, as_float, as_floats
+from ...errors import InputError, as_float, as_floats, check_number
 from ...hybrid import Options
 from ...multibody import RobotBuilder
 from ...multibody._spatial import quat_to_rot
@@ -145,12 +145,12 @@ def _check_build(args: dict[str, Any]) -> None:
     _choice(o, "exhaust", args["exhaust"], _EXHAUSTS)
     _choice(o, "path", args["path"], ("smooth", "event"))
     _choice(o, "friction_law", args["friction_law"], _FRICTION_LAWS)
-    _num(o, "p0", args["p0"], lo=0.0, hi=2e6)  # Pa gauge
-    _num(o, "tank_volume", args["tank_volume"], lo=0.0, lo_open=True)
-    _num(o, "v_eps", args["v_eps"], lo=0.0, lo_open=True)
-    _num(o, "piston_v_eps", args["piston_v_eps"], lo=0.0, lo_open=True)
+    check_number(o, "p0", args["p0"], lo=0.0, hi=2e6)  # Pa gauge
+    check_number(o, "tank_volume", args["tank_volume"], lo=0.0, lo_open=True)
+    check_number(o, "v_eps", args["v_eps"], lo=0.0, lo_open=True)
+    check_number(o, "piston_v_eps", args["piston_v_eps"], lo=0.0, lo_open=True)
     if args["mu"] is not None:
-        _num(o, "mu", args["mu"], lo=0.0, lo_open=True)
+        check_number(o, "mu", args["mu"], lo=0.0, lo_open=True)
     _vector(o, "com_offset", args["com_offset"], (3,), "m")
     for name in ("inertia", "mounting"):
         if args[name] is not None:

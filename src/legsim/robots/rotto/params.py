@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...errors import check_fields
+
 __all__ = ["RottoParams", "LEGS", "JOINTS", "DRIVE_F_MAX", "DRIVE_V_MAX", "DRIVE_F_NOMINAL",
            "DRIVE_V_NOMINAL", "BELT_RATIO", "T_SAMPLE"]
 
@@ -85,6 +87,11 @@ class RottoParams:
     rod: float = 0.16
     screw_lead: float = 0.008
     rotor_inertia: float = 3e-6
+
+    def __post_init__(self):
+        boxes = ("pelvis_size", "foot_size")
+        check_fields("RottoParams", self, positive_triples=boxes, finite=("foot_x",),
+                      positive=[f for f in self.__dataclass_fields__ if f not in boxes and f != "foot_x"])
 
     @property
     def drive(self):

@@ -43,9 +43,9 @@ from ...assembly import (
     Robot,
     rotto_ft_sensor,
 )
-from ...assembly.components import _choice, _num
+from ...assembly.components import _choice
 from ...contact import ContactLaw, anchor_spring, hunt_crossley
-from ...errors import InputError
+from ...errors import InputError, as_float, check_fields, check_number
 from ...hybrid import Options
 from ...multibody import center_of_mass
 from ...walking import Gait, GaitGenerator, LegCycle, StepCycle
@@ -110,7 +110,7 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
     p = RottoParams() if params is None else params
     if not isinstance(p, RottoParams):
         raise InputError(f"ROTTO: params = {params!r}, expected None or a RottoParams")
-    _num("ROTTO", "mu", mu, lo=0.0, lo_open=True)
+    check_number("ROTTO", "mu", mu, lo=0.0, lo_open=True)
     _choice("ROTTO", "path", path, ("smooth", "event"))
     if not isinstance(drive_sensors, (bool, np.bool_)):
         raise InputError(f"ROTTO: drive_sensors = {drive_sensors!r}, expected True or False")
@@ -180,6 +180,17 @@ class StaticWalk:
     start: float = 0.5
     shift: float = 2.0
     params: RottoParams = field(default_factory=RottoParams)
+
+    def __post_init__(self):
+        if not (isinstance(self.steps, int) and not isinstance(self.steps, bool) and self.steps >= 1):
+            raise InputError(f"StaticWalk: steps = {self.steps!r}, expected a whole number >= 1")
+        check_fields("StaticWalk", self, positive=("step_length", "clearance", "transfer", "height",
+                                                    "stance_width", "shift"), nonnegative=("start",))
+        if not 0.0 < as_float(self.tau) < 0.5:
+            raise InputError(f"StaticWalk: tau = {self.tau!r}, expected 0 < tau < 1/2 (both feet on the "
+                             "ground for (1/2 - tau) of each half cycle)")
+        if not isinstance(self.params, RottoParams):
+            raise InputError(f"StaticWalk: params = {self.params!r}, expected a RottoParams")
 
     def cycle(self) -> StepCycle:
         return StepCycle(self.step_length, 0.5 * self.clearance, self.step_length / self.transfer, self.tau)
@@ -364,6 +375,10 @@ def walker(walk: StaticWalk, force_gain: float = 1e-4, max_offset: float = 0.01,
     for analysis: ``state`` (the gait generator ``gen``, the legs' cycles ``legs``, ``history`` of
     (t, support flags)) and ``offset`` (the right foot's height offset [m]; the left's is its
     negative)."""
+    if not isinstance(walk, StaticWalk):
+        raise InputError(f"ROTTO walker: walk = {walk!r}, expected a StaticWalk")
+    for name, value in (("force_gain", force_gain), ("max_offset", max_offset), ("touch_force", touch_force)):
+        check_number("ROTTO walker", name, value, lo=0.0)
     state = _StaticWalker(walk)
     targets = RodTargets(walk.params)
     offset = np.zeros(1)
