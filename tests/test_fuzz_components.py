@@ -139,6 +139,35 @@ def test_what_random_examples_found_a_huge_foot_count_and_whole_numbers_held_as_
     assert held == [7.0, 1.0, 2.0, -3.0, 3.0, 5.0] and all(type(v) is float for v in held)
 
 
+def test_what_random_examples_found_in_session_34_components_of_1e154_and_stretched_plans(recwarn):
+    """Found the same way in session 34 (RuntimeWarning as an error): a plane's normal or a joint's axis
+    with a 1e154 component overflowed its norm (numpy's warning, and the plane's normal became 0); a
+    body's com of 1e155 m warned before it was refused; a cylinder's bore of 1e154 m overflowed its area
+    (OverflowError), and its refusal of a slider area as wide as the bore did not name the field; LIBRA's
+    plan stretched 1e306 times overflowed its times."""
+    from legsim.actuators.pneumatic.cylinder import Cylinder
+    from legsim.multibody import RobotBuilder
+    from legsim.robots.libra.gait import climb_cycle, stretch
+
+    assert C.Plane(normal=(0.0, 0.0, 1.34e154)).normal == (0.0, 0.0, 1.0)
+    b = RobotBuilder("arm")
+    b.add_body("link", parent="world", joint="revolute", axis=(0.0, 1.34e154, 0.0), mass=1.0)
+    assert np.array_equal(b.compile().jnt_axis[1], [0.0, 1.0, 0.0])
+    b.add_body("far", parent="link", joint="revolute", axis=(0.0, 1.0, 0.0), mass=1.0,
+               com=(0.0, 0.0, 1e155))
+    with pytest.raises(InputError, match="body 'far': mass 1.0 kg, com .* overflow its spatial inertia"):
+        b.compile()
+    with pytest.raises(InputError, match=r"'bore' = 1.34e\+154, expected a finite number in \(0, 10\]"):
+        Cylinder(bore=1.34e154)
+    with pytest.raises(InputError, match="slider_area = 7 m² leaves no rod-side annulus"):
+        Cylinder(slider_area=7)
+    with pytest.raises(InputError, match=r"stretch: factors = .* expected one number in \[1, 10000\] each"):
+        stretch(climb_cycle(), [1.0, 1.0, 1.0, 1e306])
+    with pytest.raises(InputError, match=r"'hold' = 9000000000000000.0, expected a finite number in \[0, 86"):
+        climb_cycle(hold=9e15)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 LAWS_AND_SHAPES = {  # one valid set of arguments per contact law factory and shape
     C.linear_penalty: dict(k=1e5), C.engelson: dict(k=1e5, d=0.1), C.restitution: dict(k=1e5, eps=0.5),
     C.hunt_crossley: dict(k=1e5, alpha=0.3, exponent=1.5), C.hertz: dict(k=1e5),
@@ -252,7 +281,11 @@ def test_a_cjtc_variable_or_controller_with_one_wrong_argument_is_accepted_or_re
 
 
 def _robot_cases():
+    from legsim.actuators.pneumatic.cylinder import Cylinder
+    from legsim.actuators.pneumatic.friction import Friction
+    from legsim.actuators.pneumatic.linkage import Joint, JointLinkage
     from legsim.actuators.pneumatic.solenoid import SolenoidValve
+    from legsim.actuators.pneumatic.valves import ProportionalValve
     from legsim.hybrid import Options
     from legsim.robots.anton import climb as AC
     from legsim.robots.anton import robot as AR
@@ -328,6 +361,12 @@ def _robot_cases():
         Options: dict(method="rk4", rtol=1e-6, atol=1e-8, h_max=1e-3, record_period=1e-3),
         SupplyTank: dict(volume=1e-3, temperature=300.0, leak="exponential", leak_tau=400.0, leak_area=0.0,
                          p_atm=101325.0),
+        Cylinder: dict(bore=0.027, rod=0.0095, slider_area=1e-5, stroke=0.044, dead_cap=0.012,
+                       dead_rod=0.018),
+        Friction: {f: getattr(Friction(), f) for f in Friction.__dataclass_fields__},
+        ProportionalValve: {f: getattr(ProportionalValve(), f)
+                            for f in ProportionalValve.__dataclass_fields__},
+        JointLinkage: dict(joint=Joint.GAMMA, l1=0.05, l2=0.15, l3=0.1, l4=0.01, l5=0.0),
         SolenoidValve: dict(name="v", latency=0.005, flow="cv", area=1e-6, cv=0.08, close_latency=0.001,
                             leak_tau=0.0, max_pressure=1e6),
     }
@@ -346,7 +385,8 @@ def test_a_robots_builder_or_controller_with_one_wrong_argument_is_accepted_or_r
     path, a flag or the parameters was a TypeError/ValueError/AttributeError from Python or numpy, or a
     message naming a leg's cylinder or the robot's control period instead of the keyword). Since session
     34 also ANTON's and ROTTO's parameters, ANTON's walk plan, ledge and climber, ROTTO's static walk
-    and walker, LIBRA's paths and climbing cycle, the CRR leg's walking path and the quadruped's contact:
+    and walker, LIBRA's paths and climbing cycle, the CRR leg's walking path, the quadruped's contact and
+    the pneumatic cylinder, friction, proportional valve and joint linkage (those took NaN):
     until then they took any value (a list as a speed, a string as a gain or a step count) and failed
     later inside a run, or with a TypeError/ValueError from Python or numpy."""
     _one_wrong_argument(entry, ROBOTS[entry], data)

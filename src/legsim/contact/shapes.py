@@ -226,8 +226,10 @@ class Plane:
             n = np.asarray(self.normal, dtype=float).ravel()
         except (TypeError, ValueError):
             n = np.zeros(0)
-        if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-12:
+        if n.shape != (3,) or not np.all(np.isfinite(n)) or np.abs(n).max() < 1e-12:
             raise InputError(f"Plane 'normal' = {self.normal!r}: expected a non-zero 3-vector")
+        if np.abs(n).max() > 1e150:  # first to the unit cube: the norm of a 1e154 component overflows
+            n = n / np.abs(n).max()
         object.__setattr__(self, "normal", tuple(n / np.linalg.norm(n)))
         offset = as_float(self.offset)
         if not math.isfinite(offset):

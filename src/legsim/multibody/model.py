@@ -195,10 +195,11 @@ class RobotBuilder:
         R, p = _placement(xyz, rpy, rotation, where)
         ax = _floats(where, "axis", axis, (3,))
         if joint in ("revolute", "prismatic"):
-            n = np.linalg.norm(ax)
-            if not n > 0:
+            if not np.abs(ax).max() > 0:
                 raise InputError(f"{where}: joint axis must be non-zero, got {tuple(axis)}")
-            ax = ax / n
+            if np.abs(ax).max() > 1e150:  # first to the unit cube: the norm of a 1e154 component overflows
+                ax = ax / np.abs(ax).max()
+            ax = ax / np.linalg.norm(ax)
         if not (np.isfinite(as_float(mass)) and mass >= 0.0):
             raise InputError(f"{where}: mass must be a finite value >= 0 kg, got {mass!r}")
         I3 = _inertia_matrix(inertia, where)
@@ -343,11 +344,12 @@ def _compile(b: RobotBuilder) -> Model:
         jtype[i] = JOINT_TYPES[s.joint_type]
         jR[i], jp[i], jaxis[i] = s.R, s.p, s.axis
         mass[i], com[i], I3[i] = inert[s.name]
-        I6[i] = spatial_inertia(mass[i], com[i], I3[i])
+        with np.errstate(over="ignore", invalid="ignore"):  # refused just below, by name
+            I6[i] = spatial_inertia(mass[i], com[i], I3[i])
         if not np.all(np.isfinite(I6[i])):
-            raise InputError(f"body {s.name!r}: mass {mass[i]!r} kg, com {com[i].tolist()} m and inertia "
-                             f"{I3[i].tolist()} kg m^2 overflow its spatial inertia (m c^2): expected "
-                             "lengths and masses of a robot")
+            raise InputError(f"body {s.name!r}: mass {float(mass[i])!r} kg, com {com[i].tolist()} m and "
+                             f"inertia {I3[i].tolist()} kg m^2 overflow its spatial inertia (m c^2): "
+                             "expected lengths and masses of a robot")
         qadr[i], dadr[i] = nq, nv
         jnt_names.append(s.joint_name)
         if s.joint_type == "free":

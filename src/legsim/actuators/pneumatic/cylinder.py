@@ -7,11 +7,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_number
 from . import _layout as L
 from .units import INCH
 
 __all__ = ["Cylinder", "bimba_rig"]
+
+
+MAX_LENGTH = 10.0
+"""The longest bore, rod, stroke or dead length a :class:`Cylinder` takes [m]."""
 
 
 @dataclass(frozen=True)
@@ -31,16 +35,15 @@ class Cylinder:
     dead_rod: float = 0.018
 
     def __post_init__(self) -> None:
-        for name in ("bore", "rod", "stroke"):
-            if not getattr(self, name) > 0.0:
-                raise InputError(f"cylinder {name}={getattr(self, name)!r} m: expected > 0")
-        for name in ("slider_area", "dead_cap", "dead_rod"):
-            if getattr(self, name) < 0.0:
-                raise InputError(f"cylinder {name}={getattr(self, name)!r}: expected >= 0")
+        for name in ("bore", "rod", "stroke", "dead_cap", "dead_rod"):  # [m]: up to 10 m (bore² stays finite)
+            check_number("cylinder", name, getattr(self, name), lo=0.0, hi=MAX_LENGTH,
+                         lo_open=name in ("bore", "rod", "stroke"))
+        check_number("cylinder", "slider_area", self.slider_area, lo=0.0)
         if self.rod >= self.bore:
             raise InputError(f"cylinder rod {self.rod!r} m must be thinner than bore {self.bore!r} m")
         if self.a_rod <= 0.0:
-            raise InputError("cylinder: slider area leaves no rod-side annulus")
+            raise InputError(f"cylinder: slider_area = {self.slider_area!r} m² leaves no rod-side annulus "
+                             f"(bore {self.bore!r} m, rod {self.rod!r} m)")
 
     def with_(self, **changes) -> Cylinder:
         return replace(self, **changes)

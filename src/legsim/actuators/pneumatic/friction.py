@@ -20,7 +20,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import check_fields
 from . import _layout as L
 from ._friction_kernels import friction_force as _friction_force
 from ._friction_kernels import lugre_zdot
@@ -69,12 +69,8 @@ class Friction:
     sigma1: float = 300.0
 
     def __post_init__(self) -> None:
-        for name in ("f_s", "f_c_pos", "f_c_neg", "c_v", "sigma0", "sigma1"):
-            if getattr(self, name) < 0.0:
-                raise InputError(f"friction {name}={getattr(self, name)!r}: expected >= 0")
-        for name in ("v_s", "exponent", "k_tanh", "v_sat"):
-            if not getattr(self, name) > 0.0:
-                raise InputError(f"friction {name}={getattr(self, name)!r}: expected > 0")
+        check_fields("friction", self, nonnegative=("f_s", "f_c_pos", "f_c_neg", "c_v", "sigma0", "sigma1"),
+                     positive=("v_s", "exponent", "k_tanh", "v_sat"))
 
     def with_(self, **changes) -> Friction:
         return replace(self, **changes)

@@ -15,7 +15,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_fields
 from ._linkage_kernels import cylinder_of_joint, joint_of_cylinder
 from ._validate import as_array, broadcast_flat, finish
 
@@ -48,10 +48,9 @@ class JointLinkage:
     l5: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("l1", "l2", "l3"):
-            if not getattr(self, name) > 0.0:
-                raise InputError(f"{self.joint.name} linkage {name}={getattr(self, name)!r} m: "
-                                 "expected > 0")
+        if not isinstance(self.joint, Joint):
+            raise InputError(f"linkage joint = {self.joint!r}: expected a Joint (ALPHA, BETA, GAMMA)")
+        check_fields(f"{self.joint.name} linkage", self, positive=("l1", "l2", "l3"), finite=("l4", "l5"))
         if self.joint in (Joint.ALPHA, Joint.BETA):
             if not abs(self.l4) <= self.l3:
                 raise InputError(f"{self.joint.name} linkage: |l4|={abs(self.l4)!r} must not exceed "

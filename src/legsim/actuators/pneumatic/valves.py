@@ -23,7 +23,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_floats, check_fields
 from . import _layout as L
 from ._validate import in_range
 from ._valve_kernels import fitted_area, port_paths, tanh_input_pressure
@@ -114,16 +114,17 @@ class ProportionalValve:
     poly_rod_neg: tuple = field(default=PORT1_POLY_NEG)
 
     def __post_init__(self) -> None:
+        check_fields("valve", self, finite=("u_min", "u_max", "u_center", "u_offset", "c_hp_cap", "c_lp_cap",
+                                            "c_hp_rod", "c_lp_rod"),
+                     nonnegative=("slope_cap", "leak_cap", "slope_rod", "leak_rod", "underlap"))
         if not self.u_min < self.u_max:
             raise InputError(f"valve voltage range [{self.u_min}, {self.u_max}] V: expected "
                              "u_min < u_max")
-        for name in ("slope_cap", "leak_cap", "slope_rod", "leak_rod", "underlap"):
-            if getattr(self, name) < 0.0:
-                raise InputError(f"valve {name}={getattr(self, name)!r}: expected >= 0")
         for name in ("poly_cap_pos", "poly_cap_neg", "poly_rod_pos", "poly_rod_neg"):
-            if len(getattr(self, name)) != 5:
-                raise InputError(f"valve {name}: expected 5 quartic coefficients, got "
-                                 f"{len(getattr(self, name))}")
+            coefficients = as_floats(getattr(self, name))
+            if coefficients.shape != (5,) or not np.all(np.isfinite(coefficients)):
+                raise InputError(f"valve {name} = {getattr(self, name)!r}: expected 5 finite quartic "
+                                 "coefficients")
         if self.c_hp_cap == self.c_lp_cap or self.c_hp_rod == self.c_lp_rod:
             raise InputError("valve tanh cutoffs: C_HP must differ from C_LP")
 

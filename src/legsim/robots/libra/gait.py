@@ -24,7 +24,7 @@ from ...errors import InputError, as_float, check_number
 from .kinematics import VECTORS
 from .robot import Ladders
 
-__all__ = ["Path", "Stage", "climb_cycle", "stretch", "VECTORS"]
+__all__ = ["Path", "Stage", "climb_cycle", "stretch", "MAX_STRETCH", "VECTORS"]
 
 
 
@@ -86,13 +86,18 @@ class Stage:
         return np.array([v for v, _ in out]), np.array([d for _, d in out])
 
 
+MAX_STRETCH = 1e4
+"""The most :func:`stretch` lengthens a stage (beyond, its waypoints' float64 times lose their digits)."""
+
+
 def stretch(stages: Sequence[Stage], factors: Sequence[float]) -> list[Stage]:
-    """The plan with stage k lasting ``factors[k]`` (≥ 1) times as long: its waypoint times scaled about
-    its start, the later stages shifted by what the earlier ones gained; supports and seats unchanged."""
+    """The plan with stage k lasting ``factors[k]`` (1 to :data:`MAX_STRETCH`) times as long: its waypoint
+    times scaled about its start, the later stages shifted by what the earlier ones gained; supports and
+    seats unchanged."""
     if not (isinstance(factors, (tuple, list, np.ndarray)) and len(factors) == len(stages)
-            and all(as_float(f) >= 1.0 and math.isfinite(as_float(f)) for f in factors)):
-        raise InputError(f"stretch: factors = {factors!r} for {len(stages)} stages, expected one number >= 1 "
-                         "each")
+            and all(1.0 <= as_float(f) <= MAX_STRETCH for f in factors)):
+        raise InputError(f"stretch: factors = {factors!r} for {len(stages)} stages, expected one number in "
+                         f"[1, {MAX_STRETCH:g}] each")
     out: list[Stage] = []
     shift = 0.0
     for st, f in zip(stages, factors, strict=True):
@@ -162,20 +167,23 @@ def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
         raise InputError(f"climb_cycle: ladders = {ladders!r}, expected a Ladders or None")
     lad = ladders or Ladders()
     S, h = lad.separation, lad.step
-    for name, value in (("cycles", cycles), ("level", level)):
-        if not (isinstance(value, int) and not isinstance(value, bool) and (value >= 1 or name == "level")):
-            raise InputError(f"climb_cycle: {name} = {value!r}, expected a whole number"
-                             + (" >= 1" if name == "cycles" else ""))
-    for name, value in (("push", push), ("clear", clear), ("lift", lift), ("hold", hold), ("sink", sink),
-                        ("shift", shift), ("drop", drop)):
-        check_number("climb_cycle", name, value, lo=0.0)
-    check_number("climb_cycle", "stage_time", stage_time, lo=0.0, lo_open=True)
+    for name, whole, least in (("cycles", cycles, 1), ("level", level, -math.inf)):
+        if not (isinstance(whole, int) and not isinstance(whole, bool) and whole >= least):
+            raise InputError(f"climb_cycle: {name} = {whole!r}, expected a whole number"
+                             + (f" >= {least}" if least > -math.inf else ""))
+    # lengths within the ladders' scale (1 m), times within a day: beyond, the waypoints' float64 times
+    # and positions lose the digits that tell them apart
+    for name, length in (("push", push), ("clear", clear), ("lift", lift), ("sink", sink), ("shift", shift),
+                         ("drop", drop)):
+        check_number("climb_cycle", name, length, lo=0.0, hi=1.0)
+    check_number("climb_cycle", "hold", hold, lo=0.0, hi=86400.0)
+    check_number("climb_cycle", "stage_time", stage_time, lo=0.0, lo_open=True, hi=86400.0)
     if x_body is not None:
-        check_number("climb_cycle", "x_body", x_body)
-    for name, value in (("y_body", y_body), ("foot3_start", foot3_start)):
-        if value is not None and not (isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2
-                                      and all(math.isfinite(as_float(v)) for v in value)):
-            raise InputError(f"climb_cycle: {name} = {value!r}, expected 2 finite numbers [m]")
+        check_number("climb_cycle", "x_body", x_body, lo=-10.0, hi=10.0)
+    for name, point in (("y_body", y_body), ("foot3_start", foot3_start)):
+        if point is not None and not (isinstance(point, (tuple, list, np.ndarray)) and len(point) == 2
+                                      and all(abs(as_float(v)) <= 10.0 for v in point)):
+            raise InputError(f"climb_cycle: {name} = {point!r}, expected 2 numbers within ±10 m")
     if not (isinstance(stages, (tuple, list)) and stages
             and all(isinstance(k, int) and not isinstance(k, bool) and k in (1, 2, 3, 4) for k in stages)):
         raise InputError(f"climb_cycle: stages = {stages!r}, expected some of 1, 2, 3, 4")
