@@ -9,6 +9,7 @@ controller (``legsim.control``) and for the RATS robot's builder and controllers
 
 import functools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -168,6 +169,17 @@ def test_what_random_examples_found_in_session_34_components_of_1e154_and_stretc
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
+def test_a_path_with_a_tilde_of_no_user_is_refused_naming_it(tmp_path):
+    """A sweep's scenario "~nosuchuser/x.toml" was pathlib's RuntimeError ("Could not determine home
+    directory"; found in session 34 by fuzzing the public API with its defaults); ``~`` still expands."""
+    from legsim.sweep import Sweep
+    from legsim.userfiles import user_path
+
+    with pytest.raises(InputError, match="scenario = '~nosuchuser_legsim/x.toml': no home directory"):
+        Sweep(scenario="~nosuchuser_legsim/x.toml")
+    assert user_path("~/x.toml", "scenario") == user_path(str(Path.home() / "x.toml"), "scenario")
+
+
 LAWS_AND_SHAPES = {  # one valid set of arguments per contact law factory and shape
     C.linear_penalty: dict(k=1e5), C.engelson: dict(k=1e5, d=0.1), C.restitution: dict(k=1e5, eps=0.5),
     C.hunt_crossley: dict(k=1e5, alpha=0.3, exponent=1.5), C.hertz: dict(k=1e5),
@@ -286,7 +298,9 @@ def _robot_cases():
     from legsim.actuators.pneumatic.linkage import Joint, JointLinkage
     from legsim.actuators.pneumatic.solenoid import SolenoidValve
     from legsim.actuators.pneumatic.valves import ProportionalValve
+    from legsim.contact import make_state
     from legsim.hybrid import Options
+    from legsim.realtime import EtherCATTiming, LinkModel
     from legsim.robots.anton import climb as AC
     from legsim.robots.anton import robot as AR
     from legsim.robots.anton.params import AntonParams
@@ -358,6 +372,9 @@ def _robot_cases():
                                 foot_radius=0.02, ground_height=0.0),
         WalkingPath: dict(centre=None, stride=0.16, lift=0.05, swing_fraction=0.4, periods=(4.0, 2.5),
                           t_start=1.0, swing_points=6, stance_points=3),
+        EtherCATTiming: dict(period=1e-3, jitter=1e-6, seed=0, sample_delay=None, use_delay=2),
+        LinkModel: dict(delay=(0.001, 0.002), loss=0.1, pauses=((1.0, 0.1),), pause_drops=False, seed=0),
+        make_state: dict(capacity=16),
         Options: dict(method="rk4", rtol=1e-6, atol=1e-8, h_max=1e-3, record_period=1e-3),
         SupplyTank: dict(volume=1e-3, temperature=300.0, leak="exponential", leak_tau=400.0, leak_area=0.0,
                          p_atm=101325.0),
@@ -386,7 +403,8 @@ def test_a_robots_builder_or_controller_with_one_wrong_argument_is_accepted_or_r
     message naming a leg's cylinder or the robot's control period instead of the keyword). Since session
     34 also ANTON's and ROTTO's parameters, ANTON's walk plan, ledge and climber, ROTTO's static walk
     and walker, LIBRA's paths and climbing cycle, the CRR leg's walking path, the quadruped's contact and
-    the pneumatic cylinder, friction, proportional valve and joint linkage (those took NaN):
+    the pneumatic cylinder, friction, proportional valve and joint linkage (those took NaN), the EtherCAT
+    timing, the network link model and the contact state:
     until then they took any value (a list as a speed, a string as a gain or a step count) and failed
     later inside a run, or with a TypeError/ValueError from Python or numpy."""
     _one_wrong_argument(entry, ROBOTS[entry], data)

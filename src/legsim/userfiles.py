@@ -17,11 +17,15 @@ __all__ = ["read_text", "output_dir", "user_path"]
 
 
 def user_path(path, what: str) -> Path:
-    """``path`` (a string or path-like) as a :class:`Path`; an :class:`InputError` naming ``what``
-    (e.g. "run directory") when it is something else (None, a number, a list)."""
+    """``path`` (a string or path-like) as a :class:`Path`, a leading ``~`` or ``~user`` expanded; an
+    :class:`InputError` naming ``what`` (e.g. "run directory") when it is something else (None, a
+    number, a list) or names a user without a home directory."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise InputError(f"{what} = {path!r}: expected a path (a string or pathlib.Path)")
-    return Path(path)
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:  # "~name" of no user: pathlib cannot find a home directory
+        raise InputError(f"{what} = {str(path)!r}: no home directory for its '~'") from None
 
 
 def read_text(path: str | os.PathLike, what: str) -> str:

@@ -8,6 +8,8 @@ its negative) [N].
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..errors import InputError
@@ -18,10 +20,16 @@ from .laws import LawTable
 __all__ = ["ContactState", "make_state", "contact_forces", "free_body_velocities", "accumulate_wrenches"]
 
 
+MAX_CONTACTS = 1_000_000
+"""The most contacts a :func:`make_state` holds (its arrays then take ~200 MB)."""
+
+
 def make_state(capacity=256):
     """Per-contact state (v_impact latch, anchor, onset time) for up to ``capacity`` contacts."""
-    if int(capacity) < 1:
-        raise InputError(f"contact state 'capacity' = {capacity!r}: expected >= 1")
+    if not (isinstance(capacity, numbers.Integral) and not isinstance(capacity, bool)
+            and 1 <= capacity <= MAX_CONTACTS):
+        raise InputError(f"contact state 'capacity' = {capacity!r}: expected a whole number in "
+                         f"[1, {MAX_CONTACTS}]")
     return _response.new_state(capacity)
 
 

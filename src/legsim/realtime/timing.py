@@ -32,7 +32,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_float
 from .messages import Packet
 
 __all__ = ["Plant", "ClockPlant", "EtherCATTiming", "LinkModel", "ExchangeTrace", "run_ethercat",
@@ -126,15 +126,18 @@ class EtherCATTiming:
     use_delay: int = 2
 
     def __post_init__(self):
-        if not (math.isfinite(self.period) and self.period > 0):
+        if not (math.isfinite(as_float(self.period)) and self.period > 0):
             raise InputError(f"EtherCATTiming: period = {self.period!r}, expected a number > 0 [s]")
-        if not (0.0 <= self.jitter <= MAX_ETHERCAT_JITTER + 1e-18):
+        if not (0.0 <= as_float(self.jitter) <= MAX_ETHERCAT_JITTER + 1e-18):
             raise InputError(f"EtherCATTiming: jitter = {self.jitter!r}, expected 0 to 15e-6 s (the "
                              "thesis's bound)")
-        if self.sample_delay is not None and not 0.0 <= self.sample_delay < self.period:
+        if self.sample_delay is not None and not 0.0 <= as_float(self.sample_delay) < self.period:
             raise InputError(f"EtherCATTiming: sample_delay = {self.sample_delay!r}, expected in [0, T)")
-        if not (isinstance(self.use_delay, int) and self.use_delay >= 1):
-            raise InputError(f"EtherCATTiming: use_delay = {self.use_delay!r}, expected a whole number >= 1")
+        for name in ("use_delay", "seed"):
+            v = getattr(self, name)
+            least = 1 if name == "use_delay" else 0
+            if not (isinstance(v, int) and not isinstance(v, bool) and v >= least):
+                raise InputError(f"EtherCATTiming: {name} = {v!r}, expected a whole number >= {least}")
 
     def telegram_times(self, n: int) -> np.ndarray:
         """(n,) instants [s] at which periods 0..n-1 start (telegram sent, references applied)."""
@@ -193,15 +196,22 @@ class LinkModel:
 
     def __init__(self, delay: float | tuple[float, float] = 0.0, *, loss: float = 0.0,
                  pauses: Sequence[tuple[float, float]] = (), pause_drops: bool = False, seed: int = 0):
-        lo, hi = (delay, delay) if isinstance(delay, int | float) else tuple(delay)
+        pair = delay if isinstance(delay, (tuple, list)) and len(delay) == 2 else (delay, delay)
+        lo, hi = as_float(pair[0]), as_float(pair[1])
         if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 <= lo <= hi):
             raise InputError(f"LinkModel: delay = {delay!r}, expected a number >= 0 or (lo, hi) with "
                              "0 <= lo <= hi [s]")
-        if not 0.0 <= loss < 1.0:
+        if not 0.0 <= as_float(loss) < 1.0:
             raise InputError(f"LinkModel: loss = {loss!r}, expected a probability in [0, 1)")
-        for p in pauses:
-            if len(p) != 2 or not (p[0] >= 0.0 and p[1] > 0.0):
-                raise InputError(f"LinkModel: pause {p!r}: expected (start >= 0, duration > 0) [s]")
+        if not (isinstance(pauses, (tuple, list)) and all(
+                isinstance(p, (tuple, list)) and len(p) == 2 and 0.0 <= as_float(p[0]) < math.inf
+                and 0.0 < as_float(p[1]) < math.inf for p in pauses)):
+            raise InputError(f"LinkModel: pauses = {pauses!r}, expected ((start >= 0, duration > 0), ...) "
+                             "[s]")
+        if not (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
+            raise InputError(f"LinkModel: seed = {seed!r}, expected a whole number >= 0")
+        if not isinstance(pause_drops, bool):
+            raise InputError(f"LinkModel: pause_drops = {pause_drops!r}, expected True or False")
         self.lo, self.hi, self.loss = float(lo), float(hi), float(loss)
         self.pauses = tuple(sorted((float(a), float(b)) for a, b in pauses))
         self.pause_drops = pause_drops

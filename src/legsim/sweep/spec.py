@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..userfiles import read_text
+from ..userfiles import read_text, user_path
 
 __all__ = ["Sweep", "apply_variation", "check_key", "read_scenario"]
 
@@ -48,7 +48,7 @@ def read_scenario(path: str | Path) -> tuple[str, dict[str, Any]]:
     ``legsim run`` does); InputError if missing or not TOML."""
     from ..scenario import bundled_scenario
 
-    p = bundled_scenario(path) or Path(path).expanduser().resolve()
+    p = bundled_scenario(path) or user_path(path, "scenario").resolve()
     text = read_text(p, "scenario file")
     try:
         return str(p), tomllib.loads(text)
@@ -223,7 +223,7 @@ class Sweep:
             object.__setattr__(self, "scenario", source)
             object.__setattr__(self, "data", data)
         else:
-            object.__setattr__(self, "scenario", str(Path(self.scenario).expanduser().resolve()))  # type: ignore[arg-type]
+            object.__setattr__(self, "scenario", str(user_path(self.scenario, "scenario").resolve()))
             object.__setattr__(self, "data", copy.deepcopy(dict(self.data)))
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"seed = {self.seed!r}: expected a whole number >= 0")

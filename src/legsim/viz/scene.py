@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, describe_failure
+from ..userfiles import user_path
 
 __all__ = ["Shape", "Poses", "Scene", "scene_for_run", "multibody_scene", "robot_scene", "cylinder_barrels",
            "SCENES", "rotation_to_wxyz", "wxyz_to_rotation", "shape_mesh", "inertia_box", "z_to"]
@@ -603,7 +604,7 @@ def robot_builder(function: str, **keywords: Any) -> dict[str, Any]:
     function: keep what it does when run under ``if __name__ == "__main__":``."""
     module, sep, name = function.rpartition(":")
     if sep and module.endswith(".py"):
-        function = f"{Path(module).expanduser().resolve()}:{name}"
+        function = f"{user_path(module, 'builder script').resolve()}:{name}"
     return {"function": function, "keywords": keywords}
 
 
