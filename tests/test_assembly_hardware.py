@@ -714,7 +714,7 @@ PART_ERRORS = [
     ('rats', 'latency = 0.01, ', '',
      r"\[actuators.third.valve\]: missing key 'latency' \(required by SolenoidValve"),
     ('rats', 'latency = 6e-3', 'cv = -1.0',
-     r"\[actuators.leg.valve\]: valve 'rubber-seat': cv = -1.0: expected a finite number >= 0"),
+     r"\[actuators.leg.valve\]: valve 'rubber-seat': 'cv' = -1.0, expected a finite number in \[0, inf\]"),
     ('rats', 'preset = "rubber_seat"', 'preset = "rubber"',
      r"\[actuators.leg.valve\]: preset = 'rubber' is unknown \(did you mean 'rubber_seat'\?\)"),
     ('rats', 'exhaust = "orifice"', 'exhaust = "vent"',

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_fields
 from . import _kernels as _k
 
 __all__ = ["PeukertBattery", "charge_fraction", "lifetime"]
@@ -51,10 +51,7 @@ class PeukertBattery:
     voltage: float = 12.0
 
     def __post_init__(self) -> None:
-        for name in ("capacity_ah", "rated_hours", "exponent", "voltage"):
-            v = getattr(self, name)
-            if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
-                raise InputError(f"PeukertBattery: '{name}' must be a positive number, got {v!r}")
+        check_fields("PeukertBattery", self, positive=("capacity_ah", "rated_hours", "exponent", "voltage"))
         if self.exponent < 1.0:
             raise InputError(f"PeukertBattery: 'exponent' must be >= 1 (Peukert), got {self.exponent!r}")
 

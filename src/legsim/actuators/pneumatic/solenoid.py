@@ -11,13 +11,12 @@ start of the command (the next command begins ``wait`` ms after this one began).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError, as_float
+from ...errors import InputError, as_float, check_fields
 
 __all__ = ["SolenoidValve", "Command", "CommandQueue", "SPOOL_SLEEVE", "RUBBER_SEAT"]
 
@@ -45,10 +44,8 @@ class SolenoidValve:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise InputError(f"valve name = {self.name!r}: expected a string")
-        for key in ("latency", "close_latency", "area", "cv", "leak_tau"):
-            v = getattr(self, key)
-            if not (math.isfinite(as_float(v)) and v >= 0.0):
-                raise InputError(f"valve '{self.name}': {key} = {v!r}: expected a finite number >= 0")
+        check_fields(f"valve '{self.name}'", self,
+                     nonnegative=("latency", "close_latency", "area", "cv", "leak_tau"))
         if not as_float(self.max_pressure) > 0.0:
             raise InputError(f"valve '{self.name}': max_pressure = {self.max_pressure!r} Pa: expected > 0")
         if not (isinstance(self.flow, str) and self.flow in ("orifice", "cv")):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...errors import InputError, as_float
+from ...errors import InputError, as_float, check_fields
 from ._chamber_kernels import LEAK_EXPONENTIAL, LEAK_NONE, LEAK_ORIFICE, tank_pressure_rate
 from .flow import DEFAULT_LAMINAR_RATIO
 from .gas import NITROGEN, Gas
@@ -40,10 +40,7 @@ class SupplyTank:
     p_atm: float = P_ATM
 
     def __post_init__(self) -> None:
-        for key, unit in (("volume", "m^3"), ("temperature", "K"), ("p_atm", "Pa")):
-            v = getattr(self, key)
-            if not (math.isfinite(as_float(v)) and v > 0.0):
-                raise InputError(f"tank {key}={v!r} {unit}: expected a finite number > 0")
+        check_fields("tank", self, positive=("volume", "temperature", "p_atm"), nonnegative=("leak_area",))
         if not isinstance(self.gas, Gas):
             raise InputError(f"tank gas={self.gas!r}: expected a legsim Gas (AIR, NITROGEN)")
         if not (isinstance(self.leak, str) and self.leak in ("none", "exponential", "orifice")):
@@ -51,8 +48,6 @@ class SupplyTank:
         tau = as_float(self.leak_tau)
         if not (math.isfinite(tau) and (tau > 0.0 or (tau == 0.0 and self.leak != "exponential"))):
             raise InputError(f"tank leak_tau={self.leak_tau!r} s: expected a finite number > 0")
-        if not (math.isfinite(as_float(self.leak_area)) and self.leak_area >= 0.0):
-            raise InputError(f"tank leak_area={self.leak_area!r} m^2: expected a finite number >= 0")
 
     @property
     def leak_code(self) -> int:

@@ -60,7 +60,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ...errors import InputError, as_floats
+from ...errors import InputError, as_floats, check_fields
 from .geometry import LEG_DIRECTIONS
 
 __all__ = ["RollingParams", "LegAngles", "RollingDiagnostics", "BrakeController", "RollingController",
@@ -133,21 +133,12 @@ class RollingParams:
     require_rearm: bool = False
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name in ("turn_policy", "require_rearm"):
-                continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise InputError(f"RollingParams.{f.name}={v!r}: expected a finite number")
-        positive = ("h_max", "alpha", "beta", "dr_max", "t_fire", "l", "v_extend", "dv_max", "theta_hi")
-        for name in positive:
-            if not getattr(self, name) > 0.0:
-                raise InputError(f"RollingParams.{name}={getattr(self, name)!r}: expected > 0")
-        nonneg = ("t_delay", "k_i", "integral_limit", "theta_lo", "omega_turn_min", "roll_dt_max",
-                  "yaw_dphi_max", "turn_brake", "t_retract", "gamma")
-        for name in nonneg:
-            if not getattr(self, name) >= 0.0:
-                raise InputError(f"RollingParams.{name}={getattr(self, name)!r}: expected >= 0")
+        check_fields("RollingParams", self,
+                     finite=[f.name for f in fields(self) if f.name not in ("turn_policy", "require_rearm")],
+                     positive=("h_max", "alpha", "beta", "dr_max", "t_fire", "l", "v_extend", "dv_max",
+                               "theta_hi"),
+                     nonnegative=("t_delay", "k_i", "integral_limit", "theta_lo", "omega_turn_min",
+                                  "roll_dt_max", "yaw_dphi_max", "turn_brake", "t_retract", "gamma"))
         if self.alpha > math.pi:
             raise InputError(f"RollingParams.alpha={self.alpha!r}: expected <= pi")
         if self.beta >= math.pi / 2:
