@@ -82,8 +82,8 @@ def check_fields(owner: str, obj, *, positive=(), nonnegative=(), finite=(), pos
     for name in positive_triples:
         value = getattr(obj, name)
         items = list(value) if isinstance(value, (list, tuple)) or hasattr(value, "tolist") else []
-        numbers_ = [as_float(v) for v in items]
-        if len(numbers_) != 3 or not all(math.isfinite(v) and v > 0.0 for v in numbers_):
+        sizes = [as_float(v) for v in items]
+        if len(sizes) != 3 or not all(math.isfinite(v) and v > 0.0 for v in sizes):
             raise InputError(f"{owner}: {name} = {value!r}, expected 3 finite numbers > 0 [m]")
 
 

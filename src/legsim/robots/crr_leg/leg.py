@@ -342,7 +342,7 @@ class LegBench:
     strokes: tuple = STROKES
 
     def __post_init__(self) -> None:
-        if self.coupling not in COUPLINGS:
+        if not (isinstance(self.coupling, str) and self.coupling in COUPLINGS):
             raise InputError(f"coupling={self.coupling!r}: expected one of {', '.join(COUPLINGS)}")
         for name in ("delay_up", "delay_down"):
             d = as_float(getattr(self, name))
@@ -361,7 +361,7 @@ class LegBench:
         if not isinstance(self.friction, Friction) or self.friction.model not in laws:
             raise InputError(f"friction={self.friction!r}: expected a Friction with a velocity-only "
                              f"law ({', '.join(m.name for m in laws)})")
-        if self.actuation not in ACTUATIONS:
+        if not (isinstance(self.actuation, str) and self.actuation in ACTUATIONS):
             raise InputError(f"actuation={self.actuation!r}: expected one of {', '.join(ACTUATIONS)}")
         strokes = self.strokes
         if not (isinstance(strokes, (tuple, list, np.ndarray)) and len(strokes) == 3
