@@ -180,6 +180,36 @@ def test_a_path_with_a_tilde_of_no_user_is_refused_naming_it(tmp_path):
     assert user_path("~/x.toml", "scenario") == user_path(str(Path.home() / "x.toml"), "scenario")
 
 
+def test_what_fuzzing_the_robot_packages_helpers_found_in_session_34():
+    """Each was a TypeError, ValueError or AttributeError from Python or numpy (or a numpy overflow
+    warning), found by fuzzing the robot packages' public callables with all-default arguments."""
+    from legsim.robots.anton.model import build_model
+    from legsim.robots.crr_leg import (
+        JointReference,
+        LegBench,
+        WalkingPath,
+        crr_leg_bodies,
+        massless_cylinders,
+    )
+    from legsim.robots.crr_leg.walking import walking_references
+    from legsim.robots.crr_quadruped import crawl_references, quadruped_bodies, stance_references
+
+    for call, says in ((lambda: crawl_references(points="40"), "points='40': expected an integer"),
+                       (lambda: crawl_references(period=[4.0]), "'period' = \\[4.0\\], expected a number"),
+                       (lambda: stance_references(posture_deg=""), "posture_deg='': expected three"),
+                       (lambda: quadruped_bodies(trunk_mass=[90.0]), "'trunk_mass' = \\[90.0\\]"),
+                       (lambda: crr_leg_bodies(gravity=None), "'gravity' = None"),
+                       (lambda: massless_cylinders(mass=None), "'mass' = None"),
+                       (lambda: JointReference(steps=True), "steps=True, expected"),
+                       (lambda: JointReference(period="1"), "'period' = '1'"),
+                       (lambda: LegBench(valve=0.5), "valve=0.5: expected a ProportionalValve"),
+                       (lambda: walking_references(bodies=""), "bodies = '': expected None or"),
+                       (lambda: WalkingPath(stride=1e300), "'stride' = 1e\\+300, expected a finite number"),
+                       (lambda: build_model([1.0]), "params = \\[1.0\\], expected None or an AntonParams")):
+        with pytest.raises(InputError, match=says):
+            call()
+
+
 LAWS_AND_SHAPES = {  # one valid set of arguments per contact law factory and shape
     C.linear_penalty: dict(k=1e5), C.engelson: dict(k=1e5, d=0.1), C.restitution: dict(k=1e5, eps=0.5),
     C.hunt_crossley: dict(k=1e5, alpha=0.3, exponent=1.5), C.hertz: dict(k=1e5),

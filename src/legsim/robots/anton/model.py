@@ -58,7 +58,9 @@ def joint_names() -> list[str]:
 def build_model(params: AntonParams | None = None, floating: bool = True) -> Model:
     """ANTON's multibody model (22 actuated joints; a free ``base`` on the middle segment if
     ``floating``, else the middle segment fixed to the world)."""
-    p = params or AntonParams()
+    p = AntonParams() if params is None else params
+    if not isinstance(p, AntonParams):
+        raise InputError(f"ANTON build_model: params = {params!r}, expected None or an AntonParams")
     b = RobotBuilder("anton", gravity=(0.0, 0.0, -9.81), limit_stiffness=500.0, limit_damping=5.0)
     seg_I = _box_inertia(p.segment_mass, p.segment_size)
     b.add_body("middle", "world", "free" if floating else "fixed", joint_name="base", mass=p.segment_mass,

@@ -33,7 +33,7 @@ from scipy.optimize import brentq
 
 from ...actuators.pneumatic.linkage import JOINT_LIMITS_DEG, Joint, JointLinkage
 from ...actuators.pneumatic.units import INCH
-from ...errors import InputError
+from ...errors import InputError, check_number
 from ...multibody import Model as BodyModel
 from ...multibody import RobotBuilder
 
@@ -110,6 +110,7 @@ def crr_leg_bodies(limit_stiffness: float = 200.0, limit_damping: float = 2.0,
     spring-damper (``limit_stiffness`` N m/rad, ``limit_damping`` N m s/rad); gravity [m/s²] along
     −z.
     """
+    gravity = check_number("crr_leg_bodies", "gravity", gravity)
     b = RobotBuilder("crr_leg", gravity=(0.0, 0.0, -gravity), limit_stiffness=limit_stiffness,
                      limit_damping=limit_damping)
     m1, c1, i1 = _rod_body(LEG_CAPSULES["coxa1"], 1, 0.5 * (A1 - 0.025))

@@ -174,21 +174,22 @@ class JointReference:
     period: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.interpolate not in INTERPOLATIONS:
+        if not (isinstance(self.interpolate, str) and self.interpolate in INTERPOLATIONS):
             raise InputError(f"JointReference: interpolate={self.interpolate!r}, expected one of "
                              f"{', '.join(INTERPOLATIONS)}")
+        if not isinstance(self.steps, (tuple, list)):
+            raise InputError(f"JointReference: steps={self.steps!r}, expected ((time, angle), ...)")
         if len(self.steps) > JB.NTAB:
             raise InputError(f"JointReference: {len(self.steps)} steps, at most {JB.NTAB} supported")
-        if any(len(s) != 2 for s in self.steps):
+        if any(not isinstance(s, (tuple, list, np.ndarray)) or len(s) != 2 for s in self.steps):
             raise InputError(f"JointReference: steps must be (time, angle) pairs, got {self.steps!r}")
-        arr = np.asarray(self.steps, dtype=float).reshape(-1, 2)
-        if not np.all(np.isfinite(arr)):
-            raise InputError(f"JointReference: steps must be finite, got {self.steps!r}")
+        if not all(math.isfinite(as_float(v)) for pair in self.steps for v in pair):
+            raise InputError(f"JointReference: steps must be finite numbers, got {self.steps!r}")
+        check_fields("JointReference", self, finite=("offset", "amplitude", "omega", "t0"),
+                     nonnegative=("period",))
         times = [float(s[0]) for s in self.steps]
         if any(b <= a for a, b in zip(times, times[1:], strict=False)):
             raise InputError(f"JointReference: step times must increase strictly, got {times}")
-        if not (np.isfinite(self.period) and self.period >= 0.0):
-            raise InputError(f"JointReference: period={self.period!r} s, expected a finite value >= 0")
         if self.period > 0.0:
             if not self.steps:
                 raise InputError("JointReference: a period needs a table (steps), not a sine")
@@ -358,6 +359,8 @@ class LegBench:
                 and all(isinstance(k, JointLinkage) for k in linkages)):
             raise InputError("linkages: expected three JointLinkage (Alpha, Beta, Gamma)")
         laws = (FrictionModel.STRIBECK_TANH, FrictionModel.VISCOUS, FrictionModel.STEEP_LINEAR)
+        if not isinstance(self.valve, ProportionalValve):
+            raise InputError(f"valve={self.valve!r}: expected a ProportionalValve (e.g. mpye5_fitted())")
         if not isinstance(self.friction, Friction) or self.friction.model not in laws:
             raise InputError(f"friction={self.friction!r}: expected a Friction with a velocity-only "
                              f"law ({', '.join(m.name for m in laws)})")

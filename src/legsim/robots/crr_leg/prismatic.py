@@ -42,7 +42,7 @@ import numpy as np
 from ...actuators.pneumatic._linkage_kernels import gamma_of_theta
 from ...actuators.pneumatic.cylinder import Cylinder
 from ...actuators.pneumatic.linkage import JointLinkage
-from ...errors import InputError
+from ...errors import InputError, check_number
 from ...multibody import Model as BodyModel
 from ...multibody import RobotBuilder
 from .geometry import STROKES
@@ -153,6 +153,7 @@ def default_cylinder_inertias(linkages) -> tuple[CylinderInertia, ...]:
 
 def massless_cylinders(mass: float = 1e-12) -> tuple[CylinderInertia, ...]:
     """Three (near-)massless cylinders: ``mass`` [kg] on each body, moments ``mass`` × 1 cm²."""
+    mass = check_number("massless_cylinders", "mass", mass, lo=0.0, lo_open=True)
     c = CylinderInertia(mass, 0.0, mass * 1e-4, mass * 1e-4, mass, 0.0, mass * 1e-4, mass * 1e-4)
     return (c, c, c)
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...errors import InputError, as_float, as_floats, check_fields
+from ...errors import InputError, as_float, as_floats, check_fields, check_number
 from ...multibody import Model as BodyModel
 from ...multibody import forward_kinematics, frame_jacobian, frame_placement
 from ..pneumatic_rig.metrics import lag_by_xcorr, rmse
@@ -139,7 +139,9 @@ class WalkingPath:
     def __post_init__(self) -> None:
         if self.centre is not None:
             _point(self.centre, "centre")
-        check_fields("WalkingPath", self, positive=("stride", "lift", "t_start"))
+        check_fields("WalkingPath", self, positive=("t_start",))
+        for name in ("stride", "lift"):  # [m], within a metre: the leg reaches ~0.3 m
+            check_number("WalkingPath", name, getattr(self, name), lo=0.0, lo_open=True, hi=1.0)
         if not 0.0 < as_float(self.swing_fraction) < 1.0:
             raise InputError(f"WalkingPath: swing_fraction={self.swing_fraction!r}, expected in (0, 1)")
         periods = self.periods
@@ -225,6 +227,8 @@ def walking_references(path: WalkingPath | None = None, bodies: BodyModel | None
     path = WalkingPath() if path is None else path
     if not isinstance(path, WalkingPath):
         raise InputError(f"path: expected a WalkingPath, got {type(path).__name__}")
+    if not (bodies is None or isinstance(bodies, BodyModel)):
+        raise InputError(f"bodies = {bodies!r}: expected None or a legsim.multibody.Model (crr_leg_bodies())")
     if repeat:
         if len(path.periods) != 1:
             raise InputError(f"repeat=True needs a single cycle period, got periods={path.periods!r}")

@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_number
 from ...multibody import Model as BodyModel
 from ...multibody import RobotBuilder
 from ..crr_leg.geometry import LEG_CAPSULES, LINKS, crr_leg_bodies
@@ -145,14 +145,12 @@ def quadruped_bodies(base: str = "floating", trunk_mass: float = TRUNK_MASS,
     ``foot_radius`` [m] > 0: a sphere geometry ``<leg>_foot_sphere`` of this radius centred on
     ``<leg>_foot_centre`` (the foot contact; None: none).
     """
-    if base not in ("floating", "fixed"):
+    if not (isinstance(base, str) and base in ("floating", "fixed")):
         raise InputError(f"base={base!r}: expected 'floating' or 'fixed'")
-    if not (np.isfinite(trunk_mass) and trunk_mass > 0.0):
-        raise InputError(f"trunk_mass={trunk_mass!r} kg: expected a finite value > 0")
-    if not np.isfinite(trunk_height):
-        raise InputError(f"trunk_height={trunk_height!r} m: expected a finite value")
-    if foot_radius is not None and not (np.isfinite(foot_radius) and foot_radius > 0.0):
-        raise InputError(f"foot_radius={foot_radius!r} m: expected a finite value > 0")
+    check_number("quadruped_bodies", "trunk_mass", trunk_mass, lo=0.0, lo_open=True)
+    check_number("quadruped_bodies", "trunk_height", trunk_height)
+    if foot_radius is not None:
+        check_number("quadruped_bodies", "foot_radius", foot_radius, lo=0.0, lo_open=True)
     leg = crr_leg_bodies(gravity=gravity)
     # one frame more on the leg: the foot-sphere centre, the tibia end cap's centre
     a3 = LINKS[2]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_float, as_floats, check_number
 from ..crr_leg.leg import JointReference
 from ..crr_leg.walking import WalkingPath, foot_position, inverse_kinematics
 from .body import LEGS, MIRRORS
@@ -28,14 +28,18 @@ from .quadruped import STANCE_POSTURE_DEG
 __all__ = ["stance_references", "squat_posture", "squat_references", "crawl_references",
            "CRAWL_PHASES"]
 
+MAX_TIME = 86400.0
+"""The longest crawl period or start time [s] (a day: beyond, its reference's float64 times lose the
+digits that tell its points apart)."""
+
 CRAWL_PHASES = {"lr": 0.0, "lf": 0.25, "rr": 0.5, "rf": 0.75}
 """Phase offset of each leg in the crawl cycle (fraction of the period)."""
 
 
 def _posture(posture_deg) -> np.ndarray:
-    q = np.radians(np.asarray(STANCE_POSTURE_DEG if posture_deg is None else posture_deg, dtype=float))
+    q = np.radians(as_floats(STANCE_POSTURE_DEG if posture_deg is None else posture_deg))
     if q.shape != (3,) or not np.all(np.isfinite(q)):
-        raise InputError(f"posture={posture_deg!r}: expected three finite angles (Alpha, Beta, "
+        raise InputError(f"posture_deg={posture_deg!r}: expected three finite angles (Alpha, Beta, "
                          "Gamma) [deg]")
     return q
 
@@ -81,15 +85,13 @@ def crawl_references(stride: float = 0.06, lift: float = 0.03, period: float = 4
     repeating from ``t_start`` [s]; before it every leg holds its phase's starting point, on the
     ground). Raises :class:`InputError` if the path leaves a leg's reach or joint ranges.
     """
-    if not (swing_fraction < 0.25 + 1e-12):
+    if not (as_float(swing_fraction) < 0.25 + 1e-12):
         raise InputError(f"swing_fraction={swing_fraction!r}: a crawl lifts one leg at a time, "
                          "expected <= 0.25")
-    if int(points) != points or not 8 <= points <= 64:
+    if not (isinstance(points, int) and not isinstance(points, bool) and 8 <= points <= 64):
         raise InputError(f"points={points!r}: expected an integer in [8, 64]")
-    if not (np.isfinite(period) and period > 0.0):
-        raise InputError(f"period={period!r} s: expected a finite value > 0")
-    if not (np.isfinite(t_start) and t_start >= 0.0):
-        raise InputError(f"t_start={t_start!r} s: expected a finite value >= 0")
+    check_number("crawl_references", "period", period, lo=0.0, lo_open=True, hi=MAX_TIME)
+    check_number("crawl_references", "t_start", t_start, lo=0.0, hi=MAX_TIME)
     q0 = _posture(posture_deg)
     centre = foot_position(q0)
     path = WalkingPath(centre=tuple(centre), stride=stride, lift=lift,
