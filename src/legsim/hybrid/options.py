@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
 from enum import IntEnum
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_fields
 from . import _layout as L
 
 __all__ = ["Method", "Options"]
@@ -126,15 +125,10 @@ class Options:
         else:
             raise InputError(f"integrator method {m!r} is unknown; expected one of "
                              f"{', '.join(sorted(_METHOD_NAMES))}")
-        for name in ("rtol", "atol", "tolerance", "power", "h_min", "h_max", "stop_precision",
-                     "sliding_tolerance"):
-            v = getattr(self, name)
-            if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
-                raise InputError(f"integrator option '{name}' must be a finite number > 0, got {v!r}")
-        for name in ("h0", "record_period", "sample_period", "wall_time_limit"):
-            v = getattr(self, name)
-            if not (isinstance(v, int | float) and math.isfinite(v) and v >= 0):
-                raise InputError(f"integrator option '{name}' must be a finite number >= 0, got {v!r}")
+        check_fields("integrator option", self,
+                     positive=("rtol", "atol", "tolerance", "power", "h_min", "h_max", "stop_precision",
+                               "sliding_tolerance"),
+                     nonnegative=("h0", "record_period", "sample_period", "wall_time_limit"))
         if self.h_min > self.h_max:
             raise InputError(f"integrator options: h_min = {self.h_min} exceeds h_max = {self.h_max}")
         for name in ("max_stop_iter", "max_transitions"):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ...errors import InputError
+from ...errors import InputError, check_fields
 
 __all__ = ["N_LEGS", "LEG_DIRECTIONS", "leg_directions", "ADJACENT_ANGLE", "EDGE_CHORD", "STANCES",
            "N_STANCES", "EDGES", "TRANSITIONS", "GRAVITY_DIRECTIONS", "STANCE_LEG_ANGLE", "TIP_ANGLE",
@@ -237,11 +237,8 @@ class RatsDims:
     leg_mass: float = 0.049
 
     def __post_init__(self) -> None:
-        for name in ("l", "stroke", "foot_radius", "body_radius", "capsule_length", "body_mass",
-                     "leg_mass"):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0.0):
-                raise InputError(f"RatsDims {name}={v!r}: expected a finite number > 0")
+        check_fields("RatsDims", self, positive=("l", "stroke", "foot_radius", "body_radius",
+                                                  "capsule_length", "body_mass", "leg_mass"))
 
     @property
     def total_mass(self) -> float:
