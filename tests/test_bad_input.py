@@ -402,6 +402,10 @@ def test_warmup_compiles_the_assembly_hooks_dynamics_next_in_the_second_process(
     took = warmup(["slip", "assembly", "engine"], jobs=2, echo=lambda line: None)
     assert order == [FAMILIES["assembly"][0], PREWARM, FAMILIES["engine"][0], FAMILIES["slip"][0],
                      REPLAY_PREWARM]  # last: what a first run's replay of a robot needs
+    order.clear()
+    warmup(["contact", "assembly"], jobs=2, echo=lambda line: None)  # the assembly first, though smaller
+    assert FAMILIES["contact"][1] > FAMILIES["assembly"][1]
+    assert order == [FAMILIES["assembly"][0], PREWARM, FAMILIES["contact"][0], REPLAY_PREWARM]
     assert set(took) == {"assembly", "assembly dynamics", "engine", "slip", "replay kinematics"}
     order.clear()
     warmup(["slip", "assembly"], jobs=1, echo=lambda line: None)  # one process: nothing to overlap

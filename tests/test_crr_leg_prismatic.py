@@ -118,5 +118,7 @@ def test_bad_actuator_options_are_rejected_with_the_value():
         LegBench(actuation="prismatic", coupling="cosim")
     with pytest.raises(InputError, match="expected three CylinderInertia"):
         LegBench(actuation="prismatic", cylinders=(1.0, 2.0, 3.0))
-    with pytest.raises(InputError, match="rod_mass=-0.1"):
+    with pytest.raises(InputError, match=r"'rod_mass' = -0.1, .*massless_cylinders"):
         CylinderInertia(0.1, 0.04, 1e-5, 1e-4, -0.1, 0.04, 1e-6, 1e-5)
+    with pytest.raises(InputError, match="'barrel_com' = 'x', expected a number"):  # was math's TypeError
+        CylinderInertia(0.1, "x", 1e-5, 1e-4, 0.1, 0.04, 1e-6, 1e-5)

@@ -169,6 +169,11 @@ def test_a_path_is_minimum_jerk_between_waypoints_and_bad_plans_are_refused():
         climb_cycle(stages=(5,))
     with pytest.raises(InputError, match="tread"):
         Ladders(tread=-0.01)
+    with pytest.raises(InputError, match="'step' = '0.1', expected a number"):
+        Ladders(step="0.1")
+    # a rung every nanometre was 10^9 obstacles (numpy's MemoryError, or a hang building them)
+    with pytest.raises(InputError, match="1e\\+09 rungs .* at most 1000"):
+        Ladders(step=1e-9, lowest=0.0, highest=1.0)
 
 
 def test_the_generic_constraint_eliminated_jacobian_of_the_assembled_robot_is_app_a_analytic_one():

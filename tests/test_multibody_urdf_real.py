@@ -291,3 +291,45 @@ def test_a_robot_with_mesh_collisions_lands_on_its_hulls_in_robotworld():
     support = res.contact_force[-200:, :, 2].sum(axis=1).mean()
     assert np.all(np.isfinite(res.q)) and 0.05 < z[-1] < 0.69
     assert abs(support - weight) < 0.1 * weight
+
+
+def test_the_warm_ups_contact_family_is_what_a_robotworld_or_rigidworld_run_loads():
+    """Issue 20 §1: ``legsim warmup``'s ``contact`` family (``legsim.world._prewarm``: a sphere in a
+    RigidWorld, a one-body RobotWorld) compiles the loops that other worlds load: here the laikago with
+    mesh hulls, under both integrators, and a RigidWorld bounce compile nothing more (a different argument
+    type would compile a second overload, 80 s with an empty cache). Both runs announce a first compile."""
+    from numba.core import event
+
+    import legsim._compiling as compiling
+    import legsim.world._prewarm  # noqa: F401 - loads from the cache the suite's warm-up filled
+    from legsim.contact import ContactLaw, LawTable, Plane, RigidWorld, coulomb, kelvin_voigt, restitution
+    from legsim.contact.shapes import Sphere
+    from legsim.world import RobotWorld
+
+    compiled = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    model = mb.load_urdf(DATA / ROBOTS["laikago"][0], floating_base=True)
+    world = RobotWorld(model, contact_law=ContactLaw(kelvin_voigt(2e4, 200.0), coulomb(0.8, 0.05)))
+    q0 = model.neutral()
+    q0[2] = 0.7
+    world.reset(q=q0)
+    rigid = RigidWorld(LawTable(1, ContactLaw(restitution(1e5, 0.7, v_min=0.05), coulomb(0.5))))
+    rigid.add_solid(Sphere(0.05), mass=0.2, pos=(0.0, 0.0, 0.3))
+    rigid.scene.add(Plane())
+    listener = Listener()
+    event.register("numba:compile", listener)
+    try:
+        world.simulate(0.01, dt=5e-4, method="euler")
+        world.simulate(0.01, dt=5e-4, method="rk4")
+        rigid.simulate(0.01, 1e-4)
+    finally:
+        event.unregister("numba:compile", listener)
+    assert compiled == []
+    assert compiling._WATCHER is not None  # registered by simulate: a compile over 2 s says so

@@ -34,12 +34,16 @@ FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
     "pneumatic_rig": ("legsim.robots.pneumatic_rig._rig_hooks", None, "", 2.0),
     "rats_hop": ("legsim.robots.pneumatic_rig._hop_hooks", None, "", 2.0),
     "slip": ("legsim.robots.slip", None, "", 1.0),
+    "contact": ("legsim.world._prewarm", "legsim.world._kernels.run",
+                "the contact worlds' loops (RigidWorld, RobotWorld)", 85.0),
 }
 """The families of compiled code a first run may need: family -> (module whose import compiles its
 hooks, the hook whose compile starts the family (its name in that module, or a full dotted name;
 None: too short to announce), what it is, the seconds the family took to compile with an empty
 cache on this 2-core x86_64 machine, session 11; the engine's two variants session 20; the assembly's
-hooks session 21, with their joint accelerations compiled by the second process: 60–70 s without).
+hooks session 21, with their joint accelerations compiled by the second process: 60–70 s without; the
+contact worlds session 35: RigidWorld's loop 39 s, then RobotWorld's 49 s sharing its collision kernels, 80 s
+alone).
 One table for the compile notice and for ``legsim warmup`` (its order: largest first). The robots
 assembled from parts (RATS, ANTON, ROTTO, LIBRA, the CRR leg and quadruped) are the ``assembly`` family, plus
 their compiled controllers (the CRR leg's and quadruped's joint PID: the ``crr_leg`` family,
@@ -55,6 +59,7 @@ def first_kernel(family: str) -> str | None:
 ESTIMATES: dict[str, tuple[str, float]] = {
     name: (FAMILY_KERNELS[family][2], FAMILY_KERNELS[family][3])
     for family in FAMILY_KERNELS if (name := first_kernel(family)) is not None}
+ESTIMATES["legsim.contact._bodies.run"] = ("the rigid-body contact world (RigidWorld)", 39.0)  # in "contact"
 """Top-level compiled function -> (what it is, seconds), for the notice's estimate; others are
 named as they are."""
 

@@ -46,6 +46,11 @@ replaced by the assembly's) took 92 s in 2 processes against about 175 s one aft
 
 
 def _import(module: str) -> tuple[str, float]:
+    import io
+
+    from ._compiling import watch
+
+    watch(stream=io.StringIO())  # a family that runs a simulation would announce itself: the pool reports
     t = time.perf_counter()
     __import__(module)
     return module, time.perf_counter() - t
@@ -170,10 +175,11 @@ def _compile(names: list[str], jobs: int | None, echo: Callable[[str], None]) ->
     modules = [FAMILIES[n][0] for n in names]
     module_of = {FAMILIES[n][0]: n for n in names}
     if "assembly" in names and jobs > 1:
-        # the assembly hooks' joint accelerations next, in the second process: the hooks' own compile
-        # reaches them ~25 s in and loads them from the cache instead of compiling them (as on a first
-        # run, legsim._compiling.compile_in_background)
-        modules.insert(modules.index(FAMILIES["assembly"][0]) + 1, PREWARM)
+        # the assembly first and its hooks' joint accelerations next, in the second process: the hooks'
+        # own compile reaches them ~25 s in and loads them from the cache instead of compiling them (as on
+        # a first run, legsim._compiling.compile_in_background)
+        modules.remove(FAMILIES["assembly"][0])
+        modules[:0] = [FAMILIES["assembly"][0], PREWARM]
         module_of[PREWARM] = "assembly dynamics"
     if "assembly" in names:  # what a first run's second process compiles for the robot's replay, too
         modules.append(REPLAY_PREWARM)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._compiling import watch as watch_compilation
 from ..errors import InputError, SimulationError
 from . import _bodies, _gjk
 from ._response import new_state
@@ -163,6 +164,7 @@ class RigidWorld:
             deepest contact); ``err.result`` keeps the records up to that point.
         """
         nsteps, every, (pos, rot, vel, omega), rec = self._begin(t_final, dt, record_every)
+        watch_compilation()  # a first run on a machine compiles (~40 s): say so rather than sit silent
         a = self._arrays
         nb = len(self.mass)
         ng = len(a["m"].gtype)

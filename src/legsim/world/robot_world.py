@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._compiling import watch as watch_compilation
 from ..contact import _gjk
 from ..contact._response import new_state
 from ..contact.detection import make_contacts
@@ -258,6 +259,7 @@ class RobotWorld:
             raise InputError(f"simulate 'record_every' = {record_every!r}: expected an integer >= 1")
         if not (float(vmax) > 0.0 and float(max_depth) > 0.0):
             raise InputError(f"simulate vmax={vmax!r}, max_depth={max_depth!r}: expected both > 0")
+        watch_compilation()  # a first run on a machine compiles (~1 min): say so rather than sit silent
         m = self.model
         nsteps = int(round(float(t_final) / float(dt)))
         if nsteps < 1:

@@ -42,7 +42,7 @@ import numpy as np
 from ...actuators.pneumatic._linkage_kernels import gamma_of_theta
 from ...actuators.pneumatic.cylinder import Cylinder
 from ...actuators.pneumatic.linkage import JointLinkage
-from ...errors import InputError, check_number
+from ...errors import InputError, check_fields, check_number
 from ...multibody import Model as BodyModel
 from ...multibody import RobotBuilder
 from .geometry import STROKES
@@ -86,10 +86,13 @@ class CylinderInertia:
     rod_transverse: float
 
     def __post_init__(self) -> None:
-        for name, val in vars(self).items():
-            if not (math.isfinite(val) and (val >= 0.0 if name.endswith("com") else val > 0.0)):
-                what = ">= 0" if name.endswith("com") else "> 0 (use massless_cylinders() for ~0)"
-                raise InputError(f"CylinderInertia {name}={val!r}: expected a finite value {what}")
+        check_fields("CylinderInertia", self, nonnegative=("barrel_com", "rod_com"))
+        try:
+            masses = ("barrel_mass", "barrel_axial", "barrel_transverse", "rod_mass", "rod_axial",
+                      "rod_transverse")
+            check_fields("CylinderInertia", self, positive=masses)
+        except InputError as e:
+            raise InputError(f"{e} (cylinders of negligible mass: massless_cylinders())") from None
 
 
 def _lumped(parts):

@@ -53,6 +53,10 @@ def gear_friction(p: LibraParams) -> float:
     return p.motor.torque_constant * p.motor.no_load_current * p.gear
 
 
+MAX_RUNGS = 1000
+"""The most rungs a :class:`Ladders` side may have (each is an obstacle that every contact test visits)."""
+
+
 @dataclass(frozen=True)
 class Ladders:
     """Two vertical ladders of L-shaped steps (§4.1): the left one's rung seats at x = 0, the right
@@ -77,13 +81,16 @@ class Ladders:
 
     def __post_init__(self):
         for key in ("separation", "step", "tread", "wheel_radius"):
-            v = getattr(self, key)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-                raise InputError(f"Ladders: {key} = {v!r}, expected a length > 0 [m]")
+            check_number("Ladders", key, getattr(self, key), lo=0.0, lo_open=True, hi=10.0)  # [m]
         for key in ("lowest", "highest"):
-            check_number("Ladders", key, getattr(self, key))
+            check_number("Ladders", key, getattr(self, key), lo=-100.0, hi=100.0)  # [m]
         if self.highest < self.lowest:
             raise InputError(f"Ladders: highest = {self.highest!r} m, below lowest = {self.lowest!r} m")
+        rungs = (self.highest - self.lowest) / self.step + 1
+        if rungs > MAX_RUNGS:
+            raise InputError(f"Ladders: {rungs:.4g} rungs from lowest = {self.lowest!r} m to highest = "
+                             f"{self.highest!r} m every step = {self.step!r} m, expected at most "
+                             f"{MAX_RUNGS} (a larger step or a shorter ladder)")
 
     @property
     def rest_height(self) -> float:
