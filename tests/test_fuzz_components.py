@@ -8,6 +8,7 @@ shapes of ``legsim.contact``, whose messages name the parameter, for CJTC's cont
 controller (``legsim.control``) and for the RATS robot's builder and controllers (session 31)."""
 
 import functools
+import inspect
 import math
 from pathlib import Path
 
@@ -438,6 +439,85 @@ def test_a_robots_builder_or_controller_with_one_wrong_argument_is_accepted_or_r
     until then they took any value (a list as a speed, a string as a gain or a step count) and failed
     later inside a run, or with a TypeError/ValueError from Python or numpy."""
     _one_wrong_argument(entry, ROBOTS[entry], data)
+
+
+SPHERE_INERTIA = np.eye(3) * 2e-4
+
+
+def _rigid_world(laws=None, gravity=(0.0, 0.0, -9.81), capacity=64, mass=0.2, inertia=SPHERE_INERTIA,
+                 pos=(0.0, 0.0, 0.05), rot=None, vel=(0.0, 0.0, -0.1), omega=(0.0, 0.0, 0.0), fext=None,
+                 record_every=1, vmax=1e3):
+    """A sphere body dropped on a plane in a RigidWorld and stepped twice, every argument a keyword."""
+    w = C.RigidWorld(C.LawTable(1, C.ContactLaw(C.kelvin_voigt(1e4, 10.0))) if laws is None else laws,
+                     gravity=gravity, capacity=capacity)
+    b = w.add_body(mass, inertia, pos=pos, rot=rot, vel=vel, omega=omega, fext=fext)
+    w.scene.add(C.Sphere(0.05), body=b)
+    w.scene.add(C.Plane())
+    w.simulate(2e-3, 1e-3, record_every=record_every, vmax=vmax)
+
+
+def _robot_world(kp=1.0, kd=0.1, capacity=64, q=None, v=None, t=0.0, q_ref=(0.0,), dt_table=0.0,
+                 method="rk4", record_every=1, vmax=100.0, max_depth=0.05):
+    """A pendulum-legged body (a free base, one revolute joint, two spheres) in a RobotWorld."""
+    from legsim.multibody import RobotBuilder
+    from legsim.world import RobotWorld
+
+    b = RobotBuilder("fuzz")
+    b.add_body("base", "world", "free", mass=1.0, inertia=(4e-3, 4e-3, 4e-3))
+    b.add_body("leg", "base", "revolute", axis=(0.0, 1.0, 0.0), mass=0.1, inertia=(1e-4, 1e-4, 1e-4))
+    b.add_geometry("base", "sphere", radius=0.1)
+    b.add_geometry("leg", "sphere", radius=0.02, xyz=(0.0, 0.0, -0.1))
+    model = b.compile()
+    w = RobotWorld(model, contact_law=C.ContactLaw(C.kelvin_voigt(1e4, 10.0), C.coulomb(1.0, 0.01)), kp=kp,
+                   kd=kd, capacity=capacity)
+    q0 = model.neutral()
+    q0[2] = 0.2
+    w.reset(q=q0 if q is None else q, v=v, t=t)
+    w.set_targets(q_ref, dt_table=dt_table)
+    w.simulate(2e-3, 1e-3, method=method, record_every=record_every, vmax=vmax, max_depth=max_depth)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(world=st.sampled_from([_rigid_world, _robot_world]), data=st.data())
+def test_a_contact_world_with_one_wrong_argument_runs_or_is_refused_naming_it(world, data):
+    """RigidWorld and RobotWorld (legsim.contact, legsim.world), built, set and run with one argument of
+    the wrong kind or range: they run (a run may stop with a SimulationError that says when and why: a
+    huge gravity blows up), or an InputError names the argument. Before session 35 a string or None as
+    a duration, a step, a gain, a speed limit, a capacity, a pose or the gravity was Python's or numpy's
+    ValueError/TypeError, and a capacity of 2**40 was numpy's MemoryError."""
+    from legsim.errors import SimulationError
+
+    arguments = {k: p.default for k, p in inspect.signature(world).parameters.items()}
+    world()
+    name = data.draw(st.sampled_from(sorted(arguments)), label="argument")
+    value = data.draw(WRONG, label="value")
+    try:
+        world(**{**arguments, name: value})
+    except InputError as exc:
+        said = str(exc)
+        assert name in said or (name == "q_ref" and "targets" in said), f"{world.__name__}.{name}: {exc}"
+    except SimulationError:
+        pass
+
+
+def test_a_contact_worlds_run_that_would_not_end_or_not_fit_in_memory_is_refused():
+    """What the arguments of a fixed-step run can ask that no check of one value catches: 10^15 steps
+    (a compiled loop that Ctrl-C cannot stop), records of 1.7 TB (numpy's MemoryError of 7 PiB before
+    session 35), a run shorter than its step."""
+    with pytest.raises(InputError, match="1e\\+15 steps, expected at most 1e\\+10 in one call"):
+        _rigid_world_run(1e6, 1e-9)
+    with pytest.raises(InputError, match="1714 GiB of records, expected at most 4 GiB: record_every=429"):
+        _rigid_world_run(1e4, 1e-6)
+    with pytest.raises(InputError, match="'t_final' = 1e-06 s is shorter than one step dt = 0.001 s"):
+        _rigid_world_run(1e-6, 1e-3)
+    with pytest.raises(InputError, match="'t_final' = 100000000.0, expected a finite number in \\(0, 1e"):
+        _rigid_world_run(1e8, 1.0)
+
+
+def _rigid_world_run(t_final, dt):
+    w = C.RigidWorld(C.LawTable(1, C.ContactLaw(C.kelvin_voigt(1e4, 10.0))))
+    w.add_solid(C.Sphere(0.05), mass=0.2, pos=(0.0, 0.0, 0.05))
+    w.simulate(t_final, dt)
 
 
 BODY = dict(name="link", parent="world", joint="revolute", joint_name="j", xyz=(0.0, 0.0, 0.1),

@@ -21,13 +21,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._compiling import watch as watch_compilation
-from ..errors import InputError, SimulationError
+from ..errors import InputError, SimulationError, as_floats, check_number
 from . import _bodies, _gjk
 from ._response import new_state
 from .detection import make_contacts
 from .laws import LawTable
+from .response import check_capacity
 from .scene import Scene
 from .shapes import mass_properties
+from .stepping import fixed_steps
 
 __all__ = ["RigidWorld", "WorldResult"]
 
@@ -64,6 +66,14 @@ class WorldResult:
             setattr(self, f, getattr(self, f)[:n])
 
 
+def _vector(owner: str, name: str, value, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as a finite float array of ``shape``, else an :class:`InputError` naming it."""
+    a = as_floats(value)
+    if a.shape != shape or not np.all(np.isfinite(a)):
+        raise InputError(f"{owner} '{name}' = {value!r}: expected {'x'.join(map(str, shape))} finite numbers")
+    return a
+
+
 class RigidWorld:
     """Free rigid bodies, static terrain and contact laws.
 
@@ -83,8 +93,8 @@ class RigidWorld:
             raise InputError(f"RigidWorld 'laws' is a {type(laws).__name__}: expected a LawTable")
         self.laws = laws
         self.scene = Scene(laws)
-        self.gravity = np.asarray(gravity, dtype=float)
-        self.capacity = int(capacity)
+        self.gravity = _vector("RigidWorld", "gravity", gravity, (3,))
+        self.capacity = check_capacity("RigidWorld", capacity)
         self.single = bool(single)
         self.mass: list = []
         self.inertia: list = []
@@ -102,19 +112,23 @@ class RigidWorld:
         ``fext`` (6,) is a constant external wrench (force [N], torque [N m]) in the world frame.
         Returns the body id.
         """
-        m = float(mass)
-        if not (m >= 0.0 and np.isfinite(m)):
-            raise InputError(f"body mass {mass!r}: expected a finite mass >= 0 kg")
-        inertia = np.asarray(inertia, dtype=float)
-        if m > 0 and (inertia.shape != (3, 3) or np.any(np.linalg.eigvalsh(inertia) <= 0)):
-            raise InputError(f"body inertia {inertia!r}: expected a symmetric positive-definite 3x3 [kg m^2]")
+        m = check_number("RigidWorld.add_body", "mass", mass, lo=0.0)
+        given, inertia = inertia, as_floats(inertia)
+        if m > 0 and (inertia.shape != (3, 3) or not np.all(np.isfinite(inertia))
+                      or not np.allclose(inertia, inertia.T) or np.any(np.linalg.eigvalsh(inertia) <= 0)):
+            raise InputError(f"RigidWorld.add_body 'inertia' = {given!r}: expected a symmetric "
+                             f"positive-definite 3x3 [kg m^2]")
+        rot = np.eye(3) if rot is None else _vector("RigidWorld.add_body", "rot", rot, (3, 3))
+        if not np.allclose(rot.T @ rot, np.eye(3), atol=1e-6) or np.linalg.det(rot) <= 0.0:
+            raise InputError(f"RigidWorld.add_body 'rot' = {rot.tolist()!r}: expected a rotation matrix "
+                             f"(orthonormal, determinant +1)")
         self.mass.append(m)
         self.inertia.append(inertia if m > 0 else np.eye(3))
-        self.pos.append(np.asarray(pos, dtype=float))
-        self.rot.append(np.eye(3) if rot is None else np.asarray(rot, dtype=float))
-        self.vel.append(np.asarray(vel, dtype=float))
-        self.omega.append(np.asarray(omega, dtype=float))
-        self.fext.append(np.zeros(6) if fext is None else np.asarray(fext, dtype=float))
+        self.pos.append(_vector("RigidWorld.add_body", "pos", pos, (3,)))
+        self.rot.append(rot)
+        self.vel.append(_vector("RigidWorld.add_body", "vel", vel, (3,)))
+        self.omega.append(_vector("RigidWorld.add_body", "omega", omega, (3,)))
+        self.fext.append(np.zeros(6) if fext is None else _vector("RigidWorld.add_body", "fext", fext, (6,)))
         self._state = None
         return len(self.mass) - 1
 
@@ -127,8 +141,8 @@ class RigidWorld:
             raise InputError("add_solid: give exactly one of 'density' [kg/m^3] or 'mass' [kg]")
         m1, com, inertia = mass_properties(shape, 1.0 if density is None else density)
         if mass is not None:
-            scale = float(mass) / m1
-            m1, inertia = float(mass), inertia * scale
+            mass = check_number("add_solid", "mass", mass, lo=0.0, lo_open=True)
+            m1, inertia = mass, inertia * (mass / m1)
         b = self.add_body(m1, inertia, **pose)
         self.scene.add(shape, body=b, pos=-com, material=material)
         return b
@@ -164,6 +178,7 @@ class RigidWorld:
             deepest contact); ``err.result`` keeps the records up to that point.
         """
         nsteps, every, (pos, rot, vel, omega), rec = self._begin(t_final, dt, record_every)
+        vmax = check_number("RigidWorld.simulate", "vmax", vmax, lo=0.0, lo_open=True)
         watch_compilation()  # a first run on a machine compiles (~40 s): say so rather than sit silent
         a = self._arrays
         nb = len(self.mass)
@@ -239,15 +254,13 @@ class RigidWorld:
 
     def _begin(self, t_final, dt, record_every):
         """Checks and set-up shared by the steppers: (nsteps, every, state arrays, empty records)."""
-        if not (dt > 0 and t_final > 0):
-            raise InputError(f"simulate: t_final={t_final!r}, dt={dt!r}: expected both > 0 s")
         if len(self.mass) == 0:
             raise InputError("RigidWorld has no bodies: call add_body or add_solid first")
+        nb = len(self.mass)
+        record_bytes = 8 * (2 + 21 * nb)  # t, ncontact; pos, rot, vel, omega, contact_force
+        nsteps, every, _ = fixed_steps("RigidWorld.simulate", t_final, dt, record_every, record_bytes)
         if self._state is None:
             self._compile()
-        nb = len(self.mass)
-        nsteps = int(round(t_final / dt))
-        every = max(1, int(record_every))
         state = (
             np.ascontiguousarray(self.pos, dtype=float).reshape(nb, 3),
             np.ascontiguousarray(self.rot, dtype=float).reshape(nb, 3, 3),

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import InputError
 from . import _collide, _gjk
 from ._buffer import Contacts, new_contacts
+from .response import check_capacity
 
 __all__ = ["Contacts", "make_contacts", "make_work", "collide", "convex_distance"]
 
@@ -31,9 +32,7 @@ def make_contacts(model, capacity=256, single=False):
         Single-witness-pair mode (SOLID behaviour, one contact per geom pair) instead of
         multi-point manifolds.
     """
-    if int(capacity) < 1:
-        raise InputError(f"contact buffer 'capacity' = {capacity!r}: expected >= 1")
-    return new_contacts(len(model.gtype), capacity, single)
+    return new_contacts(len(model.gtype), check_capacity("contact buffer", capacity), single)
 
 
 def _poses(model, gpos, grot):

@@ -33,11 +33,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, SimulationError
+from ..errors import InputError, SimulationError, as_floats, check_number
 from . import _lcp
 from .bodies import RigidWorld
 
-__all__ = ["solve_lcp", "simulate_lcp", "LemkeError"]
+__all__ = ["solve_lcp", "simulate_lcp", "LemkeError", "MAX_EDGES"]
+
+MAX_EDGES = 64
+"""The most edges of the friction pyramid (each is an LCP variable per contact)."""
 
 
 class LemkeError(SimulationError):
@@ -61,27 +64,22 @@ def solve_lcp(M, q, max_pivots=None):
         Ray termination (no solution found from this q: M is not copositive-plus, or the LCP
         is infeasible) or the pivot limit.
     """
-    M = np.ascontiguousarray(M, dtype=np.float64)
-    q = np.ascontiguousarray(q, dtype=np.float64).ravel()
+    M = np.ascontiguousarray(as_floats(M))
+    q = np.ascontiguousarray(as_floats(q)).ravel()
     n = q.shape[0]
     if M.shape != (n, n):
         raise InputError(f"solve_lcp: M has shape {M.shape}, q has {n} entries: expected M ({n}, {n})")
     if not (np.all(np.isfinite(M)) and np.all(np.isfinite(q))):
         raise InputError("solve_lcp: M or q contains NaN or inf: expected finite numbers")
+    pivots = 50 * n + 50 if max_pivots is None else check_number("solve_lcp", "max_pivots", max_pivots, lo=1)
+    if pivots != int(pivots):
+        raise InputError(f"solve_lcp 'max_pivots' = {max_pivots!r}: expected a whole number >= 1")
     z = np.zeros(n)
-    st = _lcp.lemke(M, q, z, 50 * n + 50 if max_pivots is None else int(max_pivots))
+    st = _lcp.lemke(M, q, z, int(pivots))
     if st != _lcp.LEMKE_OK:
         why = "ray termination" if st == _lcp.LEMKE_RAY else "pivot limit reached"
         raise LemkeError(f"Lemke's method found no solution: {why} (n = {n})", t=0.0, mode="lcp", cause=why)
     return z
-
-
-def _check(name, value, lo, hi=np.inf, lo_open=False):
-    v = float(value)
-    if not (np.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi):
-        rng = f"{'>' if lo_open else '>='} {lo}" + ("" if hi == np.inf else f" and <= {hi}")
-        raise InputError(f"simulate_lcp '{name}' = {value!r}: expected a finite number {rng}")
-    return v
 
 
 def simulate_lcp(world, t_final, dt, *, mu, restitution=0.0, nd=4, v_rest=1e-2, beta=0.2, slop=1e-5,
@@ -115,13 +113,15 @@ def simulate_lcp(world, t_final, dt, *, mu, restitution=0.0, nd=4, v_rest=1e-2, 
     """
     if not isinstance(world, RigidWorld):
         raise InputError(f"simulate_lcp 'world' is a {type(world).__name__}: expected a RigidWorld")
-    mu = _check("mu", mu, 0.0)
-    e = _check("restitution", restitution, 0.0, 1.0)
-    v_rest = _check("v_rest", v_rest, 0.0)
-    beta = _check("beta", beta, 0.0, 1.0, lo_open=True)
-    slop = _check("slop", slop, 0.0)
-    if int(nd) != nd or int(nd) < 3:
-        raise InputError(f"simulate_lcp 'nd' = {nd!r}: expected an integer >= 3 (pyramid edges)")
+    o = "simulate_lcp"
+    mu = check_number(o, "mu", mu, lo=0.0)
+    e = check_number(o, "restitution", restitution, lo=0.0, hi=1.0)
+    v_rest = check_number(o, "v_rest", v_rest, lo=0.0)
+    beta = check_number(o, "beta", beta, lo=0.0, lo_open=True, hi=1.0)
+    slop = check_number(o, "slop", slop, lo=0.0)
+    if check_number(o, "nd", nd, lo=3, hi=MAX_EDGES) != int(nd):
+        raise InputError(f"simulate_lcp 'nd' = {nd!r}: expected a whole number of pyramid edges in "
+                         f"[3, {MAX_EDGES}]")
     nsteps, every, (pos, rot, vel, omega), rec = world._begin(t_final, dt, record_every)
     a = world._arrays
     nb = len(world.mass)

@@ -17,20 +17,26 @@ from . import _response
 from ._response import ContactState
 from .laws import LawTable
 
-__all__ = ["ContactState", "make_state", "contact_forces", "free_body_velocities", "accumulate_wrenches"]
+__all__ = ["ContactState", "MAX_CONTACTS", "check_capacity", "make_state",
+           "contact_forces", "free_body_velocities", "accumulate_wrenches"]
 
 
 MAX_CONTACTS = 1_000_000
 """The most contacts a :func:`make_state` holds (its arrays then take ~200 MB)."""
 
 
+def check_capacity(owner: str, capacity) -> int:
+    """``capacity`` (a number of contacts) as an int, else an :class:`InputError` naming ``owner``: a
+    whole number in [1, :data:`MAX_CONTACTS`] (a numpy integer too)."""
+    if not (isinstance(capacity, numbers.Integral) and not isinstance(capacity, bool)
+            and 1 <= int(capacity) <= MAX_CONTACTS):
+        raise InputError(f"{owner} 'capacity' = {capacity!r}: expected a whole number in [1, {MAX_CONTACTS}]")
+    return int(capacity)
+
+
 def make_state(capacity=256):
     """Per-contact state (v_impact latch, anchor, onset time) for up to ``capacity`` contacts."""
-    if not (isinstance(capacity, numbers.Integral) and not isinstance(capacity, bool)
-            and 1 <= capacity <= MAX_CONTACTS):
-        raise InputError(f"contact state 'capacity' = {capacity!r}: expected a whole number in "
-                         f"[1, {MAX_CONTACTS}]")
-    return _response.new_state(capacity)
+    return _response.new_state(check_capacity("contact state", capacity))
 
 
 def _count(contacts):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, as_float
+from ..errors import InputError, as_float, check_number
 from . import _geom as G
 
 __all__ = [
@@ -386,7 +386,7 @@ def mass_properties(shape, density):
     density : float
         [kg/m^3].
     """
-    rho = _pos("density", density)
+    rho = check_number("mass_properties", "density", density, lo=0.0, lo_open=True)  # [kg/m^3]
     if isinstance(shape, Sphere):
         r = shape.radius
         m = rho * 4.0 / 3.0 * math.pi * r**3

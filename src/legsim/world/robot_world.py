@@ -25,6 +25,7 @@ from ..contact import _gjk
 from ..contact._response import new_state
 from ..contact.detection import make_contacts
 from ..contact.laws import ContactLaw, LawTable
+from ..contact.response import check_capacity
 from ..contact.scene import Scene
 from ..contact.shapes import (
     Box,
@@ -37,7 +38,8 @@ from ..contact.shapes import (
     Sphere,
     TerrainMesh,
 )
-from ..errors import InputError, SimulationError
+from ..contact.stepping import fixed_steps
+from ..errors import InputError, SimulationError, as_floats, check_number
 from ..multibody.model import Model
 from . import _kernels as K
 
@@ -99,7 +101,7 @@ def _shape_of(g):
 
 
 def _gains(x, na, name):
-    a = np.asarray(x, dtype=float)
+    a = as_floats(x) if not isinstance(x, str) else np.full(1, np.nan)  # numpy reads "1.5" as a number
     if a.ndim == 0:
         a = np.full(na, float(a))
     if a.shape != (na,) or not np.all(np.isfinite(a)) or np.any(a < 0):
@@ -168,9 +170,7 @@ class RobotWorld:
         self.materials = tuple(mats)
         self.laws = laws
         self.collision_model = scene.compile()
-        cap = int(capacity) if capacity is not None else max(64, 8 * len(geoms))
-        if cap < 1:
-            raise InputError(f"RobotWorld 'capacity' = {capacity!r}: expected >= 1")
+        cap = check_capacity("RobotWorld", capacity if capacity is not None else max(64, 8 * len(geoms)))
         self.capacity = cap
         self._contacts = make_contacts(self.collision_model, cap)
         self._work = _gjk.new_work()
@@ -217,13 +217,13 @@ class RobotWorld:
     def reset(self, q=None, v=None, t=0.0):
         """Set the state (``q`` (nq,), ``v`` (nv,), time s) and forget all contact state."""
         m = self.model
-        q = m.neutral() if q is None else np.array(q, dtype=float)
-        v = np.zeros(m.nv) if v is None else np.array(v, dtype=float)
+        q = m.neutral() if q is None else as_floats(q).copy()
+        v = np.zeros(m.nv) if v is None else as_floats(v).copy()
         if q.shape != (m.nq,) or not np.all(np.isfinite(q)):
             raise InputError(f"RobotWorld.reset 'q' has shape {q.shape}: expected finite (nq={m.nq},)")
         if v.shape != (m.nv,) or not np.all(np.isfinite(v)):
             raise InputError(f"RobotWorld.reset 'v' has shape {v.shape}: expected finite (nv={m.nv},)")
-        self.q, self.v, self.t = q, v, float(t)
+        self.q, self.v, self.t = q, v, check_number("RobotWorld.reset", "t", t)
         self._state = new_state(self.capacity)
         self._w.adelta[:] = 0.0
         self._w.ads[:] = 0.0
@@ -231,15 +231,16 @@ class RobotWorld:
     def set_targets(self, q_ref, dt_table=0.0):
         """Joint PD targets: a constant (na,) array [rad or m], or a table (K, na) sampled every
         ``dt_table`` s from t = 0, linearly interpolated in the compiled loop and held beyond its ends."""
-        tab = np.array(q_ref, dtype=float)
+        tab = as_floats(q_ref).copy() if not isinstance(q_ref, str) else np.full(1, np.nan)
         if tab.ndim == 1:
             tab = tab.reshape(1, -1)
         if tab.ndim != 2 or tab.shape[1] != self.na or tab.shape[0] < 1 or not np.all(np.isfinite(tab)):
             raise InputError(f"RobotWorld targets have shape {np.shape(q_ref)}: expected finite "
                              f"(na={self.na},) or (K, {self.na}) (one column per joint of model.joint_names)")
-        if tab.shape[0] > 1 and not float(dt_table) > 0.0:
+        dt_table = check_number("RobotWorld.set_targets", "dt_table", dt_table, lo=0.0)
+        if tab.shape[0] > 1 and not dt_table > 0.0:
             raise InputError(f"RobotWorld 'dt_table' = {dt_table!r}: expected > 0 s for a (K, na) table")
-        self._w = self._w._replace(tab=np.ascontiguousarray(tab), prm=np.array([float(dt_table)]))
+        self._w = self._w._replace(tab=np.ascontiguousarray(tab), prm=np.array([dt_table]))
 
     # ---- run -----------------------------------------------------------------------------------
     def simulate(self, t_final, dt, method="euler", record_every=1, vmax=100.0, max_depth=0.05):
@@ -251,21 +252,14 @@ class RobotWorld:
         exceeds ``vmax`` (m/s or rad/s), a penetration exceeds ``max_depth`` m, or the contact
         buffer overflows; the message names the time, the body and the contact.
         """
-        if method not in METHODS:
+        if not (isinstance(method, str) and method in METHODS):
             raise InputError(f"simulate 'method' = {method!r}: expected one of {sorted(METHODS)}")
-        if not (float(dt) > 0.0 and float(t_final) > 0.0 and np.isfinite(t_final)):
-            raise InputError(f"simulate t_final={t_final!r}, dt={dt!r}: expected both finite and > 0 s")
-        if int(record_every) < 1:
-            raise InputError(f"simulate 'record_every' = {record_every!r}: expected an integer >= 1")
-        if not (float(vmax) > 0.0 and float(max_depth) > 0.0):
-            raise InputError(f"simulate vmax={vmax!r}, max_depth={max_depth!r}: expected both > 0")
-        watch_compilation()  # a first run on a machine compiles (~1 min): say so rather than sit silent
         m = self.model
-        nsteps = int(round(float(t_final) / float(dt)))
-        if nsteps < 1:
-            raise InputError(f"simulate t_final={t_final!r} is shorter than one step dt={dt!r}")
-        every = int(record_every)
-        nrec = (nsteps + every - 1) // every
+        record_bytes = 8 * (2 + m.nq + m.nv + 3 * m.nbody)  # t, ncontact; q, v, contact_force
+        nsteps, every, nrec = fixed_steps("RobotWorld.simulate", t_final, dt, record_every, record_bytes)
+        vmax = check_number("RobotWorld.simulate", "vmax", vmax, lo=0.0, lo_open=True)
+        max_depth = check_number("RobotWorld.simulate", "max_depth", max_depth, lo=0.0, lo_open=True)
+        watch_compilation()  # a first run on a machine compiles (~1 min): say so rather than sit silent
         rec = WorldResult(np.zeros(nrec), np.zeros((nrec, m.nq)), np.zeros((nrec, m.nv)),
                           np.zeros((nrec, m.nbody, 3)), np.zeros(nrec, np.int64))
         err = np.zeros(4, np.int64)
