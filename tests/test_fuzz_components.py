@@ -230,6 +230,49 @@ def test_a_contact_law_or_shape_with_one_wrong_argument_is_accepted_or_refused_n
     _one_wrong_argument(maker, LAWS_AND_SHAPES[maker], data)
 
 
+def _detection_cases():
+    law = C.ContactLaw(C.kelvin_voigt(1e4, 10.0))
+    scene = C.Scene(C.LawTable(2, law))
+    scene.add(C.Sphere(0.1), body=0)
+    scene.add(C.Plane())
+    model = scene.compile()
+    lpos, lrot = scene.local_poses()
+    gpos, grot = np.zeros((2, 3)), np.tile(np.eye(3), (2, 1, 1))
+
+    def scene_add(**a):
+        C.Scene(C.LawTable(2, law)).add(**a)
+
+    def law_table_set(**a):
+        C.LawTable(2, law).set(**a)
+
+    return {
+        scene_add: dict(shape=C.Sphere(0.1), body=0, pos=(0.0, 0.0, 0.0), rot=np.eye(3), material=1,
+                        contype=1, conaffinity=1),
+        C.LawTable: dict(nmat=2, default=law),
+        law_table_set: dict(mat_a=0, mat_b=1, law=law),
+        C.make_contacts: dict(model=model, capacity=16, single=False),
+        C.collide: dict(model=model, gpos=gpos, grot=grot, contacts=C.make_contacts(model, 16), work=None),
+        C.convex_distance: dict(model=model, g1=0, g2=0, gpos=gpos, grot=grot, work=C.make_work()),
+        C.geom_world_poses: dict(model=model, local_pos=lpos, local_rot=lrot, body_pos=np.zeros((1, 3)),
+                                 body_rot=np.eye(3)[None]),
+    }
+
+
+DETECTION = _detection_cases()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(call=st.sampled_from(sorted(DETECTION, key=lambda f: f.__name__)), data=st.data())
+def test_a_collision_query_with_one_wrong_argument_is_accepted_or_refused_naming_it(call, data):
+    """The collision layer a user calls directly (legsim.contact: a scene's shapes, the law table, the
+    contact buffer, collide, convex_distance, geom_world_poses) with one argument of the wrong kind or
+    range: accepted, or an InputError naming the argument. Before session 35 a string or None as a body,
+    a material, a pose or a geom index was Python's or numpy's error, a wrong model an AttributeError,
+    a wrong buffer or scratch a numba TypingError (after trying to compile for it), 2^40 materials
+    numpy's "array is too big", and the messages about poses named neither 'gpos' nor 'grot'."""
+    _one_wrong_argument(call, DETECTION[call], data)
+
+
 def _one_wrong_argument(call, arguments: dict, data):
     """Call ``call`` with ``arguments`` (a valid set), then with one of them replaced by a value drawn from
     WRONG: it is accepted, or refused with an InputError whose message names the argument."""
@@ -240,6 +283,39 @@ def _one_wrong_argument(call, arguments: dict, data):
         call(**{**arguments, name: value})
     except InputError as exc:
         assert name in str(exc), f"{call.__name__}.{name}: {exc}"
+
+
+def _walking_functions():
+    from legsim import walking as W
+
+    feet = np.array([[0.2, 0.1], [-0.2, 0.1], [0.0, -0.2]])
+    feet3 = np.column_stack([feet, np.zeros(3)])
+    return {W.support_polygon: dict(feet=feet), W.support_margin: dict(com=(0.0, 0.0), feet=feet),
+            W.com_correction: dict(com=(0.0, 0.0), feet=feet, gain=1.0),
+            W.zmp_from_wrenches: dict(positions=feet3, forces=np.tile([0.0, 0.0, 10.0], (3, 1)),
+                                      moments=np.zeros((3, 3)), ground_height=0.0),
+            W.segment_orientation: dict(normal_next=0.1, normal_previous=0.0),
+            W.max_ledge_height: dict(leg_length=0.2, segment_length=0.3, alpha=0.3),
+            W.lift_torque_proxy: dict(segment_length=0.3, alpha=0.3),
+            W.vertical_forces: dict(feet=feet, weight=100.0, com=(0.0, 0.0)),
+            W.support_forces: dict(feet=feet3, mass=10.0, com=(0.0, 0.0, 0.1), mu=0.8,
+                                   gravity=(0.0, 0.0, -9.81), f_min=0.0),
+            W.wave_gait: dict(name="tripod", n_legs=6, tau=None), W.neighbours: dict(n_legs=6)}
+
+
+WALKING_FUNCTIONS = _walking_functions()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(call=st.sampled_from(sorted(WALKING_FUNCTIONS, key=lambda f: f.__name__)), data=st.data())
+def test_a_walking_function_with_one_wrong_argument_is_accepted_or_refused_naming_it(call, data):
+    """The walking layer's balance, force-distribution, climbing and gait functions (ANTON's and
+    ROTTO's controllers call them) with one argument of the wrong kind or range: a result, or an
+    InputError naming the argument. Before session 35 a string as feet, a CoM, a gain, a weight, a
+    mass, an angle or a tau was Python's or numpy's error; a CoM of the wrong length a broadcasting
+    error or "no pushing forces ... is the CoM outside the support polygon?"; 2^40 legs asked numpy for
+    8 TB (wave_gait) or looped for hours (neighbours)."""
+    _one_wrong_argument(call, WALKING_FUNCTIONS[call], data)
 
 
 def _walking_parts():
@@ -512,6 +588,8 @@ def test_a_contact_worlds_run_that_would_not_end_or_not_fit_in_memory_is_refused
         _rigid_world_run(1e-6, 1e-3)
     with pytest.raises(InputError, match="'t_final' = 100000000.0, expected a finite number in \\(0, 1e"):
         _rigid_world_run(1e8, 1.0)
+    with pytest.raises(InputError, match="'record_every' = 1e\\+300, expected a whole number in \\[1, "):
+        _rigid_world(record_every=1e300)  # found by random examples: int64's OverflowError in the loop
 
 
 def _rigid_world_run(t_final, dt):

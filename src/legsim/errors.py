@@ -14,7 +14,8 @@ import numbers
 from collections.abc import Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
-           "as_float", "as_floats", "real_number", "check_number", "check_fields", "describe_failure"]
+           "as_float", "as_floats", "real_number", "check_number", "check_whole", "check_fields",
+           "describe_failure"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -67,6 +68,16 @@ def check_number(owner: str, name: str, value, *, lo: float = -math.inf, hi: flo
         raise InputError(f"{owner}: '{name}' = {value!r}, expected a finite number in "
                          f"{'(' if lo_open else '['}{lo:g}, {hi:g}]")
     return v
+
+
+def check_whole(owner: str, name: str, value, lo: int = 0, hi: int = 2**53) -> int:
+    """``value`` as an int in [lo, hi]: a whole number (an int, a numpy integer, or a float with no
+    fractional part; not a bool), else an :class:`InputError` naming ``owner`` and ``name``. The default
+    ``hi`` is the largest count a float holds exactly (and compiled code's int64 takes)."""
+    v = as_float(value)
+    if not (math.isfinite(v) and v == math.floor(v) and lo <= v <= hi):
+        raise InputError(f"{owner}: '{name}' = {value!r}, expected a whole number in [{lo}, {hi}]")
+    return int(v)
 
 
 def check_fields(owner: str, obj, *, positive=(), nonnegative=(), finite=(), positive_triples=()) -> None:

@@ -27,7 +27,7 @@ from ._response import new_state
 from .detection import make_contacts
 from .laws import LawTable
 from .response import check_capacity
-from .scene import Scene
+from .scene import Scene, check_rotation
 from .shapes import mass_properties
 from .stepping import fixed_steps
 
@@ -118,10 +118,7 @@ class RigidWorld:
                       or not np.allclose(inertia, inertia.T) or np.any(np.linalg.eigvalsh(inertia) <= 0)):
             raise InputError(f"RigidWorld.add_body 'inertia' = {given!r}: expected a symmetric "
                              f"positive-definite 3x3 [kg m^2]")
-        rot = np.eye(3) if rot is None else _vector("RigidWorld.add_body", "rot", rot, (3, 3))
-        if not np.allclose(rot.T @ rot, np.eye(3), atol=1e-6) or np.linalg.det(rot) <= 0.0:
-            raise InputError(f"RigidWorld.add_body 'rot' = {rot.tolist()!r}: expected a rotation matrix "
-                             f"(orthonormal, determinant +1)")
+        rot = np.eye(3) if rot is None else check_rotation("RigidWorld.add_body", "rot", rot, atol=1e-6)
         self.mass.append(m)
         self.inertia.append(inertia if m > 0 else np.eye(3))
         self.pos.append(_vector("RigidWorld.add_body", "pos", pos, (3,)))

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_floats, check_whole
 from . import _collide, _gjk
 from ._buffer import Contacts, new_contacts
 from .response import check_capacity
+from .scene import check_model
 
 __all__ = ["Contacts", "make_contacts", "make_work", "collide", "convex_distance"]
 
@@ -32,20 +33,32 @@ def make_contacts(model, capacity=256, single=False):
         Single-witness-pair mode (SOLID behaviour, one contact per geom pair) instead of
         multi-point manifolds.
     """
-    return new_contacts(len(model.gtype), check_capacity("contact buffer", capacity), single)
+    check_model("make_contacts", model)
+    if not isinstance(single, bool | np.bool_):
+        raise InputError(f"make_contacts 'single' = {single!r}: expected True or False")
+    return new_contacts(len(model.gtype), check_capacity("contact buffer", capacity), bool(single))
 
 
-def _poses(model, gpos, grot):
+def _work(owner, work):
+    if work is None:
+        return _gjk.new_work()
+    if not isinstance(work, _gjk.Work):
+        raise InputError(f"{owner} 'work' is a {type(work).__name__}: expected make_work() or None")
+    return work
+
+
+def _poses(owner, model, gpos, grot):
+    check_model(owner, model)
     ng = len(model.gtype)
-    gpos = np.ascontiguousarray(gpos, dtype=np.float64)
-    grot = np.ascontiguousarray(grot, dtype=np.float64)
+    gpos = np.ascontiguousarray(as_floats(gpos))
+    grot = np.ascontiguousarray(as_floats(grot))
     if gpos.shape != (ng, 3) or grot.shape != (ng, 3, 3):
         raise InputError(
-            f"geom poses have shapes {gpos.shape} and {grot.shape}: expected ({ng}, 3) and "
-            f"({ng}, 3, 3) for ng={ng} geoms"
+            f"{owner}: geom poses 'gpos' and 'grot' have shapes {gpos.shape} and {grot.shape}: expected "
+            f"({ng}, 3) and ({ng}, 3, 3) for ng={ng} geoms"
         )
     if not (np.all(np.isfinite(gpos)) and np.all(np.isfinite(grot))):
-        raise InputError("geom poses contain NaN or inf")
+        raise InputError(f"{owner}: geom poses 'gpos' or 'grot' contain NaN or inf")
     return gpos, grot
 
 
@@ -67,8 +80,11 @@ def collide(model, gpos, grot, contacts, work=None):
     InputError
         Wrong pose shapes, or more contacts than the buffer holds (names the capacity needed).
     """
-    gpos, grot = _poses(model, gpos, grot)
-    n = _collide.collide(model, gpos, grot, contacts, _gjk.new_work() if work is None else work)
+    gpos, grot = _poses("collide", model, gpos, grot)
+    if not isinstance(contacts, Contacts) or contacts.ghead.shape[0] < 2 * len(model.gtype):  # (pair hash)
+        what = "a buffer for fewer geoms" if isinstance(contacts, Contacts) else type(contacts).__name__
+        raise InputError(f"collide 'contacts' is {what}: expected make_contacts(model, ...)")
+    n = _collide.collide(model, gpos, grot, contacts, _work("collide", work))
     cap = contacts.depth.shape[0]
     if n > cap:
         raise InputError(
@@ -92,12 +108,14 @@ def convex_distance(model, g1, g2, gpos, grot, work=None):
         ``distance`` signed [m] (< 0: penetration depth), ``p1``, ``p2`` witness points (3,) [m],
         ``normal`` (3,) unit vector from geom g1 to geom g2.
     """
-    gpos, grot = _poses(model, gpos, grot)
+    gpos, grot = _poses("convex_distance", model, gpos, grot)
     ng = len(model.gtype)
-    for g in (g1, g2):
-        if not 0 <= int(g) < ng or model.gtype[g] >= 10:
-            raise InputError(f"convex_distance geom {g!r}: expected a body geom index in [0, {ng})")
-    wk = _gjk.new_work() if work is None else work
+    g1 = check_whole("convex_distance", "g1", g1, 0, ng - 1)
+    g2 = check_whole("convex_distance", "g2", g2, 0, ng - 1)
+    for name, g in (("g1", g1), ("g2", g2)):
+        if model.gtype[g] >= 10:
+            raise InputError(f"convex_distance '{name}' = {g}: geom {g} is terrain, expected a body geom")
+    wk = _work("convex_distance", work)
     res = np.zeros(10)
     _gjk.gjk_epa(
         _shape_view(model), int(g1), -1, gpos[g1], grot[g1], int(g2), -1, gpos[g2], grot[g2], wk, res

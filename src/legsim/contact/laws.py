@@ -36,7 +36,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ..errors import InputError, as_float
+from ..errors import InputError, as_float, check_whole
 from . import _laws as K
 
 __all__ = [
@@ -289,6 +289,10 @@ class ContactLaw:
         return row
 
 
+MAX_MATERIALS = 1000
+"""The most material ids of a :class:`LawTable` (its pair table has one entry per pair)."""
+
+
 class LawTable:
     """Maps pairs of material ids (symmetric) to contact laws.
 
@@ -301,17 +305,19 @@ class LawTable:
     """
 
     def __init__(self, nmat, default):
-        if int(nmat) < 1:
-            raise InputError(f"LawTable 'nmat' = {nmat!r}: expected at least 1 material")
+        nmat = check_whole("LawTable", "nmat", nmat, 1, MAX_MATERIALS)
+        if not isinstance(default, ContactLaw):
+            raise InputError(f"LawTable 'default' = {default!r}: expected a ContactLaw")
         self.laws = [default]
-        self.pair = np.zeros((int(nmat), int(nmat)), dtype=np.int64)
+        self.pair = np.zeros((nmat, nmat), dtype=np.int64)
 
     def set(self, mat_a, mat_b, law):
         """Use ``law`` for contacts between materials ``mat_a`` and ``mat_b``."""
         n = self.pair.shape[0]
-        for m in (mat_a, mat_b):
-            if not 0 <= int(m) < n:
-                raise InputError(f"material id {m!r}: expected 0 <= id < {n}")
+        mat_a = check_whole("LawTable.set", "mat_a", mat_a, 0, n - 1)
+        mat_b = check_whole("LawTable.set", "mat_b", mat_b, 0, n - 1)
+        if not isinstance(law, ContactLaw):
+            raise InputError(f"LawTable.set 'law' = {law!r}: expected a ContactLaw")
         self.laws.append(law)
         self.pair[mat_a, mat_b] = self.pair[mat_b, mat_a] = len(self.laws) - 1
         return self

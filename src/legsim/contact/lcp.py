@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, SimulationError, as_floats, check_number
+from ..errors import InputError, SimulationError, as_floats, check_number, check_whole
 from . import _lcp
 from .bodies import RigidWorld
 
@@ -71,11 +71,9 @@ def solve_lcp(M, q, max_pivots=None):
         raise InputError(f"solve_lcp: M has shape {M.shape}, q has {n} entries: expected M ({n}, {n})")
     if not (np.all(np.isfinite(M)) and np.all(np.isfinite(q))):
         raise InputError("solve_lcp: M or q contains NaN or inf: expected finite numbers")
-    pivots = 50 * n + 50 if max_pivots is None else check_number("solve_lcp", "max_pivots", max_pivots, lo=1)
-    if pivots != int(pivots):
-        raise InputError(f"solve_lcp 'max_pivots' = {max_pivots!r}: expected a whole number >= 1")
+    pivots = 50 * n + 50 if max_pivots is None else check_whole("solve_lcp", "max_pivots", max_pivots, 1)
     z = np.zeros(n)
-    st = _lcp.lemke(M, q, z, int(pivots))
+    st = _lcp.lemke(M, q, z, pivots)
     if st != _lcp.LEMKE_OK:
         why = "ray termination" if st == _lcp.LEMKE_RAY else "pivot limit reached"
         raise LemkeError(f"Lemke's method found no solution: {why} (n = {n})", t=0.0, mode="lcp", cause=why)
@@ -119,9 +117,7 @@ def simulate_lcp(world, t_final, dt, *, mu, restitution=0.0, nd=4, v_rest=1e-2, 
     v_rest = check_number(o, "v_rest", v_rest, lo=0.0)
     beta = check_number(o, "beta", beta, lo=0.0, lo_open=True, hi=1.0)
     slop = check_number(o, "slop", slop, lo=0.0)
-    if check_number(o, "nd", nd, lo=3, hi=MAX_EDGES) != int(nd):
-        raise InputError(f"simulate_lcp 'nd' = {nd!r}: expected a whole number of pyramid edges in "
-                         f"[3, {MAX_EDGES}]")
+    nd = check_whole(o, "nd", nd, 3, MAX_EDGES)
     nsteps, every, (pos, rot, vel, omega), rec = world._begin(t_final, dt, record_every)
     a = world._arrays
     nb = len(world.mass)

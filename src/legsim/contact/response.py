@@ -8,11 +8,9 @@ its negative) [N].
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_whole
 from . import _response
 from ._response import ContactState
 from .laws import LawTable
@@ -26,12 +24,9 @@ MAX_CONTACTS = 1_000_000
 
 
 def check_capacity(owner: str, capacity) -> int:
-    """``capacity`` (a number of contacts) as an int, else an :class:`InputError` naming ``owner``: a
-    whole number in [1, :data:`MAX_CONTACTS`] (a numpy integer too)."""
-    if not (isinstance(capacity, numbers.Integral) and not isinstance(capacity, bool)
-            and 1 <= int(capacity) <= MAX_CONTACTS):
-        raise InputError(f"{owner} 'capacity' = {capacity!r}: expected a whole number in [1, {MAX_CONTACTS}]")
-    return int(capacity)
+    """``capacity`` (a number of contacts) as an int in [1, :data:`MAX_CONTACTS`], else an
+    :class:`InputError` naming ``owner``."""
+    return check_whole(owner, "capacity", capacity, 1, MAX_CONTACTS)
 
 
 def make_state(capacity=256):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_floats, check_whole
 from . import _geom as G
 from .laws import LawTable
 from .shapes import (
@@ -33,11 +33,17 @@ _BODY_SHAPES = (Sphere, Capsule, Box, Cylinder, Cone, ConvexMesh, TriangleMesh)
 _TERRAINS = (Plane, HeightFunction, HeightField, TerrainMesh)
 
 
-def _rotation(name, R):
-    R = np.asarray(R, dtype=float)
-    if R.shape != (3, 3) or not np.allclose(R @ R.T, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
-        raise InputError(f"'{name}' is not a rotation matrix (3x3, orthonormal, det +1): {R!r}")
-    return R
+MAX_BODIES = 10**6
+"""The largest body id a geom may name."""
+
+
+def check_rotation(owner: str, name: str, R, atol: float = 1e-9) -> np.ndarray:
+    """``R`` as a (3, 3) float rotation matrix (orthonormal within ``atol``, determinant +1), else an
+    :class:`InputError` naming ``owner`` and ``name``."""
+    a = as_floats(R)
+    if a.shape != (3, 3) or not np.allclose(a @ a.T, np.eye(3), atol=atol) or np.linalg.det(a) < 0:
+        raise InputError(f"{owner} '{name}' = {R!r}: expected a rotation matrix (3x3, orthonormal, det +1)")
+    return a
 
 
 class Scene:
@@ -62,7 +68,7 @@ class Scene:
         """
         if not isinstance(shape, _BODY_SHAPES + _TERRAINS):
             raise InputError(f"Scene.add: {type(shape).__name__} is not a shape or terrain")
-        body = int(body)
+        body = check_whole("Scene.add", "body", body, -1, MAX_BODIES)
         if isinstance(shape, _TERRAINS) and body != -1:
             raise InputError(f"terrain {type(shape).__name__} attached to body {body}: expected body -1")
         if isinstance(shape, _BODY_SHAPES) and body < 0:
@@ -70,10 +76,10 @@ class Scene:
                 f"{type(shape).__name__} attached to body {body}: expected a body id >= 0 "
                 f"(static obstacles: use a terrain type)"
             )
-        p = np.asarray(pos, dtype=float).ravel()
+        p = as_floats(pos).ravel()
         if p.shape != (3,) or not np.all(np.isfinite(p)):
             raise InputError(f"Scene.add 'pos' = {pos!r}: expected a finite 3-vector [m]")
-        R = np.eye(3) if rot is None else _rotation("rot", rot)
+        R = np.eye(3) if rot is None else check_rotation("Scene.add", "rot", rot)
         if (
             isinstance(shape, _TERRAINS)
             and not isinstance(shape, Plane)
@@ -83,9 +89,10 @@ class Scene:
                 f"{type(shape).__name__} is defined in the world frame: expected pos=0, rot=None"
             )
         nmat = self.laws.pair.shape[0] if self.laws is not None else 1 << 30
-        if not 0 <= int(material) < nmat:
-            raise InputError(f"Scene.add 'material' = {material!r}: expected 0 <= material < {nmat}")
-        self.geoms.append((shape, body, p, R, int(material), int(contype), int(conaffinity)))
+        material = check_whole("Scene.add", "material", material, 0, nmat - 1)
+        contype = check_whole("Scene.add", "contype", contype, 0, 2**31 - 1)  # bit masks
+        conaffinity = check_whole("Scene.add", "conaffinity", conaffinity, 0, 2**31 - 1)
+        self.geoms.append((shape, body, p, R, material, contype, conaffinity))
         return len(self.geoms) - 1
 
     def compile(self):
@@ -233,17 +240,28 @@ def geom_world_poses(model, local_pos, local_rot, body_pos, body_rot, out_pos=No
     """
     from ._collide import world_poses
 
+    check_model("geom_world_poses", model)
     ng = len(model.gtype)
+    nb = int(model.gbody.max(initial=-1)) + 1  # bodies the geoms name
+    arrays = []
+    for name, value, shape in (("local_pos", local_pos, (ng, 3)), ("local_rot", local_rot, (ng, 3, 3)),
+                               ("body_pos", body_pos, (None, 3)), ("body_rot", body_rot, (None, 3, 3))):
+        a = np.ascontiguousarray(as_floats(value))
+        if (a.ndim != len(shape) or any(n is not None and a.shape[i] != n for i, n in enumerate(shape))
+                or (shape[0] is None and a.shape[0] < nb) or not np.all(np.isfinite(a))):
+            want = "x".join("nb" if n is None else str(n) for n in shape)
+            raise InputError(f"geom_world_poses '{name}' has shape {a.shape}: expected {want} finite numbers"
+                             + (f" (nb >= {nb}: the geoms' bodies)" if shape[0] is None else ""))
+        arrays.append(a)
     out_pos = np.zeros((ng, 3)) if out_pos is None else out_pos
     out_rot = np.zeros((ng, 3, 3)) if out_rot is None else out_rot
-    world_poses(
-        model,
-        local_pos,
-        local_rot,
-        np.ascontiguousarray(body_pos, dtype=float),
-        np.ascontiguousarray(body_rot, dtype=float),
-        out_pos,
-        out_rot,
-        True,
-    )
+    world_poses(model, *arrays, out_pos, out_rot, True)
     return out_pos, out_rot
+
+
+def check_model(owner: str, model) -> None:
+    """An :class:`InputError` naming ``owner`` unless ``model`` is a collision model
+    (:meth:`Scene.compile`)."""
+    if not isinstance(model, G.CollisionModel):
+        raise InputError(f"{owner} 'model' is a {type(model).__name__}: expected a collision model "
+                         f"(Scene.compile())")

@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import math
-import numbers
 
-from ..errors import InputError, check_number
+from ..errors import InputError, check_number, check_whole
 
 __all__ = ["MAX_RECORD_BYTES", "MAX_DURATION", "MAX_STEPS", "fixed_steps"]
 
@@ -30,16 +29,13 @@ def fixed_steps(owner: str, t_final, dt, record_every, record_bytes: int) -> tup
     message gives the ``record_every`` that fits)."""
     t_final = check_number(owner, "t_final", t_final, lo=0.0, lo_open=True, hi=MAX_DURATION)
     dt = check_number(owner, "dt", dt, lo=0.0, lo_open=True, hi=MAX_DURATION)
-    if not (isinstance(record_every, numbers.Integral) and not isinstance(record_every, bool)
-            and int(record_every) >= 1):
-        raise InputError(f"{owner} 'record_every' = {record_every!r}: expected a whole number >= 1")
+    every = check_whole(owner, "record_every", record_every, 1, MAX_STEPS)
     nsteps = round(t_final / dt)
     if nsteps < 1:
         raise InputError(f"{owner} 't_final' = {t_final!r} s is shorter than one step dt = {dt!r} s")
     if nsteps > MAX_STEPS:
         raise InputError(f"{owner}: t_final = {t_final!r} s at dt = {dt!r} s is {nsteps:.4g} steps, "
                          f"expected at most {MAX_STEPS:.0e} in one call (simulate again to continue)")
-    every = int(record_every)
     nrec = (nsteps + every - 1) // every
     if nrec * record_bytes > MAX_RECORD_BYTES:
         fits = math.ceil(nsteps * record_bytes / MAX_RECORD_BYTES)

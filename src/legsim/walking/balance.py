@@ -16,9 +16,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_floats, check_number
 
 __all__ = ["support_polygon", "support_margin", "com_correction", "zmp_from_wrenches"]
+
+
+def _ground_point(owner: str, com) -> np.ndarray:
+    """The first two of the finite numbers ``com`` (x, y [m]: a 3-D CoM's ground projection)."""
+    c = as_floats(com).ravel()
+    if c.size not in (2, 3) or not np.all(np.isfinite(c)):
+        raise InputError(f"{owner}: 'com' = {com!r}, expected finite (x, y) or (x, y, z) [m]")
+    return c[:2]
 
 
 def support_polygon(feet) -> np.ndarray:
@@ -26,9 +34,9 @@ def support_polygon(feet) -> np.ndarray:
     clockwise (n >= 3 feet not on one line)."""
     from scipy.spatial import ConvexHull, QhullError
 
-    f = np.asarray(feet, dtype=float)
-    if f.ndim != 2 or f.shape[1] != 2 or len(f) < 3:
-        raise InputError(f"support_polygon: feet of shape {np.shape(feet)}, expected (n >= 3, 2) [m]")
+    f = as_floats(feet)
+    if f.ndim != 2 or f.shape[1] != 2 or len(f) < 3 or not np.all(np.isfinite(f)):
+        raise InputError(f"support_polygon: 'feet' = {feet!r}, expected finite (n >= 3, 2) coordinates [m]")
     try:
         hull = ConvexHull(f)
     except QhullError:
@@ -39,8 +47,8 @@ def support_polygon(feet) -> np.ndarray:
 def support_margin(com, feet) -> float:
     """Signed distance [m] from the CoM's ground projection ``com`` (2,) to the nearest edge of the
     support polygon of ``feet`` (n, 2): positive inside (statically stable), negative outside."""
+    c = _ground_point("support_margin", com)
     poly = support_polygon(feet)
-    c = np.asarray(com, dtype=float).ravel()[:2]
     a, b = poly, np.roll(poly, -1, axis=0)
     edge = b - a
     normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.linalg.norm(edge, axis=1)[:, None]  # outward
@@ -50,13 +58,15 @@ def support_margin(com, feet) -> float:
 def com_correction(com, feet, gain: float = 1.0) -> np.ndarray:
     """Δ_corr (2,) [m]: ``gain`` times the vector from the CoM's projection ``com`` to the centroid
     of the support polygon of ``feet`` (n, 2) (area centroid)."""
+    c = _ground_point("com_correction", com)
+    gain = check_number("com_correction", "gain", gain)
     poly = support_polygon(feet)
     x, y = poly[:, 0], poly[:, 1]
     xn, yn = np.roll(x, -1), np.roll(y, -1)
     cross = x * yn - xn * y
     area = cross.sum() / 2.0
     centroid = np.array([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6.0 * area)
-    return float(gain) * (centroid - np.asarray(com, dtype=float).ravel()[:2])
+    return gain * (centroid - c)
 
 
 def zmp_from_wrenches(positions, forces, moments, ground_height: float = 0.0) -> np.ndarray:
@@ -74,17 +84,16 @@ def zmp_from_wrenches(positions, forces, moments, ground_height: float = 0.0) ->
     (from ``sum tau_j + (r_j - p) x f_j = (0, 0, *)``). A single foot gives its centre of pressure.
     InputError when the feet carry no vertical load (``sum f_z <= 0``).
     """
-    r = np.atleast_2d(np.asarray(positions, dtype=float))
-    f = np.atleast_2d(np.asarray(forces, dtype=float))
-    m = np.atleast_2d(np.asarray(moments, dtype=float))
+    r, f, m = (np.atleast_2d(as_floats(a)) for a in (positions, forces, moments))
     same = r.shape == f.shape == m.shape and r.shape[1] == 3
     if not same or not np.all(np.isfinite(np.stack([r, f, m]))):
         raise InputError(f"zmp_from_wrenches: positions, forces, moments of shapes {np.shape(positions)}, "
                          f"{np.shape(forces)}, {np.shape(moments)}: expected three finite (n, 3) arrays")
     fz = f[:, 2].sum()
     if not fz > 0.0:
-        raise InputError(f"zmp_from_wrenches: total vertical force {fz:g} N: the feet carry no load, no ZMP")
-    h = r[:, 2] - float(ground_height)
+        raise InputError(f"zmp_from_wrenches: the 'forces' have no upward sum (sum f_z = {fz:g} N): the feet "
+                         f"carry no load, no ZMP")
+    h = r[:, 2] - check_number("zmp_from_wrenches", "ground_height", ground_height)
     px = (r[:, 0] @ f[:, 2] - h @ f[:, 0] - m[:, 1].sum()) / fz
     py = (r[:, 1] @ f[:, 2] - h @ f[:, 1] + m[:, 0].sum()) / fz
     return np.array([px, py])

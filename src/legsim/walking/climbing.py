@@ -19,21 +19,44 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError, as_floats
+
 __all__ = ["segment_orientation", "max_ledge_height", "lift_torque_proxy"]
+
+
+def _values(owner: str, **named) -> list[np.ndarray]:
+    """Each named argument as a float array of finite numbers (a number or an array; arrays
+    broadcast), else an :class:`InputError` naming it."""
+    out = []
+    for name, value in named.items():
+        a = as_floats(value)
+        if a.size == 0 or not np.all(np.isfinite(a)):
+            raise InputError(f"{owner}: '{name}' = {value!r}, expected finite numbers")
+        out.append(a)
+    try:
+        np.broadcast_shapes(*(a.shape for a in out))
+    except ValueError:
+        raise InputError(f"{owner}: the shapes of {', '.join(named)} do not broadcast: "
+                         f"{[a.shape for a in out]}") from None
+    return out
 
 
 def segment_orientation(normal_next, normal_previous):
     """(3.10): a body segment's reference orientation [rad] from the surface-normal angles [rad]
     under the next and the previous segments (arrays broadcast)."""
-    return np.asarray(normal_next, dtype=float) - np.asarray(normal_previous, dtype=float)
+    nxt, prev = _values("segment_orientation", normal_next=normal_next, normal_previous=normal_previous)
+    return nxt - prev
 
 
 def max_ledge_height(leg_length, segment_length, alpha):
     """(3.11): h_MAX [m] for legs ``leg_length`` [m], a body segment ``segment_length`` [m] tilted by
     ``alpha`` [rad] (arrays broadcast)."""
-    return np.asarray(leg_length, dtype=float) + np.asarray(segment_length, dtype=float) * np.sin(alpha)
+    leg, seg, a = _values("max_ledge_height", leg_length=leg_length, segment_length=segment_length,
+                          alpha=alpha)
+    return leg + seg * np.sin(a)
 
 
 def lift_torque_proxy(segment_length, alpha):
     """The torque that lifts a segment, up to a constant factor: l_BS cos α [m] (arrays broadcast)."""
-    return np.asarray(segment_length, dtype=float) * np.cos(alpha)
+    seg, a = _values("lift_torque_proxy", segment_length=segment_length, alpha=alpha)
+    return seg * np.cos(a)

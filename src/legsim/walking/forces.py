@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..errors import InputError, as_float
+from ..errors import InputError, as_float, as_floats, check_number
 
 __all__ = ["vertical_forces", "support_forces", "SupportQP", "QP_SOLVER"]
 
@@ -33,10 +33,10 @@ QP_SOLVER = "daqp"
 
 
 def _feet(feet, cols: int, who: str) -> np.ndarray:
-    f = np.asarray(feet, dtype=float)
-    if f.ndim != 2 or f.shape[1] != cols or f.shape[0] < 1 or not np.all(np.isfinite(f)):
-        raise InputError(f"{who}: feet of shape {np.shape(feet)}, expected finite (n, {cols}) "
-                         "coordinates [m]")
+    f = as_floats(feet)
+    if f.ndim != 2 or f.shape[1] != cols or not 1 <= f.shape[0] <= MAX_FEET or not np.all(np.isfinite(f)):
+        raise InputError(f"{who}: 'feet' = {feet!r}, expected finite (n, {cols}) coordinates [m], "
+                         f"1 <= n <= {MAX_FEET}")
     return f
 
 
@@ -49,13 +49,16 @@ def vertical_forces(feet, weight: float, com=(0.0, 0.0)) -> np.ndarray:
     (3.8) has a solution only if the CoM lies on that line (least squares otherwise).
     """
     f = _feet(feet, 2, "vertical_forces")
-    c = np.asarray(com, dtype=float).ravel()
-    if c.shape != (2,):
-        raise InputError(f"vertical_forces: com = {com!r}, expected (X, Z) [m]")
+    c = as_floats(com).ravel()
+    if c.shape != (2,) or not np.all(np.isfinite(c)):
+        raise InputError(f"vertical_forces: 'com' = {com!r}, expected finite (X, Z) [m]")
     A = np.vstack([np.ones(len(f)), f[:, 0], f[:, 1]])
-    b = float(weight) * np.array([1.0, c[0], c[1]])
+    b = check_number("vertical_forces", "weight", weight) * np.array([1.0, c[0], c[1]])
     return np.linalg.pinv(A) @ b  # = Aᵀ (A Aᵀ)⁻¹ b when A has full row rank
 
+
+MAX_MASS = 1e6
+"""The heaviest body [kg] :class:`SupportQP` holds (beyond, the QP's numbers lose the friction cone)."""
 
 MAX_FEET = 1000
 """The most feet :class:`SupportQP` takes: its dense constraint matrices hold (3 n)^2 numbers (72 MB at
@@ -80,9 +83,11 @@ class SupportQP:
                              "(its matrices are dense: (3 n_feet)^2 numbers)")
         if not 0.0 < as_float(mu) < math.inf:
             raise InputError(f"SupportQP: mu = {mu!r}, expected a finite number > 0")
-        g = np.asarray(gravity, dtype=float).ravel()
-        if g.shape != (3,) or not np.linalg.norm(g) > 0:
-            raise InputError(f"SupportQP: gravity {gravity!r} must be a non-zero 3-vector [m/s^2]")
+        g = as_floats(gravity).ravel()
+        if g.shape != (3,) or not np.all(np.isfinite(g)) or not 0.0 < np.linalg.norm(g) <= 1e6:
+            raise InputError(f"SupportQP: 'gravity' = {gravity!r}, expected a finite non-zero 3-vector "
+                             f"[m/s^2]")
+        f_min = check_number("SupportQP", "f_min", f_min, lo=0.0)  # [N]
         n = n_feet
         self.n, self.g, self.solver = n, g, solver or QP_SOLVER
         up = -g / np.linalg.norm(g)
@@ -121,12 +126,17 @@ class SupportQP:
 
     def solve(self, feet, mass: float, com) -> np.ndarray:
         """Forces (n, 3) [N] for the feet (n, 3) [m], the body's ``mass`` [kg] and CoM (3,) [m]."""
-        r = np.asarray(feet, dtype=float) - np.asarray(com, dtype=float)
-        if r.shape != (self.n, 3) or not np.all(np.isfinite(r)):
-            raise InputError(f"support_forces: feet of shape {np.shape(feet)} and com {com!r}, expected "
-                             f"({self.n}, 3) and (3,) finite [m]")
+        try:  # checks cheap enough for a controller's tick (this is called at 1 kHz)
+            f, c, m = np.asarray(feet, dtype=float), np.asarray(com, dtype=float), float(mass)
+        except (TypeError, ValueError):
+            f = c = np.full(0, np.nan)
+            m = math.nan
+        r = f - c if f.shape == (self.n, 3) and c.shape == (3,) else c
+        if r.shape != (self.n, 3) or not np.all(np.isfinite(r)) or not 0.0 < m <= MAX_MASS:
+            raise InputError(f"support_forces: 'feet' = {feet!r}, 'com' = {com!r}, 'mass' = {mass!r}: "
+                             f"expected finite ({self.n}, 3) and (3,) [m] and a mass in (0, {MAX_MASS:g}] kg")
         self._flat[self._at] = r.reshape(-1)[self._src] * self._sign  # Σ r_i × f_i = Σ skew(r_i) f_i = 0
-        self.b[0:3] = -mass * self.g
+        self.b[0:3] = -m * self.g
         if self.solver == "daqp":
             import daqp
 
@@ -157,6 +167,5 @@ def support_forces(feet, mass: float, com, mu: float, gravity=(0.0, 0.0, -9.81),
     feet).
     """
     p = _feet(feet, 3, "support_forces")
-    if not mass > 0:
-        raise InputError(f"support_forces: mass = {mass!r} kg, expected > 0")
+    mass = check_number("support_forces", "mass", mass, lo=0.0, lo_open=True, hi=MAX_MASS)  # [kg]
     return SupportQP(len(p), mu, gravity, f_min).solve(p, mass, com)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, as_float
+from ..errors import InputError, as_float, check_number, check_whole
 
 __all__ = ["Gait", "wave_gait", "GAITS", "GaitGenerator", "neighbours"]
 
@@ -58,37 +58,49 @@ class Gait:
         return len(self.offsets)
 
 
+MAX_LEGS = 1000
+"""The most legs of a gait (a walker with more is not one of the thesis's)."""
+
+
+def _leg_count(owner: str, n_legs, least: int) -> int:
+    n = check_whole(owner, "n_legs", n_legs, least, MAX_LEGS)
+    if n % 2:
+        raise InputError(f"{owner}: 'n_legs' = {n_legs!r}, expected an even number (legs in two rows)")
+    return n
+
+
 def wave_gait(name: str, n_legs: int = 6, tau: float | None = None) -> Gait:
     """The thesis's periodic gaits for ``n_legs`` legs (even): ``"wave"`` (rear to front on the left,
     then on the right, τ = 1/n), ``"gallop"`` (the symmetric gallop: both legs of a row together,
     rows rear to front, τ = 2/n), ``"tripod"`` (alternating sets, τ = ½); ``tau`` overrides the
     default, within (0, ½]."""
-    if not (isinstance(n_legs, int) and n_legs >= 4 and n_legs % 2 == 0):
-        raise InputError(f"gait: n_legs = {n_legs!r}, expected an even number >= 4")
+    n_legs = _leg_count("wave_gait", n_legs, 4)
     rows = n_legs // 2
     offsets = np.zeros(n_legs)
-    if name == "wave":
+    key = name if isinstance(name, str) else None  # (an array would make == ambiguous)
+    if key == "wave":
         order = [*range(rows - 1, -1, -1), *range(n_legs - 1, rows - 1, -1)]
         for k, leg in enumerate(order):
             offsets[leg] = k / n_legs
         default = 1.0 / n_legs
-    elif name == "gallop":
+    elif key == "gallop":
         for r in range(rows):
             offsets[r] = offsets[rows + r] = (rows - 1 - r) / rows
         default = 1.0 / rows
-    elif name == "tripod":
+    elif key == "tripod":
         for r in range(rows):
             offsets[r] = 0.0 if r % 2 == 0 else 0.5
             offsets[rows + r] = 0.5 if r % 2 == 0 else 0.0
         default = 0.5
     else:
-        raise InputError(f"gait {name!r} is unknown; expected one of {', '.join(GAITS)}")
-    return Gait(name, tuple(float(o) for o in offsets), float(min(default, 0.5) if tau is None else tau))
+        raise InputError(f"wave_gait: 'name' = {name!r} is unknown; expected one of {', '.join(GAITS)}")
+    tau = min(default, 0.5) if tau is None else check_number("wave_gait", "tau", tau)
+    return Gait(name, tuple(float(o) for o in offsets), tau)
 
 
 def neighbours(n_legs: int) -> list[list[int]]:
     """Each leg's neighbours: the legs in front of and behind it on the same side."""
-    rows = n_legs // 2
+    rows = _leg_count("neighbours", n_legs, 2) // 2
     out = []
     for leg in range(n_legs):
         side, r = divmod(leg, rows)
