@@ -318,6 +318,87 @@ def test_a_walking_function_with_one_wrong_argument_is_accepted_or_refused_namin
     _one_wrong_argument(call, WALKING_FUNCTIONS[call], data)
 
 
+def test_what_random_examples_found_in_session_35(recwarn):
+    """A whole float as a leg count (neighbours(2.0) was range()'s TypeError after the count was checked);
+    a record interval of 1e300 steps (int64's OverflowError inside the compiled loop); an inductance of
+    1e306 H (its derived current-loop gain was inf, refused under the name 'p_gain'); a 1 s step in
+    velocity_from_position (the message named 'fs', not 'dt'); a support force floor above the weight
+    (the message named only the CoM); a gravity of 1e154 and a valve slope of 1e307 (numpy's overflow
+    warnings); a LIBRA stage of 1e-109 s (its waypoint times collapsed: "must increase strictly") and a
+    LIBRA body height of None (Python's TypeError); a CJTC finite-difference step of 9e307 (numpy's overflow
+    warning) and a RATS centre-of-mass offset of 8e153 m (refused as the shell's overflowing inertia)."""
+    from legsim.identify import area_from_cd, velocity_from_position
+    from legsim.walking import neighbours, support_forces
+
+    assert neighbours(2.0) == [[], []] and neighbours(np.int64(4)) == [[1], [0], [3], [2]]
+    with pytest.raises(InputError, match="'record_every' = 1e\\+300, expected a whole number in \\[1, "):
+        _rigid_world(record_every=1e300)
+    with pytest.raises(InputError, match="'p_gain' from 'inductance' = 1e\\+306"):
+        PMSMDrive(**{**VALID[PMSMDrive], "inductance": 1e306})
+    with pytest.raises(InputError, match="at 'dt' = 1.0 s \\(fs = 1 Hz\\)"):
+        velocity_from_position(np.zeros(100), dt=1.0)
+    feet = [[0.2, 0.1, 0.0], [-0.2, 0.1, 0.0], [0.0, -0.2, 0.0]]
+    with pytest.raises(InputError, match="each at least 'f_min' = 1e\\+06 N"):
+        support_forces(feet, 10.0, (0.0, 0.0, 0.1), 0.8, f_min=1e6)
+    with pytest.raises(InputError, match="'gravity' = \\[0.0, 0.0, 1.34e\\+154\\]"):
+        support_forces(feet, 10.0, (0.0, 0.0, 0.1), 0.8, gravity=[0.0, 0.0, 1.34e154])
+    with pytest.raises(InputError, match="'slope' = 3.6e\\+307"):
+        area_from_cd([0.0, 1.0], [0.5, 0.5], slope=3.6e307)
+    from legsim.robots.libra.gait import climb_cycle
+
+    with pytest.raises(InputError, match="'stage_time' = 2.5e-109"):  # was "waypoint times ... increase"
+        climb_cycle(stage_time=2.5e-109)
+    with pytest.raises(InputError, match="y_body = None, expected 2 numbers"):  # was a TypeError
+        climb_cycle(y_body=None)
+    from legsim import control as K
+    from legsim.examples import two_link_arm
+    from legsim.robots.rats.robot import build
+
+    kin = K.Kinematics(two_link_arm.build())
+    with pytest.raises(InputError, match="eps = 8.99e\\+307, expected a finite-difference step in"):
+        K.FunctionVariable(kin, "f", lambda q, extra: float(q[0]), eps=8.99e307)
+    with pytest.raises(InputError, match="com_offset = \\[0.0, 0.0, 7.9e\\+153\\], expected each component"):
+        build(com_offset=[0.0, 0.0, 7.9e153])  # was the shell's spatial-inertia overflow, not naming it
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def _identification_calls():
+    from legsim import identify as I
+
+    t = np.arange(400) * 1e-3
+    v = np.repeat([0.1, 0.2, -0.1, -0.3], 100)
+    f = 5.0 * np.sign(v) + 10.0 * v
+    vc = np.linspace(-5.0, 5.0, 41)
+    return {I.design_lowpass: dict(spec="position", fs=1000.0),
+            I.zero_phase: dict(x=np.sin(8.0 * t), spec="velocity", fs=1000.0),
+            I.velocity_from_position: dict(x=np.sin(8.0 * t), dt=1e-3, filter_position=True,
+                                           filter_velocity=True),
+            I.stiction_from_step: dict(t=t, f_net=np.where(t > 0.1, 30.0, 0.0),
+                                       x=np.where(t > 0.2, (t - 0.2) * 0.1, 0.0), t_step=0.0, offset=0.0,
+                                       move_threshold=2e-4),
+            I.constant_velocity_segments: dict(v=v, tol=0.01, min_len=20),
+            I.coulomb_viscous_fit: dict(v=v, f=f, segments=[(0, 100), (100, 200)]),
+            I.fit_stribeck_tanh: dict(v=v, f=f, p0={"f_s": 6.0}, fix={"i": 2.0}),
+            I.fit_input_pressure: dict(vc=vc, p_ss=3.5e5 + 2.5e5 * np.tanh(vc / 2.0), p_s=6e5, p_e=1e5,
+                                       rising=True),
+            I.fit_quartic_area: dict(vc=vc, a_eq=1e-8 * vc ** 4 + 1e-7),
+            I.area_from_cd: dict(vc=vc, cd=np.full(vc.size, 0.5), slope=2e-6, leak=2e-7)}
+
+
+IDENTIFICATION = _identification_calls()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(call=st.sampled_from(sorted(IDENTIFICATION, key=lambda f: f.__name__)), data=st.data())
+def test_an_identification_call_with_one_wrong_argument_is_accepted_or_refused_naming_it(call, data):
+    """legsim.identify's filters and fits (the Python side of ``legsim fit``) with one argument of the
+    wrong kind or range: a result, or an InputError naming the argument. Before session 35 a string, None
+    or a list as a log, a rate, a step, a tolerance, a pressure or a flag was Python's, numpy's or
+    SciPy's error ("x must be at least 1-D", "padlen", "unhashable type", a singular matrix at 2^40 Hz),
+    and a filter name or an empty log got a message naming neither the argument nor the function."""
+    _one_wrong_argument(call, IDENTIFICATION[call], data)
+
+
 def _walking_parts():
     from legsim import walking as W
 
@@ -588,8 +669,6 @@ def test_a_contact_worlds_run_that_would_not_end_or_not_fit_in_memory_is_refused
         _rigid_world_run(1e-6, 1e-3)
     with pytest.raises(InputError, match="'t_final' = 100000000.0, expected a finite number in \\(0, 1e"):
         _rigid_world_run(1e8, 1.0)
-    with pytest.raises(InputError, match="'record_every' = 1e\\+300, expected a whole number in \\[1, "):
-        _rigid_world(record_every=1e300)  # found by random examples: int64's OverflowError in the loop
 
 
 def _rigid_world_run(t_final, dt):

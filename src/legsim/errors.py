@@ -14,8 +14,8 @@ import numbers
 from collections.abc import Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
-           "as_float", "as_floats", "real_number", "check_number", "check_whole", "check_fields",
-           "describe_failure"]
+           "as_float", "as_floats", "real_number", "check_number", "check_whole", "check_array",
+           "check_fields", "describe_failure"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -78,6 +78,21 @@ def check_whole(owner: str, name: str, value, lo: int = 0, hi: int = 2**53) -> i
     if not (math.isfinite(v) and v == math.floor(v) and lo <= v <= hi):
         raise InputError(f"{owner}: '{name}' = {value!r}, expected a whole number in [{lo}, {hi}]")
     return int(v)
+
+
+def check_array(owner: str, name: str, value, shape: tuple[int, ...], unit: str = ""):
+    """``value`` as a finite float numpy array of ``shape`` (a point (3,), flattened; a rotation (3, 3)),
+    else an :class:`InputError` naming ``owner`` and ``name``."""
+    import numpy as np
+
+    arr = as_floats(value)
+    if len(shape) == 1:
+        arr = arr.ravel()
+    if arr.shape != shape or not np.all(np.isfinite(arr)):
+        size = str(shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
+        unit = f" [{unit}]" if unit else ""
+        raise InputError(f"{owner}: {name} = {value!r}, expected {size} finite numbers{unit}")
+    return arr
 
 
 def check_fields(owner: str, obj, *, positive=(), nonnegative=(), finite=(), positive_triples=()) -> None:

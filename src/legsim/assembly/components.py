@@ -85,7 +85,7 @@ from ..actuators.pneumatic.solenoid import SolenoidValve
 from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import HeightField, HeightFunction, Plane
-from ..errors import InputError, as_floats, check_number, closest, real_number
+from ..errors import InputError, check_array, check_number, closest, real_number
 from ..multibody.model import Model
 from ._layout import EX_DMAX
 
@@ -106,19 +106,6 @@ def _limit(owner: str, name: str, value) -> float:
     if not v > 0.0:
         raise InputError(f"{owner}: '{name}' = {value!r}, expected a number > 0 (inf: no limit)")
     return v
-
-
-def _vector(owner: str, name: str, value, shape: tuple[int, ...], unit: str = "") -> np.ndarray:
-    """``value`` as a finite float array of ``shape`` (a point (3,), flattened; a rotation (3, 3)), else
-    InputError."""
-    arr = as_floats(value)
-    if len(shape) == 1:
-        arr = arr.ravel()
-    if arr.shape != shape or not np.all(np.isfinite(arr)):
-        size = str(shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
-        unit = f" [{unit}]" if unit else ""
-        raise InputError(f"{owner}: {name} = {value!r}, expected {size} finite numbers{unit}")
-    return arr
 
 
 def _choice(owner: str, name: str, value, choices) -> str:
@@ -164,7 +151,7 @@ class Rod:
         if self.body_a == self.body_b:
             raise InputError(f"Rod: both ends on body {self.body_a!r}; a rod joins two bodies")
         for k in ("point_a", "point_b"):
-            v = _vector("Rod", k, getattr(self, k), (3,), "m")
+            v = check_array("Rod", k, getattr(self, k), (3,), "m")
             object.__setattr__(self, k, tuple(float(c) for c in v))
 
     def __str__(self) -> str:
@@ -383,6 +370,10 @@ class PMSMDrive:
         pg, ig = current_pi_gains(self.motor(), self.current_bandwidth_hz)
         for k, v in (("p_gain", pg), ("i_gain", ig)):
             given = getattr(self, k)
+            if given is None and not math.isfinite(v):  # an absurd inductance or resistance
+                raise InputError(f"{o}: the current loop's '{k}' from 'inductance' = {self.inductance!r}, "
+                                 f"'resistance' = {self.resistance!r} and 'current_bandwidth_hz' = "
+                                 f"{self.current_bandwidth_hz!r} is {v!r}: expected a finite gain")
             object.__setattr__(self, k, check_number(o, k, v if given is None else given, lo=0.0))
         if self.series_spring is None:
             return
@@ -727,8 +718,8 @@ class _Sensor:
 
 def _placement(owner: str, position, rotation) -> tuple[tuple, tuple]:
     """A sensor's mounting point (3,) [m] and rotation (3, 3) (sensor -> body axes), checked, as tuples."""
-    pos = _vector(owner, "position", position, (3,), "m")
-    rot = _vector(owner, "rotation", rotation, (3, 3))
+    pos = check_array(owner, "position", position, (3,), "m")
+    rot = check_array(owner, "rotation", rotation, (3, 3))
     if not np.allclose(rot @ rot.T, np.eye(3), atol=1e-9) or np.linalg.det(rot) < 0:
         raise InputError(f"{owner}: rotation = {rotation!r}, expected a 3x3 rotation matrix")
     return tuple(map(float, pos)), tuple(tuple(map(float, row)) for row in rot)
@@ -1126,11 +1117,11 @@ class Obstacle:
     def __post_init__(self):
         _name("Obstacle", self.name)
         who = f"Obstacle {self.name!r}"
-        h = _vector(who, "half_extents", self.half_extents, (3,), "m")
+        h = check_array(who, "half_extents", self.half_extents, (3,), "m")
         if np.any(h <= 0.0):
             raise InputError(f"{who}: half_extents = {self.half_extents!r}, expected 3 numbers > 0 [m]")
-        c = _vector(who, "centre", self.centre, (3,), "m")
-        R = np.eye(3) if self.rotation is None else _vector(who, "rotation", self.rotation, (3, 3))
+        c = check_array(who, "centre", self.centre, (3,), "m")
+        R = np.eye(3) if self.rotation is None else check_array(who, "rotation", self.rotation, (3, 3))
         if not np.allclose(R @ R.T, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
             raise InputError(f"{who}: rotation is not a rotation matrix (3x3, orthonormal, det +1)")
         object.__setattr__(self, "half_extents", tuple(h))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._compiling import watch as watch_compilation
-from ..errors import InputError, SimulationError, as_floats, check_number
+from ..errors import InputError, SimulationError, as_floats, check_array, check_number
 from . import _bodies, _gjk
 from ._response import new_state
 from .detection import make_contacts
@@ -66,14 +66,6 @@ class WorldResult:
             setattr(self, f, getattr(self, f)[:n])
 
 
-def _vector(owner: str, name: str, value, shape: tuple[int, ...]) -> np.ndarray:
-    """``value`` as a finite float array of ``shape``, else an :class:`InputError` naming it."""
-    a = as_floats(value)
-    if a.shape != shape or not np.all(np.isfinite(a)):
-        raise InputError(f"{owner} '{name}' = {value!r}: expected {'x'.join(map(str, shape))} finite numbers")
-    return a
-
-
 class RigidWorld:
     """Free rigid bodies, static terrain and contact laws.
 
@@ -93,7 +85,7 @@ class RigidWorld:
             raise InputError(f"RigidWorld 'laws' is a {type(laws).__name__}: expected a LawTable")
         self.laws = laws
         self.scene = Scene(laws)
-        self.gravity = _vector("RigidWorld", "gravity", gravity, (3,))
+        self.gravity = check_array("RigidWorld", "gravity", gravity, (3,))
         self.capacity = check_capacity("RigidWorld", capacity)
         self.single = bool(single)
         self.mass: list = []
@@ -121,11 +113,12 @@ class RigidWorld:
         rot = np.eye(3) if rot is None else check_rotation("RigidWorld.add_body", "rot", rot, atol=1e-6)
         self.mass.append(m)
         self.inertia.append(inertia if m > 0 else np.eye(3))
-        self.pos.append(_vector("RigidWorld.add_body", "pos", pos, (3,)))
+        self.pos.append(check_array("RigidWorld.add_body", "pos", pos, (3,)))
         self.rot.append(rot)
-        self.vel.append(_vector("RigidWorld.add_body", "vel", vel, (3,)))
-        self.omega.append(_vector("RigidWorld.add_body", "omega", omega, (3,)))
-        self.fext.append(np.zeros(6) if fext is None else _vector("RigidWorld.add_body", "fext", fext, (6,)))
+        self.vel.append(check_array("RigidWorld.add_body", "vel", vel, (3,)))
+        self.omega.append(check_array("RigidWorld.add_body", "omega", omega, (3,)))
+        o = "RigidWorld.add_body"
+        self.fext.append(np.zeros(6) if fext is None else check_array(o, "fext", fext, (6,), "N, N m"))
         self._state = None
         return len(self.mass) - 1
 

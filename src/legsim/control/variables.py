@@ -332,9 +332,9 @@ class FunctionVariable(ControlVariable):
             raise InputError(f"FunctionVariable {name!r}: unit = {unit!r}, expected a string ('m', 'rad', "
                              "...)")
         step = as_float(eps)
-        if not (math.isfinite(step) and step > 0.0):
+        if not 0.0 < step <= 1.0:  # (a step beyond 1 rad or 1 m is no derivative, and q + eps overflows)
             raise InputError(f"FunctionVariable {name!r}: eps = {eps!r}, expected a finite-difference "
-                             "step > 0")
+                             "step in (0, 1]")
         self.fn, self.grad, self.unit, self.eps = fn, gradient, unit, step
 
     def _value(self, kin, extra):

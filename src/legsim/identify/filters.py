@@ -9,47 +9,81 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_floats, check_number
 from .filter_specs import FILTER_SPECS, FilterSpec
 
 __all__ = ["FilterSpec", "FILTER_SPECS", "design_lowpass", "zero_phase", "velocity_from_position"]
 
 
-def _spec(spec) -> FilterSpec:
+MAX_RATE = 1e6
+"""The highest sampling rate [Hz] a filter is designed for (beyond, the edges of the source's filters fall
+below the design's numerical resolution)."""
+
+
+def _spec(owner: str, spec) -> FilterSpec:
     if isinstance(spec, FilterSpec):
         return spec
-    if spec in FILTER_SPECS:
+    if isinstance(spec, str) and spec in FILTER_SPECS:
         return FILTER_SPECS[spec]
-    raise InputError(f"filter {spec!r}: expected a FilterSpec or one of {', '.join(FILTER_SPECS)}")
+    raise InputError(f"{owner}: 'spec' = {spec!r}, expected a FilterSpec or one of {', '.join(FILTER_SPECS)}")
 
 
-def design_lowpass(spec, fs: float = 1000.0) -> np.ndarray:
-    """Minimum-order Chebyshev-II low-pass as second-order sections (n_sections, 6)."""
-    s = _spec(spec)
+def _rate(owner: str, fs) -> float:
+    return check_number(owner, "fs", fs, lo=0.0, lo_open=True, hi=MAX_RATE)  # [Hz]
+
+
+def _signal(owner: str, x) -> np.ndarray:
+    arr = as_floats(x)
+    if arr.ndim not in (1, 2) or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise InputError(f"{owner}: 'x' has shape {arr.shape}: expected a finite signal (n,) or (n, m)")
+    return arr
+
+
+def _design(owner: str, spec, fs, rate: str = "'fs'") -> np.ndarray:
+    s = _spec(owner, spec)
+    fs = _rate(owner, fs)
     if not (0 < s.f_pass < s.f_stop < fs / 2):
-        raise InputError(f"filter edges {s.f_pass} / {s.f_stop} Hz: expected 0 < f_pass < f_stop "
-                         f"< fs/2 = {fs / 2}")
+        raise InputError(f"{owner}: filter edges {s.f_pass} / {s.f_stop} Hz of 'spec' at {rate}: expected "
+                         f"0 < f_pass < f_stop < fs/2 = {fs / 2:g} Hz")
     from scipy import signal
 
     order, wn = signal.cheb2ord(s.f_pass, s.f_stop, s.a_pass, s.a_stop, fs=fs)
     return signal.cheby2(order, s.a_stop, wn, btype="low", output="sos", fs=fs)
 
 
-def zero_phase(x, spec, fs: float = 1000.0) -> np.ndarray:
-    """Filter ``x`` (n,) or (n, m) along axis 0 forwards and backwards (zero phase)."""
-    arr = np.asarray(x, dtype=float)
-    if not np.all(np.isfinite(arr)):
-        raise InputError("zero_phase: the signal contains NaN or inf")
-    sos = design_lowpass(spec, fs)
+def design_lowpass(spec, fs: float = 1000.0) -> np.ndarray:
+    """Minimum-order Chebyshev-II low-pass as second-order sections (n_sections, 6)."""
+    return _design("design_lowpass", spec, fs, f"'fs' = {fs!r} Hz")
+
+
+def _filtfilt(owner: str, x, spec, fs, rate: str = "'fs'") -> np.ndarray:
+    arr = _signal(owner, x)
+    sos = _design(owner, spec, fs, rate)
     from scipy import signal
 
+    pad = 3 * (2 * len(sos) + 1)  # sosfiltfilt's default padding (at most)
+    if arr.shape[0] <= pad:
+        raise InputError(f"{owner}: 'x' has {arr.shape[0]} samples, too few for this filter: expected more "
+                         f"than {pad}")
     return signal.sosfiltfilt(sos, arr, axis=0)
+
+
+def zero_phase(x, spec, fs: float = 1000.0) -> np.ndarray:
+    """Filter ``x`` (n,) or (n, m) along axis 0 forwards and backwards (zero phase)."""
+    return _filtfilt("zero_phase", x, spec, fs, f"'fs' = {fs!r} Hz")
 
 
 def velocity_from_position(x, dt: float = 1e-3, filter_position: bool = True,
                            filter_velocity: bool = True) -> np.ndarray:
     """Velocity by ``gradient(pos_filt, dt)`` then the velocity filter (App. A.2)."""
-    fs = 1.0 / dt
-    pos = zero_phase(x, "position", fs) if filter_position else np.asarray(x, dtype=float)
+    o = "velocity_from_position"
+    dt = check_number(o, "dt", dt, lo=1.0 / MAX_RATE, hi=1.0)  # [s]
+    for name, flag in (("filter_position", filter_position), ("filter_velocity", filter_velocity)):
+        if not isinstance(flag, bool | np.bool_):
+            raise InputError(f"{o}: '{name}' = {flag!r}, expected True or False")
+    rate = f"'dt' = {dt!r} s (fs = {1.0 / dt:g} Hz)"
+    pos = _filtfilt(o, x, "position", 1.0 / dt, rate) if filter_position else _signal(o, x)
+    if pos.shape[0] < 2:
+        raise InputError(f"{o}: 'x' has {pos.shape[0]} sample: expected at least 2")
     vel = np.gradient(pos, dt, axis=0)
-    return zero_phase(vel, "velocity", fs) if filter_velocity else vel
+    return _filtfilt(o, vel, "velocity", 1.0 / dt, rate) if filter_velocity else vel

@@ -11,24 +11,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import least_squares
 
-from ..errors import InputError
+from ..errors import InputError, check_number, check_whole
+from ._samples import samples
 
 __all__ = ["stiction_from_step", "constant_velocity_segments", "coulomb_viscous_fit",
            "fit_stribeck_tanh", "stribeck_tanh_curve"]
-
-
-def _arrays(**kw):
-    out = []
-    n = None
-    for name, v in kw.items():
-        a = np.asarray(v, dtype=float).ravel()
-        if not np.all(np.isfinite(a)):
-            raise InputError(f"{name}: contains NaN or inf")
-        if n is not None and a.size != n:
-            raise InputError(f"{name}: expected {n} samples like the others, got {a.size}")
-        n = a.size
-        out.append(a)
-    return out
 
 
 def stiction_from_step(t, f_net, x, t_step: float = 0.0, offset: float = 0.0,
@@ -43,14 +30,18 @@ def stiction_from_step(t, f_net, x, t_step: float = 0.0, offset: float = 0.0,
     the breakaway force that is not friction (e.g. the load weight when lifting it, or minus
     the weight when it helps).
     """
-    t, f, xx = _arrays(t=t, f_net=f_net, x=x)
+    o = "stiction_from_step"
+    t, f, xx = samples(o, t=t, f_net=f_net, x=x)
+    t_step = check_number(o, "t_step", t_step)
+    offset = check_number(o, "offset", offset)
+    move_threshold = check_number(o, "move_threshold", move_threshold, lo=0.0, lo_open=True)
     after = t >= t_step
     if not np.any(after):
-        raise InputError(f"t_step={t_step!r} s is after the end of the log")
+        raise InputError(f"{o}: 't_step' = {t_step!r} s is after the end of the log")
     i0 = int(np.argmax(after))
     moved = np.abs(xx[i0:] - xx[i0]) > move_threshold
     if not np.any(moved):
-        raise InputError("stiction_from_step: the piston never moved more than move_threshold")
+        raise InputError(f"{o}: the piston never moved more than 'move_threshold' = {move_threshold:g} m")
     i_move = i0 + int(np.argmax(moved))
     direction = np.sign(xx[i_move] - xx[i0])
     seg = f[i0:i_move + 1]
@@ -59,7 +50,9 @@ def stiction_from_step(t, f_net, x, t_step: float = 0.0, offset: float = 0.0,
 
 def constant_velocity_segments(v, tol: float, min_len: int = 20) -> list[tuple[int, int]]:
     """Index ranges [i, j) where the velocity stays within ±tol of its segment mean and moves."""
-    (vv,) = _arrays(v=v)
+    (vv,) = samples("constant_velocity_segments", v=v)
+    tol = check_number("constant_velocity_segments", "tol", tol, lo=0.0, lo_open=True)  # [m/s]
+    min_len = check_whole("constant_velocity_segments", "min_len", min_len, 1)
     segs = []
     i = 0
     n = vv.size
@@ -73,17 +66,36 @@ def constant_velocity_segments(v, tol: float, min_len: int = 20) -> list[tuple[i
     return segs
 
 
+def _segments(owner: str, segments, n: int) -> list[tuple[int, int]]:
+    """``segments`` as index ranges [a, b) within the n samples, else an :class:`InputError`."""
+    try:
+        pairs = [tuple(p) for p in segments] if not isinstance(segments, str) else [()]
+    except TypeError:
+        pairs = [()]
+    if not all(len(p) == 2 for p in pairs):
+        raise InputError(f"{owner}: 'segments' = {segments!r}, expected index ranges (a, b) as "
+                         f"constant_velocity_segments gives")
+    out = []
+    for a, b in pairs:
+        a, b = check_whole(owner, "segments", a, 0, n), check_whole(owner, "segments", b, 0, n)
+        out.append((a, b))
+    return out
+
+
 def coulomb_viscous_fit(v, f, segments=None) -> tuple[float, float]:
     """(F_C [N], C_V [N s/m]) minimising Σ (f − F_C sign(v) − C_V v)² over the samples of
     ``segments`` (index ranges; all samples when None). Needs at least two distinct speeds."""
-    vv, ff = _arrays(v=v, f=f)
+    o = "coulomb_viscous_fit"
+    vv, ff = samples(o, v=v, f=f)
     if segments is not None:
-        idx = np.concatenate([np.arange(a, b) for a, b in segments]) if segments else np.array([], int)
+        ranges = [np.arange(a, b) for a, b in _segments(o, segments, vv.size)]
+        idx = np.concatenate(ranges) if ranges else np.zeros(0, int)
         vv, ff = vv[idx], ff[idx]
     moving = vv != 0
     vv, ff = vv[moving], ff[moving]
     if vv.size < 2 or np.ptp(np.abs(vv)) == 0.0:
-        raise InputError("coulomb_viscous_fit: need samples at two or more different speeds")
+        raise InputError(f"{o}: 'v' needs moving samples at two or more different speeds"
+                         + (" within 'segments'" if segments is not None else ""))
     a = np.column_stack([np.sign(vv), vv])
     (fc, cv), *_ = np.linalg.lstsq(a, ff, rcond=None)
     return float(fc), float(cv)
@@ -102,17 +114,22 @@ def fit_stribeck_tanh(v, f, p0=None, fix: dict | None = None) -> dict:
     ``fix``: parameters held at given values (the source fitted i and k_tanh by eye).
     Returns the parameter dict plus ``rms`` [N].
     """
-    vv, ff = _arrays(v=v, f=f)
+    o = "fit_stribeck_tanh"
+    vv, ff = samples(o, v=v, f=f)
     names = ["f_s", "f_c", "c_v", "v_s", "i", "k_tanh"]
+    for what, given in (("p0", p0), ("fix", fix)):
+        if given is not None and not isinstance(given, dict):
+            raise InputError(f"{o}: '{what}' = {given!r}, expected None or a dict of {names}")
+        for k, value in (given or {}).items():
+            if k not in names:
+                raise InputError(f"{o}: '{what}' names an unknown parameter {k!r}; expected {names}")
+            check_number(o, f"{what}[{k!r}]", value)
     fmax = float(np.abs(ff).max())
     vmax = float(np.abs(vv).max())
     start = {"f_s": fmax, "f_c": 0.7 * fmax, "c_v": 0.0, "v_s": 0.2 * vmax, "i": 2.0,
              "k_tanh": 20.0 / max(vmax, 1e-9)}
     start.update(p0 or {})
     fix = dict(fix or {})
-    for k in list(start) + list(fix):
-        if k not in names:
-            raise InputError(f"fit_stribeck_tanh: unknown parameter '{k}'; expected {names}")
     free = [n for n in names if n not in fix]
     lo = {"f_s": 0.0, "f_c": 0.0, "c_v": -np.inf, "v_s": 1e-6, "i": 0.5, "k_tanh": 1e-3}
     hi = {"f_s": np.inf, "f_c": np.inf, "c_v": np.inf, "v_s": np.inf, "i": 20.0, "k_tanh": np.inf}

@@ -14,7 +14,8 @@ import math
 import numpy as np
 from scipy.optimize import least_squares
 
-from ..errors import InputError
+from ..errors import InputError, check_number
+from ._samples import samples
 
 __all__ = ["fit_input_pressure", "fit_quartic_area", "area_from_cd", "input_pressure_curve"]
 
@@ -30,12 +31,16 @@ def input_pressure_curve(vc, c_hp, c_lp, p_s, p_e):
 def fit_input_pressure(vc, p_ss, p_s: float, p_e: float, rising: bool = True) -> tuple[float, float]:
     """(C_HP, C_LP) [V] of the tanh input pressure fitted to steady-state pressures ``p_ss`` [Pa]
     at voltages ``vc`` [V]. ``rising``: the port pressurises as Vc increases (Daepp's port 2)."""
-    v = np.asarray(vc, dtype=float).ravel()
-    p = np.asarray(p_ss, dtype=float).ravel()
-    if v.size != p.size or v.size < 3:
-        raise InputError(f"fit_input_pressure: need >= 3 matching samples, got {v.size} and {p.size}")
-    if not p_s > p_e >= 0:
-        raise InputError(f"fit_input_pressure: supply {p_s!r} Pa must exceed exhaust {p_e!r} Pa")
+    o = "fit_input_pressure"
+    v, p = samples(o, vc=vc, p_ss=p_ss)
+    if v.size < 3:
+        raise InputError(f"{o}: 'vc' and 'p_ss' have {v.size} samples, expected at least 3")
+    p_s = check_number(o, "p_s", p_s, lo=0.0, hi=1e9)  # [Pa]
+    p_e = check_number(o, "p_e", p_e, lo=0.0, hi=1e9)
+    if not p_s > p_e:
+        raise InputError(f"{o}: supply 'p_s' = {p_s!r} Pa must exceed exhaust 'p_e' = {p_e!r} Pa")
+    if not isinstance(rising, bool | np.bool_):
+        raise InputError(f"{o}: 'rising' = {rising!r}, expected True or False")
     sgn = 1.0 if rising else -1.0
     # parametrise by centre x_off and half-width w = |C_HP - C_LP| / 2 > 0
     mid = 0.5 * (p_s + p_e)
@@ -55,18 +60,18 @@ def fit_quartic_area(vc, a_eq) -> tuple[np.ndarray, np.ndarray]:
 
     Returns (positive-side coefficients, negative-side coefficients); each side needs 5 points.
     """
-    v = np.asarray(vc, dtype=float).ravel()
-    a = np.asarray(a_eq, dtype=float).ravel()
-    if v.size != a.size:
-        raise InputError(f"fit_quartic_area: {v.size} voltages but {a.size} areas")
+    v, a = samples("fit_quartic_area", vc=vc, a_eq=a_eq)
     pos = v >= 0
     neg = v <= 0
     if pos.sum() < 5 or neg.sum() < 5:
-        raise InputError("fit_quartic_area: need at least 5 samples on each side of Vc = 0")
+        raise InputError("fit_quartic_area: 'vc' needs at least 5 samples on each side of Vc = 0")
     return np.polyfit(v[pos], a[pos], 4), np.polyfit(v[neg], a[neg], 4)
 
 
 def area_from_cd(vc, cd, slope: float = 2e-6, leak: float = 2e-7) -> np.ndarray:
     """A_eq = c_d (slope |Vc| + leak·[Vc = 0]) [m²], the source's ``cd .* (estA + AL)``."""
-    v = np.asarray(vc, dtype=float)
-    return np.asarray(cd, dtype=float) * (slope * np.abs(v) + np.where(v == 0, leak, 0.0))
+    o = "area_from_cd"
+    v, c = samples(o, vc=vc, cd=cd)
+    slope = check_number(o, "slope", slope, lo=0.0, hi=1.0)  # [m^2/V]
+    leak = check_number(o, "leak", leak, lo=0.0, hi=1.0)  # [m^2]
+    return c * (slope * np.abs(v) + np.where(v == 0, leak, 0.0))

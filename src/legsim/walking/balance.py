@@ -18,14 +18,20 @@ import numpy as np
 
 from ..errors import InputError, as_floats, check_number
 
-__all__ = ["support_polygon", "support_margin", "com_correction", "zmp_from_wrenches"]
+__all__ = ["support_polygon", "support_margin", "com_correction", "zmp_from_wrenches", "MAX_COORDINATE"]
+
+
+MAX_COORDINATE = 1e6
+"""The largest foot or CoM coordinate [m] (beyond, the products of the balance and force equations
+overflow)."""
 
 
 def _ground_point(owner: str, com) -> np.ndarray:
-    """The first two of the finite numbers ``com`` (x, y [m]: a 3-D CoM's ground projection)."""
+    """The first two of the numbers ``com`` (x, y [m]: a 3-D CoM's ground projection)."""
     c = as_floats(com).ravel()
-    if c.size not in (2, 3) or not np.all(np.isfinite(c)):
-        raise InputError(f"{owner}: 'com' = {com!r}, expected finite (x, y) or (x, y, z) [m]")
+    if c.size not in (2, 3) or not np.all(np.abs(c) <= MAX_COORDINATE):
+        raise InputError(f"{owner}: 'com' = {com!r}, expected (x, y) or (x, y, z) within "
+                         f"±{MAX_COORDINATE:g} m")
     return c[:2]
 
 
@@ -35,8 +41,9 @@ def support_polygon(feet) -> np.ndarray:
     from scipy.spatial import ConvexHull, QhullError
 
     f = as_floats(feet)
-    if f.ndim != 2 or f.shape[1] != 2 or len(f) < 3 or not np.all(np.isfinite(f)):
-        raise InputError(f"support_polygon: 'feet' = {feet!r}, expected finite (n >= 3, 2) coordinates [m]")
+    if f.ndim != 2 or f.shape[1] != 2 or len(f) < 3 or not np.all(np.abs(f) <= MAX_COORDINATE):
+        raise InputError(f"support_polygon: 'feet' = {feet!r}, expected (n >= 3, 2) coordinates within "
+                         f"±{MAX_COORDINATE:g} m")
     try:
         hull = ConvexHull(f)
     except QhullError:
@@ -86,7 +93,7 @@ def zmp_from_wrenches(positions, forces, moments, ground_height: float = 0.0) ->
     """
     r, f, m = (np.atleast_2d(as_floats(a)) for a in (positions, forces, moments))
     same = r.shape == f.shape == m.shape and r.shape[1] == 3
-    if not same or not np.all(np.isfinite(np.stack([r, f, m]))):
+    if not same or not (np.all(np.abs(r) <= MAX_COORDINATE) and np.all(np.isfinite(np.stack([f, m])))):
         raise InputError(f"zmp_from_wrenches: positions, forces, moments of shapes {np.shape(positions)}, "
                          f"{np.shape(forces)}, {np.shape(moments)}: expected three finite (n, 3) arrays")
     fz = f[:, 2].sum()

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from ..errors import InputError, as_float, as_floats, check_number
+from .balance import MAX_COORDINATE
 
 __all__ = ["vertical_forces", "support_forces", "SupportQP", "QP_SOLVER"]
 
@@ -34,9 +35,10 @@ QP_SOLVER = "daqp"
 
 def _feet(feet, cols: int, who: str) -> np.ndarray:
     f = as_floats(feet)
-    if f.ndim != 2 or f.shape[1] != cols or not 1 <= f.shape[0] <= MAX_FEET or not np.all(np.isfinite(f)):
-        raise InputError(f"{who}: 'feet' = {feet!r}, expected finite (n, {cols}) coordinates [m], "
-                         f"1 <= n <= {MAX_FEET}")
+    if (f.ndim != 2 or f.shape[1] != cols or not 1 <= f.shape[0] <= MAX_FEET
+            or not np.all(np.abs(f) <= MAX_COORDINATE)):
+        raise InputError(f"{who}: 'feet' = {feet!r}, expected (n, {cols}) coordinates within "
+                         f"±{MAX_COORDINATE:g} m, 1 <= n <= {MAX_FEET}")
     return f
 
 
@@ -50,10 +52,11 @@ def vertical_forces(feet, weight: float, com=(0.0, 0.0)) -> np.ndarray:
     """
     f = _feet(feet, 2, "vertical_forces")
     c = as_floats(com).ravel()
-    if c.shape != (2,) or not np.all(np.isfinite(c)):
-        raise InputError(f"vertical_forces: 'com' = {com!r}, expected finite (X, Z) [m]")
+    if c.shape != (2,) or not np.all(np.abs(c) <= MAX_COORDINATE):
+        raise InputError(f"vertical_forces: 'com' = {com!r}, expected (X, Z) within ±{MAX_COORDINATE:g} m")
     A = np.vstack([np.ones(len(f)), f[:, 0], f[:, 1]])
-    b = check_number("vertical_forces", "weight", weight) * np.array([1.0, c[0], c[1]])
+    weight = check_number("vertical_forces", "weight", weight, lo=-1e9, hi=1e9)  # [N]
+    b = weight * np.array([1.0, c[0], c[1]])
     return np.linalg.pinv(A) @ b  # = Aᵀ (A Aᵀ)⁻¹ b when A has full row rank
 
 
@@ -84,12 +87,12 @@ class SupportQP:
         if not 0.0 < as_float(mu) < math.inf:
             raise InputError(f"SupportQP: mu = {mu!r}, expected a finite number > 0")
         g = as_floats(gravity).ravel()
-        if g.shape != (3,) or not np.all(np.isfinite(g)) or not 0.0 < np.linalg.norm(g) <= 1e6:
-            raise InputError(f"SupportQP: 'gravity' = {gravity!r}, expected a finite non-zero 3-vector "
-                             f"[m/s^2]")
+        if g.shape != (3,) or not np.all(np.abs(g) <= 1e6) or not np.linalg.norm(g) > 0.0:
+            raise InputError(f"SupportQP: 'gravity' = {gravity!r}, expected a non-zero 3-vector, each "
+                             f"component within ±1e6 m/s^2")
         f_min = check_number("SupportQP", "f_min", f_min, lo=0.0)  # [N]
         n = n_feet
-        self.n, self.g, self.solver = n, g, solver or QP_SOLVER
+        self.n, self.g, self.solver, self.f_min = n, g, solver or QP_SOLVER, f_min
         up = -g / np.linalg.norm(g)
         t1 = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
         t1 /= np.linalg.norm(t1)
@@ -132,9 +135,11 @@ class SupportQP:
             f = c = np.full(0, np.nan)
             m = math.nan
         r = f - c if f.shape == (self.n, 3) and c.shape == (3,) else c
-        if r.shape != (self.n, 3) or not np.all(np.isfinite(r)) or not 0.0 < m <= MAX_MASS:
+        far = 2 * MAX_COORDINATE
+        if r.shape != (self.n, 3) or not np.all(np.abs(r) <= far) or not 0.0 < m <= MAX_MASS:
             raise InputError(f"support_forces: 'feet' = {feet!r}, 'com' = {com!r}, 'mass' = {mass!r}: "
-                             f"expected finite ({self.n}, 3) and (3,) [m] and a mass in (0, {MAX_MASS:g}] kg")
+                             f"expected ({self.n}, 3) and (3,) [m], {far:g} m apart at most, and "
+                             f"a mass in (0, {MAX_MASS:g}] kg")
         self._flat[self._at] = r.reshape(-1)[self._src] * self._sign  # Σ r_i × f_i = Σ skew(r_i) f_i = 0
         self.b[0:3] = -m * self.g
         if self.solver == "daqp":
@@ -148,8 +153,10 @@ class SupportQP:
 
             x = qpsolvers.solve_qp(self.P, self.q, self.G, self.h, self.A, self.b, solver=self.solver)
         if x is None:
-            raise InputError(f"support_forces: no pushing forces inside the friction cone hold the body on "
-                             f"these {self.n} feet: is the CoM outside the support polygon?")
+            floor = f" each at least 'f_min' = {self.f_min:g} N (more than they share?)" if self.f_min else ""
+            raise InputError(f"support_forces: no pushing forces inside the friction cone ('mu') hold the "
+                             f"body against 'gravity' on these {self.n} feet{floor}: is the CoM ('com') "
+                             f"outside the support polygon?")
         return np.asarray(x).reshape(self.n, 3)
 
 

@@ -100,7 +100,8 @@ def wave_gait(name: str, n_legs: int = 6, tau: float | None = None) -> Gait:
 
 def neighbours(n_legs: int) -> list[list[int]]:
     """Each leg's neighbours: the legs in front of and behind it on the same side."""
-    rows = _leg_count("neighbours", n_legs, 2) // 2
+    n_legs = _leg_count("neighbours", n_legs, 2)
+    rows = n_legs // 2
     out = []
     for leg in range(n_legs):
         side, r = divmod(leg, rows)

@@ -177,12 +177,13 @@ def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
                          ("drop", drop)):
         check_number("climb_cycle", name, length, lo=0.0, hi=1.0)
     check_number("climb_cycle", "hold", hold, lo=0.0, hi=86400.0)
-    check_number("climb_cycle", "stage_time", stage_time, lo=0.0, lo_open=True, hi=86400.0)
+    check_number("climb_cycle", "stage_time", stage_time, lo=1e-3, hi=86400.0)  # [s]: a control period+
     if x_body is not None:
         check_number("climb_cycle", "x_body", x_body, lo=-10.0, hi=10.0)
     for name, point in (("y_body", y_body), ("foot3_start", foot3_start)):
-        if point is not None and not (isinstance(point, (tuple, list, np.ndarray)) and len(point) == 2
-                                      and all(abs(as_float(v)) <= 10.0 for v in point)):
+        pair = isinstance(point, (tuple, list, np.ndarray)) and len(point) == 2
+        if (point is not None or name == "y_body") and not (pair and all(abs(as_float(v)) <= 10.0
+                                                                        for v in point)):
             raise InputError(f"climb_cycle: {name} = {point!r}, expected 2 numbers within ±10 m")
     if not (isinstance(stages, (tuple, list)) and stages
             and all(isinstance(k, int) and not isinstance(k, bool) and k in (1, 2, 3, 4) for k in stages)):

@@ -40,9 +40,9 @@ from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE
 from ...actuators.pneumatic.tank import RATS_TANK_VOLUME
 from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
-from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice, _vector
+from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice
 from ...contact import ContactLaw, HeightField, HeightFunction, Plane, coulomb, kelvin_voigt
-from ...errors import InputError, as_float, as_floats, check_number
+from ...errors import InputError, as_float, as_floats, check_array, check_number
 from ...hybrid import Options
 from ...multibody import RobotBuilder
 from ...multibody._spatial import quat_to_rot
@@ -151,10 +151,12 @@ def _check_build(args: dict[str, Any]) -> None:
     check_number(o, "piston_v_eps", args["piston_v_eps"], lo=0.0, lo_open=True)
     if args["mu"] is not None:
         check_number(o, "mu", args["mu"], lo=0.0, lo_open=True)
-    _vector(o, "com_offset", args["com_offset"], (3,), "m")
+    if np.abs(check_array(o, "com_offset", args["com_offset"], (3,), "m")).max() > 1.0:  # (inside the shell)
+        raise InputError(f"{o}: com_offset = {args['com_offset']!r}, expected each component within ±1 m "
+                         f"(the shell's centre of mass from its centre)")
     for name in ("inertia", "mounting"):
         if args[name] is not None:
-            _vector(o, name, args[name], (3, 3))
+            check_array(o, name, args[name], (3, 3))
     for name in ("leak", "gyro", "foot_forces"):
         if not (isinstance(args[name], (bool, np.bool_)) or (name == "leak" and args[name] is None)):
             raise InputError(f"{o}: {name} = {args[name]!r}, expected True or False"
