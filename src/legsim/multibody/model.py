@@ -207,9 +207,9 @@ class RobotBuilder:
             raise InputError(f"{where}: inertia must be positive semi-definite, got {I3.tolist()}")
         if limits is not None:
             bounds = [as_float(x) for x in limits] if isinstance(limits, (list, tuple, np.ndarray)) else []
-            if len(bounds) != 2 or not bounds[0] <= bounds[1]:
-                raise InputError(f"{where}: joint limits must be (lower, upper) with lower <= upper, got "
-                                 f"{limits!r}")
+            if len(bounds) != 2 or not bounds[0] <= bounds[1] or bounds[0] == np.inf or bounds[1] == -np.inf:
+                raise InputError(f"{where}: joint limits must be (lower, upper) with lower <= upper (-inf or "
+                                 f"inf: no stop on that side), got {limits!r}")
             limits = (bounds[0], bounds[1])
         for key, val in (("damping", damping), ("friction", friction), ("armature", armature)):
             _number(where, key, val)
