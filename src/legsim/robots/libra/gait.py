@@ -181,9 +181,11 @@ def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
     if x_body is not None:
         check_number("climb_cycle", "x_body", x_body, lo=-10.0, hi=10.0)
     for name, point in (("y_body", y_body), ("foot3_start", foot3_start)):
-        pair = isinstance(point, (tuple, list, np.ndarray)) and len(point) == 2
-        if (point is not None or name == "y_body") and not (pair and all(abs(as_float(v)) <= 10.0
-                                                                        for v in point)):
+        if isinstance(point, (tuple, list, np.ndarray)):
+            ok = len(point) == 2 and all(abs(as_float(v)) <= 10.0 for v in point)
+        else:
+            ok = point is None and name == "foot3_start"  # (None: foot 3 hangs below hip 3)
+        if not ok:
             raise InputError(f"climb_cycle: {name} = {point!r}, expected 2 numbers within ±10 m")
     if not (isinstance(stages, (tuple, list)) and stages
             and all(isinstance(k, int) and not isinstance(k, bool) and k in (1, 2, 3, 4) for k in stages)):
