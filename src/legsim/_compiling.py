@@ -59,9 +59,9 @@ def first_kernel(family: str) -> str | None:
 ESTIMATES: dict[str, tuple[str, float]] = {
     name: (FAMILY_KERNELS[family][2], FAMILY_KERNELS[family][3])
     for family in FAMILY_KERNELS if (name := first_kernel(family)) is not None}
-ESTIMATES["legsim.contact._bodies.run"] = ("the rigid-body contact world (RigidWorld)", 39.0)  # in "contact"
 """Top-level compiled function -> (what it is, seconds), for the notice's estimate; others are
 named as they are."""
+ESTIMATES["legsim.contact._bodies.run"] = ("the rigid-body contact world (RigidWorld)", 39.0)  # in "contact"
 
 
 class _Watcher:
