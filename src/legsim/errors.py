@@ -14,8 +14,8 @@ import numbers
 from collections.abc import Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
-           "as_float", "as_floats", "real_number", "check_number", "check_whole", "check_array",
-           "check_fields", "describe_failure"]
+           "as_float", "as_floats", "real_number", "check_number", "check_whole", "check_flag",
+           "check_array", "check_fields", "describe_failure"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -78,6 +78,16 @@ def check_whole(owner: str, name: str, value, lo: int = 0, hi: int = 2**53) -> i
     if not (math.isfinite(v) and v == math.floor(v) and lo <= v <= hi):
         raise InputError(f"{owner}: '{name}' = {value!r}, expected a whole number in [{lo}, {hi}]")
     return int(v)
+
+
+def check_flag(owner: str, name: str, value) -> bool:
+    """``value`` as a bool (a Python or numpy bool; not 0/1, a string or None), else an
+    :class:`InputError` naming ``owner`` and ``name``."""
+    dtype = getattr(value, "dtype", None)  # a numpy bool scalar (numpy is not imported here)
+    numpy_bool = dtype is not None and getattr(dtype, "kind", "") == "b" and getattr(value, "ndim", 1) == 0
+    if not (isinstance(value, bool) or numpy_bool):
+        raise InputError(f"{owner}: '{name}' = {value!r}, expected True or False")
+    return bool(value)
 
 
 def check_array(owner: str, name: str, value, shape: tuple[int, ...], unit: str = ""):

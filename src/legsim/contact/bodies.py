@@ -104,20 +104,20 @@ class RigidWorld:
         ``fext`` (6,) is a constant external wrench (force [N], torque [N m]) in the world frame.
         Returns the body id.
         """
-        m = check_number("RigidWorld.add_body", "mass", mass, lo=0.0)
+        o = "RigidWorld.add_body"
+        m = check_number(o, "mass", mass, lo=0.0)
         given, inertia = inertia, as_floats(inertia)
         if m > 0 and (inertia.shape != (3, 3) or not np.all(np.isfinite(inertia))
                       or not np.allclose(inertia, inertia.T) or np.any(np.linalg.eigvalsh(inertia) <= 0)):
-            raise InputError(f"RigidWorld.add_body 'inertia' = {given!r}: expected a symmetric "
+            raise InputError(f"{o} 'inertia' = {given!r}: expected a symmetric "
                              f"positive-definite 3x3 [kg m^2]")
-        rot = np.eye(3) if rot is None else check_rotation("RigidWorld.add_body", "rot", rot, atol=1e-6)
+        rot = np.eye(3) if rot is None else check_rotation(o, "rot", rot, atol=1e-6)
         self.mass.append(m)
         self.inertia.append(inertia if m > 0 else np.eye(3))
-        self.pos.append(check_array("RigidWorld.add_body", "pos", pos, (3,)))
+        self.pos.append(check_array(o, "pos", pos, (3,)))
         self.rot.append(rot)
-        self.vel.append(check_array("RigidWorld.add_body", "vel", vel, (3,)))
-        self.omega.append(check_array("RigidWorld.add_body", "omega", omega, (3,)))
-        o = "RigidWorld.add_body"
+        self.vel.append(check_array(o, "vel", vel, (3,)))
+        self.omega.append(check_array(o, "omega", omega, (3,)))
         self.fext.append(np.zeros(6) if fext is None else check_array(o, "fext", fext, (6,), "N, N m"))
         self._state = None
         return len(self.mass) - 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, as_floats, check_whole
+from ..errors import InputError, as_floats, check_flag, check_whole
 from . import _collide, _gjk
 from ._buffer import Contacts, new_contacts
 from .response import check_capacity
@@ -34,9 +34,8 @@ def make_contacts(model, capacity=256, single=False):
         multi-point manifolds.
     """
     check_model("make_contacts", model)
-    if not isinstance(single, bool | np.bool_):
-        raise InputError(f"make_contacts 'single' = {single!r}: expected True or False")
-    return new_contacts(len(model.gtype), check_capacity("contact buffer", capacity), bool(single))
+    single = check_flag("make_contacts", "single", single)
+    return new_contacts(len(model.gtype), check_capacity("contact buffer", capacity), single)
 
 
 def _work(owner, work):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, as_floats, check_number
+from ..errors import InputError, as_floats, check_flag, check_number
 from .filter_specs import FILTER_SPECS, FilterSpec
 
 __all__ = ["FilterSpec", "FILTER_SPECS", "design_lowpass", "zero_phase", "velocity_from_position"]
@@ -78,9 +78,8 @@ def velocity_from_position(x, dt: float = 1e-3, filter_position: bool = True,
     """Velocity by ``gradient(pos_filt, dt)`` then the velocity filter (App. A.2)."""
     o = "velocity_from_position"
     dt = check_number(o, "dt", dt, lo=1.0 / MAX_RATE, hi=1.0)  # [s]
-    for name, flag in (("filter_position", filter_position), ("filter_velocity", filter_velocity)):
-        if not isinstance(flag, bool | np.bool_):
-            raise InputError(f"{o}: '{name}' = {flag!r}, expected True or False")
+    filter_position = check_flag(o, "filter_position", filter_position)
+    filter_velocity = check_flag(o, "filter_velocity", filter_velocity)
     rate = f"'dt' = {dt!r} s (fs = {1.0 / dt:g} Hz)"
     pos = _filtfilt(o, x, "position", 1.0 / dt, rate) if filter_position else _signal(o, x)
     if pos.shape[0] < 2:

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy.optimize import least_squares
 
-from ..errors import InputError, check_number
+from ..errors import InputError, check_flag, check_number
 from ._samples import samples
 
 __all__ = ["fit_input_pressure", "fit_quartic_area", "area_from_cd", "input_pressure_curve"]
@@ -39,9 +39,7 @@ def fit_input_pressure(vc, p_ss, p_s: float, p_e: float, rising: bool = True) ->
     p_e = check_number(o, "p_e", p_e, lo=0.0, hi=1e9)
     if not p_s > p_e:
         raise InputError(f"{o}: supply 'p_s' = {p_s!r} Pa must exceed exhaust 'p_e' = {p_e!r} Pa")
-    if not isinstance(rising, bool | np.bool_):
-        raise InputError(f"{o}: 'rising' = {rising!r}, expected True or False")
-    sgn = 1.0 if rising else -1.0
+    sgn = 1.0 if check_flag(o, "rising", rising) else -1.0
     # parametrise by centre x_off and half-width w = |C_HP - C_LP| / 2 > 0
     mid = 0.5 * (p_s + p_e)
     i_mid = int(np.argmin(np.abs(p - mid)))
