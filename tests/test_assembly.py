@@ -411,7 +411,7 @@ def test_the_controller_sees_read_only_measurements_and_truth():
      "CommandTable: actuator 'b' does not exist"),
     (lambda mb: Contacts(ContactLaw(hunt_crossley(1e4, 0.1)), point="top"),
      "point = 'top', expected 'midway' or 'sphere'"),
-    (lambda mb: Robot(mb, lanes="yes"), "lanes = 'yes', expected True or False"),
+    (lambda mb: Robot(mb, lanes="yes"), "'lanes' = 'yes', expected True or False"),
 ])
 def test_bad_parts_are_refused_with_a_message_naming_what_and_why(make, message):
     with pytest.raises(InputError, match=message):

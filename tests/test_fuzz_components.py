@@ -130,7 +130,7 @@ def test_what_random_examples_found_a_huge_foot_count_and_whole_numbers_held_as_
     from legsim.robots.rats.planner import line_path, plan
     from legsim.walking.forces import SupportQP
 
-    with pytest.raises(InputError, match=r"SupportQP: n_feet = 1099511627776, expected a whole number in"):
+    with pytest.raises(InputError, match=r"SupportQP: 'n_feet' = 1099511627776, expected a whole number in"):
         SupportQP(2**40, 0.8)
     with pytest.raises(InputError, match=r"slip=1.34e\+154: expected a distance in \[-1, 1\] m"):
         plan(line_path((0.0, 0.0), (1.0, 0.0)), 0, slip=1.34e154)  # overflowed the planner's norms
@@ -195,7 +195,7 @@ def test_what_fuzzing_the_robot_packages_helpers_found_in_session_34():
     from legsim.robots.crr_leg.walking import walking_references
     from legsim.robots.crr_quadruped import crawl_references, quadruped_bodies, stance_references
 
-    for call, says in ((lambda: crawl_references(points="40"), "points='40': expected an integer"),
+    for call, says in ((lambda: crawl_references(points="40"), "'points' = '40', expected a whole number"),
                        (lambda: crawl_references(period=[4.0]), "'period' = \\[4.0\\], expected a number"),
                        (lambda: stance_references(posture_deg=""), "posture_deg='': expected three"),
                        (lambda: quadruped_bodies(trunk_mass=[90.0]), "'trunk_mass' = \\[90.0\\]"),
@@ -369,6 +369,107 @@ def test_what_random_examples_found_in_session_35(recwarn):
     with pytest.raises(InputError, match="joint limits must be .* got \\(inf, inf\\)"):  # a stop at +inf
         b.add_body("b", "a", **link, limits=(math.inf, math.inf))
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_whole_numbers_flags_and_worker_counts_share_one_check_each(recwarn):
+    """Session 36 moved ~35 hand-written whole-number and True/False checks onto errors.check_whole and
+    errors.check_flag. What they did differently before: an int beyond the largest float (10**400) was
+    Python's OverflowError in every number check; a sweep's or link model's negative seed passed the check
+    and failed in numpy's SeedSequence; a whole float (2.0) was refused as a step count in some places and
+    accepted in others; Options(sliding=1) was taken as True while a scenario refused it; a sweep of a
+    grid of 3 million runs, a RealtimeLoop capacity of 2^40 periods and FunctionPool(workers=10**6)
+    started building them (lists of runs, arrays, processes); plan(max_firings=10**9) was accepted."""
+    from legsim.actuators.electric.pmsm import DriveController, DriveLoad, simulate_drive
+    from legsim.errors import check_number, check_whole
+    from legsim.hybrid import Options
+    from legsim.realtime.loop import RealtimeLoop
+    from legsim.realtime.timing import EtherCATTiming, LinkModel
+    from legsim.robots.rats.planner import plan
+    from legsim.simsect.runner import ENGINE_DEFAULTS, Symbol, options_from_symbols
+    from legsim.sweep import FunctionPool, Sweep
+
+    slip = Path(__file__).parents[1] / "src" / "legsim" / "scenarios" / "slip_run.toml"
+    with pytest.raises(InputError, match="'x' = 1000000000.*, expected a finite number"):
+        check_number("o", "x", 10**400)
+    assert check_whole("o", "seed", 2**64 - 1, hi=2**64 - 1) == 2**64 - 1  # exact, not via a float
+    assert check_whole("o", "n", 3.0) == 3 and type(check_whole("o", "n", np.int64(3))) is int
+    assert Options(max_transitions=5.0, max_stop_iter=np.int64(4)).max_transitions == 5
+    assert EtherCATTiming(use_delay=2.0).use_delay == 2
+    grid = {"params.k": list(range(1000)), "params.c": list(range(3001))}
+    for call, says in ((lambda: Options(sliding=1), "'sliding' = 1, expected True or False"),
+                       (lambda: LinkModel(seed=-1), "LinkModel: 'seed' = -1, expected a whole number in"),
+                       (lambda: Sweep(slip, grid=grid), "grid: 3001000 runs, expected at most MAX_RUNS"),
+                       (lambda: Sweep(slip, ranges={"params.k": (1, 2)}, samples=10**7),
+                        "'samples' = 10000000"),
+                       (lambda: RealtimeLoop(1e-3, capacity=2**40), "'capacity' = 1099511627776"),
+                       (lambda: FunctionPool("legsim.examples.two_link_arm:build", workers=10**6),
+                        r"'workers' = 1000000, expected a whole number in \[1, 1024\]"),
+                       (lambda: plan([(0.0, 0.0), (1.0, 0.0)], 0, max_firings=10**9),
+                        "'max_firings' = 10+,")):
+        with pytest.raises(InputError, match=says):
+            call()
+    # random rounds of the new property below found: an array as a loop's policy or a pool's backend
+    # (numpy's ambiguous truth value), a NUL in a scenario's path (ValueError: embedded null byte), a
+    # period of 1e300 s (int's OverflowError), None as simulate_drive's motor (an AttributeError), and a
+    # joint axis of 1e-168 (its norm underflowed to 0: numpy's divide-by-zero warning)
+    for call, says in ((lambda: RealtimeLoop(1e-3, policy=np.eye(2)), "policy = array"),
+                       (lambda: FunctionPool("math:hypot", backend=np.eye(2)), "backend = array"),
+                       (lambda: FunctionPool("math:hypot", backend="serial", address="auto"),
+                        "address = 'auto'"),
+                       (lambda: Sweep("a\x00b"), "a path cannot hold a NUL character"),
+                       (lambda: RealtimeLoop(1e300), "period = 1e\\+300 s: expected a number in"),
+                       (lambda: simulate_drive(None, DriveLoad(), DriveController(0.5, 500.0), [0.0]),
+                        "motor = None, expected a PMSM")):
+        with pytest.raises(InputError, match=says):
+            call()
+    from legsim.multibody import RobotBuilder
+
+    b = RobotBuilder("tiny axis")
+    b.add_body("a", "world", "revolute", axis=(0.0, 0.0, 2.8e-168), mass=1.0, inertia=(1e-3,) * 3)
+    assert np.array_equal(b.compile().jnt_axis[1], [0.0, 0.0, 1.0])  # row 0: the world
+    table = {k: Symbol(v, 0) for k, v in ENGINE_DEFAULTS.items()}
+    table["maxChartCount"] = Symbol(-3.0, 7)  # SimSect's own names, with the line that set it
+    with pytest.raises(InputError, match=r"^x.rc:7: 'maxChartCount' = -3.0, expected a whole number >= 0$"):
+        options_from_symbols(table, "x.rc")
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def _drive_sweep_and_loop_calls():
+    from legsim.actuators.electric.pmsm import PMSM, DriveController, DriveLoad, simulate_drive
+    from legsim.realtime.loop import RealtimeLoop
+    from legsim.sweep import FunctionPool, Sweep
+
+    motor = dict(resistance=0.3, inductance_d=1e-4, flux_linkage=0.003, pole_pairs=4, rotor_inertia=1e-5,
+                 v_dc=24.0, inductance_q=None, viscous=0.0, coulomb=0.0, coulomb_speed=1.0, pwm_hz=28000.0,
+                 park_factor=2.0 / 3.0)
+    load = dict(kv=1.0, spring=0.0, mass=0.0, damping=0.0, obstacle=math.inf, force=0.0, counts_per_turn=0)
+    control = dict(p_gain=0.5, i_gain=500.0, outer="current", period=1e-3, i_max=math.inf, kp_f=0.0,
+                   kd_f=0.0, ff=0.0, kp_x=0.0, kd_x=0.0, force_limit=math.inf, k_pos=0.0, k_vel=0.0,
+                   ki_vel=0.0, v_max=math.inf, a_max=math.inf, align_current=5.0, align_time=1.0)
+    slip = Path(__file__).parents[1] / "src" / "legsim" / "scenarios" / "slip_run.toml"
+    return {PMSM: motor, DriveLoad: load, DriveController: control,
+            simulate_drive: dict(motor=PMSM(**motor), load=DriveLoad(**load),
+                                 controller=DriveController(**control), refs=np.zeros(3), pwm="averaged",
+                                 substeps=4, theta0=0.0, omega0=0.0, x0=None, continue_from=None),
+            RealtimeLoop: dict(period=1e-3, spin=3e-4, policy="catch_up", capacity=16, gc_off=True),
+            FunctionPool: dict(function="math:hypot", workers=1, backend="serial", address=None, seed=0,
+                               batch_seconds=1.0),
+            Sweep: dict(scenario=slip, grid={"params.k": [1000.0, 1200.0]}, ranges=None, samples=None,
+                        method="lhs", variations=None, seed=0)}
+
+
+DRIVE_SWEEP_AND_LOOP_CALLS = _drive_sweep_and_loop_calls()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(call=st.sampled_from(sorted(DRIVE_SWEEP_AND_LOOP_CALLS, key=lambda f: f.__name__)), data=st.data())
+def test_a_drive_sweep_or_realtime_loop_with_one_wrong_argument_is_accepted_or_refused_naming_it(call, data):
+    """The PMSM drive's motor, load, controller and simulate_drive, the real-time loop, a function pool and
+    a sweep's definition with one argument of the wrong kind or range: accepted, or an InputError naming
+    the argument. Before session 36 a string as a resistance, a gain or a capacity was Python's
+    ValueError (float('abc')), a string as a PWM limit a TypeError, a capacity of 2^40 numpy's
+    MemoryError, and a negative pool seed passed to fail later in numpy's SeedSequence."""
+    _one_wrong_argument(call, DRIVE_SWEEP_AND_LOOP_CALLS[call], data)
 
 
 def _identification_calls():

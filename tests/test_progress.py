@@ -43,5 +43,5 @@ def test_a_progress_that_is_not_a_flag_is_named_before_any_run(call):
     from legsim.robots.rats import experiments as E
 
     kw = {"interval": 3.0, "firings": 2} if call == "endurance_run" else {}
-    with pytest.raises(InputError, match=f"{call}: progress = 'yes': expected True, False or None"):
+    with pytest.raises(InputError, match=f"{call}: 'progress' = 'yes', expected True or False"):
         getattr(E, call)(progress="yes", **kw)

@@ -142,7 +142,7 @@ def test_the_sources_run_in_worker_processes_with_the_rows_of_a_serial_run(built
     rep = build_report(tmp_path, SUBSET, echo=lines.append, with_figures=False, workers=1)
     assert [r.as_dict() for r in rep.rows] == [r for s in data["sources"].values() for r in s["rows"]]
     assert lines[0].startswith("[1/2] simsect") and not any("processes" in s for s in lines)
-    with pytest.raises(InputError, match="workers = 0: expected a whole number of processes"):
+    with pytest.raises(InputError, match=r"report: 'workers' = 0, expected a whole number in \[1, 1024\]"):
         build_report(tmp_path, SUBSET, workers=0)
 
 

@@ -7,7 +7,12 @@ import os
 import signal
 import threading
 
-__all__ = ["cpu_count", "stop_workers", "uninterrupted"]
+from .errors import check_whole
+
+__all__ = ["MAX_WORKERS", "check_workers", "cpu_count", "stop_workers", "uninterrupted"]
+
+MAX_WORKERS = 1024
+"""Most worker processes one pool may ask for (a local pool starts them all at once)."""
 
 
 def cpu_count() -> int:
@@ -17,6 +22,13 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - macOS, Windows
         return os.cpu_count() or 1
+
+
+def check_workers(owner: str, workers) -> int | None:
+    """``workers`` as a count of processes in [1, :data:`MAX_WORKERS`], or None (all cores), else an
+    :class:`~legsim.errors.InputError` naming ``owner``."""
+    return None if workers is None else check_whole(owner, "workers", workers, 1,
+                                                    MAX_WORKERS)
 
 
 def stop_workers(pool) -> None:

@@ -15,10 +15,10 @@ __all__ = ["counter", "check_progress"]
 
 def check_progress(progress: Any, where: str) -> None:
     """An :class:`~legsim.errors.InputError` naming ``where`` unless ``progress`` is True, False or None."""
-    from .errors import InputError
+    from .errors import check_flag
 
-    if not (progress is None or isinstance(progress, bool)):
-        raise InputError(f"{where}: progress = {progress!r}: expected True, False or None (on a terminal)")
+    if progress is not None:
+        check_flag(where, "progress", progress)  # None: shown on a terminal
 
 
 def counter(total: int | None, *, unit: str, desc: str, progress: bool | None = None, **tqdm_kw: Any) -> Any:

@@ -35,7 +35,12 @@ def as_float(value) -> float:
         real = getattr(dtype, "kind", "") in ("i", "u", "f") and getattr(value, "ndim", 1) == 0
     else:
         real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    return float(value) if real else math.nan
+    if not real:
+        return math.nan
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond the largest float (10**400): a real number, not a finite one
+        return math.inf if value > 0 else -math.inf
 
 
 def as_floats(value):
@@ -73,11 +78,15 @@ def check_number(owner: str, name: str, value, *, lo: float = -math.inf, hi: flo
 def check_whole(owner: str, name: str, value, lo: int = 0, hi: int = 2**53) -> int:
     """``value`` as an int in [lo, hi]: a whole number (an int, a numpy integer, or a float with no
     fractional part; not a bool), else an :class:`InputError` naming ``owner`` and ``name``. The default
-    ``hi`` is the largest count a float holds exactly (and compiled code's int64 takes)."""
+    ``hi`` is the largest count a float holds exactly (and compiled code's int64 takes); an int is
+    compared and returned exactly (a seed up to 2**64 - 1 keeps every bit)."""
     v = as_float(value)
-    if not (math.isfinite(v) and v == math.floor(v) and lo <= v <= hi):
-        raise InputError(f"{owner}: '{name}' = {value!r}, expected a whole number in [{lo}, {hi}]")
-    return int(v)
+    if math.isfinite(v) and v == math.floor(v):
+        whole = int(value)
+        if lo <= whole <= hi:
+            return whole
+    expected = f">= {lo}" if hi == 2**53 else f"in [{lo}, {hi}]"
+    raise InputError(f"{owner}: '{name}' = {value!r}, expected a whole number {expected}")
 
 
 def check_flag(owner: str, name: str, value) -> bool:

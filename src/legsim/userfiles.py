@@ -22,6 +22,8 @@ def user_path(path, what: str) -> Path:
     number, a list) or names a user without a home directory."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise InputError(f"{what} = {path!r}: expected a path (a string or pathlib.Path)")
+    if "\x00" in os.fspath(path):  # no file system takes it (open() and stat() raise ValueError)
+        raise InputError(f"{what} = {str(path)!r}: a path cannot hold a NUL character")
     try:
         return Path(path).expanduser()
     except RuntimeError:  # "~name" of no user: pathlib cannot find a home directory

@@ -85,7 +85,7 @@ from ..actuators.pneumatic.solenoid import SolenoidValve
 from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import HeightField, HeightFunction, Plane
-from ..errors import InputError, check_array, check_number, closest, real_number
+from ..errors import InputError, check_array, check_number, check_whole, closest, real_number
 from ..multibody.model import Model
 from ._layout import EX_DMAX
 
@@ -356,9 +356,7 @@ class PMSMDrive:
             object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0))
         lq = self.inductance if self.inductance_q is None else self.inductance_q
         object.__setattr__(self, "inductance_q", check_number(o, "inductance_q", lq, lo=0.0, lo_open=True))
-        pp = self.pole_pairs
-        if not (isinstance(pp, int) and not isinstance(pp, bool) and pp >= 1):
-            raise InputError(f"{o}: 'pole_pairs' = {self.pole_pairs!r}, expected a whole number >= 1")
+        object.__setattr__(self, "pole_pairs", check_whole(o, "pole_pairs", self.pole_pairs, lo=1))
         if self.lead is not None:
             object.__setattr__(self, "lead", check_number(o, "lead", self.lead, lo=0.0, lo_open=True))
         object.__setattr__(self, "efficiency", check_number(o, "efficiency", self.efficiency, lo=0.0, hi=1.0,
@@ -679,17 +677,13 @@ class Measurement:
         lo, hi = real_number(owner, "lo", self.lo), real_number(owner, "hi", self.hi)
         if not lo < hi:
             raise InputError(f"{owner}: range lo = {self.lo!r}, hi = {self.hi!r}: expected lo < hi")
-        if not (isinstance(self.bits, int) and 0 <= self.bits <= 32):
-            raise InputError(f"{owner}: 'bits' = {self.bits!r}, expected a whole number in [0, 32]")
+        object.__setattr__(self, "bits", check_whole(owner, "bits", self.bits, 0, 32))
         object.__setattr__(self, "lo", lo)
         object.__setattr__(self, "hi", hi)
         if self.bits > 0 and not (math.isfinite(self.lo) and math.isfinite(self.hi)):
             raise InputError(f"{owner}: quantising to {self.bits} bits needs a finite range lo, hi")
-        if not (isinstance(self.delay, int) and 0 <= self.delay <= 64):
-            raise InputError(f"{owner}: 'delay' = {self.delay!r}, expected a whole number of samples "
-                             "in [0, 64]")
-        if not (isinstance(self.seed, int) and self.seed >= 0):
-            raise InputError(f"{owner}: 'seed' = {self.seed!r}, expected a whole number >= 0")
+        object.__setattr__(self, "delay", check_whole(owner, "delay", self.delay, 0, 64))  # samples
+        object.__setattr__(self, "seed", check_whole(owner, "seed", self.seed))  # a float parameter slot
 
 
 @dataclass(frozen=True)
@@ -1071,13 +1065,8 @@ class SplitExchange:
 
     def __post_init__(self):
         o = "SplitExchange"
-        for k in ("delay_up", "delay_down"):
-            d = getattr(self, k)
-            whole = isinstance(d, int | np.integer | float | np.floating) and not isinstance(d, bool)
-            if not (whole and math.isfinite(d) and int(d) == d and 0 <= d < EXCHANGE_DMAX):
-                raise InputError(f"{o}: '{k}' = {d!r}, expected a whole number of controller ticks in "
-                                 f"[0, {EXCHANGE_DMAX - 1}]")
-            object.__setattr__(self, k, int(d))
+        for k in ("delay_up", "delay_down"):  # controller ticks
+            object.__setattr__(self, k, check_whole(o, k, getattr(self, k), 0, EXCHANGE_DMAX - 1))
         object.__setattr__(self, "pause_t0", check_number(o, "pause_t0", self.pause_t0, lo=0.0))
         object.__setattr__(self, "pause_duration",
                            check_number(o, "pause_duration", self.pause_duration, lo=0.0))

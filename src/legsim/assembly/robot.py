@@ -26,7 +26,16 @@ from ..actuators.pneumatic import _layout as PL
 from ..contact import _laws as LW
 from ..contact._geom import HF_GRID
 from ..contact.shapes import HEIGHT_KINDS, HeightField, HeightFunction, Plane
-from ..errors import InputError, Interrupted, SimulationError, as_floats, closest, lookup
+from ..errors import (
+    InputError,
+    Interrupted,
+    SimulationError,
+    as_floats,
+    check_flag,
+    check_whole,
+    closest,
+    lookup,
+)
 from ..hybrid import Direction, Guard, Options, ParamRange, Placement, Result, simulate
 from ..hybrid import Model as HybridModel
 from ..multibody.dynamics import forward_kinematics
@@ -168,9 +177,7 @@ class Robot:
         if options is not None and not isinstance(options, Options):
             raise InputError(f"Robot: options = {options!r}, expected legsim.hybrid.Options")
         self.options = options
-        if not isinstance(lanes, bool):
-            raise InputError(f"Robot: lanes = {lanes!r}, expected True or False")
-        self.lanes = lanes
+        self.lanes = check_flag("Robot", "lanes", lanes)
         if exchange is not None and not isinstance(exchange, SplitExchange):
             raise InputError(f"Robot: exchange = {exchange!r}, expected a legsim.assembly.SplitExchange")
         self.exchange = exchange
@@ -925,8 +932,7 @@ class Robot:
         """Give every sensor's noise a new seed made from ``seed`` and the sensor's own seed
         (numpy's SeedSequence of the two: distinct ``seed`` draw independent noise, distinct
         sensors stay distinct, the same ``seed`` repeats exactly). Returns the sensors reseeded."""
-        if not (isinstance(seed, int | np.integer) and seed >= 0):
-            raise InputError(f"{self.name}: reseed({seed!r}): expected a whole number >= 0")
+        seed = check_whole(f"{self.name}: reseed", "seed", seed, hi=2**64 - 1)  # SeedSequence's entropy
         p = self.model.param_defaults.copy()
         nrow, first = int(p[L.P_NROW]), int(p[L.P_OS])
         for r in range(nrow):

@@ -18,7 +18,7 @@ import numpy as np
 from numba.core import config as numba_config
 from numba.core.dispatcher import Dispatcher
 
-from ..errors import InputError, closest
+from ..errors import InputError, check_whole, closest
 from . import signatures as sig
 from .params import ParamRange
 
@@ -191,9 +191,8 @@ class Model:
         if not (math.isfinite(self.sample_period) and self.sample_period >= 0.0):
             raise InputError(f"model '{self.name}': sample_period = {self.sample_period!r}, expected a "
                              f"finite number >= 0 s")
-        if not (isinstance(self.error_states, int) and 0 <= self.error_states <= sd.size):
-            raise InputError(f"model '{self.name}': error_states = {self.error_states!r}, expected a whole "
-                             f"number in [0, {sd.size}]")
+        object.__setattr__(self, "error_states",
+                           check_whole(f"model '{self.name}'", "error_states", self.error_states, 0, sd.size))
         index = {n: i for i, n in enumerate(self.param_names)}
         for key, rng in self.param_ranges.items():  # a model's own declaration: a programming error
             if key not in index:

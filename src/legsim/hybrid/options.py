@@ -7,7 +7,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ..errors import InputError, check_fields
+from ..errors import InputError, check_fields, check_flag, check_whole
 from . import _layout as L
 
 __all__ = ["Method", "Options"]
@@ -131,12 +131,10 @@ class Options:
                      nonnegative=("h0", "record_period", "sample_period", "wall_time_limit"))
         if self.h_min > self.h_max:
             raise InputError(f"integrator options: h_min = {self.h_min} exceeds h_max = {self.h_max}")
-        for name in ("max_stop_iter", "max_transitions"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise InputError(f"integrator option '{name}' must be a whole number >= 0, got {v!r}")
-        if self.max_stop_iter < 1:
-            raise InputError("integrator option 'max_stop_iter' must be at least 1")
+        for name, least in (("max_stop_iter", 1), ("max_transitions", 0)):  # int64 slots of pack()
+            object.__setattr__(self, name, check_whole("integrator option", name, getattr(self, name), least))
+        for name in ("sliding", "check_every_step", "restart_step_after_event"):
+            object.__setattr__(self, name, check_flag("integrator option", name, getattr(self, name)))
 
     @property
     def method_code(self) -> Method:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._compiling import engine
 from .._compiling import watch as watch_compilation
-from ..errors import InputError, Interrupted, SimulationError, describe_failure
+from ..errors import InputError, Interrupted, SimulationError, check_whole, describe_failure
 from . import _layout as L
 from . import signatures as sig
 from ._kernels import work_sizes
@@ -182,8 +182,7 @@ def simulate(model: Model, t_final: float,
         if opts.sample_period <= 0.0:
             raise InputError(f"{model.name}: a controller needs a sample period: the model has none "
                              "and options.sample_period is 0")
-        if not (isinstance(controller_every, int) and controller_every >= 1):
-            raise InputError(f"controller_every must be a whole number >= 1, got {controller_every!r}")
+        controller_every = check_whole(model.name, "controller_every", controller_every, lo=1)
     if opts.method_code.stiff:  # scipy's implicit solvers between events (legsim.hybrid.stiff)
         from .stiff import simulate_stiff
 

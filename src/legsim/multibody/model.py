@@ -197,8 +197,8 @@ class RobotBuilder:
         if joint in ("revolute", "prismatic"):
             if not np.abs(ax).max() > 0:
                 raise InputError(f"{where}: joint axis must be non-zero, got {tuple(axis)}")
-            if np.abs(ax).max() > 1e150:  # first to the unit cube: the norm of a 1e154 component overflows
-                ax = ax / np.abs(ax).max()
+            if not 1e-150 < np.abs(ax).max() < 1e150:  # first to the unit cube: the norm of a 1e154
+                ax = ax / np.abs(ax).max()              # component overflows, of a 1e-168 one is 0
             ax = ax / np.linalg.norm(ax)
         if not (np.isfinite(as_float(mass)) and mass >= 0.0):
             raise InputError(f"{where}: mass must be a finite value >= 0 kg, got {mass!r}")

@@ -28,14 +28,13 @@ the wall clock on average) or drops the deadlines already passed (``policy="skip
 from __future__ import annotations
 
 import gc
-import math
 import os
 import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_float, check_flag, check_number, check_whole
 
 __all__ = ["RealtimeLoop", "LoopStats", "DEFAULT_SPIN", "MIN_PERIOD"]
 
@@ -43,6 +42,10 @@ DEFAULT_SPIN = 3e-4
 """Default spin margin [s]: sleep until 0.3 ms before the deadline, then spin."""
 MIN_PERIOD = 1e-4
 """Shortest period the loop accepts [s] (the thesis's "cycle times up to 100 µs")."""
+MAX_PERIOD = 3600.0
+"""Longest period the loop accepts [s] (its clock counts int64 nanoseconds)."""
+MAX_CAPACITY = 10_000_000
+"""Most periods whose records a loop preallocates (3 int64 each: 240 MB); more grow the arrays."""
 
 
 @dataclass
@@ -121,19 +124,19 @@ class RealtimeLoop:
 
     def __init__(self, period: float, *, spin: float = DEFAULT_SPIN, policy: str = "catch_up",
                  capacity: int = 4096, gc_off: bool = True):
-        if not (isinstance(period, int | float) and math.isfinite(period) and period >= MIN_PERIOD - 1e-12):
-            raise InputError(f"period = {period!r} s: expected a number >= {MIN_PERIOD:g} s (0.1 ms)")
-        if not (isinstance(spin, int | float) and math.isfinite(spin) and spin >= 0.0):
-            raise InputError(f"spin = {spin!r} s: expected a number >= 0")
-        if policy not in ("catch_up", "skip"):
+        if not MIN_PERIOD - 1e-12 <= as_float(period) <= MAX_PERIOD:
+            raise InputError(f"RealtimeLoop: period = {period!r} s: expected a number in [{MIN_PERIOD:g}, "
+                             f"{MAX_PERIOD:g}] s (0.1 ms to an hour)")
+        spin = check_number("RealtimeLoop", "spin", spin, lo=0.0, hi=MAX_PERIOD)  # [s]
+        if not (isinstance(policy, str) and policy in ("catch_up", "skip")):
             raise InputError(f"policy = {policy!r}: expected 'catch_up' or 'skip'")
         self.period = float(period)
         self.spin = float(spin)
         self.policy = policy
-        self.gc_off = gc_off
+        self.gc_off = check_flag("RealtimeLoop", "gc_off", gc_off)
         self._T = int(round(self.period * 1e9))
         self._spin = int(round(self.spin * 1e9))
-        n = max(int(capacity), 16)
+        n = max(check_whole("RealtimeLoop", "capacity", capacity, 0, MAX_CAPACITY), 16)
         self._deadline = np.zeros(n, dtype=np.int64)
         self._wake = np.zeros(n, dtype=np.int64)
         self._end = np.zeros(n, dtype=np.int64)

@@ -35,14 +35,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, Interrupted, SimulationError
-from .loop import DEFAULT_SPIN, LoopStats, RealtimeLoop
+from ..errors import InputError, Interrupted, SimulationError, check_number
+from .loop import DEFAULT_SPIN, MAX_CAPACITY, LoopStats, RealtimeLoop
 from .messages import NO_ACK, Packet
 from .transport import Endpoint
 
 __all__ = ["crr_leg_robot", "robot_options", "RobotPlant", "SilServer", "SilRun", "CRR_JOINTS",
            "CRR_POSTURE"]
 
+MAX_DURATION = 86400.0
+"""Longest run paced to the wall clock [s]: a day (its acknowledgement log is one int64 a period)."""
 CRR_JOINTS = ("alpha", "beta", "gamma")
 CRR_POSTURE = tuple(math.radians(a) for a in (20.0, -20.0, 75.0))
 """The CRR leg's default posture [rad] (Alpha, Beta, Gamma): the mid-stance posture of
@@ -203,7 +205,7 @@ class SilServer:
     def wait_for_controller(self, timeout: float, echo=print) -> Packet:
         """Send the initial sensors (sequence 0, t = 0) every 10 ms until a valid command arrives;
         returns it. InputError after ``timeout`` [s] without one."""
-        end = time.perf_counter() + timeout
+        end = time.perf_counter() + check_number("wait_for_controller", "timeout", timeout, lo=0.0)
         pkt = None
         while pkt is None:
             if time.perf_counter() > end:
@@ -220,8 +222,7 @@ class SilServer:
         """Run the robot for ``duration`` [s] of simulated time paced to the wall clock. Garbage
         collection is off inside. A Ctrl-C stops the run: the returned :class:`SilRun` has status
         ``interrupted`` and everything recorded so far (the caller decides to re-raise)."""
-        if not (math.isfinite(duration) and duration > 0):
-            raise InputError(f"duration = {duration!r}: expected a number of seconds > 0")
+        duration = check_number("SilRun", "duration", duration, lo=0.0, lo_open=True, hi=MAX_DURATION)
         T = self.period
         n = int(round(duration / T)) + 2
         ack = np.full(n, -1, dtype=np.int64)
@@ -229,7 +230,7 @@ class SilServer:
         state: dict[str, Any] = {"cmd_t": 0.0, "cmd_seq": NO_ACK, "ack": -1, "timeouts": 0}
         if first_command is not None:
             self._take(first_command, u, state)
-        loop = RealtimeLoop(T, spin=self.spin, capacity=n)
+        loop = RealtimeLoop(T, spin=self.spin, capacity=min(n, MAX_CAPACITY))
         ep = self.endpoint
         channels = _channel_slices(self.robot, self.sensor_names)
         y = np.empty(self.ny)

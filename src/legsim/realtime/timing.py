@@ -32,7 +32,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..errors import InputError, as_float
+from ..errors import InputError, as_float, check_flag, check_whole
 from .messages import Packet
 
 __all__ = ["Plant", "ClockPlant", "EtherCATTiming", "LinkModel", "ExchangeTrace", "run_ethercat",
@@ -133,11 +133,9 @@ class EtherCATTiming:
                              "thesis's bound)")
         if self.sample_delay is not None and not 0.0 <= as_float(self.sample_delay) < self.period:
             raise InputError(f"EtherCATTiming: sample_delay = {self.sample_delay!r}, expected in [0, T)")
-        for name in ("use_delay", "seed"):
-            v = getattr(self, name)
-            least = 1 if name == "use_delay" else 0
-            if not (isinstance(v, int) and not isinstance(v, bool) and v >= least):
-                raise InputError(f"EtherCATTiming: {name} = {v!r}, expected a whole number >= {least}")
+        object.__setattr__(self, "use_delay",
+                           check_whole("EtherCATTiming", "use_delay", self.use_delay, 1, 1000))  # periods
+        object.__setattr__(self, "seed", check_whole("EtherCATTiming", "seed", self.seed, hi=2**64 - 1))
 
     def telegram_times(self, n: int) -> np.ndarray:
         """(n,) instants [s] at which periods 0..n-1 start (telegram sent, references applied)."""
@@ -208,10 +206,8 @@ class LinkModel:
                 and 0.0 < as_float(p[1]) < math.inf for p in pauses)):
             raise InputError(f"LinkModel: pauses = {pauses!r}, expected ((start >= 0, duration > 0), ...) "
                              "[s]")
-        if not (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
-            raise InputError(f"LinkModel: seed = {seed!r}, expected a whole number >= 0")
-        if not isinstance(pause_drops, bool):
-            raise InputError(f"LinkModel: pause_drops = {pause_drops!r}, expected True or False")
+        seed = check_whole("LinkModel", "seed", seed, hi=2**64 - 1)  # numpy's default_rng takes any
+        pause_drops = check_flag("LinkModel", "pause_drops", pause_drops)
         self.lo, self.hi, self.loss = float(lo), float(hi), float(loss)
         self.pauses = tuple(sorted((float(a), float(b)) for a, b in pauses))
         self.pause_drops = pause_drops

@@ -28,7 +28,7 @@ import warnings
 from collections import deque
 from dataclasses import asdict, dataclass, field
 
-from ..errors import InputError
+from ..errors import InputError, check_whole
 from .messages import COMMANDS, SENSORS, CRRFormat, GenericFormat, MessageError, Packet
 
 __all__ = ["Endpoint", "LinkStats", "InProcessLink", "UdpEndpoint", "ExposedAddressWarning", "is_loopback",
@@ -204,9 +204,7 @@ def _address(value, what: str) -> tuple[str, int]:
             host, port = value
         except (TypeError, ValueError):
             raise InputError(f"{what} = {value!r}: expected (host, port) or 'HOST:PORT'") from None
-    if not (isinstance(port, int) and 0 <= port <= 65535):
-        raise InputError(f"{what} = {value!r}: port {port!r} outside 0..65535")
-    return str(host), int(port)
+    return str(host), check_whole(f"{what} = {value!r}", "port", port, 0, 65535)
 
 
 class UdpEndpoint(Endpoint):

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from .. import registry
-from ..errors import InputError, closest
+from ..errors import InputError, check_whole, closest
 from ..hybrid import Options, Result, simulate
 from ..hybrid.model import Model
 from ..userfiles import output_dir
@@ -68,10 +68,8 @@ def _string(table: dict[str, Symbol], name: str, source: str) -> str:
 def options_from_symbols(table: dict[str, Symbol], source: str) -> Options:
     """Integrator options from SimSect's engine symbols (digest §1.3)."""
     def whole(name: str) -> int:
-        v = _real(table, name, source)
-        if v < 0 or v != int(v):
-            raise InputError(f"{source}: '{name}' must be a whole number >= 0, got {v:g}")
-        return int(v)
+        line = table[name].line if name in table else 0
+        return check_whole(f"{source}:{line}" if line else source, name, _real(table, name, source))
 
     kwargs: dict[str, Any] = dict(
         method=_string(table, "integrator", source),
@@ -93,10 +91,10 @@ def options_from_symbols(table: dict[str, Symbol], source: str) -> Options:
     except InputError as exc:  # say it in SimSect's symbol names, with the line that set it
         msg = str(exc)
         for option, symbol in _SYMBOL_OF.items():
-            if f"'{option}' must be " in msg:
+            if f"'{option}' = " in msg and ", expected " in msg:  # errors.check_*: one option refused
                 line = table[symbol].line if symbol in table else 0
                 where = f"{source}:{line}" if line else f"{source} (default)"
-                wanted = msg.split(" must be ", 1)[1].split(", got")[0]
+                wanted = msg.split(", expected ", 1)[1]
                 raise InputError(f"{where}: '{symbol}' = {kwargs[option]!r}: expected {wanted}") from None
         for option, symbol in _SYMBOL_OF.items():
             msg = re.sub(rf"\b{option}\b", symbol, msg)

@@ -194,14 +194,20 @@ class RayPool:
             self._ray.shutdown()
 
 
+def check_backend(owner: str, backend, address) -> None:
+    """An :class:`InputError` naming ``owner`` unless ``backend`` is one of :data:`BACKENDS` and
+    ``address`` is None, or a Ray cluster's address (a string) with ``backend="ray"``."""
+    if not (isinstance(backend, str) and backend in BACKENDS):
+        raise InputError(f"{owner}: backend = {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if address is not None and not (backend == "ray" and isinstance(address, str)):
+        raise InputError(f"{owner}: address = {address!r}: expected None, or with backend='ray' the Ray "
+                         "cluster to connect to ('HOST:PORT' or 'auto')")
+
+
 def make_pool(backend: str, ctx: W.Context, workers: int | None, address: str | None) -> Any:
-    """The pool of ``backend`` ("local", "ray" or "serial")."""
+    """The pool of ``backend`` ("local", "ray" or "serial"), ``address`` checked by :func:`check_backend`."""
     if backend == "serial":
         return SerialPool(ctx)
     if backend == "local":
-        if address is not None:
-            raise InputError("address goes with backend='ray' (the Ray cluster to connect to)")
         return LocalPool(ctx, workers or cpu_count())
-    if backend == "ray":
-        return RayPool(ctx, workers, address)
-    raise InputError(f"backend = {backend!r}: expected one of {', '.join(BACKENDS)}")
+    return RayPool(ctx, workers, address)

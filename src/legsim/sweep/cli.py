@@ -99,6 +99,8 @@ def _split(arg: str, option: str, form: str) -> tuple[str, str]:
 def parse_grid(args: list[str]) -> dict[str, list[Any]]:
     """``["params.k=800,1000", "initial.xdot=1:2:5"]`` -> ``{"params.k": [800, 1000], "initial.xdot":
     [1.0, 1.25, 1.5, 1.75, 2.0]}``."""
+    from .spec import MAX_RUNS
+
     grid: dict[str, list[Any]] = {}
     for arg in args:
         key, rest = _split(arg, "--grid", "KEY=V1,V2,... or KEY=LO:HI:N")
@@ -108,8 +110,9 @@ def parse_grid(args: list[str]) -> dict[str, list[Any]]:
         if len(parts) == 3 and "," not in rest:
             lo, hi, num = (parse_value(s) for s in parts)
             if not (isinstance(lo, int | float) and isinstance(hi, int | float) and isinstance(num, int)
-                    and not isinstance(num, bool) and num >= 2):
-                raise InputError(f"--grid {arg!r}: LO:HI:N needs two numbers and a whole number N >= 2")
+                    and not isinstance(num, bool) and 2 <= num <= MAX_RUNS):
+                raise InputError(f"--grid {arg!r}: LO:HI:N needs two numbers and a whole number N in "
+                                 f"[2, {MAX_RUNS}]")
             grid[key] = [lo + (hi - lo) * i / (num - 1) for i in range(num)]
         else:
             grid[key] = [parse_value(s) for s in rest.split(",") if s.strip()]

@@ -17,13 +17,13 @@ variation and seed, not on the worker count or order.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import InputError
+from .._machine import check_workers
+from ..errors import InputError, check_number, check_whole
 from . import _worker as W
-from .backends import BACKENDS, make_pool
+from .backends import check_backend, make_pool
 from .outputs import load_function
 from .schedule import execute
 
@@ -50,16 +50,10 @@ class FunctionPool:
             raise InputError(f"FunctionPool: function = {function!r}: expected 'package.module:function' or "
                              "'file.py:function'")
         load_function(function, "sweep function")  # an InputError here rather than in every worker
-        if backend not in BACKENDS:
-            raise InputError(f"FunctionPool: backend = {backend!r}: expected one of {', '.join(BACKENDS)}")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise InputError(f"FunctionPool: workers = {workers!r}: expected a whole number >= 1 "
-                             "(or None: all cores)")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise InputError(f"FunctionPool: seed = {seed!r}: expected a whole number")
-        if isinstance(batch_seconds, bool) or not isinstance(batch_seconds, int | float) \
-                or not math.isfinite(batch_seconds) or batch_seconds <= 0:
-            raise InputError(f"FunctionPool: batch_seconds = {batch_seconds!r}: expected a number > 0 [s]")
+        check_backend("FunctionPool", backend, address)
+        workers = check_workers("FunctionPool", workers)
+        seed = check_whole("FunctionPool", "seed", seed, hi=2**64 - 1)  # SeedSequence's entropy
+        batch_seconds = check_number("FunctionPool", "batch_seconds", batch_seconds, lo=0.0, lo_open=True)
         self.function = function
         self.backend = backend
         self.workers = workers

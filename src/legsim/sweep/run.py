@@ -23,10 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, LegsimError, as_float
+from .._machine import check_workers
+from .._progress import check_progress
+from ..errors import InputError, LegsimError, check_flag, check_number
 from ..userfiles import read_text
 from . import _worker as W
-from .backends import BACKENDS, cpu_count, make_pool
+from .backends import check_backend, cpu_count, make_pool
 from .outputs import check_outputs, load_function, parse_outputs, summary_ref
 from .schedule import execute
 from .spec import Sweep
@@ -172,26 +174,21 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     if not isinstance(sweep, Sweep):
         example = f" (e.g. Sweep({str(sweep)!r}, grid=...))" if isinstance(sweep, str | Path) else ""
         raise InputError(f"sweep = {sweep!r}: expected a legsim.sweep.Sweep{example}")
-    if not (isinstance(backend, str) and backend in BACKENDS):
-        raise InputError(f"backend = {backend!r}: expected one of {', '.join(BACKENDS)}")
-    for name, flag in (("records", records), ("common_noise", common_noise), ("overwrite", overwrite),
-                       ("progress", progress)):
-        if not (isinstance(flag, (bool, np.bool_)) or (name == "progress" and flag is None)):
-            raise InputError(f"{name} = {flag!r}: expected True or False"
-                             + (" (or None: when stderr is a terminal)" if name == "progress" else ""))
+    check_backend("run_sweep", backend, address)
+    for name, flag in (("records", records), ("common_noise", common_noise), ("overwrite", overwrite)):
+        check_flag("run_sweep", name, flag)
+    check_progress(progress, "run_sweep")
     if not (outputs is None or isinstance(outputs, (str, list, tuple))):
         raise InputError(f"outputs = {outputs!r}: expected 'COLUMN@REDUCTION' or a list of them")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InputError(f"workers = {workers!r}: expected a whole number >= 1 (or None: all cores)")
-    if batch_seconds is not None and not (math.isfinite(as_float(batch_seconds)) and batch_seconds > 0):
-        raise InputError(f"batch_seconds = {batch_seconds!r}: expected a number > 0 [s]")
+    workers = check_workers("run_sweep", workers)
+    if batch_seconds is not None:
+        batch_seconds = check_number("run_sweep", "batch_seconds", batch_seconds, lo=0.0, lo_open=True)
     if sweep.function is not None and (records or run_timeout is not None):
         raise InputError("records and run_timeout are for scenario sweeps: a function sweep keeps what its "
                          "function returns (and may run with Options(wall_time_limit=...) itself)")
-    if run_timeout is not None and not (isinstance(run_timeout, int | float)
-                                        and not isinstance(run_timeout, bool)
-                                        and math.isfinite(run_timeout) and run_timeout > 0):
-        raise InputError(f"run_timeout = {run_timeout!r}: expected a number of seconds > 0 (or None)")
+    if run_timeout is not None:
+        run_timeout = check_number("run_sweep", "run_timeout", run_timeout, lo=0.0,
+                                   lo_open=True)
     outs = parse_outputs(outputs)
     sref = summary_ref(summary)
     if isinstance(summary, str):

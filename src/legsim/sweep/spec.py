@@ -31,12 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, check_whole
 from ..userfiles import read_text, user_path
 
 __all__ = ["Sweep", "apply_variation", "check_key", "read_scenario"]
 
 METHODS = ("lhs", "sobol", "uniform")
+MAX_RUNS = 1_000_000
+"""Most runs one sweep may hold (its variations are built, and its table written, up front)."""
 """Sampling designs: Latin hypercube (scipy.stats.qmc), scrambled Sobol, independent uniform."""
 
 SCALES = ("linear", "log")
@@ -115,8 +117,14 @@ def _grid(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
         if not vals:
             raise InputError(f"grid {key!r}: the list of values is empty")
         axes.append((key, vals))
+    _check_runs("grid", math.prod(len(v) for _, v in axes))
     return [dict(zip([k for k, _ in axes], combo, strict=True))
             for combo in itertools.product(*(v for _, v in axes))]
+
+
+def _check_runs(what: str, n: int) -> None:
+    if n > MAX_RUNS:
+        raise InputError(f"{what}: {n} runs, expected at most MAX_RUNS = {MAX_RUNS} (split the sweep)")
 
 
 def _range(key: str, spec: Any) -> tuple[float, float, str]:
@@ -225,16 +233,15 @@ class Sweep:
         else:
             object.__setattr__(self, "scenario", str(user_path(self.scenario, "scenario").resolve()))
             object.__setattr__(self, "data", copy.deepcopy(dict(self.data)))
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise InputError(f"seed = {self.seed!r}: expected a whole number >= 0")
+        # the runs' seeds are SeedSequence([seed, run_id]): every 64-bit seed is distinct
+        object.__setattr__(self, "seed", check_whole("Sweep", "seed", self.seed, hi=2**64 - 1))
         if not (isinstance(self.method, str) and self.method in METHODS):
             raise InputError(f"method = {self.method!r}: expected one of {', '.join(METHODS)}")
         if (self.ranges is None) != (self.samples is None):
             raise InputError("ranges and samples go together: give the ranges to sample and how many "
                              "samples (e.g. ranges={'params.k': (800, 1200)}, samples=64)")
-        if self.samples is not None and (isinstance(self.samples, bool) or not isinstance(self.samples, int)
-                                         or self.samples < 1):
-            raise InputError(f"samples = {self.samples!r}: expected a whole number >= 1")
+        if self.samples is not None:
+            object.__setattr__(self, "samples", check_whole("Sweep", "samples", self.samples, 1, MAX_RUNS))
         factors: list[list[dict[str, Any]]] = []
         if self.variations is not None:
             if not isinstance(self.variations, (list, tuple)):
@@ -261,6 +268,7 @@ class Sweep:
                 raise InputError(f"ranges = {self.ranges!r}: expected a mapping of dotted keys to "
                                  "(low, high)")
             factors.append(_samples(self.ranges, int(self.samples or 0), self.method, self.seed))
+        _check_runs("Sweep", math.prod(len(f) for f in factors))
         runs = [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*factors)]
         if self.function is not None:
             for k in dict.fromkeys(k for run in runs for k in run):

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._machine import cpu_count, stop_workers, uninterrupted
+from .._machine import check_workers, cpu_count, stop_workers, uninterrupted
 from ..errors import InputError
 from ..userfiles import output_dir
 from ._core import SOURCES, STATUSES, Row, cases, figures
@@ -314,8 +314,7 @@ def build_report(
     Prints progress through ``echo``. The sources run in ``workers`` processes (default: one per CPU
     this process may use, at most one per source; 1: in this process, one after another).
     InputError for an unknown source name or a ``workers`` that is not a positive whole number."""
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InputError(f"report: workers = {workers!r}: expected a whole number of processes >= 1")
+    workers = check_workers("report", workers)
     keys = check_sources(only)
     out_dir = output_dir(out, "the report")
     date = datetime.datetime.now().astimezone().isoformat(timespec="seconds")

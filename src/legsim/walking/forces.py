@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..errors import InputError, as_float, as_floats, check_number
+from ..errors import InputError, as_float, as_floats, check_number, check_whole
 from .balance import MAX_COORDINATE
 
 __all__ = ["vertical_forces", "support_forces", "SupportQP", "QP_SOLVER"]
@@ -81,9 +81,7 @@ class SupportQP:
 
     def __init__(self, n_feet: int, mu: float, gravity=(0.0, 0.0, -9.81), f_min: float = 0.0,
                  solver: str | None = None):
-        if not (isinstance(n_feet, int) and not isinstance(n_feet, bool) and 1 <= n_feet <= MAX_FEET):
-            raise InputError(f"SupportQP: n_feet = {n_feet!r}, expected a whole number in [1, {MAX_FEET}] "
-                             "(its matrices are dense: (3 n_feet)^2 numbers)")
+        n_feet = check_whole("SupportQP", "n_feet", n_feet, 1, MAX_FEET)  # dense (3 n_feet)^2 matrices
         if not 0.0 < as_float(mu) < math.inf:
             raise InputError(f"SupportQP: mu = {mu!r}, expected a finite number > 0")
         g = as_floats(gravity).ravel()

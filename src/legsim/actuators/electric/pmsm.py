@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_floats, check_number, check_whole, real_number
 from . import _pmsm_kernels as _k
 
 __all__ = ["park_clarke", "inverse_park_clarke", "pi_response", "PMSM", "DriveLoad", "DriveController",
@@ -78,18 +78,10 @@ AS_PRINTED = 1.5
 """The factor (4.1) prints."""
 
 
-def _pos(owner: str, name: str, value, *, zero: bool = False) -> float:
-    v = float(value)
-    if not (math.isfinite(v) and (v >= 0.0 if zero else v > 0.0)):
-        raise InputError(f"{owner}: '{name}' = {value!r}, expected a finite number "
-                         f"{'>= 0' if zero else '> 0'}")
-    return v
-
-
 def park_clarke(ia, ib, ic, phi, factor: float = AMPLITUDE_INVARIANT):
     """(4.1): ``(x_D, x_Q)`` of phase values (broadcast arrays) at electrical angle ``phi`` [rad];
     ``factor`` 2/3 (amplitude invariant) or 3/2 (as printed)."""
-    k = _pos("park_clarke", "factor", factor)
+    k = check_number("park_clarke", "factor", factor, lo=0.0, lo_open=True)
     f = np.vectorize(_k.park, otypes=[float, float])
     d, q = f(ia, ib, ic, phi, k)
     return (float(d), float(q)) if np.ndim(d) == 0 else (d, q)
@@ -154,13 +146,13 @@ class PMSM:
         o = "PMSM"
         for k in ("resistance", "inductance_d", "flux_linkage", "v_dc", "pwm_hz", "coulomb_speed",
                   "park_factor"):
-            object.__setattr__(self, k, _pos(o, k, getattr(self, k)))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0, lo_open=True))
         for k in ("rotor_inertia", "viscous", "coulomb"):
-            object.__setattr__(self, k, _pos(o, k, getattr(self, k), zero=True))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0))
         lq = self.inductance_d if self.inductance_q is None else self.inductance_q
-        object.__setattr__(self, "inductance_q", _pos(o, "inductance_q", lq))
-        if not (isinstance(self.pole_pairs, int | np.integer) and self.pole_pairs >= 1):
-            raise InputError(f"{o}: 'pole_pairs' = {self.pole_pairs!r}, expected a whole number >= 1")
+        object.__setattr__(self, "inductance_q", check_number(o, "inductance_q", lq, lo=0.0,
+                                                              lo_open=True))
+        object.__setattr__(self, "pole_pairs", check_whole(o, "pole_pairs", self.pole_pairs, lo=1))
 
     @property
     def torque_constant(self) -> float:
@@ -214,14 +206,13 @@ class DriveLoad:
 
     def __post_init__(self):
         o = "DriveLoad"
-        object.__setattr__(self, "kv", _pos(o, "kv", self.kv))
+        object.__setattr__(self, "kv", check_number(o, "kv", self.kv, lo=0.0, lo_open=True))
         for k in ("spring", "mass", "damping"):
-            object.__setattr__(self, k, _pos(o, k, getattr(self, k), zero=True))
-        if math.isnan(self.obstacle) or not math.isfinite(self.force):
-            raise InputError(f"{o}: obstacle = {self.obstacle!r}, force = {self.force!r}: expected numbers")
-        if not (isinstance(self.counts_per_turn, int | np.integer) and self.counts_per_turn >= 0):
-            raise InputError(f"{o}: 'counts_per_turn' = {self.counts_per_turn!r}, expected a whole "
-                             "number >= 0")
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0))
+        object.__setattr__(self, "obstacle", real_number(o, "obstacle", self.obstacle))
+        object.__setattr__(self, "force", check_number(o, "force", self.force))
+        object.__setattr__(self, "counts_per_turn",
+                           check_whole(o, "counts_per_turn", self.counts_per_turn))
 
 
 _OUTER = {"current": _k.OUT_CURRENT, "align": _k.OUT_ALIGN, "force": _k.OUT_FORCE,
@@ -263,13 +254,13 @@ class DriveController:
 
     def __post_init__(self):
         o = "DriveController"
-        if self.outer not in _OUTER:
+        if not (isinstance(self.outer, str) and self.outer in _OUTER):
             raise InputError(f"{o}: outer = {self.outer!r}, expected one of {', '.join(_OUTER)}")
         for k in ("p_gain", "i_gain", "kp_f", "kd_f", "ff", "kp_x", "kd_x", "k_pos", "k_vel", "ki_vel",
                   "align_time"):
-            _pos(o, k, getattr(self, k), zero=True)
+            check_number(o, k, getattr(self, k), lo=0.0)
         for k in ("period", "i_max", "force_limit", "v_max", "a_max"):
-            v = float(getattr(self, k))
+            v = real_number(o, k, getattr(self, k))
             if not v > 0.0:
                 raise InputError(f"{o}: '{k}' = {getattr(self, k)!r}, expected a number > 0 (inf: none)")
 
@@ -290,7 +281,8 @@ def current_pi_gains(motor: PMSM, bandwidth_hz: float = 1000.0) -> tuple[float, 
     cancels the winding pole R/L, ``P = L omega_c``, ``I = R omega_c T``: the continuous equivalent
     ``P + I/(T s)`` then closes the loop at ``omega_c = 2 pi bandwidth_hz`` (first order). The computation
     delay of 1.5 T costs ``1.5 omega_c T`` rad of phase (0.34 rad at 1 kHz and 28 kHz)."""
-    wc = 2.0 * math.pi * _pos("current_pi_gains", "bandwidth_hz", bandwidth_hz)
+    wc = 2.0 * math.pi * check_number("current_pi_gains", "bandwidth_hz", bandwidth_hz, lo=0.0,
+                                      lo_open=True)
     return float(motor.inductance_q or motor.inductance_d) * wc, motor.resistance * wc / motor.pwm_hz
 
 
@@ -343,15 +335,23 @@ def simulate_drive(motor: PMSM, load: DriveLoad, controller: DriveController, re
     RK4 steps of at most T/``substeps``. Starts at rest at rotor angle ``theta0`` [rad] (the encoder
     counting from there), speed ``omega0``, output at ``x0`` (default ``kv theta0``), or continues
     ``continue_from``."""
-    if pwm not in ("averaged", "exact"):
-        raise InputError(f"simulate_drive: pwm = {pwm!r}, expected 'averaged' or 'exact'")
-    if not (isinstance(substeps, int) and substeps >= 1):
-        raise InputError(f"simulate_drive: substeps = {substeps!r}, expected a whole number >= 1")
-    r = np.asarray(refs, dtype=float)
+    o = "simulate_drive"
+    for name, value, kind in (("motor", motor, PMSM), ("load", load, DriveLoad),
+                              ("controller", controller, DriveController)):
+        if not isinstance(value, kind):
+            raise InputError(f"{o}: {name} = {value!r}, expected a {kind.__name__}")
+    if not (continue_from is None or isinstance(continue_from, DriveRun)):
+        raise InputError(f"{o}: continue_from = {continue_from!r}, expected None or a DriveRun")
+    if not (isinstance(pwm, str) and pwm in ("averaged", "exact")):
+        raise InputError(f"{o}: pwm = {pwm!r}, expected 'averaged' or 'exact'")
+    substeps = check_whole(o, "substeps", substeps, lo=1, hi=10_000)
+    theta0, omega0 = check_number(o, "theta0", theta0), check_number(o, "omega0", omega0)
+    x0 = None if x0 is None else check_number(o, "x0", x0)
+    r = as_floats(refs)
     if r.ndim == 1:
         r = np.column_stack([r, np.zeros_like(r)])
     if r.ndim != 2 or r.shape[1] != 2 or not np.all(np.isfinite(r)):
-        raise InputError(f"simulate_drive: refs of shape {np.shape(refs)}, expected (n, 2) or (n,) finite")
+        raise InputError(f"{o}: refs = {refs!r}, expected (n, 2) or (n,) finite numbers")
     prm = _prm(motor, load)
     ctl = controller.vector(motor.pwm_hz)
     if continue_from is None:

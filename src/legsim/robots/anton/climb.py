@@ -57,7 +57,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...assembly import Obstacle
-from ...errors import InputError, as_float, check_fields, check_number
+from ...errors import InputError, as_float, check_fields, check_flag, check_number
 from ...multibody.dynamics import center_of_mass
 from ...walking import support_margin
 from .model import build_model, joint_names, leg_arrays
@@ -629,9 +629,8 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
     for name, value in (("kp", kp), ("kd", kd), ("start", start), ("touch", touch),
                         ("posture_gain", posture_gain)):
         check_number("ANTON climber", name, value, lo=0.0)
-    for name, value in (("rate_ff", rate_ff), ("feel", feel)):
-        if not isinstance(value, bool | np.bool_):
-            raise InputError(f"ANTON climber: {name} = {value!r}, expected True or False")
+    rate_ff = check_flag("ANTON climber", "rate_ff", rate_ff)
+    feel = check_flag("ANTON climber", "feel", feel)
     p = plan.params
     legs = hips, yaws, segs = leg_arrays(p)
     half_gap = 0.5 * p.segment_gap

@@ -34,7 +34,7 @@ from ...assembly import (
 )
 from ...assembly.components import Obstacle, _choice, contact_geometries
 from ...contact import ContactLaw, coulomb, hunt_crossley
-from ...errors import InputError, as_float, check_fields, check_number
+from ...errors import InputError, as_float, check_fields, check_flag, check_number
 from ...walking import GAITS, GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
 from . import _kinematics as _K
 from ._statics import static_torques
@@ -79,8 +79,7 @@ def build_robot(params: AntonParams | None = None, *, mu: float = 0.8, path: str
     _choice("ANTON", "path", path, ("smooth", "event"))
     if not (isinstance(obstacles, (list, tuple)) and all(isinstance(o, Obstacle) for o in obstacles)):
         raise InputError(f"ANTON: obstacles = {obstacles!r}, expected a list of legsim.assembly.Obstacle")
-    if not isinstance(body_contact, (bool, np.bool_)):
-        raise InputError(f"ANTON: body_contact = {body_contact!r}, expected True or False")
+    body_contact = check_flag("ANTON", "body_contact", body_contact)
     mb = build_model(p)
     joints = joint_names()
     feet = [f"{leg}_foot" for leg in LEGS]
@@ -376,8 +375,7 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
         check_number("ANTON walker", name, value, lo=0.0)
     if touch is not None:
         check_number("ANTON walker", "touch", touch, lo=0.0, lo_open=True)
-    if not isinstance(force_feedforward, (bool, np.bool_)):
-        raise InputError(f"ANTON walker: force_feedforward = {force_feedforward!r}, expected True or False")
+    force_feedforward = check_flag("ANTON walker", "force_feedforward", force_feedforward)
     if not (follow_surface is None or isinstance(follow_surface, SurfaceFollowing)):
         raise InputError(f"ANTON walker: follow_surface = {follow_surface!r}, expected None or a "
                          "SurfaceFollowing")

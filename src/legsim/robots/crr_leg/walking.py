@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...errors import InputError, as_float, as_floats, check_fields, check_number
+from ...errors import InputError, as_float, as_floats, check_fields, check_number, check_whole
 from ...multibody import Model as BodyModel
 from ...multibody import forward_kinematics, frame_jacobian, frame_placement
 from ..pneumatic_rig.metrics import lag_by_xcorr, rmse
@@ -149,9 +149,7 @@ class WalkingPath:
                 and all(math.isfinite(as_float(T)) and T > 0.0 for T in periods)):
             raise InputError(f"WalkingPath: periods={periods!r} s, expected positive durations")
         for name, least in (("swing_points", 2), ("stance_points", 1)):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and least <= v <= NTAB):
-                raise InputError(f"WalkingPath: {name}={v!r}, expected a whole number in [{least}, {NTAB}]")
+            object.__setattr__(self, name, check_whole("WalkingPath", name, getattr(self, name), least, NTAB))
         n = len(self.periods) * (self.swing_points + self.stance_points) + 2
         if n > NTAB:
             raise InputError(f"WalkingPath: {n} reference points ({len(self.periods)} cycles of "

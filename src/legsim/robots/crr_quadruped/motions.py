@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError, as_float, as_floats, check_number
+from ...errors import InputError, as_float, as_floats, check_number, check_whole
 from ..crr_leg.leg import JointReference
 from ..crr_leg.walking import WalkingPath, foot_position, inverse_kinematics
 from .body import LEGS, MIRRORS
@@ -88,8 +88,7 @@ def crawl_references(stride: float = 0.06, lift: float = 0.03, period: float = 4
     if not (as_float(swing_fraction) < 0.25 + 1e-12):
         raise InputError(f"swing_fraction={swing_fraction!r}: a crawl lifts one leg at a time, "
                          "expected <= 0.25")
-    if not (isinstance(points, int) and not isinstance(points, bool) and 8 <= points <= 64):
-        raise InputError(f"points={points!r}: expected an integer in [8, 64]")
+    points = check_whole("crawl_references", "points", points, 8, 64)
     check_number("crawl_references", "period", period, lo=0.0, lo_open=True, hi=MAX_TIME)
     check_number("crawl_references", "t_start", t_start, lo=0.0, hi=MAX_TIME)
     q0 = _posture(posture_deg)

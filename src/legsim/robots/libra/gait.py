@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError, as_float, check_number
+from ...errors import InputError, as_float, check_number, check_whole
 from .kinematics import VECTORS
-from .robot import Ladders
+from .robot import MAX_RUNGS, Ladders
 
 __all__ = ["Path", "Stage", "climb_cycle", "stretch", "MAX_STRETCH", "VECTORS"]
 
@@ -167,10 +167,8 @@ def climb_cycle(ladders: Ladders | None = None, *, level: int = 0,
         raise InputError(f"climb_cycle: ladders = {ladders!r}, expected a Ladders or None")
     lad = ladders or Ladders()
     S, h = lad.separation, lad.step
-    for name, whole, least in (("cycles", cycles, 1), ("level", level, -math.inf)):
-        if not (isinstance(whole, int) and not isinstance(whole, bool) and whole >= least):
-            raise InputError(f"climb_cycle: {name} = {whole!r}, expected a whole number"
-                             + (f" >= {least}" if least > -math.inf else ""))
+    cycles = check_whole("climb_cycle", "cycles", cycles, 1, MAX_RUNGS)
+    level = check_whole("climb_cycle", "level", level, -MAX_RUNGS, MAX_RUNGS)  # a rung of the ladders
     # lengths within the ladders' scale (1 m), times within a day: beyond, the waypoints' float64 times
     # and positions lose the digits that tell them apart
     for name, length in (("push", push), ("clear", clear), ("lift", lift), ("sink", sink), ("shift", shift),

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError, as_float, as_floats
+from ...errors import InputError, as_float, as_floats, check_whole
 from .geometry import (
     STANCES,
     TRANSITIONS,
@@ -166,6 +166,9 @@ def choose_leg(state: TipState, heading) -> tuple[int, np.ndarray]:
     proj = edge_normals(state.feet) @ h
     return state.legs[int(np.argmax(proj))], proj
 
+
+MAX_FIRINGS = 1_000_000
+"""The most tips one :func:`plan` makes (about 120 km of tipping; a run's charge lasts ~160)."""
 
 MAX_SLIP = 1.0
 """The largest |slip| a tip's motion model takes [m]: the thesis's slip is a small part of a tip's
@@ -380,9 +383,8 @@ def plan(path, start_stance: int, *, dims: RatsDims | None = None, yaw: float = 
     state = initial_state(_check_stance(start_stance, "start_stance"), planner.dims, yaw, c0)
     if max_firings is None:
         length = float(np.linalg.norm(np.diff(p, axis=0), axis=1).sum()) + float(np.linalg.norm(p[0] - c0))
-        max_firings = int(4 * length / planner.dims.lattice_step) + 50
-    if isinstance(max_firings, bool) or not isinstance(max_firings, (int, np.integer)) or max_firings < 0:
-        raise InputError(f"max_firings={max_firings!r}: expected a whole number >= 0")
+        max_firings = min(int(4 * length / planner.dims.lattice_step) + 50, MAX_FIRINGS)
+    max_firings = check_whole("plan", "max_firings", max_firings, 0, MAX_FIRINGS)
     states = [state]
     legs: list[int] = []
     reached = False

@@ -42,7 +42,7 @@ from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
 from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice
 from ...contact import ContactLaw, HeightField, HeightFunction, Plane, coulomb, kelvin_voigt
-from ...errors import InputError, as_float, as_floats, check_array, check_number
+from ...errors import InputError, as_float, as_floats, check_array, check_flag, check_number
 from ...hybrid import Options
 from ...multibody import RobotBuilder
 from ...multibody._spatial import quat_to_rot
@@ -158,9 +158,8 @@ def _check_build(args: dict[str, Any]) -> None:
         if args[name] is not None:
             check_array(o, name, args[name], (3, 3))
     for name in ("leak", "gyro", "foot_forces"):
-        if not (isinstance(args[name], (bool, np.bool_)) or (name == "leak" and args[name] is None)):
-            raise InputError(f"{o}: {name} = {args[name]!r}, expected True or False"
-                             + (" (or None: the valve's own)" if name == "leak" else ""))
+        if not (name == "leak" and args[name] is None):  # leak None: the valve's own
+            check_flag(o, name, args[name])
     if not (args["ground"] is None or isinstance(args["ground"], (Plane, HeightField, HeightFunction))):
         raise InputError(f"{o}: ground = {args['ground']!r}, expected None, a Plane, a HeightField or a "
                          "HeightFunction of legsim.contact")

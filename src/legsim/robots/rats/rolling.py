@@ -60,7 +60,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ...errors import InputError, as_floats, check_fields
+from ...errors import InputError, as_floats, check_fields, check_flag
 from .geometry import LEG_DIRECTIONS
 
 __all__ = ["RollingParams", "LegAngles", "RollingDiagnostics", "BrakeController", "RollingController",
@@ -153,8 +153,8 @@ class RollingParams:
         if not (isinstance(self.turn_policy, str) and self.turn_policy in TURN_POLICIES):
             raise InputError(f"RollingParams.turn_policy={self.turn_policy!r}: expected one of "
                              f"{', '.join(TURN_POLICIES)}")
-        if not isinstance(self.require_rearm, bool):
-            raise InputError(f"RollingParams.require_rearm={self.require_rearm!r}: expected a bool")
+        object.__setattr__(self, "require_rearm",
+                           check_flag("RollingParams", "require_rearm", self.require_rearm))
 
 
 # ---------------------------------------------------------------------------------------------

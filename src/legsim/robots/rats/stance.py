@@ -33,7 +33,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 from scipy.spatial.transform import Rotation
 
-from ...errors import InputError, as_float, as_floats
+from ...errors import InputError, as_float, as_floats, check_flag, check_whole
 from .geometry import GRAVITY_DIRECTIONS, N_STANCES, STANCES, TRANSITIONS, RatsDims, _check_stance
 from .planner import TippingPlanner, TipState, _centre, initial_state, tip
 from .valve_time import DepletionEstimator, TipStrengthModel
@@ -271,14 +271,11 @@ class ClosedLoopTipper:
             raise InputError(f"strength={self.strength!r}: expected a TipStrengthModel")
         if not isinstance(self.estimator, DepletionEstimator):
             raise InputError(f"estimator={self.estimator!r}: expected a DepletionEstimator")
-        if not isinstance(self.keep_extra, (bool, np.bool_)):
-            raise InputError(f"keep_extra={self.keep_extra!r}: expected True or False")
+        self.keep_extra = check_flag("ClosedLoopTipper", "keep_extra", self.keep_extra)
         if not (math.isfinite(as_float(self.min_cos)) and 0.0 <= self.min_cos < 1.0):
             raise InputError(f"min_cos={self.min_cos!r}: expected 0 <= min_cos < 1")
-        for name in ("retry_increment_ms", "max_extra_ms"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise InputError(f"{name}={v!r}: expected a whole number of ms >= 0")
+        for name in ("retry_increment_ms", "max_extra_ms"):  # valve time [ms], at most a hop's 10 s
+            setattr(self, name, check_whole("ClosedLoopTipper", name, getattr(self, name), 0, 10_000))
         self.extra_ms = np.zeros(len(self.strength.c_latency), dtype=np.int64)
         self.status = "running"
         self._pending: tuple[TipState, int, TipState] | None = None   # (before, leg, predicted)

@@ -45,7 +45,7 @@ from ...assembly import (
 )
 from ...assembly.components import _choice
 from ...contact import ContactLaw, anchor_spring, hunt_crossley
-from ...errors import InputError, as_float, check_fields, check_number
+from ...errors import InputError, as_float, check_fields, check_flag, check_number, check_whole
 from ...hybrid import Options
 from ...multibody import center_of_mass
 from ...walking import Gait, GaitGenerator, LegCycle, StepCycle
@@ -112,8 +112,7 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
         raise InputError(f"ROTTO: params = {params!r}, expected None or a RottoParams")
     check_number("ROTTO", "mu", mu, lo=0.0, lo_open=True)
     _choice("ROTTO", "path", path, ("smooth", "event"))
-    if not isinstance(drive_sensors, (bool, np.bool_)):
-        raise InputError(f"ROTTO: drive_sensors = {drive_sensors!r}, expected True or False")
+    drive_sensors = check_flag("ROTTO", "drive_sensors", drive_sensors)
     mb = build_model(p)
     joints = joint_names()
     names = drive_names()
@@ -182,8 +181,7 @@ class StaticWalk:
     params: RottoParams = field(default_factory=RottoParams)
 
     def __post_init__(self):
-        if not (isinstance(self.steps, int) and not isinstance(self.steps, bool) and self.steps >= 1):
-            raise InputError(f"StaticWalk: steps = {self.steps!r}, expected a whole number >= 1")
+        object.__setattr__(self, "steps", check_whole("StaticWalk", "steps", self.steps, 1, 10_000))
         check_fields("StaticWalk", self, positive=("step_length", "clearance", "transfer", "height",
                                                     "stance_width", "shift"), nonnegative=("start",))
         if not 0.0 < as_float(self.tau) < 0.5:
