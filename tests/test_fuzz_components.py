@@ -472,6 +472,42 @@ def test_a_drive_sweep_or_realtime_loop_with_one_wrong_argument_is_accepted_or_r
     _one_wrong_argument(call, DRIVE_SWEEP_AND_LOOP_CALLS[call], data)
 
 
+def _dynamics_calls():
+    from legsim import multibody as M
+
+    b = M.RobotBuilder("fuzz arm")
+    b.add_body("base", "world", "free", mass=1.0, inertia=(4e-3, 4e-3, 4e-3))
+    b.add_body("leg", "base", "revolute", axis=(0.0, 1.0, 0.0), mass=0.1, inertia=(1e-4, 1e-4, 1e-4),
+               xyz=(0.0, 0.0, -0.1))
+    model = b.compile()
+    q, v, z = model.neutral(), np.full(model.nv, 0.1), np.zeros(model.nv)
+    state = dict(model=model, data=model.make_data(), q=q)
+    frame = dict(model=model, data=model.make_data(), frame="leg")
+    return {M.forward_kinematics: dict(**state, v=v, a=z), M.rnea: dict(**state, v=v, a=z, fext=None),
+            M.crba: state, M.aba: dict(**state, v=v, tau=z, fext=None), M.passive_forces: dict(**state, v=v),
+            M.forward_dynamics: dict(**state, v=v, tau=z, fext=None), M.frame_placement: frame,
+            M.frame_velocity: dict(**frame, reference="world"),
+            M.frame_jacobian: dict(**state, frame="leg", reference="local"),
+            M.add_world_force: dict(model=model, data=model.make_data(), fext=np.zeros((model.nbody, 6)),
+                                    body="leg", point=(0.0, 0.0, -0.1), force=(1.0, 0.0, 0.0)),
+            M.qdot: dict(model=model, q=q, v=v), M.integrate: dict(model=model, q=q, v=v, dt=1e-3),
+            M.center_of_mass: state, M.energy: dict(**state, v=v)}
+
+
+DYNAMICS_CALLS = _dynamics_calls()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(call=st.sampled_from(sorted(DYNAMICS_CALLS, key=lambda f: f.__name__)), data=st.data())
+def test_a_dynamics_function_with_one_wrong_argument_is_accepted_or_refused_naming_it(call, data):
+    """The multibody dynamics functions (ABA, RNEA, CRBA, kinematics, frames, Jacobians, world forces,
+    integration, energy) with one argument of the wrong kind: a result, or an InputError naming it.
+    Before session 36 a string as q or fext was numpy's ValueError, a list as a reference frame
+    ("unhashable type"), a list as add_world_force's fext an AttributeError, a body of 1.5 was taken as
+    body 1, and a string as integrate's dt was float()'s ValueError."""
+    _one_wrong_argument(call, DYNAMICS_CALLS[call], data)
+
+
 def _identification_calls():
     from legsim import identify as I
 

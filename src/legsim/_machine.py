@@ -27,8 +27,7 @@ def cpu_count() -> int:
 def check_workers(owner: str, workers) -> int | None:
     """``workers`` as a count of processes in [1, :data:`MAX_WORKERS`], or None (all cores), else an
     :class:`~legsim.errors.InputError` naming ``owner``."""
-    return None if workers is None else check_whole(owner, "workers", workers, 1,
-                                                    MAX_WORKERS)
+    return None if workers is None else check_whole(owner, "workers", workers, 1, MAX_WORKERS)
 
 
 def stop_workers(pool) -> None:

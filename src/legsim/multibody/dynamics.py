@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_floats, check_array, check_number, check_whole
 from . import _kernels as K
 from . import _packed as P
 from ._layout import data_buffer_size
@@ -21,16 +21,23 @@ _REFS = {"world": K.REF_WORLD, "local_world_aligned": K.REF_LOCAL_WORLD_ALIGNED,
 
 
 def _vec(x, n, name, model):
-    a = np.asarray(x, dtype=float)
+    a = as_floats(x)  # not numbers (a string, None, a ragged list): no shape, refused below
     if a.shape != (n,):
         size = "nq" if name == "q" else "nv"
-        raise InputError(f"`{name}` has wrong shape: expected ({size}={n},) for model {model.name!r}, "
-                         f"got {a.shape}")
+        raise InputError(f"`{name}` = {x!r}: expected ({size}={n},) numbers for model {model.name!r}, "
+                         f"got shape {a.shape}")
     # a read-only or strided input (a controller's sensor view) would type a second compiled variant
     return a if a.flags.c_contiguous and a.flags.writeable else np.array(a)
 
 
+def _check_model(model):
+    if not isinstance(model, Model):
+        raise InputError(f"model = {model!r}: expected a legsim.multibody.Model (RobotBuilder.compile(), "
+                         "load_urdf)")
+
+
 def _check_data(model, data):
+    _check_model(model)
     nb, nv = model.nbody, model.nv
     size = data_buffer_size(nb, nv)
     buf = getattr(data, "buf", None)
@@ -42,17 +49,16 @@ def _check_data(model, data):
 def _fext(fext, model, data):
     if fext is None:
         return data.zero_nb6
-    f = np.asarray(fext, dtype=float)
+    f = as_floats(fext)
     if f.shape != (model.nbody, 6):
-        raise InputError(f"`fext` has wrong shape: expected (nbody={model.nbody}, 6), got {f.shape}")
+        raise InputError(f"`fext` = {fext!r}: expected (nbody={model.nbody}, 6) numbers, got shape {f.shape}")
     return np.ascontiguousarray(f)
 
 
 def _ref(reference):
-    try:
-        return _REFS[reference]
-    except KeyError:
-        raise InputError(f"unknown reference frame {reference!r}; expected one of {sorted(_REFS)}") from None
+    if not (isinstance(reference, str) and reference in _REFS):
+        raise InputError(f"unknown reference frame {reference!r}; expected one of {sorted(_REFS)}")
+    return _REFS[reference]
 
 
 def forward_kinematics(model: Model, data, q, v=None, a=None):
@@ -169,19 +175,21 @@ def add_world_force(model: Model, data, fext, body, point, force):
     index) into ``fext`` (nbody, 6), as the body-axes wrench the dynamics functions expect. Uses the
     world placements of the last :func:`forward_kinematics`."""
     _check_data(model, data)
-    b = model.body_id(body) if isinstance(body, str) else int(body)
-    if not 0 < b < model.nbody:
-        raise InputError(f"body index {body!r} out of range [1, {model.nbody})")
-    if fext.shape != (model.nbody, 6) or fext.dtype != np.float64:
-        raise InputError(f"`fext` must be a float64 array of shape (nbody={model.nbody}, 6), "
-                         f"got {fext.shape}")
-    K.add_world_force(data, b, np.asarray(point, dtype=float).reshape(3),
-                      np.asarray(force, dtype=float).reshape(3), fext)
+    o = f"add_world_force (model {model.name!r})"
+    b = check_whole(o, "body (0: the world)", model.body_id(body) if isinstance(body, str) else body, 1,
+                    model.nbody - 1)
+    if not (isinstance(fext, np.ndarray) and fext.shape == (model.nbody, 6) and fext.dtype == np.float64
+            and fext.flags.writeable and fext.flags.c_contiguous):
+        raise InputError(f"{o}: `fext` = {fext!r}: expected a writeable, contiguous float64 array of shape "
+                         f"(nbody={model.nbody}, 6) to add to")
+    K.add_world_force(data, b, check_array(o, "point", point, (3,), "m"),
+                      check_array(o, "force", force, (3,), "N"), fext)
     return fext
 
 
 def qdot(model: Model, q, v):
     """Configuration rate ``dq/dt`` (nq,) of twist coordinates ``v`` (nv,) (quaternion kinematics)."""
+    _check_model(model)
     q = _vec(q, model.nq, "q", model)
     v = _vec(v, model.nv, "v", model)
     out = np.empty(model.nq)
@@ -191,10 +199,11 @@ def qdot(model: Model, q, v):
 
 def integrate(model: Model, q, v, dt=1.0):
     """``q (+) v dt`` (nq,): SE(3) exponential for free joints, ``q + v dt`` otherwise."""
+    _check_model(model)
     q = _vec(q, model.nq, "q", model)
     v = _vec(v, model.nv, "v", model)
     out = np.empty(model.nq)
-    P.integrate(*model.kernel_buffers, q, v, float(dt), out)
+    P.integrate(*model.kernel_buffers, q, v, check_number("integrate", "dt", dt), out)
     return out
 
 
