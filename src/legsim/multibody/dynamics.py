@@ -21,7 +21,9 @@ _REFS = {"world": K.REF_WORLD, "local_world_aligned": K.REF_LOCAL_WORLD_ALIGNED,
 
 
 def _vec(x, n, name, model):
-    a = as_floats(x)  # not numbers (a string, None, a ragged list): no shape, refused below
+    # a float array as it is (the per-tick case); anything else converted, and not numbers (a string,
+    # None, a ragged list) get no shape and are refused below
+    a = x if isinstance(x, np.ndarray) and x.dtype == np.float64 else as_floats(x)
     if a.shape != (n,):
         size = "nq" if name == "q" else "nv"
         raise InputError(f"`{name}` = {x!r}: expected ({size}={n},) numbers for model {model.name!r}, "
