@@ -10,6 +10,7 @@ controller (``legsim.control``) and for the RATS robot's builder and controllers
 import functools
 import inspect
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -506,6 +507,45 @@ def test_a_dynamics_function_with_one_wrong_argument_is_accepted_or_refused_nami
     ("unhashable type"), a list as add_world_force's fext an AttributeError, a body of 1.5 was taken as
     body 1, and a string as integrate's dt was float()'s ValueError."""
     _one_wrong_argument(call, DYNAMICS_CALLS[call], data)
+
+
+def _replay_calls():
+    from legsim.assembly import Robot
+    from legsim.multibody import RobotBuilder
+    from legsim.viz import scene as S
+    from legsim.viz.viewer import frame_indices, scene_html, write_robot_replay
+
+    b = RobotBuilder("fuzz pendulum")
+    b.add_body("arm", "world", "revolute", axis=(0.0, 1.0, 0.0), mass=1.0, inertia=(1e-3,) * 3)
+    b.add_geometry("arm", "sphere", radius=0.05)
+    mb = b.compile()
+    robot = Robot(mb)
+    result = robot.simulate(0.01)
+    t = np.linspace(0.0, 1.0, 11)
+    records = {"t": t, mb.coordinate_names()[0][0]: t}
+    return {scene_html: dict(scene=S.multibody_scene(mb), records=records, fps=30.0, speed=1.0),
+            write_robot_replay: dict(path="replay.html", robot=robot, result=result, fps=25.0),
+            frame_indices: dict(t=t, fps=30.0, speed=1.0)}
+
+
+REPLAY_CALLS = _replay_calls()
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(call=st.sampled_from(sorted(REPLAY_CALLS, key=lambda f: f.__name__)), data=st.data())
+def test_a_replay_call_with_one_wrong_argument_is_accepted_or_refused_naming_it(call, data, tmp_path_factory):
+    """The viewer's Python calls that write or build a replay (``scene_html``, ``write_robot_replay``,
+    ``frame_indices``) with one argument of the wrong kind or range: a page, or an InputError naming the
+    argument. Run in a directory of its own: a wrong path may be a file name. Before session 36: a huge
+    fps asked numpy for a frame list beyond the machine's memory (the kernel's OOM killer stopped the test
+    process), a path of '' was IsADirectoryError and None a TypeError, None as the robot or the result an
+    AttributeError, fps='30' a TypeError, a list as the records a TypeError."""
+    cwd = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("replays"))
+    try:
+        _one_wrong_argument(call, REPLAY_CALLS[call], data)
+    finally:
+        os.chdir(cwd)
 
 
 def _identification_calls():

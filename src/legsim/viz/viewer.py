@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_floats, check_number
 from ..io.results import load_run
-from ..userfiles import output_dir
+from ..userfiles import output_dir, user_path
 from .scene import FORCE, LEG, Area, Poses, Scene, Shape, robot_scene, rotation_to_wxyz, scene_for_run
 
 __all__ = ["LiveView", "Replay", "serve_replay", "serve", "export_html", "scene_html", "result_columns",
@@ -35,6 +35,8 @@ __all__ = ["LiveView", "Replay", "serve_replay", "serve", "export_html", "scene_
            "live_view", "live_view_of", "frame_indices", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 8080
+MAX_FRAMES = 1_000_000
+"""Most frames one replay shows (9 hours at 30 frames/s): each is a pose of every shape in the page."""
 
 
 def _viser():
@@ -80,10 +82,19 @@ class _Rows(Mapping[str, np.ndarray]):
 def frame_indices(t: np.ndarray, fps: float, speed: float = 1.0) -> np.ndarray:
     """Indices of the records shown at ``fps`` frames per second of playback at ``speed`` × real
     time: the last record at or before each frame's time (the final record always shown)."""
-    if not (fps > 0 and speed > 0):
-        raise InputError(f"viewer: fps and speed must be > 0, got fps={fps}, speed={speed}")
+    fps = check_number("viewer", "fps", fps, lo=0.0, lo_open=True)
+    speed = check_number("viewer", "speed", speed, lo=0.0, lo_open=True)
+    t = as_floats(t)
+    if t.ndim != 1 or not np.all(np.isfinite(t)) or np.any(np.diff(t) < 0.0):
+        raise InputError(f"viewer: the records' times t = {t!r}, expected a column of finite numbers that "
+                         "do not decrease [s]")
     if t.size == 0:
         raise InputError("viewer: the run has no records to show")
+    frames = (t[-1] - t[0]) * fps / speed
+    if not frames <= MAX_FRAMES:
+        raise InputError(f"viewer: {t[-1] - t[0]:g} s at fps = {fps:g} and speed = {speed:g} is "
+                         f"{frames:.3g} frames, expected at most MAX_FRAMES = {MAX_FRAMES} (a lower fps or a "
+                         "higher speed)")
     times = np.arange(t[0], t[-1], speed / fps)
     idx = np.clip(np.searchsorted(t, times, side="right") - 1, 0, t.size - 1)
     return np.unique(np.append(idx, t.size - 1))
@@ -222,13 +233,26 @@ class Drawing:
 def export_html(run_dir: str | Path, path: str | Path, fps: float = 30.0, speed: float = 1.0) -> Path:
     """Write the run in ``run_dir`` as one self-contained HTML file at ``path`` (:func:`scene_html`).
     Returns ``path``."""
-    out = Path(path)
-    if out.is_dir():
-        raise InputError(f"view --html {out}: is a directory; give a file name like run.html")
+    out = _page_path(path, "view --html")
     run = load_run(run_dir)
-    html = scene_html(scene_for_run(run.meta, run_dir), run.records, fps, speed)
-    output_dir(out.parent, "the replay", "view --html")
-    out.write_text(html, encoding="utf-8")
+    return _write_page(out, scene_html(scene_for_run(run.meta, run_dir), run.records, fps, speed),
+                       "view --html")
+
+
+def _page_path(path, option: str) -> Path:
+    """``path`` of an HTML page to write, its directory made (:func:`~legsim.userfiles.output_dir`)."""
+    out = user_path(path, option)
+    if out.is_dir() or not out.name:
+        raise InputError(f"{option} '{out}': is a directory; give a file name like run.html")
+    output_dir(out.parent, "the replay", option)
+    return out
+
+
+def _write_page(out: Path, html: str, option: str) -> Path:
+    try:
+        out.write_text(html, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{option} '{out}': cannot write the replay: {exc.strerror or exc}") from None
     return out
 
 
@@ -237,7 +261,12 @@ def scene_html(scene: Scene, records: Mapping[str, np.ndarray], fps: float = 30.
     the robot's shapes once, then a pose per frame, ``fps`` frames per second of playback at
     ``speed`` × real time. It opens from disk (file://) in a browser with WebGL; play/pause, speed
     and a time slider are at the bottom (viser's embedded playback)."""
-    t_all = np.asarray(records["t"], dtype=float)
+    if not isinstance(scene, Scene):
+        raise InputError(f"scene_html: scene = {scene!r}, expected a legsim.viz.scene.Scene")
+    if not (isinstance(records, Mapping) and "t" in records):
+        raise InputError(f"scene_html: records = {records!r}, expected a mapping of column names to arrays "
+                         "with the times 't'")
+    t_all = as_floats(records["t"])
     idx = frame_indices(t_all, fps, speed)
     poses = scene.poses(_Rows(records, idx))
     t = t_all[idx]
@@ -373,9 +402,17 @@ def result_columns(result: Any) -> dict[str, np.ndarray]:
 def write_robot_replay(path, robot: Any, result: Any, fps: float = 25.0) -> Path:
     """One self-contained HTML replay (:func:`scene_html`) of an in-memory run of an assembled robot
     (:func:`~legsim.viz.scene.robot_scene`) at ``path``; returns the path."""
-    out = Path(path)
-    out.write_text(scene_html(robot_scene(robot), result_columns(result), fps=fps), encoding="utf-8")
-    return out
+    from ..assembly import Robot
+    from ..hybrid import Result
+
+    out = _page_path(path, "write_robot_replay: path")
+    if not isinstance(robot, Robot):
+        raise InputError(f"write_robot_replay: robot = {robot!r}, expected a legsim.assembly.Robot")
+    if not isinstance(result, Result):
+        raise InputError(f"write_robot_replay: result = {result!r}, expected the legsim.hybrid.Result of "
+                         "the robot's simulate()")
+    html = scene_html(robot_scene(robot), result_columns(result), fps=fps)
+    return _write_page(out, html, "write_robot_replay: path")
 
 
 def _wait_forever() -> None:
