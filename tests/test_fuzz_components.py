@@ -388,6 +388,7 @@ def test_whole_numbers_flags_and_worker_counts_share_one_check_each(recwarn):
     from legsim.robots.rats.planner import plan
     from legsim.simsect.runner import ENGINE_DEFAULTS, Symbol, options_from_symbols
     from legsim.sweep import FunctionPool, Sweep
+    from legsim.viz.viewer import frame_indices
 
     slip = Path(__file__).parents[1] / "src" / "legsim" / "scenarios" / "slip_run.toml"
     with pytest.raises(InputError, match="'x' = 1000000000.*, expected a finite number"):
@@ -412,13 +413,16 @@ def test_whole_numbers_flags_and_worker_counts_share_one_check_each(recwarn):
     # random rounds of the new property below found: an array as a loop's policy or a pool's backend
     # (numpy's ambiguous truth value), a NUL in a scenario's path (ValueError: embedded null byte), a
     # period of 1e300 s (int's OverflowError), None as simulate_drive's motor (an AttributeError), and a
-    # joint axis of 1e-168 (its norm underflowed to 0: numpy's divide-by-zero warning)
+    # joint axis of 1e-168 (its norm underflowed to 0: numpy's divide-by-zero warning); a replay at 2^40
+    # frames a second (the OOM killer) or over 6e306 s (numpy's overflow warning)
     for call, says in ((lambda: RealtimeLoop(1e-3, policy=np.eye(2)), "policy = array"),
                        (lambda: FunctionPool("math:hypot", backend=np.eye(2)), "backend = array"),
                        (lambda: FunctionPool("math:hypot", backend="serial", address="auto"),
                         "address = 'auto'"),
                        (lambda: Sweep("a\x00b"), "a path cannot hold a NUL character"),
                        (lambda: RealtimeLoop(1e300), "period = 1e\\+300 s: expected a number in"),
+                       (lambda: frame_indices(np.linspace(0.0, 60.0, 7), 2**40), "at most MAX_FRAMES"),
+                       (lambda: frame_indices(np.array([-6e306, 0.0]), 30.0), "inf frames"),
                        (lambda: simulate_drive(None, DriveLoad(), DriveController(0.5, 500.0), [0.0]),
                         "motor = None, expected a PMSM")):
         with pytest.raises(InputError, match=says):
@@ -456,7 +460,19 @@ def _drive_sweep_and_loop_calls():
             FunctionPool: dict(function="math:hypot", workers=1, backend="serial", address=None, seed=0,
                                batch_seconds=1.0),
             Sweep: dict(scenario=slip, grid={"params.k": [1000.0, 1200.0]}, ranges=None, samples=None,
-                        method="lhs", variations=None, seed=0)}
+                        method="lhs", variations=None, seed=0),
+            **_sil_calls()}
+
+
+def _sil_calls():
+    from legsim.realtime import InProcessLink
+    from legsim.realtime.sil import RobotPlant, SilServer, crr_leg_robot
+
+    robot = crr_leg_robot()
+    link = InProcessLink(6, 3)
+    return {SilServer: dict(robot=robot, endpoint=link.robot, sensors=["enc", "rate"], q0=None,
+                            lockstep=False, lockstep_timeout=None, spin=3e-4, drain=0.05),
+            RobotPlant: dict(robot=robot, q0=None, v0=None, options=None)}
 
 
 DRIVE_SWEEP_AND_LOOP_CALLS = _drive_sweep_and_loop_calls()
@@ -465,11 +481,13 @@ DRIVE_SWEEP_AND_LOOP_CALLS = _drive_sweep_and_loop_calls()
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(call=st.sampled_from(sorted(DRIVE_SWEEP_AND_LOOP_CALLS, key=lambda f: f.__name__)), data=st.data())
 def test_a_drive_sweep_or_realtime_loop_with_one_wrong_argument_is_accepted_or_refused_naming_it(call, data):
-    """The PMSM drive's motor, load, controller and simulate_drive, the real-time loop, a function pool and
-    a sweep's definition with one argument of the wrong kind or range: accepted, or an InputError naming
-    the argument. Before session 36 a string as a resistance, a gain or a capacity was Python's
-    ValueError (float('abc')), a string as a PWM limit a TypeError, a capacity of 2^40 numpy's
-    MemoryError, and a negative pool seed passed to fail later in numpy's SeedSequence."""
+    """The PMSM drive's motor, load, controller and simulate_drive, the real-time loop, a function pool,
+    a sweep's definition and the software-in-the-loop server and plant with one argument of the wrong kind
+    or range: accepted, or an InputError naming the argument. Before session 36 a string as a resistance,
+    a gain or a capacity was Python's ValueError (float('abc')), a string as a PWM limit a TypeError, a
+    capacity of 2^40 numpy's MemoryError, a negative pool seed passed to fail later in numpy's
+    SeedSequence, and the SiL server took anything as its robot, endpoint, flags and waits (an
+    AttributeError or a ValueError, or a failure once its clock had started)."""
     _one_wrong_argument(call, DRIVE_SWEEP_AND_LOOP_CALLS[call], data)
 
 

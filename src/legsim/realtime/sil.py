@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, Interrupted, SimulationError, check_number
+from ..errors import InputError, Interrupted, SimulationError, check_flag, check_number
 from .loop import DEFAULT_SPIN, MAX_CAPACITY, LoopStats, RealtimeLoop
 from .messages import NO_ACK, Packet
 from .transport import Endpoint
@@ -43,6 +43,8 @@ from .transport import Endpoint
 __all__ = ["crr_leg_robot", "robot_options", "RobotPlant", "SilServer", "SilRun", "CRR_JOINTS",
            "CRR_POSTURE"]
 
+MAX_WAIT = 60.0
+"""Longest wait a SiL server takes for a command, spins or drains the link for [s]."""
 MAX_DURATION = 86400.0
 """Longest run paced to the wall clock [s]: a day (its acknowledgement log is one int64 a period)."""
 CRR_JOINTS = ("alpha", "beta", "gamma")
@@ -65,6 +67,14 @@ def crr_leg_robot(period: float = 1e-3):
                  control_period=period, name="crr_leg_sil")
 
 
+def _check_robot(owner: str, robot):
+    from ..assembly import Robot
+
+    if not isinstance(robot, Robot):
+        raise InputError(f"{owner}: robot = {robot!r}, expected an assembled legsim.assembly.Robot")
+    return robot
+
+
 def robot_options(period: float):
     """Integrator options of every SiL run: fixed-step RK4 with h = the period, a record each period
     (a fixed cost per period, and the same steps in real time and in simulated time)."""
@@ -80,7 +90,11 @@ class RobotPlant:
     robot's sensor models act in :class:`SilServer`, not here). ``log()`` gives the trajectory."""
 
     def __init__(self, robot, q0=None, v0=None, options=None):
-        self.robot = robot
+        from ..hybrid import Options
+
+        self.robot = _check_robot("RobotPlant", robot)
+        if not (options is None or isinstance(options, Options)):
+            raise InputError(f"RobotPlant: options = {options!r}, expected None or legsim.hybrid.Options")
         self.options = options if options is not None else robot_options(robot.control_period)
         self.x = robot.initial_state(q0=q0, v0=v0)
         names = list(robot.model.state_names)
@@ -162,19 +176,28 @@ class SilServer:
 
     def __init__(self, robot, endpoint: Endpoint, *, sensors=None, q0=None, lockstep: bool = False,
                  lockstep_timeout: float | None = None, spin: float = DEFAULT_SPIN, drain: float = 0.05):
-        self.robot = robot
+        o = "SilServer"
+        self.robot = _check_robot(o, robot)
+        if not isinstance(endpoint, Endpoint):
+            raise InputError(f"{o}: endpoint = {endpoint!r}, expected a legsim.realtime transport Endpoint "
+                             "(robot_side(...), InProcessLink(...).robot)")
         self.endpoint = endpoint
         names = [s.name for s in robot.sensors]
+        if not (sensors is None or (isinstance(sensors, list | tuple)
+                                    and all(isinstance(s, str) for s in sensors))):
+            raise InputError(f"{o}: sensors = {sensors!r}, expected None or a list of sensor names")
         self.sensor_names = tuple(names if sensors is None else sensors)
         for s in self.sensor_names:
             if s not in names:
                 raise InputError(f"SilServer: sensor {s!r} is not one of the robot's: {', '.join(names)}")
         self.period = robot.control_period
+        robot.initial_state(q0=q0)  # a wrong q0 is named now, not when the clock starts
         self.q0 = q0
-        self.lockstep = lockstep
-        self.lockstep_timeout = 0.8 * self.period if lockstep_timeout is None else float(lockstep_timeout)
-        self.spin = spin
-        self.drain = float(drain)
+        self.lockstep = check_flag(o, "lockstep", lockstep)
+        self.lockstep_timeout = 0.8 * self.period if lockstep_timeout is None else \
+            check_number(o, "lockstep_timeout", lockstep_timeout, lo=0.0, lo_open=True, hi=MAX_WAIT)
+        self.spin = check_number(o, "spin", spin, lo=0.0, hi=MAX_WAIT)
+        self.drain = check_number(o, "drain", drain, lo=0.0, hi=MAX_WAIT)
         self.options = robot_options(self.period)
         self.nu = len(robot.actuator_names)
         self.preroll_sent = 0

@@ -90,9 +90,10 @@ def frame_indices(t: np.ndarray, fps: float, speed: float = 1.0) -> np.ndarray:
                          "do not decrease [s]")
     if t.size == 0:
         raise InputError("viewer: the run has no records to show")
-    frames = (t[-1] - t[0]) * fps / speed
+    span = float(t[-1]) - float(t[0])  # Python floats: a span of 1e307 s is inf frames, not a warning
+    frames = span * fps / speed
     if not frames <= MAX_FRAMES:
-        raise InputError(f"viewer: {t[-1] - t[0]:g} s at fps = {fps:g} and speed = {speed:g} is "
+        raise InputError(f"viewer: {span:g} s at fps = {fps:g} and speed = {speed:g} is "
                          f"{frames:.3g} frames, expected at most MAX_FRAMES = {MAX_FRAMES} (a lower fps or a "
                          "higher speed)")
     times = np.arange(t[0], t[-1], speed / fps)
