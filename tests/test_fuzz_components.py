@@ -566,6 +566,42 @@ def test_a_replay_call_with_one_wrong_argument_is_accepted_or_refused_naming_it(
         os.chdir(cwd)
 
 
+def _hybrid_calls():
+    from legsim import hybrid
+    from legsim.examples import bouncing_ball as B
+
+    model = dict(name="bouncing_ball", state_names=("y", "v"), state_defaults=np.array([1.0, 0.0]),
+                 param_names=("g", "e"), param_defaults=np.array([9.81, 0.9]),
+                 guards=(hybrid.Guard("ground", hybrid.Direction.FALLING, hybrid.Placement.RIGHT),),
+                 output_names=("energy",), vector_field=B.ball_field, guard_values=B.ball_guards,
+                 reset=B.ball_reset, outputs=B.ball_outputs, mode_name=str, error_messages={}, description="",
+                 sample_period=0.0, error_states=0)
+    # a run that ends early (a start at t0 = -14 s bounces to a Zeno stop) returns with its status:
+    # raise_on_error=False, and max_transitions keeps such a run short
+    run = dict(model=B.build_model(), t_final=0.5, x0=None, params={"e": 0.8},
+               options=hybrid.Options(max_transitions=1000), mode0=None, t0=0.0, progress=False,
+               raise_on_error=False, controller_every=1, keep_records=True)
+    return {hybrid.Model: model, hybrid.simulate: run,
+            hybrid.Guard: dict(name="ground", direction=hybrid.Direction.FALLING,
+                               placement=hybrid.Placement.RIGHT)}
+
+
+HYBRID_CALLS = _hybrid_calls()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(call=st.sampled_from(sorted(HYBRID_CALLS, key=lambda f: f.__name__)), data=st.data())
+def test_a_hybrid_model_or_run_with_one_wrong_argument_is_accepted_or_refused_naming_it(call, data):
+    """A hybrid model of one's own (docs/writing-a-model.md: the bouncing ball), its guard and a run of it
+    with one argument of the wrong kind or range: accepted (a run may end with its status and message),
+    or an InputError naming the argument. Before session 36: None as the names or the guards was
+    Python's "not iterable", a string as the defaults or the sample period float()'s ValueError, a list
+    of numbers as the guards an AttributeError, '' as mode0 int()'s ValueError, None as the model an
+    AttributeError, an array as progress numpy's ambiguous truth value, and the messages about the
+    defaults, the names, t_final and params did not name the argument."""
+    _one_wrong_argument(call, HYBRID_CALLS[call], data)
+
+
 def _identification_calls():
     from legsim import identify as I
 

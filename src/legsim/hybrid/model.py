@@ -8,7 +8,6 @@ flat arrays the engine reads, with errors that name the unknown key and the clos
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ import numpy as np
 from numba.core import config as numba_config
 from numba.core.dispatcher import Dispatcher
 
-from ..errors import InputError, check_whole, closest
+from ..errors import InputError, as_floats, check_number, check_whole, closest
 from . import signatures as sig
 from .params import ParamRange
 
@@ -156,41 +155,54 @@ class Model:
     error_states: int = 0
 
     def __post_init__(self) -> None:
+        if not (isinstance(self.name, str) and self.name):
+            raise InputError(f"hybrid Model: name = {self.name!r}, expected a non-empty string")
+        for key in ("state_names", "param_names", "output_names", "guards"):
+            if not isinstance(getattr(self, key), tuple | list):
+                raise InputError(f"model '{self.name}': {key} = {getattr(self, key)!r}, expected a tuple")
+        if not callable(self.mode_name):
+            raise InputError(f"model '{self.name}': mode_name = {self.mode_name!r}, expected a function of "
+                             "the mode (str: its number)")
+        if not isinstance(self.error_messages, Mapping):
+            raise InputError(f"model '{self.name}': error_messages = {self.error_messages!r}, expected a "
+                             "mapping of error codes to messages")
         for key in _HOOKS:
             fn = getattr(self, key)
             if fn is None and key in _NO_HOOK:
                 object.__setattr__(self, key, _NO_HOOK[key])
             elif fn is not None or key == "vector_field":
                 _check_hook(self.name, key, fn)
-        for what, names in (("state", self.state_names), ("parameter", self.param_names),
-                            ("output", self.output_names), ("guard", tuple(g.name for g in self.guards))):
+        if any(not isinstance(g, Guard) for g in self.guards):
+            raise InputError(f"model '{self.name}': guards = {self.guards!r}, expected legsim.hybrid.Guard "
+                             "values")
+        for key, what, names in (("state_names", "state", self.state_names),
+                                 ("param_names", "parameter", self.param_names),
+                                 ("output_names", "output", self.output_names),
+                                 ("guards", "guard", tuple(g.name for g in self.guards))):
             bad = [n for n in names if not (isinstance(n, str) and n)]
             twice = sorted(n for n, k in Counter(names).items() if k > 1 and n not in bad) if not bad else []
             if bad or twice:
                 which = f"not strings: {bad!r}" if bad else f"given twice: {', '.join(twice)}"
-                raise InputError(f"model '{self.name}': {what} names must be unique non-empty strings; "
-                                 f"{which}")
-        if any(not isinstance(g, Guard) for g in self.guards):
-            raise InputError(f"model '{self.name}': guards must be legsim.hybrid.Guard values")
+                raise InputError(f"model '{self.name}': {key}: {what} names must be unique non-empty "
+                                 f"strings; {which}")
         if self.guards and self.guard_values is sig.no_guards:
             raise InputError(f"model '{self.name}': {len(self.guards)} guards declared "
                              f"({', '.join(g.name for g in self.guards)}) but no guard_values hook to "
                              "write their values")
-        sd = np.ascontiguousarray(self.state_defaults, dtype=np.float64)
-        pd = np.ascontiguousarray(self.param_defaults, dtype=np.float64)
+        sd = np.ascontiguousarray(as_floats(self.state_defaults))
+        pd = np.ascontiguousarray(as_floats(self.param_defaults))
+        for key, arr, names_key in (("state_defaults", sd, "state_names"),
+                                    ("param_defaults", pd, "param_names")):
+            names = getattr(self, names_key)
+            if arr.shape != (len(names),):
+                raise InputError(f"model '{self.name}': {key} = {getattr(self, key)!r}, expected "
+                                 f"{len(names)} numbers, one for each of {names_key} {tuple(names)}")
         object.__setattr__(self, "state_defaults", sd)
         object.__setattr__(self, "param_defaults", pd)
-        if sd.shape != (len(self.state_names),):
-            raise InputError(f"model '{self.name}': {len(self.state_names)} state names but "
-                             f"{sd.size} state defaults")
-        if pd.shape != (len(self.param_names),):
-            raise InputError(f"model '{self.name}': {len(self.param_names)} parameter names but "
-                             f"{pd.size} parameter defaults")
         if self.outputs is None and self.output_names:
             raise InputError(f"model '{self.name}': output_names given without an outputs hook")
-        if not (math.isfinite(self.sample_period) and self.sample_period >= 0.0):
-            raise InputError(f"model '{self.name}': sample_period = {self.sample_period!r}, expected a "
-                             f"finite number >= 0 s")
+        object.__setattr__(self, "sample_period",
+                           check_number(f"model '{self.name}'", "sample_period", self.sample_period, lo=0.0))
         object.__setattr__(self, "error_states",
                            check_whole(f"model '{self.name}'", "error_states", self.error_states, 0, sd.size))
         index = {n: i for i, n in enumerate(self.param_names)}
@@ -250,7 +262,7 @@ class Model:
                                      f"{closest(key, names)}; valid names: {', '.join(names)}")
                 out[index[key]] = _finite(val, f"{where}: {kind} '{key}'")
             return out
-        arr = np.asarray(values, dtype=np.float64)
+        arr = as_floats(values)  # not numbers (a string, a ragged list): no shape, refused below
         if arr.shape != out.shape:
             raise InputError(f"{where}: {kind} vector has wrong size: expected {out.size} "
                              f"({', '.join(names)}), got {arr.size}")

@@ -21,7 +21,17 @@ import numpy as np
 
 from .._compiling import engine
 from .._compiling import watch as watch_compilation
-from ..errors import InputError, Interrupted, SimulationError, check_whole, describe_failure
+from .._progress import check_progress
+from ..errors import (
+    InputError,
+    Interrupted,
+    SimulationError,
+    check_flag,
+    check_number,
+    check_whole,
+    describe_failure,
+    real_number,
+)
 from . import _layout as L
 from . import signatures as sig
 from ._kernels import work_sizes
@@ -150,33 +160,33 @@ def simulate(model: Model, t_final: float,
     -------
     Result with ``t`` (n,), ``x`` (n, nx), ``mode`` (n,), ``y`` (n, ny), ``events``, ``stats``.
     """
+    if not isinstance(model, Model):
+        raise InputError(f"simulate: model = {model!r}, expected a legsim.hybrid.Model")
     watch_compilation()  # a first run on a machine compiles: say so rather than sit silent
     opts = options if options is not None else Options()
     if not isinstance(opts, Options):
         raise InputError(f"options must be a legsim.hybrid.Options, got {type(opts).__name__}")
     if opts.sample_period == 0.0 and model.sample_period > 0.0:  # the model's own controller rate
         opts = dataclasses.replace(opts, sample_period=model.sample_period)
-    try:
-        t_final = float(t_final)
-        t0 = float(t0)
-    except (TypeError, ValueError):
-        raise InputError(f"t0/t_final must be real numbers, got {t0!r}, {t_final!r}") from None
-    if not math.isfinite(t0):  # a NaN start ran forever: every comparison with it is False
-        raise InputError(f"start time t0 must be a finite number, got {t0}")
+    t0 = check_number(model.name, "t0", t0)  # a NaN start ran forever: every comparison with it is False
+    t_final = real_number(model.name, "t_final", t_final)
     if not math.isfinite(t_final) or t_final <= t0:
-        raise InputError(f"final time must be a finite number greater than t0 = {t0}, got {t_final}")
-    p = model.params(params)
-    x = model.state(x0)
+        raise InputError(f"{model.name}: 't_final' = {t_final!r}: the final time must be a finite number "
+                         f"greater than t0 = {t0}")
+    check_progress(progress, model.name)
+    raise_on_error = check_flag(model.name, "raise_on_error", raise_on_error)
+    keep_records = check_flag(model.name, "keep_records", keep_records)
+    p = model.params(params, "params")
+    x = model.state(x0, "x0")
     if mode0 is None:
         if model.init_partition is not None:
             x, mode = model.init_partition(x, p)  # x is a fresh array of ours
             x = np.ascontiguousarray(x, dtype=np.float64)
+            mode = check_whole(f"model '{model.name}': init_partition", "mode", mode)
         else:
             mode = 0
     else:
-        mode = int(mode0)
-    if mode < 0:
-        raise InputError(f"initial mode must be >= 0, got {mode}")
+        mode = check_whole(model.name, "mode0 (the initial mode)", mode0)
 
     if controller is not None:
         if opts.sample_period <= 0.0:
