@@ -124,3 +124,105 @@ def test_any_command_line_exits_with_a_status_and_no_traceback(tmp_path, monkeyp
     assert "Traceback" not in out.err and "Traceback" not in out.out
     if code == 2 and not re.search(r"usage:", out.err):
         assert out.err.startswith("legsim: error: ") and out.err.count("\n") == 1
+
+
+# ------------------------------------------------------------------------------- run directories
+RUN_VALUES = [0, -1, 2.5, 1e300, float("nan"), True, "", "x", "slip", "hexapod", "crr_leg", "bouncing_ball",
+              [], ["t", "mode"], [1, 2], {}, {"a": 1}, {"params": 5}, {"params": {"k": "a"}}, None,
+              "/no/such/hardware.toml"]
+"""Replacement values in run.json: wrong types, other models' names, odd structures."""
+
+RECORD_DAMAGE = ["truncated", "deleted", "empty", "copied twice", "another run's part", "records as events"]
+
+
+@pytest.fixture(scope="module")
+def finished_runs(tmp_path_factory):
+    """Run directories written by ``legsim run``: the SLIP (a registered model, its own scene and
+    animation) and the hopper (a robot from a hardware file, rebuilt by the viewer)."""
+    base = tmp_path_factory.mktemp("runs")
+    for name in ("slip_run", "hopper"):
+        assert main(["run", str(SCENARIO_DIR / f"{name}.toml"), "--out", str(base / name), "-q"]) == 0
+    return base
+
+
+def _json_paths(node, prefix=()):
+    """Every key path of a JSON document (the first 5 items of a list)."""
+    yield prefix
+    items = node.items() if isinstance(node, dict) else enumerate(node[:5]) if isinstance(node, list) else ()
+    for key, child in items:
+        yield from _json_paths(child, (*prefix, key))
+
+
+def _edit(doc, path, value=None, delete=False) -> None:
+    """Set (or delete) the item at key ``path`` of a JSON document, if an earlier edit left it there."""
+    try:
+        parent = doc
+        for key in path[:-1]:
+            parent = parent[key]
+        if delete:
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = value
+    except (KeyError, IndexError, TypeError):
+        pass
+
+
+READ_KEYS = ("model", "columns", "state_names", "output_names", "status", "scenario", "demo", "robot_builder")
+"""The keys of run.json that the readers of a run use."""
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@given(data=st.data())
+def test_any_damage_to_a_run_directory_is_read_or_refused_naming_the_run(finished_runs, tmp_path_factory,
+                                                                         data):
+    """A run.json edited by hand or a records part damaged, copied or deleted: ``legsim plot``, ``view
+    --html`` and ``animate`` draw the run or refuse it with a message naming the run directory."""
+    import json
+    import shutil
+
+    from legsim.viz.animate import animate_run
+    from legsim.viz.plots import plot_run
+    from legsim.viz.viewer import export_html
+
+    name = data.draw(st.sampled_from(["slip_run", "hopper"]))
+    run = tmp_path_factory.mktemp("damaged") / name
+    shutil.copytree(finished_runs / name, run)
+    if data.draw(st.booleans()):
+        meta = json.loads((run / "run.json").read_text())
+        used = [p for p in _json_paths(meta) if p and p[0] in READ_KEYS]
+        for _ in range(data.draw(st.integers(1, 3))):
+            path = data.draw(st.sampled_from(used))
+            if data.draw(st.integers(0, 9)) < 7:
+                _edit(meta, path, data.draw(st.sampled_from(RUN_VALUES)))
+            else:
+                _edit(meta, path, delete=True)
+        (run / "run.json").write_text(json.dumps(meta))
+    else:
+        part = run / "records" / "part-00000.parquet"
+        damage = data.draw(st.sampled_from(RECORD_DAMAGE))
+        if damage == "truncated":
+            part.write_bytes(part.read_bytes()[:data.draw(st.integers(0, 2000))])
+        elif damage == "deleted":
+            part.unlink()
+        elif damage == "empty":
+            part.write_bytes(b"")
+        elif damage == "copied twice":
+            shutil.copy(part, part.with_name("part-00001.parquet"))
+        elif damage == "another run's part":
+            other = "hopper" if name == "slip_run" else "slip_run"
+            shutil.copy(finished_runs / other / "records" / "part-00000.parquet",
+                        part.with_name("part-00001.parquet"))
+        else:
+            shutil.copy(part, run / "events" / "part-00001.parquet")
+    reader = data.draw(st.sampled_from(["plot", "view --html", "animate"]))
+    try:
+        if reader == "plot":
+            plot_run(run)
+        elif reader == "view --html":
+            export_html(run, run / "replay.html")
+        else:
+            animate_run(run, run / "replay.gif", fps=2)
+    except InputError as exc:
+        _named(exc, str(run))

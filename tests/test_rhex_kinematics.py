@@ -187,3 +187,27 @@ def test_heightfield_interpolates_bilinearly_and_reproduces_a_plane_exactly():
     z2[1, 1] = 1.0
     p2 = build_model(heightfield=HeightField(z2, 0, 0, 1, 1), terrain_type=4).params()
     assert terrain_height(p2, 0.5, 0.5) == pytest.approx(0.25)
+
+
+def test_a_heightfield_header_that_does_not_describe_its_grid_is_refused_before_the_lookup_reads_past_it():
+    """The compiled lookup reads hf_nx * hf_ny heights without bounds checks: a header larger than the grid
+    after it (a scenario's hf_nx = 1000 on a 3 x 3 grid, or on a model without one) is refused by the model,
+    terrain_height and terrain_normal, naming the header; a terrain code of NaN is refused as a code."""
+    from legsim.errors import InputError
+    from legsim.robots.rhex.terrain import check_terrain_code
+
+    m = build_model(heightfield=HeightField(np.zeros((3, 3)), 0, 0, 1, 1), terrain_type=4)
+    for bad in ({"hf_nx": 1000.0}, {"hf_ny": 2.0}, {"hf_nx": 2.5}, {"hf_dx": 0.0}):
+        with pytest.raises(InputError, match="'hf_nx' = .*the header of the model's heightfield of 9"):
+            m.params(bad)
+        p = m.params()
+        for name, value in bad.items():
+            p[m.param_names.index(name)] = value
+        with pytest.raises(InputError, match="expected the header"):
+            terrain_height(p, 0.5, 0.5)
+        with pytest.raises(InputError, match="expected the header"):
+            terrain_normal(p, 0.5, 0.5)
+    with pytest.raises(InputError, match="needs a model built with"):
+        build_model().params({"terrain_type": 4, "hf_nx": 1000.0, "hf_ny": 1000.0})
+    with pytest.raises(InputError, match="'terrain_type' = nan"):
+        check_terrain_code(float("nan"))

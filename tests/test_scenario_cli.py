@@ -250,6 +250,35 @@ def test_the_replay_renders_each_frame_once_and_labels_the_slip_axes(tmp_path, m
     assert set(labels) == {("x [m]", "y [m] (height)")}
 
 
+def test_a_gif_longer_than_its_frame_cap_is_refused_before_a_frame_is_drawn(tmp_path):
+    """A GIF holds every frame in memory while Pillow writes it: beyond MAX_GIF_FRAMES (a long run at the
+    default 20 frames/s) the message says so and what to change, before any frame is drawn."""
+    import matplotlib.pyplot as plt
+
+    from legsim.viz.animate import MAX_GIF_FRAMES, write_animation
+
+    fig = plt.figure()
+    drawn = []
+    with pytest.raises(InputError, match=f"{MAX_GIF_FRAMES + 1} frames, expected at most MAX_GIF_FRAMES"):
+        write_animation(fig, drawn.append, range(MAX_GIF_FRAMES + 1), tmp_path / "long.gif", 20)
+    plt.close(fig)
+    assert drawn == [] and not (tmp_path / "long.gif").exists()
+
+
+def test_a_run_without_records_is_refused_by_plot_view_and_animate_naming_it(tmp_path, capsys):
+    """A run that ended before its first record (or whose records were moved away): each reader says the run
+    has no records, naming it and its status (view --html said "records = <Columns object ...>")."""
+    sc = parse_scenario({"model": "slip", "t_final": 0.5}, "s.toml")
+    run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
+    for part in (tmp_path / "run" / "records").glob("part-*.parquet"):
+        part.unlink()
+    for argv in (["plot", "run"], ["view", "run", "--html", "r.html"], ["animate", "run"]):
+        assert main([argv[0], str(tmp_path / argv[1]), *argv[2:]]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"legsim: error: {tmp_path / 'run'}: the run has no records to ") and \
+            "status 'done'" in err, err
+
+
 def _run_of_an_unknown_model(tmp_path) -> Path:
     """A finished run whose model legsim has no drawing for (as a model registered by another package)."""
     sc = parse_scenario({"model": "bouncing_ball", "t_final": 0.5}, "ball.toml")

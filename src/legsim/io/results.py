@@ -10,9 +10,12 @@ and rewritten when it ends.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
+import reprlib
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,14 +23,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..errors import InputError, SimulationError, lookup
+from ..errors import InputError, SimulationError, as_float, lookup
 from ..hybrid import Model
 from ..userfiles import output_dir, read_text, user_path
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["RunWriter", "RunData", "Columns", "load_run", "record_columns", "read_parquet"]
+__all__ = ["RunWriter", "RunData", "Columns", "load_run", "record_columns", "read_parquet", "run_params"]
 
 
 def record_columns(model: Model) -> list[str]:
@@ -252,9 +255,14 @@ class Columns(Mapping[str, np.ndarray]):
 
     def __init__(self, folder: Path):
         self._parts = sorted(folder.glob("part-*.parquet"))
-        _, pq = _arrow_modules()
-        self._rows = [read_parquet(p, "metadata").num_rows for p in self._parts]  # and each part is whole
-        self._names = pq.read_schema(self._parts[0]).names if self._parts else []
+        metas = [read_parquet(p, "metadata") for p in self._parts]  # and each part is whole
+        self._rows = [m.num_rows for m in metas]
+        self._names = list(metas[0].schema.names) if metas else []
+        for part, m in zip(self._parts[1:], metas[1:], strict=True):
+            if list(m.schema.names) != self._names:  # a part of another run copied in
+                raise InputError(f"'{part}' has the columns {reprlib.repr(list(m.schema.names))}, unlike "
+                                 f"'{self._parts[0].name}' ({reprlib.repr(self._names)}): the parts of one "
+                                 "run have the same columns; move it away")
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._names:
@@ -287,11 +295,37 @@ class RunData:
     meta: dict[str, Any]
     records: Mapping[str, np.ndarray]
     events: Mapping[str, np.ndarray]
+    dir: Path = Path(".")
+    """The run directory (for messages)."""
 
     @property
     def t(self) -> np.ndarray:
         """(n,) record times [s]."""
         return self.records["t"]
+
+    def times(self, at_least: int, purpose: str) -> np.ndarray:
+        """(n,) record times [s] of a run that has at least ``at_least`` records, else an
+        :class:`InputError` naming the run, its status and ``purpose`` ("to plot")."""
+        t = self.records["t"] if "t" in self.records else np.zeros(0)
+        if t.size < at_least:
+            have = "no records" if t.size == 0 else f"{t.size} record{'s' if t.size > 1 else ''}"
+            raise InputError(f"{self.dir}: the run has {have} {purpose} (status {self.meta['status']!r}; it "
+                             f"needs at least {at_least})")
+        if t.dtype.kind != "f" or not np.all(np.isfinite(t)) or np.any(np.diff(t) < 0.0):
+            raise InputError(f"'{self.dir / 'records'}': the times t are not finite numbers that do not "
+                             "decrease (a part copied twice, or another run's?)")
+        return t
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Inside, an :class:`InputError` (a column or parameter the run lacks, a bad fps) names the run
+        directory: ``with run.reading(): draw(run)``."""
+        try:
+            yield
+        except InputError as exc:
+            if str(self.dir) in str(exc):
+                raise
+            raise InputError(f"{self.dir}: {exc}") from None
 
     @property
     def state_names(self) -> tuple[str, ...]:
@@ -304,7 +338,7 @@ class RunData:
     @property
     def params(self) -> dict[str, float]:
         """The run's parameters by name (a registered model's resolved scenario; else empty)."""
-        return dict(self.meta.get("scenario", {}).get("params", {}))
+        return run_params(self.meta)
 
     def state(self, name: str) -> np.ndarray:
         """(n,) record column of one state."""
@@ -338,7 +372,60 @@ def load_run(out_dir: str | Path) -> RunData:
         meta = json.loads(read_text(meta_file, "run file"))
     except json.JSONDecodeError as exc:
         raise InputError(f"{meta_file}: not valid JSON: {exc}") from None
+    _check_run_file(meta, meta_file)
+    records = Columns(d / "records")
+    if records and list(records) != meta["columns"]:
+        raise InputError(f"'{d / 'records'}' has the columns {reprlib.repr(list(records))}, but {meta_file} "
+                         f"names {reprlib.repr(meta['columns'])}: the records are another run's")
+    return RunData(meta, records, Columns(d / "events"), d)
+
+
+def _check_run_file(meta: Any, meta_file: Path) -> None:
+    """The fields of run.json that the readers of a run rely on, in the types a :class:`RunWriter` writes
+    them; else an :class:`InputError` naming the file and the field (a run.json edited by hand, or
+    another program's)."""
     missing = [k for k in RUN_KEYS if k not in meta] if isinstance(meta, dict) else list(RUN_KEYS)
     if missing:  # what every reader of a run relies on, written by every RunWriter since the first
         raise InputError(f"{meta_file} is not a legsim run file: no {', '.join(map(repr, missing))} in it")
-    return RunData(meta, Columns(d / "records"), Columns(d / "events"))
+
+    def refuse(name: str, value: Any, expected: str) -> None:
+        raise InputError(f"{meta_file}: '{name}' = {reprlib.repr(value)}, expected {expected}")
+
+    for key in ("model", "status"):
+        if not isinstance(meta[key], str):
+            refuse(key, meta[key], "a string")
+    for key in ("columns", "state_names", "output_names"):
+        names = meta[key]
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names)
+                and len(set(names)) == len(names)):
+            refuse(key, names, "a list of distinct names")
+    n = 2 + len(meta["state_names"]) + len(meta["output_names"])
+    if meta["columns"][:2] != ["t", "mode"] or len(meta["columns"]) != n:
+        refuse("columns", meta["columns"], f"'t', 'mode', then a column per state and per output ({n} names)")
+    if meta.get("demo") is not None and not isinstance(meta["demo"], str):
+        refuse("demo", meta["demo"], "a string")
+    builder = meta.get("robot_builder")
+    if builder is not None and not (isinstance(builder, dict) and isinstance(builder.get("function"), str)
+                                    and isinstance(builder.get("keywords", {}), dict)):
+        refuse("robot_builder", builder, "a table of the 'function' ('module:name') that builds the robot "
+               "and its 'keywords' (a table)")
+    scenario = meta.get("scenario")
+    if scenario is None:
+        return
+    if not isinstance(scenario, dict):
+        refuse("scenario", scenario, "a table")
+    params = scenario.get("params")
+    if params is not None and not (isinstance(params, dict) and all(not math.isnan(as_float(v))
+                                                                    for v in params.values())):
+        refuse("scenario.params", params, "a table of numbers by parameter name")
+    if scenario.get("robot") is not None and not isinstance(scenario["robot"], str):
+        refuse("scenario.robot", scenario["robot"], "the path of the robot's hardware file")
+    overrides = scenario.get("hardware_overrides")
+    if overrides is not None and not isinstance(overrides, dict):
+        refuse("scenario.hardware_overrides", overrides, "a table")
+
+
+def run_params(meta: Mapping[str, Any]) -> dict[str, float]:
+    """The parameters by name in a run's metadata (a registered model's resolved scenario; else empty)."""
+    scenario = meta.get("scenario") or {}
+    return dict(scenario.get("params") or {})

@@ -22,23 +22,22 @@ import numpy as np
 from .._machine import cpu_count
 from ..errors import InputError
 from ..io.results import RunData, load_run
-from ..userfiles import output_dir
+from ..userfiles import output_dir, user_path
 
 __all__ = ["animate_run", "BackgroundAnimation", "ANIMATORS", "scene_animation", "terrain_label",
-           "write_animation"]
+           "write_animation", "MAX_GIF_FRAMES"]
 
 
 def _columns(run: RunData, names) -> np.ndarray:
-    return np.stack([run.records[n] for n in names], axis=1)
+    from .scene import drawn_column
 
-
-def _params(run: RunData) -> dict[str, float]:
-    return dict(run.meta.get("scenario", {}).get("params", {}))
+    return np.stack([drawn_column(run.records, n, f"animation of {run.meta['model']!r}") for n in names],
+                    axis=1)
 
 
 def _slip(run: RunData, fig, frames: np.ndarray):
     """Sagittal SLIP: body, massless leg to the foot in stance or at the touchdown angle in flight."""
-    p = _params(run)
+    p = run.params
     x = _columns(run, ["x", "y", "footx", "footy", "touchdown_angle"])[frames]
     modes = run.records["mode"][frames]
     qrt = p.get("q_rt", 1.0)
@@ -68,20 +67,6 @@ def _slip(run: RunData, fig, frames: np.ndarray):
     return draw
 
 
-def _terrain_vector(p: dict[str, float]) -> np.ndarray:
-    """The hexapod's parameter vector rebuilt by name from a run's resolved parameters (defaults for
-    any missing), with a heightfield's ``hf_z0 …`` grid appended in order."""
-    from ..robots.rhex.params import P_HF_Z, PARAM_DEFAULTS, PARAM_INDEX
-
-    pvec = PARAM_DEFAULTS.copy()
-    for name, value in p.items():
-        if name in PARAM_INDEX:
-            pvec[PARAM_INDEX[name]] = value
-    nz = sum(1 for name in p if name.startswith("hf_z"))
-    grid = [p[f"hf_z{k}"] for k in range(nz)]
-    return np.concatenate([pvec[:P_HF_Z], np.asarray(grid, dtype=float)])
-
-
 _TERRAIN_LABEL = {0: "flat, h = 0", 1: "sinusoidal, h = {a1:g} sin({a2:g} x) cos({a3:g} y)",
                   2: "sloped, h = {a1:g} x + {a2:g} y + {a3:g} (y > 0)",
                   3: "sloped, h = {a1:g} x + {a2:g} max(y, 0) + {a3:g}",
@@ -106,13 +91,14 @@ def _hexapod(run: RunData, fig, frames: np.ndarray):
     from matplotlib.colors import Normalize
 
     from ..robots.rhex.terrain import terrain_height
+    from .scene import hexapod_attach, hexapod_params
 
-    p = _params(run)
-    pvec = _terrain_vector(p)
+    p = run.params
+    pvec = hexapod_params(p)
     rot = _columns(run, [f"R_{i}{j}" for i in (1, 2, 3) for j in (1, 2, 3)])[frames].reshape(-1, 3, 3)
     pos = _columns(run, ["x", "y", "z"])[frames]
     toes = _columns(run, [f"f{i}_{c}" for i in range(6) for c in "xyz"])[frames].reshape(-1, 6, 3)
-    attach = np.array([[p[f"attach{i}_{c}"] for c in "xyz"] for i in range(6)])
+    attach = hexapod_attach(pvec)
     stance = ((run.records["mode"][frames][:, None] >> np.arange(6)) & 1).astype(bool)
     t = run.records["t"][frames]
     # drawn in order (terrain, then the robot on it): mplot3d's depth sort by artist centre would
@@ -286,33 +272,37 @@ def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: int = 2
     """Write ``DIR/plots/animation.gif`` (or ``out``, a .gif or .mp4: :func:`write_animation`): the
     run replayed at ``speed`` × real time, ``fps`` frames per second. Returns the file written."""
     run = load_run(run_dir)
-    name = run.meta.get("model", "?")
+    with run.reading():
+        return _animate(run, Path(run_dir) / "plots" / "animation.gif" if out is None else out, fps, speed)
+
+
+def _animate(run: RunData, out: str | Path, fps: float, speed: float) -> Path:
+    name = run.meta["model"]
     scene = None
     if name not in ANIMATORS:
         from .scene import scene_for_run
 
-        scene = scene_for_run(run.meta, run_dir)  # an InputError naming the run when it has none
-    if not (fps > 0 and speed > 0):
-        raise InputError(f"animate: fps and speed must be > 0, got fps={fps}, speed={speed}")
-    t = run.records.get("t")
-    if t is None or t.size < 2:
-        raise InputError(f"{run_dir}: the run has fewer than two records to animate")
-    times = np.arange(t[0], t[-1], speed / fps)
-    frames = np.clip(np.searchsorted(t, times), 0, t.size - 1)
+        scene = scene_for_run(run.meta, run.dir)  # an InputError naming the run when it has none
+    from .viewer import frame_times
+
+    t = run.times(2, "to animate")
+    frames = np.clip(np.searchsorted(t, frame_times(t, fps, speed, "animate")), 0, t.size - 1)
+    target = user_path(out, "animate --out")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=(6, 5))
-    if scene is None:
-        draw = ANIMATORS[name](run, fig, frames)
-    else:
-        draw = scene_animation(scene, run.records, fig, frames, title=str(run.meta.get("demo", name)))
-    target = Path(out) if out is not None else Path(run_dir) / "plots" / "animation.gif"
-    output_dir(target.parent, "the animation")
-    write_animation(fig, draw, range(len(frames)), target, fps)
-    plt.close(fig)
+    try:
+        if scene is None:
+            draw = ANIMATORS[name](run, fig, frames)
+        else:
+            draw = scene_animation(scene, run.records, fig, frames, title=run.meta.get("demo", name))
+        output_dir(target.parent, "the animation")
+        write_animation(fig, draw, range(len(frames)), target, fps)
+    finally:
+        plt.close(fig)
     return target
 
 
@@ -372,16 +362,28 @@ class BackgroundAnimation:
         return animate_run(self.run_dir, fps=self.fps, speed=self.speed)
 
 
+MAX_GIF_FRAMES = 2000
+"""The most frames of a GIF: Pillow writes one from every frame held in memory (~0.3 MB each, quantised,
+at the 600 x 500 pixels drawn here); an MP4 is written frame by frame as it is drawn."""
+
+
 def write_animation(fig, draw: Callable[[int], object], frames, path: str | Path, fps: float) -> Path:
     """An animation of ``fig`` at ``path``: for each frame index k of ``frames``, ``draw(k)`` updates
     the artists, the figure is rendered once and the pixels kept (``FuncAnimation`` renders every
     frame twice: half the time here); ``fps`` frames per second. The file's suffix picks the format:
-    ``.gif`` (looping, Pillow) or ``.mp4`` (H.264 through imageio's ffmpeg, the optional extra
-    ``pip install 'legsim[video]'``). Returns ``path``."""
+    ``.gif`` (looping, Pillow; at most :data:`MAX_GIF_FRAMES` frames) or ``.mp4`` (H.264 through
+    imageio's ffmpeg, the optional extra ``pip install 'legsim[video]'``). Returns ``path``."""
     target = Path(path)
     kind = target.suffix.lower()
+    frames = list(frames)
     if kind not in (".gif", ".mp4"):
         raise InputError(f"{target}: an animation is written as .gif or .mp4, not {kind or 'no suffix'!r}")
+    if not frames:
+        raise InputError(f"{target}: no frames to write")
+    if kind == ".gif" and len(frames) > MAX_GIF_FRAMES:
+        raise InputError(f"{target}: {len(frames)} frames, expected at most MAX_GIF_FRAMES = "
+                         f"{MAX_GIF_FRAMES} for a GIF (all held in memory while it is written): a higher "
+                         "speed, a lower fps, or an .mp4")
     if kind == ".mp4":
         try:
             import imageio.v2 as imageio
@@ -390,24 +392,25 @@ def write_animation(fig, draw: Callable[[int], object], frames, path: str | Path
             raise InputError(f"{target}: writing MP4 needs imageio-ffmpeg: pip install 'legsim[video]' "
                              "(or write a .gif)") from None
     canvas = fig.canvas
-    pixels = []
-    for k in frames:
-        draw(k)
-        canvas.draw()
-        pixels.append(np.asarray(canvas.buffer_rgba())[..., :3].copy())
-    if not pixels:
-        raise InputError(f"{target}: no frames to write")
+
+    def rendered():  # (h, w, 3) pixels of each frame, a view of the canvas until the next frame
+        for k in frames:
+            draw(k)
+            canvas.draw()
+            yield np.asarray(canvas.buffer_rgba())[..., :3]
+
     if kind == ".gif":
         from PIL import Image
 
         # each frame's 256 colours by Pillow's fast octree: a third of the adaptive palette's time (50
         # hexapod frames: 0.29 against 0.91 s) and a smaller file (1.1 against 1.9 MB)
-        images = [Image.fromarray(p).quantize(256, method=Image.Quantize.FASTOCTREE) for p in pixels]
+        images = [Image.fromarray(np.ascontiguousarray(p)).quantize(256, method=Image.Quantize.FASTOCTREE)
+                  for p in rendered()]
         images[0].save(target, save_all=True, append_images=images[1:], duration=int(round(1000 / fps)),
                        loop=0)
     else:
         with imageio.get_writer(target, fps=fps, codec="libx264", quality=8, macro_block_size=16) as out:
-            for p in pixels:
+            for p in rendered():
                 h, w = (p.shape[0] // 16) * 16, (p.shape[1] // 16) * 16  # H.264 wants whole blocks
                 out.append_data(p[:h, :w])  # type: ignore[attr-defined]
     return target

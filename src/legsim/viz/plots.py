@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import registry
-from ..errors import InputError
-from ..io.results import load_run
+from ..io.results import RunData, load_run
 from ..userfiles import output_dir
+from .scene import drawn_column
 
 __all__ = ["plot_run"]
 
@@ -65,9 +65,13 @@ def _panels(plt, t, records, names, title, path):
 def plot_run(run_dir: str | Path) -> list[Path]:
     """Write the figures of a run directory; returns the files written."""
     run = load_run(run_dir)
+    with run.reading():
+        return _plot(run, run_dir)
+
+
+def _plot(run: RunData, run_dir: str | Path) -> list[Path]:
     rec = run.records
-    if not rec:
-        raise InputError(f"{run_dir}: the run has no records to plot")
+    t = run.times(1, "to plot")
     plt = _pyplot()
     out = output_dir(Path(run_dir) / "plots", "the figures")
     meta = run.meta
@@ -75,7 +79,6 @@ def plot_run(run_dir: str | Path) -> list[Path]:
     # (legsim.assembly) is not in the registry: its states and outputs are plotted all the same
     model = (registry.build(meta["model"], where=f"{run_dir}/run.json: model")
              if meta["model"] in registry.available_models() else None)
-    t = rec["t"]
     nx = len(meta["state_names"])
     state_cols = meta["columns"][2:2 + nx]
     out_cols = meta["columns"][2 + nx:]
@@ -87,7 +90,7 @@ def plot_run(run_dir: str | Path) -> list[Path]:
                 f"{title}: outputs", out / "outputs.png")
     files += [f] if f else []
     if model is not None and model.stance is not None:
-        stance = np.asarray(model.stance(rec["mode"]), dtype=bool)
+        stance = np.asarray(model.stance(rec["mode"]), dtype=bool)  # a column of every run (load_run)
         fig, ax = plt.subplots(figsize=(9, 0.45 * stance.shape[1] + 1.2))
         for leg in range(stance.shape[1]):
             on = stance[:, leg]
@@ -106,10 +109,11 @@ def plot_run(run_dir: str | Path) -> list[Path]:
         files.append(out / "gait.png")
     if model is not None and model.path_states is not None:
         a, b = model.path_states
+        xa, xb = (drawn_column(rec, c, f"path of {meta['model']!r}") for c in (a, b))
         fig, ax = plt.subplots(figsize=(6, 5))
-        ax.plot(rec[a], rec[b], lw=1.2)
-        ax.plot(rec[a][:1], rec[b][:1], "go", label="start")
-        ax.plot(rec[a][-1:], rec[b][-1:], "rs", label="end")
+        ax.plot(xa, xb, lw=1.2)
+        ax.plot(xa[:1], xb[:1], "go", label="start")
+        ax.plot(xa[-1:], xb[-1:], "rs", label="end")
         ax.set_xlabel(f"{a} [m]")
         ax.set_ylabel(f"{b} [m]")
         ax.set_aspect("equal", adjustable="datalim")

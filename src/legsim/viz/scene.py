@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, describe_failure
+from ..io.results import run_params
 from ..userfiles import user_path
 
 __all__ = ["Shape", "Poses", "Scene", "scene_for_run", "multibody_scene", "robot_scene", "cylinder_barrels",
@@ -172,7 +173,8 @@ def wxyz_to_rotation(q: np.ndarray) -> np.ndarray:
     return out.reshape(q.shape[:-1] + (3, 3))
 
 
-def _column(columns: Columns, name: str, who: str) -> np.ndarray:
+def drawn_column(columns: Columns, name: str, who: str) -> np.ndarray:
+    """The record column ``name`` as floats, else an :class:`InputError` naming ``who`` draws from it."""
     try:
         return np.asarray(columns[name], dtype=float)
     except KeyError:
@@ -318,7 +320,7 @@ def multibody_scene(mb: Any, q_columns: list[str] | None = None, *, ground: Any 
     extent = _model_extent(mb, data)
 
     def poser(columns: Columns) -> Poses:
-        Q = np.stack([_column(columns, c, f"scene of {mb.name!r}") for c in q_names], axis=1)
+        Q = np.stack([drawn_column(columns, c, f"scene of {mb.name!r}") for c in q_names], axis=1)
         T = Q.shape[0]
         out = np.empty((T, len(frames), 7))
         origin = np.empty((T, mb.nbody, 3))
@@ -475,21 +477,17 @@ def cylinder_barrels(robot: Any) -> list[Shape]:
 
 
 # ------------------------------------------------------------------------------------- registry
-def _params(meta: Mapping[str, Any]) -> dict[str, float]:
-    return dict(meta.get("scenario", {}).get("params", {}))
-
-
 def _slip(meta: Mapping[str, Any]) -> Scene:
     """SimSect's SLIP in its sagittal plane (x forward, y up drawn as world x, z): body sphere, leg
     to the foot in stance or at the touchdown angle in flight."""
-    p = _params(meta)
+    p = run_params(meta)
     qrt = float(p.get("q_rt", 1.0))
 
     def poser(columns: Columns) -> Poses:
         who = "scene of slip"
-        bx, by = _column(columns, "x", who), _column(columns, "y", who)
-        fx, fy = _column(columns, "footx", who), _column(columns, "footy", who)
-        th = _column(columns, "touchdown_angle", who)
+        bx, by = drawn_column(columns, "x", who), drawn_column(columns, "y", who)
+        fx, fy = drawn_column(columns, "footx", who), drawn_column(columns, "footy", who)
+        th = drawn_column(columns, "touchdown_angle", who)
         mode = np.asarray(columns.get("mode", np.zeros_like(bx)))
         stance = np.isin(mode, (2, 3))
         tx = np.where(stance, fx, bx - qrt * np.sin(th))
@@ -507,15 +505,47 @@ def _slip(meta: Mapping[str, Any]) -> Scene:
     return Scene("slip", ("body", "foot"), shapes, poser, ("leg",), terrain=ground_shapes, extent=qrt)
 
 
+def hexapod_params(p: Mapping[str, float]) -> np.ndarray:
+    """The hexapod's parameter vector rebuilt by name from a run's resolved parameters ``p`` (defaults for
+    any missing), with a heightfield's ``hf_z0``, ``hf_z1`` … grid appended in order; each value checked
+    against its range (``PARAM_RANGES``) and the heightfield header against the grid
+    (:func:`~legsim.robots.rhex.terrain.check_heightfield`)."""
+    from ..robots.rhex.params import P_HF_Z, PARAM_DEFAULTS, PARAM_INDEX, PARAM_RANGES
+    from ..robots.rhex.terrain import check_heightfield, check_terrain_code
+
+    pvec = PARAM_DEFAULTS.copy()
+    for name, value in p.items():
+        if name in PARAM_INDEX:
+            if not math.isfinite(value):  # a number (load_run): as the model, which refuses non-finite ones
+                raise InputError(f"parameter '{name}' = {value!r}, expected a finite number")
+            if name in PARAM_RANGES:
+                PARAM_RANGES[name].check(float(value), f"parameter '{name}'")
+            pvec[PARAM_INDEX[name]] = value
+    grid: list[float] = []
+    while f"hf_z{len(grid)}" in p:
+        grid.append(p[f"hf_z{len(grid)}"])
+    pvec = np.concatenate([pvec[:P_HF_Z], np.asarray(grid, dtype=float)])
+    check_terrain_code(pvec[PARAM_INDEX["terrain_type"]])
+    check_heightfield(pvec)
+    return pvec
+
+
+def hexapod_attach(pvec: np.ndarray) -> np.ndarray:
+    """(6, 3) hip attachment points in the body frame [m] of the hexapod's parameter vector ``pvec``."""
+    from ..robots.rhex.params import PARAM_INDEX
+
+    return np.array([[pvec[PARAM_INDEX[f"attach{i}_{c}"]] for c in "xyz"] for i in range(6)])
+
+
 def _hexapod(meta: Mapping[str, Any]) -> Scene:
     """SimSect's compliant hexapod: the body as a box through the hips, six legs hip → toe (massless
     compliant legs as segments), toe spheres, normal-force arrows along the terrain normal, and the
     terrain (plane, slopes, sinusoid or heightfield) as a surface."""
     from ..robots.rhex.terrain import TerrainType, terrain_height, terrain_normal
 
-    p = _params(meta)
-    pvec = np.array(list(p.values()), dtype=float)
-    attach = np.array([[p[f"attach{i}_{c}"] for c in "xyz"] for i in range(6)])
+    p = run_params(meta)
+    pvec = hexapod_params(p)
+    attach = hexapod_attach(pvec)
     lo, hi = attach.min(axis=0), attach.max(axis=0)
     size = np.maximum(hi - lo, 0.05) + np.array([0.04, 0.04, 0.04])
     centre = (hi + lo) / 2
@@ -524,10 +554,10 @@ def _hexapod(meta: Mapping[str, Any]) -> Scene:
     who = "scene of hexapod"
 
     def poser(columns: Columns) -> Poses:
-        pos = np.stack([_column(columns, c, who) for c in "xyz"], axis=1)
-        R = np.stack([_column(columns, f"R_{i}{j}", who) for i in (1, 2, 3) for j in (1, 2, 3)],
+        pos = np.stack([drawn_column(columns, c, who) for c in "xyz"], axis=1)
+        R = np.stack([drawn_column(columns, f"R_{i}{j}", who) for i in (1, 2, 3) for j in (1, 2, 3)],
                      axis=1).reshape(-1, 3, 3)
-        toes = np.stack([_column(columns, f"f{i}_{c}", who) for i in range(6) for c in "xyz"],
+        toes = np.stack([drawn_column(columns, f"f{i}_{c}", who) for i in range(6) for c in "xyz"],
                         axis=1).reshape(-1, 6, 3)
         T = pos.shape[0]
         frames = np.empty((T, 7, 7))
@@ -561,9 +591,9 @@ def _point_mass(kind: str, x: str | None, z: str | None, size: float, ground_z: 
             frames = np.zeros((n, 1, 7))
             frames[:, 0, 3] = 1.0
             if x is not None:
-                frames[:, 0, 0] = _column(columns, x, f"scene of {kind}")
+                frames[:, 0, 0] = drawn_column(columns, x, f"scene of {kind}")
             if z is not None:
-                frames[:, 0, 2] = _column(columns, z, f"scene of {kind}")
+                frames[:, 0, 2] = drawn_column(columns, z, f"scene of {kind}")
             frames[:, 0, 2] += size / 2 if kind == "box" else 0.0
             return Poses(frames, np.zeros((n, 0, 2, 3)), np.zeros((n, 0, 2, 3)))
 
@@ -653,4 +683,7 @@ def scene_for_run(meta: Mapping[str, Any], where: str | Path = "run") -> Scene:
     if name not in SCENES:
         raise InputError(f"{where}: no 3-D scene for model {name!r}; available: {', '.join(sorted(SCENES))} "
                          "and robots from hardware files")
-    return SCENES[name](meta)
+    try:
+        return SCENES[name](meta)
+    except InputError as exc:  # the run's parameters do not draw its model
+        raise InputError(f"{where}: {exc}") from None

@@ -32,7 +32,7 @@ from .scene import FORCE, LEG, Area, Poses, Scene, Shape, robot_scene, rotation_
 
 __all__ = ["LiveView", "Replay", "serve_replay", "serve", "export_html", "scene_html", "result_columns",
            "write_robot_replay",
-           "live_view", "live_view_of", "frame_indices", "DEFAULT_PORT"]
+           "live_view", "live_view_of", "frame_indices", "frame_times", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 8080
 MAX_FRAMES = 1_000_000
@@ -79,26 +79,34 @@ class _Rows(Mapping[str, np.ndarray]):
         return len(self._records)
 
 
-def frame_indices(t: np.ndarray, fps: float, speed: float = 1.0) -> np.ndarray:
-    """Indices of the records shown at ``fps`` frames per second of playback at ``speed`` × real
-    time: the last record at or before each frame's time (the final record always shown)."""
-    fps = check_number("viewer", "fps", fps, lo=0.0, lo_open=True)
-    speed = check_number("viewer", "speed", speed, lo=0.0, lo_open=True)
+def frame_times(t: np.ndarray, fps: float, speed: float = 1.0, owner: str = "viewer") -> np.ndarray:
+    """(f,) record times [s] of the frames of a playback of records at times ``t`` (n,) [s], ``fps``
+    frames per second at ``speed`` × real time: from ``t[0]``, every ``speed / fps`` s, before ``t[-1]``.
+    ``fps``, ``speed`` and ``t`` are checked (``owner`` names the caller in the messages), and a playback
+    is at most :data:`MAX_FRAMES` frames."""
+    fps = check_number(owner, "fps", fps, lo=0.0, lo_open=True)
+    speed = check_number(owner, "speed", speed, lo=0.0, lo_open=True)
     t = as_floats(t)
     if t.ndim != 1 or not np.all(np.isfinite(t)) or np.any(np.diff(t) < 0.0):
-        raise InputError(f"viewer: the records' times t = {t!r}, expected a column of finite numbers that "
+        raise InputError(f"{owner}: the records' times t = {t!r}, expected a column of finite numbers that "
                          "do not decrease [s]")
     if t.size == 0:
-        raise InputError("viewer: the run has no records to show")
+        raise InputError(f"{owner}: the run has no records to show")
     span = float(t[-1]) - float(t[0])  # Python floats: a span of 1e307 s is inf frames, not a warning
     frames = span * fps / speed
     if not frames <= MAX_FRAMES:
-        raise InputError(f"viewer: {span:g} s at fps = {fps:g} and speed = {speed:g} is "
+        raise InputError(f"{owner}: {span:g} s at fps = {fps:g} and speed = {speed:g} is "
                          f"{frames:.3g} frames, expected at most MAX_FRAMES = {MAX_FRAMES} (a lower fps or a "
                          "higher speed)")
-    times = np.arange(t[0], t[-1], speed / fps)
-    idx = np.clip(np.searchsorted(t, times, side="right") - 1, 0, t.size - 1)
-    return np.unique(np.append(idx, t.size - 1))
+    return np.arange(t[0], t[-1], speed / fps)
+
+
+def frame_indices(t: np.ndarray, fps: float, speed: float = 1.0) -> np.ndarray:
+    """Indices of the records shown at ``fps`` frames per second of playback at ``speed`` × real
+    time: the last record at or before each frame's time (the final record always shown)."""
+    times = frame_times(t, fps, speed)
+    idx = np.clip(np.searchsorted(t, times, side="right") - 1, 0, len(t) - 1)
+    return np.unique(np.append(idx, len(t) - 1))
 
 
 def area_of(poses: Poses, margin: float) -> Area:
@@ -236,8 +244,10 @@ def export_html(run_dir: str | Path, path: str | Path, fps: float = 30.0, speed:
     Returns ``path``."""
     out = _page_path(path, "view --html")
     run = load_run(run_dir)
-    return _write_page(out, scene_html(scene_for_run(run.meta, run_dir), run.records, fps, speed),
-                       "view --html")
+    with run.reading():
+        run.times(1, "to show")
+        page = scene_html(scene_for_run(run.meta, run_dir), run.records, fps, speed)
+    return _write_page(out, page, "view --html")
 
 
 def _page_path(path, option: str) -> Path:
@@ -369,9 +379,11 @@ def serve_replay(run_dir: str | Path, host: str = "127.0.0.1", port: int = DEFAU
     """Serve the run in ``run_dir`` for a browser at http://host:port until Ctrl-C; time series of
     ``plot_columns`` (default: the model's first three states)."""
     run = load_run(run_dir)
-    scene = scene_for_run(run.meta, run_dir)
-    plots = list(plot_columns) if plot_columns is not None else list(run.meta.get("state_names", []))[:3]
-    serve(scene, run.records, host, port, plots, echo, f"{run.meta.get('model', '?')} run {run_dir}")
+    with run.reading():
+        run.times(1, "to show")
+        scene = scene_for_run(run.meta, run_dir)
+        plots = list(plot_columns) if plot_columns is not None else run.meta["state_names"][:3]
+        serve(scene, run.records, host, port, plots, echo, f"{run.meta['model']} run {run_dir}")
 
 
 def serve(scene: Scene, records: Mapping[str, np.ndarray], host: str = "127.0.0.1", port: int = DEFAULT_PORT,
@@ -516,7 +528,9 @@ class LiveView:
         self.server.gui.reset()
         self.drawing = None
         run = load_run(run_dir)
-        replay = Replay(self.server, self.scene, run.records, list(run.meta.get("state_names", []))[:3])
+        with run.reading():
+            run.times(1, "to show")
+            replay = Replay(self.server, self.scene, run.records, run.meta["state_names"][:3])
         echo(f"viewer: replaying the run at {self.url} (Ctrl-C to stop)")
         return replay
 

@@ -28,10 +28,8 @@ from .params import (
     HF_HEADER,
     NLEG,
     P_AX,
-    P_HF,
     P_J,
     P_QRT,
-    P_TERRAIN,
     P_TH_R0,
     PARAM_DEFAULTS,
     PARAM_NAMES,
@@ -46,7 +44,7 @@ from .params import (
     X_W,
     state_defaults,
 )
-from .terrain import HeightField, TerrainType, terrain
+from .terrain import HeightField, check_heightfield, terrain
 
 __all__ = ["DEFAULT_GAIT", "OUTPUT_NAMES", "GUARD_NAMES", "build_model", "default_options",
            "mode_name", "stance_mask"]
@@ -84,9 +82,7 @@ def mode_name(mode: int) -> str:
 
 def check_params(p: np.ndarray) -> None:
     """The rules that tie hexapod parameters together (per-name ranges: ``PARAM_RANGES``)."""
-    if int(p[P_TERRAIN]) == TerrainType.HEIGHTFIELD and p[P_HF] < 2:
-        raise InputError("parameter 'terrain_type' = 4 (heightfield) needs a model built with "
-                         "build_model(heightfield=HeightField(...))")
+    check_heightfield(p)
     j = p[P_J:P_J + 9].reshape(3, 3)
     if not (np.allclose(j, j.T) and np.all(np.linalg.eigvalsh(0.5 * (j + j.T)) > 0)):
         raise InputError(f"parameters 'J_11'..'J_33' = {j.ravel().tolist()}: expected a symmetric "

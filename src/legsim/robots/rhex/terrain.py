@@ -24,11 +24,12 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
-from ...errors import InputError
+from ...errors import InputError, as_float
 from ...userfiles import read_text
 from .params import HF_HEADER, P_HF, P_HF_Z, P_TA1, P_TA2, P_TA3, P_TERRAIN
 
-__all__ = ["TerrainType", "HeightField", "terrain_height", "terrain_normal", "terrain_params"]
+__all__ = ["TerrainType", "HeightField", "terrain_height", "terrain_normal", "terrain_params",
+           "check_heightfield"]
 
 
 class TerrainType(IntEnum):
@@ -177,27 +178,50 @@ def terrain_params(kind: TerrainType | int | str = TerrainType.FLAT, a1: float =
 
 def check_terrain_code(value) -> int:
     """Validate a ``terrain_type`` value; returns the integer code or raises :class:`InputError`."""
-    code = int(value) if float(value) == int(value) else -1
+    v = as_float(value)
+    code = int(v) if math.isfinite(v) and v == math.floor(v) else -1
     if code not in {t.value for t in TerrainType}:
-        raise InputError(f"parameter 'terrain_type' = {float(value):g}: expected one of "
+        shown = repr(value) if math.isnan(v) else f"{v:g}"  # not np.float64(7.0)
+        raise InputError(f"parameter 'terrain_type' = {shown}: expected one of "
                          + ", ".join(f"{t.value} ({t.name.lower()})" for t in TerrainType))
     return code
+
+
+def check_heightfield(p: np.ndarray) -> None:
+    """With ``terrain_type`` 4 (heightfield), the ``hf_*`` header of parameter vector ``p`` must describe
+    the grid that follows it: ``hf_nx`` and ``hf_ny`` whole numbers >= 2 with ``hf_nx · hf_ny`` heights
+    after the header, ``hf_x0``, ``hf_y0`` finite [m], ``hf_dx``, ``hf_dy`` > 0 [m]. The compiled lookup
+    (:func:`_heightfield`) reads the grid without bounds checks: a header larger than its grid would read
+    past the vector."""
+    if float(p[P_TERRAIN]) != TerrainType.HEIGHTFIELD:
+        return
+    grid = p.size - P_HF_Z
+    if grid == 0:
+        raise InputError("parameter 'terrain_type' = 4 (heightfield) needs a model built with "
+                         "build_model(heightfield=HeightField(...))")
+    nx, ny, x0, y0, dx, dy = (float(v) for v in p[P_HF:P_HF_Z])
+    whole = all(math.isfinite(n) and n == math.floor(n) and n >= 2 for n in (nx, ny))
+    if not (whole and nx * ny == grid and math.isfinite(x0) and math.isfinite(y0)
+            and all(math.isfinite(d) and d > 0.0 for d in (dx, dy))):
+        shown = ", ".join(f"'{n}' = {v:g}" for n, v in zip(HF_HEADER, p[P_HF:P_HF_Z], strict=True))
+        raise InputError(f"parameters {shown}: expected the header of the model's heightfield of {grid} "
+                         "heights (whole numbers hf_nx, hf_ny >= 2 with hf_nx * hf_ny heights, finite hf_x0, "
+                         "hf_y0, and spacings hf_dx, hf_dy > 0 [m]); the heightfield's own values are set by "
+                         "build_model(heightfield=...)")
 
 
 def _param_vector(p) -> np.ndarray:
     p = np.ascontiguousarray(p, dtype=np.float64)
     if p.size < P_HF_Z:
         raise InputError(f"terrain: parameter vector too short ({p.size} < {P_HF_Z})")
+    check_terrain_code(p[P_TERRAIN])
+    check_heightfield(p)
     return p
 
 
 def terrain_height(p, x, y):
     """Terrain height [m] at world points ``(x, y)`` (broadcast) for parameter vector ``p``."""
     p = _param_vector(p)
-    check_terrain_code(p[P_TERRAIN])
-    if int(p[P_TERRAIN]) == TerrainType.HEIGHTFIELD and p[P_HF] < 2:
-        raise InputError("terrain_type = 4 (heightfield) needs a model built with "
-                         "build_model(heightfield=HeightField(...))")
     xb, yb = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
     out = np.array([terrain(p, float(a), float(b))[0] for a, b in zip(xb.ravel(), yb.ravel(), strict=True)])
     return out.reshape(xb.shape) if xb.ndim else float(out[0])
@@ -206,7 +230,6 @@ def terrain_height(p, x, y):
 def terrain_normal(p, x, y):
     """Unit terrain normal(s), shape ``(..., 3)``, at world points ``(x, y)``."""
     p = _param_vector(p)
-    check_terrain_code(p[P_TERRAIN])
     xb, yb = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
     out = np.empty((xb.size, 3))
     for k, (a, b) in enumerate(zip(xb.ravel(), yb.ravel(), strict=True)):
