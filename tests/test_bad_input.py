@@ -603,3 +603,17 @@ def test_a_sweeps_folder_given_where_a_run_belongs_says_where_its_runs_are(tmp_p
     code, err = _run(["view", str(tmp_path / "kept"), "--html", str(tmp_path / "x.html")], capsys)
     assert code == 2 and f"its runs' records are in {tmp_path / 'kept' / 'runs'} (run-00000 ...)" in err
     assert main(["plot", str(tmp_path / "kept" / "runs" / "run-00000")]) == 0
+
+
+def test_view_on_an_address_it_cannot_serve_on_says_so_instead_of_waiting_for_ever(tmp_path, capsys):
+    """viser's server thread tries port after port on any error and then gives up without telling its
+    caller: ``legsim view RUN --host NAME`` with a name that does not resolve (or an address of no
+    interface here) waited for ever. legsim now tries the address first (a subprocess with a time limit,
+    so that a regression fails instead of hanging the suite)."""
+    assert main(["run", str(SCENARIO_DIR / "slip_run.toml"), "--out", str(tmp_path / "run"), "-q"]) == 0
+    for host in ("nonsense.invalid", "192.0.2.1"):  # no such name; an address (TEST-NET-1) of no interface
+        done = subprocess.run([sys.executable, "-m", "legsim", "view", str(tmp_path / "run"), "--host", host],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert f"'host' = '{host}': cannot serve on it" in done.stderr and "Traceback" not in done.stderr
+    capsys.readouterr()

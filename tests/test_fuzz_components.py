@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from legsim import contact as C
@@ -564,6 +564,66 @@ def test_a_replay_call_with_one_wrong_argument_is_accepted_or_refused_naming_it(
         _one_wrong_argument(call, REPLAY_CALLS[call], data)
     finally:
         os.chdir(cwd)
+
+
+def _server_calls():
+    """The viewer's calls that start a server: each wrapped so that an accepted call closes what it started
+    (``serve`` returns at once: its wait for Ctrl-C is replaced by a Ctrl-C in the test)."""
+    from legsim.assembly import Robot
+    from legsim.cli import SCENARIO_DIR
+    from legsim.multibody import RobotBuilder
+    from legsim.scenario import load_scenario
+    from legsim.viz import scene as S
+    from legsim.viz import viewer as V
+
+    b = RobotBuilder("fuzz pendulum")
+    b.add_body("arm", "world", "revolute", axis=(0.0, 1.0, 0.0), mass=1.0, inertia=(1e-3,) * 3)
+    b.add_geometry("arm", "sphere", radius=0.05)
+    mb = b.compile()
+    robot = Robot(mb)
+    scene = S.multibody_scene(mb)
+    t = np.linspace(0.0, 1.0, 11)
+    records = {"t": t, mb.coordinate_names()[0][0]: t}
+    quiet = dict(host="127.0.0.1", port=V._free_port(), echo=lambda line: None)
+
+    def live_view_class(**kw):
+        V.LiveView(**kw).close()
+
+    def live_view(**kw):
+        V.live_view(**kw).close()
+
+    def live_view_of(**kw):
+        V.live_view_of(**kw).close()
+
+    return {live_view_class: dict(scene=scene, columns=["t", *robot.model.state_names], framerate=30.0,
+                                  pace=None, **quiet),
+            live_view: dict(robot=robot, framerate=30.0, pace=1.0, **quiet),
+            live_view_of: dict(scenario=load_scenario(SCENARIO_DIR / "slip_run.toml"), framerate=30.0,
+                                **quiet),
+            V.serve: dict(scene=scene, records=records, plot_columns=["t"], **quiet)}
+
+
+SERVER_CALLS = _server_calls()
+
+
+@settings(max_examples=120, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # the same patch for every example
+@given(call=st.sampled_from(sorted(SERVER_CALLS, key=lambda f: f.__name__)), data=st.data())
+def test_a_viewer_server_call_with_one_wrong_argument_starts_or_is_refused_naming_it(call, data,
+                                                                                      monkeypatch):
+    """``LiveView``, ``live_view``, ``live_view_of`` and ``serve`` with one argument of the wrong kind or
+    range: a server, or an InputError naming the argument before one starts. Before session 37: a string
+    framerate or pace was a TypeError, None as the robot or the scenario an AttributeError; a port of 2^40
+    (an OverflowError), a name that does not resolve or an address of no interface here stopped viser's
+    server thread, and the caller waited for ever (``legsim view RUN --host x`` hung); None as the host
+    served on every interface, and a list of numbers was taken as the column names."""
+    from legsim.viz import viewer as V
+
+    def ctrl_c():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(V, "_wait_forever", ctrl_c)
+    _one_wrong_argument(call, SERVER_CALLS[call], data)
 
 
 def _hybrid_calls():

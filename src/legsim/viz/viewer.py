@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, as_floats, check_number
+from ..errors import InputError, as_floats, check_number, check_whole
 from ..io.results import load_run
 from ..userfiles import output_dir, user_path
 from .scene import FORCE, LEG, Area, Poses, Scene, Shape, robot_scene, rotation_to_wxyz, scene_for_run
@@ -47,15 +48,35 @@ def _viser():
     return viser
 
 
-def start_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, quiet: bool = False) -> Any:
+def start_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, quiet: bool = False,
+                 owner: str = "viewer") -> Any:
     """A viser server on ``host:port`` (the next free port if taken). ``quiet``: no banner (an HTML
-    export needs the server only to record the scene)."""
+    export needs the server only to record the scene). ``host`` and ``port`` are checked, and an address
+    the machine cannot serve on is an :class:`InputError` (``owner`` names the caller)."""
+    if not (isinstance(host, str) and host):
+        raise InputError(f"{owner}: 'host' = {host!r}, expected an address to serve on (e.g. '127.0.0.1')")
+    port = check_whole(owner, "port", port, 0, 65535)
+    _check_host(owner, host)
     viser = _viser()
     out = io.StringIO()
     with contextlib.redirect_stdout(out) if quiet else contextlib.nullcontext():
         server = viser.ViserServer(host=host, port=port, verbose=False)
     server.scene.set_up_direction("+z")
     return server
+
+
+def _check_host(owner: str, host: str) -> None:
+    """An :class:`InputError` unless this machine can serve on ``host``: viser's server thread tries the next
+    port on any OS error, and on a name that does not resolve or an address of no interface here it gives
+    up after 1000 ports without telling the caller, who then waits for ever (``legsim view --host x``)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, 0, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.bind(address)
+    except (OSError, ValueError) as exc:  # socket.gaierror is an OSError; a name the IDNA codec refuses
+        why = getattr(exc, "strerror", None) or exc
+        raise InputError(f"{owner}: 'host' = {host!r}: cannot serve on it ({why}); "
+                         "'127.0.0.1' serves this machine, '0.0.0.0' every interface") from None
 
 
 def stop_server(server: Any) -> None:
@@ -107,6 +128,14 @@ def frame_indices(t: np.ndarray, fps: float, speed: float = 1.0) -> np.ndarray:
     times = frame_times(t, fps, speed)
     idx = np.clip(np.searchsorted(t, times, side="right") - 1, 0, len(t) - 1)
     return np.unique(np.append(idx, len(t) - 1))
+
+
+def _names(owner: str, name: str, value: Any) -> list[str]:
+    """``value`` as a list of column names (strings), else an :class:`InputError` naming ``owner``."""
+    if isinstance(value, str) or not isinstance(value, Sequence) or \
+            not all(isinstance(n, str) for n in value):
+        raise InputError(f"{owner}: {name} = {value!r}, expected a list of column names")
+    return list(value)
 
 
 def area_of(poses: Poses, margin: float) -> Area:
@@ -272,11 +301,7 @@ def scene_html(scene: Scene, records: Mapping[str, np.ndarray], fps: float = 30.
     the robot's shapes once, then a pose per frame, ``fps`` frames per second of playback at
     ``speed`` × real time. It opens from disk (file://) in a browser with WebGL; play/pause, speed
     and a time slider are at the bottom (viser's embedded playback)."""
-    if not isinstance(scene, Scene):
-        raise InputError(f"scene_html: scene = {scene!r}, expected a legsim.viz.scene.Scene")
-    if not (isinstance(records, Mapping) and "t" in records):
-        raise InputError(f"scene_html: records = {records!r}, expected a mapping of column names to arrays "
-                         "with the times 't'")
+    _check_scene_records("scene_html", scene, records)
     t_all = as_floats(records["t"])
     idx = frame_indices(t_all, fps, speed)
     poses = scene.poses(_Rows(records, idx))
@@ -294,6 +319,16 @@ def scene_html(scene: Scene, records: Mapping[str, np.ndarray], fps: float = 30.
         return str(rec.as_html())
     finally:
         stop_server(server)
+
+
+def _check_scene_records(owner: str, scene: Any, records: Any) -> None:
+    """``scene`` a :class:`Scene` and ``records`` a mapping of columns with the times ``t``, else an
+    :class:`InputError` naming ``owner``."""
+    if not isinstance(scene, Scene):
+        raise InputError(f"{owner}: scene = {scene!r}, expected a legsim.viz.scene.Scene")
+    if not (isinstance(records, Mapping) and "t" in records):
+        raise InputError(f"{owner}: records = {records!r}, expected a mapping of column names to arrays "
+                         "with the times 't'")
 
 
 def _free_port() -> int:
@@ -390,7 +425,11 @@ def serve(scene: Scene, records: Mapping[str, np.ndarray], host: str = "127.0.0.
           plot_columns: Sequence[str] = (), echo=print, what: str = "") -> None:
     """Serve ``records`` of ``scene`` as a :class:`Replay` at http://host:port until Ctrl-C (a result
     in Python: ``serve(robot_scene(robot), result_columns(res))``)."""
-    server = start_server(host, port, quiet=True)
+    _check_scene_records("serve", scene, records)
+    plot_columns = _names("serve", "plot_columns", plot_columns)
+    if not callable(echo):
+        raise InputError(f"serve: echo = {echo!r}, expected a function of one string (print)")
+    server = start_server(host, port, quiet=True, owner="serve")
 
     def start() -> Replay:
         replay = Replay(server, scene, records, plot_columns)
@@ -458,15 +497,15 @@ class LiveView:
 
     def __init__(self, scene: Scene, columns: Sequence[str], framerate: float = 30.0,
                  host: str = "127.0.0.1", port: int = DEFAULT_PORT, echo=print, pace: float | None = None):
-        if not framerate > 0:
-            raise InputError(f"viewer: framerate must be > 0 frames/s, got {framerate}")
-        if pace is not None and not pace > 0:
-            raise InputError(f"viewer: pace must be > 0 (x real time), got {pace}")
-        self.pace = pace
+        if not isinstance(scene, Scene):
+            raise InputError(f"LiveView: scene = {scene!r}, expected a legsim.viz.scene.Scene")
+        self.columns = _names("LiveView", "columns", columns)
+        self.period = 1.0 / check_number("LiveView", "framerate", framerate, lo=0.0, lo_open=True)
+        self.pace = None if pace is None else check_number("LiveView", "pace", pace, lo=0.0, lo_open=True)
+        if not callable(echo):
+            raise InputError(f"LiveView: echo = {echo!r}, expected a function of one string (print)")
         self.scene = scene
-        self.columns = list(columns)
-        self.period = 1.0 / float(framerate)
-        self.server = start_server(host, port, quiet=True)
+        self.server = start_server(host, port, quiet=True, owner="LiveView")
         self.url = f"http://{host}:{self.server.get_port()}"
         echo(f"viewer: {scene.name} live at {self.url}")
         # shapes and terrain (around the origin) drawn before the run, so the run pays only for poses; the
@@ -553,6 +592,10 @@ def live_view(robot: Any, framerate: float = 30.0, host: str = "127.0.0.1", port
               echo=print, pace: float | None = None) -> LiveView:
     """A :class:`LiveView` of an assembled :class:`legsim.assembly.Robot`:
     ``robot.simulate(t, controller, monitor=live_view(robot))``."""
+    from ..assembly import Robot
+
+    if not isinstance(robot, Robot):
+        raise InputError(f"live_view: robot = {robot!r}, expected a legsim.assembly.Robot")
     model = robot.model
     return LiveView(robot_scene(robot), ["t", *model.state_names, *model.output_names], framerate, host, port,
                     echo, pace)
@@ -562,6 +605,11 @@ def live_view_of(scenario: Any, framerate: float = 30.0, host: str = "127.0.0.1"
                  echo=print, pace: float | None = None) -> LiveView:
     """A :class:`LiveView` of a validated :class:`legsim.scenario.Scenario` (pass it as the run's
     ``monitor``)."""
+    from ..scenario import Scenario
+
+    if not isinstance(scenario, Scenario):
+        raise InputError(f"live_view_of: scenario = {scenario!r}, expected a legsim.scenario.Scenario "
+                         "(load_scenario(path))")
     model = scenario.model
     if scenario.robot is not None:
         scene = robot_scene(scenario.robot)
