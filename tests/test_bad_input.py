@@ -617,3 +617,24 @@ def test_view_on_an_address_it_cannot_serve_on_says_so_instead_of_waiting_for_ev
         assert done.returncode == 2, done.stderr
         assert f"'host' = '{host}': cannot serve on it" in done.stderr and "Traceback" not in done.stderr
     capsys.readouterr()
+
+
+def test_a_whole_number_of_thousands_of_digits_is_named_not_a_traceback(tmp_path, capsys):
+    """Python will not convert an int of more than 4300 digits to text: tomllib raises a ValueError (not
+    its TOMLDecodeError) for one in a file, and a message that showed one with repr() failed itself.
+    A scenario, a hardware file and the checks of the Python API now say what it is."""
+    from legsim.assembly.hardware import parse_hardware
+    from legsim.errors import as_floats, check_array, check_number, check_whole
+
+    huge = "9" * 5000
+    scenario = _scenario(tmp_path, f'model = "slip"\nt_final = {huge}\n')
+    assert main(["run", str(scenario), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"legsim: error: {scenario}: not valid TOML: a whole number of more than 4300 digits\n"
+    with pytest.raises(InputError, match="hw.toml: not valid TOML: a whole number of more than 4300 digits"):
+        parse_hardware(f'[robot]\nname = "x"\nmass = {huge}\n', "hw.toml")
+    for check in (lambda v: check_number("part", "mass", v), lambda v: check_whole("part", "count", v),
+                  lambda v: check_array("part", "offset", v, (3,))):
+        with pytest.raises(InputError, match=r"= -?<a whole number of about 5001 digits>, expected"):
+            check(-(10**5000))
+    assert as_floats([1.0, 10**400]).size == 0  # not numbers a float holds: refused by the caller's check

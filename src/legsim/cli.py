@@ -134,7 +134,7 @@ def _runs_a_robot_from_parts(args) -> bool:
     """Whether the command runs a robot assembled from parts: on a first run the second process then starts
     with the last part of the assembly's hooks (legsim._compiling.compile_in_background). Read from the
     scenario file's ``robot`` and ``model`` keys; a file that does not read says no (the run reports it)."""
-    import tomllib
+    from .userfiles import parse_toml
 
     if args.command == "sil":
         return True
@@ -145,8 +145,8 @@ def _runs_a_robot_from_parts(args) -> bool:
     else:
         path = Path(getattr(args, "scenario", None) or "")
     try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, ValueError):
+        data = parse_toml(path.read_text(), str(path))
+    except (OSError, ValueError):  # read and told when the command runs (an InputError is a ValueError)
         return False
     return "robot" in data or data.get("model") in ASSEMBLED_MODELS
 
@@ -299,14 +299,9 @@ def _print_parts(robot) -> None:
 def _file_model(path: Path):
     """(model, robot) of a scenario file (robot None unless it runs a hardware file) or of a hardware
     file (its robot from parts)."""
-    import tomllib
+    from .userfiles import parse_toml, read_text
 
-    from .userfiles import read_text
-
-    try:
-        data = tomllib.loads(read_text(path, "file"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML: {exc}") from None
+    data = parse_toml(read_text(path, "file"), str(path))
     if "model" in data or "robot" in data:  # a scenario
         from .scenario import load_scenario
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
            "as_float", "as_floats", "real_number", "check_number", "check_whole", "check_flag",
-           "check_array", "check_fields", "describe_failure"]
+           "check_array", "check_fields", "describe_failure", "shown"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -24,6 +24,16 @@ def closest(name: str, choices: Sequence[str]) -> str:
         return ""
     match = difflib.get_close_matches(name, [c for c in choices if isinstance(c, str)], n=1, cutoff=0.5)
     return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+def shown(value) -> str:
+    """``repr(value)`` for a message; a whole number too long for Python to write (more than 4300 digits:
+    repr raises, and the message itself would fail) as its size."""
+    try:
+        return repr(value)
+    except ValueError:
+        digits = int(abs(value).bit_length() * math.log10(2)) + 1
+        return f"{'-' if value < 0 else ''}<a whole number of about {digits} digits>"
 
 
 def as_float(value) -> float:
@@ -51,7 +61,7 @@ def as_floats(value):
 
     try:
         return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond the largest float
         return np.full(0, np.nan)
 
 
@@ -60,7 +70,7 @@ def real_number(owner: str, name: str, value) -> float:
     :class:`InputError` naming ``owner`` and ``name``."""
     v = as_float(value)
     if math.isnan(v):
-        raise InputError(f"{owner}: '{name}' = {value!r}, expected a number")
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a number")
     return v
 
 
@@ -70,7 +80,7 @@ def check_number(owner: str, name: str, value, *, lo: float = -math.inf, hi: flo
     :class:`InputError` naming ``owner`` and ``name``."""
     v = real_number(owner, name, value)
     if not (math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi):
-        raise InputError(f"{owner}: '{name}' = {value!r}, expected a finite number in "
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a finite number in "
                          f"{'(' if lo_open else '['}{lo:g}, {hi:g}]")
     return v
 
@@ -86,7 +96,7 @@ def check_whole(owner: str, name: str, value, lo: int = 0, hi: int = 2**53) -> i
         if lo <= whole <= hi:
             return whole
     expected = f">= {lo}" if hi == 2**53 else f"in [{lo}, {hi}]"
-    raise InputError(f"{owner}: '{name}' = {value!r}, expected a whole number {expected}")
+    raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a whole number {expected}")
 
 
 def check_flag(owner: str, name: str, value) -> bool:
@@ -95,7 +105,7 @@ def check_flag(owner: str, name: str, value) -> bool:
     dtype = getattr(value, "dtype", None)  # a numpy bool scalar (numpy is not imported here)
     numpy_bool = dtype is not None and getattr(dtype, "kind", "") == "b" and getattr(value, "ndim", 1) == 0
     if not (isinstance(value, bool) or numpy_bool):
-        raise InputError(f"{owner}: '{name}' = {value!r}, expected True or False")
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected True or False")
     return bool(value)
 
 
@@ -110,7 +120,7 @@ def check_array(owner: str, name: str, value, shape: tuple[int, ...], unit: str 
     if arr.shape != shape or not np.all(np.isfinite(arr)):
         size = str(shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
         unit = f" [{unit}]" if unit else ""
-        raise InputError(f"{owner}: {name} = {value!r}, expected {size} finite numbers{unit}")
+        raise InputError(f"{owner}: {name} = {shown(value)}, expected {size} finite numbers{unit}")
     return arr
 
 
@@ -129,7 +139,7 @@ def check_fields(owner: str, obj, *, positive=(), nonnegative=(), finite=(), pos
         items = list(value) if isinstance(value, (list, tuple)) or hasattr(value, "tolist") else []
         sizes = [as_float(v) for v in items]
         if len(sizes) != 3 or not all(math.isfinite(v) and v > 0.0 for v in sizes):
-            raise InputError(f"{owner}: {name} = {value!r}, expected 3 finite numbers > 0 [m]")
+            raise InputError(f"{owner}: {name} = {shown(value)}, expected 3 finite numbers > 0 [m]")
 
 
 def lookup(what: str, name: str, names: Sequence[str], owner: str,

@@ -44,7 +44,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 from . import registry
 from .errors import InputError, closest
 from .hybrid import Model, Options
-from .userfiles import read_text
+from .userfiles import parse_toml, read_text
 
 if TYPE_CHECKING:
     from .assembly import Robot
@@ -301,8 +300,4 @@ def load_scenario(path: str | Path) -> Scenario:
         raise InputError(f"scenario file '{path}' not found ('{path.stem}' is a bundled scenario: "
                          f"`legsim demo {path.stem}` runs it with its figures; its file is {bundled})")
     text = read_text(path, "scenario file")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML: {exc}") from None
-    return parse_scenario(data, str(path))
+    return parse_scenario(parse_toml(text, str(path)), str(path))

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError
 
-__all__ = ["read_text", "output_dir", "user_path"]
+__all__ = ["read_text", "parse_toml", "output_dir", "user_path"]
 
 
 def user_path(path, what: str) -> Path:
@@ -46,6 +47,20 @@ def read_text(path: str | os.PathLike, what: str) -> str:
         raise InputError(f"{what} '{path}' is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except OSError as exc:
         raise InputError(f"cannot read {what} '{path}': {exc.strerror or exc}") from None
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """The TOML document ``text`` as a dict, else an :class:`InputError` naming ``source`` (a file's
+    path): a syntax error, or a whole number of more than 4300 digits, which Python will not convert
+    (tomllib's ValueError, not its TOMLDecodeError)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{source}: not valid TOML: {exc}") from None
+    except ValueError:
+        raise InputError(f"{source}: not valid TOML: a whole number of more than 4300 digits") from None
 
 
 def output_dir(path: str | os.PathLike, what: str, option: str = "--out") -> Path:

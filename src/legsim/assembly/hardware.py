@@ -137,7 +137,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -166,7 +165,7 @@ from ..errors import InputError, check_number, closest
 from ..hybrid import Options
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
-from ..userfiles import read_text
+from ..userfiles import parse_toml, read_text
 from . import _values as V
 from . import components as C
 from ._controller_ref import load_controller
@@ -350,10 +349,7 @@ def parse_parts(text: str, source: str = "<hardware>", urdf_dir: str | Path | No
                 model: Model | None = None, overrides: Mapping[str, Any] | None = None) -> Parts:
     """The :class:`Parts` of hardware-file ``text`` (as :func:`parse_hardware`, without building the
     robot); ``overrides`` (:func:`merge_overrides`), then messages name ``source`` "with overrides"."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{source}: not valid TOML: {exc}") from None
+    data = parse_toml(text, source)
     if overrides:
         if not isinstance(overrides, Mapping):
             raise InputError(f"{source}: overrides = {overrides!r}, expected a table of its keys")

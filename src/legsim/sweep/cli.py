@@ -80,12 +80,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def parse_value(text: str) -> Any:
     """A command-line value as TOML reads it (1, 1.5, 1e-3, true, "a b"), else the bare string."""
-    import tomllib
+    from ..userfiles import parse_toml
 
     text = text.strip()
     try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+        return parse_toml(f"v = {text}", "value")["v"]
+    except InputError:
         return text
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-import tomllib
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, check_whole
-from ..userfiles import read_text, user_path
+from ..userfiles import parse_toml, read_text, user_path
 
 __all__ = ["Sweep", "apply_variation", "check_key", "read_scenario"]
 
@@ -52,10 +51,7 @@ def read_scenario(path: str | Path) -> tuple[str, dict[str, Any]]:
 
     p = bundled_scenario(path) or user_path(path, "scenario").resolve()
     text = read_text(p, "scenario file")
-    try:
-        return str(p), tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML: {exc}") from None
+    return str(p), parse_toml(text, str(path))
 
 
 def check_key(key: Any, where: str = "variation") -> tuple[str, ...]:
