@@ -298,7 +298,7 @@ def _animate(run: RunData, out: str | Path, fps: float, speed: float) -> Path:
         if scene is None:
             draw = ANIMATORS[name](run, fig, frames)
         else:
-            draw = scene_animation(scene, run.records, fig, frames, title=run.meta.get("demo", name))
+            draw = scene_animation(scene, run.records, fig, frames, title=str(run.meta.get("demo") or name))
         output_dir(target.parent, "the animation")
         write_animation(fig, draw, range(len(frames)), target, fps)
     finally:
