@@ -4,6 +4,7 @@ exit codes (2 user mistake, 1 failed run, 130 interrupted), and SimSect's transi
 apart from chattering."""
 
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -638,3 +639,42 @@ def test_a_whole_number_of_thousands_of_digits_is_named_not_a_traceback(tmp_path
         with pytest.raises(InputError, match=r"= -?<a whole number of about 5001 digits>, expected"):
             check(-(10**5000))
     assert as_floats([1.0, 10**400]).size == 0  # not numbers a float holds: refused by the caller's check
+
+
+def test_fit_options_that_are_not_what_they_say_are_named(tmp_path, capsys):
+    """``legsim fit``'s ``--fix NAME=VALUE`` without a number was float()'s ValueError, and ``filter --out``
+    naming a directory or a path that cannot be written was an IsADirectoryError or FileNotFoundError from
+    numpy; each is now one line naming the option. The filtered column written is the zero-phase filter's."""
+    from legsim import identify
+
+    log = tmp_path / "log.csv"
+    v = np.linspace(-0.3, 0.3, 200)
+    log.write_text("v,F\n" + "".join(f"{a!r},{10 * math.tanh(a / 0.01) + 5 * a!r}\n" for a in v.tolist()))
+    for fix, said in (("f_s=abc", "the value 'abc' is not a number"), ("f_s", "expected NAME=VALUE")):
+        assert main(["fit", "stribeck-tanh", str(log), "--force", "F", "--fix", fix]) == 2
+        assert capsys.readouterr().err == f"legsim: error: --fix '{fix}': {said} (e.g. --fix f_s=12.5)\n"
+    spec = sorted(identify.FILTER_SPECS)[0]
+    assert main(["fit", "filter", str(log), "--column", "v", "--spec", spec, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"legsim: error: --out '{tmp_path}' is a directory: give a file name for the filtered " \
+                  "column\n"
+    out = tmp_path / "new" / "v.csv"
+    assert main(["fit", "filter", str(log), "--column", "v", "--spec", spec, "--fs", "1000", "--out",
+                 str(out)]) == 0
+    written = np.loadtxt(out, delimiter=",", skiprows=1)
+    np.testing.assert_array_equal(written, identify.zero_phase(v, spec, 1000.0))
+    assert out.read_text().splitlines()[0] == "v_filtered"
+    capsys.readouterr()
+
+
+def test_simsect_sample_goes_into_a_new_folder_and_an_unwritable_place_is_named(tmp_path, capsys):
+    """``legsim simsect --sample -c PATH`` in a folder that does not exist yet makes it (it was a
+    FileNotFoundError), and a place that cannot be written (below a file) is one line naming ``-c``."""
+    target = tmp_path / "new" / "SimSect.rc"
+    assert main(["simsect", "--sample", "-c", str(target)]) == 0
+    assert target.read_text() == SAMPLE_RC.read_text()
+    (tmp_path / "a_file").write_text("")
+    assert main(["simsect", "--sample", "-c", str(tmp_path / "a_file" / "SimSect.rc")]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"legsim: error: -c '{tmp_path / 'a_file'}' is a file: expected a directory for the "
+                        "sample init file\n")

@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import InputError
 
-__all__ = ["read_text", "parse_toml", "output_dir", "user_path"]
+__all__ = ["read_text", "parse_toml", "output_dir", "output_file", "write_text", "user_path"]
 
 
 def user_path(path, what: str) -> Path:
@@ -76,3 +76,24 @@ def output_dir(path: str | os.PathLike, what: str, option: str = "--out") -> Pat
         raise InputError(f"{option} '{p}': cannot make the directory for {what}: {exc.strerror or exc}") \
             from None
     return p
+
+
+def output_file(path: str | os.PathLike, what: str, option: str = "--out") -> Path:
+    """``path`` of a file to write ``what`` to (e.g. "the replay"), its directory made (:func:`output_dir`);
+    an :class:`InputError` naming ``option`` when it names a directory. Called before the work that fills
+    the file, so that a wrong path is told at once."""
+    out = user_path(path, option)
+    if out.is_dir() or not out.name:
+        raise InputError(f"{option} '{out}' is a directory: give a file name for {what}")
+    output_dir(out.parent, what, option)
+    return out
+
+
+def write_text(out: Path, text: str, what: str, option: str = "--out") -> Path:
+    """Write ``text`` (UTF-8) to ``out`` (from :func:`output_file`); an OS error (a full disk, no
+    permission) is an :class:`InputError` naming ``option``, the path and ``what``. Returns ``out``."""
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{option} '{out}': cannot write {what}: {exc.strerror or exc}") from None
+    return out

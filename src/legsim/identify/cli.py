@@ -86,12 +86,27 @@ def _emit(obj) -> int:
     return 0
 
 
-def _stribeck(a) -> int:
-    d = ident.read_log(a.log, [a.velocity, a.force])
+def _fixed(items: list[str]) -> dict[str, float]:
+    """The ``--fix NAME=VALUE`` options as {name: value}; an InputError naming the option otherwise (the
+    fit checks the names and the values' ranges)."""
+    from ..errors import InputError
+
     fix = {}
-    for item in a.fix:
-        name, _, val = item.partition("=")
-        fix[name.strip()] = float(val)
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep:
+            raise InputError(f"--fix {item!r}: expected NAME=VALUE (e.g. --fix f_s=12.5)")
+        try:
+            fix[name.strip()] = float(text)
+        except ValueError:
+            raise InputError(f"--fix {item!r}: the value {text!r} is not a number "
+                             "(e.g. --fix f_s=12.5)") from None
+    return fix
+
+
+def _stribeck(a) -> int:
+    fix = _fixed(a.fix)
+    d = ident.read_log(a.log, [a.velocity, a.force])
     return _emit(ident.fit_stribeck_tanh(d[a.velocity], d[a.force], fix=fix))
 
 
@@ -129,12 +144,14 @@ def _rats_hop(a) -> int:
 
 
 def _filter(a) -> int:
+    from ..userfiles import output_file, write_text
+
+    out = output_file(a.out, "the filtered column") if a.out else None  # told before the work
     d = ident.read_log(a.log, [a.column])
     y = ident.zero_phase(d[a.column], a.spec, a.fs)
-    if a.out:
-        import numpy as np
-
-        np.savetxt(a.out, y, delimiter=",", header=f"{a.column}_filtered", comments="")
+    if out is not None:
+        write_text(out, "\n".join([f"{a.column}_filtered", *map(repr, y.tolist())]) + "\n",
+                   "the filtered column")
         return _emit({"written": a.out, "samples": int(y.size)})
     return _emit({"samples": int(y.size), "mean": float(y.mean()), "std": float(y.std())})
 

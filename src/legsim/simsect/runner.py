@@ -25,7 +25,7 @@ from .. import registry
 from ..errors import InputError, check_whole, closest
 from ..hybrid import Options, Result, simulate
 from ..hybrid.model import Model
-from ..userfiles import output_dir
+from ..userfiles import output_dir, output_file, user_path, write_text
 from .rcfile import ENGINE_DEFAULTS, LEGSIM_EXTENSIONS, Symbol, read_rc, write_rc
 
 __all__ = ["SimSectRun", "SimSectSetup", "load_simsect", "run_simsect", "options_from_symbols"]
@@ -241,10 +241,11 @@ def _live_view(rc_path: str | Path, port: int):
 def main_simsect(args) -> int:
     """CLI handler for ``legsim simsect``."""
     if args.sample:
-        target = Path(args.config)
+        target = user_path(args.config, "-c")
         if target.exists():
             raise InputError(f"--sample: '{target}' exists already; move it away or pass -c NEW_NAME.rc")
-        target.write_text(SAMPLE_RC.read_text())
+        write_text(output_file(target, "the sample init file", "-c"), SAMPLE_RC.read_text(),
+                   "the sample init file", "-c")
         print(f"wrote the sample init file {target}; run it with: legsim simsect -c {target}")
         return 0
     if not Path(args.config).exists():

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import InputError, as_floats, check_number, check_whole
 from ..io.results import load_run
-from ..userfiles import output_dir, user_path
+from ..userfiles import output_file, write_text
 from .scene import FORCE, LEG, Area, Poses, Scene, Shape, robot_scene, rotation_to_wxyz, scene_for_run
 
 __all__ = ["LiveView", "Replay", "serve_replay", "serve", "export_html", "scene_html", "result_columns",
@@ -271,29 +271,12 @@ class Drawing:
 def export_html(run_dir: str | Path, path: str | Path, fps: float = 30.0, speed: float = 1.0) -> Path:
     """Write the run in ``run_dir`` as one self-contained HTML file at ``path`` (:func:`scene_html`).
     Returns ``path``."""
-    out = _page_path(path, "view --html")
+    out = output_file(path, "the replay", "view --html")
     run = load_run(run_dir)
     with run.reading():
         run.times(1, "to show")
         page = scene_html(scene_for_run(run.meta, run_dir), run.records, fps, speed)
-    return _write_page(out, page, "view --html")
-
-
-def _page_path(path, option: str) -> Path:
-    """``path`` of an HTML page to write, its directory made (:func:`~legsim.userfiles.output_dir`)."""
-    out = user_path(path, option)
-    if out.is_dir() or not out.name:
-        raise InputError(f"{option} '{out}': is a directory; give a file name like run.html")
-    output_dir(out.parent, "the replay", option)
-    return out
-
-
-def _write_page(out: Path, html: str, option: str) -> Path:
-    try:
-        out.write_text(html, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{option} '{out}': cannot write the replay: {exc.strerror or exc}") from None
-    return out
+    return write_text(out, page, "the replay", "view --html")
 
 
 def scene_html(scene: Scene, records: Mapping[str, np.ndarray], fps: float = 30.0, speed: float = 1.0) -> str:
@@ -457,14 +440,14 @@ def write_robot_replay(path, robot: Any, result: Any, fps: float = 25.0) -> Path
     from ..assembly import Robot
     from ..hybrid import Result
 
-    out = _page_path(path, "write_robot_replay: path")
+    out = output_file(path, "the replay", "write_robot_replay: path")
     if not isinstance(robot, Robot):
         raise InputError(f"write_robot_replay: robot = {robot!r}, expected a legsim.assembly.Robot")
     if not isinstance(result, Result):
         raise InputError(f"write_robot_replay: result = {result!r}, expected the legsim.hybrid.Result of "
                          "the robot's simulate()")
     html = scene_html(robot_scene(robot), result_columns(result), fps=fps)
-    return _write_page(out, html, "write_robot_replay: path")
+    return write_text(out, html, "the replay", "write_robot_replay: path")
 
 
 def _wait_forever() -> None:
