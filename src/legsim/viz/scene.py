@@ -508,10 +508,10 @@ def _slip(meta: Mapping[str, Any]) -> Scene:
 def hexapod_params(p: Mapping[str, float]) -> np.ndarray:
     """The hexapod's parameter vector rebuilt by name from a run's resolved parameters ``p`` (defaults for
     any missing), with a heightfield's ``hf_z0``, ``hf_z1`` … grid appended in order; each value checked
-    against its range (``PARAM_RANGES``) and the heightfield header against the grid
-    (:func:`~legsim.robots.rhex.terrain.check_heightfield`)."""
+    against its range (``PARAM_RANGES``), and the terrain with
+    :func:`~legsim.robots.rhex.terrain.check_terrain`."""
     from ..robots.rhex.params import P_HF_Z, PARAM_DEFAULTS, PARAM_INDEX, PARAM_RANGES
-    from ..robots.rhex.terrain import check_heightfield, check_terrain_code
+    from ..robots.rhex.terrain import check_terrain
 
     pvec = PARAM_DEFAULTS.copy()
     for name, value in p.items():
@@ -525,8 +525,7 @@ def hexapod_params(p: Mapping[str, float]) -> np.ndarray:
     while f"hf_z{len(grid)}" in p:
         grid.append(p[f"hf_z{len(grid)}"])
     pvec = np.concatenate([pvec[:P_HF_Z], np.asarray(grid, dtype=float)])
-    check_terrain_code(pvec[PARAM_INDEX["terrain_type"]])
-    check_heightfield(pvec)
+    check_terrain(pvec)
     return pvec
 
 

@@ -314,6 +314,12 @@ def _check_scene_records(owner: str, scene: Any, records: Any) -> None:
                          "with the times 't'")
 
 
+def _check_echo(owner: str, echo: Any) -> None:
+    """``echo`` a function of one string (``print``), else an :class:`InputError` naming ``owner``."""
+    if not callable(echo):
+        raise InputError(f"{owner}: echo = {echo!r}, expected a function of one string (print)")
+
+
 def _free_port() -> int:
     import socket
 
@@ -410,8 +416,7 @@ def serve(scene: Scene, records: Mapping[str, np.ndarray], host: str = "127.0.0.
     in Python: ``serve(robot_scene(robot), result_columns(res))``)."""
     _check_scene_records("serve", scene, records)
     plot_columns = _names("serve", "plot_columns", plot_columns)
-    if not callable(echo):
-        raise InputError(f"serve: echo = {echo!r}, expected a function of one string (print)")
+    _check_echo("serve", echo)
     server = start_server(host, port, quiet=True, owner="serve")
 
     def start() -> Replay:
@@ -485,8 +490,7 @@ class LiveView:
         self.columns = _names("LiveView", "columns", columns)
         self.period = 1.0 / check_number("LiveView", "framerate", framerate, lo=0.0, lo_open=True)
         self.pace = None if pace is None else check_number("LiveView", "pace", pace, lo=0.0, lo_open=True)
-        if not callable(echo):
-            raise InputError(f"LiveView: echo = {echo!r}, expected a function of one string (print)")
+        _check_echo("LiveView", echo)
         self.scene = scene
         self.server = start_server(host, port, quiet=True, owner="LiveView")
         self.url = f"http://{host}:{self.server.get_port()}"

@@ -29,7 +29,7 @@ from ...userfiles import read_text
 from .params import HF_HEADER, P_HF, P_HF_Z, P_TA1, P_TA2, P_TA3, P_TERRAIN
 
 __all__ = ["TerrainType", "HeightField", "terrain_height", "terrain_normal", "terrain_params",
-           "check_heightfield"]
+           "check_heightfield", "check_terrain"]
 
 
 class TerrainType(IntEnum):
@@ -210,12 +210,18 @@ def check_heightfield(p: np.ndarray) -> None:
                          "build_model(heightfield=...)")
 
 
+def check_terrain(p: np.ndarray) -> None:
+    """The terrain of parameter vector ``p``: a known ``terrain_type`` (:func:`check_terrain_code`) and, for
+    a heightfield, a header that describes its grid (:func:`check_heightfield`)."""
+    check_terrain_code(p[P_TERRAIN])
+    check_heightfield(p)
+
+
 def _param_vector(p) -> np.ndarray:
     p = np.ascontiguousarray(p, dtype=np.float64)
     if p.size < P_HF_Z:
         raise InputError(f"terrain: parameter vector too short ({p.size} < {P_HF_Z})")
-    check_terrain_code(p[P_TERRAIN])
-    check_heightfield(p)
+    check_terrain(p)
     return p
 
 
