@@ -667,6 +667,47 @@ def test_fit_options_that_are_not_what_they_say_are_named(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_a_log_that_cannot_determine_a_fit_is_refused_not_fitted(tmp_path, capsys):
+    """A log of one velocity gave a Stribeck-tanh "fit" of six parameters (k_tanh at 2e10, rms 0), a
+    quartic area of one voltage numpy's LinAlgError traceback, and a log of a header only a message
+    showing an empty array. Each fit now needs as many distinct abscissae as it has free parameters, and
+    the options' messages use the options' names (the function arguments were min_len, p_s and p_e)."""
+    from legsim.identify import fit_parameters
+    from legsim.identify.hop import fit_hop_heights
+
+    const = tmp_path / "const.csv"
+    const.write_text("v,F\n" + "0.1,3.0\n" * 50)
+    moving = tmp_path / "moving.csv"
+    moving.write_text("v,F\n" + "".join(f"{a / 100!r},{a!r}\n" for a in range(-50, 50)))
+    header = tmp_path / "header.csv"
+    header.write_text("v,F\n")
+    for argv, said in (
+            (["stribeck-tanh", const, "--force", "F"], "fit_stribeck_tanh: 'v' has 1 distinct nonzero speed: "
+             "fitting 6 free parameters (f_s, f_c, c_v, v_s, i, k_tanh; hold some with 'fix') needs at "
+             "least 6"),
+            (["area", const, "--voltage", "v", "--area", "F"],
+             "fit_quartic_area: 'vc' has 1 distinct value: fitting a quartic on Vc >= 0 needs at least 5"),
+            (["input-pressure", const, "--voltage", "v", "--pressure", "F", "--supply", "6e5", "--exhaust",
+              "1e5"], "fit_input_pressure: 'vc' has 1 distinct value: fitting the tanh's centre and width "
+             "needs at least 3"),
+            (["input-pressure", moving, "--voltage", "v", "--pressure", "F", "--supply", "-5", "--exhaust",
+              "0"], "fit_input_pressure: 'supply' = -5.0, expected a finite number in [0, 1e+09]"),
+            (["coulomb-viscous", moving, "--force", "F", "--min-samples", "0"],
+             "constant_velocity_segments: 'min_samples' = 0, expected a whole number >= 1"),
+            (["stribeck-tanh", header, "--force", "F"],
+             f"log file '{header}' has a header row but no data rows")):
+        assert main(["fit", *map(str, argv)]) == 2
+        assert capsys.readouterr().err == f"legsim: error: {said}\n"
+    fix = [a for name in ("i=2", "k_tanh=40", "v_s=0.1", "c_v=0", "f_c=1") for a in ("--fix", name)]
+    assert main(["fit", "stribeck-tanh", str(const), "--force", "F", *fix]) == 0  # F_S alone: determined
+    assert json.loads(capsys.readouterr().out)["f_s"] == pytest.approx(1 + math.e * (3 / math.tanh(4) - 1))
+    with pytest.raises(InputError, match="'measured' has 1 finite values: fitting 2 parameters"):
+        fit_parameters(lambda q: np.full(3, q["a"] + q["b"]), [np.nan, 1.0, np.nan], {"a": 0.0, "b": 0.0})
+    with pytest.raises(InputError, match="'valve_ms' has 1 distinct value: fitting the flow rating and "
+                                         "the latency"):
+        fit_hop_heights([20.0, 20.0], [0.1, 0.1], 5e5, fit_latency=True)
+
+
 def test_simsect_sample_goes_into_a_new_folder_and_an_unwritable_place_is_named(tmp_path, capsys):
     """``legsim simsect --sample -c PATH`` in a folder that does not exist yet makes it (it was a
     FileNotFoundError), and a place that cannot be written (below a file) is one line naming ``-c``."""

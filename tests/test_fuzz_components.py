@@ -666,7 +666,7 @@ def _identification_calls():
     from legsim import identify as I
 
     t = np.arange(400) * 1e-3
-    v = np.repeat([0.1, 0.2, -0.1, -0.3], 100)
+    v = np.repeat([0.1, 0.2, -0.1, -0.3, 0.4, -0.05, 0.15, -0.25], 50)  # 7 speeds: (4.2.6) determined
     f = 5.0 * np.sign(v) + 10.0 * v
     vc = np.linspace(-5.0, 5.0, 41)
     return {I.design_lowpass: dict(spec="position", fs=1000.0),
@@ -676,10 +676,10 @@ def _identification_calls():
             I.stiction_from_step: dict(t=t, f_net=np.where(t > 0.1, 30.0, 0.0),
                                        x=np.where(t > 0.2, (t - 0.2) * 0.1, 0.0), t_step=0.0, offset=0.0,
                                        move_threshold=2e-4),
-            I.constant_velocity_segments: dict(v=v, tol=0.01, min_len=20),
+            I.constant_velocity_segments: dict(v=v, tol=0.01, min_samples=20),
             I.coulomb_viscous_fit: dict(v=v, f=f, segments=[(0, 100), (100, 200)]),
             I.fit_stribeck_tanh: dict(v=v, f=f, p0={"f_s": 6.0}, fix={"i": 2.0}),
-            I.fit_input_pressure: dict(vc=vc, p_ss=3.5e5 + 2.5e5 * np.tanh(vc / 2.0), p_s=6e5, p_e=1e5,
+            I.fit_input_pressure: dict(vc=vc, p_ss=3.5e5 + 2.5e5 * np.tanh(vc / 2.0), supply=6e5, exhaust=1e5,
                                        rising=True),
             I.fit_quartic_area: dict(vc=vc, a_eq=1e-8 * vc ** 4 + 1e-7),
             I.area_from_cd: dict(vc=vc, cd=np.full(vc.size, 0.5), slope=2e-6, leak=2e-7)}

@@ -72,7 +72,7 @@ def test_coulomb_and_viscous_coefficients_are_recovered_from_constant_velocity_s
     v = np.concatenate([np.concatenate([np.linspace(0, s, 50), np.full(300, s)]) for s in speeds])
     v_meas = v + 5e-4 * RNG.standard_normal(v.size)
     f = friction_force(truth, v) + 0.5 * RNG.standard_normal(v.size)
-    segs = constant_velocity_segments(v_meas, tol=3e-3, min_len=100)
+    segs = constant_velocity_segments(v_meas, tol=3e-3, min_samples=100)
     assert len(segs) == len(speeds)
     fc, cv = coulomb_viscous_fit(v_meas, f, segs)
     assert fc == pytest.approx(13.3, abs=0.3)

@@ -34,7 +34,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--velocity", default="v")
     p.add_argument("--force", default="friction")
     p.add_argument("--tol", type=float, default=5e-3, help="velocity band of a segment [m/s]")
-    p.add_argument("--min-samples", type=int, default=20)
+    p.add_argument("--min-samples", type=int, default=20, help="fewest samples of a segment")
     p.set_defaults(func=_coulomb_viscous)
 
     p = sub.add_parser("stiction", help="static friction from the pressure peak of a step")
@@ -112,7 +112,7 @@ def _stribeck(a) -> int:
 
 def _coulomb_viscous(a) -> int:
     d = ident.read_log(a.log, [a.velocity, a.force])
-    segs = ident.constant_velocity_segments(d[a.velocity], a.tol, a.min_samples)
+    segs = ident.constant_velocity_segments(d[a.velocity], tol=a.tol, min_samples=a.min_samples)
     fc, cv = ident.coulomb_viscous_fit(d[a.velocity], d[a.force], segs)
     return _emit({"f_c": fc, "c_v": cv, "segments": len(segs)})
 
@@ -124,8 +124,8 @@ def _stiction(a) -> int:
 
 def _input_pressure(a) -> int:
     d = ident.read_log(a.log, [a.voltage, a.pressure])
-    c_hp, c_lp = ident.fit_input_pressure(d[a.voltage], d[a.pressure], a.supply, a.exhaust,
-                                    rising=not a.falling)
+    c_hp, c_lp = ident.fit_input_pressure(d[a.voltage], d[a.pressure], supply=a.supply, exhaust=a.exhaust,
+                                          rising=not a.falling)
     return _emit({"c_hp": c_hp, "c_lp": c_lp})
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from ..errors import InputError, check_number, check_whole
-from ._samples import samples
+from ._samples import distinct, samples
 
 __all__ = ["stiction_from_step", "constant_velocity_segments", "coulomb_viscous_fit",
            "fit_stribeck_tanh", "stribeck_tanh_curve"]
@@ -48,11 +48,12 @@ def stiction_from_step(t, f_net, x, t_step: float = 0.0, offset: float = 0.0,
     return float((direction * seg).max() - offset)
 
 
-def constant_velocity_segments(v, tol: float, min_len: int = 20) -> list[tuple[int, int]]:
-    """Index ranges [i, j) where the velocity stays within ±tol of its segment mean and moves."""
+def constant_velocity_segments(v, tol: float, min_samples: int = 20) -> list[tuple[int, int]]:
+    """Index ranges [i, j) of at least ``min_samples`` samples where the velocity ``v`` (n,) [m/s] stays
+    within ±``tol`` [m/s] of its segment mean and moves (|mean| > 2 tol)."""
     (vv,) = samples("constant_velocity_segments", v=v)
     tol = check_number("constant_velocity_segments", "tol", tol, lo=0.0, lo_open=True)  # [m/s]
-    min_len = check_whole("constant_velocity_segments", "min_len", min_len, 1)
+    min_samples = check_whole("constant_velocity_segments", "min_samples", min_samples, 1)
     segs = []
     i = 0
     n = vv.size
@@ -60,7 +61,7 @@ def constant_velocity_segments(v, tol: float, min_len: int = 20) -> list[tuple[i
         j = i + 1
         while j < n and abs(vv[j] - vv[i:j].mean()) <= tol:
             j += 1
-        if j - i >= min_len and abs(vv[i:j].mean()) > 2 * tol:
+        if j - i >= min_samples and abs(vv[i:j].mean()) > 2 * tol:
             segs.append((i, j))
         i = j
     return segs
@@ -131,6 +132,11 @@ def fit_stribeck_tanh(v, f, p0=None, fix: dict | None = None) -> dict:
     start.update(p0 or {})
     fix = dict(fix or {})
     free = [n for n in names if n not in fix]
+    if not free:
+        raise InputError(f"{o}: 'fix' holds all of {names}: nothing is left to fit")
+    # (4.2.6) is odd in v: a speed |v| > 0 is one equation, whatever its sign or repeats
+    distinct(o, "v", np.abs(vv[vv != 0]), len(free), f"fitting {len(free)} free parameters "
+             f"({', '.join(free)}; hold some with 'fix')", kind="nonzero speed")
     lo = {"f_s": 0.0, "f_c": 0.0, "c_v": -np.inf, "v_s": 1e-6, "i": 0.5, "k_tanh": 1e-3}
     hi = {"f_s": np.inf, "f_c": np.inf, "c_v": np.inf, "v_s": np.inf, "i": 20.0, "k_tanh": np.inf}
 

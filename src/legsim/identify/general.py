@@ -51,6 +51,9 @@ def fit_parameters(predict: Callable[[dict], np.ndarray], measured, start: Mappi
         raise InputError("fit_parameters: 'start' names no parameter to fit")
     meas = np.asarray(measured, dtype=float)
     ok = np.isfinite(meas)
+    if ok.sum() < len(names):
+        raise InputError(f"fit_parameters: 'measured' has {int(ok.sum())} finite values: fitting "
+                         f"{len(names)} parameters ({', '.join(names)}) needs at least as many")
     bounds = dict(bounds or {})
     for k in bounds:
         if k not in start:

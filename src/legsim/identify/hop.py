@@ -16,6 +16,7 @@ import dataclasses
 import numpy as np
 
 from ..errors import InputError
+from ._samples import distinct
 
 __all__ = ["fit_hop_heights"]
 
@@ -47,6 +48,9 @@ def fit_hop_heights(valve_ms, heights, p_gauge, *, preset: str = "spool", fit_la
             and np.all(np.isfinite(p)) and np.all(p > 0)):
         raise InputError("fit_hop_heights: valve times [ms], heights [m] and pressures [Pa gauge] must be "
                          "finite and >= 0 (pressures > 0)")
+    if fit_latency:
+        distinct("fit_hop_heights", "valve_ms", np.column_stack([t, p]), 2,
+                 "fitting the flow rating and the latency (hops differing in valve time or pressure)")
     if preset not in ("spool", "rubber"):
         raise InputError(f"fit_hop_heights: preset = {preset!r}, expected 'spool' or 'rubber'")
     bench = HopBench(preset, **bench_kw)

@@ -28,6 +28,8 @@ def read_log(path, required: Sequence[str] = ()) -> dict[str, np.ndarray]:
     except StopIteration:
         raise InputError(f"log file '{p}' is empty; expected a header row of column names") from None
     rows = [r for r in reader if r and any(c.strip() for c in r)]
+    if not rows:
+        raise InputError(f"log file '{p}' has a header row but no data rows")
     for name in required:
         if name not in header:
             raise InputError(f"log file '{p}' has no column '{name}' (columns: {', '.join(header)})")

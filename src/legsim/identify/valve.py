@@ -15,7 +15,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from ..errors import InputError, check_flag, check_number
-from ._samples import samples
+from ._samples import distinct, samples
 
 __all__ = ["fit_input_pressure", "fit_quartic_area", "area_from_cd", "input_pressure_curve"]
 
@@ -28,17 +28,17 @@ def input_pressure_curve(vc, c_hp, c_lp, p_s, p_e):
         2 * math.pi / abs(c_lp - c_hp) * (vc - x_off))
 
 
-def fit_input_pressure(vc, p_ss, p_s: float, p_e: float, rising: bool = True) -> tuple[float, float]:
-    """(C_HP, C_LP) [V] of the tanh input pressure fitted to steady-state pressures ``p_ss`` [Pa]
-    at voltages ``vc`` [V]. ``rising``: the port pressurises as Vc increases (Daepp's port 2)."""
+def fit_input_pressure(vc, p_ss, supply: float, exhaust: float, rising: bool = True) -> tuple[float, float]:
+    """(C_HP, C_LP) [V] of the tanh input pressure fitted to steady-state pressures ``p_ss`` (n,) [Pa]
+    at voltages ``vc`` (n,) [V], for the absolute ``supply`` P_S and ``exhaust`` P_E pressures [Pa] of
+    (4.2.7). ``rising``: the port pressurises as Vc increases (Daepp's port 2)."""
     o = "fit_input_pressure"
     v, p = samples(o, vc=vc, p_ss=p_ss)
-    if v.size < 3:
-        raise InputError(f"{o}: 'vc' and 'p_ss' have {v.size} samples, expected at least 3")
-    p_s = check_number(o, "p_s", p_s, lo=0.0, hi=1e9)  # [Pa]
-    p_e = check_number(o, "p_e", p_e, lo=0.0, hi=1e9)
+    distinct(o, "vc", v, 3, "fitting the tanh's centre and width")
+    p_s = check_number(o, "supply", supply, lo=0.0, hi=1e9)  # [Pa]
+    p_e = check_number(o, "exhaust", exhaust, lo=0.0, hi=1e9)
     if not p_s > p_e:
-        raise InputError(f"{o}: supply 'p_s' = {p_s!r} Pa must exceed exhaust 'p_e' = {p_e!r} Pa")
+        raise InputError(f"{o}: 'supply' = {p_s!r} Pa must exceed 'exhaust' = {p_e!r} Pa")
     sgn = 1.0 if check_flag(o, "rising", rising) else -1.0
     # parametrise by centre x_off and half-width w = |C_HP - C_LP| / 2 > 0
     mid = 0.5 * (p_s + p_e)
@@ -56,13 +56,14 @@ def fit_input_pressure(vc, p_ss, p_s: float, p_e: float, rising: bool = True) ->
 def fit_quartic_area(vc, a_eq) -> tuple[np.ndarray, np.ndarray]:
     """Quartic fits (highest power first) of A_eq [m²] on Vc ≥ 0 and on Vc ≤ 0 (App. B.2).
 
-    Returns (positive-side coefficients, negative-side coefficients); each side needs 5 points.
+    Returns (positive-side coefficients, negative-side coefficients); each side needs 5 distinct voltages.
     """
-    v, a = samples("fit_quartic_area", vc=vc, a_eq=a_eq)
+    o = "fit_quartic_area"
+    v, a = samples(o, vc=vc, a_eq=a_eq)
     pos = v >= 0
     neg = v <= 0
-    if pos.sum() < 5 or neg.sum() < 5:
-        raise InputError("fit_quartic_area: 'vc' needs at least 5 samples on each side of Vc = 0")
+    distinct(o, "vc", v[pos], 5, "fitting a quartic on Vc >= 0")
+    distinct(o, "vc", v[neg], 5, "fitting a quartic on Vc <= 0")
     return np.polyfit(v[pos], a[pos], 4), np.polyfit(v[neg], a[neg], 4)
 
 
