@@ -24,10 +24,10 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def check_workers(owner: str, workers) -> int | None:
+def check_workers(owner: str, workers, name: str = "workers") -> int | None:
     """``workers`` as a count of processes in [1, :data:`MAX_WORKERS`], or None (all cores), else an
-    :class:`~legsim.errors.InputError` naming ``owner``."""
-    return None if workers is None else check_whole(owner, "workers", workers, 1, MAX_WORKERS)
+    :class:`~legsim.errors.InputError` naming ``owner`` and the argument ``name``."""
+    return None if workers is None else check_whole(owner, name, workers, 1, MAX_WORKERS)
 
 
 def stop_workers(pool) -> None:

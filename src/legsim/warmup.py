@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ._compiling import FAMILY_KERNELS, PREWARM, REPLAY_PREWARM, first_kernel
-from ._machine import cpu_count
+from ._machine import check_workers, cpu_count
 
 __all__ = ["FAMILIES", "uncached", "warmup", "exclusive", "start_background", "stop_background", "LOCK",
            "LOG"]
@@ -144,6 +144,7 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     Returns family -> seconds its import took (about 0 when already cached)."""
     from .errors import InputError
 
+    jobs = check_workers("warmup", jobs, "jobs")
     names = list(FAMILIES) if families is None else list(families)
     unknown = [n for n in names if n not in FAMILIES]
     if unknown:
