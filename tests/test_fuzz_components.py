@@ -725,6 +725,61 @@ def test_a_walking_layer_part_with_one_wrong_argument_is_accepted_or_refused_nam
 
 
 
+FRESH = object()
+"""A valid plant argument of :func:`_timing_calls`: a new ClockPlant each call (a plant serves one run)."""
+
+
+def _timing_calls():
+    from legsim import walking as W
+    from legsim.realtime.timing import (
+        ClockPlant,
+        EtherCATTiming,
+        LinkModel,
+        run_ethercat,
+        run_exchange,
+        run_tick_delays,
+    )
+    from legsim.robots.libra.linear import configuration
+    from legsim.robots.libra.params import LibraParams
+
+    def fresh(run):
+        @functools.wraps(run)
+        def call(plant, **kw):
+            return run(ClockPlant() if plant is FRESH else plant, **kw)
+        return call
+
+    def zero(t, y):
+        return [0.0]
+
+    gen = W.GaitGenerator(W.wave_gait("tripod"), 1.4)
+    return {fresh(run_ethercat): dict(plant=FRESH, controller=zero, timing=EtherCATTiming(), t_final=0.01),
+            fresh(run_exchange): dict(plant=FRESH, controller=zero, period=1e-3, t_final=0.01,
+                                      up=LinkModel(), down=LinkModel(), u0=[0.0], controller_phase=0.0,
+                                      clocked=False),
+            fresh(run_tick_delays): dict(plant=FRESH, controller=zero, period=1e-3,
+                                         delays=np.array([-1, 0, 1]), u0=[0.0]),
+            gen.step: dict(dt=1e-3), gen.set_gait: dict(gait=W.wave_gait("wave"), period=2.0),
+            configuration: dict(y_b=0.0, separation=0.18, y2=0.0, x_b=None, theta_b=0.0,
+                                elbows=(-1, -1, None), params=LibraParams())}
+
+
+TIMING_CALLS = _timing_calls()
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(call=st.sampled_from(sorted(TIMING_CALLS, key=lambda f: f.__name__)), data=st.data())
+def test_a_timing_run_gait_step_or_libra_configuration_with_a_wrong_argument_is_refused_naming_it(call, data):
+    """The timing models' runs (EtherCAT, the co-simulation link, the SiL server's tick delays), the gait
+    generator's step and gait change, and LIBRA's linearisation configuration with one argument of the
+    wrong kind or range: accepted, or an InputError naming the argument. Before session 38 these took
+    anything: a negative or NaN t_final was numpy's "negative dimensions" or int()'s ValueError, 1e12 s a
+    MemoryError of 7 PiB, None as the plant, the controller or the timing an AttributeError or
+    TypeError, a string as the new gait an AttributeError, a NaN or negative step was taken (the gait
+    clocks ran backwards or went NaN), and LIBRA's elbows as a number or params as None a TypeError or
+    AttributeError; a random round then found t_final = 0 (numpy's reshape of no rows)."""
+    _one_wrong_argument(call, TIMING_CALLS[call], data)
+
+
 def _cjtc_cases():
     from legsim import control as K
     from legsim.examples import two_link_arm

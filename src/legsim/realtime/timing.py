@@ -32,14 +32,21 @@ from typing import Protocol
 
 import numpy as np
 
-from ..errors import InputError, as_float, check_flag, check_whole
+from ..errors import InputError, as_float, as_floats, check_flag, check_number, check_whole, shown
 from .messages import Packet
 
 __all__ = ["Plant", "ClockPlant", "EtherCATTiming", "LinkModel", "ExchangeTrace", "run_ethercat",
-           "run_exchange", "run_tick_delays", "MAX_ETHERCAT_JITTER"]
+           "run_exchange", "run_tick_delays", "MAX_ETHERCAT_JITTER", "MAX_PERIODS", "MAX_PERIOD"]
 
 MAX_ETHERCAT_JITTER = 15e-6
 """The thesis's maximum cycle jitter [s] (Konyev (2011) §3.3: "<15 µs")."""
+
+MAX_PERIODS = 10_000_000
+"""The most periods one run of a timing model takes: its trace holds arrays of that many rows, and its
+loop is Python (about 10^5 periods a second)."""
+
+MAX_PERIOD = 3600.0
+"""The longest control period [s] a timing model takes (its instants are k T for k up to MAX_PERIODS)."""
 
 ControllerFn = Callable[[float, np.ndarray], object]
 
@@ -78,11 +85,43 @@ class ClockPlant:
         return np.array([self.t])
 
 
-def _commands(u, what: str = "the controller") -> np.ndarray:
-    arr = np.asarray(u, dtype=float).ravel()
-    if not np.all(np.isfinite(arr)):
-        raise InputError(f"{what} returned non-finite commands {arr!r}")
+def _commands(u, what: str = "the controller", like: np.ndarray | None = None,
+              like_name: str = "u0") -> np.ndarray:
+    """The commands ``u`` as a finite (nu,) float array (as many as ``like``, named ``like_name``, when
+    given), else an :class:`InputError` saying what ``what`` gave."""
+    arr = as_floats(u).ravel()
+    if arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise InputError(f"{what} gave {shown(u)}: expected finite commands (nu,)")
+    if like is not None and arr.size != like.size:
+        raise InputError(f"{what} gave {arr.size} commands where {like_name} has {like.size}: expected as "
+                         "many")
     return arr
+
+
+def _check_parts(owner: str, plant, controller) -> None:
+    """An :class:`InputError` unless ``plant`` is a :class:`Plant` at t = 0 and ``controller`` can be
+    called."""
+    if not all(callable(getattr(plant, m, None)) for m in ("advance_to", "apply", "sample")):
+        raise InputError(f"{owner}: plant = {shown(plant)}, expected a plant with advance_to(t), apply(u) "
+                         "and sample() (legsim.realtime.timing.Plant)")
+    if not callable(controller):
+        raise InputError(f"{owner}: controller = {shown(controller)}, expected a function "
+                         "controller(t, y) -> u")
+    if as_float(getattr(plant, "t", math.nan)) != 0.0:
+        raise InputError(f"{owner}: the plant is at t = {shown(getattr(plant, 't', None))} s: a run starts "
+                         "at t = 0 (a plant serves one run: make another)")
+
+
+def _periods(owner: str, t_final, period: float) -> int:
+    """The whole periods in ``t_final`` [s] (1 to :data:`MAX_PERIODS`), else an :class:`InputError`."""
+    t_final = check_number(owner, "t_final", t_final, lo=0.0)
+    periods = t_final / period + 1e-9
+    if periods < 1.0:
+        raise InputError(f"{owner}: 't_final' = {t_final:g} s is shorter than one period ({period:g} s)")
+    if not periods < MAX_PERIODS + 1:  # inf too
+        raise InputError(f"{owner}: 't_final' = {t_final:g} s is {periods:.4g} periods of {period:g} s, "
+                         f"expected at most MAX_PERIODS = {MAX_PERIODS}")
+    return math.floor(periods)
 
 
 @dataclass
@@ -126,8 +165,9 @@ class EtherCATTiming:
     use_delay: int = 2
 
     def __post_init__(self):
-        if not (math.isfinite(as_float(self.period)) and self.period > 0):
-            raise InputError(f"EtherCATTiming: period = {self.period!r}, expected a number > 0 [s]")
+        if not 0.0 < as_float(self.period) <= MAX_PERIOD:
+            raise InputError(f"EtherCATTiming: period = {self.period!r}, expected a number in (0, "
+                             f"MAX_PERIOD = {MAX_PERIOD:g}] [s]")
         if not (0.0 <= as_float(self.jitter) <= MAX_ETHERCAT_JITTER + 1e-18):
             raise InputError(f"EtherCATTiming: jitter = {self.jitter!r}, expected 0 to 15e-6 s (the "
                              "thesis's bound)")
@@ -157,7 +197,10 @@ def run_ethercat(plant: Plant, controller: ControllerFn, timing: EtherCATTiming,
     arrival; bus transit neglected); at ``sample_times[n]`` the plant is sampled. Periods before any
     data exist (n < use_delay) use the plant's measurement at t = 0 (a boot read), with age n T.
     """
-    n = int(math.floor(t_final / timing.period + 1e-9))
+    _check_parts("run_ethercat", plant, controller)
+    if not isinstance(timing, EtherCATTiming):
+        raise InputError(f"run_ethercat: timing = {shown(timing)}, expected an EtherCATTiming")
+    n = _periods("run_ethercat", t_final, timing.period)
     tt, ts = timing.telegram_times(n), timing.sample_times(n)
     boot = plant.sample()
     samples: list[np.ndarray] = []
@@ -167,7 +210,8 @@ def run_ethercat(plant: Plant, controller: ControllerFn, timing: EtherCATTiming,
         plant.advance_to(tt[k])
         m = k - timing.use_delay
         y, used_t[k] = (samples[m], ts[m]) if m >= 0 else (boot, 0.0)
-        u = _commands(controller(float(used_t[k]), y))
+        u = _commands(controller(float(used_t[k]), y), like=rows[0] if rows else None,
+                      like_name="its first command")
         plant.apply(u)
         rows.append(u)
         plant.advance_to(ts[k])
@@ -274,9 +318,18 @@ def run_exchange(plant: Plant, controller: ControllerFn, *, period: float, t_fin
     computes only on a new measurement, in the measurement's time. ``clocked=True`` (the thesis's
     xPC target, a 1 kHz Simulink model): it computes every period in its own time ``t`` from the
     newest measurement it holds, stale or not, and sends every period."""
-    if not 0.0 <= controller_phase < period:
-        raise InputError(f"controller_phase = {controller_phase!r}, expected in [0, period)")
-    n = int(math.floor(t_final / period + 1e-9))
+    o = "run_exchange"
+    _check_parts(o, plant, controller)
+    period = check_number(o, "period", period, lo=0.0, hi=MAX_PERIOD, lo_open=True)  # [s]
+    for name, link in (("up", up), ("down", down)):
+        if not isinstance(link, LinkModel):
+            raise InputError(f"{o}: {name} = {shown(link)}, expected a LinkModel")
+    phase = as_float(controller_phase)
+    if not 0.0 <= phase < period:
+        raise InputError(f"{o}: 'controller_phase' = {shown(controller_phase)}, expected in [0, period = "
+                         f"{period:g}) [s]")
+    clocked = check_flag(o, "clocked", clocked)
+    n = _periods(o, t_final, period)
     u_held = _commands(u0, "u0")
     plant.apply(u_held)
     t_rows, s_rows, u_rows = np.empty(n), np.full(n, np.nan), np.full((n, u_held.size), np.nan)
@@ -297,7 +350,7 @@ def run_exchange(plant: Plant, controller: ControllerFn, *, period: float, t_fin
         if meas is not None:
             held = meas
         if held is not None and (meas is not None or clocked):
-            u = _commands(controller(tc if clocked else held.t, held.values))
+            u = _commands(controller(tc if clocked else held.t, held.values), like=u_held)
             s_rows[k], u_rows[k] = held.t, u
             down.send(tc, Packet(seq=k, t=tc, values=u, ack=held.seq, echo=held.t))
     plant.advance_to(n * period)
@@ -309,12 +362,16 @@ def run_tick_delays(plant: Plant, controller: ControllerFn, *, period: float, de
     """The software-in-the-loop server's exchange in simulated time (:class:`legsim.realtime.sil.SilServer`):
     at robot period k (t = k T) the plant is sampled, then the command held from then on is the one
     computed from the measurement of period k − d_k, where ``delays`` (n,) gives d_k [periods] (a
-    measured trace; -1: no command yet, hold ``u0``), or an int for a constant delay. The controller
+    measured trace; -1: no command yet, hold ``u0``). The controller
     is called once per measurement used, in order. Runs n periods (n = len(delays)).
     """
-    d = np.asarray(delays)
-    if d.ndim != 1 or not np.issubdtype(d.dtype, np.integer):
-        raise InputError(f"delays: expected a 1-D array of whole numbers of periods, got {d.dtype} {d.shape}")
+    o = "run_tick_delays"
+    _check_parts(o, plant, controller)
+    period = check_number(o, "period", period, lo=0.0, hi=MAX_PERIOD, lo_open=True)  # [s]
+    d = np.asarray(delays) if not isinstance(delays, str) else np.asarray([delays])
+    if d.ndim != 1 or not np.issubdtype(d.dtype, np.integer) or d.size > MAX_PERIODS:
+        raise InputError(f"{o}: 'delays' = {shown(delays)}: expected a 1-D array of whole numbers of periods "
+                         f"(at most MAX_PERIODS = {MAX_PERIODS})")
     n = d.size
     u_held = _commands(u0, "u0")
     plant.apply(u_held)
@@ -329,7 +386,7 @@ def run_tick_delays(plant: Plant, controller: ControllerFn, *, period: float, de
             if not 0 <= m <= k:
                 raise InputError(f"delays[{k}] = {d[k]}: the measurement of period {m} does not exist")
             if m not in cache:
-                cache[m] = _commands(controller(m * period, samples[m]))
+                cache[m] = _commands(controller(m * period, samples[m]), like=u_held)
             u_held = cache[m]
             s_rows[k], u_rows[k] = m * period, u_held
             plant.apply(u_held)

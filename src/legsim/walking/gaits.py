@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, as_float, check_number, check_whole
+from ..errors import InputError, as_float, check_flag, check_number, check_whole, shown
 
 __all__ = ["Gait", "wave_gait", "GAITS", "GaitGenerator", "neighbours"]
 
@@ -134,7 +134,8 @@ class GaitGenerator:
         self.gait, self.period = gait, float(period)
         self.n = gait.n_legs
         self.nbrs = neighbours(self.n)
-        self.stability, self.sequencing = stability, sequencing
+        self.stability = check_flag("GaitGenerator", "stability", stability)
+        self.sequencing = check_flag("GaitGenerator", "sequencing", sequencing)
         self.t = 0.0
         self.clock = 0.0  # the gait's own phase (cycles), advancing at 1/period
         self.support = np.ones(self.n, dtype=bool)
@@ -147,10 +148,13 @@ class GaitGenerator:
     def set_gait(self, gait: Gait, period: float | None = None) -> None:
         """Change the gait (and the period [s]) on the fly, at the next instant all legs are in
         support (:attr:`pending` until then)."""
+        if not isinstance(gait, Gait):
+            raise InputError(f"set_gait: gait = {shown(gait)}, expected a legsim.walking.Gait "
+                             "(wave_gait(...))")
         if gait.n_legs != self.n:
             raise InputError(f"set_gait: {gait.name} is for {gait.n_legs} legs, this walker has {self.n}")
-        if period is not None and not period > 0:
-            raise InputError(f"set_gait: period = {period!r} s, expected > 0")
+        if period is not None and not 0.0 < as_float(period) < math.inf:
+            raise InputError(f"set_gait: period = {shown(period)} s, expected a finite number > 0")
         self.pending = (gait, self.period if period is None else float(period))
 
     def _rephase(self) -> None:
@@ -176,7 +180,12 @@ class GaitGenerator:
         """Advance by ``dt`` [s]; returns the support flags (n,) (a view: copy to keep).
 
         The legs' loops run on Python floats (a step was 12 µs on numpy's six-element arrays, most of
-        it per-element overhead); the lags' mean sums in numpy's order, so a walk is the same to the bit."""
+        it per-element overhead); the lags' mean sums in numpy's order, so a walk is the same to the bit.
+        A step longer than the cycle's period would skip the rules' instants: ``dt`` is in (0, period]."""
+        if not 0.0 < as_float(dt) <= self.period:
+            raise InputError(f"GaitGenerator.step: dt = {shown(dt)} s, expected a number in (0, period = "
+                             f"{self.period:g}]")
+        dt = float(dt)
         n, tau, rate = self.n, self.gait.tau, dt / self.period
         self.t += dt
         self.clock = (self.clock + rate) % 1.0

@@ -406,9 +406,13 @@ def inverse(body, foot2, foot3=None, params: LibraParams = _DEFAULT,
         If a hip cannot reach its foot (distance > 4L).
     """
     x_b, y_b, theta_b = (float(v) for v in body)
-    elbows = (None, None, None) if elbows is None else tuple(elbows)
-    if len(elbows) != 3 or any(e not in (None, 1, -1) for e in elbows):
-        raise InputError(f"elbows must be 3 values from +1, -1, None, got {elbows!r}")
+    given = elbows
+    elbows = ((None, None, None) if elbows is None
+              else tuple(elbows) if isinstance(elbows, list | tuple | np.ndarray) else ())
+    if len(elbows) != 3 or any(not (e is None or (np.ndim(e) == 0 and e in (1, -1))) for e in elbows):
+        raise InputError(f"'elbows' = {given!r}: expected 3 values from +1, -1, None")
+    if not isinstance(params, LibraParams):
+        raise InputError(f"'params' = {params!r}: expected a LibraParams")
     link, r, n = params.link, params.r, params.N
     centre = np.array([x_b, y_b])
     hip1 = centre - r * _e(theta_b - math.pi / 6)

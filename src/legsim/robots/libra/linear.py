@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import control as ct
 import numpy as np
 
-from legsim.errors import InputError
+from legsim.errors import InputError, as_floats, check_number, shown
 
 from . import dynamics
 from . import kinematics as kin
@@ -157,8 +157,18 @@ def configuration(y_b: float, *, separation: float = LADDER_SEPARATION, y2: floa
     exact but not reachable on the hardware (check ``kinematics.joint_limit_excess``). Raises
     :class:`InputError` if a limb cannot reach (y2 = 0.134 m with y_b = −0.20 m).
     """
-    x_b = 0.5 * separation if x_b is None else x_b
-    return kin.inverse((x_b, y_b, theta_b), (separation, y2), None, params, elbows=elbows)
+    o = "configuration"
+    if not isinstance(params, LibraParams):
+        raise InputError(f"{o}: 'params' = {shown(params)}, expected a LibraParams")
+    y_b, y2, theta_b = (check_number(o, n, v, lo=-10.0, hi=10.0)  # [m], [m], [rad]
+                        for n, v in (("y_b", y_b), ("y2", y2), ("theta_b", theta_b)))
+    separation = check_number(o, "separation", separation, lo=0.0, hi=10.0, lo_open=True)  # [m]
+    x_b = 0.5 * separation if x_b is None else check_number(o, "x_b", x_b, lo=-10.0, hi=10.0)
+    try:
+        return kin.inverse((x_b, y_b, theta_b), (separation, y2), None, params, elbows=elbows)
+    except InputError as exc:
+        raise InputError(f"{o}: the body at (x_b, y_b, theta_b) = ({x_b:g} m, {y_b:g} m, {theta_b:g} rad) "
+                         f"with foot 2 at (separation, y2) = ({separation:g}, {y2:g}) m: {exc}") from None
 
 
 def loop_bandwidths(sys: ct.StateSpace) -> np.ndarray:
@@ -228,8 +238,11 @@ def sweep(y_bs=SWEEP_Y_B, kp=TUNED_KP, kd=TUNED_KD, *, separation: float = LADDE
     ``skip_unreachable`` drops the heights where a limb cannot reach its foot (e.g. y_b = −0.20 m with
     foot 2 on the 0.134 m step) instead of raising :class:`InputError`.
     """
+    heights = as_floats(y_bs)
+    if heights.ndim != 1 or heights.size == 0 or not np.all(np.isfinite(heights)):
+        raise InputError(f"sweep: 'y_bs' = {shown(y_bs)}, expected a list of body heights [m]")
     out = []
-    for y_b in y_bs:
+    for y_b in heights:
         try:
             phi, theta = configuration(y_b, separation=separation, y2=y2, elbows=elbows, params=params)
         except InputError:

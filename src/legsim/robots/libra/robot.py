@@ -230,9 +230,9 @@ def build(params: LibraParams | None = None, ladders: Ladders | None = None, *, 
     if not isinstance(lad, Ladders):
         raise InputError(f"build: ladders = {ladders!r}, expected None or a Ladders")
     o = "LIBRA build"
-    for name, value in (("damping", damping), ("armature", armature), ("extra_body_mass", extra_body_mass),
-                        ("contact_damping_ratio", contact_damping_ratio)):
+    for name, value in (("damping", damping), ("armature", armature), ("extra_body_mass", extra_body_mass)):
         check_number(o, name, value, lo=0.0)
+    check_number(o, "contact_damping_ratio", contact_damping_ratio, lo=0.0, hi=1e3)  # beyond: c overflows
     check_number(o, "mu", mu, lo=0.0, lo_open=True)
     check_number(o, "control_rate", control_rate, lo=0.0, hi=1e6, lo_open=True)  # [Hz]
     sample_rate(f"{o}: control_rate", float(control_rate))  # one the robot's sample clock can keep
