@@ -206,5 +206,5 @@ def test_the_estimated_l_lets_the_body_sphere_clear_the_ground_and_bad_dims_are_
     assert not g.RatsDims(l=0.18).rests_on_feet       # digest §1.2: needs l > 0.189 m
     with pytest.raises(InputError, match="RatsDims: 'l' = -0.1, expected a finite number in"):
         g.RatsDims(l=-0.1)
-    with pytest.raises(InputError, match="yaw=nan"):
+    with pytest.raises(InputError, match="resting_rotation: 'yaw' = nan, expected a number"):
         g.resting_rotation(0, float("nan"))

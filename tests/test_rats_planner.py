@@ -227,5 +227,5 @@ def test_bad_planner_inputs_are_rejected_by_name():
         plan(np.zeros((3, 3)), 0)
     with pytest.raises(InputError, match="leg=7 is not in stance 0"):
         tip(initial_state(0), 7)
-    with pytest.raises(InputError, match="radius=-1"):
+    with pytest.raises(InputError, match="circle_path: 'radius' = -1, expected"):
         circle_path(-1)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
            "as_float", "as_floats", "real_number", "check_number", "check_whole", "check_flag",
-           "check_array", "check_fields", "describe_failure", "shown"]
+           "check_array", "check_values", "check_fields", "describe_failure", "shown"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -97,6 +97,22 @@ def check_whole(owner: str, name: str, value, lo: int = 0, hi: int = 2**53) -> i
             return whole
     expected = f">= {lo}" if hi == 2**53 else f"in [{lo}, {hi}]"
     raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a whole number {expected}")
+
+
+def check_values(owner: str, name: str, value, *, lo: float = -math.inf, hi: float = math.inf,
+                 lo_open: bool = False, unit: str = ""):
+    """``value``, a number or an array of numbers, as a float numpy array (any shape, at least one
+    entry) whose every entry is finite and in [lo, hi] (or (lo, hi] with ``lo_open``), else an
+    :class:`InputError` naming ``owner`` and ``name``."""
+    import numpy as np
+
+    a = as_floats(value)
+    if a.size == 0 or not (np.all(np.isfinite(a)) and np.all(a > lo if lo_open else a >= lo)
+                           and np.all(a <= hi)):
+        unit = f" [{unit}]" if unit else ""
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected finite numbers in "
+                         f"{'(' if lo_open else '['}{lo:g}, {hi:g}]{unit}")
+    return a
 
 
 def check_flag(owner: str, name: str, value) -> bool:

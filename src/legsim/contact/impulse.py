@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_number, check_values
 
 __all__ = ["newton_impulse_pair", "resolve_impulses", "collide_spheres_1d"]
 
@@ -38,16 +38,16 @@ def newton_impulse_pair(m1, m2, v1, v2, normal, e):
 
 
 def _check(masses, vel, contacts, e):
-    m = np.asarray(masses, dtype=float)
-    if m.ndim != 1 or np.any(m <= 0) or not np.all(np.isfinite(m)):
-        raise InputError(f"impulse 'masses' = {masses!r}: expected positive finite masses [kg]")
-    v = np.array(vel, dtype=float)
+    m = check_values("impulse", "masses", masses, lo=0.0, hi=1e12, lo_open=True, unit="kg")
+    if m.ndim != 1:
+        raise InputError(f"impulse 'masses' = {masses!r}: expected a list of masses (n,) [kg]")
+    v = check_values("impulse", "velocities", vel, lo=-1e6, hi=1e6, unit="m/s").copy()
     if v.ndim == 1:
         v = v[:, None]
-    if v.shape[0] != len(m):
-        raise InputError(f"impulse 'velocities' has {v.shape[0]} rows: expected {len(m)} (one per mass)")
-    if not 0.0 <= float(e) <= 1.0:
-        raise InputError(f"restitution e = {e!r}: expected 0 <= e <= 1")
+    if v.ndim != 2 or v.shape[0] != len(m):
+        raise InputError(f"impulse 'velocities' has shape {v.shape}: expected (n,) or (n, d) with n = "
+                         f"{len(m)} (one row per mass of 'masses')")
+    check_number("impulse", "e", e, lo=0.0, hi=1.0)  # restitution
     for c in contacts:
         if not (0 <= c[0] < len(m) and 0 <= c[1] < len(m) and c[0] != c[1]):
             raise InputError(f"contact {c!r}: expected two distinct body indices in [0, {len(m)})")
@@ -72,6 +72,8 @@ def resolve_impulses(masses, velocities, contacts, e=1.0, scheme="simultaneous",
     ndarray
         Post-impact velocities, same shape as ``velocities``.
     """
+    if not (isinstance(scheme, str) and scheme in ("propagation", "simultaneous")):
+        raise InputError(f"impulse scheme {scheme!r}: expected 'propagation' or 'simultaneous'")
     shape = np.shape(velocities)
     m, v = _check(masses, velocities, contacts, e)
     cs = [
@@ -88,8 +90,6 @@ def resolve_impulses(masses, velocities, contacts, e=1.0, scheme="simultaneous",
             if not changed:
                 return v.reshape(shape)
         raise InputError(f"propagation did not settle within {max_sweeps} sweeps")
-    if scheme != "simultaneous":
-        raise InputError(f"impulse scheme {scheme!r}: expected 'propagation' or 'simultaneous'")
     active = list(range(len(cs)))
     d = v.shape[1]
     while active:
@@ -111,7 +111,7 @@ def resolve_impulses(masses, velocities, contacts, e=1.0, scheme="simultaneous",
 
 def collide_spheres_1d(masses, velocities, e=1.0, scheme="simultaneous"):
     """Billiard row (Fig. 2.7): masses touching in a line along x, velocities (n,) [m/s]."""
-    n = len(masses)
+    n = check_values("collide_spheres_1d", "masses", masses, lo=0.0, hi=1e12, lo_open=True, unit="kg").size
     return resolve_impulses(
-        masses, np.asarray(velocities, dtype=float), [(i, i + 1, [1.0]) for i in range(n - 1)], e, scheme
+        masses, velocities, [(i, i + 1, [1.0]) for i in range(n - 1)], e, scheme
     )

@@ -36,7 +36,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ..errors import InputError, as_float, check_whole
+from ..errors import InputError, as_float, check_number, check_whole
 from . import _laws as K
 
 __all__ = [
@@ -113,11 +113,16 @@ def _positive(name, value, allow_zero=False):
     return v
 
 
+MIN_RESTITUTION = 1e-9
+"""The least coefficient of restitution the laws take: the damping that gives it grows as 1/eps (1e9 here;
+at a subnormal eps it is infinite)."""
+
+
 def _restitution(eps) -> float:
-    """A coefficient of restitution: 0 < eps <= 1."""
+    """A coefficient of restitution: MIN_RESTITUTION <= eps <= 1."""
     e = as_float(eps)
-    if not 0.0 < e <= 1.0:
-        raise InputError(f"restitution 'eps' = {eps!r}: expected 0 < eps <= 1")
+    if not MIN_RESTITUTION <= e <= 1.0:
+        raise InputError(f"restitution 'eps' = {eps!r}: expected {MIN_RESTITUTION:g} <= eps <= 1")
     return e
 
 
@@ -333,11 +338,16 @@ class LawTable:
 # ---- restitution helpers ---------------------------------------------------------------------
 def restitution_damping_thesis(eps):
     """D = d v0 = (1 - eps)/eps, Konyev (2.17) (from the approximation (2.16))."""
-    return (1.0 - eps) / eps
+    e = _restitution(eps)
+    return (1.0 - e) / e
 
 
-def _phase_residual(D, e):
-    return D - math.log1p(D) + D * e + math.log1p(-D * e)
+def _phase_residual(u, e):
+    """The restitution relation D - ln(1 + D) + D e + ln(1 - D e) (module docstring) in u = -ln(1 - D e),
+    D = (1 - e^-u) / e: D e = 1 - e^-u keeps its digits where D e nears 1 (small restitutions; in D
+    itself, e < 0.03 needed D e closer to 1 than a double resolves)."""
+    D = -math.expm1(-u) / e
+    return D - math.log1p(D) + D * e - u
 
 
 def restitution_damping_exact(eps):
@@ -348,27 +358,33 @@ def restitution_damping_exact(eps):
     e = _restitution(eps)
     if e == 1.0:
         return 0.0
-    hi = 1.0 / e * (1.0 - 1e-15)
-    lo = 1e-9
-    while _phase_residual(lo, e) <= 0.0:  # pragma: no cover - only for e extremely close to 1
+    # the residual is D^2 (1 - e^2)/2 - D^3 (1 + e^3)/3 + ... > 0 below the root and < 0 for u > 1/e + 1
+    lo, hi = -math.log1p(-1e-9 * e), 1.0 / e + 2.0
+    for _ in range(40):
+        if _phase_residual(lo, e) > 0.0:
+            break
         lo *= 0.1
+    else:  # pragma: no cover - e within ~1e-15 of 1, where the residual is below round-off: its series root
+        return 3.0 * (1.0 - e * e) / (2.0 * (1.0 + e**3))
     from scipy.optimize import brentq  # here: scipy.optimize costs every robot's start-up 0.5 s
 
-    return brentq(_phase_residual, lo, hi, args=(e,), xtol=1e-15, rtol=1e-14)
+    u = brentq(_phase_residual, lo, hi, args=(e,), xtol=1e-15, rtol=1e-14)
+    return -math.expm1(-u) / e
 
 
 def restitution_of_damping(D):
-    """Achieved restitution e of F = k p^n (1 + alpha pdot) with D = alpha v0 (exact)."""
-    D = float(D)
-    if D < 0.0:
-        raise InputError(f"damping 'D' = {D!r}: expected D >= 0")
-    if D == 0.0:
-        return 1.0
+    """Achieved restitution e of F = k p^n (1 + alpha pdot) with D = alpha v0 (exact): the root of
+    -D e - ln(1 - D e) = D - ln(1 + D), solved in u = -ln(1 - D e) as :func:`restitution_damping_exact`."""
+    D = check_number("restitution_of_damping", "D", D, lo=0.0, hi=1e6)
     target = D - math.log1p(D)
-    f = lambda e: -D * e - math.log1p(-D * e) - target
+    if not target > 0.0:  # D below ~1e-16 (or 0): the series e = 1 - 2 D / 3
+        return 1.0 - 2.0 * D / 3.0
     from scipy.optimize import brentq
 
-    return brentq(f, 1e-300, min(1.0, 1.0 / D * (1.0 - 1e-15)), xtol=1e-15, rtol=1e-14)
+    # e^-u - 1 + u = target: below it at u = sqrt(target) (e^-u - 1 + u <= u^2/2), above at target + 2
+    u = brentq(lambda u: math.expm1(-u) + u - target, math.sqrt(target), target + 2.0, xtol=1e-15,
+               rtol=1e-14)
+    return min(-math.expm1(-u) / D, 1.0)
 
 
 def kelvin_voigt_damping(eps, k, m):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, as_float, check_number
+from ..errors import InputError, as_float, as_floats, check_array, check_number
 from . import _geom as G
 
 __all__ = [
@@ -34,21 +34,29 @@ __all__ = [
     "inclined_plane",
     "mass_properties",
     "check_closed_mesh",
+    "MAX_LENGTH",
 ]
+
+
+MAX_LENGTH = 1e6
+"""The largest length or coordinate [m] a shape takes: the collision kernels square lengths, and scipy's
+Qhull, which builds a convex mesh's hull, crashed the process on a sphere of points 1e200 m out."""
 
 
 def _pos(name, v):
     x = as_float(v)
-    if not (x > 0.0 and math.isfinite(x)):
-        raise InputError(f"shape parameter '{name}' = {v!r}: expected a finite length > 0 m")
+    if not 0.0 < x <= MAX_LENGTH:
+        raise InputError(f"shape parameter '{name}' = {v!r}: expected a length in (0, MAX_LENGTH = "
+                         f"{MAX_LENGTH:g}] m")
     return x
 
 
 def _points(name, v, ncols=3):
-    a = np.ascontiguousarray(v, dtype=np.float64)
-    if a.ndim != 2 or a.shape[1] != ncols or not np.all(np.isfinite(a)):
-        raise InputError(f"'{name}' has shape {np.shape(v)}: expected a finite (n, {ncols}) array")
-    return a
+    a = as_floats(v)
+    if a.ndim != 2 or a.shape[1] != ncols or not np.all(np.abs(a) <= MAX_LENGTH):
+        raise InputError(f"'{name}' has shape {np.shape(v)}: expected an (n, {ncols}) array of coordinates "
+                         f"within ±MAX_LENGTH = {MAX_LENGTH:g} m")
+    return np.ascontiguousarray(a)
 
 
 @dataclass(frozen=True)
@@ -136,7 +144,8 @@ class ConvexMesh:
         try:
             hull = ConvexHull(v)
         except QhullError as exc:
-            raise InputError(f"ConvexMesh vertices are degenerate (coplanar or collinear): {exc}") from None
+            raise InputError(f"ConvexMesh vertices are degenerate (coplanar or collinear): "
+                             f"{str(exc).strip().splitlines()[0]}") from None
         keep = np.unique(hull.vertices)
         remap = -np.ones(len(v), dtype=np.int64)
         remap[keep] = np.arange(len(keep))
@@ -239,11 +248,15 @@ class Plane:
 
 def inclined_plane(angle, through=(0.0, 0.0, 0.0)):
     """Plane through ``through`` rising along +x at ``angle`` [rad]: normal (-sin a, 0, cos a)."""
-    a = float(angle)
+    a = as_float(angle)
     if not (-math.pi / 2 < a < math.pi / 2):
         raise InputError(f"inclined_plane 'angle' = {angle!r}: expected -pi/2 < angle < pi/2 rad")
     n = np.array([-math.sin(a), 0.0, math.cos(a)])
-    return Plane(tuple(n), float(n @ np.asarray(through, dtype=float)))
+    p = check_array("inclined_plane", "through", through, (3,), "m")
+    if not np.all(np.abs(p) <= MAX_LENGTH):
+        raise InputError(f"inclined_plane: through = {p.tolist()}: expected coordinates within ±MAX_LENGTH = "
+                         f"{MAX_LENGTH:g} m")
+    return Plane(tuple(n), float(n @ p))
 
 
 HEIGHT_KINDS = {"sines": G.HF_SINES, "bump": G.HF_BUMP, "step": G.HF_STEP}

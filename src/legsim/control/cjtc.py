@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, as_float, as_floats
+from ..errors import InputError, as_float, as_floats, check_values
 from .variables import ControlVariable, Kinematics
 
 __all__ = ["ConstrainedChain", "CJTC", "CJTCState", "compliant_equilibrium", "environment_is_rigid",
@@ -289,13 +289,26 @@ def compliant_equilibrium(kp, ke, x_cmd, x_e):
 
     Scalars or matrices/vectors. Returns (x, F): F is the force the robot presses on the environment
     [N] (K_p = 100 N/m, K_e = 5837 N/m, 0.1 m offset: 9.83 N at 1.68 mm penetration)."""
-    Kp, Ke = np.atleast_2d(np.asarray(kp, float)), np.atleast_2d(np.asarray(ke, float))
+    o = "compliant_equilibrium"
+    Kp, Ke = (np.atleast_2d(check_values(o, name, k, lo=0.0, hi=1e12))
+              for name, k in (("kp", kp), ("ke", ke)))
     if Kp.shape[0] == 1 and Kp.shape[1] > 1:
         Kp = np.diag(Kp[0])
     if Ke.shape[0] == 1 and Ke.shape[1] > 1:
         Ke = np.diag(Ke[0])
-    xc, xe = np.atleast_1d(np.asarray(x_cmd, float)), np.atleast_1d(np.asarray(x_e, float))
+    xc, xe = (np.atleast_1d(check_values(o, name, v, lo=-1e9, hi=1e9)) for name, v in (("x_cmd", x_cmd),
+                                                                                        ("x_e", x_e)))
+    n = len(xc)
+    for name, m in (("kp", Kp), ("ke", Ke)):
+        if m.ndim != 2 or m.shape != (n, n) and m.shape != (1, 1):
+            raise InputError(f"{o}: '{name}' has shape {m.shape}: expected a stiffness, {n} of them or an "
+                             f"({n}, {n}) matrix for x_cmd of {n}")
+    if xe.shape != xc.shape:
+        raise InputError(f"{o}: 'x_e' has shape {xe.shape}: expected that of x_cmd, {xc.shape}")
+    Kp, Ke = (m * np.eye(n) if m.shape == (1, 1) else m for m in (Kp, Ke))
     A = Kp + Ke
+    if not abs(np.linalg.det(A)) > 0.0:
+        raise InputError(f"{o}: kp + ke is singular: no equilibrium")
     x = np.linalg.solve(A, Kp @ xc + Ke @ xe)
     F = Kp @ np.linalg.solve(A, Ke @ (xc - xe))
     if np.ndim(x_cmd) == 0:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_floats, check_number, shown
 from .mechanism import Mechanism, PlanarPoses, draw_fixed_coordinates, gruebler, joint_kind
 
 __all__ = ["ControlCandidate", "ForceCandidate", "EMAStep", "MobilityResult", "extended_mobility_analysis",
@@ -442,7 +442,16 @@ def finite_difference_jacobian(fun: Callable, p0, step: float = FD_STEP) -> np.n
 
 def numerical_rank(A, rtol: float = RANK_RTOL) -> tuple[int, np.ndarray]:
     """(rank, singular values) of ``A``: the number of σ > rtol · σ_max (0 for an empty or zero matrix)."""
-    A = np.atleast_2d(np.asarray(A, dtype=float))
+    given = A
+    try:
+        A = np.asarray(given, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        A = np.full((1, 1), np.nan)
+    if A.ndim > 2 or not np.all(np.abs(A) <= 1e150):
+        raise InputError(f"numerical_rank: 'A' = {shown(given)}, expected a finite matrix (entries within "
+                         "±1e150)")
+    A = np.atleast_2d(A)
+    rtol = check_number("numerical_rank", "rtol", rtol, lo=0.0, hi=1.0)
     if A.size == 0:
         return 0, np.zeros(0)
     sigma = np.linalg.svd(A, compute_uv=False)
@@ -509,9 +518,10 @@ class AdmissibilityTest:
 
 def cjtc_rank_test(J, *, rtol: float = RANK_RTOL) -> AdmissibilityTest:
     """Is the control vector with Jacobian ``J`` = ∂u/∂q (r, s) admissible: rank J = r (eq. 11, §3.6)?"""
-    J = np.asarray(J, dtype=float)
-    if J.ndim != 2 or not np.all(np.isfinite(J)):
-        raise InputError(f"cjtc_rank_test: J has shape {J.shape}, expected a finite (r, s) matrix")
+    J = as_floats(J)
+    if J.ndim != 2 or J.size == 0 or not np.all(np.abs(J) <= 1e150):
+        raise InputError(f"cjtc_rank_test: J has shape {J.shape}, expected a finite (r, s) matrix (entries "
+                         "within ±1e150)")
     r, s = J.shape
     rank, sigma = numerical_rank(J, rtol)
     if rank == r:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, as_floats
+from ..errors import InputError, check_values
 
 __all__ = ["segment_orientation", "max_ledge_height", "lift_torque_proxy"]
 
@@ -27,12 +27,7 @@ __all__ = ["segment_orientation", "max_ledge_height", "lift_torque_proxy"]
 def _values(owner: str, **named) -> list[np.ndarray]:
     """Each named argument as a float array of finite numbers (a number or an array; arrays
     broadcast), else an :class:`InputError` naming it."""
-    out = []
-    for name, value in named.items():
-        a = as_floats(value)
-        if a.size == 0 or not np.all(np.isfinite(a)):
-            raise InputError(f"{owner}: '{name}' = {value!r}, expected finite numbers")
-        out.append(a)
+    out = [check_values(owner, name, value) for name, value in named.items()]
     try:
         np.broadcast_shapes(*(a.shape for a in out))
     except ValueError:

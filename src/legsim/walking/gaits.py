@@ -109,6 +109,10 @@ def neighbours(n_legs: int) -> list[list[int]]:
     return out
 
 
+MIN_PERIOD, MAX_PERIOD = 1e-3, 1e6
+"""The range of a gait cycle's period [s] (the generator steps at most a period at a time)."""
+
+
 class GaitGenerator:
     """The legs' step-cycle clocks under a :class:`Gait` and the reactive rules.
 
@@ -129,8 +133,9 @@ class GaitGenerator:
         if not isinstance(gait, Gait):
             raise InputError(f"GaitGenerator: gait = {gait!r}, expected a legsim.walking.Gait "
                              "(wave_gait(...), GAITS)")
-        if not 0.0 < as_float(period) < math.inf:
-            raise InputError(f"GaitGenerator: period = {period!r} s, expected a finite number > 0")
+        if not MIN_PERIOD <= as_float(period) <= MAX_PERIOD:
+            raise InputError(f"GaitGenerator: period = {period!r} s, expected a cycle time in "
+                             f"[{MIN_PERIOD:g}, {MAX_PERIOD:g}] s")
         self.gait, self.period = gait, float(period)
         self.n = gait.n_legs
         self.nbrs = neighbours(self.n)
@@ -153,8 +158,9 @@ class GaitGenerator:
                              "(wave_gait(...))")
         if gait.n_legs != self.n:
             raise InputError(f"set_gait: {gait.name} is for {gait.n_legs} legs, this walker has {self.n}")
-        if period is not None and not 0.0 < as_float(period) < math.inf:
-            raise InputError(f"set_gait: period = {shown(period)} s, expected a finite number > 0")
+        if period is not None and not MIN_PERIOD <= as_float(period) <= MAX_PERIOD:
+            raise InputError(f"set_gait: period = {shown(period)} s, expected a cycle time in "
+                             f"[{MIN_PERIOD:g}, {MAX_PERIOD:g}] s")
         self.pending = (gait, self.period if period is None else float(period))
 
     def _rephase(self) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError, check_fields
+from ...errors import InputError, check_fields, check_values, shown
 from . import _kernels as _k
 
 __all__ = ["PeukertBattery", "charge_fraction", "lifetime"]
@@ -90,9 +90,11 @@ def charge_fraction(t, current, battery: PeukertBattery | None = None):
     -------
     (n,) charge fraction [-] (may go negative past the lifetime).
     """
-    battery = battery or PeukertBattery()
-    t = np.asarray(t, dtype=float)
-    i = np.asarray(current, dtype=float)
+    battery = PeukertBattery() if battery is None else battery
+    if not isinstance(battery, PeukertBattery):
+        raise InputError(f"charge_fraction: 'battery' = {shown(battery)}, expected None or a PeukertBattery")
+    t = check_values("charge_fraction", "t", t, lo=-1e12, hi=1e12, unit="s")
+    i = check_values("charge_fraction", "current", current, lo=-1e6, hi=1e6, unit="A")
     if t.ndim != 1 or i.shape != t.shape:
         raise InputError(f"charge_fraction: 't' and 'current' must be 1-D of equal length, got shapes "
                          f"{t.shape} and {i.shape}")
@@ -116,9 +118,9 @@ def lifetime(t, charge):
     -------
     (lifetime, extrapolated) : (float, bool); ``inf`` if nothing was drained.
     """
-    t = np.asarray(t, dtype=float)
-    c = np.asarray(charge, dtype=float)
-    if t.ndim != 1 or c.shape != t.shape or t.size == 0:
+    t = check_values("lifetime", "t", t, lo=-1e12, hi=1e12, unit="s")
+    c = check_values("lifetime", "charge", charge, lo=-1e12, hi=1e12)
+    if t.ndim != 1 or c.shape != t.shape:
         raise InputError(f"lifetime: 't' and 'charge' must be 1-D, non-empty, equal length; got "
                          f"{t.shape} and {c.shape}")
     below = np.flatnonzero(c <= 0.0)

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_float, check_values, shown
 from . import _kernels as _k
 
 __all__ = [
@@ -48,10 +48,15 @@ MAXON_RE118751 = {
 
 
 def _positive(name: str, value: float) -> float:
-    v = float(value)
-    if not (math.isfinite(v) and v > 0.0):
-        raise InputError(f"DC motor: '{name}' must be a positive finite number, got {value!r}")
+    v = as_float(value)
+    if not 1e-12 <= v <= 1e12:  # a motor constant, gear ratio or speed: quotients of these stay finite
+        raise InputError(f"DC motor: '{name}' must be a number in [1e-12, 1e12], got {shown(value)}")
     return v
+
+
+def _values(name: str, value) -> np.ndarray:
+    """A torque, current or speed: a number or an array within ±1e12 (SI)."""
+    return check_values("DC motor", name, value, lo=-1e12, hi=1e12)
 
 
 def speed_constant_rpm_per_volt(k_omega: float) -> float:
@@ -65,10 +70,10 @@ def torque_limits(omega_leg, stall_torque: float, max_speed_rpm: float = 10000.0
 
     See :func:`legsim.actuators.electric._kernels.torque_limits`; vectorised over ``omega_leg``.
     """
-    ts = _positive("max_torque", stall_torque)
-    ns = _positive("max_speed", max_speed_rpm)
+    ts = _positive("stall_torque", stall_torque)
+    ns = _positive("max_speed_rpm", max_speed_rpm)
     kg = _positive("gear_ratio", gear_ratio)
-    w = np.asarray(omega_leg, dtype=float)
+    w = _values("omega_leg", omega_leg)
     lo = np.empty_like(w)
     hi = np.empty_like(w)
     for idx, om in np.ndenumerate(w):
@@ -82,7 +87,7 @@ def saturate_torque(tau, omega_leg, stall_torque: float, max_speed_rpm: float = 
                     gear_ratio: float = 33.0):
     """Clip commanded output torques ``tau`` [N·m] to the motor band at ``omega_leg`` [rad/s]."""
     lo, hi = torque_limits(omega_leg, stall_torque, max_speed_rpm, gear_ratio)
-    return np.minimum(hi, np.maximum(lo, np.asarray(tau, dtype=float)))
+    return np.minimum(hi, np.maximum(lo, _values("tau", tau)))
 
 
 def armature_current(tau, torque_constant: float = MAXON_RE118751["torque_constant"],
@@ -93,7 +98,7 @@ def armature_current(tau, torque_constant: float = MAXON_RE118751["torque_consta
     """
     kt = _positive("torque_constant", torque_constant)
     kg = _positive("gear_ratio", gear_ratio)
-    return np.asarray(tau, dtype=float) / (kt * kg)
+    return _values("tau", tau) / (kt * kg)
 
 
 def armature_voltage(i_a, omega_leg, armature_resist: float = MAXON_RE118751["armature_resist"],
@@ -103,12 +108,12 @@ def armature_voltage(i_a, omega_leg, armature_resist: float = MAXON_RE118751["ar
 
     ``i_a`` [A] and the leg speed ``omega_leg`` [rad/s] broadcast together.
     """
-    ra = float(armature_resist)
-    if not (math.isfinite(ra) and ra >= 0.0):
-        raise InputError(f"DC motor: 'armature_resist' must be >= 0, got {armature_resist!r}")
+    ra = as_float(armature_resist)
+    if not 0.0 <= ra <= 1e12:
+        raise InputError(f"DC motor: 'armature_resist' must be >= 0, got {shown(armature_resist)}")
     kg = _positive("gear_ratio", gear_ratio)
     kw = _positive("speed_constant", speed_constant)
-    return ra * np.asarray(i_a, dtype=float) + kg * np.asarray(omega_leg, dtype=float) / kw
+    return ra * _values("i_a", i_a) + kg * _values("omega_leg", omega_leg) / kw
 
 
 def stall_torque(max_speed_rpm: float = 10000.0, speed_constant: float = MAXON_RE118751["speed_constant"],
@@ -121,7 +126,7 @@ def stall_torque(max_speed_rpm: float = 10000.0, speed_constant: float = MAXON_R
     as the hexapod's ``max_torque`` for a motor-limited robot (Table 2's 10000 N·m is
     effectively unlimited).
     """
-    w_nl = _positive("max_speed", max_speed_rpm) / RPM_PER_RAD_S
+    w_nl = _positive("max_speed_rpm", max_speed_rpm) / RPM_PER_RAD_S
     volts = w_nl / _positive("speed_constant", speed_constant)
     return (_positive("gear_ratio", gear_ratio) * _positive("torque_constant", torque_constant) * volts
             / _positive("armature_resist", armature_resist))

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_number, check_whole
 from . import _pmsm_kernels as _k
 from .pmsm import PMSM, DriveLoad
 
@@ -127,13 +127,16 @@ def rotto_actuator(*, v_dc: float = 24.0, pole_pairs: int = 4, inductance: float
 def shape_step(target: float, v_max: float, a_max: float, period: float, n: int, y0: float = 0.0):
     """The set-point shaper's response (n,) positions and (n,) speeds to a step from ``y0`` to
     ``target``, sampled every ``period`` [s] (Fig. 4.17 read as rate/acceleration limited)."""
-    if not (v_max > 0 and a_max > 0 and period > 0):
-        raise InputError(f"shape_step: v_max = {v_max!r}, a_max = {a_max!r}, period = {period!r}: "
-                         "expected > 0")
-    y, v = float(y0), 0.0
+    o = "shape_step"
+    target, y0 = (check_number(o, name, value, lo=-1e9, hi=1e9) for name, value in (("target", target),
+                                                                                   ("y0", y0)))
+    v_max, a_max, period = (check_number(o, name, value, lo=0.0, hi=1e9, lo_open=True)
+                            for name, value in (("v_max", v_max), ("a_max", a_max), ("period", period)))
+    n = check_whole(o, "n", n, 0, 10**7)  # samples
+    y, v = y0, 0.0
     ys, vs = np.empty(n), np.empty(n)
     for k in range(n):
-        y, v = _k.shaper_step(y, v, float(target), float(v_max), float(a_max), float(period))
+        y, v = _k.shaper_step(y, v, target, v_max, a_max, period)
         ys[k], vs[k] = y, v
     return ys, vs
 
@@ -154,6 +157,10 @@ def second_order_from_specs(bandwidth_hz: float = 50.0, first_reach: float = 0.0
     reach of the set-point at ``first_reach`` [s]: ``t_r w_bw = T(zeta) B(zeta)`` fixes zeta."""
     from scipy.optimize import brentq
 
+    bandwidth_hz = check_number("second_order_from_specs", "bandwidth_hz", bandwidth_hz, lo=0.0, hi=1e9,
+                                lo_open=True)
+    first_reach = check_number("second_order_from_specs", "first_reach", first_reach, lo=0.0, hi=1e9,
+                               lo_open=True)  # [s]
     target = first_reach * 2.0 * math.pi * bandwidth_hz
 
     def gap(z):
@@ -161,9 +168,9 @@ def second_order_from_specs(bandwidth_hz: float = 50.0, first_reach: float = 0.0
 
     lo, hi = 0.05, 0.999
     if not gap(lo) < 0.0 < gap(hi):
-        raise InputError(f"second_order_from_specs: no damping in (0.05, 0.999) gives {bandwidth_hz} Hz and "
-                         f"{first_reach} s (their product 2 pi f t = {target:.3g} must lie in "
-                         f"({gap(lo) + target:.3g}, {gap(hi) + target:.3g}))")
+        raise InputError(f"second_order_from_specs: no damping in (0.05, 0.999) gives 'bandwidth_hz' = "
+                         f"{bandwidth_hz} Hz and 'first_reach' = {first_reach} s (their product 2 pi f t = "
+                         f"{target:.3g} must lie in ({gap(lo) + target:.3g}, {gap(hi) + target:.3g}))")
     z = brentq(gap, lo, hi, xtol=1e-12)
     return z, 2.0 * math.pi * bandwidth_hz / second_order_bandwidth(z)
 

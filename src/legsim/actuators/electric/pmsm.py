@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError, as_floats, check_number, check_whole, real_number
+from ...errors import InputError, as_floats, check_number, check_values, check_whole, real_number
 from . import _pmsm_kernels as _k
 
 __all__ = ["park_clarke", "inverse_park_clarke", "pi_response", "PMSM", "DriveLoad", "DriveController",
@@ -81,9 +81,16 @@ AS_PRINTED = 1.5
 def park_clarke(ia, ib, ic, phi, factor: float = AMPLITUDE_INVARIANT):
     """(4.1): ``(x_D, x_Q)`` of phase values (broadcast arrays) at electrical angle ``phi`` [rad];
     ``factor`` 2/3 (amplitude invariant) or 3/2 (as printed)."""
-    k = check_number("park_clarke", "factor", factor, lo=0.0, lo_open=True)
+    o = "park_clarke"
+    k = check_number(o, "factor", factor, lo=0.0, hi=10.0, lo_open=True)
+    phases = [check_values(o, n, v, lo=-1e12, hi=1e12) for n, v in (("ia", ia), ("ib", ib), ("ic", ic))]
+    angle = check_values(o, "phi", phi, lo=-1e9, hi=1e9)  # [rad]
+    try:
+        np.broadcast_shapes(*(a.shape for a in phases), angle.shape)
+    except ValueError:
+        raise InputError(f"{o}: ia, ib, ic and phi do not broadcast together") from None
     f = np.vectorize(_k.park, otypes=[float, float])
-    d, q = f(ia, ib, ic, phi, k)
+    d, q = f(*phases, angle, k)
     return (float(d), float(q)) if np.ndim(d) == 0 else (d, q)
 
 

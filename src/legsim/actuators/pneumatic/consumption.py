@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_number
 
 __all__ = ["air_summary", "endurance_s"]
 
@@ -18,10 +18,8 @@ __all__ = ["air_summary", "endurance_s"]
 def endurance_s(supply_kg: float, rate_kg_s: float) -> float:
     """Seconds a supply holding ``supply_kg`` [kg] of usable air lasts at a mean draw ``rate_kg_s``
     [kg/s] (inf when nothing is drawn)."""
-    if not (np.isfinite(supply_kg) and supply_kg > 0):
-        raise InputError(f"supply_kg={supply_kg!r}: expected a usable air mass > 0 [kg]")
-    if not (np.isfinite(rate_kg_s) and rate_kg_s >= 0):
-        raise InputError(f"rate_kg_s={rate_kg_s!r}: expected a mean draw >= 0 [kg/s]")
+    supply_kg = check_number("endurance_s", "supply_kg", supply_kg, lo=0.0, lo_open=True)  # usable air
+    rate_kg_s = check_number("endurance_s", "rate_kg_s", rate_kg_s, lo=0.0)  # mean draw
     return float("inf") if rate_kg_s == 0 else supply_kg / rate_kg_s
 
 

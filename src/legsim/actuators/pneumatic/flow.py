@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_float, check_number
 from . import _flow_kernels as K
 from ._validate import as_array, broadcast_flat, finish
 from .gas import AIR, CRITICAL_RATIO_SOURCE, Gas
@@ -27,11 +27,17 @@ ISO_T0 = 293.15
 """ISO 6358 reference temperature [K]."""
 
 
+def _gas(gas) -> Gas:
+    if not isinstance(gas, Gas):
+        raise InputError(f"gas={gas!r}: expected a legsim.actuators.pneumatic.Gas (e.g. AIR)")
+    return gas
+
+
 def _ratios(gas: Gas, critical_ratio, laminar_ratio) -> tuple[float, float]:
-    r_cr = gas.critical_ratio if critical_ratio is None else float(critical_ratio)
+    r_cr = _gas(gas).critical_ratio if critical_ratio is None else as_float(critical_ratio)
     if not (0.0 < r_cr < 1.0):
         raise InputError(f"critical_ratio={critical_ratio!r}: expected 0 < ratio < 1")
-    r_lam = float(laminar_ratio)
+    r_lam = as_float(laminar_ratio)
     if r_lam != 0.0 and not (r_cr < r_lam < 1.0):
         raise InputError(f"laminar_ratio={laminar_ratio!r}: expected 0 (off) or critical_ratio "
                          f"({r_cr:.5g}) < ratio < 1")
@@ -125,11 +131,18 @@ def iso6358_mass_flow(conductance, critical_ratio, p_up, p_down, T_up, *, subson
     b = as_array("critical_ratio", critical_ratio)
     if np.any(b >= 1.0):
         raise InputError(f"critical_ratio b: expected 0 <= b < 1, got {b.max():g}")
+    o = "iso6358_mass_flow"
+    subsonic_index = check_number(o, "subsonic_index", subsonic_index, lo=0.0, hi=10.0, lo_open=True)
+    laminar_ratio = as_float(laminar_ratio)
+    if not 0.0 <= laminar_ratio < 1.0:
+        raise InputError(f"{o}: laminar_ratio={laminar_ratio!r}: expected 0 (off) or a ratio < 1")
+    rho0 = check_number(o, "rho0", rho0, lo=0.0, hi=1e3, lo_open=True)  # [kg/m^3]
+    T0 = check_number(o, "T0", T0, lo=0.0, hi=1e4, lo_open=True)  # [K]
     arrs = [c, b, as_array("p_up", p_up), as_array("p_down", p_down),
             as_array("T_up", T_up, strict=True)]
     shape, (c, b, pu, pd, tu) = broadcast_flat(*arrs)
     out = np.empty(c.size)
-    K.iso6358_flow_array(c, b, float(subsonic_index), pu, pd, tu, rho0, T0, float(laminar_ratio), out)
+    K.iso6358_flow_array(c, b, subsonic_index, pu, pd, tu, rho0, T0, laminar_ratio, out)
     return finish(out, shape)
 
 
@@ -150,10 +163,9 @@ def cv_mass_flow(cv, p_up, p_down, T_up, *, mode: str = "corrected", gas: Gas = 
         density; signed (reverse flow negative).
     critical_ratio : the choke ratio (0.528 in the source).
     """
-    if mode not in ("source", "corrected"):
+    if not (isinstance(mode, str) and mode in ("source", "corrected")):
         raise InputError(f"cv_mass_flow mode={mode!r}: expected 'source' or 'corrected'")
-    if not (0.0 < critical_ratio < 1.0):
-        raise InputError(f"critical_ratio={critical_ratio!r}: expected 0 < ratio < 1")
+    critical_ratio, laminar_ratio = _ratios(gas, critical_ratio, laminar_ratio)
     arrs = [as_array("cv", cv), as_array("p_up", p_up), as_array("p_down", p_down),
             as_array("T_up", T_up, strict=True)]
     shape, (c, pu, pd, tu) = broadcast_flat(*arrs)

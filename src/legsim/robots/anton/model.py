@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ...contact import Box, Cylinder, mass_properties
-from ...errors import InputError
+from ...errors import InputError, check_array, check_values
 from ...multibody import Model, RobotBuilder
 from . import _kinematics as _K
 from .params import LEGS, AntonParams
@@ -98,7 +98,13 @@ def leg_fk(p: AntonParams, alpha, beta, gamma) -> np.ndarray:
     """Foot-sphere centre (..., 3) [m] in the hip frame for joint angles [rad] (arrays broadcast):
     r = l_c + l_f cos β + l_t cos(β + γ) outward, z = l_f sin β + l_t sin(β + γ), the leg plane
     turned by α about the hip's vertical."""
-    a, b_, g = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (alpha, beta, gamma)))
+    _params(p)
+    angles = [check_values("leg_fk", n, v, lo=-1e6, hi=1e6) for n, v in (("alpha", alpha), ("beta", beta),
+                                                                        ("gamma", gamma))]
+    try:
+        a, b_, g = np.broadcast_arrays(*angles)
+    except ValueError:
+        raise InputError("leg_fk: alpha, beta and gamma do not broadcast together") from None
     r = p.coxa + p.femur * np.cos(b_) + p.tibia * np.cos(b_ + g)
     z = p.femur * np.sin(b_) + p.tibia * np.sin(b_ + g)
     return np.stack([-r * np.sin(a), r * np.cos(a), z], axis=-1)
@@ -144,11 +150,17 @@ def leg_ik(p: AntonParams, foot) -> tuple[float, float, float]:
     β = atan2(z, r) − atan2(l_t sin γ, l_f + l_t cos γ), for a foot outward of the coxa's end
     (r > 0: a foot folded in behind it is the same point with α turned by π)
     (:func:`._kinematics.leg_ik`). Raises :class:`InputError` out of reach."""
-    x, y, z = (float(v) for v in np.asarray(foot, dtype=float).ravel())
+    _params(p)
+    x, y, z = check_array("ANTON leg_ik", "foot", foot, (3,), "m").tolist()
     alpha, beta, gamma, ok = _K.leg_ik(p.coxa, p.femur, p.tibia, x, y, z)
     if not ok:
         raise leg_out_of_reach(p, (x, y, z))
     return alpha, beta, gamma
+
+
+def _params(p) -> None:
+    if not isinstance(p, AntonParams):
+        raise InputError(f"ANTON leg: p = {p!r}, expected an AntonParams")
 
 
 def leg_out_of_reach(p: AntonParams, foot) -> InputError:

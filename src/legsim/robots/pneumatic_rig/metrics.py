@@ -10,39 +10,43 @@ system" of Daepp §4.3: velocity oscillation at the pneumatic-spring frequency, 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import curve_fit
+from scipy.optimize import OptimizeWarning, curve_fit
 
-from ...errors import InputError
+from ...errors import InputError, check_number, check_values
 
 __all__ = ["rmse", "step_metrics", "StepMetrics", "lag_by_xcorr", "first_order_fit", "FirstOrderFit",
            "Ringing", "ringing", "pneumatic_natural_frequency"]
 
 
-def _pair(a, b):
-    a = np.asarray(a, dtype=float).ravel()
-    b = np.asarray(b, dtype=float).ravel()
+def _pair(who: str, a_name: str, a, b_name: str, b) -> tuple[np.ndarray, np.ndarray]:
+    """Two signals of one length as 1-D float arrays (values within ±1e12), else an InputError."""
+    a, b = (check_values(who, name, v, lo=-1e12, hi=1e12).ravel() for name, v in ((a_name, a), (b_name, b)))
     if a.size != b.size:
-        raise InputError(f"metrics: arrays of different lengths {a.size} and {b.size}")
+        raise InputError(f"{who}: '{a_name}' has {a.size} samples and '{b_name}' {b.size}: expected as many")
     return a, b
 
 
 def _after_step(who: str, t, y, y0: float, y1: float, t_step: float, n_min: int):
     """(times, values, step size) of the samples at and after ``t_step``; InputError for a zero step or
     fewer than ``n_min`` samples after it."""
-    t, y = _pair(t, y)
+    t, y = _pair(who, "t", t, "y", y)
+    y0, y1 = check_number(who, "y0", y0, lo=-1e12, hi=1e12), check_number(who, "y1", y1, lo=-1e12, hi=1e12)
+    t_step = check_number(who, "t_step", t_step, lo=-1e12, hi=1e12)
     sel = t >= t_step
     span = y1 - y0
-    if span == 0 or np.count_nonzero(sel) < n_min:
-        raise InputError(f"{who}: need a non-zero step and samples after it")
+    scale = max(abs(y0), abs(y1), float(np.abs(y).max()))
+    if not abs(span) > 1e-12 * scale or np.count_nonzero(sel) < n_min:  # a step resolved in the signal
+        raise InputError(f"{who}: need a non-zero step y1 - y0 and {n_min} samples or more from t_step on")
     return t[sel], y[sel], span
 
 
 def rmse(y, y_ref) -> float:
     """Root-mean-square error between two equally sampled signals."""
-    a, b = _pair(y, y_ref)
+    a, b = _pair("rmse", "y", y, "y_ref", y_ref)
     return float(np.sqrt(np.mean((a - b) ** 2)))
 
 
@@ -59,6 +63,7 @@ class StepMetrics:
 def step_metrics(t, y, y0: float, y1: float, t_step: float, band: float = 0.05) -> StepMetrics:
     """Step-response metrics of y(t) for a reference step y0 -> y1 at ``t_step``."""
     ts, ys, span = _after_step("step_metrics", t, y, y0, y1, t_step, 3)
+    band = check_number("step_metrics", "band", band, lo=0.0, hi=1.0, lo_open=True)
     ts = ts - t_step
     frac = (ys - y0) / span
     i10 = np.argmax(frac >= 0.1) if np.any(frac >= 0.1) else None
@@ -73,10 +78,13 @@ def step_metrics(t, y, y0: float, y1: float, t_step: float, band: float = 0.05) 
 
 def lag_by_xcorr(t, y, ref, max_lag: float = 1.0) -> float:
     """Delay [s] of y behind ref maximising their cross-correlation (means removed)."""
-    t, y = _pair(t, y)
-    _, r = _pair(t, ref)
+    t, y = _pair("lag_by_xcorr", "t", t, "y", y)
+    _, r = _pair("lag_by_xcorr", "t", t, "ref", ref)
+    max_lag = check_number("lag_by_xcorr", "max_lag", max_lag, lo=0.0, hi=1e12)  # [s]
+    if t.size < 2 or not np.all(np.diff(t) > 0.0):
+        raise InputError("lag_by_xcorr: 't' must hold two or more increasing times [s]")
     dt = float(np.median(np.diff(t)))
-    n = int(round(max_lag / dt))
+    n = min(int(round(max_lag / dt)), t.size - 1)
     a = y - y.mean()
     b = r - r.mean()
     best, best_k = -np.inf, 0
@@ -99,11 +107,13 @@ class FirstOrderFit:
 
 def first_order_fit(t, y, t0: float = 0.0, t1: float | None = None) -> FirstOrderFit:
     """Least-squares first-order fit over [t0, t1] (Daepp (4.3.1), sign corrected)."""
-    t, y = _pair(t, y)
-    sel = (t >= t0) & (t <= (t1 if t1 is not None else t[-1]))
+    t, y = _pair("first_order_fit", "t", t, "y", y)
+    t0 = check_number("first_order_fit", "t0", t0, lo=-1e12, hi=1e12)
+    t1 = t[-1] if t1 is None else check_number("first_order_fit", "t1", t1, lo=-1e12, hi=1e12)
+    sel = (t >= t0) & (t <= t1)
     ts, ys = t[sel] - t0, y[sel]
     if ts.size < 5:
-        raise InputError("first_order_fit: fewer than 5 samples in the window")
+        raise InputError("first_order_fit: fewer than 5 samples of t in the window [t0, t1]")
     k0 = ys[-1]
     a0 = ys[-1] - ys[0]
     target = k0 - (a0 * np.exp(-1.0))
@@ -113,7 +123,13 @@ def first_order_fit(t, y, t0: float = 0.0, t1: float | None = None) -> FirstOrde
     def model(tt, k, a, tau):
         return k - a * np.exp(-tt / tau)
 
-    (k, a, tau), _ = curve_fit(model, ts, ys, p0=[k0, a0, tau0], maxfev=20000)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", OptimizeWarning)
+            (k, a, tau), _ = curve_fit(model, ts, ys, p0=[k0, a0, tau0], maxfev=20000)
+    except RuntimeError as exc:  # curve_fit's "Optimal parameters not found"
+        raise InputError(f"first_order_fit: the samples in [t0, t1] fit no first-order response "
+                         f"({exc})") from None
     res = ys - model(ts, k, a, tau)
     ss = np.sum((ys - ys.mean()) ** 2)
     return FirstOrderFit(tau=float(tau), k0=float(k), a0=float(a), r2=float(1 - np.sum(res ** 2) / ss))

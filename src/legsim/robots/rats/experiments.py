@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._progress import check_progress, counter
-from ...errors import InputError
+from ...errors import InputError, check_array
 from ...multibody._spatial import quat_to_rot
 from .geometry import (
     GRAVITY_DIRECTIONS,
@@ -49,8 +49,11 @@ __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL"
 
 def stance_now(quat) -> int:
     """:func:`~.geometry.resting_stance` of the shell quaternion (x, y, z, w)."""
+    q = check_array("stance_now", "quat", quat, (4,))
+    if not (np.all(np.abs(q) <= 2.0) and 0.5 < float(q @ q) < 2.0):
+        raise InputError(f"stance_now: 'quat' = {q.tolist()}: expected a unit quaternion (x, y, z, w)")
     R = np.empty((3, 3))
-    quat_to_rot(float(quat[0]), float(quat[1]), float(quat[2]), float(quat[3]), R)
+    quat_to_rot(*(q / np.sqrt(q @ q)).tolist(), R)
     return resting_stance(R)
 
 

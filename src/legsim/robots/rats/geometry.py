@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ...errors import InputError, check_fields
+from ...errors import InputError, as_floats, check_array, check_fields, check_number, shown
 
 __all__ = ["N_LEGS", "LEG_DIRECTIONS", "leg_directions", "ADJACENT_ANGLE", "EDGE_CHORD", "STANCES",
            "N_STANCES", "EDGES", "TRANSITIONS", "GRAVITY_DIRECTIONS", "STANCE_LEG_ANGLE", "TIP_ANGLE",
@@ -146,9 +146,9 @@ LEG_STANCES = _readonly(np.array([np.flatnonzero((STANCES == i).any(axis=1)) for
 """(12, 5) int: the 5 stances containing each leg (ascending)."""
 
 
-def _check_leg(leg) -> int:
+def _check_leg(leg, name: str = "leg") -> int:
     if isinstance(leg, bool) or not isinstance(leg, (int, np.integer)) or not 0 <= leg < N_LEGS:
-        raise InputError(f"leg={leg!r}: expected a leg index 0..{N_LEGS - 1} (leg k of the thesis's "
+        raise InputError(f"{name}={leg!r}: expected a leg index 0..{N_LEGS - 1} (leg k of the thesis's "
                          "labels is index k - 1)")
     return int(leg)
 
@@ -166,7 +166,7 @@ def stance_of(legs) -> int:
     Raises InputError when the legs are not three mutually neighbouring legs (not a face)."""
     try:
         key = tuple(sorted(int(v) for v in legs))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError(f"legs={legs!r}: expected three leg indices") from None
     if key not in _STANCE_INDEX:
         raise InputError(f"legs={legs!r}: expected three mutually neighbouring legs (an icosahedron "
@@ -273,8 +273,7 @@ def resting_rotation(stance: int, yaw: float = 0.0) -> np.ndarray:
     index) points along world +x in the horizontal projection; ``yaw`` [rad] turns the robot about
     world +z."""
     s = _check_stance(stance)
-    if not math.isfinite(yaw):
-        raise InputError(f"yaw={yaw!r}: expected a finite angle [rad]")
+    yaw = check_number("resting_rotation", "yaw", yaw, lo=-1e6, hi=1e6)  # [rad]
     up = -GRAVITY_DIRECTIONS[s]
     v0 = LEG_DIRECTIONS[STANCES[s, 0]]
     ex = v0 - (v0 @ up) * up
@@ -296,8 +295,7 @@ def planar_feet(stance: int, l: float = 0.20, yaw: float = 0.0, centre=(0.0, 0.0
     for the robot resting on level ground with :func:`resting_rotation` ``(stance, yaw)`` and its
     centre above ``centre`` (2,) [m]. The feet form an equilateral triangle of side
     ``l * EDGE_CHORD`` whose centroid is ``centre`` (the centre projects onto the centroid)."""
-    if not (math.isfinite(l) and l > 0.0):
-        raise InputError(f"l={l!r}: expected the centre-to-foot distance > 0 [m]")
+    l = check_number("planar_feet", "l", l, lo=0.0, hi=1e3, lo_open=True)  # [m], centre to foot
     c = _point2("centre", centre)
     world = (resting_rotation(stance, yaw) @ (l * LEG_DIRECTIONS[STANCES[stance]]).T).T
     return world[:, :2] + c
@@ -317,11 +315,9 @@ def tip_pose(rotation, centre, stance: int, leg: int, l: float = 0.20):
     (rotation (3, 3), centre (3,), new stance index).
     """
     new = transition(stance, leg)
-    r = np.asarray(rotation, dtype=float)
-    c = np.asarray(centre, dtype=float)
-    if r.shape != (3, 3) or c.shape != (3,):
-        raise InputError(f"tip_pose: rotation shape {r.shape}, centre shape {c.shape}: expected "
-                         "(3, 3) and (3,)")
+    r = check_array("tip_pose", "rotation", rotation, (3, 3))
+    c = check_array("tip_pose", "centre", centre, (3,), "m")
+    l = check_number("tip_pose", "l", l, lo=0.0, hi=1e3, lo_open=True)  # [m]
     pivot = tip_edge(stance, leg)[0]
     r_new = r @ tip_rotation(stance, leg)
     foot = c + l * (r @ LEG_DIRECTIONS[pivot])
@@ -329,10 +325,26 @@ def tip_pose(rotation, centre, stance: int, leg: int, l: float = 0.20):
 
 
 # ------------------------------------------------------------------------------ planar lattice
+MAX_GROUND = 1e6
+"""The largest ground coordinate [m] the lattice helpers take (a charge tips ~20 m)."""
+
+MAX_HONEYCOMB = 1000
+"""The largest honeycomb radius, in foot-triangle sides: beyond, millions of stance centres."""
+
+
 def _point2(name: str, p) -> np.ndarray:
-    a = np.asarray(p, dtype=float)
-    if a.shape != (2,) or not np.all(np.isfinite(a)):
-        raise InputError(f"{name}={p!r}: expected 2 finite coordinates [m]")
+    a = as_floats(p)
+    if a.shape != (2,) or not np.all(np.abs(a) <= MAX_GROUND):
+        raise InputError(f"{name}={shown(p)}: expected 2 coordinates within ±MAX_GROUND = {MAX_GROUND:g} m")
+    return a
+
+
+def _points2(owner: str, name: str, p) -> np.ndarray:
+    """Ground points (..., 2) [m] within ±:data:`MAX_GROUND`, else an :class:`InputError`."""
+    a = as_floats(p)
+    if a.ndim == 0 or a.shape[-1] != 2 or not np.all(np.abs(a) <= MAX_GROUND):
+        raise InputError(f"{owner}: '{name}' = {shown(p)}, expected ground points (..., 2) within "
+                         f"±MAX_GROUND = {MAX_GROUND:g} m")
     return a
 
 
@@ -344,7 +356,7 @@ def reflect_across_line(points, a, b) -> np.ndarray:
     n2 = float(d @ d)
     if not n2 > 0.0:
         raise InputError(f"reflect_across_line: a = b = {a.tolist()}: the edge has zero length")
-    p = np.asarray(points, dtype=float) - a
+    p = _points2("reflect_across_line", "points", points) - a
     return a + 2.0 * np.multiply.outer(p @ d / n2, d) - p
 
 
@@ -355,16 +367,18 @@ def honeycomb(feet, radius: float) -> np.ndarray:
     The feet of all reachable stances form the triangular lattice spanned by the triangle's sides;
     the centres are the centroids of its triangles, ``(n, 2)``, sorted by distance (the first row
     is the starting centroid)."""
-    f = np.asarray(feet, dtype=float)
-    if f.shape != (3, 2) or not np.all(np.isfinite(f)):
-        raise InputError(f"feet: expected (3, 2) finite foot coordinates, got shape {f.shape}")
-    if not (math.isfinite(radius) and radius >= 0.0):
-        raise InputError(f"radius={radius!r}: expected >= 0 [m]")
+    f = _points2("honeycomb", "feet", feet)
+    if f.shape != (3, 2):
+        raise InputError(f"honeycomb: 'feet' has shape {f.shape}: expected (3, 2) foot coordinates [m]")
+    radius = check_number("honeycomb", "radius", radius, lo=0.0)  # [m]
     a1, a2 = f[1] - f[0], f[2] - f[0]
     side = float(np.linalg.norm(a1))
     if side == 0.0 or abs(float(np.linalg.norm(a2)) - side) > 1e-9 * side \
             or abs(float(np.linalg.norm(a2 - a1)) - side) > 1e-9 * side:
-        raise InputError(f"feet={f.tolist()}: expected an equilateral triangle")
+        raise InputError(f"honeycomb: 'feet' = {f.tolist()}: expected an equilateral triangle")
+    if radius > MAX_HONEYCOMB * side:
+        raise InputError(f"honeycomb: 'radius' = {radius:g} m is {radius / side:.3g} foot-triangle sides: "
+                         f"expected at most MAX_HONEYCOMB = {MAX_HONEYCOMB}")
     origin = f.mean(axis=0)
     n = int(math.ceil(radius / side)) + 2
     i, j = np.meshgrid(np.arange(-2 * n, 2 * n + 1), np.arange(-2 * n, 2 * n + 1), indexing="ij")

@@ -37,13 +37,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError, as_float, as_floats, check_whole
+from ...errors import InputError, as_float, as_floats, check_flag, check_number, check_whole
 from .geometry import (
+    MAX_GROUND,
     STANCES,
     TRANSITIONS,
     RatsDims,
     _check_leg,
     _check_stance,
+    _point2,
+    _points2,
     planar_feet,
     reflect_across_line,
 )
@@ -85,11 +88,7 @@ def initial_state(stance: int, dims: RatsDims | None = None, yaw: float = 0.0,
 
 
 def _centre(value, name: str = "centre") -> np.ndarray:
-    c = as_floats(value)
-    if c.shape != (2,) or not np.all(np.abs(c) <= FAR):
-        raise InputError(f"{name}={value!r}: expected the (2,) position of the centre [m], within {FAR:g} m "
-                         "of the origin")
-    return c
+    return _point2(name, value)
 
 
 def _dims(dims) -> RatsDims:
@@ -100,10 +99,10 @@ def _dims(dims) -> RatsDims:
     return dims
 
 
-def _triangle(tri) -> np.ndarray:
-    t = np.asarray(tri, dtype=float)
-    if t.shape != (3, 2) or not np.all(np.isfinite(t)):
-        raise InputError(f"triangle: expected (3, 2) finite vertex coordinates, got {np.shape(tri)}")
+def _triangle(owner: str, name: str, tri) -> np.ndarray:
+    t = _points2(owner, name, tri)
+    if t.shape != (3, 2):
+        raise InputError(f"{owner}: '{name}' has shape {t.shape}: expected (3, 2) vertex coordinates [m]")
     return t
 
 
@@ -115,14 +114,12 @@ def barycentric(tri, w) -> np.ndarray:
     λ2 = [-(y1 - y3)(xW - x3) + (x1 - x3)(yW - y3)] / det M, λ3 = 1 - λ1 - λ2.
 
     Returns (3,) or (n, 3). Raises InputError for a degenerate triangle (det M = 0)."""
-    (x1, y1), (x2, y2), (x3, y3) = _triangle(tri)
+    (x1, y1), (x2, y2), (x3, y3) = _triangle("barycentric", "tri", tri)
     det = (x1 - x3) * (y2 - y3) - (x2 - x3) * (y1 - y3)          # det M (6.1)
     scale = max(abs(x1 - x3), abs(x2 - x3), abs(y1 - y3), abs(y2 - y3)) ** 2
     if not abs(det) > 1e-12 * scale:
-        raise InputError(f"triangle {np.asarray(tri).tolist()}: degenerate (det M = {det:g})")
-    p = np.asarray(w, dtype=float)
-    if p.shape[-1:] != (2,):
-        raise InputError(f"point w: expected (2,) or (n, 2) coordinates, got shape {p.shape}")
+        raise InputError(f"barycentric: 'tri' = {np.asarray(tri).tolist()}: degenerate (det M = {det:g})")
+    p = _points2("barycentric", "w", w)
     dx, dy = p[..., 0] - x3, p[..., 1] - y3
     l1 = ((y2 - y3) * dx - (x2 - x3) * dy) / det                 # (6.2)
     l2 = (-(y1 - y3) * dx + (x1 - x3) * dy) / det                # (6.3), corrected sign
@@ -132,6 +129,7 @@ def barycentric(tri, w) -> np.ndarray:
 def in_triangle(tri, w, tol: float = 1e-12):
     """Whether ``w`` lies in the triangle: 0 ≤ λ_i ≤ 1 for all i (within ``tol``). bool, or a bool
     array for (n, 2) points."""
+    tol = check_number("in_triangle", "tol", tol, lo=0.0, hi=1.0)
     lam = barycentric(tri, w)
     return np.all((lam >= -tol) & (lam <= 1.0 + tol), axis=-1)
 
@@ -139,7 +137,7 @@ def in_triangle(tri, w, tol: float = 1e-12):
 def edge_normals(feet) -> np.ndarray:
     """(3, 2) outward unit normals n_i of the foot triangle's edges, row i for the edge opposite
     foot i (Fig. 6.4)."""
-    f = _triangle(feet)
+    f = _triangle("edge_normals", "feet", feet)
     out = np.empty((3, 2))
     for i in range(3):
         a, b = f[(i + 1) % 3], f[(i + 2) % 3]
@@ -149,7 +147,7 @@ def edge_normals(feet) -> np.ndarray:
             n = -n
         norm = float(np.linalg.norm(n))
         if norm == 0.0:
-            raise InputError(f"feet {f.tolist()}: degenerate triangle")
+            raise InputError(f"edge_normals: 'feet' = {f.tolist()}: a degenerate triangle")
         out[i] = n / norm
     return out
 
@@ -206,11 +204,18 @@ def tip(state: TipState, leg: int, slip: float = 0.0) -> TipState:
 
 
 # ------------------------------------------------------------------------------ paths
-def _resample(points: np.ndarray, spacing: float) -> np.ndarray:
-    if not (math.isfinite(spacing) and spacing > 0.0):
-        raise InputError(f"spacing={spacing!r}: expected a waypoint spacing > 0 [m]")
+MAX_WAYPOINTS = 1_000_000
+"""The most waypoints a path helper makes (a waypoint every 2 cm of a 20 km path)."""
+
+
+def _resample(points: np.ndarray, spacing, owner: str, size: str) -> np.ndarray:
+    """``points`` (n, 2) [m] resampled every ``spacing`` [m]; ``size`` says what set the path's length."""
+    spacing = check_number(owner, "spacing", spacing, lo=0.0, lo_open=True)  # [m] between waypoints
     seg = np.linalg.norm(np.diff(points, axis=0), axis=1)
     s = np.concatenate([[0.0], np.cumsum(seg)])
+    if not float(s[-1]) <= MAX_WAYPOINTS * spacing:
+        raise InputError(f"{owner}: 'spacing' = {spacing:g} m on a {s[-1]:g} m path ({size}): expected at "
+                         f"most MAX_WAYPOINTS = {MAX_WAYPOINTS} waypoints")
     n = max(int(math.ceil(s[-1] / spacing)), 1)
     t = np.linspace(0.0, s[-1], n + 1)
     return np.column_stack([np.interp(t, s, points[:, 0]), np.interp(t, s, points[:, 1])])
@@ -219,45 +224,41 @@ def _resample(points: np.ndarray, spacing: float) -> np.ndarray:
 def line_path(start, end, spacing: float = 0.02) -> np.ndarray:
     """(n, 2) waypoints [m] on the segment start -> end, about ``spacing`` [m] apart (both ends
     included)."""
-    a = np.asarray(start, dtype=float)
-    b = np.asarray(end, dtype=float)
-    if a.shape != (2,) or b.shape != (2,) or not np.all(np.isfinite(np.r_[a, b])) or np.all(a == b):
+    a, b = _point2("start", start), _point2("end", end)
+    if np.all(a == b):
         raise InputError(f"line_path start={start!r}, end={end!r}: expected two distinct 2-D points")
-    return _resample(np.vstack([a, b]), spacing)
+    return _resample(np.vstack([a, b]), spacing, "line_path", "from 'start' to 'end'")
 
 
 def circle_path(radius: float, centre=(0.0, 0.0), spacing: float = 0.02, start_angle: float = -0.5 * math.pi,
                 ccw: bool = True) -> np.ndarray:
     """(n, 2) waypoints [m] once around a circle of ``radius`` [m] about ``centre``, starting at
     ``start_angle`` [rad] (default: the bottom, heading +x when counter-clockwise) and ending there."""
-    if not (math.isfinite(radius) and radius > 0.0):
-        raise InputError(f"circle radius={radius!r}: expected > 0 [m]")
-    c = np.asarray(centre, dtype=float)
-    th = start_angle + (1 if ccw else -1) * np.linspace(0.0, 2.0 * math.pi, 2049)
-    return _resample(c + radius * np.column_stack([np.cos(th), np.sin(th)]), spacing)
+    radius = check_number("circle_path", "radius", radius, lo=0.0, hi=MAX_GROUND, lo_open=True)
+    c = _point2("centre", centre)
+    start_angle = check_number("circle_path", "start_angle", start_angle, lo=-1e6, hi=1e6)  # [rad]
+    turn = 1.0 if check_flag("circle_path", "ccw", ccw) else -1.0
+    th = start_angle + turn * np.linspace(0.0, 2.0 * math.pi, 2049)
+    return _resample(c + radius * np.column_stack([np.cos(th), np.sin(th)]), spacing, "circle_path",
+                     f"'radius' = {radius:g} m")
 
 
 def figure8_path(width: float, centre=(0.0, 0.0), spacing: float = 0.02) -> np.ndarray:
     """(n, 2) waypoints [m] once around a figure-8 (lemniscate of Gerono) of total ``width`` [m]
     (x from -width/2 to width/2) and height width/2, starting and ending at its crossing
     ``centre`` (heading +x, +y); x = (w/2) sin t, y = (w/4) sin 2t."""
-    if not (math.isfinite(width) and width > 0.0):
-        raise InputError(f"figure-8 width={width!r}: expected > 0 [m]")
-    c = np.asarray(centre, dtype=float)
+    width = check_number("figure8_path", "width", width, lo=0.0, hi=MAX_GROUND, lo_open=True)  # [m]
+    c = _point2("centre", centre)
     t = np.linspace(0.0, 2.0 * math.pi, 4097)
-    return _resample(c + np.column_stack([0.5 * width * np.sin(t), 0.25 * width * np.sin(2.0 * t)]), spacing)
-
-
-FAR = 1e6
-"""Largest coordinate [m] of a waypoint or centre: beyond ~1e6 m the feet (0.1 m apart) lose the
-precision that the tip geometry needs (at 1e15 m a foot triangle is degenerate in float64)."""
+    return _resample(c + np.column_stack([0.5 * width * np.sin(t), 0.25 * width * np.sin(2.0 * t)]), spacing,
+                     "figure8_path", f"'width' = {width:g} m")
 
 
 def _path(path) -> np.ndarray:
     p = as_floats(path)
-    if p.ndim != 2 or p.shape[1] != 2 or len(p) < 1 or not np.all(np.abs(p) <= FAR):
-        raise InputError(f"path: expected (n, 2) finite waypoints [m] within {FAR:g} m of the origin, got "
-                         f"shape {np.shape(path)}")
+    if p.ndim != 2 or p.shape[1] != 2 or len(p) < 1 or not np.all(np.abs(p) <= MAX_GROUND):
+        raise InputError(f"path: expected (n, 2) finite waypoints [m] within MAX_GROUND = {MAX_GROUND:g} m "
+                         f"of the origin, got shape {np.shape(path)}")
     return p
 
 
@@ -265,7 +266,7 @@ def path_distance(points, path):
     """Distance [m] from each of ``points`` (m, 2) to the nearest point of the polyline ``path``
     (n, 2): an (m,) array, or a float for one point (2,)."""
     p = _path(path)
-    q = np.atleast_2d(np.asarray(points, dtype=float))
+    q = np.atleast_2d(_points2("path_distance", "points", points))
     if len(p) == 1:
         d = np.linalg.norm(q - p[0], axis=1)
     else:

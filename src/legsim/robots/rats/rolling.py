@@ -60,7 +60,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ...errors import InputError, as_floats, check_fields, check_flag
+from ...errors import InputError, as_floats, check_fields, check_flag, check_number
 from .geometry import LEG_DIRECTIONS
 
 __all__ = ["RollingParams", "LegAngles", "RollingDiagnostics", "BrakeController", "RollingController",
@@ -176,9 +176,12 @@ def _floats3(v, name: str) -> tuple[float, float, float]:
         v = v.tolist()
     try:
         x, y, z = v
-        return float(x), float(y), float(z)
+        x, y, z = float(x), float(y), float(z)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name}={v!r}: expected a 3-vector") from exc
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+        raise InputError(f"{name}={v!r}: expected a finite 3-vector")
+    return x, y, z
 
 
 def _cross(a, b) -> tuple[float, float, float]:
@@ -202,7 +205,7 @@ def frame(heading_world, gravity_world=_GRAVITY):
     nrm = math.sqrt(hx * hx + hy * hy + hz * hz)
     if not nrm > 1e-9 or not math.isfinite(nrm):
         raise InputError(f"heading_world={heading_world!r}: expected a vector with a non-zero horizontal "
-                         "component")
+                         f"component (across gravity_world={gravity_world!r})")
     h = (hx / nrm, hy / nrm, hz / nrm)
     return g, h, _cross(h, g)
 
@@ -359,7 +362,8 @@ def heading_error(omega_world, heading_world, gravity_world=_GRAVITY, omega_min:
     theta_error 0 when |ω_proj| < omega_min or ω_proj = 0.
     """
     g, h, n = frame(heading_world, gravity_world)
-    w = tuple(float(c) for c in omega_world)
+    w = _floats3(omega_world, "omega_world")
+    omega_min = check_number("heading_error", "omega_min", omega_min, lo=0.0)  # [rad/s]
     wg = _dot(w, g)
     wp = (w[0] - wg * g[0], w[1] - wg * g[1], w[2] - wg * g[2])
     m = math.sqrt(_dot(wp, wp))
@@ -404,7 +408,7 @@ def turn_adjustments(theta_cor, theta_error: float, xi_turn: float, params: Roll
 
 def quantise_ms(duration_s: float) -> int:
     """Valve time [s] → whole ms, rounded up (1 ms valve resolution); float noise below 1e-9 ms ignored."""
-    return int(math.ceil(duration_s * 1e3 - 1e-9))
+    return int(math.ceil(check_number("quantise_ms", "duration_s", duration_s, lo=-1e6, hi=1e6) * 1e3 - 1e-9))
 
 
 # ---------------------------------------------------------------------------------------------

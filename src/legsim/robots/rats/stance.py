@@ -34,7 +34,7 @@ from scipy.sparse.csgraph import shortest_path
 from scipy.spatial.transform import Rotation
 
 from ...errors import InputError, as_float, as_floats, check_flag, check_whole
-from .geometry import GRAVITY_DIRECTIONS, N_STANCES, STANCES, TRANSITIONS, RatsDims, _check_stance
+from .geometry import GRAVITY_DIRECTIONS, N_STANCES, STANCES, TRANSITIONS, RatsDims, _check_leg, _check_stance
 from .planner import TippingPlanner, TipState, _centre, initial_state, tip
 from .valve_time import DepletionEstimator, TipStrengthModel
 
@@ -133,9 +133,11 @@ class TipOutcome(enum.Enum):
 def classify(detected: int, predicted: int, previous: int) -> TipOutcome:
     """:class:`TipOutcome` of a detected stance given the motion model's prediction and the stance
     before the firing (stance indices; ``detected`` -1 = unidentified)."""
+    if not (isinstance(detected, int | np.integer) and detected == -1):
+        detected = _check_stance(detected, "detected")
+    predicted, previous = _check_stance(predicted, "predicted"), _check_stance(previous, "previous")
     if detected == -1:
         return TipOutcome.UNKNOWN
-    _check_stance(detected)
     if detected == predicted:
         return TipOutcome.EXPECTED
     if detected == previous:
@@ -181,7 +183,8 @@ def shortest_transitions(start: int, goal: int, first_leg: int | None = None) ->
     the transition graph; ≤ 5 legs). Ties: if ``first_leg`` (e.g. the commanded leg) begins some
     shortest sequence, the returned one begins with it; otherwise legs are tried in ascending order.
     Returns the fired legs in order (empty when start == goal)."""
-    a, b = _check_stance(start), _check_stance(goal)
+    a, b = _check_stance(start, "start"), _check_stance(goal, "goal")
+    first_leg = None if first_leg is None else _check_leg(first_leg, "first_leg")
     if first_leg is not None and a != b and first_leg in STANCES[a]:
         nxt = int(TRANSITIONS[a, first_leg])
         if STANCE_DISTANCES[nxt, b] == STANCE_DISTANCES[a, b] - 1:

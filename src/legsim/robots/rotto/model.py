@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ...contact import Box, Cylinder, mass_properties
-from ...errors import InputError
+from ...errors import InputError, check_array, check_number
 from ...multibody import Model, RobotBuilder
 from .linkage import leg_drives
 from .params import JOINTS, LEGS, RottoParams
@@ -135,7 +135,13 @@ def leg_ik(p: RottoParams, ankle, yaw: float = 0.0) -> np.ndarray:
     - flat foot (R_x(φ) R_y(θ_h + θ_k + θ_a) R_x(θ_r) = I): ankle pitch −(θ_h + θ_k), ankle roll −φ.
 
     Raises :class:`InputError` out of reach."""
-    a = np.asarray(ankle, dtype=float).reshape(3)
+    if not isinstance(p, RottoParams):
+        raise InputError(f"ROTTO leg_ik: p = {p!r}, expected a RottoParams")
+    a = check_array("ROTTO leg_ik", "ankle", ankle, (3,), "m")
+    if not np.all(np.abs(a) <= 1e3):
+        raise InputError(f"ROTTO leg_ik: ankle = {a.tolist()}: expected coordinates within ±1000 m of the "
+                         "hip")
+    yaw = check_number("ROTTO leg_ik", "yaw", yaw, lo=-1e6, hi=1e6)  # [rad]
     c, s = math.cos(yaw), math.sin(yaw)
     d = np.array([c * a[0] + s * a[1], -s * a[0] + c * a[1], a[2]])
     roll = math.atan2(d[1], -d[2])
