@@ -98,6 +98,19 @@ def test_kelvin_voigt_damping_formula_matches_a_tension_allowed_integration():
     assert -sol.y_events[0][0][1] == pytest.approx(eps, abs=1e-6)
 
 
+def test_exact_inversion_holds_for_small_restitutions_where_d_e_nears_one():
+    """D e = 1 - exp(-(D - ln(1 + D) + D e)) rounds to 1 in a double below e ~ 0.03: the relation is
+    solved in u = -ln(1 - D e) (brentq found no sign change in D for e = 0.0156 before session 38).
+    An impact integrated with the law hits the small restitution too."""
+    for e in (0.2, 0.03, 0.0156, 1e-3, 1e-6):
+        D = restitution_damping_exact(e)
+        assert restitution_of_damping(D) == pytest.approx(e, rel=1e-9)
+        assert D == pytest.approx(1.0 / e, rel=0.15 if e > 0.01 else 0.01)  # D -> 1/e as e -> 0
+    law = ContactLaw(restitution(1e6, 0.02, exact=True))
+    v_out, _, _ = impact(law, 1.0, 1.0)
+    assert -v_out == pytest.approx(0.02, abs=1e-6)
+
+
 def test_exact_damping_is_larger_than_the_thesis_approximation():
     for eps in (0.3, 0.5, 0.9):
         assert restitution_damping_exact(eps) > (1 - eps) / eps
