@@ -52,8 +52,9 @@ def stance_now(quat) -> int:
     q = check_array("stance_now", "quat", quat, (4,))
     if not (np.all(np.abs(q) <= 2.0) and 0.5 < float(q @ q) < 2.0):
         raise InputError(f"stance_now: 'quat' = {q.tolist()}: expected a unit quaternion (x, y, z, w)")
+    x, y, z, w = (q / np.sqrt(q @ q)).tolist()
     R = np.empty((3, 3))
-    quat_to_rot(*(q / np.sqrt(q @ q)).tolist(), R)
+    quat_to_rot(x, y, z, w, R)
     return resting_stance(R)
 
 
