@@ -867,7 +867,50 @@ def _library_function_calls():
         RM.lag_by_xcorr: dict(t=t, y=step, ref=step, max_lag=0.1)}
 
 
-LIBRARY_FUNCTION_CALLS = _library_function_calls()
+def _more_library_function_calls():
+    from legsim.control import cost as KK
+    from legsim.control import mobility as KM
+    from legsim.control.cjtc import environment_is_rigid
+    from legsim.hybrid import params as HP
+    from legsim.realtime.transport import is_loopback
+    from legsim.robots.anton import AntonParams, hip_placements
+    from legsim.robots.crr_leg import walking as CW
+    from legsim.robots.crr_quadruped.motions import squat_posture
+    from legsim.robots.libra import dynamics as LD
+    from legsim.robots.libra import kinematics as LK
+    from legsim.robots.libra.linear import configuration, linearise
+    from legsim.robots.rats.geometry import resting_rotation
+    from legsim.robots.rats.hopping import thrust_directions
+    from legsim.robots.rotto.linkage import drive_envelope
+    from legsim.robots.rotto.model import hip_centre
+    from legsim.robots.rotto.params import RottoParams
+
+    phi, theta = configuration(0.0)
+    pose = dict(phi=phi, theta=theta)
+    foot = CW.foot_position(np.radians(CW.NOMINAL_POSTURE_DEG))
+    return {
+        LK.u1: pose, LK.t_matrix: pose, LK.jacobian_u1: pose, LK.points: pose,
+        LK.joint_limit_excess: dict(theta=theta), LK.phi_from_y2: dict(theta=theta, y2=0.0, phi_ref=None),
+        LD.inertia_matrix: pose, LD.gravity_forces: pose, LD.potential_energy: pose,
+        linearise: dict(phi=phi, theta=theta, k_wall=None),
+        CW.foot_position: dict(q=np.radians(CW.NOMINAL_POSTURE_DEG)),
+        CW.inverse_kinematics: dict(target=foot, q_guess=None, tol=1e-12, max_iter=60),
+        thrust_directions: dict(rotation=resting_rotation(0)),
+        KM.rank_mobility: dict(constraint=lambda q: [q[0] - q[1]], p0=[0.1, 0.2], controls=(), step=1e-6,
+                               rtol=1e-6),
+        KM.finite_difference_jacobian: dict(fun=lambda q: [q[0] * q[1]], p0=[0.1, 0.2], step=1e-6),
+        environment_is_rigid: dict(deflection=0.001, span=0.7),
+        KK.cjtc_flops: dict(r=6, s=6, full_gains=False, gravity="lumped"),
+        KK.resolved_rate_flops: dict(r=6, s=6), KK.computed_torque_flops: dict(r=6, s=6),
+        is_loopback: dict(host="127.0.0.1"),  # (legsim.realtime.messages raises ValueError: it imports
+        # nothing from legsim, so that a controller on another machine can take a copy of the file)
+        HP.between: dict(low=0.0, high=1.0, unit="m", doc="", open_low=False, open_high=False),
+        HP.positive: dict(unit="m", doc=""), squat_posture: dict(depth=0.02, posture_deg=None),
+        hip_placements: dict(p=AntonParams()), hip_centre: dict(p=RottoParams(), leg="L"),
+        drive_envelope: dict(p=None, n=145)}
+
+
+LIBRARY_FUNCTION_CALLS = {**_library_function_calls(), **_more_library_function_calls()}
 
 
 @settings(max_examples=600, deadline=None, derandomize=True)
@@ -878,9 +921,12 @@ def test_a_library_function_with_one_wrong_argument_is_accepted_or_refused_namin
     stance helpers; contact meshes, restitution laws and impulses; pneumatic flows; battery, DC motor,
     PMSM and drive-loop helpers; the CJTC and mobility helpers; ANTON's and ROTTO's leg kinematics; the
     rig's step metrics) with one argument of the wrong kind or range: a result, or an InputError naming
-    the argument. Before session 38, 43 of these 60 functions let a string, None, an array or a huge
+    the argument. Before session 38, 63 of these 83 functions let a string, None, an array or a huge
     number through to float(), numpy or scipy (TypeError, ValueError, LinAlgError, a MemoryError), and
-    sphere_mesh(1e200), through scipy's Qhull, crashed the process with a segmentation fault."""
+    sphere_mesh(1e200), through scipy's Qhull, crashed the process with a segmentation fault. The second
+    batch: LIBRA's kinematics, dynamics and linearisation, the CRR leg's inverse kinematics (which also
+    hit numpy's "Singular matrix" from a straight-leg guess), the mobility helpers with user functions,
+    the cost counts, ANTON's and ROTTO's hips, ROTTO's drive envelope and the quadruped's squat."""
     _one_wrong_argument(call, LIBRARY_FUNCTION_CALLS[call], data)
 
 

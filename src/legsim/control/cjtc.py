@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, as_float, as_floats, check_values
+from ..errors import InputError, as_float, as_floats, check_number, check_values
 from .variables import ControlVariable, Kinematics
 
 __all__ = ["ConstrainedChain", "CJTC", "CJTCState", "compliant_equilibrium", "environment_is_rigid",
@@ -319,9 +319,9 @@ def compliant_equilibrium(kp, ke, x_cmd, x_e):
 def environment_is_rigid(deflection: float, span: float) -> bool:
     """§3.5: treat the environment as rigid when its deflection under the expected loads is below 10 %
     of the limb span (both in metres); otherwise model it as a spring."""
-    if not span > 0.0:
-        raise InputError(f"environment_is_rigid: span = {span!r}, expected a limb span > 0 [m]")
-    return abs(float(deflection)) < RIGID_DEFLECTION_FRACTION * float(span)
+    span = check_number("environment_is_rigid", "span", span, lo=0.0, lo_open=True)  # [m]
+    deflection = check_number("environment_is_rigid", "deflection", deflection)  # [m]
+    return abs(deflection) < RIGID_DEFLECTION_FRACTION * span
 
 
 def solve_configuration(variables: Sequence[ControlVariable], targets, q0, tol: float = 1e-12,

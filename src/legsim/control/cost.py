@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_flag
 
 __all__ = ["cjtc_flops", "resolved_rate_flops", "computed_torque_flops", "cjtc_law", "resolved_rate_law",
            "computed_torque_law"]
@@ -35,7 +35,9 @@ def cjtc_flops(r: int, s: int, full_gains: bool = False, gravity: str = "lumped"
     """F = K_p e + K_d ė (errors 2r; gains 2r + r adds, or 2(2r² − r) + r full), Jᵀ F (r s multiplies,
     (r − 1) s adds), + G (s adds; "lumped" G = M g J_row: s multiplies more)."""
     _sizes(r, s)
-    gains = 2 * (2 * r * r - r) + r if full_gains else 3 * r
+    if not (isinstance(gravity, str) and gravity in ("lumped", "full")):
+        raise InputError(f"cjtc_flops: gravity = {gravity!r}, expected 'lumped' or 'full'")
+    gains = 2 * (2 * r * r - r) + r if check_flag("cjtc_flops", "full_gains", full_gains) else 3 * r
     return 2 * r + gains + (2 * r - 1) * s + s + (s if gravity == "lumped" else 0)
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, as_floats, check_number, shown
+from ..errors import InputError, as_floats, check_number, describe_failure, shown
 from .mechanism import Mechanism, PlanarPoses, draw_fixed_coordinates, gruebler, joint_kind
 
 __all__ = ["ControlCandidate", "ForceCandidate", "EMAStep", "MobilityResult", "extended_mobility_analysis",
@@ -428,16 +428,35 @@ def finite_difference_jacobian(fun: Callable, p0, step: float = FD_STEP) -> np.n
 
     ``fun`` returns a scalar or an (m,) array; ``step`` h is absolute, in the units of p.
     """
-    p0 = np.asarray(p0, dtype=float)
-    if p0.ndim != 1 or not np.all(np.isfinite(p0)) or not step > 0:
-        raise InputError(f"finite_difference_jacobian: p0 of shape {p0.shape} and step = {step!r}, "
-                         f"expected a finite (n,) vector and a positive step")
+    o = "finite_difference_jacobian"
+    if not callable(fun):
+        raise InputError(f"{o}: fun = {shown(fun)}, expected a function of p returning a scalar or an (m,) "
+                         "array")
+    p0 = as_floats(p0)
+    if p0.ndim != 1 or p0.size == 0 or not np.all(np.abs(p0) <= 1e12):
+        raise InputError(f"{o}: p0 of shape {p0.shape}: expected a finite (n,) vector (within ±1e12)")
+    step = check_number(o, "step", step, lo=0.0, hi=1e6, lo_open=True)
+
+    def value(p):
+        try:
+            v = as_floats(fun(p))
+        except Exception as exc:  # the user's function: say where it failed, keep its traceback chained
+            raise InputError(f"{o}: fun failed at p = {p.tolist()} (p0 has {p0.size} values): "
+                             f"{describe_failure(exc)}") from exc
+        if v.ndim > 1 or not np.all(np.abs(v) <= 1e150):
+            raise InputError(f"{o}: fun gave {shown(v)} at p = {p.tolist()}: expected a finite scalar or "
+                             "(m,) array")
+        return np.atleast_1d(v)
+
     cols = []
     for i in range(p0.size):
         e = np.zeros_like(p0)
         e[i] = step
-        cols.append((np.atleast_1d(fun(p0 + e)) - np.atleast_1d(fun(p0 - e))) / (2.0 * step))
-    return np.column_stack(cols) if cols else np.zeros((np.atleast_1d(fun(p0)).size, 0))
+        hi, lo = value(p0 + e), value(p0 - e)
+        if hi.shape != lo.shape or (cols and hi.shape != cols[0].shape):
+            raise InputError(f"{o}: fun gave values of different sizes at different p")
+        cols.append((hi - lo) / (2.0 * step))
+    return np.column_stack(cols) if cols else np.zeros((value(p0).size, 0))
 
 
 def numerical_rank(A, rtol: float = RANK_RTOL) -> tuple[int, np.ndarray]:
@@ -485,6 +504,10 @@ def rank_mobility(constraint: Callable, p0, controls: Sequence[Callable] = (), *
     constraint : c(p) -> (k,), the environmental constraints (zero when satisfied).
     controls : u_i(p) -> scalar or array, the chosen control variables.
     """
+    if not callable(constraint):
+        raise InputError(f"rank_mobility: constraint = {shown(constraint)}, expected a function c(p) -> (k,)")
+    if isinstance(controls, str) or not (isinstance(controls, Sequence) and all(map(callable, controls))):
+        raise InputError(f"rank_mobility: controls = {shown(controls)}, expected a list of functions u(p)")
     C = finite_difference_jacobian(constraint, p0, step)
     rows = [np.atleast_2d(finite_difference_jacobian(u, p0, step)) for u in controls]
     U = np.vstack(rows) if rows else np.zeros((0, C.shape[1]))

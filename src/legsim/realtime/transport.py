@@ -182,9 +182,11 @@ class InProcessLink:
 # ------------------------------------------------------------------------------------- UDP
 def is_loopback(host: str) -> bool:
     """True when ``host`` (a name or an address) resolves only to loopback addresses."""
+    if not isinstance(host, str):
+        raise InputError(f"is_loopback: host = {host!r}, expected a host name or address (a str)")
     try:
         infos = socket.getaddrinfo(host, None, socket.AF_INET, socket.SOCK_DGRAM)
-    except socket.gaierror:
+    except (socket.gaierror, UnicodeError, ValueError):  # no such name, a label IDNA refuses, a NUL
         return False
     return bool(infos) and all(ipaddress.ip_address(info[4][0]).is_loopback for info in infos)
 

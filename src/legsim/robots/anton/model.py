@@ -41,6 +41,7 @@ def _rod(m: float, length: float, radius: float = 0.015) -> np.ndarray:
 def hip_placements(p: AntonParams) -> dict[str, tuple[str, np.ndarray, float]]:
     """Each leg's hip: (segment body, position in the segment's frame (3,) [m], yaw of the hip
     frame [rad]: 0 for left legs, π for right legs)."""
+    _params(p)
     rows = {"1": "front", "2": "middle", "3": "rear"}
     out = {}
     for leg in LEGS:

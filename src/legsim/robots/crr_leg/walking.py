@@ -47,8 +47,9 @@ def _bodies(bodies: BodyModel | None) -> BodyModel:
 
 def _point(p, name: str) -> np.ndarray:
     a = as_floats(p)
-    if a.shape != (3,) or not np.all(np.isfinite(a)):
-        raise InputError(f"{name}={p!r}: expected three finite numbers (x, y, z) [m]")
+    if a.shape != (3,) or not np.all(np.abs(a) <= 1e6):  # a leg's lengths and angles, far inside
+        raise InputError(f"{name}={p!r}: expected three finite numbers (x, y, z) [m] (or angles [rad]) "
+                         "within ±1e6")
     return a
 
 
@@ -59,6 +60,11 @@ def foot_position(q, bodies: BodyModel | None = None) -> np.ndarray:
     data = m.make_data()
     forward_kinematics(m, data, _point(q, "q"))
     return frame_placement(m, data, "foot")[:3, 3].copy()
+
+
+def _start(q_guess) -> str:
+    """Where :func:`inverse_kinematics` started, for its messages."""
+    return "the nominal posture" if q_guess is None else f"q_guess = {np.round(q_guess, 4).tolist()} rad"
 
 
 def inverse_kinematics(target, q_guess=None, bodies: BodyModel | None = None, tol: float = 1e-12,
@@ -78,6 +84,8 @@ def inverse_kinematics(target, q_guess=None, bodies: BodyModel | None = None, to
     """
     m = _bodies(bodies)
     p = _point(target, "target")
+    tol = check_number("inverse_kinematics", "tol", tol, lo=0.0, hi=1.0, lo_open=True)  # [m]
+    max_iter = check_whole("inverse_kinematics", "max_iter", max_iter, 1, 10**6)
     q = np.radians(NOMINAL_POSTURE_DEG) if q_guess is None else _point(q_guess, "q_guess").copy()
     data = m.make_data()
     lam2 = 1e-18
@@ -89,19 +97,23 @@ def inverse_kinematics(target, q_guess=None, bodies: BodyModel | None = None, to
         if err < tol:
             break
         J = frame_jacobian(m, data, q, "foot")[:3]
-        dq = J.T @ np.linalg.solve(J @ J.T + lam2 * np.eye(3), r)
+        try:
+            dq = J.T @ np.linalg.solve(J @ J.T + lam2 * np.eye(3), r)
+        except np.linalg.LinAlgError:  # a singular posture (a straight leg): λ is below J Jᵀ's round-off
+            dq = np.linalg.pinv(J) @ r
         step = float(np.abs(dq).max())
         if step > 0.2:
             dq *= 0.2 / step
         q = q + dq
     else:
-        raise InputError(f"foot target {p.tolist()} m: out of the leg's reach (inverse kinematics "
-                         f"left a residual of {err:.3g} m after {max_iter} iterations)")
+        raise InputError(f"foot target {p.tolist()} m: out of the leg's reach, or not reached from "
+                         f"{_start(q_guess)} (inverse kinematics left a residual of {err:.3g} m after "
+                         f"{max_iter} iterations)")
     for j, (lo, hi) in enumerate(JOINT_LIMITS):
         if not lo - 1e-12 <= q[j] <= hi + 1e-12:
             raise InputError(f"foot target {p.tolist()} m needs {JOINTS[j]} = "
-                             f"{math.degrees(q[j]):.2f} deg: expected within the joint range "
-                             f"[{math.degrees(lo):.0f}, {math.degrees(hi):.0f}] deg")
+                             f"{math.degrees(q[j]):.2f} deg on the branch of {_start(q_guess)}: expected "
+                             f"within the joint range [{math.degrees(lo):.0f}, {math.degrees(hi):.0f}] deg")
     return q
 
 

@@ -37,11 +37,11 @@ CRAWL_PHASES = {"lr": 0.0, "lf": 0.25, "rr": 0.5, "rf": 0.75}
 
 
 def _posture(posture_deg) -> np.ndarray:
-    q = np.radians(as_floats(STANCE_POSTURE_DEG if posture_deg is None else posture_deg))
-    if q.shape != (3,) or not np.all(np.isfinite(q)):
-        raise InputError(f"posture_deg={posture_deg!r}: expected three finite angles (Alpha, Beta, "
-                         "Gamma) [deg]")
-    return q
+    deg = as_floats(STANCE_POSTURE_DEG if posture_deg is None else posture_deg)
+    if deg.shape != (3,) or not np.all(np.abs(deg) <= 360.0):
+        raise InputError(f"posture_deg={posture_deg!r}: expected three angles (Alpha, Beta, Gamma) within "
+                         "±360 deg")
+    return np.radians(deg)
 
 
 def stance_references(posture_deg=None) -> tuple[JointReference, JointReference, JointReference]:
@@ -53,11 +53,14 @@ def stance_references(posture_deg=None) -> tuple[JointReference, JointReference,
 def squat_posture(depth: float, posture_deg=None) -> np.ndarray:
     """Joint angles (3,) [rad] that lower the trunk by ``depth`` [m] (> 0 lowers, < 0 raises) from
     ``posture_deg`` with the foot tip fixed on the ground (module docstring)."""
-    if not np.isfinite(depth):
-        raise InputError(f"depth={depth!r} m: expected a finite value")
+    depth = check_number("squat_posture", "depth", depth, lo=-1.0, hi=1.0)  # [m]
     q0 = _posture(posture_deg)
     target = foot_position(q0) + np.array([0.0, 0.0, depth])
-    return inverse_kinematics(target, q0)
+    try:
+        return inverse_kinematics(target, q0)
+    except InputError as exc:
+        raise InputError(f"squat_posture: depth = {depth:g} m from posture_deg = "
+                         f"{np.round(np.degrees(q0), 3).tolist()}: {exc}") from None
 
 
 def squat_references(depth: float, t_start: float, ramp: float, hold: float, posture_deg=None,

@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from legsim.errors import InputError
+from legsim.errors import InputError, as_float, as_floats, shown
 
 from .params import LibraParams
 
@@ -43,6 +43,9 @@ __all__ = [
 ]
 
 _DEFAULT = LibraParams()
+
+MAX_ANGLE = 1e6
+"""The largest joint or limb angle [rad] the kinematics take (beyond, cos and sin have no digits left)."""
 
 POINT_NAMES = ("foot1", "knee1", "hip1", "body", "hip2", "knee2", "foot2", "hip3", "knee3", "foot3")
 """Keys of :func:`points` (hip1 = joint 2, hip2 = joint 3, hip3 = joint 5)."""
@@ -76,12 +79,26 @@ def _r90(v: np.ndarray) -> np.ndarray:
 
 
 def _theta6(theta) -> np.ndarray:
-    t = np.asarray(theta, dtype=float).reshape(-1)
-    if t.shape == (4,):
+    t = as_floats(theta).reshape(-1)
+    if t.shape == (4,) and np.all(np.abs(t) <= MAX_ANGLE):
         return np.concatenate([t, np.zeros(2)])
-    if t.shape != (6,):
-        raise InputError(f"theta must hold the 6 joint angles θ1..θ6 [rad] (or θ1..θ4), got shape {t.shape}")
+    if t.shape != (6,) or not np.all(np.abs(t) <= MAX_ANGLE):
+        raise InputError(f"theta = {shown(theta)}: expected the 6 joint angles θ1..θ6 [rad] (or θ1..θ4), "
+                         f"finite")
     return t
+
+
+def _angle(name: str, value) -> float:
+    v = as_float(value)
+    if not abs(v) <= MAX_ANGLE:
+        raise InputError(f"{name} = {shown(value)}: expected a finite angle [rad]")
+    return v
+
+
+def _check_params(params) -> LibraParams:
+    if not isinstance(params, LibraParams):
+        raise InputError(f"params = {shown(params)}: expected a LibraParams")
+    return params
 
 
 def points(phi: float, theta, params: LibraParams = _DEFAULT) -> dict[str, np.ndarray]:
@@ -103,7 +120,8 @@ def points(phi: float, theta, params: LibraParams = _DEFAULT) -> dict[str, np.nd
         θ_b = φ + θ1 + θ2.
     """
     t = _theta6(theta)
-    link, r, n = params.link, params.r, params.N
+    phi = _angle("phi", phi)
+    link, r, n = _check_params(params).link, params.r, params.N
     theta_b = phi + t[0] + t[1]
     p: dict[str, np.ndarray] = {"foot1": np.zeros(2)}
     p["knee1"] = link * _e(phi)
@@ -228,6 +246,9 @@ def phi_branches(theta, y2: float, params: LibraParams = _DEFAULT) -> tuple[floa
     y2, i.e. y2² > k1² + k2².
     """
     k1, k2 = points(0.0, theta, params)["foot2"]
+    y2 = as_float(y2)
+    if not abs(y2) <= 1e3:
+        raise InputError(f"y2 = {y2!r}: expected foot 2's height above foot 1 [m], finite")
     reach2 = k1 * k1 + k2 * k2
     disc = reach2 - y2 * y2
     if disc < -1e-12 * max(reach2, 1e-30):
@@ -269,6 +290,7 @@ def phi_from_y2(theta, y2: float, params: LibraParams = _DEFAULT, phi_ref: float
         k1, k2 = points(0.0, theta, params)["foot2"]
         x2 = [k1 * math.cos(p) - k2 * math.sin(p) for p in branches]
         return branches[int(np.argmax(x2))]
+    phi_ref = _angle("phi_ref", phi_ref)
     near = [phi_ref + math.remainder(p - phi_ref, 2.0 * math.pi) for p in branches]
     return min(near, key=lambda p: abs(p - phi_ref))
 
@@ -356,7 +378,7 @@ def jacobian_u1(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray
 def joint_limit_excess(theta, params: LibraParams = _DEFAULT) -> np.ndarray:
     """How far each θ_i lies outside its hardware limit (§4.2), shape (6,) [rad]; 0 inside."""
     t = _theta6(theta)
-    lim = np.asarray(params.joint_limits)
+    lim = np.asarray(_check_params(params).joint_limits)
     return np.maximum(lim[:, 0] - t, 0.0) + np.maximum(t - lim[:, 1], 0.0)
 
 

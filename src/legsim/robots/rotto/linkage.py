@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...assembly.components import Rod
+from ...errors import InputError, check_whole
 from . import _drives as K
 from .params import DRIVE_F_MAX, DRIVE_V_MAX, JOINTS, LEGS, RottoParams
 
@@ -109,8 +110,10 @@ def drive_envelope(p: RottoParams | None = None, n: int = 145) -> tuple[np.ndarr
     on 0 … 0.72 m/s, from the actuator's voltage circle and current limit
     (:meth:`~legsim.actuators.electric.drive_loops.RottoActuator.max_force`, the drive library's model):
     400 N up to 0.45 m/s, 128 N at 0.64 m/s, 0 at 0.72 m/s (source §4.1.1, "not at the same time")."""
-    p = p or RottoParams()
-    v = np.linspace(0.0, DRIVE_V_MAX, n)
+    p = RottoParams() if p is None else p
+    if not isinstance(p, RottoParams):
+        raise InputError(f"drive_envelope: p = {p!r}, expected None or a RottoParams")
+    v = np.linspace(0.0, DRIVE_V_MAX, check_whole("drive_envelope", "n", n, 2, 10**6))
     return v, np.clip(p.drive.max_force(v), 0.0, DRIVE_F_MAX)
 
 

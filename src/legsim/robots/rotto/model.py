@@ -57,6 +57,10 @@ def pad_positions(p: RottoParams) -> np.ndarray:
 
 def hip_centre(p: RottoParams, leg: str) -> np.ndarray:
     """The hip's centre (3,) [m] in the pelvis frame (where its roll and pitch axes meet)."""
+    if not isinstance(p, RottoParams):
+        raise InputError(f"ROTTO hip_centre: p = {p!r}, expected a RottoParams")
+    if not (isinstance(leg, str) and leg in LEGS):
+        raise InputError(f"ROTTO hip_centre: leg = {leg!r}, expected one of {', '.join(LEGS)}")
     side = 1.0 if leg == "L" else -1.0
     return np.array([0.0, side * p.hip_y, -p.hip_z - p.yaw_link])
 
