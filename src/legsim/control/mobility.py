@@ -448,7 +448,7 @@ def finite_difference_jacobian(fun: Callable, p0, step: float = FD_STEP) -> np.n
                              "(m,) array")
         return np.atleast_1d(v)
 
-    cols = []
+    cols: list[np.ndarray] = []
     for i in range(p0.size):
         e = np.zeros_like(p0)
         e[i] = step
