@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -153,13 +154,14 @@ def _replay(path: Path, rats, res) -> None:
 
 
 def roll(out: Path, quick: bool) -> None:
-    build_kw = {"contact_set": "rolling", "tank_volume": 1.0}
+    build_kw: dict[str, Any] = {"contact_set": "rolling", "tank_volume": 1.0}
     rats = build(**build_kw)
     prm = E.SIM_ROLLING_PARAMS   # Table 6.2 re-tuned for this robot (experiments.tune_rolling)
     plt = _plt()
     print("E16: stable straight rolling with continual acceleration over 8 s (source gives no speeds)")
     for k, head in enumerate(np.radians([0, 60, 120] if quick else [0, 45, 90, 135, 180, 225, 270, 315])):
-        start = {"stance": 3, "yaw": 0.5, "heading": float(head), "t_final": 4.0 if quick else 8.0}
+        start: dict[str, Any] = {"stance": 3, "yaw": 0.5, "heading": float(head),
+                                 "t_final": 4.0 if quick else 8.0}
         if k == 0:  # the first roll's records (run.json gets a final status however it ends)
             with _records(out, rats, "rats_roll", build_kw, **start) as writer:
                 res = E.roll(rats, prm, **start, sinks=[writer])
@@ -199,7 +201,7 @@ def closed(out: Path, quick: bool) -> None:
     from legsim.robots.rats.stance import ClosedLoopTipper
     from legsim.robots.rats.valve_time import DepletionEstimator
 
-    build_kw = {"valve": "rubber", "contact_set": "tipping"}
+    build_kw: dict[str, Any] = {"valve": "rubber", "contact_set": "tipping"}
     rats = build(**build_kw)
     goal = np.array([1.2, 0.0])
     tipper = ClosedLoopTipper(line_path((0.0, 0.0), goal), start_stance=0, dims=rats.dims, yaw=0.2,
