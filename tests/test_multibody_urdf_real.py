@@ -270,6 +270,13 @@ def test_package_uris_resolve_in_parent_folders_and_mesh_scale_applies(tmp_path)
     bad.write_text(text.replace('"meshes/link_3.stl"', '"package://nowhere/link_3.stl"'))
     with pytest.raises(InputError, match="link 'lbr_iiwa_link_3'.*'package://nowhere/link_3.stl' not found"):
         mb.load_urdf(bad)
+    # a scale of 1e200 was refused as "flat or empty mesh" (its hull lost every digit), 0 the same way
+    for factor in ("1e200", "0"):
+        scale = " ".join([factor] * 3)
+        bad.write_text(text.replace('scale="2 2 2"', f'scale="{scale}"'))
+        said = f"<mesh>: attribute scale='{scale}': expected factors of magnitude 1e-6 to 1e6"
+        with pytest.raises(InputError, match=said):
+            mb.load_urdf(bad)
 
 
 def test_a_robot_with_mesh_collisions_lands_on_its_hulls_in_robotworld():

@@ -169,6 +169,9 @@ def _mesh_params(g, cw, opts):
     text = g.get("scale", "1 1 1")
     n = len(text.split())
     scale = _floats(g, "scale", 1 if n == 1 else 3, f"{cw} <mesh>", (1, 1, 1)) * np.ones(3)
+    if not np.all((np.abs(scale) >= 1e-6) & (np.abs(scale) <= 1e6)):
+        raise InputError(f"{cw} <mesh>: attribute scale={text!r}: expected factors of magnitude 1e-6 to 1e6 "
+                         "(a mesh drawn in millimetres takes 0.001)")
     if opts["meshes"] == "skip":
         return None
     if opts["meshes"] == "record":
