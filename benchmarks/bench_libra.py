@@ -144,12 +144,14 @@ def cycle_costs(lib, repeat: int):
     M = T.T @ M_full @ T
     vfull = T @ qd
     h = T.T @ rnea(lib.mb, data, q, vfull, np.zeros(lib.mb.nv)).copy()
+    # the laws' arithmetic, as their flop counts count it (the public cost.*_law check their arguments
+    # first, which costs more than the CJTC law itself)
     laws = {
-        "CJTC law": lambda: cost.cjtc_law(J, kp, kd, e, ed, G),
-        "resolved rate law": lambda: cost.resolved_rate_law(J, kp / kd, e, np.zeros(6), qd, 5.0, G),
-        "computed torque law": lambda: cost.computed_torque_law(J, M, h, kp, kd, e, ed, np.zeros(6)),
+        "CJTC law": lambda: cost._cjtc_tau(J, kp, kd, e, ed, G),
+        "resolved rate law": lambda: cost._resolved_rate_tau(J, kp / kd, e, np.zeros(6), qd, 5.0, G),
+        "computed torque law": lambda: cost._computed_torque_tau(J, M, h, kp, kd, e, ed, np.zeros(6)),
         "computed torque + M, h": lambda: (crba(lib.mb, data, q), rnea(lib.mb, data, q, vfull, np.zeros(9)),
-                                           cost.computed_torque_law(J, M, h, kp, kd, e, ed, np.zeros(6))),
+                                           cost._computed_torque_tau(J, M, h, kp, kd, e, ed, np.zeros(6))),
         "CJTC whole cycle (kinematics, elimination, J, law)": full_step,
         "compiled CJTC whole cycle (robots/libra/_cjtc.py, called from Python)": compiled_step,
     }

@@ -3,10 +3,12 @@ checked before any compile or run, run directories that always end with a final 
 exit codes (2 user mistake, 1 failed run, 130 interrupted), and SimSect's transition budget told
 apart from chattering."""
 
+import contextlib
 import json
 import math
 import re
 import shutil
+import socket
 import subprocess
 import sys
 
@@ -612,14 +614,26 @@ def test_a_sweeps_folder_given_where_a_run_belongs_says_where_its_runs_are(tmp_p
 def test_view_on_an_address_it_cannot_serve_on_says_so_instead_of_waiting_for_ever(tmp_path, capsys):
     """viser's server thread tries port after port on any error and then gives up without telling its
     caller: ``legsim view RUN --host NAME`` with a name that does not resolve (or an address of no
-    interface here) waited for ever. legsim now tries the address first (a subprocess with a time limit,
-    so that a regression fails instead of hanging the suite)."""
+    interface here) waited for ever, and so did a port past which no port up to 65535 was free. legsim
+    now tries the address and finds the port first (a subprocess with a time limit, so that a regression
+    fails instead of hanging the suite)."""
     assert main(["run", str(SCENARIO_DIR / "slip_run.toml"), "--out", str(tmp_path / "run"), "-q"]) == 0
     for host in ("nonsense.invalid", "192.0.2.1"):  # no such name; an address (TEST-NET-1) of no interface
         done = subprocess.run([sys.executable, "-m", "legsim", "view", str(tmp_path / "run"), "--host", host],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2, done.stderr
         assert f"'host' = '{host}': cannot serve on it" in done.stderr and "Traceback" not in done.stderr
+    # Past port 65535 viser's thread died with an OverflowError and the command waited for ever: the last
+    # port taken (by this test, or already by another program) is now a message naming --port.
+    with socket.socket() as taken:
+        with contextlib.suppress(OSError):
+            taken.bind(("127.0.0.1", 65535))
+            taken.listen()
+        done = subprocess.run([sys.executable, "-m", "legsim", "view", str(tmp_path / "run"),
+                               "--port", "65535"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "'port' = 65535: ports 65535 to 65535 are all taken" in done.stderr
+    assert "Traceback" not in done.stderr
     capsys.readouterr()
 
 

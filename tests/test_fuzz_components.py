@@ -910,10 +910,100 @@ def _more_library_function_calls():
         drive_envelope: dict(p=None, n=145)}
 
 
-LIBRARY_FUNCTION_CALLS = {**_library_function_calls(), **_more_library_function_calls()}
+def _contact_library_function_calls():
+    from legsim.contact import impulse as CI
+    from legsim.contact import laws as CL
+    from legsim.contact import lcp as LCP
+    from legsim.contact import meshes as CM
+    from legsim.contact import shapes as CS
+    from legsim.validation.contact import impact
+
+    law = CL.ContactLaw(CL.kelvin_voigt(1e4, 10.0), CL.coulomb(1.0, 0.01))
+    box = CM.box_mesh((1.0, 1.0, 1.0))
+    return {
+        CL.normal_force: dict(law=law, p=1e-3, pdot=0.1, v_imp=0.0),
+        CL.friction_force: dict(law=law, fn=10.0, vt=(0.1, 0.0, 0.0), anchor=None),
+        CL.threshold_curve: dict(law=CL.ContactLaw(law.normal, CL.threshold(1.5, 100.0, 1e-3, 1e-3)), v=0.1),
+        # (a pivot limit too low to solve is Lemke's documented LemkeError, which names max_pivots)
+        LCP.solve_lcp: dict(M=2.0 * np.eye(2), q=np.array([-1.0, 1.0])),
+        CI.newton_impulse_pair: dict(m1=1.0, m2=2.0, v1=(1.0, 0.0, 0.0), v2=(0.0, 0.0, 0.0),
+                                     normal=(1.0, 0.0, 0.0), e=0.5),
+        CI.resolve_impulses: dict(masses=[1.0, 1.0], velocities=[[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
+                                  contacts=[(0, 1, (1.0, 0.0, 0.0))], e=1.0, scheme="propagation",
+                                  max_sweeps=1000),
+        CM.grid_surface: dict(height=lambda x, y: 0.1 * x * y, size=1.0, n=4),
+        CS.Cone: dict(radius=1.0, half_length=0.5),
+        CS.HeightField: dict(heights=np.zeros((3, 3)), dx=0.1, dy=0.1, origin=(0.0, 0.0)),
+        CS.TerrainMesh: dict(vertices=np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),
+                             faces=np.array([[0, 1, 2]]), cell=0.0),
+        CS.TriangleMesh: dict(vertices=box.vertices, faces=box.faces),
+        CS.mass_properties: dict(shape=CS.Cone(1.0, 0.5), density=1000.0),
+        CS.check_closed_mesh: dict(vertices=box.vertices, faces=box.faces, name="TriangleMesh"),
+        impact: dict(law=law, m=1.0, v0=1.0, t_max=1.0)}
 
 
-@settings(max_examples=600, deadline=None, derandomize=True)
+def _actuator_and_control_function_calls():
+    from legsim.actuators.electric import battery as EB
+    from legsim.actuators.electric import dcmotor as EM
+    from legsim.actuators.electric import drive_loops as ED
+    from legsim.actuators.electric import pmsm as EP
+    from legsim.actuators.pneumatic import consumption as PC
+    from legsim.actuators.pneumatic import friction as PF
+    from legsim.actuators.pneumatic import gas as PG
+    from legsim.actuators.pneumatic import linkage as PL
+    from legsim.actuators.pneumatic import solenoid as PS
+    from legsim.control import cost as KK
+    from legsim.control import mechanism as KME
+    from legsim.control import variables as KV
+
+    gains = ED.sea_force_gains(cf=1e4, kv=1e-3, cm=0.1, inertia=1e-5)
+    freqs = np.linspace(1.0, 200.0, 50)
+    plant = dict(cf=1e4, kv=1e-3, cm=0.1, inertia=1e-5, viscous=0.0)
+    J, M = np.array([[1.0, 0.2], [0.0, 1.0]]), np.array([[2.0, 0.1], [0.1, 1.0]])
+    e, zero = np.array([0.1, 0.0]), np.zeros(2)
+    return {
+        EM.speed_constant_rpm_per_volt: dict(k_omega=61.261056),
+        EM.saturate_torque: dict(tau=[0.5, -0.5], omega_leg=1.0, stall_torque=1.0, max_speed_rpm=1e4,
+                                 gear_ratio=33.0),
+        EM.armature_current: dict(tau=0.5, torque_constant=0.0163, gear_ratio=33.0),
+        EM.armature_voltage: dict(i_a=1.0, omega_leg=1.0, armature_resist=2.0, gear_ratio=33.0,
+                                  speed_constant=61.26),
+        EB.PeukertBattery: dict(capacity_ah=2.2, rated_hours=20.0, exponent=1.16, voltage=12.0),
+        ED.rotto_actuator: dict(v_dc=24.0, pole_pairs=4, inductance=1e-4, lead=0.008, belt=2.0,
+                                rotor_inertia=3e-6, ratings=None),
+        ED.second_order_bandwidth: dict(zeta=0.7), ED.second_order_first_reach: dict(zeta=0.7),
+        ED.sea_force_gains: dict(**plant, bandwidth_hz=50.0, first_reach=0.015),
+        ED.obstacle_force_bound: dict(force_limit=100.0, f_impact=50.0, spring_rate_jump=2.0, omega_n=300.0,
+                                      zeta=0.7),
+        ED.sea_force_response: dict(freqs=freqs, gains=gains, **plant, current_bandwidth_hz=1000.0,
+                                    pwm_hz=28000.0, period=0.0),
+        ED.bandwidth_of: dict(response=ED.sea_force_response(freqs, gains, **plant), freqs=freqs),
+        EP.inverse_park_clarke: dict(ud=1.0, uq=0.5, phi=0.3),
+        EP.pi_response: dict(errors=[1.0, 0.5, 0.2], p_gain=1.0, i_gain=0.1, s0=0.0),
+        EP.current_pi_gains: dict(motor=ED.rotto_actuator().motor, bandwidth_hz=1000.0),
+        EP.ripple_rms: dict(duties=np.array([[0.5, 0.3, 0.2]]), v_dc=24.0, inductance=1e-4, period=1 / 28000),
+        PC.air_summary: dict(t=[0.0, 1.0, 2.0], m_air=[0.0, 0.01, 0.02], supply_kg=0.1),
+        PF.friction_force: dict(friction=PF.stribeck_tanh_source(), v=[0.1, -0.1], f_applied=0.0, stuck=0,
+                                z=0.0),
+        PF.lugre_bristle_rate: dict(friction=PF.stribeck_tanh_source(), v=0.1, z=0.0),
+        PG.Gas: dict(k=1.4, R=287.0, cp=1012.0, specific_gravity=1.0, name="air"),
+        PL.LinearLinkage: dict(theta0=0.0, x0=0.0, theta1=1.0, x1=0.05),
+        PS.Command: dict(leg=1, duration_ms=20, wait_ms=10),
+        PS.CommandQueue: dict(n_legs=12, commands=[(3, 40, 100), (7, 20, 5)]),
+        KV.force_offset: dict(x_contact=0.1, force=10.0, kp=1000.0),
+        KK.cjtc_law: dict(J=J, kp=np.ones(2), kd=np.full(2, 0.1), e=e, e_dot=zero, G=zero),
+        KK.resolved_rate_law: dict(J=J, k=np.ones(2), e=e, u_dot_cmd=zero, theta_dot=np.array([0.05, 0.0]),
+                                   kv=np.full(2, 2.0), G=zero),
+        KK.computed_torque_law: dict(J=J, M=M, h=zero, kp=np.ones(2), kd=np.full(2, 0.1), e=e, e_dot=zero,
+                                     u_ddot_cmd=zero),
+        KME.joint_kind: dict(name="revolute", space=None)}
+
+
+LIBRARY_FUNCTION_CALLS = {**_library_function_calls(), **_more_library_function_calls(),
+                          **_contact_library_function_calls(), **_actuator_and_control_function_calls()}
+
+
+@settings(max_examples=900, deadline=None, derandomize=True)
 @given(call=st.sampled_from(sorted(LIBRARY_FUNCTION_CALLS, key=lambda f: f.__module__ + f.__name__)),
        data=st.data())
 def test_a_library_function_with_one_wrong_argument_is_accepted_or_refused_naming_it(call, data):
@@ -926,7 +1016,14 @@ def test_a_library_function_with_one_wrong_argument_is_accepted_or_refused_namin
     sphere_mesh(1e200), through scipy's Qhull, crashed the process with a segmentation fault. The second
     batch: LIBRA's kinematics, dynamics and linearisation, the CRR leg's inverse kinematics (which also
     hit numpy's "Singular matrix" from a straight-leg guess), the mobility helpers with user functions,
-    the cost counts, ANTON's and ROTTO's hips, ROTTO's drive envelope and the quadruped's squat."""
+    the cost counts, ANTON's and ROTTO's hips, ROTTO's drive envelope and the quadruped's squat. The third
+    and fourth (session 39): the contact laws' scalar forms, the impulse updates, terrains and meshes, the
+    impact validation; the DC motor, battery, PMSM and series-elastic drive helpers; the pneumatic friction,
+    gas, linkage, solenoid queue and air summary; the three control laws of the cost comparison and the
+    joint catalogue: 31 of the 41 functions of the first sweep let wrong arguments through (1378 failures),
+    among them numerical bugs (an undamped plant's NaN at resonance, zeta = 0 and a LuGre friction without
+    levels dividing by zero, an inductive drop beyond the supply a math domain error, a friction model 7
+    taken as Coulomb and a joint-space typo "planer" as spatial)."""
     _one_wrong_argument(call, LIBRARY_FUNCTION_CALLS[call], data)
 
 

@@ -36,7 +36,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ..errors import InputError, as_float, check_number, check_whole
+from ..errors import InputError, as_float, check_array, check_number, check_whole, shown
 from . import _laws as K
 
 __all__ = [
@@ -226,8 +226,8 @@ def stribeck(mu, brk=1.5, decay=-100.0, viscous=0.0, v_eps=1e-3):
 
 
 def _threshold_slots(brk, damping, v_th, v_min, decay):
-    if not as_float(decay) < 0.0:
-        raise InputError(f"threshold friction 'decay' = {decay!r}: expected a negative number (2.19)")
+    if not -math.inf < as_float(decay) < 0.0:
+        raise InputError(f"threshold friction 'decay' = {decay!r}: expected a finite negative number (2.19)")
     return {
         K.S_BRK: _positive("brk", brk),
         K.S_VISC: _positive("damping", damping),
@@ -399,19 +399,39 @@ def kelvin_voigt_damping(eps, k, m):
 
 
 # ---- scalar evaluation (Python convenience over the kernels) ---------------------------------
+def _law(owner: str, law) -> ContactLaw:
+    if not isinstance(law, ContactLaw):
+        raise InputError(f"{owner}: 'law' = {shown(law)}, expected a ContactLaw (e.g. "
+                         "ContactLaw(linear_penalty(1e5), coulomb(1.0)))")
+    return law
+
+
 def normal_force(law, p, pdot, v_imp=0.0):
-    """Normal force magnitude [N] of ``law`` (ContactLaw) at depth p [m], rate pdot [m/s]."""
-    return K.normal_force(int(law.normal.law), law.params, float(p), float(pdot), float(v_imp))
+    """Normal force magnitude [N] of ``law`` (ContactLaw) at depth p [m], rate pdot [m/s] (positive
+    approaching) and onset approach rate ``v_imp`` [m/s] (finite numbers)."""
+    law = _law("normal_force", law)
+    return K.normal_force(int(law.normal.law), law.params, check_number("normal_force", "p", p),
+                          check_number("normal_force", "pdot", pdot),
+                          check_number("normal_force", "v_imp", v_imp))
 
 
 def friction_force(law, fn, vt, anchor=None):
-    """Friction force (3,) [N] of ``law`` for normal force fn [N] and slip velocity vt (3,)."""
+    """Friction force (3,) [N] of ``law`` for normal force fn [N] (>= 0), slip velocity vt (3,) [m/s]
+    and, for the anchor-spring law, the displacement from the anchor ``anchor`` (3,) [m] (None: zero)."""
+    law = _law("friction_force", law)
+    fn = check_number("friction_force", "fn", fn, lo=0.0)
+    vt = check_array("friction_force", "vt", vt, (3,), "m/s")
+    a = np.zeros(3) if anchor is None else check_array("friction_force", "anchor", anchor, (3,), "m")
     out = np.zeros(3)
-    a = np.zeros(3) if anchor is None else np.asarray(anchor, dtype=float)
-    K.friction_force(int(law.friction.law), law.params, float(fn), np.asarray(vt, dtype=float), a, out)
+    K.friction_force(int(law.friction.law), law.params, fn, vt, a, out)
     return out
 
 
 def threshold_curve(law, v):
-    """The (2.19) curve of ``law``'s friction parameters at slip speed v [m/s] (odd in v)."""
-    return K.threshold_curve(law.params, float(v))
+    """The (2.19) curve of ``law``'s friction parameters (a threshold or anchor-spring law) at slip
+    speed v [m/s] (odd in v)."""
+    law = _law("threshold_curve", law)
+    if law.friction.law not in (FrictionLaw.THRESHOLD, FrictionLaw.ANCHOR):
+        raise InputError(f"threshold_curve: 'law' has {law.friction.law.name.lower()} friction, expected "
+                         "a law with the (2.19) curve (threshold or anchor_spring friction)")
+    return K.threshold_curve(law.params, check_number("threshold_curve", "v", v))

@@ -75,7 +75,7 @@ def solve_lcp(M, q, max_pivots=None):
     z = np.zeros(n)
     st = _lcp.lemke(M, q, z, pivots)
     if st != _lcp.LEMKE_OK:
-        why = "ray termination" if st == _lcp.LEMKE_RAY else "pivot limit reached"
+        why = "ray termination" if st == _lcp.LEMKE_RAY else f"pivot limit max_pivots = {pivots} reached"
         raise LemkeError(f"Lemke's method found no solution: {why} (n = {n})", t=0.0, mode="lcp", cause=why)
     return z
 

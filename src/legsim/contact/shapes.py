@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, as_float, as_floats, check_array, check_number
+from ..errors import InputError, as_float, as_floats, check_array, check_number, shown
 from . import _geom as G
 
 __all__ = [
@@ -164,38 +164,41 @@ def check_closed_mesh(vertices, faces, name="TriangleMesh"):
     """Raise InputError unless the mesh is closed and consistently oriented (2-manifold).
 
     Every directed edge (a, b) must appear in exactly one face and its reverse (b, a) in
-    exactly one other face; faces must not be degenerate.
+    exactly one other face; faces must not be degenerate. ``vertices`` (n, 3) [m], ``faces`` (m, 3)
+    vertex indices; ``name`` says whose mesh it is in the messages.
     """
-    f = np.asarray(faces)
+    nv = len(_points(f"{name} vertices", vertices))
+    f = _faces(f"{name} faces", faces, nv)
     edges = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
-    key = edges[:, 0] * (len(vertices) + 1) + edges[:, 1]
+    key = edges[:, 0] * (nv + 1) + edges[:, 1]
     uniq, counts = np.unique(key, return_counts=True)
     if np.any(counts > 1):
         bad = uniq[counts > 1][0]
-        a, b = divmod(int(bad), len(vertices) + 1)
+        a, b = divmod(int(bad), nv + 1)
         raise InputError(
-            f"{name} is not a consistently oriented 2-manifold: edge ({a}, {b}) is used by "
+            f"{name} faces are not a consistently oriented 2-manifold: edge ({a}, {b}) is used by "
             f"{counts[counts > 1][0]} faces in the same direction (expected 1)"
         )
-    rev = edges[:, 1] * (len(vertices) + 1) + edges[:, 0]
+    rev = edges[:, 1] * (nv + 1) + edges[:, 0]
     missing = ~np.isin(rev, uniq)
     if np.any(missing):
         a, b = edges[np.argmax(missing)]
         raise InputError(
-            f"{name} is not closed: edge ({a}, {b}) has no opposite face "
+            f"{name} faces are not closed: edge ({a}, {b}) has no opposite face "
             f"(a body mesh must be watertight; use TerrainMesh for open surfaces)"
         )
 
 
 def _faces(name, faces, nv):
-    f = np.ascontiguousarray(faces, dtype=np.int64)
-    if f.ndim != 2 or f.shape[1] != 3 or len(f) == 0:
+    """``faces`` as an (m, 3) int64 array of distinct indices into ``nv`` vertices."""
+    a = as_floats(faces)
+    if a.ndim != 2 or a.shape[1] != 3 or len(a) == 0:
         raise InputError(f"'{name}' has shape {np.shape(faces)}: expected an (m, 3) integer array")
-    if f.min() < 0 or f.max() >= nv:
-        raise InputError(
-            f"'{name}' indexes vertex {int(f.max()) if f.max() >= nv else int(f.min())}: "
-            f"expected 0 <= index < {nv}"
-        )
+    if not np.all((a >= 0) & (a < nv) & (a == np.floor(a))):  # NaN fails all three
+        bad = a[~((a >= 0) & (a < nv) & (a == np.floor(a)))][0]
+        raise InputError(f"'{name}' indexes vertex {shown(bad.item())}: expected whole numbers 0 <= index < "
+                         f"{nv} (the number of vertices)")
+    f = np.ascontiguousarray(a, dtype=np.int64)
     if np.any((f[:, 0] == f[:, 1]) | (f[:, 1] == f[:, 2]) | (f[:, 0] == f[:, 2])):
         raise InputError(f"'{name}' has a degenerate face (repeated vertex index)")
     return f
@@ -309,18 +312,19 @@ class HeightField:
     code = G.G_HFIELD
 
     def __post_init__(self):
-        h = np.ascontiguousarray(self.heights, dtype=float)
-        if h.ndim != 2 or min(h.shape) < 2 or not np.all(np.isfinite(h)):
+        h = np.ascontiguousarray(as_floats(self.heights))
+        if h.ndim != 2 or min(h.shape) < 2 or not np.all(np.abs(h) <= MAX_LENGTH):
             raise InputError(
-                f"HeightField 'heights' shape {np.shape(self.heights)}: expected a finite "
-                f"(nx >= 2, ny >= 2) array"
+                f"HeightField 'heights' shape {np.shape(self.heights)}: expected an (nx >= 2, ny >= 2) array "
+                f"of heights within ±MAX_LENGTH = {MAX_LENGTH:g} m"
             )
         object.__setattr__(self, "heights", h)
         object.__setattr__(self, "dx", _pos("dx", self.dx))
         object.__setattr__(self, "dy", _pos("dy", self.dy))
-        origin = np.asarray(self.origin, dtype=float).ravel()
-        if origin.shape != (2,) or not np.all(np.isfinite(origin)):
-            raise InputError(f"HeightField 'origin' = {self.origin!r}: expected (x0, y0) [m]")
+        origin = as_floats(self.origin).ravel()
+        if origin.shape != (2,) or not np.all(np.abs(origin) <= MAX_LENGTH):
+            raise InputError(f"HeightField 'origin' = {self.origin!r}: expected (x0, y0) within "
+                             f"±MAX_LENGTH = {MAX_LENGTH:g} m")
         object.__setattr__(self, "origin", tuple(float(v) for v in origin))
 
     def height(self, x, y) -> np.ndarray:
@@ -361,8 +365,8 @@ class TerrainMesh:
             raise InputError("TerrainMesh has a vertical or degenerate face: expected a z-up height surface")
         f = f.copy()
         f[nz < 0] = f[nz < 0][:, [0, 2, 1]]
-        cell = float(self.cell)
-        if cell <= 0.0:
+        cell = check_number("TerrainMesh", "cell", self.cell, lo=0.0, hi=MAX_LENGTH)  # 0: automatic
+        if cell == 0.0:
             e = np.linalg.norm(v[f[:, 1]] - v[f[:, 0]], axis=1)
             cell = 2.0 * float(e.mean())
         object.__setattr__(self, "vertices", v)

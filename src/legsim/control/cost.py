@@ -20,10 +20,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, check_flag
+from ..errors import InputError, check_flag, check_values
 
 __all__ = ["cjtc_flops", "resolved_rate_flops", "computed_torque_flops", "cjtc_law", "resolved_rate_law",
-           "computed_torque_law"]
+           "computed_torque_law", "LAW_VALUE_LIMIT", "LAW_GAIN_LIMIT"]
+
+LAW_VALUE_LIMIT = 1e9
+"""Largest magnitude of an entry the three laws take (SI): of J [m/rad, rad/rad], M [kg m², kg], an error,
+rate, commanded rate or acceleration [m, rad, per s, per s²] and a torque G, h [N m, N]."""
+LAW_GAIN_LIMIT = 1e12
+"""Largest gain the laws take [N/m, N s/m, 1/s, N m s/rad] (as :func:`.cjtc.compliant_equilibrium`'s
+stiffness)."""
 
 
 def _sizes(r: int, s: int) -> None:
@@ -58,17 +65,81 @@ def computed_torque_flops(r: int, s: int) -> int:
             + (2 * r - 1) * s + s)
 
 
+def _law_args(owner: str, J, square: bool = False, **args) -> list[np.ndarray]:
+    """``J`` as an (r, s) float array (r = s with ``square``), then each of ``args``, ``name=(value, size)``,
+    as a float array of shape ``size`` ("r", "s" or "ss": (r,), (s,) or (s, s)); a name starting with "k"
+    is a gain, > 0 (a damping "kd" >= 0), up to :data:`LAW_GAIN_LIMIT`, and may be one number; every
+    other entry within ±:data:`LAW_VALUE_LIMIT`. Else an :class:`InputError` from ``owner`` naming the
+    argument (and 'J', which sets r and s)."""
+    J = check_values(owner, "J", J, lo=-LAW_VALUE_LIMIT, hi=LAW_VALUE_LIMIT)
+    if J.ndim != 2 or square and J.shape[0] != J.shape[1]:
+        raise InputError(f"{owner}: 'J' has shape {J.shape}, expected a matrix (r, s)"
+                         + (" with r = s (square)" if square else ""))
+    r, s = J.shape
+    out = [J]
+    for name, (value, size) in args.items():
+        gain = name.startswith("k")
+        a = (check_values(owner, name, value, lo=0.0, hi=LAW_GAIN_LIMIT, lo_open=name != "kd") if gain
+             else check_values(owner, name, value, lo=-LAW_VALUE_LIMIT, hi=LAW_VALUE_LIMIT))
+        shape = tuple(r if c == "r" else s for c in size)
+        if a.shape != shape and not (gain and a.ndim == 0):
+            sizes = ", ".join(f"{c} = {r if c == 'r' else s}" for c in sorted(set(size)))
+            raise InputError(f"{owner}: '{name}' has shape {a.shape}, expected {shape}"
+                             f"{' or one number' if gain else ''} ({sizes} from 'J' {J.shape})")
+        out.append(a)
+    return out
+
+
+def _solved(owner: str, what: str, law, *args) -> np.ndarray:
+    """``law(*args)``, a torque (s,) that inverts ``what`` (named in the message): refused when that
+    matrix is singular, or so near it that the torque overflows."""
+    with np.errstate(all="ignore"):
+        try:
+            tau = law(*args)
+        except np.linalg.LinAlgError:
+            tau = None
+    if tau is None or not np.all(np.isfinite(tau)):
+        raise InputError(f"{owner}: {what} is singular (or so near it that the torque overflows): the law "
+                         "has no torque here")
+    return tau
+
+
 def cjtc_law(J, kp, kd, e, e_dot, G):
-    """τ (s,) of eq. 12 with diagonal gains kp, kd (r,)."""
-    return J.T @ (kp * e + kd * e_dot) + G
+    """τ (s,) of eq. 12: J (r, s); diagonal gains kp > 0, kd >= 0 (r,) or one number; errors e, ė (r,); G
+    (s,). Entries within ±:data:`LAW_VALUE_LIMIT`, gains up to :data:`LAW_GAIN_LIMIT` (SI)."""
+    return _cjtc_tau(*_law_args("cjtc_law", J, kp=(kp, "r"), kd=(kd, "r"), e=(e, "r"), e_dot=(e_dot, "r"),
+                                G=(G, "s")))
 
 
 def resolved_rate_law(J, k, e, u_dot_cmd, theta_dot, kv, G):
-    """τ (s,): θ̇_cmd = J⁻¹(u̇_cmd + k e), τ = k_v (θ̇_cmd − θ̇) + G."""
-    return kv * (np.linalg.solve(J, u_dot_cmd + k * e) - theta_dot) + G
+    """τ (s,): θ̇_cmd = J⁻¹(u̇_cmd + k e), τ = k_v (θ̇_cmd − θ̇) + G. J (s, s) invertible; gains k (s,), k_v
+    (s,) > 0 or one number each; e, u̇_cmd, θ̇, G (s,). Ranges as :func:`cjtc_law`."""
+    o = "resolved_rate_law"
+    args = _law_args(o, J, square=True, k=(k, "r"), e=(e, "r"), u_dot_cmd=(u_dot_cmd, "r"),
+                     theta_dot=(theta_dot, "s"), kv=(kv, "s"), G=(G, "s"))
+    return _solved(o, "'J'", _resolved_rate_tau, *args)
 
 
 def computed_torque_law(J, M, h, kp, kd, e, e_dot, u_ddot_cmd):
-    """τ (s,) = Jᵀ Λ (ü_cmd + K_d ė + K_p e) + h with Λ = (J M⁻¹ Jᵀ)⁻¹ (J̇ θ̇ neglected)."""
+    """τ (s,) = Jᵀ Λ (ü_cmd + K_d ė + K_p e) + h with Λ = (J M⁻¹ Jᵀ)⁻¹ (J̇ θ̇ neglected). J (r, s) of rank r;
+    M (s, s) invertible (an inertia: symmetric positive definite); h (s,); gains kp > 0, kd >= 0 (r,) or
+    one number; e, ė, ü_cmd (r,). Ranges as :func:`cjtc_law`."""
+    o = "computed_torque_law"
+    args = _law_args(o, J, M=(M, "ss"), h=(h, "s"), kp=(kp, "r"), kd=(kd, "r"), e=(e, "r"),
+                     e_dot=(e_dot, "r"), u_ddot_cmd=(u_ddot_cmd, "r"))
+    return _solved(o, "'M' or J M⁻¹ Jᵀ (of 'J' and 'M')", _computed_torque_tau, *args)
+
+
+# The laws' arithmetic, as the flop counts above count it (benchmarks/bench_libra.py times these: the
+# public laws check their arguments first).
+def _cjtc_tau(J, kp, kd, e, e_dot, G):
+    return J.T @ (kp * e + kd * e_dot) + G
+
+
+def _resolved_rate_tau(J, k, e, u_dot_cmd, theta_dot, kv, G):
+    return kv * (np.linalg.solve(J, u_dot_cmd + k * e) - theta_dot) + G
+
+
+def _computed_torque_tau(J, M, h, kp, kd, e, e_dot, u_ddot_cmd):
     MiJt = np.linalg.solve(M, J.T)
     return J.T @ np.linalg.solve(J @ MiJt, u_ddot_cmd + kd * e_dot + kp * e) + h

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 
 __all__ = ["JointKind", "JOINT_KINDS", "KIND_ALIASES", "ROLES", "Point", "Joint", "Mechanism",
            "GrueblerCount", "gruebler", "draw_fixed_coordinates", "PlanarPoses", "joint_kind"]
@@ -98,19 +98,29 @@ KIND_ALIASES = {"revolute": "pin", "prismatic": "slider", "point_contact": "roll
 
 def joint_kind(name: str, space: str | None = None) -> JointKind:
     """The catalogue entry of ``name`` (aliases: revolute = pin, prismatic = slider, point_contact =
-    roll_slide, fixed = weld), checked to exist in ``space`` if given."""
-    kind = JOINT_KINDS.get(KIND_ALIASES.get(name, name)) if isinstance(name, str) else None
-    if kind is None:
-        raise InputError(f"joint kind = {name!r}, expected one of {', '.join(JOINT_KINDS)} "
-                         f"(or an alias: {', '.join(KIND_ALIASES)})")
+    roll_slide, fixed = weld), checked to exist in ``space`` (``"planar"`` or ``"spatial"``) if given."""
+    if space is not None:
+        _space(space, "joint_kind")
+    kind = _catalogued(name, "joint_kind: 'name'")
     if space is not None:
         kind.dof(space)
     return kind
 
 
-def _space(space: str) -> str:
-    if space not in SPACES:
-        raise InputError(f"space = {space!r}, expected 'planar' or 'spatial'")
+def _catalogued(name, what: str) -> JointKind:
+    """The catalogue entry of the kind or alias ``name``; else an InputError saying ``what`` it was."""
+    kind = JOINT_KINDS.get(KIND_ALIASES.get(name, name)) if isinstance(name, str) else None
+    if kind is None:
+        raise InputError(f"{what} = {shown(name)}, expected one of {', '.join(JOINT_KINDS)} "
+                         f"(or an alias: {', '.join(KIND_ALIASES)})")
+    return kind
+
+
+def _space(space: str, owner: str | None = None) -> str:
+    """``space`` if it is one of :data:`SPACES`, else an InputError (from ``owner`` if given)."""
+    if not (isinstance(space, str) and space in SPACES):
+        what = f"{owner}: 'space'" if owner else "space"
+        raise InputError(f"{what} = {shown(space)}, expected 'planar' or 'spatial'")
     return space
 
 
@@ -156,7 +166,7 @@ class Joint:
     axis: str | tuple[float, ...] | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "kind", joint_kind(self.kind).name)
+        object.__setattr__(self, "kind", _catalogued(self.kind, "joint kind").name)
         role = self.role if self.role is not None else ("actuator" if self.active else "internal")
         if role not in ROLES:
             raise InputError(f"joint {self.name!r}: role = {role!r}, expected one of {', '.join(ROLES)}")

@@ -22,16 +22,21 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..errors import InputError, as_float
+from ..errors import InputError, as_float, check_number
 from ..multibody import Model, forward_kinematics, rnea
 from ..multibody import _packed as P
 from ..multibody.dynamics import _ref
 from .mobility import finite_difference_jacobian
 
 __all__ = ["Kinematics", "ControlVariable", "PointCoordinate", "Orientation", "JointAngle", "CentreOfMass",
-           "PotentialEnergy", "StabilityMargin", "FunctionVariable", "force_offset"]
+           "PotentialEnergy", "StabilityMargin", "FunctionVariable", "force_offset", "OFFSET_LIMIT"]
 
 AXES = {"x": 0, "y": 1, "z": 2}
+
+OFFSET_LIMIT = 1e9
+"""Largest |position| [m] :func:`force_offset` takes and returns (a contact position, the offset F/k_p), as
+:func:`legsim.control.cjtc.compliant_equilibrium`'s commands: a small stiffness cannot turn a force into
+an inf command."""
 
 
 def _axis(owner: str, axis, field: str = "axis") -> int:
@@ -350,7 +355,14 @@ class FunctionVariable(ControlVariable):
 def force_offset(x_contact: float, force: float, kp: float) -> float:
     """Command that sets a contact force through a position variable (§2.2): x_cmd = x_contact + F/k_p
     [m] (10 N at k_p = 100 N/m: 0.1 m into the wall, §6.1). Against a compliant environment the force
-    reached is lower (:func:`legsim.control.cjtc.compliant_equilibrium`)."""
-    if not kp > 0.0:
-        raise InputError(f"force_offset: kp = {kp!r}, expected a stiffness > 0 [N/m]")
-    return float(x_contact) + float(force) / float(kp)
+    reached is lower (:func:`legsim.control.cjtc.compliant_equilibrium`). ``x_contact`` and the offset
+    F/k_p within ±:data:`OFFSET_LIMIT` m; k_p in (0, 1e12] N/m."""
+    o = "force_offset"
+    x_contact = check_number(o, "x_contact", x_contact, lo=-OFFSET_LIMIT, hi=OFFSET_LIMIT)  # [m]
+    force = check_number(o, "force", force)  # [N]
+    kp = check_number(o, "kp", kp, lo=0.0, hi=1e12, lo_open=True)  # [N/m], as compliant_equilibrium
+    offset = force / kp  # Python floats: a quotient beyond the float range is inf, refused here
+    if not abs(offset) <= OFFSET_LIMIT:
+        raise InputError(f"{o}: 'force' / 'kp' = {force!r} / {kp!r} = {offset:g} m, expected an offset of at "
+                         f"most {OFFSET_LIMIT:g} m")
+    return x_contact + offset

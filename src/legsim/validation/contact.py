@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..contact.stepping import MAX_DURATION
+from ..errors import InputError, check_number, shown
 from ._core import Row, band_status, case, figure
 
 __all__ = [
@@ -48,12 +50,20 @@ _A9 = "tests/test_contact_scene_a9.py::"
 
 
 def impact_solution(law, m: float, v0: float, t_max: float = 1.0):
-    """solve_ivp solution of one impact from p = 0, p' = v0 [m/s] of a mass m [kg] under ``law``
-    (a ContactLaw), stopped when the body leaves the contact."""
+    """solve_ivp solution of one impact from p = 0, p' = v0 [m/s] (> 0, approaching) of a mass m [kg]
+    under ``law`` (a ContactLaw), stopped when the body leaves the contact, within t_max [s]."""
     from scipy.integrate import solve_ivp
 
+    from ..contact import ContactLaw
     from ..contact._laws import normal_force
+    from ..contact.impulse import MAX_MASS, MAX_SPEED
 
+    owner = "impact"
+    if not isinstance(law, ContactLaw):
+        raise InputError(f"{owner}: 'law' = {shown(law)}, expected a ContactLaw")
+    m = check_number(owner, "m", m, lo=1.0 / MAX_MASS, hi=MAX_MASS)
+    v0 = check_number(owner, "v0", v0, lo=0.0, lo_open=True, hi=MAX_SPEED)
+    t_max = check_number(owner, "t_max", t_max, lo=0.0, lo_open=True, hi=MAX_DURATION)
     prm = law.params
     code = int(law.normal.law)
 
@@ -69,7 +79,8 @@ def impact_solution(law, m: float, v0: float, t_max: float = 1.0):
         rhs, (0.0, t_max), [0.0, v0], method="DOP853", rtol=1e-11, atol=1e-14, events=leave, dense_output=True
     )
     if sol.status != 1:
-        raise AssertionError("the body never left the contact")
+        raise InputError(f"{owner}: a body of m = {m:g} kg at v0 = {v0:g} m/s did not leave the contact "
+                         f"within t_max = {t_max:g} s ({sol.message})")
     return sol
 
 

@@ -16,6 +16,7 @@ record moves only the frames (meshes are sent once, then poses). Three uses:
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import socket
 import threading
@@ -52,11 +53,11 @@ def start_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, quiet: bool 
                  owner: str = "viewer") -> Any:
     """A viser server on ``host:port`` (the next free port if taken). ``quiet``: no banner (an HTML
     export needs the server only to record the scene). ``host`` and ``port`` are checked, and an address
-    the machine cannot serve on is an :class:`InputError` (``owner`` names the caller)."""
+    the machine cannot serve on, or no free port from ``port`` to 65535 among the next
+    :data:`PORT_TRIES`, is an :class:`InputError` (``owner`` names the caller)."""
     if not (isinstance(host, str) and host):
         raise InputError(f"{owner}: 'host' = {host!r}, expected an address to serve on (e.g. '127.0.0.1')")
-    port = check_whole(owner, "port", port, 0, 65535)
-    _check_host(owner, host)
+    port = _serving_port(owner, host, check_whole(owner, "port", port, 0, 65535))
     viser = _viser()
     out = io.StringIO()
     with contextlib.redirect_stdout(out) if quiet else contextlib.nullcontext():
@@ -65,18 +66,37 @@ def start_server(host: str = "127.0.0.1", port: int = DEFAULT_PORT, quiet: bool 
     return server
 
 
-def _check_host(owner: str, host: str) -> None:
-    """An :class:`InputError` unless this machine can serve on ``host``: viser's server thread tries the next
-    port on any OS error, and on a name that does not resolve or an address of no interface here it gives
-    up after 1000 ports without telling the caller, who then waits for ever (``legsim view --host x``)."""
+PORT_TRIES = 100
+"""How many ports from the one asked for the viewer tries before it says that they are all taken."""
+
+
+def _serving_port(owner: str, host: str, port: int) -> int:
+    """The first port from ``port`` on which this machine can serve ``host`` now, else an
+    :class:`InputError`. viser's server thread does the same search on its own, but on a name that does
+    not resolve or an address of no interface here it gives up after 1000 ports, and past port 65535 its
+    thread dies, without telling the caller, who then waits for ever (``legsim view --host x``, or
+    ``--port 65535`` taken); port 0 lets the system choose."""
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, 0, type=socket.SOCK_STREAM)[0]
-        with socket.socket(family, kind, proto) as probe:
-            probe.bind(address)
-    except (OSError, ValueError) as exc:  # socket.gaierror is an OSError; a name the IDNA codec refuses
-        why = getattr(exc, "strerror", None) or exc
-        raise InputError(f"{owner}: 'host' = {host!r}: cannot serve on it ({why}); "
-                         "'127.0.0.1' serves this machine, '0.0.0.0' every interface") from None
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (OSError, ValueError, UnicodeError) as exc:  # socket.gaierror; a name the IDNA codec refuses
+        raise _cannot_serve(owner, host, exc) from None
+    last = min(port + PORT_TRIES - 1, 65535) if port else 0
+    for candidate in range(port, last + 1):
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                probe.bind((address[0], candidate, *address[2:]))
+            return candidate
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise _cannot_serve(owner, host, exc) from None
+    raise InputError(f"{owner}: 'port' = {port}: ports {port} to {last} are all taken on {host}; "
+                     "give another --port (or 0 to let the system choose)")
+
+
+def _cannot_serve(owner: str, host: str, exc: BaseException) -> InputError:
+    why = getattr(exc, "strerror", None) or exc
+    return InputError(f"{owner}: 'host' = {host!r}: cannot serve on it ({why}); "
+                      "'127.0.0.1' serves this machine, '0.0.0.0' every interface")
 
 
 def stop_server(server: Any) -> None:

@@ -27,10 +27,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError, check_fields, check_values, shown
+from ...errors import InputError, check_number, check_values, shown
 from . import _kernels as _k
+from .dcmotor import MAX_VALUE
 
-__all__ = ["PeukertBattery", "charge_fraction", "lifetime"]
+__all__ = ["PeukertBattery", "charge_fraction", "lifetime", "MAX_EXPONENT"]
+
+MAX_EXPONENT = 3.0
+"""Largest Peukert exponent accepted (batteries have 1.0–1.6): with capacities, hours and currents within
+:data:`~legsim.actuators.electric.dcmotor.MAX_VALUE` the rate ``(i/I_n)^k`` stays finite."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,9 @@ class PeukertBattery:
     rated_hours : discharge time ``H`` [h] at which ``C_n`` is rated (20)
     exponent : Peukert exponent ``k`` [-] (1.16; 1 is an ideal coulomb counter)
     voltage : nominal voltage [V] (12; informative only)
+
+    ``capacity_ah`` and ``rated_hours`` lie in [1/MAX_VALUE, MAX_VALUE], ``exponent`` in [1, MAX_EXPONENT],
+    ``voltage`` in (0, MAX_VALUE]; the methods take currents within ±MAX_VALUE [A].
     """
 
     capacity_ah: float = 2.2
@@ -51,7 +59,11 @@ class PeukertBattery:
     voltage: float = 12.0
 
     def __post_init__(self) -> None:
-        check_fields("PeukertBattery", self, positive=("capacity_ah", "rated_hours", "exponent", "voltage"))
+        o = "PeukertBattery"
+        for name in ("capacity_ah", "rated_hours"):
+            check_number(o, name, getattr(self, name), lo=1.0 / MAX_VALUE, hi=MAX_VALUE)
+        check_number(o, "exponent", self.exponent, lo=0.0, hi=MAX_EXPONENT, lo_open=True)
+        check_number(o, "voltage", self.voltage, lo=0.0, hi=MAX_VALUE, lo_open=True)
         if self.exponent < 1.0:
             raise InputError(f"PeukertBattery: 'exponent' must be >= 1 (Peukert), got {self.exponent!r}")
 
@@ -61,18 +73,24 @@ class PeukertBattery:
         return self.capacity_ah / self.rated_hours
 
     def discharge_time(self, current):
-        """``f(i)`` [s]: time to empty under the constant current ``|i|`` [A] (inf at 0)."""
-        i = np.abs(np.asarray(current, dtype=float))
-        with np.errstate(divide="ignore"):
+        """``f(i)`` [s]: time to empty under the constant current ``|i|`` [A] (inf at 0, and where it
+        exceeds the largest float)."""
+        i = np.abs(_current("discharge_time", current))
+        with np.errstate(divide="ignore", over="ignore"):
             out = self.rated_hours * 3600.0 * (self.rated_current / i) ** self.exponent
         return float(out) if out.ndim == 0 else out
 
     def rate(self, current):
         """``1/f(i)`` [1/s], the discharge rate of the charge fraction; shape of ``current``."""
-        i = np.asarray(current, dtype=float)
+        i = _current("rate", current)
         out = np.array([_k.peukert_rate(float(c), self.capacity_ah, self.rated_hours, self.exponent)
                         for c in i.ravel()]).reshape(i.shape)
         return float(out) if out.ndim == 0 else out
+
+
+def _current(method: str, current) -> np.ndarray:
+    """A battery current [A]: a number or an array within ±MAX_VALUE."""
+    return check_values(f"PeukertBattery.{method}", "current", current, lo=-MAX_VALUE, hi=MAX_VALUE, unit="A")
 
 
 def charge_fraction(t, current, battery: PeukertBattery | None = None):

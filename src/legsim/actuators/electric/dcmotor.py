@@ -20,11 +20,12 @@ import math
 
 import numpy as np
 
-from ...errors import InputError, as_float, check_values, shown
+from ...errors import InputError, check_number, check_values
 from . import _kernels as _k
 
 __all__ = [
     "RPM_PER_RAD_S",
+    "MAX_VALUE",
     "MAXON_RE118751",
     "speed_constant_rpm_per_volt",
     "torque_limits",
@@ -47,21 +48,36 @@ MAXON_RE118751 = {
 """Motor and gear constants used as defaults by the hexapod model."""
 
 
+MAX_VALUE = 1e12
+"""Largest magnitude of a checked value (SI units), here and in :mod:`.pmsm` and :mod:`.drive_loops`: a
+motor constant, gear ratio or speed lies in [1/MAX_VALUE, MAX_VALUE], a torque, current or speed within
+±MAX_VALUE, so that products and quotients of a few of them stay finite (no overflow to inf, no division
+by a subnormal number)."""
+
+
 def _positive(name: str, value: float) -> float:
-    v = as_float(value)
-    if not 1e-12 <= v <= 1e12:  # a motor constant, gear ratio or speed: quotients of these stay finite
-        raise InputError(f"DC motor: '{name}' must be a number in [1e-12, 1e12], got {shown(value)}")
-    return v
+    """A motor constant, gear ratio or speed in [1/MAX_VALUE, MAX_VALUE]."""
+    return check_number("DC motor", name, value, lo=1.0 / MAX_VALUE, hi=MAX_VALUE)
 
 
 def _values(name: str, value) -> np.ndarray:
-    """A torque, current or speed: a number or an array within ±1e12 (SI)."""
-    return check_values("DC motor", name, value, lo=-1e12, hi=1e12)
+    """A torque, current or speed: a number or an array within ±MAX_VALUE."""
+    return check_values("DC motor", name, value, lo=-MAX_VALUE, hi=MAX_VALUE)
+
+
+def _together(a_name: str, a: np.ndarray, b_name: str, b: np.ndarray) -> None:
+    """Refuse two checked arrays whose shapes do not broadcast together."""
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise InputError(f"DC motor: '{a_name}' (shape {a.shape}) and '{b_name}' (shape {b.shape}) do not "
+                         "broadcast together") from None
 
 
 def speed_constant_rpm_per_volt(k_omega: float) -> float:
-    """Convert a speed constant ``K_omega`` from rad/(V·s) to rpm/V (61.261056 -> 585.0)."""
-    return _positive("speed_constant", k_omega) * RPM_PER_RAD_S
+    """Convert a speed constant ``K_omega`` from rad/(V·s) to rpm/V (61.261056 -> 585.0); ``k_omega`` in
+    [1/MAX_VALUE, MAX_VALUE]."""
+    return _positive("k_omega", k_omega) * RPM_PER_RAD_S
 
 
 def torque_limits(omega_leg, stall_torque: float, max_speed_rpm: float = 10000.0,
@@ -85,9 +101,12 @@ def torque_limits(omega_leg, stall_torque: float, max_speed_rpm: float = 10000.0
 
 def saturate_torque(tau, omega_leg, stall_torque: float, max_speed_rpm: float = 10000.0,
                     gear_ratio: float = 33.0):
-    """Clip commanded output torques ``tau`` [N·m] to the motor band at ``omega_leg`` [rad/s]."""
+    """Clip commanded output torques ``tau`` [N·m] to the motor band at ``omega_leg`` [rad/s] (shapes that
+    broadcast together; a Python wrapper for analysis: the robot's controller calls the compiled kernel)."""
     lo, hi = torque_limits(omega_leg, stall_torque, max_speed_rpm, gear_ratio)
-    return np.minimum(hi, np.maximum(lo, _values("tau", tau)))
+    t = _values("tau", tau)
+    _together("tau", t, "omega_leg", np.asarray(lo))
+    return np.minimum(hi, np.maximum(lo, t))
 
 
 def armature_current(tau, torque_constant: float = MAXON_RE118751["torque_constant"],
@@ -108,12 +127,12 @@ def armature_voltage(i_a, omega_leg, armature_resist: float = MAXON_RE118751["ar
 
     ``i_a`` [A] and the leg speed ``omega_leg`` [rad/s] broadcast together.
     """
-    ra = as_float(armature_resist)
-    if not 0.0 <= ra <= 1e12:
-        raise InputError(f"DC motor: 'armature_resist' must be >= 0, got {shown(armature_resist)}")
+    ra = check_number("DC motor", "armature_resist", armature_resist, lo=0.0, hi=MAX_VALUE)
     kg = _positive("gear_ratio", gear_ratio)
     kw = _positive("speed_constant", speed_constant)
-    return ra * _values("i_a", i_a) + kg * _values("omega_leg", omega_leg) / kw
+    i, w = _values("i_a", i_a), _values("omega_leg", omega_leg)
+    _together("i_a", i, "omega_leg", w)
+    return ra * i + kg * w / kw
 
 
 def stall_torque(max_speed_rpm: float = 10000.0, speed_constant: float = MAXON_RE118751["speed_constant"],

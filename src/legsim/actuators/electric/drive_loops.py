@@ -44,20 +44,55 @@ force loop's response to the initial rate ``dF/dt = CF v`` plus its overshoot to
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError, check_number, check_whole
+from ...errors import InputError, as_float, check_number, check_values, check_whole, shown
 from . import _pmsm_kernels as _k
+from .dcmotor import MAX_VALUE
 from .pmsm import PMSM, DriveLoad
 
 __all__ = ["ROTTO_RATINGS", "RottoActuator", "rotto_actuator", "shape_step", "second_order_from_specs",
            "second_order_bandwidth", "second_order_first_reach", "sea_force_gains", "SeaGains",
-           "obstacle_force_bound", "sea_force_response", "bandwidth_of"]
+           "obstacle_force_bound", "sea_force_response", "bandwidth_of", "MAX_ZETA", "MAX_GAIN"]
 
 ROTTO_RATINGS = {"nominal_force": 128.0, "nominal_speed": 0.64, "max_force": 400.0, "max_speed": 0.72}
 """§4.1.1: [N], [m/s]."""
+
+MAX_ZETA = 10.0
+"""Largest damping ratio :func:`second_order_bandwidth` takes: its closed form loses digits to cancellation
+for an overdamped loop (relative error 3e-12 at zeta = 10, 2e-8 at 100, 1e-4 at 1000, and it gives 0 from
+about 1e4 on)."""
+
+MAX_GAIN = 1e100
+"""Largest magnitude of a force-loop gain :func:`sea_force_response` takes: :func:`sea_force_gains` gives
+at most about 1e68 for plant constants within [1/MAX_VALUE, MAX_VALUE] (see
+:data:`~legsim.actuators.electric.dcmotor.MAX_VALUE`) and bandwidths up to 1e9 Hz, and with gains below
+1e100 the response's products stay finite."""
+
+
+def _positive(owner: str, name: str, value) -> float:
+    """A physical constant that must be positive (a spring rate, lead, inertia, frequency, voltage...), in
+    [1/MAX_VALUE, MAX_VALUE] (SI): products and quotients of a few of them stay finite."""
+    return check_number(owner, name, value, lo=1.0 / MAX_VALUE, hi=MAX_VALUE)
+
+
+def _plant(owner: str, cf, kv, cm, inertia, viscous) -> tuple[float, float, float, float, float]:
+    """The series-elastic force loop's plant constants (module docstring): CF [N/m], KV [m/rad], CM [N m/A]
+    and J [kg m^2] positive, b [N m s/rad] in [0, MAX_VALUE]."""
+    return (_positive(owner, "cf", cf), _positive(owner, "kv", kv), _positive(owner, "cm", cm),
+            _positive(owner, "inertia", inertia),
+            check_number(owner, "viscous", viscous, lo=0.0, hi=MAX_VALUE))
+
+
+def _underdamped(owner: str, zeta) -> float:
+    """A damping ratio in [0, 1) (the closed forms divide by sqrt(1 - zeta^2))."""
+    z = as_float(zeta)  # NaN (refused) when not a number
+    if not 0.0 <= z < 1.0:
+        raise InputError(f"{owner}: 'zeta' = {shown(zeta)}, expected a finite number in [0, 1) (underdamped)")
+    return z
 
 
 @dataclass(frozen=True)
@@ -104,8 +139,20 @@ def rotto_actuator(*, v_dc: float = 24.0, pole_pairs: int = 4, inductance: float
                    belt: float = 2.0, rotor_inertia: float = 3e-6, ratings=None) -> RottoActuator:
     """ROTTO's linear actuator with a motor chosen so that the ratings (:data:`ROTTO_RATINGS`) are its
     voltage and current limits (module docstring; every number except the belt ratio is a
-    placeholder: the source gives no motor data)."""
-    r = dict(ROTTO_RATINGS if ratings is None else ratings)
+    placeholder: the source gives no motor data). ``v_dc`` [V], ``inductance`` [H], ``lead`` [m], ``belt``
+    [-] and the ratings (the keys of :data:`ROTTO_RATINGS`, [N], [m/s]) lie in [1/MAX_VALUE, MAX_VALUE],
+    ``rotor_inertia`` [kg m^2] in [0, MAX_VALUE], ``pole_pairs`` in [1, 1000]."""
+    o = "rotto_actuator"
+    v_dc, inductance, lead, belt = (_positive(o, name, value) for name, value in (
+        ("v_dc", v_dc), ("inductance", inductance), ("lead", lead), ("belt", belt)))
+    pole_pairs = check_whole(o, "pole_pairs", pole_pairs, lo=1, hi=1000)
+    rotor_inertia = check_number(o, "rotor_inertia", rotor_inertia, lo=0.0, hi=MAX_VALUE)
+    if ratings is None:
+        ratings = ROTTO_RATINGS
+    if not (isinstance(ratings, Mapping) and set(ratings) == set(ROTTO_RATINGS)):
+        raise InputError(f"{o}: 'ratings' = {shown(ratings)}, expected None or a mapping with the keys "
+                         f"{', '.join(ROTTO_RATINGS)}")
+    r = {key: _positive(o, f'ratings["{key}"]', ratings[key]) for key in ROTTO_RATINGS}
     kv = lead / (2.0 * math.pi * belt)
     ulim = v_dc / math.sqrt(3.0)
     w_max = r["max_speed"] / kv
@@ -115,10 +162,13 @@ def rotto_actuator(*, v_dc: float = 24.0, pole_pairs: int = 4, inductance: float
     i_nom = r["nominal_force"] * kv / kt
     w_nom = r["nominal_speed"] / kv
     we = pole_pairs * w_nom
-    res = (math.sqrt(ulim**2 - (we * inductance * i_nom) ** 2) - ke * w_nom) / i_nom
+    drop = we * inductance * i_nom         # the inductive voltage at the rated point [V]
+    res = (math.sqrt(ulim**2 - drop**2) - ke * w_nom) / i_nom if drop < ulim else -math.inf
     if not res > 0.0:
-        raise InputError(f"rotto_actuator: ratings {r} leave no room for a winding resistance "
-                         f"(R = {res:.3g})")
+        raise InputError(f"{o}: 'v_dc' = {v_dc:g} V, 'pole_pairs' = {pole_pairs}, 'inductance' = "
+                         f"{inductance:g} H, 'lead' = {lead:g} m, 'belt' = {belt:g} and 'ratings' = {r} "
+                         f"leave no room for a winding resistance (R = {res:.3g} ohm: the back-EMF and the "
+                         "inductive drop at the rated point take the whole voltage v_dc/sqrt(3))")
     motor = PMSM(resistance=res, inductance_d=inductance, flux_linkage=ke / pole_pairs, pole_pairs=pole_pairs,
                  rotor_inertia=rotor_inertia, v_dc=v_dc)
     return RottoActuator(motor, lead, belt, i_max)
@@ -142,13 +192,15 @@ def shape_step(target: float, v_max: float, a_max: float, period: float, n: int,
 
 
 def second_order_bandwidth(zeta: float) -> float:
-    """−3 dB bandwidth of ``w^2/(s^2 + 2 zeta w s + w^2)`` in units of w."""
+    """−3 dB bandwidth of ``w^2/(s^2 + 2 zeta w s + w^2)`` in units of w (0 <= zeta <= :data:`MAX_ZETA`)."""
+    zeta = check_number("second_order_bandwidth", "zeta", zeta, lo=0.0, hi=MAX_ZETA)
     z2 = zeta * zeta
     return math.sqrt(1.0 - 2.0 * z2 + math.sqrt(4.0 * z2 * z2 - 4.0 * z2 + 2.0))
 
 
 def second_order_first_reach(zeta: float) -> float:
-    """Time the unit step response of that system first reaches 1, in units of 1/w (zeta < 1)."""
+    """Time the unit step response of that system first reaches 1, in units of 1/w (0 <= zeta < 1)."""
+    zeta = _underdamped("second_order_first_reach", zeta)
     return (math.pi - math.acos(zeta)) / math.sqrt(1.0 - zeta * zeta)
 
 
@@ -190,17 +242,18 @@ class SeaGains:
 def sea_force_gains(cf: float, kv: float, cm: float, inertia: float, viscous: float = 0.0, *,
                     bandwidth_hz: float = 50.0, first_reach: float = 0.015) -> SeaGains:
     """Pole placement of the PD force loop (module docstring): CF [N/m], KV [m/rad], CM [N m/A], rotor
-    inertia J [kg m^2], viscous b [N m s/rad]."""
-    for k, v in (("cf", cf), ("kv", kv), ("cm", cm), ("inertia", inertia)):
-        if not (math.isfinite(v) and v > 0.0):
-            raise InputError(f"sea_force_gains: {k} = {v!r}, expected a number > 0")
+    inertia J [kg m^2], viscous b [N m s/rad] (CF, KV, CM, J in [1/MAX_VALUE, MAX_VALUE], b in [0,
+    MAX_VALUE])."""
+    cf, kv, cm, inertia, viscous = _plant("sea_force_gains", cf, kv, cm, inertia, viscous)
     zeta, wn = second_order_from_specs(bandwidth_hz, first_reach)
     m = inertia / kv**2
     g = cm / kv
     c = viscous / kv**2
     if wn * wn * m / cf <= 1.0:
-        raise InputError(f"sea_force_gains: the spring's own resonance sqrt(CF/m) = {math.sqrt(cf / m):.4g} "
-                         f"rad/s is above the wanted omega_n = {wn:.4g} rad/s: a PD cannot slow it down")
+        raise InputError(f"sea_force_gains: the spring's own resonance sqrt(CF/m) = kv sqrt(cf/inertia) = "
+                         f"{math.sqrt(cf / m):.4g} rad/s ('cf' = {cf:g} N/m, 'kv' = {kv:g} m/rad, "
+                         f"'inertia' = {inertia:g} kg m^2) is above the wanted omega_n = {wn:.4g} rad/s "
+                         "('bandwidth_hz', 'first_reach'): a PD cannot slow it down")
     return SeaGains((wn * wn * m / cf - 1.0) / g, (2.0 * zeta * wn * m - c) / (cf * g), 1.0 / g, wn, zeta)
 
 
@@ -211,24 +264,60 @@ def sea_force_response(freqs, gains: SeaGains, cf: float, kv: float, cm: float, 
     design leaves out: the current loop as ``1/(1 + s/omega_c)`` with its computation and PWM delay
     ``exp(-1.5 s T_pwm)``, and a PD sampled every ``period`` [s] (0: continuous): zero-order hold
     ``exp(-s period/2)`` and the backward-difference derivative ``(1 - exp(-s period))/period``. Plant
-    (output locked): ``F/i = CF g / (m s^2 + c s + CF)``, module docstring."""
-    s = 2j * np.pi * np.asarray(freqs, dtype=float)
+    (output locked): ``F/i = CF g / (m s^2 + c s + CF)``, module docstring. ``freqs`` in [0, MAX_VALUE],
+    the plant constants as for :func:`sea_force_gains`, ``gains`` a :class:`SeaGains` (kp, kd, ff within
+    ±:data:`MAX_GAIN`), ``current_bandwidth_hz`` and ``pwm_hz`` finite, >= 1/MAX_VALUE, ``period`` 0 or in
+    [1/MAX_VALUE, MAX_VALUE]."""
+    o = "sea_force_response"
+    f = check_values(o, "freqs", freqs, lo=0.0, hi=MAX_VALUE, unit="Hz")
+    if not isinstance(gains, SeaGains):
+        raise InputError(f"{o}: 'gains' = {shown(gains)}, expected a SeaGains (from sea_force_gains)")
+    for name in ("kp", "kd", "ff"):
+        check_number(o, f"gains.{name}", getattr(gains, name), lo=-MAX_GAIN, hi=MAX_GAIN)
+    cf, kv, cm, inertia, viscous = _plant(o, cf, kv, cm, inertia, viscous)
+    current_bandwidth_hz, pwm_hz = (check_number(o, name, value, lo=1.0 / MAX_VALUE) for name, value in (
+        ("current_bandwidth_hz", current_bandwidth_hz), ("pwm_hz", pwm_hz)))
+    period = check_number(o, "period", period, lo=0.0, hi=MAX_VALUE)
+    if 0.0 < period < 1.0 / MAX_VALUE:  # a subnormal period overflows the difference quotient
+        raise InputError(f"{o}: 'period' = {period!r}, expected 0 (continuous) or a number in "
+                         f"[{1.0 / MAX_VALUE:g}, {MAX_VALUE:g}] [s]")
+    s = 2j * np.pi * f
     m, g, c = inertia / kv**2, cm / kv, viscous / kv**2
-    plant = cf * g / (m * s * s + c * s + cf)
+    den = m * s * s + c * s + cf
+    pole = den == 0.0  # a frequency exactly at the undamped (b = 0) spring's resonance: the plant is infinite
+    plant = cf * g / np.where(pole, 1.0, den)
     lag = np.exp(-1.5 * s / pwm_hz) / (1.0 + s / (2.0 * np.pi * current_bandwidth_hz))
     deriv: np.ndarray = s
     if period > 0.0:
         lag = lag * np.exp(-0.5 * s * period)
         deriv = np.asarray((1.0 - np.exp(-s * period)) / period, dtype=complex)
     open_ff = plant * lag * (gains.ff + gains.kp)
-    return open_ff / (1.0 + plant * lag * (gains.kp + gains.kd * deriv))
+    out = open_ff / (1.0 + plant * lag * (gains.kp + gains.kd * deriv))
+    if np.any(pole):  # there the loop's limit for plant -> inf: (ff + kp) / (kp + kd D)
+        out = np.where(pole, (gains.ff + gains.kp) / (gains.kp + gains.kd * deriv), out)
+    return out
 
 
 def bandwidth_of(response, freqs) -> float:
     """The first frequency [Hz] at which ``|response|`` falls to 1/sqrt(2) of its first value (linear
-    interpolation between the given ``freqs``)."""
-    mag = np.abs(np.asarray(response)) / abs(np.asarray(response)[0])
-    f = np.asarray(freqs, dtype=float)
+    interpolation between the given ``freqs``). ``response``: 2 or more finite (complex) numbers within
+    ±MAX_VALUE, the first of magnitude >= 1/MAX_VALUE; ``freqs`` [Hz]: as many, non-decreasing, in [0,
+    MAX_VALUE]."""
+    o = "bandwidth_of"
+    try:
+        a = np.asarray(response)
+    except ValueError:  # a ragged list
+        a = np.full(0, np.nan)
+    r = a.astype(complex) if a.dtype.kind in "iufc" else np.full(0, np.nan)
+    if not (r.ndim == 1 and r.size >= 2 and np.all(np.isfinite(r)) and np.all(np.abs(r.real) <= MAX_VALUE)
+            and np.all(np.abs(r.imag) <= MAX_VALUE) and abs(r[0]) >= 1.0 / MAX_VALUE):
+        raise InputError(f"{o}: 'response' = {shown(response)}, expected 2 or more finite numbers within "
+                         f"±{MAX_VALUE:g}, the first of magnitude >= {1.0 / MAX_VALUE:g}")
+    f = check_values(o, "freqs", freqs, lo=0.0, hi=MAX_VALUE, unit="Hz")
+    if f.shape != r.shape or np.any(np.diff(f) < 0.0):
+        raise InputError(f"{o}: 'freqs' = {shown(freqs)}, expected {r.size} non-decreasing frequencies, "
+                         "one per entry of 'response'")
+    mag = np.abs(a) / abs(a[0])
     k = int(np.argmax(mag < 1.0 / math.sqrt(2.0)))
     if k == 0:
         raise InputError("bandwidth_of: the response never falls to -3 dB over the given frequencies")
@@ -242,8 +331,17 @@ def obstacle_force_bound(force_limit: float, f_impact: float, spring_rate_jump: 
     (``omega_n``, ``zeta``) with its set-point held at ``force_limit``: linear superposition of the step
     from ``f_impact`` to FG (overshoot ``exp(-pi zeta / sqrt(1 - zeta^2))``) and the initial rate
     ``spring_rate_jump`` = CF v [N/s] (the peak of ``x'' + 2 zeta w x' + w^2 x = 0``, ``x'(0) = r``, is
-    ``r/w exp(-zeta/sqrt(1 - zeta^2) atan(sqrt(1 - zeta^2)/zeta))``)."""
+    ``r/w exp(-zeta/sqrt(1 - zeta^2) atan(sqrt(1 - zeta^2)/zeta))``, ``r/w`` undamped). Forces [N] and the
+    rate [N/s] within ±MAX_VALUE (``force_limit`` >= 0), ``omega_n`` [rad/s] in [1/MAX_VALUE, MAX_VALUE],
+    ``zeta`` in [0, 1)."""
+    o = "obstacle_force_bound"
+    force_limit = check_number(o, "force_limit", force_limit, lo=0.0, hi=MAX_VALUE)
+    f_impact = check_number(o, "f_impact", f_impact, lo=-MAX_VALUE, hi=MAX_VALUE)
+    spring_rate_jump = check_number(o, "spring_rate_jump", spring_rate_jump, lo=-MAX_VALUE, hi=MAX_VALUE)
+    omega_n = _positive(o, "omega_n", omega_n)
+    zeta = _underdamped(o, zeta)
     s = math.sqrt(1.0 - zeta * zeta)
     overshoot = math.exp(-math.pi * zeta / s)
-    rate_peak = spring_rate_jump / omega_n * math.exp(-zeta / s * math.atan(s / zeta))
+    turn = math.atan(s / zeta) if zeta > 0.0 else 0.5 * math.pi  # the limit zeta -> 0 (s/zeta -> inf)
+    rate_peak = spring_rate_jump / omega_n * math.exp(-zeta / s * turn)
     return force_limit + max(0.0, force_limit - f_impact) * overshoot + max(0.0, rate_peak)

@@ -65,8 +65,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError, as_floats, check_number, check_values, check_whole, real_number
+from ...errors import InputError, as_floats, check_number, check_values, check_whole, real_number, shown
 from . import _pmsm_kernels as _k
+from .dcmotor import MAX_VALUE
 
 __all__ = ["park_clarke", "inverse_park_clarke", "pi_response", "PMSM", "DriveLoad", "DriveController",
            "current_pi_gains", "simulate_drive", "DriveRun", "ripple_rms", "AMPLITUDE_INVARIANT",
@@ -83,41 +84,62 @@ def park_clarke(ia, ib, ic, phi, factor: float = AMPLITUDE_INVARIANT):
     ``factor`` 2/3 (amplitude invariant) or 3/2 (as printed)."""
     o = "park_clarke"
     k = check_number(o, "factor", factor, lo=0.0, hi=10.0, lo_open=True)
-    phases = [check_values(o, n, v, lo=-1e12, hi=1e12) for n, v in (("ia", ia), ("ib", ib), ("ic", ic))]
-    angle = check_values(o, "phi", phi, lo=-1e9, hi=1e9)  # [rad]
-    try:
-        np.broadcast_shapes(*(a.shape for a in phases), angle.shape)
-    except ValueError:
-        raise InputError(f"{o}: ia, ib, ic and phi do not broadcast together") from None
-    f = np.vectorize(_k.park, otypes=[float, float])
-    d, q = f(*phases, angle, k)
+    d, q = np.vectorize(_k.park, otypes=[float, float])(*_signals(o, ia=ia, ib=ib, ic=ic, phi=phi), k)
     return (float(d), float(q)) if np.ndim(d) == 0 else (d, q)
 
 
 def inverse_park_clarke(ud, uq, phi):
-    """(4.3), read as ``U_D, U_Q -> U_A, U_B, U_C`` (errata §8); broadcast arrays."""
-    f = np.vectorize(_k.inverse_park, otypes=[float, float, float])
-    out = f(ud, uq, phi)
+    """(4.3), read as ``U_D, U_Q -> U_A, U_B, U_C`` (errata §8); broadcast arrays (within ±MAX_VALUE,
+    ``phi`` [rad] within ±1e9)."""
+    args = _signals("inverse_park_clarke", ud=ud, uq=uq, phi=phi)
+    out = np.vectorize(_k.inverse_park, otypes=[float, float, float])(*args)
     return tuple(float(x) for x in out) if np.ndim(out[0]) == 0 else out
+
+
+def _signals(owner: str, **values) -> list[np.ndarray]:
+    """The transforms' arguments as float arrays: phase or dq values within ±MAX_VALUE and the last, the
+    angle ``phi`` [rad], within ±1e9 (where a float still resolves a turn), shapes that broadcast together."""
+    *names, angle = values
+    out = [check_values(owner, n, values[n], lo=-MAX_VALUE, hi=MAX_VALUE) for n in names]
+    out.append(check_values(owner, angle, values[angle], lo=-1e9, hi=1e9))
+    try:
+        np.broadcast_shapes(*(a.shape for a in out))
+    except ValueError:
+        shapes = ", ".join(str(a.shape) for a in out)
+        message = f"{owner}: {', '.join(values)} (shapes {shapes}) do not broadcast together"
+        raise InputError(message) from None
+    return out
 
 
 def pi_response(errors, p_gain: float, i_gain: float, s0: float = 0.0) -> np.ndarray:
     """Output sequence (n,) of the discrete PI (4.2) ``U/e = P + I/(1 - z^-1)`` for the error
-    sequence ``errors`` (n,), integrator starting at ``s0`` (no saturation)."""
-    e = np.asarray(errors, dtype=float).ravel()
+    sequence ``errors`` (n,), integrator starting at ``s0`` (no saturation). ``errors`` and ``s0`` within
+    ±MAX_VALUE, the gains in [0, MAX_VALUE]."""
+    o = "pi_response"
+    e = check_values(o, "errors", errors, lo=-MAX_VALUE, hi=MAX_VALUE).ravel()
+    p, i = (check_number(o, name, value, lo=0.0, hi=MAX_VALUE) for name, value in (("p_gain", p_gain),
+                                                                                 ("i_gain", i_gain)))
+    s = check_number(o, "s0", s0, lo=-MAX_VALUE, hi=MAX_VALUE)
     out = np.empty_like(e)
-    s = float(s0)
     for k, ek in enumerate(e):
-        out[k], s = _k.pi_step(s, float(ek), float(p_gain), float(i_gain))
+        out[k], s = _k.pi_step(s, float(ek), p, i)
     return out
 
 
 def ripple_rms(duties, v_dc: float, inductance: float, period: float) -> np.ndarray:
     """Predicted RMS [A] of phase A's current ripple in each PWM period with leg duties ``duties``
     (n, 3) (centre-aligned; ``L dr/dt = u_A(t) - mean u_A``, R, back-EMF change and rotation within the
-    period neglected; RMS about the least-squares line over the period, as ``DriveRun.ripple``), (n,)."""
-    d = np.atleast_2d(np.asarray(duties, dtype=float))
-    return np.array([_k.ripple_rms(a, b, c, float(v_dc), float(inductance), float(period)) for a, b, c in d])
+    period neglected; RMS about the least-squares line over the period, as ``DriveRun.ripple``), (n,).
+    Duties in [0, 1] ((3,) for one period); ``v_dc`` [V], ``inductance`` [H] and ``period`` [s] in
+    [1/MAX_VALUE, MAX_VALUE]."""
+    o = "ripple_rms"
+    d = np.atleast_2d(check_values(o, "duties", duties, lo=0.0, hi=1.0))
+    if d.ndim != 2 or d.shape[1] != 3:
+        raise InputError(f"{o}: 'duties' = {shown(duties)}, expected an (n, 3) array of leg duties in [0, 1]")
+    named = (("v_dc", v_dc), ("inductance", inductance), ("period", period))
+    v_dc, inductance, period = (check_number(o, name, value, lo=1.0 / MAX_VALUE, hi=MAX_VALUE)
+                                for name, value in named)
+    return np.array([_k.ripple_rms(a, b, c, v_dc, inductance, period) for a, b, c in d])
 
 
 @dataclass(frozen=True)
@@ -287,9 +309,12 @@ def current_pi_gains(motor: PMSM, bandwidth_hz: float = 1000.0) -> tuple[float, 
     """Placeholder gains (P [V/A], I [V/A per sample]) of (4.2) by pole-zero cancellation: the PI zero
     cancels the winding pole R/L, ``P = L omega_c``, ``I = R omega_c T``: the continuous equivalent
     ``P + I/(T s)`` then closes the loop at ``omega_c = 2 pi bandwidth_hz`` (first order). The computation
-    delay of 1.5 T costs ``1.5 omega_c T`` rad of phase (0.34 rad at 1 kHz and 28 kHz)."""
-    wc = 2.0 * math.pi * check_number("current_pi_gains", "bandwidth_hz", bandwidth_hz, lo=0.0,
-                                      lo_open=True)
+    delay of 1.5 T costs ``1.5 omega_c T`` rad of phase (0.34 rad at 1 kHz and 28 kHz). ``motor`` a
+    :class:`PMSM`, ``bandwidth_hz`` in (0, MAX_VALUE]."""
+    o = "current_pi_gains"
+    if not isinstance(motor, PMSM):
+        raise InputError(f"{o}: 'motor' = {shown(motor)}, expected a PMSM")
+    wc = 2.0 * math.pi * check_number(o, "bandwidth_hz", bandwidth_hz, lo=0.0, hi=MAX_VALUE, lo_open=True)
     return float(motor.inductance_q or motor.inductance_d) * wc, motor.resistance * wc / motor.pwm_hz
 
 

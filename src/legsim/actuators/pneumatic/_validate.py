@@ -6,15 +6,15 @@ import math
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, shown
 
 
 def as_array(name: str, value, *, minimum: float | None = 0.0, strict: bool = False) -> np.ndarray:
     """``value`` as a float64 array; InputError when non-finite or below ``minimum``."""
     try:
         arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: expected a real number or array, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond the largest float
+        raise InputError(f"{name}: expected a real number or array, got {shown(value)}") from None
     if arr.ndim == 0:  # a number: checked in Python floats (numpy's reductions cost ~4 µs a call)
         v = float(arr)
         if math.isfinite(v) and (minimum is None or (v > minimum if strict else v >= minimum)):

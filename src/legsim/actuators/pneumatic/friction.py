@@ -20,15 +20,21 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...errors import check_fields
+from ...errors import InputError, check_fields, shown
 from . import _layout as L
 from ._friction_kernels import friction_force as _friction_force
 from ._friction_kernels import lugre_zdot
-from ._validate import as_array, broadcast_flat, finish
+from ._validate import as_array, broadcast_flat, finish, in_range
 from .units import LBF
 
 __all__ = ["FrictionModel", "Friction", "stribeck_tanh_source", "viscous_source", "friction_force",
-           "lugre_bristle_rate"]
+           "lugre_bristle_rate", "SPEED_LIMIT", "BRISTLE_LIMIT"]
+
+SPEED_LIMIT = 1e3
+"""Largest |piston velocity| [m/s] :func:`friction_force` and :func:`lugre_bristle_rate` take: three times
+the speed of sound in air, beyond any pneumatic piston."""
+BRISTLE_LIMIT = 1.0
+"""Largest |LuGre bristle deflection| z [m] they take (a steady deflection is g(v)/σ0, about 0.1 mm)."""
 
 
 class FrictionModel(IntEnum):
@@ -69,8 +75,15 @@ class Friction:
     sigma1: float = 300.0
 
     def __post_init__(self) -> None:
+        models = {int(m) for m in FrictionModel}
+        if not (isinstance(self.model, (int, np.integer)) and not isinstance(self.model, bool)
+                and int(self.model) in models):
+            raise InputError(f"friction: 'model' = {shown(self.model)}, expected a FrictionModel "
+                             f"({', '.join(m.name for m in FrictionModel)})")
         check_fields("friction", self, nonnegative=("f_s", "f_c_pos", "f_c_neg", "c_v", "sigma0", "sigma1"),
                      positive=("v_s", "exponent", "k_tanh", "v_sat"))
+        if int(self.model) == FrictionModel.LUGRE:
+            _lugre_levels("friction", self)
 
     def with_(self, **changes) -> Friction:
         return replace(self, **changes)
@@ -106,23 +119,75 @@ def viscous_source() -> Friction:
     return Friction(model=FrictionModel.VISCOUS, c_v=70.0)
 
 
+def _lugre_levels(owner: str, friction: Friction) -> None:
+    """Refuse LuGre's ż for ``friction`` unless F_S, F_C+ and F_C− > 0: ż divides by g(v), which lies
+    between them."""
+    if not min(friction.f_s, friction.f_c_pos, friction.f_c_neg) > 0.0:
+        raise InputError(f"{owner}: 'f_s' = {friction.f_s!r}, 'f_c_pos' = {friction.f_c_pos!r}, 'f_c_neg' = "
+                         f"{friction.f_c_neg!r} N, expected all > 0 for LuGre (ż divides by g(v), which lies "
+                         "between them)")
+
+
+def _row(owner: str, friction) -> np.ndarray:
+    """The parameter row of ``friction``, a :class:`Friction`."""
+    if not isinstance(friction, Friction):
+        raise InputError(f"{owner}: 'friction' = {shown(friction)}, expected a Friction "
+                         "(e.g. stribeck_tanh_source())")
+    return friction.row()
+
+
+def _inputs(owner: str, **arrays) -> tuple[tuple[int, ...], list[np.ndarray]]:
+    """:func:`broadcast_flat` of the named, checked arrays; an InputError from ``owner`` naming the first
+    that does not broadcast with those before it."""
+    try:
+        return broadcast_flat(*arrays.values())
+    except InputError:  # its message gives the shapes only: find the first array that does not fit
+        shape: tuple[int, ...] = ()
+        for i, (name, a) in enumerate(arrays.items()):
+            try:
+                shape = np.broadcast_shapes(shape, a.shape)
+            except ValueError:
+                before = ", ".join(f"'{n}'" for n in list(arrays)[:i])
+                raise InputError(f"{owner}: '{name}' has shape {a.shape}, which does not broadcast with the "
+                                 f"shape {shape} of {before}") from None
+        raise
+
+
+def _finite(owner: str, friction: Friction, out: np.ndarray) -> np.ndarray:
+    """``out`` of the compiled law (which raises no floating-point warnings); refused unless finite: with
+    bounded inputs only ``friction``'s parameters (huge ones, or tiny levels dividing ż) overflow."""
+    if not np.all(np.isfinite(out)):
+        raise InputError(f"{owner}: the result overflows with 'friction' = {shown(friction)}: expected "
+                         "parameters of physical size")
+    return out
+
+
 def friction_force(friction: Friction, v, f_applied=0.0, stuck=0, z=0.0):
     """Friction force [N] for velocities ``v`` [m/s] (arrays broadcast).
 
     ``f_applied`` [N]: the other forces on the piston (used at rest by Coulomb/stiction);
-    ``stuck``: 1 in the stick state of :attr:`FrictionModel.STICTION`; ``z`` [m]: LuGre state.
+    ``stuck``: 1 in the stick state of :attr:`FrictionModel.STICTION`, else 0; ``z`` [m]: LuGre state.
+    |v| <= :data:`SPEED_LIMIT`, |z| <= :data:`BRISTLE_LIMIT`.
     """
-    row = friction.row()
-    shape, (vv, ff, ss, zz) = broadcast_flat(as_array("v", v, minimum=None),
-                                             as_array("f_applied", f_applied, minimum=None),
-                                             as_array("stuck", stuck), as_array("z", z, minimum=None))
+    o = "friction_force"
+    row = _row(o, friction)
+    ss = as_array("stuck", stuck, minimum=None)
+    if not np.all((ss == 0.0) | (ss == 1.0)):
+        raise InputError(f"{o}: 'stuck' = {shown(stuck)}, expected 0 (slipping) or 1 (stuck)")
+    shape, (vv, ff, ss, zz) = _inputs(o, v=in_range("v", v, -SPEED_LIMIT, SPEED_LIMIT),
+                                      f_applied=as_array("f_applied", f_applied, minimum=None), stuck=ss,
+                                      z=in_range("z", z, -BRISTLE_LIMIT, BRISTLE_LIMIT))
     out = np.array([_friction_force(row, vv[i], ff[i], int(ss[i]), zz[i]) for i in range(vv.size)])
-    return finish(out, shape)
+    return finish(_finite(o, friction, out), shape)
 
 
 def lugre_bristle_rate(friction: Friction, v, z):
-    """LuGre ż [m/s] for velocity v [m/s] and bristle deflection z [m] (arrays broadcast)."""
-    row = friction.row()
-    shape, (vv, zz) = broadcast_flat(as_array("v", v, minimum=None), as_array("z", z, minimum=None))
+    """LuGre ż [m/s] for velocity v [m/s] and bristle deflection z [m] (arrays broadcast; |v| <=
+    :data:`SPEED_LIMIT`, |z| <= :data:`BRISTLE_LIMIT`; the friction's F_S, F_C+, F_C− > 0)."""
+    o = "lugre_bristle_rate"
+    row = _row(o, friction)
+    _lugre_levels(f"{o}: 'friction'", friction)  # a LuGre friction has them; ż is asked of any model
+    shape, (vv, zz) = _inputs(o, v=in_range("v", v, -SPEED_LIMIT, SPEED_LIMIT),
+                              z=in_range("z", z, -BRISTLE_LIMIT, BRISTLE_LIMIT))
     out = np.array([lugre_zdot(row, vv[i], zz[i]) for i in range(vv.size)])
-    return finish(out, shape)
+    return finish(_finite(o, friction, out), shape)

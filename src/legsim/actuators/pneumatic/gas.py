@@ -11,12 +11,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...errors import InputError
+from ...errors import InputError, check_number, shown
 
-__all__ = ["Gas", "AIR", "NITROGEN", "CRITICAL_RATIO_SOURCE"]
+__all__ = ["Gas", "AIR", "NITROGEN", "CRITICAL_RATIO_SOURCE", "K_RANGE", "R_RANGE", "SPECIFIC_GRAVITY_RANGE",
+           "CP_PER_R_MAX"]
 
 CRITICAL_RATIO_SOURCE = 0.528
 """The rounded critical pressure ratio both sources code (Daepp ``choke_ratio``, RATS P_cr)."""
+
+K_RANGE = (1.0, 1.7)
+"""Ratio of specific heats k of a :class:`Gas`, in (1, 1.7]: 5/3 (a monatomic gas) is the largest of any
+ideal gas; 1.7 lets a rounded 1.67 pass."""
+R_RANGE = (8.314, 8314.5)
+"""Specific gas constant R = R_u / M [J/(kg K)] of a :class:`Gas`, for molar masses M from 1 kg/mol (beyond
+the heaviest gas, UF6 at 0.352 kg/mol) down to 1 g/mol (a hydrogen atom). Also keeps C1 and C2 finite."""
+SPECIFIC_GRAVITY_RANGE = (0.0345, 34.6)
+"""Density relative to air M / M_air [-] of a :class:`Gas`, for the same molar masses (M_air 28.96 g/mol)."""
+CP_PER_R_MAX = 1000.0
+"""Largest c_p / R of a :class:`Gas` (c_p / R = k / (k − 1): 2.5 for a monatomic gas, about 12 for SF6;
+1000 is k = 1.001). The smallest is 1 (c_v = c_p − R > 0)."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +43,10 @@ class Gas:
     cp : specific heat at constant pressure [J/(kg K)] (Daepp uses 1012 for air; it only
         enters the "as coded" polytropic exponent n = 1 + k R / c_p = 1.397, eq. (4.1.10))
     specific_gravity : density relative to air at standard conditions [-] (Cv flow, RATS 5.8)
+    name : a label for messages.
+
+    Ranges: :data:`K_RANGE`, :data:`R_RANGE`, R < c_p <= :data:`CP_PER_R_MAX` R,
+    :data:`SPECIFIC_GRAVITY_RANGE`.
     """
 
     k: float = 1.4
@@ -39,15 +56,14 @@ class Gas:
     name: str = "air"
 
     def __post_init__(self) -> None:
-        if not (self.k > 1.0):
-            raise InputError(f"gas '{self.name}': ratio of specific heats k={self.k!r}; expected k > 1")
-        if not (self.R > 0.0):
-            raise InputError(f"gas '{self.name}': gas constant R={self.R!r}; expected R > 0 J/(kg K)")
-        if not (self.cp > 0.0):
-            raise InputError(f"gas '{self.name}': c_p={self.cp!r}; expected c_p > 0 J/(kg K)")
-        if not (self.specific_gravity > 0.0):
-            raise InputError(f"gas '{self.name}': specific_gravity={self.specific_gravity!r}; "
-                             "expected > 0")
+        if not isinstance(self.name, str):
+            raise InputError(f"Gas: 'name' = {shown(self.name)}, expected a string")
+        o = f"Gas {self.name!r}"
+        check_number(o, "k", self.k, lo=K_RANGE[0], hi=K_RANGE[1], lo_open=True)
+        R = check_number(o, "R", self.R, lo=R_RANGE[0], hi=R_RANGE[1])  # [J/(kg K)]
+        check_number(o, "cp", self.cp, lo=R, hi=CP_PER_R_MAX * R, lo_open=True)  # c_v = c_p - R > 0
+        check_number(o, "specific_gravity", self.specific_gravity, lo=SPECIFIC_GRAVITY_RANGE[0],
+                     hi=SPECIFIC_GRAVITY_RANGE[1])
 
     @property
     def c1(self) -> float:

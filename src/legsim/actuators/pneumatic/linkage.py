@@ -15,11 +15,12 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...errors import InputError, check_fields
+from ...errors import InputError, check_fields, check_number
 from ._linkage_kernels import cylinder_of_joint, joint_of_cylinder
 from ._validate import as_array, broadcast_flat, finish
 
-__all__ = ["Joint", "JointLinkage", "LinearLinkage", "JOINT_LIMITS_DEG"]
+__all__ = ["Joint", "JointLinkage", "LinearLinkage", "JOINT_LIMITS_DEG", "LINEAR_COORDINATE_LIMIT",
+           "LINEAR_SLOPE_RANGE"]
 
 
 class Joint(IntEnum):
@@ -30,6 +31,12 @@ class Joint(IntEnum):
 
 JOINT_LIMITS_DEG = {Joint.ALPHA: (-47.0, 90.0), Joint.BETA: (-67.0, -1.0), Joint.GAMMA: (17.0, 95.0)}
 """Joint ranges of the CRR leg [deg] (digest §2.6)."""
+
+LINEAR_COORDINATE_LIMIT = 1e3
+"""Largest |θ| [rad, or m for a slider] and |x| [m] of a :class:`LinearLinkage`'s calibration points."""
+LINEAR_SLOPE_RANGE = (1e-6, 1e6)
+"""Range of |dx/dθ| [m/rad] of a :class:`LinearLinkage`: a micrometre to a kilometre of piston travel per
+radian, beyond any real lever; keeps x(θ), θ(x) = θ0 + (x − x0) / slope and T = F slope finite."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,8 @@ class JointLinkage:
 
 @dataclass(frozen=True)
 class LinearLinkage:
-    """The "protractor" alternative: x linear in θ between two calibrated end points."""
+    """The "protractor" alternative: x linear in θ between two calibrated end points (θ0, x0) and (θ1, x1)
+    [rad, m], each within ±:data:`LINEAR_COORDINATE_LIMIT`, with |dx/dθ| in :data:`LINEAR_SLOPE_RANGE`."""
 
     theta0: float
     x0: float
@@ -95,8 +103,16 @@ class LinearLinkage:
     x1: float
 
     def __post_init__(self) -> None:
-        if self.theta1 == self.theta0:
-            raise InputError("LinearLinkage: theta0 and theta1 must differ")
+        o, lim = "LinearLinkage", LINEAR_COORDINATE_LIMIT
+        t0, x0, t1, x1 = (check_number(o, name, getattr(self, name), lo=-lim, hi=lim)
+                          for name in ("theta0", "x0", "theta1", "x1"))
+        if t1 == t0:
+            raise InputError(f"{o}: theta0 and theta1 must differ ('theta0' = 'theta1' = {t0!r})")
+        slope = (x1 - x0) / (t1 - t0)  # Python floats: beyond the float range it is inf, refused below
+        lo, hi = LINEAR_SLOPE_RANGE
+        if not lo <= abs(slope) <= hi:
+            raise InputError(f"{o}: dx/dθ = ('x1' − 'x0') / ('theta1' − 'theta0') = {slope:g} m/rad, "
+                             f"expected |dx/dθ| in [{lo:g}, {hi:g}]")
 
     @property
     def slope(self) -> float:

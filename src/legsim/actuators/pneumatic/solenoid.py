@@ -16,9 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError, as_float, check_fields
+from ...errors import InputError, as_float, check_fields, check_whole, shown
 
-__all__ = ["SolenoidValve", "Command", "CommandQueue", "SPOOL_SLEEVE", "RUBBER_SEAT"]
+__all__ = ["SolenoidValve", "Command", "CommandQueue", "SPOOL_SLEEVE", "RUBBER_SEAT", "MAX_VALVES",
+           "MAX_COMMAND_MS"]
+
+MAX_VALVES = 1000
+"""Most valves a :class:`CommandQueue` drives (12 on RATS): bounds its (n_legs,) arrays of every tick."""
+MAX_COMMAND_MS = 86_400_000
+"""Longest energise duration or wait of a :class:`Command` [ms] (one day): far beyond any gait command,
+and a schedule of such commands keeps its float times exact to the millisecond."""
 
 
 @dataclass(frozen=True)
@@ -78,11 +85,27 @@ RUBBER_SEAT = SolenoidValve("rubber-seat", latency=5e-3, flow="cv", cv=0.3, max_
 
 @dataclass(frozen=True)
 class Command:
-    """One queued command: energise ``leg``'s valve for ``duration_ms``, then wait ``wait_ms``."""
+    """One queued command: energise ``leg``'s valve for ``duration_ms``, then wait ``wait_ms``: whole
+    numbers, a leg in [0, :data:`MAX_VALVES`), durations and waits [ms] in [0, :data:`MAX_COMMAND_MS`]."""
 
     leg: int
     duration_ms: int
     wait_ms: int
+
+    def __post_init__(self) -> None:
+        _command_fields("Command", self.leg, self.duration_ms, self.wait_ms)
+
+
+def _command_fields(owner: str, leg, duration_ms, wait_ms, n_legs: int = MAX_VALVES) -> tuple[int, int, int]:
+    """(leg, duration_ms, wait_ms) as ints: a valve in [0, n_legs) and whole milliseconds in
+    [0, MAX_COMMAND_MS] (1 ms resolution); else an InputError from ``owner`` naming the field."""
+    fields = (check_whole(owner, "leg", leg, 0, MAX_VALVES - 1),
+              check_whole(owner, "duration_ms", duration_ms, 0, MAX_COMMAND_MS),
+              check_whole(owner, "wait_ms", wait_ms, 0, MAX_COMMAND_MS))
+    if fields[0] >= n_legs:
+        raise InputError(f"{owner}: 'leg' = {shown(leg)}, expected a valve of the queue's 'n_legs' = "
+                         f"{n_legs}: 0 … {n_legs - 1}")
+    return fields
 
 
 class CommandQueue:
@@ -90,34 +113,33 @@ class CommandQueue:
 
     Parameters
     ----------
-    n_legs : number of valves (12 on RATS); legs are numbered 0 … n_legs − 1 here.
-    commands : iterable of (leg, duration ms, wait ms) tuples or :class:`Command`.
+    n_legs : number of valves (12 on RATS), in [1, :data:`MAX_VALVES`]; legs are numbered 0 … n_legs − 1
+        here.
+    commands : iterable of (leg, duration ms, wait ms) tuples or :class:`Command` (checked here and by
+        :meth:`push`, not at every tick).
     """
 
     def __init__(self, n_legs: int = 12, commands: Iterable = ()) -> None:
-        if int(n_legs) < 1:
-            raise InputError(f"n_legs={n_legs!r}: expected >= 1")
-        self.n_legs = int(n_legs)
+        self.n_legs = check_whole("CommandQueue", "n_legs", n_legs, 1, MAX_VALVES)
         self.commands: list[Command] = []
         if isinstance(commands, (str, bytes)) or not isinstance(commands, Iterable):
-            raise InputError(f"commands = {commands!r}: expected a list of (leg, duration ms, wait ms)")
+            raise InputError(f"CommandQueue: 'commands' = {shown(commands)}, expected a list of (leg, "
+                             "duration ms, wait ms)")
         for i, c in enumerate(commands):
             if isinstance(c, Command):
                 c = (c.leg, c.duration_ms, c.wait_ms)
             if isinstance(c, (str, bytes)) or not isinstance(c, Sequence) or len(c) != 3:
-                raise InputError(f"commands[{i}] = {c!r}: expected (leg, duration ms, wait ms)")
-            try:
-                self.push(*c)
-            except InputError as exc:
-                raise InputError(f"commands[{i}]: {exc}") from None
+                raise InputError(f"CommandQueue: commands[{i}] = {shown(c)}, expected (leg, duration ms, "
+                                 "wait ms)")
+            leg, duration_ms, wait_ms = c
+            self.commands.append(Command(*_command_fields(f"CommandQueue: commands[{i}]", leg, duration_ms,
+                                                          wait_ms, self.n_legs)))
 
     def push(self, leg, duration_ms, wait_ms) -> None:
-        """Append a command; durations and waits must be whole, non-negative milliseconds."""
-        leg_i = _whole("leg", leg)
-        if not 0 <= leg_i < self.n_legs:
-            raise InputError(f"command leg={leg!r}: expected 0 <= leg < {self.n_legs}")
-        self.commands.append(Command(leg_i, _whole("duration_ms", duration_ms),
-                                     _whole("wait_ms", wait_ms)))
+        """Append a command: ``leg`` in [0, n_legs); ``duration_ms`` and ``wait_ms`` whole milliseconds in
+        [0, :data:`MAX_COMMAND_MS`]."""
+        self.commands.append(Command(*_command_fields("CommandQueue.push", leg, duration_ms, wait_ms,
+                                                      self.n_legs)))
 
     def schedule(self, t0: float = 0.0) -> np.ndarray:
         """Energise intervals as a structured array (t_on, t_off [s], leg), in command order."""
@@ -151,14 +173,3 @@ class CommandQueue:
             if t_open <= t < t_close:
                 out[leg] = True
         return out
-
-
-def _whole(name: str, value) -> int:
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"command {name}={value!r}: expected a whole number") from None
-    if f < 0 or f != round(f):
-        raise InputError(f"command {name}={value!r}: expected a whole non-negative number "
-                         "(1 ms resolution)")
-    return int(round(f))
