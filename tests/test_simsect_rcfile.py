@@ -3,7 +3,7 @@
 import pytest
 
 from legsim.errors import InputError
-from legsim.simsect import ENGINE_DEFAULTS, format_rc, parse_rc, read_rc
+from legsim.simsect import ENGINE_DEFAULTS, format_rc, parse_rc, read_rc, write_rc
 from legsim.simsect.runner import options_from_symbols
 
 FIGURE_1 = """# This is a comment
@@ -50,10 +50,14 @@ def test_written_symbols_read_back_identically(tmp_path):
     values = {k: s.value for k, s in table.items()}
     values["oddReal"] = 0.1 + 0.2
     values["quoted"] = 'say "hi" \\ there'
+    values["lines"] = "two\nlines\tand a tab"
+    values["letters"] = "Müller, 漢字"  # before session 39 read back as 'MÃ¼ller, æ¼¢å\xad\x97'
     path = tmp_path / "round.rc"
-    path.write_text(format_rc(values, header="round trip"))
+    write_rc(path, values, header="round trip")
+    assert path.read_text(encoding="utf-8") == format_rc(values, header="round trip")
     again = {k: s.value for k, s in read_rc(path).items()}
     assert again == values
+    assert parse_rc('name = "Müller"  # as a user types it in a UTF-8 file')["name"].value == "Müller"
 
 
 def test_trailing_comments_and_space_separated_values_are_read():
@@ -68,6 +72,8 @@ def test_trailing_comments_and_space_separated_values_are_read():
     ("1abc = 3\n", "not a symbol name"),
     ("finalTime = nan\n", "finite"),
     ('name = "unterminated\n', "cannot read"),
+    ('name = "half \\x7"\n', "truncated \\xXX escape"),  # was the codec's UnicodeDecodeError
+    ('name = "\\N{no such letter}"\n', "unknown Unicode character name"),
 ])
 def test_malformed_lines_name_the_file_line_and_problem(text, fragment):
     with pytest.raises(InputError) as exc:

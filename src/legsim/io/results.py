@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..errors import InputError, SimulationError, as_float, lookup
+from ..errors import InputError, SimulationError, as_float, lookup, shown
 from ..hybrid import Model
 from ..userfiles import output_dir, read_text, user_path
 
@@ -427,5 +427,9 @@ def _check_run_file(meta: Any, meta_file: Path) -> None:
 
 def run_params(meta: Mapping[str, Any]) -> dict[str, float]:
     """The parameters by name in a run's metadata (a registered model's resolved scenario; else empty)."""
+    if not isinstance(meta, Mapping):
+        raise InputError(f"run_params: 'meta' = {shown(meta)}, expected a run's metadata (a mapping, as "
+                         "load_run(...).meta)")
     scenario = meta.get("scenario") or {}
-    return dict(scenario.get("params") or {})
+    params = scenario.get("params") if isinstance(scenario, Mapping) else None
+    return dict(params) if isinstance(params, Mapping) else {}

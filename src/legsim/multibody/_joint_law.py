@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_float, shown
 from .model import Model
 
 GAINS = ("kp", "kd", "q_ref", "v_ref", "tau_ff")
@@ -21,20 +21,20 @@ def _gain(name: str, value, joints: tuple[str, ...]) -> np.ndarray:
         out = np.zeros(na)
         for key, val in value.items():
             if key not in joints:
-                raise InputError(f"articulated_model: {name} names unknown joint {key!r}; joints are "
+                raise InputError(f"articulated_model: {name} names unknown joint {shown(key)}; joints are "
                                  f"{list(joints)}")
-            out[joints.index(key)] = float(val)
+            out[joints.index(key)] = as_float(val)  # NaN when not a number: refused below
         arr = out
     else:
-        try:
+        try:  # OverflowError: an int beyond the largest float
             arr = np.array(np.broadcast_to(np.asarray(value, dtype=float), (na,)))
-        except (TypeError, ValueError):
-            raise InputError(f"articulated_model: {name} = {value!r}, expected a number, {na} numbers "
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"articulated_model: {name} = {shown(value)}, expected a number, {na} numbers "
                              "or a {joint: value} table") from None
     if not np.all(np.isfinite(arr)):
-        raise InputError(f"articulated_model: {name} must be finite, got {value!r}")
+        raise InputError(f"articulated_model: {name} must be finite numbers, got {shown(value)}")
     if name in ("kp", "kd") and np.any(arr < 0):
-        raise InputError(f"articulated_model: {name} must be >= 0, got {value!r}")
+        raise InputError(f"articulated_model: {name} must be >= 0, got {shown(value)}")
     return arr
 
 

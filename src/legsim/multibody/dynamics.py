@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, as_floats, check_array, check_number, check_whole
+from ..errors import InputError, as_floats, check_array, check_number, check_whole, shown
 from . import _kernels as K
 from . import _packed as P
 from ._layout import data_buffer_size
@@ -32,10 +32,12 @@ def _vec(x, n, name, model):
     return a if a.flags.c_contiguous and a.flags.writeable else np.array(a)
 
 
-def _check_model(model):
+def _check_model(model, owner: str = "", name: str = "model"):
+    """An :class:`InputError` (from ``owner``, naming the argument ``name``) unless ``model`` is a
+    :class:`Model`."""
     if not isinstance(model, Model):
-        raise InputError(f"model = {model!r}: expected a legsim.multibody.Model (RobotBuilder.compile(), "
-                         "load_urdf)")
+        raise InputError(f"{owner + ': ' if owner else ''}{name} = {shown(model)}: expected a "
+                         "legsim.multibody.Model (RobotBuilder.compile(), load_urdf)")
 
 
 def _check_data(model, data):

@@ -8,6 +8,11 @@ Fixed joints were merged at compile time, so exported robots have moving bodies 
 State conversion to MuJoCo (:func:`qpos_to_mujoco`, :func:`qvel_to_mujoco`): MuJoCo's free joint
 uses ``qpos = [x y z qw qx qy qz]`` and ``qvel = [v_lin (world axes), w (body axes)]``; legsim
 (Pinocchio) uses ``[x y z qx qy qz qw]`` and ``[v_lin (body axes), w (body axes)]``.
+
+Arguments are checked (:class:`InputError` naming the argument): ``model`` a legsim :class:`Model`,
+states of the model's sizes with finite entries and no free joint's quaternion all zeros
+(:func:`check_coordinates`, which :mod:`legsim.multibody.peers` and
+:mod:`legsim.multibody.hybrid_model` use too).
 """
 
 from __future__ import annotations
@@ -16,10 +21,75 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, as_floats, check_number, lookup, shown
 from ._layout import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ._spatial import quat_to_rot, rot_to_quat_wxyz, rot_to_rpy
+from .dynamics import _check_model
 from .model import Model
+
+MJCF_INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
+"""MuJoCo's integrators (the ``integrator`` keywords of MJCF ``<option>``; MuJoCo refuses any other)."""
+
+MAX_TIMESTEP = 1.0
+"""The longest MuJoCo ``timestep`` [s] :func:`to_mjcf` writes: a longer step resolves no robot's dynamics."""
+
+MAX_VELOCITY = 1e300
+"""The largest velocity component [m/s, rad/s] :func:`qvel_to_mujoco` takes: the rotation of a free joint's
+linear velocity to world axes sums three products, which stay finite below it."""
+
+MAX_FLOAT = float(np.finfo(float).max)
+"""The largest finite float: :func:`check_coordinates`' default ``limit`` (any finite number)."""
+
+ROTATION_RANGE = (1e-150, 1e150)
+"""A quaternion (or a point on Pinocchio's unit circle) whose largest magnitude is outside this range is
+first divided by it (:func:`check_coordinates`): the sum of its squares would underflow to 0 or overflow."""
+
+
+def check_coordinates(owner: str, name: str, value, n: int, rotations=(), *, batch: bool = False,
+                      limit: float = MAX_FLOAT) -> np.ndarray:
+    """``value`` as a float array of ``n`` numbers (flattened, as :func:`legsim.errors.check_array` does)
+    or, with ``batch``, of shape (..., n), each finite and within ±``limit``; else an :class:`InputError`
+    naming ``owner`` and ``name``.
+
+    ``rotations``: a legsim :class:`Model`, whose free joints' quaternions open at ``jnt_qposadr + 3``
+    (positions first), or ``(starts, size)`` pairs (sequences of ints) of groups of ``size`` entries (4: a
+    quaternion; 2: a Pinocchio unit-circle point ``[cos, sin]``). Such a group of all zeros is an
+    :class:`InputError` (it is no rotation); one whose largest magnitude is outside :data:`ROTATION_RANGE`
+    is divided by it, in a copy (the same rotation; the sum of its squares is then finite and non-zero).
+    Otherwise the array is returned as it is (a float64 array not copied): valid values keep every bit."""
+    x = as_floats(value)
+    if not batch:
+        x = x.ravel()
+    if x.ndim < 1 or x.shape[-1] != n or (x.size and not np.abs(x).max() <= limit):  # NaN fails too
+        within = f" within ±{limit:g}" if limit < MAX_FLOAT else ""
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected {name} of shape "
+                         f"{f'(..., {n})' if batch else f'({n},)'}: finite numbers{within}")
+    if x.size == 0:  # an empty batch
+        return x
+    if isinstance(rotations, Model):
+        a = rotations.arrays
+        rotations = (([k + 3 for k, t in zip(a.jnt_qposadr.tolist(), a.jnt_type.tolist(), strict=True)
+                       if t == JOINT_FREE], 4),)
+    lo, hi = ROTATION_RANGE
+    for starts, size in rotations:
+        for k in starts:
+            group = x[..., k:k + size]
+            if x.ndim == 1:  # one state (the per-tick case): plain floats
+                big = max(map(abs, group.tolist()))
+                if lo <= big <= hi:
+                    continue
+            else:
+                b = np.abs(group).max(axis=-1)
+                if lo <= b.min() and b.max() <= hi:
+                    continue
+            largest = np.abs(group).max(axis=-1, keepdims=True)
+            if not np.all(largest > 0.0):
+                what = "quaternion" if size == 4 else "unit-circle point [cos, sin]"
+                raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a {what} in entries "
+                                 f"{k}..{k + size - 1}, not zeros (they are no rotation)")
+            x = np.array(x)  # a copy: the caller's array is not changed
+            x[..., k:k + size] = group / np.where((largest < lo) | (largest > hi), largest, 1.0)
+    return x
 
 
 def _fmt(x):
@@ -77,8 +147,8 @@ def to_urdf(model: Model, *, capsules="capsule") -> str:
     Unlimited revolute joints are written as ``continuous``. ``capsules="capsule"`` writes the
     ``<capsule>`` element (PyBullet, Drake); ``"cylinder_spheres"`` writes a cylinder and two spheres
     for parsers that only know the URDF-spec shapes (urdfdom, used by Pinocchio)."""
-    if capsules not in ("capsule", "cylinder_spheres"):
-        raise InputError(f"capsules must be 'capsule' or 'cylinder_spheres', got {capsules!r}")
+    _check_model(model, "to_urdf")
+    lookup("capsules", capsules, ("capsule", "cylinder_spheres"), "to_urdf")
     a = model.arrays
     _check_free_joints(model, "URDF")
     free = [i for i in range(1, model.nbody) if a.jnt_type[i] == JOINT_FREE]
@@ -151,12 +221,16 @@ def _mjcf_geom(parent, g, meshes):
 def to_mjcf(model: Model, *, timestep=1e-3, integrator="RK4") -> str:
     """MJCF text of ``model`` (MuJoCo). Inertias are written explicitly (``inertiafromgeom=false``);
     joint damping, ``frictionloss`` (MuJoCo's constraint-based dry friction, not legsim's tanh law),
-    armature and ranges (MuJoCo's constraint limits) are carried over. Frames become sites."""
+    armature and ranges (MuJoCo's constraint limits) are carried over. Frames become sites.
+    ``timestep`` [s] in (0, :data:`MAX_TIMESTEP`]; ``integrator`` one of :data:`MJCF_INTEGRATORS`."""
+    _check_model(model, "to_mjcf")
+    timestep = check_number("to_mjcf", "timestep", timestep, lo=0.0, lo_open=True, hi=MAX_TIMESTEP)
+    lookup("integrator", integrator, MJCF_INTEGRATORS, "to_mjcf")
     a = model.arrays
     _check_free_joints(model, "MJCF")
     mj = ET.Element("mujoco", model=model.name)
     ET.SubElement(mj, "compiler", angle="radian", autolimits="true", inertiafromgeom="false")
-    ET.SubElement(mj, "option", gravity=_fmt(a.gravity), timestep=repr(float(timestep)),
+    ET.SubElement(mj, "option", gravity=_fmt(a.gravity), timestep=repr(timestep),
                   integrator=integrator)
     asset = ET.SubElement(mj, "asset")
     world = ET.SubElement(mj, "worldbody")
@@ -201,7 +275,9 @@ def to_mjcf(model: Model, *, timestep=1e-3, integrator="RK4") -> str:
 
 def qpos_to_mujoco(model: Model, q) -> np.ndarray:
     """legsim/Pinocchio ``q`` (nq,) -> MuJoCo ``qpos`` (nq,) for a model exported by :func:`to_mjcf`."""
-    out = np.array(q, dtype=float)
+    _check_model(model, "qpos_to_mujoco")
+    q = check_coordinates("qpos_to_mujoco", "q", q, model.nq, model)
+    out = np.array(q)
     a = model.arrays
     for i in range(1, model.nbody):
         if a.jnt_type[i] == JOINT_FREE:
@@ -212,8 +288,13 @@ def qpos_to_mujoco(model: Model, q) -> np.ndarray:
 
 
 def qvel_to_mujoco(model: Model, q, v) -> np.ndarray:
-    """legsim/Pinocchio ``v`` (nv,) -> MuJoCo ``qvel`` (nv,): free-joint linear velocity to world axes."""
-    out = np.array(v, dtype=float)
+    """legsim/Pinocchio ``v`` (nv,) -> MuJoCo ``qvel`` (nv,): free-joint linear velocity to world axes
+    (the rotation of ``q`` (nq,)); components of ``v`` within ±:data:`MAX_VELOCITY`."""
+    o = "qvel_to_mujoco"
+    _check_model(model, o)
+    q = check_coordinates(o, "q", q, model.nq, model)
+    v = check_coordinates(o, "v", v, model.nv, limit=MAX_VELOCITY)
+    out = np.array(v)
     a = model.arrays
     R = np.empty((3, 3))
     for i in range(1, model.nbody):
@@ -223,4 +304,3 @@ def qvel_to_mujoco(model: Model, q, v) -> np.ndarray:
             quat_to_rot(q[k + 3], q[k + 4], q[k + 5], q[k + 6], R)
             out[d:d + 3] = R @ v[d:d + 3]
     return out
-

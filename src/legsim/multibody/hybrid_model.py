@@ -46,7 +46,7 @@ import math
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..hybrid import Model as HybridModel
 from ..hybrid import signatures as hs
 from . import _configuration as C
@@ -54,6 +54,8 @@ from . import _kernels as K
 from ._joint_law import GAINS, joint_gains
 from ._layout import JOINT_FREE
 from ._workspace import joint_torques, workspace
+from .dynamics import _check_model
+from .export import check_coordinates
 from .model import Model
 
 __all__ = ["articulated_model", "initial_state", "split_state", "HEADER"]
@@ -136,8 +138,9 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
         Default PD gains [N m/rad, N m s/rad], targets [rad, rad/s] and feed-forward torque [N m]
         of the na 1-DoF joints (``mb_model.joint_names``); parameters ``kp_<joint>`` etc. of the
         returned model (override them per run through ``simulate(params=...)``). Default 0.
-    q0, v0 : (nq,), (nv,) default initial state (default: ``mb_model.neutral()``, zero velocity).
-    name : model name (default: ``mb_model.name``).
+    q0, v0 : (nq,), (nv,) default initial state (default: ``mb_model.neutral()``, zero velocity): finite
+        numbers, no free joint's quaternion all zeros (one beyond ``export.ROTATION_RANGE`` is rescaled).
+    name : str, model name (default, or empty: ``mb_model.name``).
 
     Returns
     -------
@@ -146,18 +149,17 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
         ``<j>_x .. <j>_qw`` and ``<j>_vx .. <j>_wz``); outputs ``kinetic_energy``,
         ``potential_energy``, ``energy`` [J] and the unit quaternion of each free joint.
     """
-    if not isinstance(mb_model, Model):
-        raise InputError(f"articulated_model: expected a legsim.multibody.Model, got "
-                         f"{type(mb_model).__name__}")
+    o = "articulated_model"
+    _check_model(mb_model, o, "mb_model")
+    if not (name is None or isinstance(name, str)):
+        raise InputError(f"{o}: 'name' = {shown(name)}, expected a string (or None: the model's name)")
     joints = tuple(mb_model.joint_names)
     na = len(joints)
     gains = joint_gains(mb_model, kp=kp, kd=kd, q_ref=q_ref, v_ref=v_ref, tau_ff=tau_ff)
     qn, vn, quat = mb_model.coordinate_names()
-    x0 = np.concatenate([mb_model.neutral() if q0 is None else np.asarray(q0, dtype=float),
-                         np.zeros(mb_model.nv) if v0 is None else np.asarray(v0, dtype=float)])
-    if x0.shape != (mb_model.nq + mb_model.nv,):
-        raise InputError(f"articulated_model: q0/v0 have wrong sizes: expected nq={mb_model.nq}, "
-                         f"nv={mb_model.nv}")
+    q0 = mb_model.neutral() if q0 is None else check_coordinates(o, "q0", q0, mb_model.nq, mb_model)
+    v0 = np.zeros(mb_model.nv) if v0 is None else check_coordinates(o, "v0", v0, mb_model.nv)
+    x0 = np.concatenate([q0, v0])
     fbuf = np.asarray(mb_model.fbuf, dtype=np.float64)
     ibuf = np.asarray(mb_model.ibuf, dtype=np.int64)
     header = np.array([mb_model.nq, mb_model.nv, na, fbuf.size, ibuf.size], dtype=float)
@@ -182,18 +184,20 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
 
 
 def initial_state(mb_model: Model, q, v=None) -> np.ndarray:
-    """Engine state ``[q, v]`` (nq + nv,) with unit quaternions; ``v`` defaults to zero."""
-    q = np.asarray(q, dtype=float).reshape(-1)
-    v = np.zeros(mb_model.nv) if v is None else np.asarray(v, dtype=float).reshape(-1)
-    if q.shape != (mb_model.nq,) or v.shape != (mb_model.nv,):
-        raise InputError(f"initial_state: expected q ({mb_model.nq},) and v ({mb_model.nv},), got "
-                         f"{q.shape} and {v.shape}")
+    """Engine state ``[q, v]`` (nq + nv,) with unit quaternions from ``q`` (nq,) and ``v`` (nv,), default
+    zero: finite numbers, no free joint's quaternion all zeros."""
+    o = "initial_state"
+    _check_model(mb_model, o, "mb_model")
+    q = check_coordinates(o, "q", q, mb_model.nq, mb_model)
+    v = np.zeros(mb_model.nv) if v is None else check_coordinates(o, "v", v, mb_model.nv)
     return mb_model.normalise_quaternions(np.concatenate([q, v]))
 
 
 def split_state(mb_model: Model, x) -> tuple[np.ndarray, np.ndarray]:
-    """``(q, v)`` from engine states ``x`` (..., nq + nv), quaternions renormalised."""
-    x = np.asarray(x, dtype=float)
+    """``(q, v)`` from engine states ``x`` (..., nq + nv) of finite numbers (no free joint's quaternion all
+    zeros), quaternions renormalised."""
+    _check_model(mb_model, "split_state", "mb_model")
+    x = check_coordinates("split_state", "x", x, mb_model.nq + mb_model.nv, mb_model, batch=True)
     q = np.array(x[..., :mb_model.nq])
     v = np.array(x[..., mb_model.nq:mb_model.nq + mb_model.nv])
     a = mb_model.arrays

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
-from ..userfiles import read_text
+from ..errors import InputError, as_float, shown
+from ..userfiles import output_file, read_text, write_text
 
 __all__ = ["Symbol", "ENGINE_DEFAULTS", "ALIASES", "parse_rc", "read_rc", "format_rc", "write_rc"]
 
@@ -66,7 +67,11 @@ _LINE = re.compile(r"""^\s*(?P<name>[^\s=#]+)\s*(?:=\s*|\s+)"""
 
 
 def parse_rc(text: str, source: str = "<string>") -> dict[str, Symbol]:
-    """Parse init-file text into a symbol table (aliases resolved to their canonical names)."""
+    """Parse init-file text into a symbol table (aliases resolved to their canonical names); ``source``
+    names the text in messages (a file's path)."""
+    for name, value in (("text", text), ("source", source)):
+        if not isinstance(value, str):
+            raise InputError(f"parse_rc: '{name}' = {shown(value)}, expected a string")
     table: dict[str, Symbol] = {}
     for lineno, raw in enumerate(text.splitlines(), start=1):
         stripped = raw.strip()
@@ -81,8 +86,13 @@ def parse_rc(text: str, source: str = "<string>") -> dict[str, Symbol]:
             raise InputError(f"{source}:{lineno}: '{name}' is not a symbol name (a letter, then "
                              "letters, digits or '_')")
         name = ALIASES.get(name, name)
-        if value.startswith('"'):
-            parsed: float | str = bytes(value[1:-1], "utf-8").decode("unicode_escape")
+        if value.startswith('"'):  # backslash escapes decoded; other letters (UTF-8 text) kept as they are
+            escaped = value[1:-1].encode("latin-1", "backslashreplace")
+            try:
+                parsed: float | str = escaped.decode("unicode_escape")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{source}:{lineno}: value of '{name}' is {value}: {exc.reason} (a "
+                                 "backslash starts an escape such as \\n, \\\" or \\\\)") from None
         else:
             try:
                 parsed = float(value)
@@ -101,19 +111,34 @@ def read_rc(path: str | Path) -> dict[str, Symbol]:
     return parse_rc(read_text(path, "init file"), str(path))
 
 
-def _fmt(value: float | str) -> str:
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return repr(float(value))
+def _fmt(name, value) -> str:
+    """``name = value`` of one symbol: a symbol name, and a finite real number or a string."""
+    if not (isinstance(name, str) and _NAME.match(name)):
+        raise InputError(f"format_rc: 'values' has the key {shown(name)}, expected a symbol name (a letter, "
+                         "then letters, digits or '_')")
+    if isinstance(value, str):  # as parse_rc decodes it: backslash escapes (a newline, a non-ASCII letter)
+        return f'{name} = "' + value.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
+    number = as_float(value)
+    if not math.isfinite(number):
+        raise InputError(f"format_rc: 'values'[{name!r}] = {shown(value)}, expected a finite real number "
+                         "or a string")
+    return f"{name} = {number!r}"
 
 
-def format_rc(values: dict[str, float | str], header: str = "") -> str:
-    """Init-file text for name -> value pairs (exact round trip of floats via repr)."""
-    lines = [f"# {h}" for h in header.splitlines()] if header else []
-    lines += [f"{name} = {_fmt(v)}" for name, v in values.items()]
+def format_rc(values: Mapping[str, float | str], header: str = "") -> str:
+    """Init-file text for name -> value pairs (exact round trip of floats via repr), after ``header``'s
+    lines as comments."""
+    if not isinstance(values, Mapping):
+        raise InputError(f"format_rc: 'values' = {shown(values)}, expected a mapping of symbol names to "
+                         "numbers or strings")
+    if not isinstance(header, str):
+        raise InputError(f"format_rc: 'header' = {shown(header)}, expected a string")
+    lines = [f"# {h}" for h in header.splitlines()]
+    lines += [_fmt(name, v) for name, v in values.items()]
     return "\n".join(lines) + "\n"
 
 
-def write_rc(path: str | Path, values: dict[str, float | str], header: str = "") -> None:
-    """Write an init file that :func:`read_rc` reads back to the same values."""
-    Path(path).write_text(format_rc(values, header))
+def write_rc(path: str | Path, values: Mapping[str, float | str], header: str = "") -> None:
+    """Write an init file that :func:`read_rc` reads back to the same values (its directory made)."""
+    text = format_rc(values, header)
+    write_text(output_file(path, "the init file", "path"), text, "the init file", "path")

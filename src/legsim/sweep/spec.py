@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, check_whole
+from ..errors import InputError, check_whole, shown
 from ..userfiles import parse_toml, read_text, user_path
 
 __all__ = ["Sweep", "apply_variation", "check_key", "read_scenario"]
@@ -72,6 +72,10 @@ def apply_variation(data: Mapping[str, Any], variation: Mapping[str, Any]) -> di
     passes through a value which is not a table (``"t_final.x"``) is an InputError naming it.
     Whether the key and value are valid for the scenario is :func:`parse_scenario`'s to say.
     """
+    for name, value in (("data", data), ("variation", variation)):
+        if not isinstance(value, Mapping):
+            raise InputError(f"apply_variation: '{name}' = {shown(value)}, expected a mapping "
+                             f"({'a scenario' if name == 'data' else 'dotted keys to values'})")
     out = copy.deepcopy(dict(data))
     for key, value in variation.items():
         parts = check_key(key)

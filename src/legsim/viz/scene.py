@@ -25,12 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, describe_failure
+from ..errors import InputError, as_floats, check_array, check_number, describe_failure, shown
 from ..io.results import run_params
 from ..userfiles import user_path
 
 __all__ = ["Shape", "Poses", "Scene", "scene_for_run", "multibody_scene", "robot_scene", "cylinder_barrels",
            "SCENES", "rotation_to_wxyz", "wxyz_to_rotation", "shape_mesh", "inertia_box", "z_to"]
+
+MAX_COMPONENT = 1e150
+"""Largest magnitude of a quaternion's or a direction's component the frame helpers take (its square stays
+finite); a quaternion's largest component is at least its inverse (its squared norm is not zero)."""
 
 Columns = Mapping[str, np.ndarray]
 """Record columns by name: each (T,) (a run's records) or (1,) (the latest record of a live run)."""
@@ -133,7 +137,10 @@ def rotation_to_wxyz(R: np.ndarray) -> np.ndarray:
     (:func:`legsim.multibody._spatial.rot_to_quat_wxyz`, Shepperd's method, per matrix)."""
     from ..multibody._spatial import rot_to_quat_wxyz
 
-    R = np.asarray(R, dtype=float)
+    R = as_floats(R)
+    if R.ndim < 2 or R.shape[-2:] != (3, 3) or not np.all(np.abs(R) <= 1.0 + 1e-6):  # NaN fails too
+        raise InputError(f"rotation_to_wxyz: 'R' has shape {np.shape(R)}, expected rotation matrices "
+                         "(..., 3, 3) (entries within ±1)")
     flat = R.reshape(-1, 3, 3)
     out = np.array([rot_to_quat_wxyz(r) for r in flat]) if len(flat) else np.zeros((0, 4))
     return out.reshape(R.shape[:-2] + (4,))
@@ -165,7 +172,11 @@ def wxyz_to_rotation(q: np.ndarray) -> np.ndarray:
     (:func:`legsim.multibody._spatial.quat_to_rot`, per quaternion)."""
     from ..multibody._spatial import quat_to_rot
 
-    q = np.asarray(q, dtype=float)
+    q = as_floats(q)
+    size = np.abs(q).max(axis=-1, initial=0.0) if q.ndim >= 1 and q.shape[-1] == 4 else np.full(1, np.nan)
+    if not np.all((size >= 1.0 / MAX_COMPONENT) & (size <= MAX_COMPONENT)):  # NaN fails too
+        raise InputError(f"wxyz_to_rotation: 'q' = {shown(q)}, expected quaternions (..., 4), each not zero, "
+                         f"of finite numbers within ±{MAX_COMPONENT:g}")
     flat = q.reshape(-1, 4)
     out = np.empty((len(flat), 3, 3))
     for R, (w, x, y, z) in zip(out, flat.tolist(), strict=True):
@@ -194,9 +205,14 @@ def _arrows(points: np.ndarray, direction: np.ndarray, force: np.ndarray, n_per_
 
 
 def z_to(direction) -> np.ndarray:
-    """The rotation (3, 3) taking +z to the unit vector along ``direction`` (Rodrigues)."""
-    n = np.asarray(direction, dtype=float)
-    n = n / np.linalg.norm(n)
+    """The rotation (3, 3) taking +z to the unit vector along ``direction`` (3,) (Rodrigues; not zero,
+    components within ±:data:`MAX_COMPONENT`, whose squares stay finite)."""
+    n = as_floats(direction)
+    norm = float(np.linalg.norm(n)) if n.shape == (3,) and np.all(np.abs(n) <= MAX_COMPONENT) else 0.0
+    if not norm > 0.0:
+        raise InputError(f"z_to: 'direction' = {shown(direction)}, expected a non-zero 3-vector of finite "
+                         f"numbers within ±{MAX_COMPONENT:g}")
+    n = n / norm
     z = np.array([0.0, 0.0, 1.0])
     axis = np.cross(z, n)
     s, c = float(np.linalg.norm(axis)), float(z @ n)
@@ -412,12 +428,18 @@ def inertia_box(mass: float, inertia: np.ndarray) -> tuple[tuple[float, float, f
     """The uniform box with ``mass`` [kg] and the principal moments of ``inertia`` (3, 3) [kg m²]
     about its COM: full edge lengths (3,) m (from I_1 = m (b² + c²)/12 and its cyclic twins:
     a² = 6 (I_2 + I_3 − I_1)/m) and its axes R (3, 3) (columns: principal axes)."""
-    moments, R = np.linalg.eigh(0.5 * (inertia + inertia.T))
+    mass = check_number("inertia_box", "mass", mass, lo=0.0, lo_open=True)
+    inertia = check_array("inertia_box", "inertia", inertia, (3, 3), "kg m^2")
+    moments, R = np.linalg.eigh(0.5 * inertia + 0.5 * inertia.T)  # (as 0.5 (I + Iᵀ), without overflow)
     if np.linalg.det(R) < 0:
         R[:, 2] = -R[:, 2]
     i1, i2, i3 = moments
-    sq = 6.0 / mass * np.array([i2 + i3 - i1, i1 + i3 - i2, i1 + i2 - i3])
+    with np.errstate(over="ignore"):  # a tiny mass with a sizable inertia: refused below
+        sq = 6.0 / mass * np.array([i2 + i3 - i1, i1 + i3 - i2, i1 + i2 - i3])
     dims = np.sqrt(np.maximum(sq, 0.0))
+    if not np.all(np.isfinite(dims)):
+        raise InputError(f"inertia_box: 'mass' = {mass:g} kg and 'inertia' = {inertia.tolist()} kg m^2 make "
+                         "no finite box (an inertia too large for the mass)")
     dims = np.maximum(dims, 0.05 * max(float(dims.max()), 0.02))  # a rod still shows as a thin box
     return (float(dims[0]), float(dims[1]), float(dims[2])), R
 
