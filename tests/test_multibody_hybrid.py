@@ -182,6 +182,15 @@ def test_bad_inputs_name_the_value_and_what_was_expected():
         initial_state(mb, np.zeros(3))
     with pytest.raises(InputError, match="quaternion"):
         initial_state(free_body(), np.zeros(7))
+    # a quaternion of huge or tiny components is the same rotation (its squares overflowed to a zero
+    # quaternion, or vanished to NaN, before session 39); a NaN one is "not finite", not "zero"
+    body = free_body()
+    unit = body.normalise_quaternions(np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.6, 0.8]))
+    for scale in (1e200, 1e-170):
+        x = body.normalise_quaternions(np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.6 * scale, 0.8 * scale]))
+        np.testing.assert_allclose(x, unit, rtol=1e-15, atol=0)
+    with pytest.raises(InputError, match="not finite"):
+        body.normalise_quaternions(np.array([0.0, 0.0, 0.0, 0.0, 0.0, np.nan, 0.8]))
 
 
 def test_a_non_unit_initial_quaternion_is_normalised_before_the_run():

@@ -25,7 +25,7 @@ from ..errors import InputError, as_floats, check_number, lookup, shown
 from ._layout import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ._spatial import quat_to_rot, rot_to_quat_wxyz, rot_to_rpy
 from .dynamics import _check_model
-from .model import Model
+from .model import ROTATION_RANGE, Model
 
 MJCF_INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 """MuJoCo's integrators (the ``integrator`` keywords of MJCF ``<option>``; MuJoCo refuses any other)."""
@@ -40,9 +40,6 @@ linear velocity to world axes sums three products, which stay finite below it.""
 MAX_FLOAT = float(np.finfo(float).max)
 """The largest finite float: :func:`check_coordinates`' default ``limit`` (any finite number)."""
 
-ROTATION_RANGE = (1e-150, 1e150)
-"""A quaternion (or a point on Pinocchio's unit circle) whose largest magnitude is outside this range is
-first divided by it (:func:`check_coordinates`): the sum of its squares would underflow to 0 or overflow."""
 
 
 def check_coordinates(owner: str, name: str, value, n: int, rotations=(), *, batch: bool = False,

@@ -139,7 +139,7 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
         of the na 1-DoF joints (``mb_model.joint_names``); parameters ``kp_<joint>`` etc. of the
         returned model (override them per run through ``simulate(params=...)``). Default 0.
     q0, v0 : (nq,), (nv,) default initial state (default: ``mb_model.neutral()``, zero velocity): finite
-        numbers, no free joint's quaternion all zeros (one beyond ``export.ROTATION_RANGE`` is rescaled).
+        numbers, no free joint's quaternion all zeros (one beyond ``model.ROTATION_RANGE`` is rescaled).
     name : str, model name (default, or empty: ``mb_model.name``).
 
     Returns

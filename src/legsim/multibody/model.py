@@ -42,6 +42,10 @@ from ._layout import (
 )
 from ._spatial import rpy_to_rot, spatial_inertia
 
+ROTATION_RANGE = (1e-150, 1e150)
+"""A quaternion (or a point on Pinocchio's unit circle) whose largest magnitude is outside this range is
+first divided by it before it is normalised (the sum of its squares would underflow to 0 or overflow)."""
+
 JOINT_TYPES = {"free": JOINT_FREE, "revolute": JOINT_REVOLUTE, "prismatic": JOINT_PRISMATIC, "fixed": -1}
 SHAPES = {"box": ("size",), "sphere": ("radius",), "cylinder": ("radius", "length"),
           "capsule": ("radius", "length"), "mesh": ("filename",)}
@@ -541,10 +545,13 @@ class Model:
         for i in range(1, self.nbody):
             if a.jnt_type[i] == JOINT_FREE:
                 k = a.jnt_qposadr[i] + 3
-                n = np.linalg.norm(x[k:k + 4])
-                if not n > 0:
-                    raise InputError(f"initial state: quaternion of free joint {self.jnt_names[i]!r} is zero")
-                x[k:k + 4] /= n
+                size = float(np.abs(x[k:k + 4]).max())
+                if not 0.0 < size < np.inf:  # NaN too
+                    raise InputError(f"initial state: quaternion of free joint {self.jnt_names[i]!r} is "
+                                     f"{'zero' if size == 0.0 else 'not finite'}: {x[k:k + 4].tolist()}")
+                if not ROTATION_RANGE[0] <= size <= ROTATION_RANGE[1]:  # its squares would overflow or vanish
+                    x[k:k + 4] /= size
+                x[k:k + 4] /= np.linalg.norm(x[k:k + 4])
         return x
 
     def with_options(self, *, gravity=None, friction_velocity=None, limit_stiffness=None,
