@@ -658,6 +658,22 @@ def test_a_whole_number_of_thousands_of_digits_is_named_not_a_traceback(tmp_path
     assert as_floats([1.0, 10**400]).size == 0  # not numbers a float holds: refused by the caller's check
 
 
+def test_a_string_of_digits_or_a_bool_is_not_a_number_to_the_array_checks():
+    """numpy reads "111" as 111.0 and True as 1.0, also inside a list of numbers, so before session 39
+    errors.check_values took ``r_total(z=True, ...)`` as z = 1 m and a heading of "111" as (1, 1, 1); it now
+    refuses them, as check_number does for one number, and keeps every array of numbers as it was."""
+    from legsim.errors import as_floats, check_values
+
+    for value in ("111", b"1", True, [True, 1.0], [[1.0, False]], [1.0, "2"], np.array([True]),
+                  np.array([1, "a"], dtype=object), 1 + 2j):
+        assert as_floats(value).size == 0, value
+        with pytest.raises(InputError, match="'z' = "):
+            check_values("r_total", "z", value)
+    for value, expected in (([1, 2.5], [1.0, 2.5]), (np.arange(3), [0.0, 1.0, 2.0]), (3, 3.0),
+                            ((np.float64(1.0), 2), [1.0, 2.0]), ([2**70, 1], [2.0**70, 1.0])):
+        np.testing.assert_array_equal(as_floats(value), expected)
+
+
 def test_fit_options_that_are_not_what_they_say_are_named(tmp_path, capsys):
     """``legsim fit``'s ``--fix NAME=VALUE`` without a number was float()'s ValueError, and ``filter --out``
     naming a directory or a path that cannot be written was an IsADirectoryError or FileNotFoundError from

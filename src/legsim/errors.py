@@ -54,15 +54,31 @@ def as_float(value) -> float:
 
 
 def as_floats(value):
-    """``value`` as a float numpy array, or an empty one of NaN when it is not numbers (a string, None,
-    a ragged list): for checks of user arrays, whose shape and finiteness test then refuses it with the
-    caller's own message."""
+    """``value`` as a float numpy array, or an empty one of NaN when it is not numbers (a string, even
+    one of digits, None, a bool, a ragged list): for checks of user arrays, whose shape and finiteness
+    test then refuses it with the caller's own message."""
     import numpy as np
 
     try:
-        return np.asarray(value, dtype=float)
+        a = np.asarray(value)
+        # numpy reads "111" as 111 and True as 1, also inside a list of numbers ([True, 1.0] is floats)
+        if a.dtype.kind not in "iufO" or (a.dtype.kind == "O" or isinstance(value, (list, tuple))) and any(
+                isinstance(v, (str, bytes, bool, np.bool_)) for v in _items(value)):
+            return np.full(0, np.nan)
+        return np.asarray(a, dtype=float)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond the largest float
         return np.full(0, np.nan)
+
+
+def _items(value):
+    """The leaves of nested lists and tuples (or a numpy object array's entries)."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _items(v)
+    elif getattr(value, "dtype", None) is not None and value.dtype.kind == "O":
+        yield from value.flat
+    else:
+        yield value
 
 
 def real_number(owner: str, name: str, value) -> float:

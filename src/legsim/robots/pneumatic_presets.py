@@ -16,7 +16,7 @@ from typing import Any
 from ..actuators.pneumatic.friction import Friction
 from ..actuators.pneumatic.units import INCH, LBF
 from ..actuators.pneumatic.valves import VoltageReference
-from ..errors import InputError, closest
+from ..errors import InputError, closest, shown
 
 __all__ = ["FLAGS", "PRESETS", "preset", "rig_preset", "rig_identified_preset", "leg_preset",
            "friction_for_units"]
@@ -75,6 +75,8 @@ def _flag(preset: str, name: str, value: Any) -> Any:
 def friction_for_units(units: str) -> Friction:
     """The source's Stribeck-tanh parameters (F_S 4.5, F_C 3 lbf; C_v 0.5, i 5, v_S 0.1, k_tanh 40) read
     with velocities in m/s (``"lbf_m_s"``) or in in/s (``"lbf_in_s"``), as SI values."""
+    if not isinstance(units, str):
+        units = shown(units)  # a name of no choice: refused below, naming it
     if units == "lbf_m_s":
         return Friction()
     if units == "lbf_in_s":

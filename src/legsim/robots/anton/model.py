@@ -17,13 +17,19 @@ import math
 import numpy as np
 
 from ...contact import Box, Cylinder, mass_properties
-from ...errors import InputError, check_array, check_values
+from ...errors import InputError, as_floats, check_array, check_number, check_values, shown
 from ...multibody import Model, RobotBuilder
 from . import _kinematics as _K
 from .params import LEGS, AntonParams
 
 __all__ = ["build_model", "hip_placements", "leg_ik", "leg_fk", "leg_jacobian", "feet_in_body", "joint_names",
-           "foot_layout"]
+           "foot_layout", "MAX_ANGLE", "MAX_HIP_OFFSET"]
+
+MAX_ANGLE = 1e6
+"""The largest joint angle or hip yaw [rad] the kinematics take (beyond, cos and sin have no digits left)."""
+MAX_HIP_OFFSET = 1e3
+"""The largest hip coordinate [m] in its segment's frame that :func:`feet_in_body` takes."""
+_SEGMENT_CODES = {"middle": 0, "front": 1, "rear": -1}
 
 
 def _box_inertia(m: float, size) -> np.ndarray:
@@ -100,8 +106,8 @@ def leg_fk(p: AntonParams, alpha, beta, gamma) -> np.ndarray:
     r = l_c + l_f cos β + l_t cos(β + γ) outward, z = l_f sin β + l_t sin(β + γ), the leg plane
     turned by α about the hip's vertical."""
     _params(p)
-    angles = [check_values("leg_fk", n, v, lo=-1e6, hi=1e6) for n, v in (("alpha", alpha), ("beta", beta),
-                                                                        ("gamma", gamma))]
+    angles = [check_values("leg_fk", n, v, lo=-MAX_ANGLE, hi=MAX_ANGLE)
+              for n, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma))]
     try:
         a, b_, g = np.broadcast_arrays(*angles)
     except ValueError:
@@ -115,19 +121,23 @@ def leg_jacobian(p: AntonParams, alpha: float, beta: float, gamma: float) -> tup
     """∂(foot centre)/∂(α, β, γ) of :func:`leg_fk` in the hip frame: three columns (x, y, z) [m/rad]
     (:func:`._kinematics.leg_jacobian`). With r and z as in :func:`leg_fk`: column α = (−r cos α,
     −r sin α, 0); column β (γ) = (−sin α ∂r, cos α ∂r, ∂z) with ∂r/∂β = −l_f sin β − l_t sin(β + γ),
-    ∂z/∂β = l_f cos β + l_t cos(β + γ), ∂r/∂γ = −l_t sin(β + γ), ∂z/∂γ = l_t cos(β + γ)."""
+    ∂z/∂β = l_f cos β + l_t cos(β + γ), ∂r/∂γ = −l_t sin(β + γ), ∂z/∂γ = l_t cos(β + γ). Angles within
+    ±:data:`MAX_ANGLE`."""
+    _params(p)
+    a, b, g = (check_number("leg_jacobian", n, v, lo=-MAX_ANGLE, hi=MAX_ANGLE)
+               for n, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma)))
     out = np.empty((3, 3))
-    _K.leg_jacobian(p.coxa, p.femur, p.tibia, float(alpha), float(beta), float(gamma), out)
+    _K.leg_jacobian(p.coxa, p.femur, p.tibia, a, b, g, out)
     return tuple(tuple(float(v) for v in col) for col in out)
 
 
 def leg_arrays(p: AntonParams, placements=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(hips (6, 3) [m] in their segments' frames, yaws (6,) [rad], segments (6,): 0 middle, 1 front,
     -1 rear) of :func:`hip_placements`, the form :mod:`._kinematics` takes."""
-    rows = list((placements or hip_placements(p)).values())
-    code = {"middle": 0, "front": 1, "rear": -1}
+    chosen = placements or hip_placements(p)
+    rows = [chosen[leg] for leg in LEGS]
     return (np.array([hip for _, hip, _ in rows], dtype=float), np.array([yaw for _, _, yaw in rows]),
-            np.array([code[seg] for seg, _, _ in rows], dtype=np.int64))
+            np.array([_SEGMENT_CODES[seg] for seg, _, _ in rows], dtype=np.int64))
 
 
 def feet_in_body(p: AntonParams, q_joints, placements=None) -> np.ndarray:
@@ -135,13 +145,38 @@ def feet_in_body(p: AntonParams, q_joints, placements=None) -> np.ndarray:
     of :func:`joint_names`): each leg's :func:`leg_fk` turned by its hip yaw, placed at its hip, and
     for the front and rear legs carried through their segment's yaw-then-pitch joint at ±half the
     segment gap (as :func:`build_model` builds them; :func:`._kinematics.feet_in_body`). What the
-    encoders say about the feet. ``placements``: :func:`hip_placements` of ``p``, when the caller
-    keeps them."""
+    encoders say about the feet. ``q_joints`` within ±:data:`MAX_ANGLE`. ``placements``: None, or
+    :func:`hip_placements` of ``p`` when the caller keeps them (a dict: each leg of :data:`LEGS` to its
+    segment's name, hip (3,) within ±:data:`MAX_HIP_OFFSET` and yaw within ±MAX_ANGLE)."""
+    o = "feet_in_body"
+    _params(p)
+    q = check_values(o, "q_joints", q_joints, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
+    if q.shape != (22,):
+        raise InputError(f"{o}: 'q_joints' = {shown(q_joints)}, expected the 22 joint angles of "
+                         "joint_names() [rad]")
+    if placements is not None:
+        _check_placements(o, placements)
     hips, yaws, segs = leg_arrays(p, placements)
     out = np.empty((6, 3))
-    _K.feet_in_body(np.asarray(q_joints, dtype=float), hips, yaws, segs, p.coxa, p.femur, p.tibia,
-                    0.5 * p.segment_gap, out)
+    _K.feet_in_body(q, hips, yaws, segs, p.coxa, p.femur, p.tibia, 0.5 * p.segment_gap, out)
     return out
+
+
+def _check_placements(owner: str, placements) -> None:
+    """An :class:`InputError` from ``owner`` unless ``placements`` is a dict like :func:`hip_placements`'."""
+    legs = isinstance(placements, dict) and sorted(placements, key=str) == sorted(LEGS)
+    entries = [placements[leg] for leg in LEGS] if legs else []
+    if not legs or not all(isinstance(e, tuple | list) and len(e) == 3 and isinstance(e[0], str)
+                           and e[0] in _SEGMENT_CODES for e in entries):
+        raise InputError(f"{owner}: 'placements' = {shown(placements)}, expected a dict of the legs "
+                         f"{', '.join(LEGS)} to (segment name: {', '.join(_SEGMENT_CODES)}; hip (3,) [m]; "
+                         "yaw [rad]), as hip_placements() gives")
+    hips = as_floats([e[1] for e in entries])
+    yaws = as_floats([e[2] for e in entries])
+    if not (hips.shape == (6, 3) and np.all(np.abs(hips) <= MAX_HIP_OFFSET) and yaws.shape == (6,)
+            and np.all(np.abs(yaws) <= MAX_ANGLE)):
+        raise InputError(f"{owner}: 'placements' = {shown(placements)}, expected each leg's hip (3,) within "
+                         f"±{MAX_HIP_OFFSET:g} m and yaw within ±{MAX_ANGLE:g} rad")
 
 
 def leg_ik(p: AntonParams, foot) -> tuple[float, float, float]:

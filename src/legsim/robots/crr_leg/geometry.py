@@ -33,7 +33,7 @@ from scipy.optimize import brentq
 
 from ...actuators.pneumatic.linkage import JOINT_LIMITS_DEG, Joint, JointLinkage
 from ...actuators.pneumatic.units import INCH
-from ...errors import InputError, check_number
+from ...errors import InputError, check_number, shown
 from ...multibody import Model as BodyModel
 from ...multibody import RobotBuilder
 
@@ -146,8 +146,20 @@ def design_linkage(joint: Joint, l1: float, stroke: float, gamma_mid: float = ma
     φ1 = acos(l4/l3) of Alpha/Beta (5.2.2)/(5.2.4). The crank l3 is found by root bracketing so that
     |L(γ_hi) − L(γ_lo)| = stroke with L(γ) = √(l1² + l3² − 2 l1 l3 cos γ); l2 = L at the x = 0 end.
     Then l4, l5 place γ_mid at the middle of the range: Alpha γ = asin(l5/l1) − φ1 + θ, Beta
-    γ = π − asin(l5/l1) − φ1 + θ, Gamma γ = π − asin(l4/l1) − θ.
+    γ = π − asin(l5/l1) − φ1 + θ, Gamma γ = π − asin(l4/l1) − θ. ``l1`` in [1e-5, 1e3] m, ``stroke`` in
+    [1e-5, l1], ``gamma_mid`` in (0, π), ``phi1`` in [0, π/2].
     """
+    o = "design_linkage"
+    joints = [int(j) for j in Joint]
+    if isinstance(joint, bool) or not (isinstance(joint, (int, np.integer)) and int(joint) in joints):
+        raise InputError(f"{o}: 'joint' = {shown(joint)}, expected a Joint (ALPHA, BETA or GAMMA)")
+    joint = Joint(int(joint))
+    l1 = check_number(o, "l1", l1, lo=1e-5, hi=1e3)
+    stroke = check_number(o, "stroke", stroke, lo=1e-5, hi=1e3)  # > 2e-6: a crank of 1e-6 m travels less
+    if stroke > l1:
+        raise InputError(f"{o}: 'stroke' = {stroke:g} m is longer than the fixed arm 'l1' = {l1:g} m")
+    gamma_mid = check_number(o, "gamma_mid", gamma_mid, lo=0.0, lo_open=True, hi=math.pi)
+    phi1 = check_number(o, "phi1", phi1, lo=0.0, hi=math.pi / 2)
     lo, hi = JOINT_LIMITS[int(joint)]
     half = 0.5 * (hi - lo)
     g_lo, g_hi = gamma_mid - half, gamma_mid + half

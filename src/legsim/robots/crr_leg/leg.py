@@ -211,7 +211,10 @@ class JointReference:
             raise InputError(f"trapezoid: ramp={ramp!r} s must be > 0 and hold={hold!r} s >= 0")
         pts = [(t_start, low), (t_start + ramp, high), (t_start + ramp + hold, high),
                (t_start + 2.0 * ramp + hold, low)]
-        if hold == 0.0:
+        if not pts[0][0] < pts[1][0]:
+            raise InputError(f"trapezoid: ramp={ramp!r} s is shorter than the times resolve at "
+                             f"t_start={t_start!r} s")
+        if pts[2][0] == pts[1][0]:  # no hold, or one shorter than the times resolve
             del pts[2]
         if 0.0 < period <= 2.0 * ramp + hold:
             raise InputError(f"trapezoid: period={period!r} s must exceed 2 ramp + hold = "

@@ -42,7 +42,7 @@ import numpy as np
 from ...actuators.pneumatic._linkage_kernels import gamma_of_theta
 from ...actuators.pneumatic.cylinder import Cylinder
 from ...actuators.pneumatic.linkage import JointLinkage
-from ...errors import InputError, check_fields, check_number
+from ...errors import InputError, check_fields, check_number, shown
 from ...multibody import Model as BodyModel
 from ...multibody import RobotBuilder
 from .geometry import STROKES
@@ -126,6 +126,12 @@ def bimba_cylinder_inertia(linkage: JointLinkage, cylinder: Cylinder | None = No
     solid rod m r²/2 and m (3 r² + ℓ²)/12; piston a disc; heads m r_o²/2 axial and, like the rod
     eye, points on the axis transversely (parallel-axis terms only).
     """
+    o = "bimba_cylinder_inertia"
+    if not isinstance(linkage, JointLinkage):
+        raise InputError(f"{o}: 'linkage' = {shown(linkage)}, expected a JointLinkage (e.g. "
+                         "default_linkages())")
+    if not (cylinder is None or isinstance(cylinder, Cylinder)):
+        raise InputError(f"{o}: 'cylinder' = {shown(cylinder)}, expected a Cylinder or None (the leg's own)")
     cyl = cylinder or Cylinder(stroke=STROKES[int(linkage.joint)])
     ro, ri = 0.5 * TUBE_OD, 0.5 * cyl.bore
     tube_len = linkage.l2 - ROD_EXPOSED

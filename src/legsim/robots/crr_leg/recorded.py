@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_number, check_values, check_whole
 from ...identify.logs import read_log
 from ._joint_kernels import NTAB
 from .leg import JOINTS, JointReference
@@ -30,10 +30,18 @@ def knots_from_samples(t, theta, tolerance: float = DEFAULT_TOLERANCE,
 
     Returns ``(idx, err)``: sorted sample indices (first and last included, at most ``max_knots``)
     and the largest |θ_i − interp(t_i)| [same unit as θ] over all samples. Stops as soon as
-    ``err <= tolerance``; if ``max_knots`` are used first, ``err`` is what they reach.
+    ``err <= tolerance``; if ``max_knots`` (>= 2) are used first, ``err`` is what they reach. ``t``
+    strictly increasing, values within ±1e12.
     """
-    t = np.asarray(t, dtype=float)
-    theta = np.asarray(theta, dtype=float)
+    o = "knots_from_samples"
+    t = check_values(o, "t", t, lo=-1e12, hi=1e12).ravel()
+    theta = check_values(o, "theta", theta, lo=-1e12, hi=1e12).ravel()
+    if theta.size != t.size:
+        raise InputError(f"{o}: 't' has {t.size} samples and 'theta' {theta.size}: expected as many")
+    if np.any(np.diff(t) <= 0.0):
+        raise InputError(f"{o}: 't' is not strictly increasing: expected sample times in order, each once")
+    tolerance = check_number(o, "tolerance", tolerance, lo=0.0)
+    max_knots = check_whole(o, "max_knots", max_knots, lo=2)
     chosen = [0, t.size - 1] if t.size > 1 else [0]
     while True:
         idx = np.array(sorted(set(chosen)))

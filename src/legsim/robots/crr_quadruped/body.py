@@ -72,7 +72,9 @@ FOOT_RADIUS = 0.5 * LEG_CAPSULES["tibia"].diameter
 
 def trunk_inertia(mass: float) -> np.ndarray:
     """Central inertia (3, 3) [kg m²] of a solid capsule of :data:`TRUNK` dimensions and ``mass``
-    [kg], axis along x (same capsule formula as :func:`..crr_leg.geometry.capsule_inertia`)."""
+    [kg] (> 0, at most 1e12), axis along x (same capsule formula as
+    :func:`..crr_leg.geometry.capsule_inertia`)."""
+    mass = check_number("trunk_inertia", "mass", mass, lo=0.0, lo_open=True, hi=1e12)
     r = 0.5 * TRUNK[0]
     L = TRUNK[1]
     v_c = math.pi * r * r * L

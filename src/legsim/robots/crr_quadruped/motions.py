@@ -70,8 +70,10 @@ def squat_references(depth: float, t_start: float, ramp: float, hold: float, pos
     back, then the posture (:meth:`JointReference.trapezoid` per joint)."""
     q0 = _posture(posture_deg)
     q1 = squat_posture(depth, posture_deg)
-    if not (np.isfinite(t_start) and t_start >= 0.0):
-        raise InputError(f"t_start={t_start!r} s: expected a finite value >= 0")
+    o = "squat_references"
+    t_start = check_number(o, "t_start", t_start, lo=0.0, hi=MAX_TIME)
+    ramp = check_number(o, "ramp", ramp, lo=0.0, lo_open=True, hi=MAX_TIME)
+    hold = check_number(o, "hold", hold, lo=0.0, hi=MAX_TIME)
     return tuple(JointReference.trapezoid(float(a), float(b), t_start, ramp, hold)  # type: ignore[return-value]
                  for a, b in zip(q0, q1, strict=True))
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...control import CJTC, ConstrainedChain, Kinematics, Orientation, PointCoordinate
-from ...errors import InputError
+from ...control.cost import LAW_GAIN_LIMIT
+from ...errors import InputError, check_number, check_values, lookup, shown
 from .gait import VECTORS, Stage
 from .params import FOOT3_KD, FOOT3_KP, TUNED_KD, TUNED_KP, encoder_counts_per_output_rev
 from .robot import JOINTS, LibraRobot
@@ -41,7 +42,24 @@ def gains(vector: str, body_kp=TUNED_KP[:3], body_kd=TUNED_KD[:3], force_kp: flo
           force_kd: float = TUNED_KD[3], foot_kp=FOOT3_KP[0],
           foot_kd=FOOT3_KD[0]) -> tuple[np.ndarray, np.ndarray]:
     """Diagonal (k_p, k_d) (6,) of a control vector (eq. 18): the body's tuned stiff springs, the
-    force-controlled (blocked) foot's x at k_p2, the free foot's soft springs (§4.5)."""
+    force-controlled (blocked) foot's x at k_p2, the free foot's soft springs (§4.5).
+
+    ``vector``: ``"u1"``, ``"u2"`` or ``"u3"``; ``body_kp``, ``body_kd``: the 3 gains on [x_b, y_b, θ_b];
+    the others one gain each. Stiffnesses [N/m, N m/rad] in (0, ``LAW_GAIN_LIMIT``], dampings [N s/m,
+    N m s/rad] in [0, ``LAW_GAIN_LIMIT``] (1e12, :mod:`legsim.control.cost`).
+    """
+    o = "gains"
+    lookup("control vector", vector, tuple(VECTORS), o)
+    body = {}
+    for name, value in (("body_kp", body_kp), ("body_kd", body_kd)):
+        body[name] = check_values(o, name, value, lo=0.0, hi=LAW_GAIN_LIMIT, lo_open=name == "body_kp")
+        if body[name].shape != (3,):
+            raise InputError(f"{o}: '{name}' = {shown(value)}, expected 3 gains on [x_b, y_b, θ_b]")
+    body_kp, body_kd = body["body_kp"], body["body_kd"]
+    force_kp, force_kd, foot_kp, foot_kd = (
+        check_number(o, name, value, lo=0.0, hi=LAW_GAIN_LIMIT, lo_open=name.endswith("kp"))
+        for name, value in (("force_kp", force_kp), ("force_kd", force_kd), ("foot_kp", foot_kp),
+                            ("foot_kd", foot_kd)))
     kp, kd = [], []
     for name in VECTORS[vector]:
         if name in ("x_b", "y_b", "theta_b"):

@@ -29,16 +29,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from legsim.errors import check_number
+
 from . import kinematics as kin
 from .params import LibraParams
 
-__all__ = ["GRAVITY", "TOP_CHAIN_MASSES", "mass_points", "inertia_matrix", "reduced_inertia",
+__all__ = ["GRAVITY", "MAX_GRAVITY", "TOP_CHAIN_MASSES", "mass_points", "inertia_matrix", "reduced_inertia",
            "potential_energy", "gravity_forces", "gravity_torques", "top_chain_mass"]
 
 _DEFAULT = LibraParams()
 
 GRAVITY = 9.81
 """g [m/s²]."""
+
+MAX_GRAVITY = 1e3
+"""The largest g [m/s²] the functions take (0 to 100 Earth gravities)."""
 
 TOP_CHAIN_MASSES = (
     ("m_link", ("foot1", "knee1")), ("m_link", ("knee1", "hip1")),
@@ -62,14 +67,14 @@ def mass_points(phi: float, theta,
     out = []
     for attr, where in TOP_CHAIN_MASSES:
         p = np.mean([pts[w] for w in where], axis=0)
-        jac = np.mean([kin.point_jacobian(w, phi, theta, params)[:, :5] for w in where], axis=0)
+        jac = np.mean([kin._point_jacobian(w, pts)[:, :5] for w in where], axis=0)
         out.append((float(getattr(params, attr)), p, jac))
     return out
 
 
 def top_chain_mass(params: LibraParams = _DEFAULT) -> float:
     """Σ m_i of the top-chain model [kg] (4 m_link + 4 m_motor + m_body + m_limb3 ≈ 4.26 kg, §4.1)."""
-    return float(sum(getattr(params, attr) for attr, _ in TOP_CHAIN_MASSES))
+    return float(sum(getattr(kin._check_params(params), attr) for attr, _ in TOP_CHAIN_MASSES))
 
 
 def inertia_matrix(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray:
@@ -87,12 +92,16 @@ def reduced_inertia(phi: float, theta, params: LibraParams = _DEFAULT) -> np.nda
 
 
 def potential_energy(phi: float, theta, params: LibraParams = _DEFAULT, g: float = GRAVITY) -> float:
-    """V = g Σ m_i y_i of the top chain [J], foot 1 (y = 0) the datum."""
+    """V = g Σ m_i y_i of the top chain [J], foot 1 (y = 0) the datum; g [m/s²] in
+    [0, :data:`MAX_GRAVITY`]."""
+    g = check_number("potential_energy", "g", g, lo=0.0, hi=MAX_GRAVITY)
     return float(g * sum(m * p[1] for m, p, _ in mass_points(phi, theta, params)))
 
 
 def gravity_forces(phi: float, theta, params: LibraParams = _DEFAULT, g: float = GRAVITY) -> np.ndarray:
-    """Generalised gravity forces ∂V/∂q_o = g Σ m_i ∂y_i/∂q_o, shape (5,) [N m] (eq. 21's ∂V/∂q)."""
+    """Generalised gravity forces ∂V/∂q_o = g Σ m_i ∂y_i/∂q_o, shape (5,) [N m] (eq. 21's ∂V/∂q); g [m/s²]
+    in [0, :data:`MAX_GRAVITY`]."""
+    g = check_number("gravity_forces", "g", g, lo=0.0, hi=MAX_GRAVITY)
     return g * sum(m * jac[1] for m, _, jac in mass_points(phi, theta, params))
 
 
@@ -100,6 +109,8 @@ def gravity_torques(phi: float, theta, params: LibraParams = _DEFAULT, g: float 
     """Joint torques τ1..τ4 that hold the top chain against gravity: Tᵀ ∂V/∂q_o, shape (4,) [N m].
 
     Exact gravity compensation G(q) of eq. 7 for the App. C model (foot 2's rung carries the rest of
-    the weight; no wall force). Compare the lumped form of eq. 19, Jᵀ [0, M g, 0, 0]ᵀ.
+    the weight; no wall force). Compare the lumped form of eq. 19, Jᵀ [0, M g, 0, 0]ᵀ. g [m/s²] in
+    [0, :data:`MAX_GRAVITY`].
     """
+    g = check_number("gravity_torques", "g", g, lo=0.0, hi=MAX_GRAVITY)
     return kin.t_matrix(phi, theta, params).T @ gravity_forces(phi, theta, params, g)

@@ -32,7 +32,16 @@ import math
 
 import numpy as np
 
-from legsim.errors import InputError, as_float, as_floats, shown
+from legsim.errors import (
+    InputError,
+    as_float,
+    as_floats,
+    check_array,
+    check_number,
+    check_whole,
+    lookup,
+    shown,
+)
 
 from .params import LibraParams
 
@@ -46,6 +55,12 @@ _DEFAULT = LibraParams()
 
 MAX_ANGLE = 1e6
 """The largest joint or limb angle [rad] the kinematics take (beyond, cos and sin have no digits left)."""
+
+MAX_DISTANCE = 1e3
+"""The largest foot height or position [m] the kinematics take (LIBRA spans 0.7 m)."""
+
+MAX_NEWTON_STEPS = 10_000
+"""The most steps :func:`phi_from_y2_newton` takes (it converges in a few or not at all)."""
 
 POINT_NAMES = ("foot1", "knee1", "hip1", "body", "hip2", "knee2", "foot2", "hip3", "knee3", "foot3")
 """Keys of :func:`points` (hip1 = joint 2, hip2 = joint 3, hip3 = joint 5)."""
@@ -148,10 +163,9 @@ def point_jacobian(name: str, phi: float, theta, params: LibraParams = _DEFAULT)
 
     Column k is R90 (p − c_k) when the pivot c_k of coordinate k lies between foot 1 and p, else 0
     (the planar rotation rule, module docstring). A mid-link point's Jacobian is the mean of its two
-    ends' (the positions are linear in the points).
+    ends' (the positions are linear in the points). ``name``: one of :data:`POINT_NAMES`.
     """
-    if name not in _UPSTREAM:
-        raise InputError(f"unknown LIBRA point {name!r}; expected one of {POINT_NAMES}")
+    lookup("point name", name, POINT_NAMES, "point_jacobian")
     return _point_jacobian(name, points(phi, theta, params))
 
 
@@ -166,6 +180,8 @@ U2 = ("x_b", "y_b", "theta_b", "x2", "y2", "x3")
 """Control vector 2 (stage 2, §4.4)."""
 U3 = ("x1", "y1", "x_b", "y_b", "theta_b", "x2")
 """Control vector 3 (stage 4, §4.4)."""
+_VARIABLES = ("theta_b", *_U_ROWS)
+"""The control variables :func:`jacobian_over` takes."""
 VECTORS = {"u1": U1, "u2": U2, "u3": U3}
 """The three control vectors of §4.4 (Figs. 23–25) by name."""
 
@@ -190,15 +206,19 @@ def jacobian_over(names, phi: float, theta, params: LibraParams = _DEFAULT) -> n
     ``names`` are taken from ``x_b, y_b, theta_b, x1, y1, x2, y2, x3, y3``; this is the
     over-specified Jacobian that App. C writes for [x_b, y_b, θ_b, x2] (j11..j45).
     """
+    if not (isinstance(names, list | tuple) or (isinstance(names, np.ndarray) and names.ndim == 1)) \
+            or len(names) == 0:
+        raise InputError(f"jacobian_over: 'names' = {shown(names)}, expected a list of control variables "
+                         f"from {', '.join(_VARIABLES)}")
+    for n in names:
+        lookup("'names' entry", n, _VARIABLES, "jacobian_over")
     pts = points(phi, theta, params)
     rows = []
     for n in names:
         if n == "theta_b":
             rows.append(_THETA_B_ROW)
-        elif n in _U_ROWS:
-            rows.append(_point_jacobian(_U_ROWS[n][0], pts)[_U_ROWS[n][1]])
         else:
-            raise InputError(f"unknown control variable {n!r}; expected theta_b or one of {tuple(_U_ROWS)}")
+            rows.append(_point_jacobian(_U_ROWS[n][0], pts)[_U_ROWS[n][1]])
     return np.array(rows)
 
 
@@ -229,7 +249,10 @@ def u3(phi: float, theta, params: LibraParams = _DEFAULT, foot1=(0.0, 0.0)) -> n
     link, frame-independent); the caller obtains (foot1, φ) from the support: with foot 3 pinned at
     s3, foot1 = s3 − points(φ, θ)["foot3"] and φ follows from foot 2's contact relative to foot 3.
     """
-    return _u_value(U3, phi, theta, params, origin=foot1)
+    origin = check_array("u3", "foot1", foot1, (2,), "m")
+    if not np.all(np.abs(origin) <= MAX_DISTANCE):
+        raise InputError(f"u3: 'foot1' = {shown(foot1)}, expected (x1, y1) within ±{MAX_DISTANCE:g} m")
+    return _u_value(U3, phi, theta, params, origin=origin)
 
 
 def phi_branches(theta, y2: float, params: LibraParams = _DEFAULT) -> tuple[float, float]:
@@ -246,9 +269,7 @@ def phi_branches(theta, y2: float, params: LibraParams = _DEFAULT) -> tuple[floa
     y2, i.e. y2² > k1² + k2².
     """
     k1, k2 = points(0.0, theta, params)["foot2"]
-    y2 = as_float(y2)
-    if not abs(y2) <= 1e3:
-        raise InputError(f"y2 = {y2!r}: expected foot 2's height above foot 1 [m], finite")
+    y2 = check_number("phi_branches", "y2", y2, lo=-MAX_DISTANCE, hi=MAX_DISTANCE)  # [m]
     reach2 = k1 * k1 + k2 * k2
     disc = reach2 - y2 * y2
     if disc < -1e-12 * max(reach2, 1e-30):
@@ -299,11 +320,18 @@ def phi_from_y2_newton(theta, y2: float, params: LibraParams = _DEFAULT, phi0: f
                        tol: float = 1e-13, max_iter: int = 50) -> float:
     """φ from y2 by Newton's method on y2(φ) − y2 = 0, the check of :func:`phi_from_y2` [rad].
 
-    The derivative is b1 = ∂y2/∂φ = x2 (App. C). Converges to the branch nearest ``phi0`` [rad];
+    The derivative is b1 = ∂y2/∂φ = x2 (App. C). Converges to the branch nearest ``phi0`` [rad] to a
+    step below ``tol`` (0 < tol <= 1 rad) within ``max_iter`` (1 .. :data:`MAX_NEWTON_STEPS`) steps;
     raises :class:`InputError` if it does not converge (y2 out of reach, or b1 ≈ 0 on the way).
     """
-    phi = float(phi0)
+    o = "phi_from_y2_newton"
+    y2 = check_number(o, "y2", y2, lo=-MAX_DISTANCE, hi=MAX_DISTANCE)  # [m]
+    phi = start = _angle("phi0", phi0)
+    tol = check_number(o, "tol", tol, lo=0.0, hi=1.0, lo_open=True)  # [rad]
+    max_iter = check_whole(o, "max_iter", max_iter, lo=1, hi=MAX_NEWTON_STEPS)
     for _ in range(max_iter):
+        if not abs(phi) <= MAX_ANGLE:  # a step from b1 ≈ 1e-12 m threw φ away
+            break
         x2, y = points(phi, theta, params)["foot2"]
         if abs(x2) < 1e-12:
             break
@@ -311,7 +339,8 @@ def phi_from_y2_newton(theta, y2: float, params: LibraParams = _DEFAULT, phi0: f
         phi -= step
         if abs(step) < tol:
             return phi
-    raise InputError(f"Newton's method found no φ with foot 2 at y2 = {y2:.6g} m from φ0 = {phi0:.6g} rad")
+    raise InputError(f"{o}: Newton's method found no φ with foot 2 at y2 = {y2:.6g} m from phi0 = "
+                     f"{start:.6g} rad in max_iter = {max_iter} steps to tol = {tol:g} rad")
 
 
 def dphi_dtheta(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray:
@@ -322,10 +351,11 @@ def dphi_dtheta(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray
     the last two entries are 0. Raises :class:`InputError` where b1 = x2 = 0 (foot 2 straight above
     or below foot 1: φ is not determined by y2 to first order).
     """
-    row = jacobian_over(("y2",), phi, theta, params)[0]
+    row = _point_jacobian("foot2", points(phi, theta, params))[1]
     b1 = row[0]
     if abs(b1) < 1e-12:
-        raise InputError(f"b1 = ∂y2/∂φ = x2 = {b1:.3g} m: the y2 constraint does not determine φ here")
+        raise InputError(f"dphi_dtheta: b1 = ∂y2/∂φ = x2 = {b1:.3g} m at phi = {as_float(phi):.6g} rad, "
+                         f"theta = {shown(theta)}: the y2 constraint does not determine φ here")
     return -row[1:] / b1
 
 
@@ -334,8 +364,11 @@ def dphi_dtheta_atan(phi: float, theta, params: LibraParams = _DEFAULT) -> np.nd
 
     dφ/dθ_i = 2[(y+k2) w′ − w k2′] / [(y+k2)² + w²], w = k1 ± s, s = √(k1²+k2²−y²),
     w′ = k1′ ± (k1 k1′ + k2 k2′)/s, with k1′, k2′ = ∂(foot 2)/∂θ_i at φ = 0 and y = y2(φ, θ)
-    held. The branch sign is the one that reproduces ``phi``. Independent of :func:`dphi_dtheta`
-    (acceptance 4 compares them).
+    held. The branch sign is the one that reproduces ``phi``. Where y + k2 is below 1 % of
+    v = k1 ∓ s, the other form of :func:`phi_branches`, φ = 2 atan[(y − k2) / v], is differentiated
+    instead: dφ/dθ_i = 2[−v k2′ − (y − k2) v′] / [(y − k2)² + v²], v′ = k1′ ∓ (k1 k1′ + k2 k2′)/s
+    (the first form is 0/0 at y + k2 = 0 on the branch away from φ = π). Independent of
+    :func:`dphi_dtheta` (acceptance 4 compares them).
     """
     y = points(phi, theta, params)["foot2"][1]
     k1, k2 = points(0.0, theta, params)["foot2"]
@@ -345,8 +378,12 @@ def dphi_dtheta_atan(phi: float, theta, params: LibraParams = _DEFAULT) -> np.nd
         math.remainder(branches[1] - phi, 2 * math.pi)) else -1.0
     s = math.sqrt(max(k1 * k1 + k2 * k2 - y * y, 0.0))
     if s == 0.0:
-        raise InputError("the y2 constraint is singular here (k1² + k2² = y²): dφ/dθ is unbounded")
-    w = k1 + sign * s
+        raise InputError(f"dphi_dtheta_atan: at phi = {as_float(phi):.6g} rad, theta = {shown(theta)} the y2 "
+                         f"constraint is singular (k1² + k2² = y²): dφ/dθ is unbounded")
+    w, v = k1 + sign * s, k1 - sign * s
+    if abs(y + k2) < 1e-2 * abs(v):
+        dv = dk[0] - sign * (k1 * dk[0] + k2 * dk[1]) / s
+        return 2.0 * (-v * dk[1] - (y - k2) * dv) / ((y - k2) ** 2 + v * v)
     dw = dk[0] + sign * (k1 * dk[0] + k2 * dk[1]) / s
     return 2.0 * ((y + k2) * dw - w * dk[1]) / ((y + k2) ** 2 + w * w)
 

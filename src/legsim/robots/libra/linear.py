@@ -43,19 +43,22 @@ sweep is still evaluated everywhere and the excess is reported in :class:`SweepP
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import control as ct
 import numpy as np
 
-from legsim.errors import InputError, as_floats, check_number, shown
+from legsim.control.cost import LAW_GAIN_LIMIT
+from legsim.errors import InputError, as_floats, check_number, check_values, check_whole, shown
 
 from . import dynamics
 from . import kinematics as kin
 from .params import LADDER_SEPARATION, TUNED_KD, TUNED_KP, LibraParams
 
-__all__ = ["SWEEP_Y_B", "SWEEP_ELBOWS", "LinearModel", "SweepPoint", "linearise", "configuration",
-           "loop_bandwidths", "peak_magnitudes", "analyse", "sweep", "sweep_row"]
+__all__ = ["SWEEP_Y_B", "SWEEP_ELBOWS", "POSE_RANGE", "MAX_OMEGA", "MAX_GAIN_SCALE", "LinearModel",
+           "SweepPoint", "linearise", "configuration", "loop_bandwidths", "peak_magnitudes", "analyse",
+           "sweep", "sweep_row"]
 
 _DEFAULT = LibraParams()
 
@@ -69,6 +72,14 @@ y_b ∈ [−0.20, 0.14] m and keeps the hips θ2, θ3 within 1.6° of their limi
 
 _OMEGA = 2.0 * math.pi * np.logspace(-2, 3, 2001)
 """Default frequency grid, 0.01 .. 1000 Hz [rad/s]."""
+
+POSE_RANGE = 10.0
+"""Bound of the body and foot-2 coordinates a configuration takes: ±10 m (θ_b ±10 rad), a ladder
+separation up to 10 m (LIBRA spans 0.7 m)."""
+MAX_OMEGA = 1e12
+"""The highest frequency [rad/s] :func:`peak_magnitudes` takes."""
+MAX_GAIN_SCALE = 1e6
+"""The largest factor :func:`sweep_row` takes on the tuned gains."""
 
 
 @dataclass(frozen=True)
@@ -106,13 +117,13 @@ class LinearModel:
 
 
 def _gains(k, name) -> np.ndarray:
-    k = np.asarray(k, dtype=float)
-    if k.shape == (4,):
-        k = np.diag(k)
-    if k.shape != (4, 4):
-        raise InputError(f"{name} must be 4 diagonal gains [x_b, y_b, θ_b, x2] or a 4×4 matrix, "
-                         f"got shape {k.shape}")
-    return k
+    a = as_floats(k)  # strings, None, ragged lists: an empty array, refused below
+    if a.shape == (4,):
+        a = np.diag(a)
+    if a.shape != (4, 4) or not np.all(np.abs(a) <= LAW_GAIN_LIMIT):
+        raise InputError(f"linearise: {name} must be 4 diagonal gains [x_b, y_b, θ_b, x2] or a 4×4 matrix, "
+                         f"finite and within ±{LAW_GAIN_LIMIT:g} (SI), got {name} = {shown(k)}")
+    return a
 
 
 def linearise(phi: float, theta, kp=TUNED_KP, kd=TUNED_KD, params: LibraParams = _DEFAULT,
@@ -123,7 +134,8 @@ def linearise(phi: float, theta, kp=TUNED_KP, kd=TUNED_KD, params: LibraParams =
     ----------
     phi, theta : configuration (foot 1 at the origin, foot 2 on its rung) [rad].
     kp, kd : (4,) or (4, 4)
-        Gains on [x_b, y_b, θ_b, x2] [N/m, N/m, N m/rad, N/m] and [N s/m, …] (default: tuned, §4.5.1).
+        Gains on [x_b, y_b, θ_b, x2] [N/m, N/m, N m/rad, N/m] and [N s/m, …] (default: tuned, §4.5.1),
+        within ±``LAW_GAIN_LIMIT`` (1e12, :mod:`legsim.control.cost`).
     k_wall : float, optional
         Wall stiffness K_e [N/m]; default ``params.k_wall`` (5837), 0 removes the wall.
 
@@ -132,6 +144,7 @@ def linearise(phi: float, theta, kp=TUNED_KP, kd=TUNED_KD, params: LibraParams =
     LinearModel
     """
     kp, kd = _gains(kp, "kp"), _gains(kd, "kd")
+    kin._check_params(params)
     # a negative k_wall is an analysis (tests/test_libra_linear.py: the wall's sign decides the x2 loop)
     k_e = params.k_wall if k_wall is None else check_number("linearise", "k_wall", k_wall, lo=-1e12, hi=1e12)
     jac = kin.jacobian_u1(phi, theta, params)[:4, :4]
@@ -161,10 +174,10 @@ def configuration(y_b: float, *, separation: float = LADDER_SEPARATION, y2: floa
     o = "configuration"
     if not isinstance(params, LibraParams):
         raise InputError(f"{o}: 'params' = {shown(params)}, expected a LibraParams")
-    y_b, y2, theta_b = (check_number(o, n, v, lo=-10.0, hi=10.0)  # [m], [m], [rad]
+    y_b, y2, theta_b = (check_number(o, n, v, lo=-POSE_RANGE, hi=POSE_RANGE)  # [m], [m], [rad]
                         for n, v in (("y_b", y_b), ("y2", y2), ("theta_b", theta_b)))
-    separation = check_number(o, "separation", separation, lo=0.0, hi=10.0, lo_open=True)  # [m]
-    x_b = 0.5 * separation if x_b is None else check_number(o, "x_b", x_b, lo=-10.0, hi=10.0)
+    separation = check_number(o, "separation", separation, lo=0.0, hi=POSE_RANGE, lo_open=True)  # [m]
+    x_b = 0.5 * separation if x_b is None else check_number(o, "x_b", x_b, lo=-POSE_RANGE, hi=POSE_RANGE)
     try:
         return kin.inverse((x_b, y_b, theta_b), (separation, y2), None, params, elbows=elbows)
     except InputError as exc:
@@ -172,22 +185,48 @@ def configuration(y_b: float, *, separation: float = LADDER_SEPARATION, y2: floa
                          f"with foot 2 at (separation, y2) = ({separation:g}, {y2:g}) m: {exc}") from None
 
 
+def _system(owner: str, sys, square: bool = False):
+    lti = isinstance(sys, ct.StateSpace | ct.TransferFunction)
+    if not lti or (square and sys.ninputs != sys.noutputs):
+        given = f"a system of {sys.ninputs} inputs and {sys.noutputs} outputs" if lti else shown(sys)
+        raise InputError(f"{owner}: 'sys' = {given}, expected a python-control StateSpace or TransferFunction"
+                         f"{' with as many inputs as outputs' if square else ''}")
+    return sys
+
+
 def loop_bandwidths(sys: ct.StateSpace) -> np.ndarray:
-    """−3 dB bandwidth of each diagonal loop u_cmd,i -> u_i [Hz], shape (n,).
+    """−3 dB bandwidth of each diagonal loop u_cmd,i -> u_i [Hz], shape (n,), of a square ``sys``.
 
     The first frequency where |G_ii| falls 3 dB below its DC gain (python-control's ``bandwidth``);
-    the body loops have DC gain 1, so this is also the absolute −3 dB point. inf if it never drops.
+    the body loops have DC gain 1, so this is also the absolute −3 dB point. inf if it never drops,
+    NaN for an infinite DC gain. Raises :class:`InputError` where python-control's search fails (a loop
+    already 3 dB down at the lowest frequency of its grid).
     """
-    return np.array([ct.bandwidth(sys[i, i]) / (2.0 * math.pi) for i in range(sys.ninputs)])
+    _system("loop_bandwidths", sys, square=True)
+    out = []
+    for i in range(sys.ninputs):
+        try:
+            out.append(ct.bandwidth(sys[i, i]) / (2.0 * math.pi))
+        except ValueError as exc:  # scipy's bisection given python-control's bracket [ω_last, ω_0]
+            raise InputError(f"loop_bandwidths: loop {i} of 'sys' has no −3 dB point python-control can find "
+                             f"(already 3 dB down at its lowest frequency: {exc})") from None
+    return np.array(out)
 
 
 def peak_magnitudes(sys: ct.StateSpace, omega=_OMEGA) -> np.ndarray:
     """max over ω (DC included) of |G_ij(jω)|, u_cmd,j -> u_i, shape (n_out, n_in) [mixed units: m/m, m/rad…].
 
     The off-diagonal entries are the coupling matrix of App. C ("no off-diagonal loop above −3 dB").
+    ``omega``: the frequencies (n,) [rad/s], each in [0, :data:`MAX_OMEGA`]; inf where one is a pole.
     """
-    w = np.concatenate([[0.0], np.asarray(omega, dtype=float)])
-    mag = np.abs(sys(1j * w))
+    _system("peak_magnitudes", sys)
+    w = check_values("peak_magnitudes", "omega", omega, lo=0.0, hi=MAX_OMEGA, unit="rad/s")
+    if w.ndim != 1:
+        raise InputError(f"peak_magnitudes: 'omega' = {shown(omega)}, expected a list of frequencies [rad/s]")
+    w = np.concatenate([[0.0], w])
+    with warnings.catch_warnings():  # a pole on the imaginary axis at one of the ω: the peak is inf
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mag = np.abs(sys(1j * w))
     return mag.max(axis=-1)
 
 
@@ -220,15 +259,37 @@ class SweepPoint:
 
 def analyse(phi: float, theta, kp=TUNED_KP, kd=TUNED_KD, params: LibraParams = _DEFAULT,
             y_b: float = math.nan, k_wall: float | None = None) -> SweepPoint:
-    """Poles, damping, loop bandwidths and coupling of eq. 22 at one configuration (both command readings)."""
+    """Poles, damping, loop bandwidths and coupling of eq. 22 at one configuration (both command readings).
+
+    Arguments as :func:`linearise`; ``y_b`` [m] (within ±:data:`POSE_RANGE`, or NaN: not known) labels the
+    point. Raises :class:`InputError` naming the gains where the analysis has no answer: a zero stiffness
+    leaves a pole at 0 and no DC gain; a stiffness far below its damping (kp/kd ≲ 1e-9 1/s) puts a loop's
+    −3 dB point below python-control's frequency grid; kp 1e12 with kd 1e4 defeats LAPACK's eigenvalues.
+    """
     model = linearise(phi, theta, kp, kd, params, k_wall)
-    _, zeta, poles = ct.damp(model.ss, doprint=False)
-    cons, pos = model.consistent(), model.position_only()
+    if not (isinstance(y_b, float) and math.isnan(y_b)):
+        y_b = check_number("analyse", "y_b", y_b, lo=-POSE_RANGE, hi=POSE_RANGE)
+    problem = ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # NaN from 0/0 in the damping ratios or the DC gain
+        try:
+            _, zeta, poles = ct.damp(model.ss, doprint=False)
+            cons, pos = model.consistent(), model.position_only()
+            dc = np.asarray(cons.dcgain()).reshape(4, 4)
+            readings = (loop_bandwidths(cons), peak_magnitudes(cons), loop_bandwidths(pos),
+                        peak_magnitudes(pos))
+            if not (all(np.all(np.isfinite(a)) for a in (poles, zeta, dc, readings[1], readings[3]))
+                    and not np.any(np.isnan(readings[0])) and not np.any(np.isnan(readings[2]))):
+                problem = "NaN or inf in its poles, DC gains, bandwidths or peaks"
+        except (RuntimeWarning, np.linalg.LinAlgError, InputError) as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+    if problem:
+        raise InputError(f"analyse: eq. 22 with kp = {shown(kp)}, kd = {shown(kd)} has no answer at this "
+                         f"configuration ({problem})")
     return SweepPoint(y_b=y_b, phi=float(phi), theta=np.asarray(theta, dtype=float),
                       joint_excess=kin.joint_limit_excess(theta, params), poles=np.asarray(poles),
-                      zeta=np.asarray(zeta), dc=np.asarray(cons.dcgain()).reshape(4, 4),
-                      bandwidth=loop_bandwidths(cons), peak=peak_magnitudes(cons),
-                      bandwidth_position=loop_bandwidths(pos), peak_position=peak_magnitudes(pos))
+                      zeta=np.asarray(zeta), dc=dc, bandwidth=readings[0], peak=readings[1],
+                      bandwidth_position=readings[2], peak_position=readings[3])
 
 
 def sweep(y_bs=SWEEP_Y_B, kp=TUNED_KP, kd=TUNED_KD, *, separation: float = LADDER_SEPARATION, y2: float = 0.0,
@@ -270,9 +331,21 @@ def sweep_row(*, y_b: float, separation: float = LADDER_SEPARATION, y2: float = 
     u̇_cmd = 0 (acceptance 7's reading, ``bw_<loop>`` [Hz]) and with u̇_cmd = s u_cmd (``bw_rate_<loop>``),
     the largest off-diagonal peak of each reading (``coupling_db``, ``coupling_rate_db`` [dB]) and the
     largest joint-limit excess [rad] (0: within the §4.2 limits). A height no limb reaches raises
-    :class:`InputError` (the sweep records it as the run's error)."""
-    phi, theta = configuration(float(y_b), separation=float(separation), y2=float(y2))
-    pt = analyse(phi, theta, kp_scale * np.asarray(TUNED_KP), kd_scale * np.asarray(TUNED_KD), y_b=float(y_b))
+    :class:`InputError` (the sweep records it as the run's error). ``y_b``, ``y2`` within ±:data:`POSE_RANGE`,
+    ``separation`` in (0, POSE_RANGE], ``kp_scale`` in (0, :data:`MAX_GAIN_SCALE`], ``kd_scale`` in
+    [0, MAX_GAIN_SCALE]; ``seed`` a whole number >= 0."""
+    o = "sweep_row"
+    y_b, y2 = (check_number(o, n, v, lo=-POSE_RANGE, hi=POSE_RANGE) for n, v in (("y_b", y_b), ("y2", y2)))
+    separation = check_number(o, "separation", separation, lo=0.0, hi=POSE_RANGE, lo_open=True)
+    kp_scale = check_number(o, "kp_scale", kp_scale, lo=0.0, hi=MAX_GAIN_SCALE, lo_open=True)
+    kd_scale = check_number(o, "kd_scale", kd_scale, lo=0.0, hi=MAX_GAIN_SCALE)
+    check_whole(o, "seed", seed, hi=2**64 - 1)
+    phi, theta = configuration(y_b, separation=separation, y2=y2)
+    try:
+        pt = analyse(phi, theta, kp_scale * np.asarray(TUNED_KP), kd_scale * np.asarray(TUNED_KD), y_b=y_b)
+    except InputError as exc:  # a singular configuration (foot 2 above foot 1) or gains with no answer
+        raise InputError(f"{o}: y_b = {y_b:g} m, separation = {separation:g} m, y2 = {y2:g} m with the tuned "
+                         f"gains scaled by kp_scale = {kp_scale:g}, kd_scale = {kd_scale:g}: {exc}") from None
     off = ~np.eye(4, dtype=bool)
     row = {"stable": float(pt.stable), "max_pole_real": float(pt.poles.real.max()),
            "min_zeta": float(pt.zeta.min()), "joint_excess": float(pt.joint_excess.max()),

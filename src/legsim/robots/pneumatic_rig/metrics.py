@@ -148,10 +148,16 @@ class Ringing:
 
 
 def ringing(t, y, y0: float, y1: float, t_step: float, min_prominence: float = 0.1) -> Ringing:
-    """Ringing of y(t) after a reference step y0 -> y1 at ``t_step`` (velocity by central differences)."""
+    """Ringing of y(t) after a reference step y0 -> y1 at ``t_step`` (velocity by central differences; times
+    increasing); velocity peaks count when their prominence is at least ``min_prominence`` (in (0, 1]) of
+    the largest velocity."""
     from scipy.signal import find_peaks
 
     ts, ys, span = _after_step("ringing", t, y, y0, y1, t_step, 5)
+    min_prominence = check_number("ringing", "min_prominence", min_prominence, lo=0.0, lo_open=True, hi=1.0)
+    if np.any(np.diff(ts) <= 0.0):
+        raise InputError("ringing: 't' after t_step is not increasing: expected sample times in order, each "
+                         "once")
     v = np.sign(span) * np.gradient(ys, ts)
     top = float(v.max())
     if not top > 0.0:
@@ -166,6 +172,14 @@ def ringing(t, y, y0: float, y1: float, t_step: float, min_prominence: float = 0
 def pneumatic_natural_frequency(p_cap: float, p_rod: float, v_cap: float, v_rod: float, a_cap: float,
                                 a_rod: float, mass: float, n: float = 1.4) -> float:
     """Frequency [Hz] of a mass on the two chambers' gas springs, k = n P A² / V per chamber (the
-    second-order part of the cylinder's third-order position dynamics; Daepp (4.1.10) linearised)."""
+    second-order part of the cylinder's third-order position dynamics; Daepp (4.1.10) linearised).
+    Pressures [Pa], volumes [m³], areas [m²] and the mass [kg] in [1e-12, 1e12]; the polytropic exponent n in
+    [1, 5/3] (isothermal to a monatomic gas's adiabat)."""
+    o = "pneumatic_natural_frequency"
+    p_cap, p_rod, v_cap, v_rod, a_cap, a_rod, mass = (
+        check_number(o, name, value, lo=1e-12, hi=1e12) for name, value in (
+            ("p_cap", p_cap), ("p_rod", p_rod), ("v_cap", v_cap), ("v_rod", v_rod), ("a_cap", a_cap),
+            ("a_rod", a_rod), ("mass", mass)))
+    n = check_number(o, "n", n, lo=1.0, hi=5.0 / 3.0)
     k = n * p_cap * a_cap ** 2 / v_cap + n * p_rod * a_rod ** 2 / v_rod
     return float(np.sqrt(k / mass) / (2.0 * np.pi))

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError, as_float, as_floats, check_flag, check_number, check_whole
+from ...errors import InputError, as_float, as_floats, check_flag, check_number, check_whole, shown
 from .geometry import (
     MAX_GROUND,
     STANCES,
@@ -77,13 +77,13 @@ class TipState:
 
 def initial_state(stance: int, dims: RatsDims | None = None, yaw: float = 0.0,
                   centre=(0.0, 0.0)) -> TipState:
-    """The estimate of the robot resting on ``stance`` with yaw ``yaw`` [rad] (convention of
-    :func:`~.geometry.resting_rotation`) and its centre above ``centre`` (2,) [m]."""
+    """The estimate of the robot resting on ``stance`` (index 0-19) with yaw ``yaw`` [rad] within ±1e6
+    (convention of :func:`~.geometry.resting_rotation`) and its centre above ``centre`` (2,) [m] within
+    ±MAX_GROUND; ``dims`` a :class:`RatsDims` (None: the defaults)."""
     dims = _dims(dims)
     s = _check_stance(stance)
-    if not math.isfinite(as_float(yaw)):
-        raise InputError(f"yaw={yaw!r}: expected a finite angle [rad]")
-    feet = planar_feet(s, dims.l, float(yaw), _centre(centre))
+    yaw = check_number("initial_state", "yaw", yaw, lo=-1e6, hi=1e6)  # [rad], as resting_rotation's
+    feet = planar_feet(s, dims.l, yaw, _centre(centre))
     return TipState(feet, feet.mean(axis=0), s)
 
 
@@ -154,13 +154,18 @@ def edge_normals(feet) -> np.ndarray:
 
 def choose_leg(state: TipState, heading) -> tuple[int, np.ndarray]:
     """The leg to fire for ``heading`` H (2,) [m or unit]: the foot opposite the edge with the
-    largest positive projection L_proj,i = H · n_i (6.5).
+    largest positive projection L_proj,i = H · n_i (6.5). ``state`` a :class:`TipState`; H's components
+    within ±2 MAX_GROUND (a waypoint minus a centre, each within ±MAX_GROUND).
 
     Returns (leg index 0-11, (3,) projections in the order of the stance feet). Raises InputError
     when H = 0 (no direction; the target is at the centre, i.e. inside the triangle)."""
-    h = np.asarray(heading, dtype=float)
-    if h.shape != (2,) or not np.all(np.isfinite(h)) or not np.any(h):
-        raise InputError(f"heading={heading!r}: expected a nonzero finite 2-vector")
+    if not isinstance(state, TipState):
+        raise InputError(f"choose_leg: 'state' = {shown(state)}, expected a TipState (initial_state, tip)")
+    _check_stance(state.stance, "state.stance")
+    h = as_floats(heading)
+    if h.shape != (2,) or not np.all(np.abs(h) <= 2.0 * MAX_GROUND) or not np.any(h):
+        raise InputError(f"choose_leg: 'heading' = {shown(heading)}, expected a nonzero 2-vector within "
+                         f"±2 MAX_GROUND = {2.0 * MAX_GROUND:g} m")
     proj = edge_normals(state.feet) @ h
     return state.legs[int(np.argmax(proj))], proj
 

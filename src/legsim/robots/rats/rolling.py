@@ -60,8 +60,18 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ...errors import InputError, as_floats, check_fields, check_flag, check_number
-from .geometry import LEG_DIRECTIONS
+from ...errors import (
+    InputError,
+    as_float,
+    as_floats,
+    check_array,
+    check_fields,
+    check_flag,
+    check_number,
+    check_values,
+    shown,
+)
+from .geometry import LEG_DIRECTIONS, MAX_GROUND
 
 __all__ = ["RollingParams", "LegAngles", "RollingDiagnostics", "BrakeController", "RollingController",
            "TURN_POLICIES", "frame", "leg_angles", "r_total", "firing_angle", "eligible", "brake_signal",
@@ -69,6 +79,13 @@ __all__ = ["RollingParams", "LegAngles", "RollingDiagnostics", "BrakeController"
 
 TURN_POLICIES = ("both", "roll", "yaw", "none")
 _GRAVITY = (0.0, 0.0, -1.0)
+
+MAX_ANGLE = 1e6
+"""The largest |angle| [rad] the functions below take (as LIBRA's ``kinematics.MAX_ANGLE``): the
+controller's angles are within ±π (plus γ ω_roll), and a double's sine or tangent beyond is noise."""
+MAX_RATE = 1e6
+"""The largest |angular rate| [rad/s] and speed [m/s] the functions below take (RATS rolls at about
+5 rad/s, 1 m/s)."""
 
 
 @dataclass(frozen=True)
@@ -141,8 +158,9 @@ class RollingParams:
                                   "roll_dt_max", "yaw_dphi_max", "turn_brake", "t_retract", "gamma"))
         if self.alpha > math.pi:
             raise InputError(f"RollingParams.alpha={self.alpha!r}: expected <= pi")
-        if self.beta >= math.pi / 2:
-            raise InputError(f"RollingParams.beta={self.beta!r}: expected < pi/2 (tan theta_cor in (6.14))")
+        if not 1e-6 <= self.beta < math.pi / 2:  # (6.19)'s 1/beta^2: beta^2 of 1e-200 underflowed to 0
+            raise InputError(f"RollingParams.beta={self.beta!r}: expected in [1e-6, pi/2) rad (tan theta_cor "
+                             "in (6.14))")
         if abs(self.phi) >= math.pi / 2:
             raise InputError(f"RollingParams.phi={self.phi!r}: expected |phi| < pi/2 (sec phi in (6.14))")
         if not self.t_fire > self.t_delay:
@@ -157,12 +175,19 @@ class RollingParams:
                            check_flag("RollingParams", "require_rearm", self.require_rearm))
 
 
+def _params(owner: str, params) -> RollingParams:
+    """``params`` when it is a :class:`RollingParams`, else an :class:`InputError` naming ``owner``."""
+    if not isinstance(params, RollingParams):
+        raise InputError(f"{owner}: 'params' = {shown(params)}, expected a RollingParams")
+    return params
+
+
 # ---------------------------------------------------------------------------------------------
 # geometry of the projections (6.8)–(6.11)
 
 def _unit3(v, name: str) -> tuple[float, float, float]:
     try:
-        x, y, z = (float(c) for c in v)
+        x, y, z = (as_float(c) for c in v)  # NaN for a string, None or a bool: refused below
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name}={v!r}: expected a 3-vector") from exc
     nrm = math.sqrt(x * x + y * y + z * z)
@@ -197,7 +222,7 @@ def frame(heading_world, gravity_world=_GRAVITY):
     horizontal plane and normalised, n = h × g (left of h when z is up) (§6.2.1)."""
     g = _unit3(gravity_world, "gravity_world")
     try:
-        hx, hy, hz = (float(c) for c in heading_world)
+        hx, hy, hz = (as_float(c) for c in heading_world)  # NaN for a string, None or a bool: refused below
     except (TypeError, ValueError) as exc:
         raise InputError(f"heading_world={heading_world!r}: expected a 3-vector") from exc
     d = hx * g[0] + hy * g[1] + hz * g[2]
@@ -235,17 +260,20 @@ def _basis(g, h, n) -> np.ndarray:
 def leg_angles(R, heading_world, legs=LEG_DIRECTIONS, gravity_world=_GRAVITY) -> LegAngles:
     """Sagittal and coronal projection angles (6.8)–(6.11) of every leg.
 
-    R : (3, 3) body→world rotation. heading_world : (3,) desired heading (its horizontal part is used).
-    legs : (N, 3) unit leg vectors in the body frame. gravity_world : (3,) gravity direction (down).
+    R : (3, 3) body→world rotation (orthonormal within 1e-6, det +1). heading_world : (3,) desired
+    heading (its horizontal part is used). legs : (N, 3) unit leg vectors in the body frame (entries within
+    ±1; only their directions matter). gravity_world : (3,) gravity direction (down).
     theta_sag = atan2(−R̂·ĥ, R̂·ĝ) (> 0 trailing), theta_cor = atan2(−R̂·n̂, R̂·ĝ) (> 0 right of the
     heading), see the module docstring for the derivation from (6.9), (6.11).
     """
-    R = np.asarray(R, dtype=float)
-    if R.shape != (3, 3):
-        raise InputError(f"R: shape {R.shape}, expected (3, 3)")
-    legs = np.asarray(legs, dtype=float)
+    R = check_array("leg_angles", "R", R, (3, 3))
+    if not (np.all(np.abs(R) <= 1.0 + 1e-6) and np.allclose(R.T @ R, np.eye(3), rtol=0.0, atol=1e-6)
+            and np.linalg.det(R) > 0.0):  # bounded first: R.T @ R of 1e300 entries would overflow
+        raise InputError(f"leg_angles: 'R' = {shown(R)}, expected a body-to-world rotation (orthonormal, "
+                         "det +1)")
+    legs = check_values("leg_angles", "legs", legs, lo=-1.0 - 1e-9, hi=1.0 + 1e-9)  # unit vectors [-]
     if legs.ndim != 2 or legs.shape[1] != 3:
-        raise InputError(f"legs: shape {legs.shape}, expected (N, 3)")
+        raise InputError(f"leg_angles: 'legs' has shape {legs.shape}, expected (N, 3) unit vectors")
     g, h, n = frame(heading_world, gravity_world)
     Bb = R.T @ _basis(g, h, n)             # body-frame columns g, h, n
     D = legs @ Bb                           # (N, 3): R·g, R·h, R·n
@@ -260,7 +288,20 @@ def leg_angles(R, heading_world, legs=LEG_DIRECTIONS, gravity_world=_GRAVITY) ->
 def r_total(z, theta_cor, phi):
     """(6.14) distance [m] from the centre at height z [m] to the ground along the imaginary leg with
     coronal angle theta_cor and sagittal angle phi [rad]: z·sqrt(sec²φ + tan²θ_cor)
-    = z·|(tan φ, tan θ_cor, 1)|. Broadcasts."""
+    = z·|(tan φ, tan θ_cor, 1)|. Broadcasts; z in [0, MAX_GROUND] m, the angles within ±MAX_ANGLE rad."""
+    z = check_values("r_total", "z", z, lo=0.0, hi=MAX_GROUND, unit="m")
+    theta_cor = check_values("r_total", "theta_cor", theta_cor, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
+    phi = check_values("r_total", "phi", phi, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
+    try:
+        np.broadcast_shapes(z.shape, theta_cor.shape, phi.shape)
+    except ValueError:
+        raise InputError(f"r_total: 'z', 'theta_cor' and 'phi' have shapes {z.shape}, {theta_cor.shape} and "
+                         f"{phi.shape}: expected shapes that broadcast") from None
+    return _r_total(z, theta_cor, phi)
+
+
+def _r_total(z, theta_cor, phi):
+    """:func:`r_total` of checked values (:func:`firing_angle` adds the roll damping to theta_cor)."""
     c = np.cos(phi)
     return z * np.sqrt(1.0 / (c * c) + np.tan(theta_cor) ** 2)
 
@@ -268,28 +309,58 @@ def r_total(z, theta_cor, phi):
 def firing_angle(theta_cor, z, omega_pitch, omega_roll, params: RollingParams, phi=None):
     """Firing angle of each leg, (6.14)–(6.19).
 
-    theta_cor : (N,) physical coronal angles [rad]; z : centre height [m]; omega_pitch = ω·n̂,
-    omega_roll = ω·ĥ [rad/s]; phi : desired impact angle(s) [rad] (default params.phi; an (N,) array
-    for the yaw-type turning policy).
+    theta_cor : (N,) physical coronal angles [rad]; z : centre height [m] (in [0, MAX_GROUND]);
+    omega_pitch = ω·n̂, omega_roll = ω·ĥ [rad/s] (within ±MAX_RATE); phi : desired impact angle(s) [rad]
+    (default params.phi; an (N,) array for the yaw-type turning policy); angles within ±MAX_ANGLE.
     theta_cor_adj = theta_cor + γ ω_roll (6.19); Δr = r_total(z, theta_cor_adj, φ) − l (6.14), (6.15);
     t_total = Δr / v_extend + t_delay (6.17); theta_fire = φ − ω_pitch t_total (6.18).
     Returns (theta_fire [rad], dr [m], t_total [s]), each (N,).
     """
-    p = params
+    o = "firing_angle"
+    p = _params(o, params)
+    theta_cor = check_values(o, "theta_cor", theta_cor, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
+    z = check_number(o, "z", z, lo=0.0, hi=MAX_GROUND)  # [m]
+    omega_pitch = check_number(o, "omega_pitch", omega_pitch, lo=-MAX_RATE, hi=MAX_RATE)  # [rad/s]
+    omega_roll = check_number(o, "omega_roll", omega_roll, lo=-MAX_RATE, hi=MAX_RATE)  # [rad/s]
     if phi is None:
         phi = p.phi
-    dr = r_total(z, np.asarray(theta_cor) + p.gamma * omega_roll, phi) - p.l
+    else:
+        phi = check_values(o, "phi", phi, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
+        try:
+            np.broadcast_shapes(theta_cor.shape, phi.shape)
+        except ValueError:
+            raise InputError(f"firing_angle: 'theta_cor' and 'phi' have shapes {theta_cor.shape} and "
+                             f"{phi.shape}: expected shapes that broadcast") from None
+    dr = _r_total(z, theta_cor + p.gamma * omega_roll, phi) - p.l
     t_total = dr / p.v_extend + p.t_delay
     return phi - omega_pitch * t_total, dr, t_total
 
 
 def eligible(z, theta_sag, theta_cor, dr, down, params: RollingParams):
     """Eligibility (6.12), (6.16): z ≤ h_max, |theta_sag| ≤ α, |theta_cor| ≤ β, Δr < Δr_max, and the
-    leg points toward the ground (R·g > 0). Arrays (N,) → bool (N,)."""
-    p = params
+    leg points toward the ground (R·g > 0). Arrays (N,) → bool (N,): theta_sag, theta_cor [rad] within
+    ±MAX_ANGLE, dr [m] finite, down booleans; z [m] in [0, MAX_GROUND]."""
+    o = "eligible"
+    p = _params(o, params)
+    z = check_number(o, "z", z, lo=0.0, hi=MAX_GROUND)  # [m]
+    theta_sag = check_values(o, "theta_sag", theta_sag, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
+    theta_cor = check_values(o, "theta_cor", theta_cor, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
+    dr = check_values(o, "dr", dr, unit="m")
+    try:
+        flags = np.asarray(down)
+    except (TypeError, ValueError):  # a ragged list
+        flags = np.zeros(0, dtype=object)
+    if flags.dtype != np.bool_:
+        raise InputError(f"eligible: 'down' = {shown(down)}, expected booleans (R·g > 0, per leg)")
+    try:
+        np.broadcast_shapes(theta_sag.shape, theta_cor.shape, dr.shape, flags.shape)
+    except ValueError:
+        shapes = f"{theta_sag.shape}, {theta_cor.shape}, {dr.shape} and {flags.shape}"
+        raise InputError(f"eligible: 'theta_sag', 'theta_cor', 'dr' and 'down' have shapes {shapes}: "
+                         "expected one value per leg") from None
     if not z <= p.h_max:
         return np.zeros(np.shape(theta_sag), dtype=bool)
-    return down & (np.abs(theta_sag) <= p.alpha) & (np.abs(theta_cor) <= p.beta) & (dr < p.dr_max)
+    return flags & (np.abs(theta_sag) <= p.alpha) & (np.abs(theta_cor) <= p.beta) & (dr < p.dr_max)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -297,8 +368,17 @@ def eligible(z, theta_sag, theta_cor, dr, down, params: RollingParams):
 
 def brake_signal(v, v_d, params: RollingParams, integral: float = 0.0) -> float:
     """(6.22) ξ_brake = clip((v − v_d)/Δv_max + K_I·I + c_ff, 0, 1), I = ∫(v − v_d) dt [m].
-    With integral = 0 and c_ff = 0 this is (6.20). v, v_d [m/s]."""
-    p = params
+    With integral = 0 and c_ff = 0 this is (6.20). v, v_d [m/s]: speeds in [0, MAX_RATE]; integral
+    within ±MAX_GROUND."""
+    o = "brake_signal"
+    return _brake_signal(check_number(o, "v", v, lo=0.0, hi=MAX_RATE),  # [m/s]
+                         check_number(o, "v_d", v_d, lo=0.0, hi=MAX_RATE),  # [m/s]
+                         _params(o, params),
+                         check_number(o, "integral", integral, lo=-MAX_GROUND, hi=MAX_GROUND))  # [m]
+
+
+def _brake_signal(v: float, v_d: float, p: RollingParams, integral: float) -> float:
+    """:func:`brake_signal` of checked values (:class:`BrakeController` calls it every control tick)."""
     x = (v - v_d) / p.dv_max + p.k_i * integral + p.c_ff
     return 0.0 if x <= 0.0 else (1.0 if x >= 1.0 else x)
 
@@ -307,9 +387,12 @@ def brake_valve_time(theta_cor, xi, params: RollingParams):
     """(6.21), corrected (digest §3.6): t_fire = ξ (Δt/β²) θ_cor² + (t_std − ξ Δt), Δt = t_std − t_delay.
 
     t_fire = t_std at θ_cor = ±β for any ξ; the vertex (θ_cor = 0) moves linearly from t_std (ξ = 0) to
-    t_delay (ξ = 1). ξ is clipped to [0, 1]. theta_cor [rad] broadcasts; returns seconds."""
-    p = params
-    xi = min(max(float(xi), 0.0), 1.0)
+    t_delay (ξ = 1). ξ (a finite number) is clipped to [0, 1]. theta_cor [rad] (within ±MAX_ANGLE)
+    broadcasts; returns seconds."""
+    o = "brake_valve_time"
+    p = _params(o, params)
+    theta_cor = check_values(o, "theta_cor", theta_cor, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
+    xi = min(max(check_number(o, "xi", xi), 0.0), 1.0)
     dt = p.t_fire - p.t_delay
     return xi * dt / (p.beta * p.beta) * np.square(theta_cor) + (p.t_fire - xi * dt)
 
@@ -321,7 +404,7 @@ class BrakeController:
     saturation (conditional integration), and K_I·I is kept within ±integral_limit."""
 
     def __init__(self, params: RollingParams) -> None:
-        self.params = params
+        self.params = _params("BrakeController", params)
         self.reset()
 
     def reset(self) -> None:
@@ -346,7 +429,7 @@ class BrakeController:
             if not ((raw >= 1.0 and e > 0.0) or (raw <= 0.0 and e < 0.0)):
                 lim = p.integral_limit / p.k_i
                 self.integral = min(max(self.integral + e * dt, -lim), lim)
-        self.xi = brake_signal(v, v_d, p, self.integral)
+        self.xi = _brake_signal(v, v_d, p, self.integral)
         return self.xi
 
 
@@ -377,8 +460,14 @@ def heading_error(omega_world, heading_world, gravity_world=_GRAVITY, omega_min:
 
 
 def turn_effort(theta_error: float, params: RollingParams) -> float:
-    """ξ_turn (Fig. 6.23): 0 for |θ_error| ≤ theta_lo, rising linearly to 1 at theta_hi, then 1."""
-    p = params
+    """ξ_turn (Fig. 6.23): 0 for |θ_error| ≤ theta_lo, rising linearly to 1 at theta_hi, then 1.
+    theta_error [rad] in [−π, π] (:func:`heading_error`)."""
+    return _turn_effort(check_number("turn_effort", "theta_error", theta_error, lo=-math.pi, hi=math.pi),
+                        _params("turn_effort", params))
+
+
+def _turn_effort(theta_error: float, p: RollingParams) -> float:
+    """:func:`turn_effort` of checked values (:meth:`RollingController.step` calls it every control tick)."""
     x = (abs(theta_error) - p.theta_lo) / (p.theta_hi - p.theta_lo)
     return 0.0 if x <= 0.0 else (1.0 if x >= 1.0 else x)
 
@@ -390,10 +479,14 @@ def turn_adjustments(theta_cor, theta_error: float, xi_turn: float, params: Roll
     w = (θ_cor/β)² (large |θ_cor| legs; clipped to 1).
     Roll-type: inside legs are not fired; outside valve times + ξ_turn·roll_dt_max·w [s].
     Yaw-type: outside impact angles φ − ξ_turn·yaw_dphi_max·w [rad] (fire earlier).
+    theta_cor [rad] within ±MAX_ANGLE; theta_error [rad] in [−π, π]; xi_turn in [0, 1] (:func:`turn_effort`).
     Returns (suppress (N,) bool, extra_time (N,) [s], phi (N,) [rad]).
     """
-    p = params
-    theta_cor = np.asarray(theta_cor, dtype=float)
+    o = "turn_adjustments"
+    p = _params(o, params)
+    theta_cor = check_values(o, "theta_cor", theta_cor, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
+    theta_error = check_number(o, "theta_error", theta_error, lo=-math.pi, hi=math.pi)  # [rad]
+    xi_turn = check_number(o, "xi_turn", xi_turn, lo=0.0, hi=1.0)
     s = theta_cor * theta_error
     w = np.minimum(np.square(theta_cor) / (p.beta * p.beta), 1.0)
     outside = s < 0.0
@@ -449,9 +542,7 @@ class RollingController:
 
     def __init__(self, params: RollingParams | None = None, legs=LEG_DIRECTIONS,
                  gravity_world=_GRAVITY) -> None:
-        self.params = params if params is not None else RollingParams()
-        if not isinstance(self.params, RollingParams):
-            raise InputError(f"params: expected RollingParams, got {type(self.params).__name__}")
+        self.params = _params("RollingController", params if params is not None else RollingParams())
         legs = as_floats(legs).copy()
         if legs.ndim != 2 or legs.shape[1] != 3 or len(legs) == 0:
             raise InputError(f"legs: shape {legs.shape}, expected (N, 3)")
@@ -513,7 +604,7 @@ class RollingController:
                 rx, ry, rz = (gy * pz - gz * py) / wpn, (gz * px - gx * pz) / wpn, (gx * py - gy * px) / wpn
                 ang = math.acos(min(max(rx * hx + ry * hy + rz * hz, -1.0), 1.0))
                 theta_error = -ang if rx * nx + ry * ny + rz * nz < 0.0 else ang
-                xi_turn = turn_effort(theta_error, p)
+                xi_turn = _turn_effort(theta_error, p)
                 if xi_turn > 0.0:
                     hx, hy, hz = rx, ry, rz
                     nx, ny, nz = hy * gz - hz * gy, hz * gx - hx * gz, hx * gy - hy * gx

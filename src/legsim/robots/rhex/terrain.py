@@ -14,6 +14,9 @@
 =====================  =====================================================================
 
 The unit normal is (−h_x, −h_y, 1)/‖·‖ (digest §6.3 item 14). Heights in m, x/y in m (world).
+
+The compiled lookup has no checks: :func:`check_terrain` keeps its numbers within ±MAX_TERRAIN and a
+heightfield's spacings at least MIN_SPACING, so that every product it forms stays finite.
 """
 
 from __future__ import annotations
@@ -24,12 +27,20 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
-from ...errors import InputError, as_float
+from ...errors import InputError, as_float, as_floats, check_number, check_values, check_whole, lookup, shown
 from ...userfiles import read_text
 from .params import HF_HEADER, P_HF, P_HF_Z, P_TA1, P_TA2, P_TA3, P_TERRAIN
 
 __all__ = ["TerrainType", "HeightField", "terrain_height", "terrain_normal", "terrain_params",
-           "check_heightfield", "check_terrain"]
+           "check_heightfield", "check_terrain", "MAX_TERRAIN", "MIN_SPACING"]
+
+MAX_TERRAIN = 1e6
+"""The largest magnitude of a terrain's numbers: query coordinates x, y [m], the arguments a1..a3
+(amplitude [m] and wavenumbers [1/m]; slopes [-] and offset [m]), a heightfield's heights and origin [m]
+(a 1000 km course). Products of two stay within 1e12, far inside the floats the compiled lookup uses."""
+MIN_SPACING = 1e-6
+"""The smallest heightfield spacing hf_dx, hf_dy [m]: a height step over it stays finite (at most
+2 MAX_TERRAIN / MIN_SPACING = 2e12)."""
 
 
 class TerrainType(IntEnum):
@@ -165,14 +176,15 @@ class HeightField:
 
 def terrain_params(kind: TerrainType | int | str = TerrainType.FLAT, a1: float = 0.0, a2: float = 0.0,
                    a3: float = 0.0) -> dict[str, float]:
-    """Parameter overrides selecting a terrain by name or code, e.g. ``terrain_params("sinusoidal", ...)``."""
+    """Parameter overrides selecting a terrain by name (any case) or code, e.g.
+    ``terrain_params("sinusoidal", ...)``; the arguments a1..a3 (module docstring) within ±MAX_TERRAIN."""
+    o = "terrain_params"
     if isinstance(kind, str):
-        try:
-            kind = TerrainType[kind.upper()]
-        except KeyError:
-            raise InputError(f"terrain: unknown terrain_type '{kind}'; expected one of "
-                             f"{', '.join(t.name.lower() for t in TerrainType)}") from None
-    code = check_terrain_code(kind)
+        code = lookup("kind", kind.lower(), [t.name.lower() for t in TerrainType], o)
+    else:
+        code = check_whole(o, "kind", kind, 0, len(TerrainType) - 1)
+    for name, value in (("a1", a1), ("a2", a2), ("a3", a3)):
+        check_number(o, name, value, lo=-MAX_TERRAIN, hi=MAX_TERRAIN)
     return {"terrain_type": float(code), "terrain_arg1": a1, "terrain_arg2": a2, "terrain_arg3": a3}
 
 
@@ -190,53 +202,83 @@ def check_terrain_code(value) -> int:
 def check_heightfield(p: np.ndarray) -> None:
     """With ``terrain_type`` 4 (heightfield), the ``hf_*`` header of parameter vector ``p`` must describe
     the grid that follows it: ``hf_nx`` and ``hf_ny`` whole numbers >= 2 with ``hf_nx · hf_ny`` heights
-    after the header, ``hf_x0``, ``hf_y0`` finite [m], ``hf_dx``, ``hf_dy`` > 0 [m]. The compiled lookup
-    (:func:`_heightfield`) reads the grid without bounds checks: a header larger than its grid would read
-    past the vector."""
+    after the header, ``hf_x0``, ``hf_y0`` within ±MAX_TERRAIN [m], ``hf_dx``, ``hf_dy`` in [MIN_SPACING,
+    MAX_TERRAIN] [m], and the heights within ±MAX_TERRAIN [m]. The compiled lookup (:func:`_heightfield`)
+    reads the grid without bounds checks: a header larger than its grid would read past the vector."""
+    p = _param_vector("check_heightfield", p)
     if float(p[P_TERRAIN]) != TerrainType.HEIGHTFIELD:
         return
     grid = p.size - P_HF_Z
     if grid == 0:
         raise InputError("parameter 'terrain_type' = 4 (heightfield) needs a model built with "
                          "build_model(heightfield=HeightField(...))")
-    nx, ny, x0, y0, dx, dy = (float(v) for v in p[P_HF:P_HF_Z])
-    whole = all(math.isfinite(n) and n == math.floor(n) and n >= 2 for n in (nx, ny))
-    if not (whole and nx * ny == grid and math.isfinite(x0) and math.isfinite(y0)
-            and all(math.isfinite(d) and d > 0.0 for d in (dx, dy))):
-        shown = ", ".join(f"'{n}' = {v:g}" for n, v in zip(HF_HEADER, p[P_HF:P_HF_Z], strict=True))
-        raise InputError(f"parameters {shown}: expected the header of the model's heightfield of {grid} "
-                         "heights (whole numbers hf_nx, hf_ny >= 2 with hf_nx * hf_ny heights, finite hf_x0, "
-                         "hf_y0, and spacings hf_dx, hf_dy > 0 [m]); the heightfield's own values are set by "
+    nx, ny, x0, y0, dx, dy = (float(v) for v in p[P_HF:P_HF_Z])  # finite (_param_vector)
+    whole = all(n == math.floor(n) and n >= 2 for n in (nx, ny))
+    if not (whole and nx * ny == grid and abs(x0) <= MAX_TERRAIN and abs(y0) <= MAX_TERRAIN
+            and all(MIN_SPACING <= d <= MAX_TERRAIN for d in (dx, dy))):
+        header = ", ".join(f"'{n}' = {v:g}" for n, v in zip(HF_HEADER, p[P_HF:P_HF_Z], strict=True))
+        raise InputError(f"parameters {header}: expected the header of the model's heightfield of {grid} "
+                         "heights (whole numbers hf_nx, hf_ny >= 2 with hf_nx * hf_ny heights, hf_x0, hf_y0 "
+                         f"within ±{MAX_TERRAIN:g} m, and spacings hf_dx, hf_dy in [{MIN_SPACING:g}, "
+                         f"{MAX_TERRAIN:g}] m); the heightfield's own values are set by "
                          "build_model(heightfield=...)")
+    high = np.flatnonzero(np.abs(p[P_HF_Z:]) > MAX_TERRAIN)
+    if high.size:
+        raise InputError(f"parameter 'hf_z{high[0]}' = {p[P_HF_Z + high[0]]:g}: expected a height within "
+                         f"±MAX_TERRAIN = {MAX_TERRAIN:g} m")
 
 
 def check_terrain(p: np.ndarray) -> None:
-    """The terrain of parameter vector ``p``: a known ``terrain_type`` (:func:`check_terrain_code`) and, for
-    a heightfield, a header that describes its grid (:func:`check_heightfield`)."""
+    """The terrain of parameter vector ``p``: a known ``terrain_type`` (:func:`check_terrain_code`), the
+    arguments ``terrain_arg1..3`` within ±MAX_TERRAIN and, for a heightfield, a header that describes its
+    grid (:func:`check_heightfield`)."""
+    p = _param_vector("check_terrain", p)
     check_terrain_code(p[P_TERRAIN])
+    for k in (P_TA1, P_TA2, P_TA3):
+        if not abs(p[k]) <= MAX_TERRAIN:
+            raise InputError(f"parameter 'terrain_arg{k - P_TA1 + 1}' = {p[k]:g}: expected a number within "
+                             f"±MAX_TERRAIN = {MAX_TERRAIN:g}")
     check_heightfield(p)
 
 
-def _param_vector(p) -> np.ndarray:
-    p = np.ascontiguousarray(p, dtype=np.float64)
-    if p.size < P_HF_Z:
-        raise InputError(f"terrain: parameter vector too short ({p.size} < {P_HF_Z})")
+def _param_vector(owner: str, p) -> np.ndarray:
+    """``p`` as a contiguous float vector of at least the scalar, leg and ``hf_*`` header parameters, all
+    finite (the model's own vector is), else an :class:`InputError` naming ``owner`` and ``p``."""
+    a = as_floats(p)
+    if a.ndim != 1 or a.size < P_HF_Z or not np.all(np.isfinite(a)):
+        value = shown(p) if a.size <= 8 else f"{type(p).__name__} of shape {a.shape}"
+        raise InputError(f"{owner}: 'p' = {value}, expected the hexapod's parameter vector: at least "
+                         f"{P_HF_Z} finite numbers (build_model().params())")
+    return np.ascontiguousarray(a)
+
+
+def _points(owner: str, p, x, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checked parameter vector ``p`` (:func:`check_terrain`) and world points ``x``, ``y`` [m] within
+    ±MAX_TERRAIN, broadcast together, else an :class:`InputError` naming ``owner`` and the argument."""
+    p = _param_vector(owner, p)
     check_terrain(p)
-    return p
+    x = check_values(owner, "x", x, lo=-MAX_TERRAIN, hi=MAX_TERRAIN, unit="m")
+    y = check_values(owner, "y", y, lo=-MAX_TERRAIN, hi=MAX_TERRAIN, unit="m")
+    try:
+        xb, yb = np.broadcast_arrays(x, y)
+    except ValueError:
+        raise InputError(f"{owner}: 'x' and 'y' have shapes {x.shape} and {y.shape}: expected shapes that "
+                         "broadcast") from None
+    return p, xb, yb
 
 
 def terrain_height(p, x, y):
-    """Terrain height [m] at world points ``(x, y)`` (broadcast) for parameter vector ``p``."""
-    p = _param_vector(p)
-    xb, yb = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    """Terrain height [m] at world points ``(x, y)`` [m] (broadcast, within ±MAX_TERRAIN) for parameter
+    vector ``p`` (:func:`check_terrain`)."""
+    p, xb, yb = _points("terrain_height", p, x, y)
     out = np.array([terrain(p, float(a), float(b))[0] for a, b in zip(xb.ravel(), yb.ravel(), strict=True)])
     return out.reshape(xb.shape) if xb.ndim else float(out[0])
 
 
 def terrain_normal(p, x, y):
-    """Unit terrain normal(s), shape ``(..., 3)``, at world points ``(x, y)``."""
-    p = _param_vector(p)
-    xb, yb = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    """Unit terrain normal(s), shape ``(..., 3)``, at world points ``(x, y)`` [m] (broadcast, within
+    ±MAX_TERRAIN) for parameter vector ``p`` (:func:`check_terrain`)."""
+    p, xb, yb = _points("terrain_normal", p, x, y)
     out = np.empty((xb.size, 3))
     for k, (a, b) in enumerate(zip(xb.ravel(), yb.ravel(), strict=True)):
         _, hx, hy = terrain(p, float(a), float(b))

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ...contact import Box, Cylinder, mass_properties
-from ...errors import InputError, check_array, check_number
+from ...errors import InputError, check_array, check_number, shown
 from ...multibody import Model, RobotBuilder
 from .linkage import leg_drives
 from .params import JOINTS, LEGS, RottoParams
@@ -46,9 +46,16 @@ def pad_names() -> list[str]:
     return [f"{leg}_pad{k}" for leg in LEGS for k in range(4)]
 
 
+def _params(owner: str, p, name: str = "p") -> RottoParams:
+    """``p`` if it is a :class:`RottoParams`, else an :class:`InputError` from ``owner`` naming ``name``."""
+    if not isinstance(p, RottoParams):
+        raise InputError(f"{owner}: {name} = {shown(p)}, expected a RottoParams")
+    return p
+
+
 def pad_positions(p: RottoParams) -> np.ndarray:
     """The pads' centres (4, 3) [m] in the foot frame (the ankle centre), in :func:`pad_names` order."""
-    lx, ly, _ = p.foot_size
+    lx, ly, _ = _params("ROTTO pad_positions", p).foot_size
     r = p.sole_radius
     xs = (p.foot_x + 0.5 * lx - r, p.foot_x - 0.5 * lx + r)
     ys = (0.5 * ly - r, -0.5 * ly + r)
@@ -57,8 +64,7 @@ def pad_positions(p: RottoParams) -> np.ndarray:
 
 def hip_centre(p: RottoParams, leg: str) -> np.ndarray:
     """The hip's centre (3,) [m] in the pelvis frame (where its roll and pitch axes meet)."""
-    if not isinstance(p, RottoParams):
-        raise InputError(f"ROTTO hip_centre: p = {p!r}, expected a RottoParams")
+    _params("ROTTO hip_centre", p)
     if not (isinstance(leg, str) and leg in LEGS):
         raise InputError(f"ROTTO hip_centre: leg = {leg!r}, expected one of {', '.join(LEGS)}")
     side = 1.0 if leg == "L" else -1.0
@@ -139,8 +145,7 @@ def leg_ik(p: RottoParams, ankle, yaw: float = 0.0) -> np.ndarray:
     - flat foot (R_x(φ) R_y(θ_h + θ_k + θ_a) R_x(θ_r) = I): ankle pitch −(θ_h + θ_k), ankle roll −φ.
 
     Raises :class:`InputError` out of reach."""
-    if not isinstance(p, RottoParams):
-        raise InputError(f"ROTTO leg_ik: p = {p!r}, expected a RottoParams")
+    _params("ROTTO leg_ik", p)
     a = check_array("ROTTO leg_ik", "ankle", ankle, (3,), "m")
     if not np.all(np.abs(a) <= 1e3):
         raise InputError(f"ROTTO leg_ik: ankle = {a.tolist()}: expected coordinates within ±1000 m of the "

@@ -45,14 +45,14 @@ from ...assembly import (
 )
 from ...assembly.components import _choice
 from ...contact import ContactLaw, anchor_spring, hunt_crossley
-from ...errors import InputError, as_float, check_fields, check_flag, check_number, check_whole
-from ...hybrid import Options
-from ...multibody import center_of_mass
+from ...errors import InputError, as_float, check_fields, check_flag, check_number, check_whole, shown
+from ...hybrid import Options, Result
+from ...multibody import Model, center_of_mass
 from ...walking import Gait, GaitGenerator, LegCycle, StepCycle
 from ...walking.balance import support_margin, zmp_from_wrenches
 from . import _drives
 from .linkage import drive_rods, leg_drives
-from .model import build_model, hip_centre, joint_names, leg_ik, pad_names, pad_positions
+from .model import _params, build_model, hip_centre, joint_names, leg_ik, pad_names, pad_positions
 from .params import DRIVE_F_MAX, JOINTS, LEGS, T_SAMPLE, RottoParams
 
 __all__ = ["build_robot", "drive_names", "drive_strokes", "STEP", "RodTargets", "StaticWalk", "walker",
@@ -65,6 +65,9 @@ STEP = 2.5e-4
 the current loops alike, where DP45 at rtol 1e-7 resolves each current transient after every 1 kHz
 command at 5.4x the cost. The current loops' fastest pole (-2 pi 1 kHz) keeps RK4 stable below 0.44 ms
 (at 0.5 ms the loop diverges: measured)."""
+
+MAX_STROKE_GRID = 100
+"""The most grid points per joint :func:`drive_strokes` takes (2 find a pair's corners)."""
 
 SERVO_KP, SERVO_KD = 1e6, 5e3
 """The drives' position loop on the rod length: kp [N/m], kd [N s/m] (placeholders, ours: the source
@@ -80,12 +83,23 @@ def drive_strokes(mb, params: RottoParams | None = None, n: int = 9) -> np.ndarr
     """(24, 2) [m]: each drive's shortest and longest rod over its joints' ranges (the joints' limits in
     ``mb``, a grid of ``n`` points per joint; a pair's extremes lie at corners of its joints' box). The
     drives' limit switches sit there (placeholder: the source gives no strokes; the switches then mark
-    the joints' ends, as a drive's stroke ends would)."""
+    the joints' ends, as a drive's stroke ends would). ``mb``: ROTTO's multibody model
+    (:func:`.model.build_model`); ``params``: None (the defaults) or a :class:`RottoParams`; ``n`` in
+    [2, :data:`MAX_STROKE_GRID`]."""
+    o = "ROTTO drive_strokes"
+    names = list(mb.jnt_names) if isinstance(mb, Model) else []
+    missing = [j for j in joint_names() if j not in names]
+    if missing:
+        given = f"a model without joint {missing[0]!r}" if isinstance(mb, Model) else shown(mb)
+        raise InputError(f"{o}: mb = {given}, expected ROTTO's multibody model (build_model)")
+    if params is not None:
+        _params(o, params, "params")
+    n = check_whole(o, "n", n, lo=2, hi=MAX_STROKE_GRID)
     a = mb.arrays
     out = []
     for leg in range(len(LEGS)):
         for d in leg_drives(params):
-            ranges = [a.dof_range[int(a.jnt_dofadr[list(mb.jnt_names).index(f"{LEGS[leg]}_{JOINTS[j]}")])]
+            ranges = [a.dof_range[int(a.jnt_dofadr[names.index(f"{LEGS[leg]}_{JOINTS[j]}")])]
                       for j in d.joints]
             grid = np.meshgrid(*[np.linspace(lo, hi, n) for lo, hi in ranges], indexing="ij")
             lengths = [d.length(q) for q in np.stack([g.ravel() for g in grid], axis=1)]
@@ -456,8 +470,16 @@ def support_track(robot: Robot, result, params: RottoParams | None = None, every
 
 
 def peak_drive_force(robot: Robot, result) -> float:
-    """The largest drive force of a run [N] (the drives' ``tau_<drive>`` outputs: forces along the rods)."""
-    return float(max(np.max(np.abs(result.output(f"tau_{n}"))) for n in robot.actuator_names))
+    """The largest drive force of a run [N] (the drives' ``tau_<drive>`` outputs: forces along the rods):
+    ``robot`` (:func:`build_robot`) and the :class:`~legsim.hybrid.Result` of its ``simulate``."""
+    o = "ROTTO peak_drive_force"
+    if not (isinstance(robot, Robot) and robot.actuator_names):
+        raise InputError(f"{o}: robot = {shown(robot)}, expected ROTTO's robot (build_robot)")
+    taus = [f"tau_{n}" for n in robot.actuator_names]
+    if not (isinstance(result, Result) and set(taus) <= set(result.output_names)):
+        raise InputError(f"{o}: result = {shown(result)}, expected the legsim.hybrid.Result of the robot's "
+                         "simulate() (with its drives' outputs tau_<drive>)")
+    return float(max(np.max(np.abs(result.output(name))) for name in taus))
 
 
 def balance_summary(track: dict[str, np.ndarray], t_from: float = 0.1) -> dict[str, float]:
@@ -465,8 +487,18 @@ def balance_summary(track: dict[str, np.ndarray], t_from: float = 0.1) -> dict[s
     touching, unloaded: the first records settle it): the smallest CoM and ZMP margins [m] (a record
     with no sole carrying counts as −inf), the fraction of records whose ZMP margin is under 5 mm
     (the sole about to roll over an edge), the largest pelvis tilt [rad] and the CoM's advance along
-    x [m]."""
+    x [m]. ``track``: the dict :func:`support_track` returns; ``t_from`` a finite time [s] before the
+    track's end."""
+    o = "ROTTO balance_summary"
+    keys = ("t", "com", "margin_com", "margin_zmp", "tilt")
+    if not (isinstance(track, dict) and all(k in track for k in keys)):
+        raise InputError(f"{o}: track = {shown(track)}, expected the dict support_track() returns (with "
+                         f"{', '.join(keys)})")
+    t_from = check_number(o, "t_from", t_from)
     keep = track["t"] >= t_from
+    if not np.any(keep):
+        raise InputError(f"{o}: no record from t_from = {t_from:g} s on (the track has {np.size(keep)} "
+                         "records before it)")
     com_m = np.nan_to_num(track["margin_com"][keep], nan=-np.inf)
     zmp_m = np.nan_to_num(track["margin_zmp"][keep], nan=-np.inf)
     return {"com_margin_min_m": float(com_m.min()), "zmp_margin_min_m": float(zmp_m.min()),
