@@ -370,7 +370,7 @@ def test_warmup_compiles_the_families_asked_for_and_refuses_unknown_ones():
     assert said[0].startswith("legsim warmup: compiling 2 families in 2 processes")
     assert said[-1].startswith("legsim warmup: done in")
     assert {m for m, _ in FAMILIES.values()} >= {"legsim.hybrid._engine", "legsim.assembly._hooks"}
-    with pytest.raises(InputError, match="unknown families"):
+    with pytest.raises(InputError, match="unknown 'families'"):
         warmup(["slp"], echo=said.append)
     for jobs in (0, -2, 2.5, "2"):  # 0 and -2 were taken as all cores and as one process
         with pytest.raises(InputError, match=f"warmup: 'jobs' = {jobs!r}, expected a whole number in"):

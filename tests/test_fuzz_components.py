@@ -302,7 +302,9 @@ def _walking_functions():
             W.vertical_forces: dict(feet=feet, weight=100.0, com=(0.0, 0.0)),
             W.support_forces: dict(feet=feet3, mass=10.0, com=(0.0, 0.0, 0.1), mu=0.8,
                                    gravity=(0.0, 0.0, -9.81), f_min=0.0),
-            W.wave_gait: dict(name="tripod", n_legs=6, tau=None), W.neighbours: dict(n_legs=6)}
+            W.wave_gait: dict(name="tripod", n_legs=6, tau=None), W.neighbours: dict(n_legs=6),
+            W.LegCycle: dict(cycle=W.StepCycle(0.07, 0.025, 0.14, 0.5)),
+            W.adapt_clearance: dict(legs=[W.LegCycle(W.StepCycle(0.07, 0.025, 0.14, 0.5)) for _ in range(3)])}
 
 
 WALKING_FUNCTIONS = _walking_functions()

@@ -145,10 +145,15 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     from .errors import InputError
 
     jobs = check_workers("warmup", jobs, "jobs")
-    names = list(FAMILIES) if families is None else list(families)
-    unknown = [n for n in names if n not in FAMILIES]
+    if isinstance(families, str):  # one family's name
+        families = [families]
+    try:
+        names = list(FAMILIES) if families is None else list(families)
+    except TypeError:  # not a list of names
+        names = [families]
+    unknown = [n for n in names if not (isinstance(n, str) and n in FAMILIES)]
     if unknown:
-        raise InputError(f"warmup: unknown families {unknown}; known: {', '.join(FAMILIES)}")
+        raise InputError(f"warmup: unknown 'families' {unknown}; known: {', '.join(FAMILIES)}")
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         echo("legsim warmup: NUMBA_DISABLE_JIT=1, nothing to compile")
         return {}

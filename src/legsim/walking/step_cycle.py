@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, as_float
+from ..errors import InputError, as_float, shown
 
 __all__ = ["StepCycle", "LegCycle", "adapt_clearance"]
 
@@ -144,6 +144,8 @@ class LegCycle:
     """
 
     def __init__(self, cycle: StepCycle):
+        if not isinstance(cycle, StepCycle):
+            raise InputError(f"LegCycle: 'cycle' = {shown(cycle)}, expected a StepCycle")
         self.cycle = cycle
         self.s, self.h = -cycle.step_length / 2, 0.0
         self.contact_height = 0.0
@@ -208,6 +210,8 @@ def adapt_clearance(legs: list[LegCycle]) -> float:
     cycles' zero level, the zero level moves up to the lowest of them (the whole cycle shifts
     vertically by the ground's minimal height), so the legs stretch back to their nominal length.
     Returns the shift [m] (0 when some supporting leg is at or below zero, or none supports)."""
+    if not (isinstance(legs, (list, tuple)) and all(isinstance(leg, LegCycle) for leg in legs)):
+        raise InputError(f"adapt_clearance: 'legs' = {shown(legs)}, expected a list of LegCycle")
     standing = [leg for leg in legs if leg.in_contact]
     if not standing:
         return 0.0
