@@ -1043,7 +1043,12 @@ def _multibody_conversion_calls():
     pin_arm = pin.buildModelFromXML(MB.to_urdf(arm))  # continuous joints: nq 2 each in Pinocchio
     pin_floating = pin.buildModelFromXML(MB.to_urdf(floating), pin.JointModelFreeFlyer())
     q = np.array([0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 1.0, 0.3])
+    urdf = MB.to_urdf(floating)
     return {
+        # (a malformed text is told by its source, "text" here: a file's path when load_urdf reads one)
+        MB.parse_urdf: dict(text=urdf, source="text", floating_base=False, gravity=(0.0, 0.0, -9.81),
+                            limit_stiffness=0.0, limit_damping=0.0, friction_velocity=0.001, mimic="error",
+                            meshes="hull", package_dirs=(), base_dir=None, max_hull_vertices=200),
         MB.to_mjcf: dict(model=arm, timestep=0.001, integrator="RK4"),
         MB.to_urdf: dict(model=arm, capsules="capsule"),
         MB.pinocchio_q: dict(model=floating, q=q, pin_model=pin_floating),

@@ -474,6 +474,7 @@ def test_cli_variations_come_from_a_csv_or_json_file(tmp_path):
     (["--range", "params.k=a:2", "--samples", "4"], "LO and HI must be numbers"),
     (["--samples", "4"], "--samples needs at least one --range"),
     (["--runs", "1-x"], "--runs '1-x': expected run_ids"),
+    (["--runs", "0-99999999999"], "more than 1000000 run_ids"),  # was a list of 1e11 ints (MemoryError)
     (["--grid", "params.kk=1,2"], r"\[params\] kk.*did you mean 'k'"),
     (["--run-timeout", "0"], r"'run_timeout' = 0.0, expected a finite number in \(0, inf\]"),
 ])

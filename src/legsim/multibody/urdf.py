@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_array, check_flag, check_whole, shown
 from ..userfiles import read_text
 from .model import Model, RobotBuilder
 
@@ -52,6 +52,8 @@ _JOINT_MAP = {"revolute": "revolute", "continuous": "revolute", "prismatic": "pr
               "fixed": "fixed", "floating": "free"}
 MIMIC_OPTIONS = ("error", "ignore", "fixed")
 MESH_OPTIONS = ("hull", "record", "skip")
+MAX_HULL_VERTICES = 100_000
+"""The largest vertex budget of a mesh's convex hull (``max_hull_vertices``; 200 by default)."""
 _PARENT_LEVELS = 3  # parents of the URDF directory searched for mesh files
 
 
@@ -258,16 +260,29 @@ def parse_urdf(text, *, source="<string>", floating_base=False, gravity=(0.0, 0.
     relative mesh names start from (default: the folder of ``source`` if it is a file, else the
     current directory); ``max_hull_vertices``: vertex budget of a mesh hull (>= 8).
     """
-    if mimic not in MIMIC_OPTIONS:
-        raise InputError(f"{source}: mimic={mimic!r}; expected one of {list(MIMIC_OPTIONS)}")
-    if meshes not in MESH_OPTIONS:
-        raise InputError(f"{source}: meshes={meshes!r}; expected one of {list(MESH_OPTIONS)}")
-    if not int(max_hull_vertices) >= 8:
-        raise InputError(f"{source}: max_hull_vertices={max_hull_vertices!r}; expected an integer >= 8")
-    if base_dir is None:
-        base_dir = Path(source).parent if Path(source).is_file() else Path.cwd()
+    o = "parse_urdf"
+    if not isinstance(text, (str, bytes)):
+        raise InputError(f"{o}: 'text' = {shown(text)}, expected the URDF's XML text (a string)")
+    if not isinstance(source, (str, os.PathLike)):
+        raise InputError(f"{o}: 'source' = {shown(source)}, expected the text's name for messages (a path)")
+    source = os.fspath(source)
+    if not (isinstance(mimic, str) and mimic in MIMIC_OPTIONS):
+        raise InputError(f"{source}: mimic={shown(mimic)}; expected one of {list(MIMIC_OPTIONS)}")
+    if not (isinstance(meshes, str) and meshes in MESH_OPTIONS):
+        raise InputError(f"{source}: meshes={shown(meshes)}; expected one of {list(MESH_OPTIONS)}")
+    floating_base = check_flag(o, "floating_base", floating_base)
+    gravity = check_array(o, "gravity", gravity, (3,), "m/s^2")
+    max_hull_vertices = check_whole(o, "max_hull_vertices", max_hull_vertices, 8, MAX_HULL_VERTICES)
     if isinstance(package_dirs, (str, os.PathLike)):
         package_dirs = [package_dirs]
+    if not (isinstance(package_dirs, (list, tuple))
+            and all(isinstance(d, (str, os.PathLike)) for d in package_dirs)):
+        raise InputError(f"{o}: 'package_dirs' = {shown(package_dirs)}, expected a folder or a list of "
+                         "folders")
+    if not (base_dir is None or isinstance(base_dir, (str, os.PathLike))):
+        raise InputError(f"{o}: 'base_dir' = {shown(base_dir)}, expected a folder (or None)")
+    if base_dir is None:
+        base_dir = Path(source).parent if Path(source).is_file() else Path.cwd()
     opts = {"meshes": meshes, "base_dir": base_dir, "package_dirs": tuple(package_dirs),
             "max_hull_vertices": max_hull_vertices}
     try:
@@ -314,8 +329,9 @@ def parse_urdf(text, *, source="<string>", floating_base=False, gravity=(0.0, 0.
         parent_el = j.find("parent")
         by_parent.setdefault(parent_el.get("link") if parent_el is not None else None, []).append(j)
 
-    b = RobotBuilder(root.get("name", "robot"), gravity=tuple(gravity), friction_velocity=friction_velocity,
-                     limit_stiffness=limit_stiffness, limit_damping=limit_damping)
+    b = RobotBuilder(root.get("name", "robot"), gravity=tuple(gravity.tolist()),
+                     friction_velocity=friction_velocity, limit_stiffness=limit_stiffness,
+                     limit_damping=limit_damping)
     rname = roots[0]
     rwhere = f"{source}: link {rname!r}"
     if rname == "world":  # the URDF names the world link itself: its children hang from the world

@@ -135,16 +135,23 @@ def parse_range(args: list[str]) -> dict[str, tuple[Any, ...]]:
 
 
 def parse_runs(text: str | None) -> list[int] | None:
-    """``"0-9,17"`` -> ``[0, 1, ..., 9, 17]``."""
+    """``"0-9,17"`` -> ``[0, 1, ..., 9, 17]`` (at most :data:`~legsim.sweep.spec.MAX_RUNS` run_ids, which
+    no sweep exceeds)."""
+    from .spec import MAX_RUNS
+
     if text is None:
         return None
     out: list[int] = []
     for part in text.split(","):
         lo, sep, hi = part.strip().partition("-")
         try:
-            out += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
+            first, last = int(lo), int(hi) if sep else int(lo)
         except ValueError:
             raise InputError(f"--runs {text!r}: expected run_ids and ranges such as 0-9,17") from None
+        if last - first + 1 > MAX_RUNS - len(out):  # a range a sweep cannot hold: not built in memory
+            raise InputError(f"--runs {text!r}: more than {MAX_RUNS} run_ids (a sweep holds at most that "
+                             "many)")
+        out += range(first, last + 1)
     return out
 
 
