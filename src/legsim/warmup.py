@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ._compiling import FAMILY_KERNELS, PREWARM, REPLAY_PREWARM, first_kernel
 from ._machine import check_workers, cpu_count
@@ -145,12 +146,16 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     from .errors import InputError
 
     jobs = check_workers("warmup", jobs, "jobs")
-    if isinstance(families, str):  # one family's name
-        families = [families]
-    try:
-        names = list(FAMILIES) if families is None else list(families)
-    except TypeError:  # not a list of names
-        names = [families]
+    given: Any = families  # checked here: a user may pass anything
+    if families is None:
+        names = list(FAMILIES)
+    elif isinstance(given, str):  # one family's name
+        names = [given]
+    else:
+        try:
+            names = list(given)
+        except TypeError:  # not a list of names
+            names = [given]
     unknown = [n for n in names if not (isinstance(n, str) and n in FAMILIES)]
     if unknown:
         raise InputError(f"warmup: unknown 'families' {unknown}; known: {', '.join(FAMILIES)}")
