@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
            "as_float", "as_floats", "real_number", "check_number", "check_whole", "check_flag",
-           "check_array", "check_values", "check_fields", "describe_failure", "shown"]
+           "check_broadcast", "check_array", "check_values", "check_fields", "describe_failure", "shown"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -129,6 +129,22 @@ def check_values(owner: str, name: str, value, *, lo: float = -math.inf, hi: flo
         raise InputError(f"{owner}: '{name}' = {shown(value)}, expected finite numbers in "
                          f"{'(' if lo_open else '['}{lo:g}, {hi:g}]{unit}")
     return a
+
+
+def check_broadcast(owner: str, **arrays) -> tuple[int, ...]:
+    """The shape the named arrays (checked numpy arrays) broadcast to, else an :class:`InputError` naming
+    ``owner``, the first array that does not fit and those before it."""
+    import numpy as np
+
+    shape: tuple[int, ...] = ()
+    for i, (name, a) in enumerate(arrays.items()):
+        try:
+            shape = np.broadcast_shapes(shape, np.shape(a))
+        except ValueError:
+            before = ", ".join(f"'{n}'" for n in list(arrays)[:i])
+            raise InputError(f"{owner}: '{name}' has shape {np.shape(a)}, which does not broadcast with the "
+                             f"shape {shape} of {before}") from None
+    return shape
 
 
 def check_flag(owner: str, name: str, value) -> bool:

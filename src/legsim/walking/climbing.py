@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, check_values
+from ..errors import check_broadcast, check_values
 
 __all__ = ["segment_orientation", "max_ledge_height", "lift_torque_proxy"]
 
@@ -28,11 +28,7 @@ def _values(owner: str, **named) -> list[np.ndarray]:
     """Each named argument as a float array of finite numbers (a number or an array; arrays
     broadcast), else an :class:`InputError` naming it."""
     out = [check_values(owner, name, value) for name, value in named.items()]
-    try:
-        np.broadcast_shapes(*(a.shape for a in out))
-    except ValueError:
-        raise InputError(f"{owner}: the shapes of {', '.join(named)} do not broadcast: "
-                         f"{[a.shape for a in out]}") from None
+    check_broadcast(owner, **dict(zip(named, out, strict=True)))
     return out
 
 

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ...errors import InputError, check_number, check_values
+from ...errors import check_broadcast, check_number, check_values
 from . import _kernels as _k
 
 __all__ = [
@@ -65,15 +65,6 @@ def _values(name: str, value) -> np.ndarray:
     return check_values("DC motor", name, value, lo=-MAX_VALUE, hi=MAX_VALUE)
 
 
-def _together(a_name: str, a: np.ndarray, b_name: str, b: np.ndarray) -> None:
-    """Refuse two checked arrays whose shapes do not broadcast together."""
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise InputError(f"DC motor: '{a_name}' (shape {a.shape}) and '{b_name}' (shape {b.shape}) do not "
-                         "broadcast together") from None
-
-
 def speed_constant_rpm_per_volt(k_omega: float) -> float:
     """Convert a speed constant ``K_omega`` from rad/(V·s) to rpm/V (61.261056 -> 585.0); ``k_omega`` in
     [1/MAX_VALUE, MAX_VALUE]."""
@@ -105,7 +96,7 @@ def saturate_torque(tau, omega_leg, stall_torque: float, max_speed_rpm: float = 
     broadcast together; a Python wrapper for analysis: the robot's controller calls the compiled kernel)."""
     lo, hi = torque_limits(omega_leg, stall_torque, max_speed_rpm, gear_ratio)
     t = _values("tau", tau)
-    _together("tau", t, "omega_leg", np.asarray(lo))
+    check_broadcast("DC motor", tau=t, omega_leg=lo)
     return np.minimum(hi, np.maximum(lo, t))
 
 
@@ -131,7 +122,7 @@ def armature_voltage(i_a, omega_leg, armature_resist: float = MAXON_RE118751["ar
     kg = _positive("gear_ratio", gear_ratio)
     kw = _positive("speed_constant", speed_constant)
     i, w = _values("i_a", i_a), _values("omega_leg", omega_leg)
-    _together("i_a", i, "omega_leg", w)
+    check_broadcast("DC motor", i_a=i, omega_leg=w)
     return ra * i + kg * w / kw
 
 

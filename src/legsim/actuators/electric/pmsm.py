@@ -65,7 +65,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError, as_floats, check_number, check_values, check_whole, real_number, shown
+from ...errors import (
+    InputError,
+    as_floats,
+    check_broadcast,
+    check_number,
+    check_values,
+    check_whole,
+    real_number,
+    shown,
+)
 from . import _pmsm_kernels as _k
 from .dcmotor import MAX_VALUE
 
@@ -102,12 +111,7 @@ def _signals(owner: str, **values) -> list[np.ndarray]:
     *names, angle = values
     out = [check_values(owner, n, values[n], lo=-MAX_VALUE, hi=MAX_VALUE) for n in names]
     out.append(check_values(owner, angle, values[angle], lo=-1e9, hi=1e9))
-    try:
-        np.broadcast_shapes(*(a.shape for a in out))
-    except ValueError:
-        shapes = ", ".join(str(a.shape) for a in out)
-        message = f"{owner}: {', '.join(values)} (shapes {shapes}) do not broadcast together"
-        raise InputError(message) from None
+    check_broadcast(owner, **dict(zip(values, out, strict=True)))
     return out
 
 

@@ -20,7 +20,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...errors import InputError, check_fields, shown
+from ...errors import InputError, check_broadcast, check_fields, shown
 from . import _layout as L
 from ._friction_kernels import friction_force as _friction_force
 from ._friction_kernels import lugre_zdot
@@ -137,20 +137,10 @@ def _row(owner: str, friction) -> np.ndarray:
 
 
 def _inputs(owner: str, **arrays) -> tuple[tuple[int, ...], list[np.ndarray]]:
-    """:func:`broadcast_flat` of the named, checked arrays; an InputError from ``owner`` naming the first
-    that does not broadcast with those before it."""
-    try:
-        return broadcast_flat(*arrays.values())
-    except InputError:  # its message gives the shapes only: find the first array that does not fit
-        shape: tuple[int, ...] = ()
-        for i, (name, a) in enumerate(arrays.items()):
-            try:
-                shape = np.broadcast_shapes(shape, a.shape)
-            except ValueError:
-                before = ", ".join(f"'{n}'" for n in list(arrays)[:i])
-                raise InputError(f"{owner}: '{name}' has shape {a.shape}, which does not broadcast with the "
-                                 f"shape {shape} of {before}") from None
-        raise
+    """:func:`broadcast_flat` of the named, checked arrays (an InputError from ``owner`` naming the first
+    that does not broadcast with those before it)."""
+    check_broadcast(owner, **arrays)
+    return broadcast_flat(*arrays.values())
 
 
 def _finite(owner: str, friction: Friction, out: np.ndarray) -> np.ndarray:

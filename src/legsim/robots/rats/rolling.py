@@ -65,6 +65,7 @@ from ...errors import (
     as_float,
     as_floats,
     check_array,
+    check_broadcast,
     check_fields,
     check_flag,
     check_number,
@@ -292,11 +293,7 @@ def r_total(z, theta_cor, phi):
     z = check_values("r_total", "z", z, lo=0.0, hi=MAX_GROUND, unit="m")
     theta_cor = check_values("r_total", "theta_cor", theta_cor, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
     phi = check_values("r_total", "phi", phi, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
-    try:
-        np.broadcast_shapes(z.shape, theta_cor.shape, phi.shape)
-    except ValueError:
-        raise InputError(f"r_total: 'z', 'theta_cor' and 'phi' have shapes {z.shape}, {theta_cor.shape} and "
-                         f"{phi.shape}: expected shapes that broadcast") from None
+    check_broadcast("r_total", z=z, theta_cor=theta_cor, phi=phi)
     return _r_total(z, theta_cor, phi)
 
 
@@ -326,11 +323,7 @@ def firing_angle(theta_cor, z, omega_pitch, omega_roll, params: RollingParams, p
         phi = p.phi
     else:
         phi = check_values(o, "phi", phi, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")
-        try:
-            np.broadcast_shapes(theta_cor.shape, phi.shape)
-        except ValueError:
-            raise InputError(f"firing_angle: 'theta_cor' and 'phi' have shapes {theta_cor.shape} and "
-                             f"{phi.shape}: expected shapes that broadcast") from None
+        check_broadcast(o, theta_cor=theta_cor, phi=phi)
     dr = _r_total(z, theta_cor + p.gamma * omega_roll, phi) - p.l
     t_total = dr / p.v_extend + p.t_delay
     return phi - omega_pitch * t_total, dr, t_total
@@ -352,12 +345,7 @@ def eligible(z, theta_sag, theta_cor, dr, down, params: RollingParams):
         flags = np.zeros(0, dtype=object)
     if flags.dtype != np.bool_:
         raise InputError(f"eligible: 'down' = {shown(down)}, expected booleans (R·g > 0, per leg)")
-    try:
-        np.broadcast_shapes(theta_sag.shape, theta_cor.shape, dr.shape, flags.shape)
-    except ValueError:
-        shapes = f"{theta_sag.shape}, {theta_cor.shape}, {dr.shape} and {flags.shape}"
-        raise InputError(f"eligible: 'theta_sag', 'theta_cor', 'dr' and 'down' have shapes {shapes}: "
-                         "expected one value per leg") from None
+    check_broadcast(o, theta_sag=theta_sag, theta_cor=theta_cor, dr=dr, down=flags)
     if not z <= p.h_max:
         return np.zeros(np.shape(theta_sag), dtype=bool)
     return flags & (np.abs(theta_sag) <= p.alpha) & (np.abs(theta_cor) <= p.beta) & (dr < p.dr_max)

@@ -27,7 +27,17 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
-from ...errors import InputError, as_float, as_floats, check_number, check_values, check_whole, lookup, shown
+from ...errors import (
+    InputError,
+    as_float,
+    as_floats,
+    check_broadcast,
+    check_number,
+    check_values,
+    check_whole,
+    lookup,
+    shown,
+)
 from ...userfiles import read_text
 from .params import HF_HEADER, P_HF, P_HF_Z, P_TA1, P_TA2, P_TA3, P_TERRAIN
 
@@ -259,11 +269,8 @@ def _points(owner: str, p, x, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     check_terrain(p)
     x = check_values(owner, "x", x, lo=-MAX_TERRAIN, hi=MAX_TERRAIN, unit="m")
     y = check_values(owner, "y", y, lo=-MAX_TERRAIN, hi=MAX_TERRAIN, unit="m")
-    try:
-        xb, yb = np.broadcast_arrays(x, y)
-    except ValueError:
-        raise InputError(f"{owner}: 'x' and 'y' have shapes {x.shape} and {y.shape}: expected shapes that "
-                         "broadcast") from None
+    check_broadcast(owner, x=x, y=y)
+    xb, yb = np.broadcast_arrays(x, y)
     return p, xb, yb
 
 
