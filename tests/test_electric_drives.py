@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -175,6 +176,38 @@ def test_bad_actuator_and_motor_values_are_named():
         DriveController(1.0, 0.1, outer="torque")
     with pytest.raises(InputError, match="pwm = 'svm'"):
         simulate_drive(MOTOR, ACT.load(), DriveController(1.0, 0.1), np.zeros(3), pwm="svm")
+
+
+def test_drive_values_that_overflow_are_refused_and_a_diverging_run_says_when_and_keeps_its_records():
+    """Before session 40 a PMSM of 1e300 ohm or 1e300 V s, a rotor inertia of 1e-300 kg m^2, a load
+    spring or force of 1e300 and pole_pairs = 10**12 ran to NaN records without a word, and a PWM rate
+    of 1e300 Hz was Python's ZeroDivisionError. The constants now lie within MAX_VALUE; a run whose state
+    overflows anyway (RK4 steps too long for a time constant the checks cannot know) stops with a
+    SimulationError that names the time and keeps the finite periods."""
+    from legsim.errors import SimulationError
+
+    motor = dict(resistance=0.3, inductance_d=1e-4, flux_linkage=0.01, pole_pairs=4, rotor_inertia=1e-5,
+                 v_dc=48.0)
+    for key, value in (("resistance", 1e300), ("flux_linkage", 1e300), ("pwm_hz", 1e300),
+                       ("inductance_q", 1e-300)):
+        says = f"PMSM: '{key}' = {value:g}, expected a finite number in"
+        with pytest.raises(InputError, match=re.escape(says)):
+            PMSM(**{**motor, key: value})
+    with pytest.raises(InputError, match=r"'pole_pairs' = 10+, expected a whole number in \[1, 1000\]"):
+        PMSM(**{**motor, "pole_pairs": 10**12})
+    with pytest.raises(InputError, match=r"DriveLoad: 'spring' = 1e\+300"):
+        dataclasses.replace(ACT.load(), spring=1e300)
+    with pytest.raises(InputError, match=r"'refs'\[1, 1\] = 1e\+300, expected a number within"):
+        simulate_drive(MOTOR, ACT.load(), DriveController(1.0, 0.1), [[0.0, 1.0], [0.0, 1e300]])
+    fast = PMSM(**{**motor, "inductance_d": 1e-9})  # L/R = 3.3 ns against 8.9 us RK4 steps
+    p_gain, i_gain = current_pi_gains(fast)
+    with pytest.raises(SimulationError, match=r"at t = .* s \(PWM period \d+\): the RK4 step") as info:
+        simulate_drive(fast, dataclasses.replace(ACT.load(), spring=0.0), DriveController(p_gain, i_gain),
+                       np.tile([0.0, 2.0], (50, 1)))
+    err = info.value
+    assert err.cause == "non-finite state" and err.mode == "current"
+    assert 0 < len(err.result.t) < 50 and np.all(np.isfinite(err.result.rec))
+    assert err.t == pytest.approx(len(err.result.t) / fast.pwm_hz)
 
 
 # ------------------------------------------------------------------------------ alignment, loops

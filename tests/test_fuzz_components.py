@@ -325,7 +325,8 @@ def test_a_walking_function_with_one_wrong_argument_is_accepted_or_refused_namin
 def test_what_random_examples_found_in_session_35(recwarn):
     """A whole float as a leg count (neighbours(2.0) was range()'s TypeError after the count was checked);
     a record interval of 1e300 steps (int64's OverflowError inside the compiled loop); an inductance of
-    1e306 H (its derived current-loop gain was inf, refused under the name 'p_gain'); a 1 s step in
+    1e306 H (its derived current-loop gain was inf, refused under the name 'p_gain'; since session 40 the
+    drive's constants lie within MAX_VALUE and the inductance itself is refused); a 1 s step in
     velocity_from_position (the message named 'fs', not 'dt'); a support force floor above the weight
     (the message named only the CoM); a gravity of 1e154 and a valve slope of 1e307 (numpy's overflow
     warnings); a LIBRA stage of 1e-109 s (its waypoint times collapsed: "must increase strictly") and a
@@ -339,8 +340,8 @@ def test_what_random_examples_found_in_session_35(recwarn):
     assert neighbours(2.0) == [[], []] and neighbours(np.int64(4)) == [[1], [0], [3], [2]]
     with pytest.raises(InputError, match="'record_every' = 1e\\+300, expected a whole number in \\[1, "):
         _rigid_world(record_every=1e300)
-    with pytest.raises(InputError, match="'p_gain' from 'inductance' = 1e\\+306"):
-        PMSMDrive(**{**VALID[PMSMDrive], "inductance": 1e306})
+    with pytest.raises(InputError, match="PMSMDrive 'a': 'inductance' = 1e\\+306, expected a finite number"):
+        PMSMDrive(**{**VALID[PMSMDrive], "inductance": 1e306})  # was an infinite p_gain (session 40: bounded)
     with pytest.raises(InputError, match="at 'dt' = 1.0 s \\(fs = 1 Hz\\)"):
         velocity_from_position(np.zeros(100), dt=1.0)
     feet = [[0.2, 0.1, 0.0], [-0.2, 0.1, 0.0], [0.0, -0.2, 0.0]]

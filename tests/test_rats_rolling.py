@@ -253,11 +253,32 @@ def test_the_controllers_leg_loop_computes_the_reference_equations_at_random_sta
 
 def test_a_rotation_that_is_not_3_by_3_is_named():
     c = RollingController()
-    expected = r"R: expected a \(3, 3\) body-to-world rotation, got "
+    expected = r"R: expected a \(3, 3\) body-to-world rotation of finite numbers, got "
     with pytest.raises(InputError, match=expected + r"shape \(2, 2\)"):
         c.step(0.0, np.eye(2), np.zeros(3), 0.2, np.zeros(3), X)
-    with pytest.raises(InputError, match=expected + "NoneType"):
+    with pytest.raises(InputError, match=expected + "None"):
         c.step(0.0, None, np.zeros(3), 0.2, np.zeros(3), X)
+    with pytest.raises(InputError, match=expected + r"\[\['1', '0', '0'\]"):  # was a TypeError
+        c.step(0.0, [["1", "0", "0"]] * 3, np.zeros(3), 0.2, np.zeros(3), X)
+    with pytest.raises(InputError, match=expected + "shape"):  # NaN left every leg out without a word
+        c.step(0.0, np.full((3, 3), np.nan), np.zeros(3), 0.2, np.zeros(3), X)
+
+
+def test_the_control_ticks_numbers_are_checked_and_a_string_of_digits_is_not_one():
+    """Before session 40 step and the brake read "0.2" as 0.2 (float()), a NaN height made no leg
+    eligible without a word, and a string v_desired was a TypeError inside the brake."""
+    c = RollingController()
+    args = dict(t=0.0, R=np.eye(3), omega_world=np.zeros(3), z=0.2, v_world=np.zeros(3), heading_world=X)
+    for name, value in (("t", "0.0"), ("z", float("nan")), ("z", 1e300), ("v_desired", "0.2"),
+                        ("v_desired", -0.1), ("omega_world", ["0", "0", "1"]), ("v_world", [True, 0.0, 0.0])):
+        with pytest.raises(InputError, match=f"'?{name}'?"):
+            c.step(**{**args, name: value})
+    brake = BrakeController(P)
+    for name, value in (("t", None), ("v", "1"), ("v_d", math.inf)):
+        with pytest.raises(InputError, match=f"BrakeController.update: '{name}' = "):
+            brake.update(**{**dict(t=0.0, v=0.1, v_d=0.2), name: value})
+    fired = RollingController().step(**{**args, "t": 1.0, "v_desired": 0.0})
+    assert fired and c.step(**{**args, "t": 1, "z": np.float64(0.2), "v_desired": 0}) == fired  # ints, numpy
 
 
 # ----------------------------------------------------------------------- eligibility (6.12), (6.16)

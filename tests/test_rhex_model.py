@@ -149,6 +149,9 @@ def test_bad_parameters_are_rejected_naming_the_parameter():
         model.init_partition(model.state({"R_11": 2.0}), model.params())
     with pytest.raises(InputError, match="kpp"):
         build_model(kpp=3.0)
+    # a terrain argument beyond MAX_TERRAIN made NaN heights (1e308 * x overflows in the lookup)
+    with pytest.raises(InputError, match=r"'terrain_arg2' = 1e\+308: out of range, expected in \[-1e\+06"):
+        model.params({"terrain_type": 1, "terrain_arg2": 1e308})
 
 
 def _light_pull_stand(contact_weight):

@@ -76,9 +76,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..actuators.electric.battery import PeukertBattery
-from ..actuators.electric.dcmotor import MAXON_RE118751
+from ..actuators.electric.dcmotor import MAX_VALUE, MAXON_RE118751
 from ..actuators.electric.drive_loops import rotto_actuator, sea_force_gains
-from ..actuators.electric.pmsm import PMSM, current_pi_gains
+from ..actuators.electric.pmsm import MAX_POLE_PAIRS, PMSM, current_pi_gains
 from ..actuators.pneumatic.actuator import PneumaticActuator
 from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
 from ..actuators.pneumatic.solenoid import SolenoidValve
@@ -314,6 +314,10 @@ class PMSMDrive:
     series_spring : CF of a series spring [N/m or N m/rad] (None: rigid), with ``force_kp`` [A/N],
         ``force_kd`` [A s/N] (default: the pole placement for ``force_bandwidth_hz`` and
         ``force_first_reach`` [s]).
+
+    The positive numbers lie in [1/MAX_VALUE, MAX_VALUE], the gains, ``rotor_inertia`` and ``viscous`` in
+    [0, MAX_VALUE] (:data:`~legsim.actuators.electric.dcmotor.MAX_VALUE`), ``pole_pairs`` in [1,
+    MAX_POLE_PAIRS] (:mod:`~legsim.actuators.electric.pmsm`), as for the PMSM itself.
     """
 
     name: str
@@ -349,33 +353,31 @@ class PMSMDrive:
         o = f"PMSMDrive {self.name!r}"
         _name("PMSMDrive", self.name)
         _joint(o, self.joint)
-        for k in ("resistance", "inductance", "flux_linkage", "v_dc", "gear", "pwm_hz",
-                  "current_bandwidth_hz", "force_bandwidth_hz", "force_first_reach"):
-            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0, lo_open=True))
+        if self.inductance_q is None:
+            object.__setattr__(self, "inductance_q", self.inductance)
+        positive = ("resistance", "inductance", "inductance_q", "flux_linkage", "v_dc", "gear", "pwm_hz",
+                    "current_bandwidth_hz", "force_bandwidth_hz", "force_first_reach")
+        for k in positive + (() if self.lead is None else ("lead",)):
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=1.0 / MAX_VALUE,
+                                                     hi=MAX_VALUE))
         for k in ("rotor_inertia", "viscous", "kp", "kd"):
-            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0))
-        lq = self.inductance if self.inductance_q is None else self.inductance_q
-        object.__setattr__(self, "inductance_q", check_number(o, "inductance_q", lq, lo=0.0, lo_open=True))
-        object.__setattr__(self, "pole_pairs", check_whole(o, "pole_pairs", self.pole_pairs, lo=1))
-        if self.lead is not None:
-            object.__setattr__(self, "lead", check_number(o, "lead", self.lead, lo=0.0, lo_open=True))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0, hi=MAX_VALUE))
+        object.__setattr__(self, "pole_pairs", check_whole(o, "pole_pairs", self.pole_pairs, lo=1,
+                                                           hi=MAX_POLE_PAIRS))
         object.__setattr__(self, "efficiency", check_number(o, "efficiency", self.efficiency, lo=0.0, hi=1.0,
                                                     lo_open=True))
         for k in ("i_max", "force_limit"):
             object.__setattr__(self, k, _limit(o, k, getattr(self, k)))
         _choice(o, "mode", self.mode, _PMSM_MODES)
         _choice(o, "command", self.command, _PMSM_COMMANDS)
-        pg, ig = current_pi_gains(self.motor(), self.current_bandwidth_hz)
+        pg, ig = current_pi_gains(self.motor(), self.current_bandwidth_hz)  # finite within the bounds
         for k, v in (("p_gain", pg), ("i_gain", ig)):
             given = getattr(self, k)
-            if given is None and not math.isfinite(v):  # an absurd inductance or resistance
-                raise InputError(f"{o}: the current loop's '{k}' from 'inductance' = {self.inductance!r}, "
-                                 f"'resistance' = {self.resistance!r} and 'current_bandwidth_hz' = "
-                                 f"{self.current_bandwidth_hz!r} is {v!r}: expected a finite gain")
-            object.__setattr__(self, k, check_number(o, k, v if given is None else given, lo=0.0))
+            checked = v if given is None else check_number(o, k, given, lo=0.0, hi=MAX_VALUE)
+            object.__setattr__(self, k, checked)
         if self.series_spring is None:
             return
-        cf = check_number(o, "series_spring", self.series_spring, lo=0.0, lo_open=True)
+        cf = check_number(o, "series_spring", self.series_spring, lo=1.0 / MAX_VALUE, hi=MAX_VALUE)
         object.__setattr__(self, "series_spring", cf)
         if self.rotor_inertia <= 0.0:
             raise InputError(f"{o}: a series spring needs rotor_inertia > 0 (the motor side's inertia)")

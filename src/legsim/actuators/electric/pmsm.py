@@ -67,6 +67,7 @@ import numpy as np
 
 from ...errors import (
     InputError,
+    SimulationError,
     as_floats,
     check_broadcast,
     check_number,
@@ -86,6 +87,8 @@ AMPLITUDE_INVARIANT = 2.0 / 3.0
 """The Park–Clarke factor that keeps amplitudes (default)."""
 AS_PRINTED = 1.5
 """The factor (4.1) prints."""
+MAX_POLE_PAIRS = 1000
+"""The most pole pairs a :class:`PMSM` takes (ROTTO's motors have 4; large torque motors a few dozen)."""
 
 
 def park_clarke(ia, ib, ic, phi, factor: float = AMPLITUDE_INVARIANT):
@@ -160,6 +163,9 @@ class PMSM:
     viscous : b [N m s/rad]; coulomb : T_c [N m], regularised by tanh(omega / coulomb_speed).
     v_dc : DC-link voltage [V]; pwm_hz : PWM and current-loop rate [Hz] (28 kHz, §4.2.1).
     park_factor : factor of the controller's (4.1): 2/3 (default) or 3/2 (as printed).
+
+    The positive fields lie in [1/MAX_VALUE, MAX_VALUE], the others in [0, MAX_VALUE]
+    (:data:`~legsim.actuators.electric.dcmotor.MAX_VALUE`), ``pole_pairs`` in [1, MAX_POLE_PAIRS].
     """
 
     resistance: float
@@ -177,15 +183,16 @@ class PMSM:
 
     def __post_init__(self):
         o = "PMSM"
-        for k in ("resistance", "inductance_d", "flux_linkage", "v_dc", "pwm_hz", "coulomb_speed",
-                  "park_factor"):
-            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0, lo_open=True))
+        if self.inductance_q is None:
+            object.__setattr__(self, "inductance_q", self.inductance_d)
+        for k in ("resistance", "inductance_d", "inductance_q", "flux_linkage", "v_dc", "pwm_hz",
+                  "coulomb_speed", "park_factor"):
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=1.0 / MAX_VALUE,
+                                                     hi=MAX_VALUE))
         for k in ("rotor_inertia", "viscous", "coulomb"):
-            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0))
-        lq = self.inductance_d if self.inductance_q is None else self.inductance_q
-        object.__setattr__(self, "inductance_q", check_number(o, "inductance_q", lq, lo=0.0,
-                                                              lo_open=True))
-        object.__setattr__(self, "pole_pairs", check_whole(o, "pole_pairs", self.pole_pairs, lo=1))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0, hi=MAX_VALUE))
+        object.__setattr__(self, "pole_pairs", check_whole(o, "pole_pairs", self.pole_pairs, lo=1,
+                                                           hi=MAX_POLE_PAIRS))
 
     @property
     def torque_constant(self) -> float:
@@ -227,7 +234,9 @@ class DriveLoad:
     screw lead h give ``kv = h / (2 pi N)``), rigidly (``spring = 0``: the output mass reflects as
     ``m kv^2``) or through a series spring CF [N/m] with the output mass m [kg] (0: output locked)
     and damping [N s/m]; a rigid obstacle at ``obstacle`` [m] (spring case), a constant external
-    force [N] on the output, and the encoder's counts per turn (0: exact)."""
+    force [N] on the output, and the encoder's counts per turn (0: exact). ``kv`` lies in [1/MAX_VALUE,
+    MAX_VALUE], ``spring``, ``mass``, ``damping`` in [0, MAX_VALUE], ``force`` and a finite ``obstacle``
+    within ±MAX_VALUE, ``counts_per_turn`` in [0, 2**31]."""
 
     kv: float = 1.0
     spring: float = 0.0
@@ -239,13 +248,16 @@ class DriveLoad:
 
     def __post_init__(self):
         o = "DriveLoad"
-        object.__setattr__(self, "kv", check_number(o, "kv", self.kv, lo=0.0, lo_open=True))
+        object.__setattr__(self, "kv", check_number(o, "kv", self.kv, lo=1.0 / MAX_VALUE, hi=MAX_VALUE))
         for k in ("spring", "mass", "damping"):
-            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0))
-        object.__setattr__(self, "obstacle", real_number(o, "obstacle", self.obstacle))
-        object.__setattr__(self, "force", check_number(o, "force", self.force))
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=0.0, hi=MAX_VALUE))
+        obstacle = real_number(o, "obstacle", self.obstacle)
+        if math.isfinite(obstacle):
+            check_number(o, "obstacle", obstacle, lo=-MAX_VALUE, hi=MAX_VALUE)
+        object.__setattr__(self, "obstacle", obstacle)
+        object.__setattr__(self, "force", check_number(o, "force", self.force, lo=-MAX_VALUE, hi=MAX_VALUE))
         object.__setattr__(self, "counts_per_turn",
-                           check_whole(o, "counts_per_turn", self.counts_per_turn))
+                           check_whole(o, "counts_per_turn", self.counts_per_turn, hi=2**31))
 
 
 _OUTER = {"current": _k.OUT_CURRENT, "align": _k.OUT_ALIGN, "force": _k.OUT_FORCE,
@@ -264,7 +276,9 @@ class DriveController:
     clip(kp_x (x* - x) - kd_x dx/dt, +-force_limit)`` over the force loop, refs[:, 0] = x* [m]);
     ``"cascade"`` (Fig. 4.16–4.17: set-point shaper (v_max, a_max), position P ``k_pos``, velocity PI
     ``k_vel``, ``ki_vel`` on the encoder, refs[:, 0] = x* [m]). Outer loops run every ``period`` [s]
-    (rounded to whole PWM periods; 1 ms or 0.5 ms in the source); ``i_max`` clips their current."""
+    (rounded to whole PWM periods; 1 ms or 0.5 ms in the source); ``i_max`` clips their current.
+    The gains and ``align_time`` lie in [0, MAX_VALUE], ``align_current`` within ±MAX_VALUE, ``period``,
+    ``i_max``, ``force_limit``, ``v_max`` and ``a_max`` in (0, MAX_VALUE] or inf (none)."""
 
     p_gain: float
     i_gain: float
@@ -291,11 +305,13 @@ class DriveController:
             raise InputError(f"{o}: outer = {self.outer!r}, expected one of {', '.join(_OUTER)}")
         for k in ("p_gain", "i_gain", "kp_f", "kd_f", "ff", "kp_x", "kd_x", "k_pos", "k_vel", "ki_vel",
                   "align_time"):
-            check_number(o, k, getattr(self, k), lo=0.0)
+            check_number(o, k, getattr(self, k), lo=0.0, hi=MAX_VALUE)
+        check_number(o, "align_current", self.align_current, lo=-MAX_VALUE, hi=MAX_VALUE)
         for k in ("period", "i_max", "force_limit", "v_max", "a_max"):
             v = real_number(o, k, getattr(self, k))
-            if not v > 0.0:
-                raise InputError(f"{o}: '{k}' = {getattr(self, k)!r}, expected a number > 0 (inf: none)")
+            if not (0.0 < v <= MAX_VALUE or v == math.inf):
+                raise InputError(f"{o}: '{k}' = {shown(getattr(self, k))}, expected a number in (0, "
+                                 f"{MAX_VALUE:g}] or inf (none)")
 
     def vector(self, pwm_hz: float) -> np.ndarray:
         c = np.zeros(_k.NCTL)
@@ -370,7 +386,9 @@ def simulate_drive(motor: PMSM, load: DriveLoad, controller: DriveController, re
     (:class:`DriveController`), or (n,) for the first column. ``pwm``: ``"averaged"`` or ``"exact"``;
     RK4 steps of at most T/``substeps``. Starts at rest at rotor angle ``theta0`` [rad] (the encoder
     counting from there), speed ``omega0``, output at ``x0`` (default ``kv theta0``), or continues
-    ``continue_from``."""
+    ``continue_from``; ``refs``, ``theta0``, ``omega0`` and ``x0`` within ±MAX_VALUE. A state that leaves
+    the finite numbers (an RK4 step too long for the winding's L/R, most often) stops the run with a
+    :class:`~legsim.errors.SimulationError` whose ``result`` holds the periods before it."""
     o = "simulate_drive"
     for name, value, kind in (("motor", motor, PMSM), ("load", load, DriveLoad),
                               ("controller", controller, DriveController)):
@@ -381,13 +399,19 @@ def simulate_drive(motor: PMSM, load: DriveLoad, controller: DriveController, re
     if not (isinstance(pwm, str) and pwm in ("averaged", "exact")):
         raise InputError(f"{o}: pwm = {pwm!r}, expected 'averaged' or 'exact'")
     substeps = check_whole(o, "substeps", substeps, lo=1, hi=10_000)
-    theta0, omega0 = check_number(o, "theta0", theta0), check_number(o, "omega0", omega0)
-    x0 = None if x0 is None else check_number(o, "x0", x0)
+    theta0, omega0 = (check_number(o, name, value, lo=-MAX_VALUE, hi=MAX_VALUE)
+                      for name, value in (("theta0", theta0), ("omega0", omega0)))
+    x0 = None if x0 is None else check_number(o, "x0", x0, lo=-MAX_VALUE, hi=MAX_VALUE)
     r = as_floats(refs)
     if r.ndim == 1:
         r = np.column_stack([r, np.zeros_like(r)])
-    if r.ndim != 2 or r.shape[1] != 2 or not np.all(np.isfinite(r)):
-        raise InputError(f"{o}: refs = {refs!r}, expected (n, 2) or (n,) finite numbers")
+    if r.ndim != 2 or r.shape[1] != 2:
+        raise InputError(f"{o}: 'refs' of shape {np.shape(r)}, expected (n, 2) or (n,) numbers")
+    bad = np.argwhere(~(np.abs(r) <= MAX_VALUE))
+    if bad.size:
+        i, j = bad[0]
+        raise InputError(f"{o}: 'refs'[{i}, {j}] = {float(r[i, j])!r}, expected a number within "
+                         f"±{MAX_VALUE:g}")
     prm = _prm(motor, load)
     ctl = controller.vector(motor.pwm_hz)
     if continue_from is None:
@@ -407,4 +431,24 @@ def simulate_drive(motor: PMSM, load: DriveLoad, controller: DriveController, re
         t0 = float(continue_from.rec[-1, _k.R_T]) + 1.0 / motor.pwm_hz
     rec = np.zeros((r.shape[0], _k.NREC))
     _k.run_drive(prm, ctl, s, cs, r, pwm == "exact", substeps, t0, rec)
+    if not (np.all(np.isfinite(rec)) and np.all(np.isfinite(s))):
+        _diverged(motor, controller, rec, s, cs, substeps, t0)
     return DriveRun(rec, s, cs)
+
+
+def _diverged(motor: PMSM, controller: DriveController, rec: np.ndarray, s: np.ndarray, cs: np.ndarray,
+              substeps: int, t0: float):
+    """Raise the :class:`SimulationError` of a drive run whose records or final state ``s`` left the
+    finite numbers, with the periods before the first such record as its result."""
+    bad = np.flatnonzero(~np.all(np.isfinite(rec), axis=1))
+    k = int(bad[0]) if bad.size else rec.shape[0]
+    t = t0 + k / motor.pwm_hz
+    h = 1.0 / (motor.pwm_hz * substeps)
+    tau = min(motor.inductance_d, float(motor.inductance_q or motor.inductance_d)) / motor.resistance
+    raise SimulationError(
+        f"simulate_drive: the drive's state left the finite numbers at t = {t:.6g} s (PWM period {k}): "
+        f"the RK4 step T/substeps = {h:.3g} s is likely too long for the drive's fastest time constant "
+        f"(RK4 is stable up to about 2.8 times it; the winding's min(L_d, L_q)/R is {tau:.3g} s, a small "
+        "rotor inertia or a stiff spring makes shorter ones): raise substeps, or check the motor, load "
+        "and gains", t=t, mode=controller.outer, cause="non-finite state",
+        result=DriveRun(rec[:k], s, cs))

@@ -198,16 +198,27 @@ def _unit3(v, name: str) -> tuple[float, float, float]:
 
 
 def _floats3(v, name: str) -> tuple[float, float, float]:
-    if isinstance(v, np.ndarray):
-        v = v.tolist()
+    """A finite 3-vector as three floats (the control tick's inputs: Python floats pass untouched; a
+    string, even of digits, None or a bool is refused, as by :func:`~legsim.errors.as_float`)."""
+    items = v.tolist() if isinstance(v, np.ndarray) else v
     try:
-        x, y, z = v
-        x, y, z = float(x), float(y), float(z)
+        x, y, z = items
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{name}={v!r}: expected a 3-vector") from exc
+        raise InputError(f"{name}={shown(v)}: expected a 3-vector") from exc
+    if not (type(x) is float and type(y) is float and type(z) is float):
+        x, y, z = as_float(x), as_float(y), as_float(z)
     if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
-        raise InputError(f"{name}={v!r}: expected a finite 3-vector")
+        raise InputError(f"{name}={shown(v)}: expected a finite 3-vector")
     return x, y, z
+
+
+def _tick_number(owner: str, name: str, value, lo: float = -math.inf, hi: float = math.inf) -> float:
+    """A number of the control tick within [lo, hi] and finite (a Python float passes without a
+    conversion), else an :class:`InputError` naming ``owner`` and ``name``."""
+    v = value if type(value) is float else as_float(value)
+    if not (math.isfinite(v) and lo <= v <= hi):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a finite number in [{lo:g}, {hi:g}]")
+    return v
 
 
 def _cross(a, b) -> tuple[float, float, float]:
@@ -401,8 +412,14 @@ class BrakeController:
         self._t_prev: float | None = None
 
     def update(self, t: float, v: float, v_d: float | None) -> float:
-        """Advance to time t [s] with speed v [m/s] and command v_d [m/s] (None: brake off, integral held).
-        Returns ξ_brake."""
+        """Advance to time t [s] with speed v [m/s] and command v_d [m/s] (None: brake off, integral held),
+        both in [0, MAX_RATE]. Returns ξ_brake."""
+        o = "BrakeController.update"
+        return self._update(_tick_number(o, "t", t), _tick_number(o, "v", v, 0.0, MAX_RATE),
+                            None if v_d is None else _tick_number(o, "v_d", v_d, 0.0, MAX_RATE))
+
+    def _update(self, t: float, v: float, v_d: float | None) -> float:
+        """:meth:`update` of checked values (:meth:`RollingController.step` calls it every tick)."""
         p = self.params
         dt = 0.0 if self._t_prev is None else t - self._t_prev
         if dt < 0.0:
@@ -568,8 +585,11 @@ class RollingController:
     def step(self, t, R, omega_world, z, v_world, heading_world, v_desired=None) -> list[tuple[int, int]]:
         """Legs to fire at this tick: [(leg index, valve time in whole ms)] (class docstring)."""
         p = self.params
-        t = float(t)
-        z = float(z)
+        o = "RollingController.step"
+        t = _tick_number(o, "t", t)
+        z = _tick_number(o, "z", z, -MAX_GROUND, MAX_GROUND)  # [m]
+        if v_desired is not None:
+            v_desired = _tick_number(o, "v_desired", v_desired, 0.0, MAX_RATE)  # [m/s]
         gx, gy, gz = self.gravity
         # desired frame {h, n = h × g, g} (§6.2.1), scalar Python (cheaper than numpy on 3-vectors)
         hx, hy, hz = _floats3(heading_world, "heading_world")
@@ -602,22 +622,25 @@ class RollingController:
         vx, vy, vz = _floats3(v_world, "v_world")
         vg = vx * gx + vy * gy + vz * gz
         vx, vy, vz = vx - vg * gx, vy - vg * gy, vz - vg * gz
-        xi_brake = self.brake.update(t, math.sqrt(vx * vx + vy * vy + vz * vz), v_desired)
+        xi_brake = self.brake._update(t, math.sqrt(vx * vx + vy * vy + vz * vz), v_desired)
         if xi_turn > 0.0 and p.turn_brake > 0.0:
             xi_brake = min(1.0, xi_brake + p.turn_brake * xi_turn)
         # projections (6.8)–(6.11), leg by leg: (R̂·ĝ, −R̂·ĥ, −R̂·n̂) of the leg's world direction R̂ = R L,
         # formed as L·(Rᵀg), L·(−Rᵀh), L·(−Rᵀn) from its body-frame direction L
         try:
             (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = R.tolist() if isinstance(R, np.ndarray) else R
-        except (TypeError, ValueError) as exc:
-            got = f"shape {np.shape(R)}" if isinstance(R, np.ndarray) else type(R).__name__
-            raise InputError(f"R: expected a (3, 3) body-to-world rotation, got {got}") from exc
-        g0, g1, g2 = r00 * gx + r10 * gy + r20 * gz, r01 * gx + r11 * gy + r21 * gz, \
-            r02 * gx + r12 * gy + r22 * gz
-        s0, s1, s2 = -(r00 * hx + r10 * hy + r20 * hz), -(r01 * hx + r11 * hy + r21 * hz), \
-            -(r02 * hx + r12 * hy + r22 * hz)
-        c0, c1, c2 = -(r00 * nx + r10 * ny + r20 * nz), -(r01 * nx + r11 * ny + r21 * nz), \
-            -(r02 * nx + r12 * ny + r22 * nz)
+            g0, g1, g2 = r00 * gx + r10 * gy + r20 * gz, r01 * gx + r11 * gy + r21 * gz, \
+                r02 * gx + r12 * gy + r22 * gz
+            s0, s1, s2 = -(r00 * hx + r10 * hy + r20 * hz), -(r01 * hx + r11 * hy + r21 * hz), \
+                -(r02 * hx + r12 * hy + r22 * hz)
+            c0, c1, c2 = -(r00 * nx + r10 * ny + r20 * nz), -(r01 * nx + r11 * ny + r21 * nz), \
+                -(r02 * nx + r12 * ny + r22 * nz)
+            finite = math.isfinite(g0 + g1 + g2 + s0 + s1 + s2 + c0 + c1 + c2)
+        except (TypeError, ValueError):  # not 3 rows of 3, or not numbers (a string times a float)
+            finite = False
+        if not finite:
+            got = f"shape {np.shape(R)}" if isinstance(R, np.ndarray) else shown(R)
+            raise InputError(f"R: expected a (3, 3) body-to-world rotation of finite numbers, got {got}")
         turning = xi_turn > 0.0
         yaw_turn = turning and self._yaw_policy
         roll_turn = turning and self._roll_policy

@@ -122,6 +122,12 @@ def _leg_params() -> list[tuple[str, float, str]]:
     return out
 
 
+MAX_TERRAIN = 1e6
+"""The largest magnitude of a terrain's numbers: query coordinates x, y [m], the arguments a1..a3
+(amplitude [m] and wavenumbers [1/m]; slopes [-] and offset [m]), a heightfield's heights and origin [m]
+(a 1000 km course). Products of two stay within 1e12, far inside the floats the compiled lookup uses
+(:mod:`.terrain`)."""
+
 HF_HEADER = ("hf_nx", "hf_ny", "hf_x0", "hf_y0", "hf_dx", "hf_dy")
 """Heightfield header parameters; ``hf_z{k}`` grid values follow (row-major, y rows)."""
 
@@ -143,7 +149,7 @@ def _ranges() -> dict[str, ParamRange]:
         "max_torque": pos("N m"), "max_speed": pos("rpm"), "speed_constant": pos("rad/(V s)"),
         "torque_constant": pos("N m/A"), "armature_resist": pos("ohm"), "gear_ratio": pos(),
         "torque_loss": nonneg(), "terrain_type": choice(0, 1, 2, 3, 4),
-        "terrain_arg1": ParamRange(), "terrain_arg2": ParamRange(), "terrain_arg3": ParamRange(),
+        **{f"terrain_arg{k}": between(-MAX_TERRAIN, MAX_TERRAIN) for k in (1, 2, 3)},
         "control_type": choice(0, 1), "framerate": pos("1/s"), "frame_width": pos("px"),
         "frame_height": pos("px"), "t_c": pos("s"), "t_s": pos("s"), "phi_s": pos("rad"),
         "phi_0": ParamRange("rad"), "kp": nonneg("N m/rad"), "kd": nonneg("N m s/rad"),

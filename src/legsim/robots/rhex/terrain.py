@@ -39,15 +39,11 @@ from ...errors import (
     shown,
 )
 from ...userfiles import read_text
-from .params import HF_HEADER, P_HF, P_HF_Z, P_TA1, P_TA2, P_TA3, P_TERRAIN
+from .params import HF_HEADER, MAX_TERRAIN, P_HF, P_HF_Z, P_TA1, P_TA2, P_TA3, P_TERRAIN
 
 __all__ = ["TerrainType", "HeightField", "terrain_height", "terrain_normal", "terrain_params",
            "check_heightfield", "check_terrain", "MAX_TERRAIN", "MIN_SPACING"]
 
-MAX_TERRAIN = 1e6
-"""The largest magnitude of a terrain's numbers: query coordinates x, y [m], the arguments a1..a3
-(amplitude [m] and wavenumbers [1/m]; slopes [-] and offset [m]), a heightfield's heights and origin [m]
-(a 1000 km course). Products of two stay within 1e12, far inside the floats the compiled lookup uses."""
 MIN_SPACING = 1e-6
 """The smallest heightfield spacing hf_dx, hf_dy [m]: a height step over it stays finite (at most
 2 MAX_TERRAIN / MIN_SPACING = 2e12)."""
