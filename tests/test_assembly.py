@@ -393,7 +393,7 @@ def test_the_controller_sees_read_only_measurements_and_truth():
      "common sample clock"),
     (lambda mb: Robot(mb, sensors=[JointEncoder("e", joints=["link"], rate_hz=100.0,
                                                 measurement=Measurement(cutoff_hz=60.0))]), "Nyquist"),
-    (lambda mb: Robot(mb, control_period=0.0), "control_period = 0.0, expected a number > 0"),
+    (lambda mb: Robot(mb, control_period=0.0), r"'control_period' = 0.0, expected a finite number in \["),
     (lambda mb: DCMotor("m", "link", resistance=-1.0, torque_constant=0.1, v_max=12.0),
      "'resistance' = -1.0, expected a finite number in \\(0"),
     (lambda mb: Measurement(bits=12).check("enc"), "quantising to 12 bits needs a finite range"),

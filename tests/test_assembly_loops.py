@@ -335,7 +335,7 @@ def test_bad_loops_are_refused_naming_the_item():
         LinkageLoop("alpha", "alpha", "alpha_piston", LINKAGES[0])
     with pytest.raises(InputError, match="linkage = 0.1, expected a .*JointLinkage"):
         LinkageLoop("alpha", "alpha_barrel", "alpha_piston", 0.1)
-    with pytest.raises(InputError, match="Robot: loop 'alpha' is not a legsim.assembly.LinkageLoop"):
+    with pytest.raises(InputError, match=r"Robot: 'loops'\[0\] = 'alpha' is not a legsim.assembly.Link"):
         Robot(tree, loops=["alpha"])
     with pytest.raises(InputError, match="LinkageLoop 'alpha': joint 'alpha_barel' does not exist"):
         Robot(tree, loops=[LinkageLoop("alpha", "alpha_barel", "alpha_piston", LINKAGES[0])])

@@ -257,6 +257,22 @@ def test_a_link_pinned_at_two_points_is_reported_over_constrained():
     assert mechanism_rank_mobility(m).a == 0
 
 
+def test_a_ground_contact_with_a_vector_axis_is_analysed_and_the_callers_links_are_left_alone():
+    """A roll-slide's axis given as a numpy vector (documented: "x", "y", "z" or a vector) made the Extended
+    Mobility Analysis stop with numpy's ValueError "The truth value of an array ... is ambiguous" (its
+    ground contacts were read with ``axis in ("x", "y")``): a joint now keeps a vector axis as a tuple.
+    And ``Mechanism(name, links=[...])`` inserted ground into the caller's list (it now keeps a copy)."""
+    links = ["plank"]
+    m = Mechanism("plank on a floor", links=links)
+    assert links == ["plank"] and m.links == ["ground", "plank"]
+    m.add_point("left", "plank", (0.0, 0.0))
+    floor = m.add_joint("floor", "roll_slide", "plank", "ground", role="environment", point="left",
+                        axis=np.array([0.0, 2.0]))
+    assert floor.axis == (0.0, 2.0)
+    result = extended_mobility_analysis(m, ())
+    assert (result.a, result.status) == (gruebler(m).F, "underactuated") == (2, "underactuated")
+
+
 def test_too_few_candidates_leave_the_set_dependent():
     candidates, forces = libra_candidates("u1")
     result = extended_mobility_analysis(libra_mechanism("u1"), candidates[:2], forces)

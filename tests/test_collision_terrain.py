@@ -117,6 +117,22 @@ def test_height_function_sine_slope_normal_matches_the_gradient():
     assert np.min(np.linalg.norm(c.normal[:n] - expected, axis=1)) < 5e-3
 
 
+def test_height_functions_too_narrow_or_too_large_for_finite_slopes_are_refused():
+    """Before session 40 a bump of width sigma = 1e-300 m was accepted and its compiled height divided
+    by zero (sigma^2 underflows: ZeroDivisionError at its crest), a step of width 1e-300 m under a 1e300 m
+    rise had an infinite slope, and a kind given as a list was a TypeError (unhashable)."""
+    for kind, params in (("bump", (0.1, 0.0, 0.0, 1e-300)), ("step", (1e300, 0.0, 1e-300)),
+                         ("step", (0.1, 0.0, 0.5e-6)), ("sines", (0.05, 1e7, 0.0, 0.0))):
+        with pytest.raises(InputError, match=f"HeightFunction '{kind}': 'params'"):
+            HeightFunction(kind, params)
+    with pytest.raises(InputError, match="'kind' = \\['bump'\\], expected one of"):
+        HeightFunction(["bump"], (0.1, 0.0, 0.0, 0.2))
+    with pytest.raises(InputError, match="'params' = 'abc', expected 4 numbers"):
+        HeightFunction("bump", "abc")
+    narrow = HeightFunction("bump", (0.1, 0.0, 0.0, 1e-6))  # MIN_WIDTH: finite height and slope
+    assert narrow.height(0.0, 0.0) == 0.1 and narrow.height(1e-6, 0.0) == pytest.approx(0.1 * math.exp(-0.5))
+
+
 def _grid_mesh(nx=8, ny=8, size=2.0, z=lambda x, y: 0.0 * x):
     xs = np.linspace(-size / 2, size / 2, nx + 1)
     ys = np.linspace(-size / 2, size / 2, ny + 1)

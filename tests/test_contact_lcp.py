@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from legsim.contact import ContactLaw, LawTable, Plane, RigidWorld, Sphere, linear_penalty
-from legsim.contact.lcp import LemkeError, simulate_lcp, solve_lcp
+from legsim.contact.lcp import MAX_FRICTION, LemkeError, simulate_lcp, solve_lcp
 from legsim.errors import InputError
 
 RNG = np.random.default_rng(3)
@@ -80,6 +80,18 @@ def _sphere_world(z0, vel=(0.0, 0.0, 0.0)):
     w.add_solid(Sphere(0.05), mass=1.0, pos=(0.0, 0.0, z0), vel=vel)
     w.scene.add(Plane())
     return w
+
+
+def test_lcp_refuses_a_friction_coefficient_lemke_cannot_solve_and_a_subnormal_step():
+    """Before session 40 mu = 1e12 or more stopped the run on a LemkeError (ray termination: the pivot
+    tolerance is relative to the largest entry), and dt = 5e-324 s was an OverflowError (t_final / dt is
+    inf) instead of an InputError naming the argument."""
+    with pytest.raises(InputError, match=r"'mu' = 1000000000000.0, expected a finite number in \[0, 1e\+06"):
+        simulate_lcp(_sphere_world(0.1), 0.2, 1e-3, mu=1e12)
+    with pytest.raises(InputError, match="dt = 5e-324 s is inf steps"):
+        simulate_lcp(_sphere_world(0.1), 0.2, 5e-324, mu=0.5)
+    res = simulate_lcp(_sphere_world(0.1, vel=(1.0, 0.0, -1.0)), 0.2, 1e-3, mu=MAX_FRICTION)
+    assert np.all(np.isfinite(res.vel)) and res.ncontact[-1] == 1
 
 
 def test_lcp_bounce_leaves_with_exactly_e_times_the_approach_speed():

@@ -72,7 +72,7 @@ def test_bad_logs_are_refused_naming_the_file_and_what_is_wrong(tmp_path):
     with pytest.raises(InputError, match=r"b\.csv.*'t'.*increase strictly"):
         references_from_csv(path)
     path = _write_log(tmp_path / "c.csv", t, ok)
-    with pytest.raises(InputError, match="unit='degrees'"):
+    with pytest.raises(InputError, match="unit 'degrees'"):
         references_from_csv(path, unit="degrees")
     noisy = np.random.default_rng(0).normal(0.0, 5.0, t.size)     # deg: no 64-segment fit exists
     path = _write_log(tmp_path / "d.csv", t, (noisy, noisy, noisy))

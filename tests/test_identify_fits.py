@@ -129,6 +129,18 @@ def test_log_with_a_missing_column_raises_an_input_error_naming_file_and_column(
         read_log(path)
 
 
+def test_a_log_named_from_the_home_directory_is_read(tmp_path, monkeypatch):
+    """read_log handed its path to open() unexpanded: "~/run.csv" was "not found" although it existed, while
+    every other file a user names (scenario, hardware, URDF) expands "~". It is now read from $HOME; and a
+    value beyond the largest float, which float() read as inf, is refused naming the file, column and row."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "run.csv").write_text("t,v\n0,0.1\n0.001,0.2\n")
+    np.testing.assert_array_equal(read_log("~/run.csv")["v"], [0.1, 0.2])
+    (tmp_path / "run.csv").write_text("t,v\n0,0.1\n0.001,1e400\n")
+    with pytest.raises(InputError, match=r"run\.csv', column 'v', data row 2: expected a finite number"):
+        read_log("~/run.csv")
+
+
 def test_fit_cli_fits_coulomb_and_viscous_friction_from_a_csv_log(tmp_path, capsys):
     truth = Friction(model=FrictionModel.STICTION, f_s=20.0, f_c_pos=10.0, f_c_neg=10.0, c_v=30.0)
     v = np.concatenate([np.full(200, s) for s in (0.05, -0.1, 0.2)])

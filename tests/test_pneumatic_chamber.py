@@ -144,3 +144,13 @@ def test_bad_actuator_inputs_raise_input_errors_naming_the_value():
         act.derivatives(0.0, s * np.array([-1, 1, 1, 1, 1]), 5.0, 0.01, 0.0)
     with pytest.raises(InputError, match="piston position"):
         act.derivatives(0.0, s, 5.0, 0.5, 0.0)
+    # a NaN position or velocity passed both range tests and gave NaN rates; a sub-model of another type
+    # was an AttributeError, an unknown field dataclasses' TypeError
+    with pytest.raises(InputError, match="piston position x"):
+        act.derivatives(0.0, s, 5.0, np.nan, 0.0)
+    with pytest.raises(InputError, match="piston velocity xdot"):
+        act.derivatives(0.0, s, 5.0, 0.01, np.nan)
+    with pytest.raises(InputError, match="PneumaticActuator: 'gas' = 'air', expected a Gas"):
+        PneumaticActuator(gas="air")
+    with pytest.raises(InputError, match="field 'p_suply' does not exist .*did you mean 'p_supply'"):
+        act.with_(p_suply=5e5)

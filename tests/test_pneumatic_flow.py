@@ -172,3 +172,12 @@ def test_unit_helpers_round_trip_psig_and_match_the_setup_script():
     assert psig_to_pa(50.3) == pytest.approx(65.0 * 6894.76)
     assert pa_to_psig(psig_to_pa(np.array([20.0, 50.3])))[1] == pytest.approx(50.3)
     assert psi_to_pa(1.0) == 6894.76
+
+
+def test_psig_to_pa_of_a_float32_array_adds_the_atmosphere_in_double_precision():
+    """psig_to_pa added the atmosphere in the array's own precision: a float32 array [50.3] psig became
+    448159.4 Pa (the float32 sum, 65.0 psia), 0.005 Pa away from the same value given as a number
+    (448159.3947 Pa). Every array is now converted to float64 first, as a number is."""
+    from legsim.actuators.pneumatic.units import psig_to_pa
+    p = np.array([50.3], dtype=np.float32)
+    assert psig_to_pa(p)[0] == psig_to_pa(float(p[0])) == (float(p[0]) + 14.7) * 6894.76

@@ -290,9 +290,9 @@ def test_gain_scale_multiplies_every_feedback_gain():
     _, _, f = _closed_loop_step()
     np.testing.assert_allclose(r75.x, r_kp.x, rtol=0, atol=1e-12)
     assert f75.tau > 1.2 * f.tau
-    with pytest.raises(InputError, match="controller='pd'.*pid, pva"):
+    with pytest.raises(InputError, match="controller 'pd'.*pid, pva"):
         RigBench(controller="pd")
-    with pytest.raises(InputError, match="gain_scale=-1"):
+    with pytest.raises(InputError, match="'gain_scale' = -1"):
         RigBench(gain_scale=-1.0)
 
 

@@ -144,3 +144,15 @@ def test_command_queue_executes_leg_duration_wait_commands_at_1_ms_resolution():
 def test_command_queue_rejects_bad_commands_naming_the_field(cmd, word):
     with pytest.raises(InputError, match=word):
         CommandQueue(12, [cmd])
+
+
+@pytest.mark.parametrize("make", [mpye5_fitted, mpye5_simple, mpye5_underlapped])
+def test_a_valve_change_names_an_unknown_field_and_refuses_a_model_of_no_kind(make):
+    """``mpye5_*(**changes)``: an unknown key was dataclasses' TypeError, and a model or voltage reference
+    of no kind (7, NaN) was stored and later read by the kernels as some other model."""
+    with pytest.raises(InputError, match="field 'underlapp' does not exist .*did you mean 'underlap'"):
+        make(underlapp=0.5)
+    for key, value in (("model", 7), ("model", float("nan")), ("voltage_reference", "centered")):
+        with pytest.raises(InputError, match=f"valve: '{key}' = "):
+            make(**{key: value})
+    assert make(model=ValveModel.FITTED, voltage_reference=VoltageReference.CENTERED).model == 2

@@ -6,7 +6,7 @@ import pytest
 from legsim.errors import InputError
 from legsim.hybrid import simulate
 from legsim.robots.rhex import _hooks, build_model, default_options
-from legsim.robots.rhex.model import GUARD_NAMES, OUTPUT_NAMES, mode_name
+from legsim.robots.rhex.model import GUARD_NAMES, OUTPUT_NAMES, mode_name, stance_mask
 from legsim.robots.rhex.params import NX, P_AX, X_POS, X_TOE, X_TOEV
 from legsim.robots.rhex.terrain import terrain_height, terrain_params
 from legsim.validation import simsect as case  # measurements shared with `legsim report`
@@ -152,6 +152,12 @@ def test_bad_parameters_are_rejected_naming_the_parameter():
     # a terrain argument beyond MAX_TERRAIN made NaN heights (1e308 * x overflows in the lookup)
     with pytest.raises(InputError, match=r"'terrain_arg2' = 1e\+308: out of range, expected in \[-1e\+06"):
         model.params({"terrain_type": 1, "terrain_arg2": 1e308})
+    # an unknown option was dataclasses' TypeError; a mode of no number int()'s ValueError
+    with pytest.raises(InputError, match="default_options: option 'rtoll' does not exist .*'rtol'"):
+        default_options(rtoll=1e-6)
+    with pytest.raises(InputError, match="stance_mask: 'mode' = 'abc', expected a whole number >= 0"):
+        stance_mask("abc")
+    assert stance_mask(5) == (True, False, True, False, False, False)
 
 
 def _light_pull_stand(contact_weight):

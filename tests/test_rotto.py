@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from legsim.errors import InputError
 from legsim.multibody import forward_kinematics, frame_placement
 from legsim.robots.rotto.linkage import drive_envelope, drive_rods, leg_drives
 from legsim.robots.rotto.model import armature, build_model, hip_centre, joint_names, leg_ik
@@ -19,6 +20,7 @@ from legsim.robots.rotto.params import (
     RottoParams,
 )
 from legsim.robots.rotto.robot import (
+    RodTargets,
     StaticWalk,
     balance_summary,
     build_robot,
@@ -139,6 +141,20 @@ def test_the_drives_on_their_rods_give_the_joints_j_transpose_f():
             robot.model.vector_field(0.0, x, robot.model.param_defaults.copy(), 0, f)
             fields.append(f[:n])
         np.testing.assert_allclose(fields[0], fields[1], rtol=1e-12, atol=1e-12 * np.abs(fields[1]).max())
+
+
+def test_rod_targets_refuse_a_joint_vector_that_is_not_the_robots_twelve_angles():
+    """Before session 40 ``RodTargets()(q)`` handed any ``q`` to the compiled kernel, which indexes it by
+    joint without a bounds check: two angles (or none) gave 24 rod lengths read from memory beyond the
+    array, with no error."""
+    targets = RodTargets()
+    want = targets(np.zeros(12)).copy()
+    for q in (np.zeros(2), np.zeros(0), np.zeros((12, 1)), np.zeros(13), "abc", None):
+        with pytest.raises(InputError, match="RodTargets: q .*expected 12 joint angles"):
+            targets(q)
+    np.testing.assert_array_equal(targets([0.0] * 12), want)
+    with pytest.raises(InputError, match="params = 'p', expected a RottoParams"):
+        RodTargets("p")
 
 
 # ------------------------------------------------------------------------------------- kinematics

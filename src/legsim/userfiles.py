@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, shown
 
 __all__ = ["read_text", "parse_toml", "output_dir", "output_file", "write_text", "user_path"]
 
@@ -52,8 +52,12 @@ def read_text(path: str | os.PathLike, what: str) -> str:
 def parse_toml(text: str, source: str) -> dict[str, Any]:
     """The TOML document ``text`` as a dict, else an :class:`InputError` naming ``source`` (a file's
     path): a syntax error, or a whole number of more than 4300 digits, which Python will not convert
-    (tomllib's ValueError, not its TOMLDecodeError)."""
+    (tomllib's ValueError, not its TOMLDecodeError). ``text`` and ``source`` are strings."""
     import tomllib
+
+    for name, value in (("text", text), ("source", source)):
+        if not isinstance(value, str):
+            raise InputError(f"parse_toml: '{name}' = {shown(value)}, expected a string")
 
     try:
         return tomllib.loads(text)

@@ -11,6 +11,15 @@ from ..errors import InputError
 __all__ = ["sample_clock", "rate", "butterworth1"]
 
 
+MAX_CLOCK_HZ = 1_000_000
+"""The fastest common sample clock [Hz] of a robot's controller and sensors."""
+MIN_PERIOD = 1.0 / MAX_CLOCK_HZ
+"""The shortest controller period [s]: one tick of the fastest clock."""
+MAX_PERIOD = 1000.0
+"""The longest controller period [s]: rates are fractions with denominators up to 1000 (:func:`rate`), so
+1 mHz is the slowest."""
+
+
 def rate(owner: str, rate_hz: float) -> Fraction:
     """A sampling rate as a fraction (Hz), so that rates like 16 Hz and 1 kHz find a common clock."""
     frac = Fraction(rate_hz).limit_denominator(1000)
@@ -31,7 +40,7 @@ def sample_clock(control_period: float, sensors: Sequence) -> tuple[Fraction, in
             f = rate(f"{type(sen).__name__} {getattr(sen, 'name', '?')!r}", float(r))
             clock = Fraction(math.lcm(clock.numerator * f.denominator, f.numerator * clock.denominator),
                              clock.denominator * f.denominator)
-    if clock > 1_000_000 or clock / control > 10_000:
+    if clock > MAX_CLOCK_HZ or clock / control > 10_000:
         raise InputError(f"Robot: the controller's {float(control):g} Hz and the sensors' rates need a "
                          f"common sample clock of {float(clock):g} Hz; choose rates with a smaller common "
                          "multiple (e.g. sensors at the controller's rate divided by a whole number)")

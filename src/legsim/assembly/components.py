@@ -79,13 +79,13 @@ from ..actuators.electric.battery import PeukertBattery
 from ..actuators.electric.dcmotor import MAX_VALUE, MAXON_RE118751
 from ..actuators.electric.drive_loops import rotto_actuator, sea_force_gains
 from ..actuators.electric.pmsm import MAX_POLE_PAIRS, PMSM, current_pi_gains
-from ..actuators.pneumatic.actuator import PneumaticActuator
+from ..actuators.pneumatic.actuator import MAX_PRESSURE, PneumaticActuator
 from ..actuators.pneumatic.linkage import JointLinkage, LinearLinkage
 from ..actuators.pneumatic.solenoid import SolenoidValve
 from ..actuators.pneumatic.tank import SupplyTank
 from ..contact.laws import ContactLaw, FrictionLaw, NormalLaw
 from ..contact.shapes import HeightField, HeightFunction, Plane
-from ..errors import InputError, check_array, check_number, check_whole, closest, real_number
+from ..errors import InputError, check_array, check_number, check_whole, closest, real_number, shown
 from ..multibody.model import Model
 from ._layout import EX_DMAX
 
@@ -436,8 +436,8 @@ class PneumaticCylinder:
     :class:`~legsim.actuators.pneumatic.linkage.JointLinkage` — the CRR crank/rocker triangle, Daepp
     (5.2.1)–(5.2.9). x is clamped to [0, stroke]; the joint force is F dx/dq (virtual work).
 
-    ``p_cap0``, ``p_rod0``: initial chamber pressures [Pa] (default: the valve's mid pressure
-    (P_supply + P_exhaust) / 2, as the CRR leg starts), at the supply temperature.
+    ``p_cap0``, ``p_rod0``: initial chamber pressures [Pa] in (0, MAX_PRESSURE] (default: the valve's mid
+    pressure (P_supply + P_exhaust) / 2, as the CRR leg starts), at the supply temperature.
     ``supply``: the name of an :class:`AirSupply` of the robot to draw from (its pressure and
     temperature replace the actuator's constant supply); None: the actuator's own constant supply.
     Friction: a velocity-only law (Stribeck-tanh, viscous, steep-linear), as the CRR leg's hooks.
@@ -465,10 +465,13 @@ class PneumaticCylinder:
         if not (self.transmission is None or isinstance(self.transmission, JointLinkage | LinearLinkage)):
             raise InputError(f"{o}: transmission = {self.transmission!r}, expected None (direct, "
                              "prismatic joint), a LinearLinkage or a JointLinkage")
+        if not (self.supply is None or isinstance(self.supply, str) and self.supply):
+            raise InputError(f"{o}: supply = {shown(self.supply)}, expected None (the actuator's own "
+                             "supply) or the name of an AirSupply")
         mid = 0.5 * (self.actuator.p_supply + self.actuator.p_exhaust)
         for k in ("p_cap0", "p_rod0"):
             v = mid if getattr(self, k) is None else getattr(self, k)
-            object.__setattr__(self, k, check_number(o, k, v, lo=0.0, lo_open=True))
+            object.__setattr__(self, k, check_number(o, k, v, lo=0.0, lo_open=True, hi=MAX_PRESSURE))
 
     def piston(self, q: float) -> float:
         """Piston position x [m] at joint coordinate q (clamped to [0, stroke])."""
@@ -964,7 +967,9 @@ ROTTO_FT_TABLE_4_1 = {  # channel: (range +- [N or N m], accuracy [N or N m]); 1
 
 def rotto_ft_measurements(seed: int = 0) -> dict[str, Measurement]:
     """One :class:`Measurement` per channel of Table 4.1: 12 bits over ``±range``, saturating there,
-    and the accuracy read as the standard deviation of Gaussian noise (the source gives no noise model)."""
+    and the accuracy read as the standard deviation of Gaussian noise (the source gives no noise model).
+    ``seed``: a whole number >= 0 (the noise's, as :class:`Measurement`'s)."""
+    seed = check_whole("rotto_ft_measurements", "seed", seed)
     return {ch: Measurement(noise_std=acc, lo=-rng, hi=rng, bits=12, seed=seed)
             for ch, (rng, acc) in ROTTO_FT_TABLE_4_1.items()}
 
@@ -979,7 +984,7 @@ def rotto_ft_sensor(name: str, body: str, geometries, *, position=(0.0, 0.0, 0.0
     """ROTTO's shank six-axis force/torque sensor (Table 4.1: 12 bits over each channel's range, its
     accuracy as noise) as a :class:`ForceTorque` on ``body`` at ``position`` [m], reading the contacts of
     ``geometries``; sensor axes y vertical (:data:`ROTTO_FT_ROTATION` on a z-up body)."""
-    ms = rotto_ft_measurements(seed)
+    ms = rotto_ft_measurements(check_whole("rotto_ft_sensor", "seed", seed))
     return ForceTorque(name, rate_hz=rate_hz, body=body, geometries=geometries, position=position,
                        rotation=rotation, measurement=ms["Fy"], channel_measurements=ms)
 
@@ -1166,10 +1171,10 @@ class Contacts:
         if not isinstance(self.ground, Plane | HeightField | HeightFunction):
             raise InputError(f"Contacts: ground = {self.ground!r}, expected a legsim.contact.Plane, "
                              "HeightField or HeightFunction")
-        if self.path not in ("event", "smooth"):
-            raise InputError(f"Contacts: path = {self.path!r}, expected 'event' or 'smooth'")
-        if self.point not in ("midway", "sphere"):
-            raise InputError(f"Contacts: point = {self.point!r}, expected 'midway' or 'sphere'")
+        if not (isinstance(self.path, str) and self.path in ("event", "smooth")):
+            raise InputError(f"Contacts: path = {shown(self.path)}, expected 'event' or 'smooth'")
+        if not (isinstance(self.point, str) and self.point in ("midway", "sphere")):
+            raise InputError(f"Contacts: point = {shown(self.point)}, expected 'midway' or 'sphere'")
         if self.path == "smooth" and (self.law.normal.law in _LATCHED
                                       or self.law.friction.law == FrictionLaw.ANCHOR):
             raise InputError(f"Contacts: the {self.law.normal.law.name.lower()} normal law with "
@@ -1177,6 +1182,9 @@ class Contacts:
                              "(latched impact velocity or friction anchor): use path = 'event'")
         if self.geometries is not None:
             object.__setattr__(self, "geometries", _names("Contacts", "geometries", self.geometries))
+        if not isinstance(self.obstacles, Sequence) or isinstance(self.obstacles, str):
+            raise InputError(f"Contacts: obstacles = {shown(self.obstacles)}, expected a sequence of "
+                             "legsim.assembly.Obstacle")
         obstacles = tuple(self.obstacles)
         for ob in obstacles:
             if not isinstance(ob, Obstacle):
@@ -1188,8 +1196,13 @@ class Contacts:
 
 
 def contact_geometries(mb: Model, c: Contacts) -> list[str]:
-    """The geometries that touch: those named (a link's name stands for its spheres, capsules and
-    boxes), or every sphere, capsule and box on a moving body (other shapes are left out)."""
+    """The geometries of the multibody model ``mb`` that touch by the :class:`Contacts` ``c``: those
+    named (a link's name stands for its spheres, capsules and boxes), or every sphere, capsule and box
+    on a moving body (other shapes are left out)."""
+    if not isinstance(mb, Model):
+        raise InputError(f"contact_geometries: 'mb' = {shown(mb)}, expected a legsim.multibody.Model")
+    if not isinstance(c, Contacts):
+        raise InputError(f"contact_geometries: 'c' = {shown(c)}, expected a legsim.assembly.Contacts")
     moving = [g for g in mb.geometries if g.body != mb.body_names[0]]
     usable = [g for g in moving if g.shape in ("sphere", "capsule", "box")]
     if c.geometries is None:

@@ -137,6 +137,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -161,7 +162,7 @@ from ..actuators.pneumatic.valves import (
 )
 from ..contact import laws as CL
 from ..contact.shapes import HeightField, HeightFunction, Plane, inclined_plane
-from ..errors import InputError, check_number, closest
+from ..errors import InputError, as_float, check_number, closest, shown
 from ..hybrid import Options
 from ..multibody.model import Model
 from ..multibody.urdf import MESH_OPTIONS, MIMIC_OPTIONS, load_urdf
@@ -335,7 +336,11 @@ def merge_overrides(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> di
     """A copy of hardware-file ``data`` with ``overrides`` laid over it: a table merges into the
     file's table of that name key by key (at any depth), any other value replaces the file's. So
     ``{"actuators": {"legs": {"gear": 40.0}}}`` changes one key of ``[actuators.legs]`` and keeps the
-    rest; the result is checked as a file would be."""
+    rest; the result is checked as a file would be. Both are mappings (tables)."""
+    for name, table in (("data", data), ("overrides", overrides)):
+        if not isinstance(table, Mapping):
+            raise InputError(f"merge_overrides: '{name}' = {shown(table)}, expected a table (a mapping of "
+                             "keys to values)")
     out = copy.deepcopy(dict(data))
     for key, value in overrides.items():
         if isinstance(value, Mapping) and isinstance(out.get(key), dict):
@@ -712,7 +717,15 @@ def start_state(robot: Robot, initial: Mapping[str, Any], where: str) -> dict[st
     """Keywords ``q0``, ``v0``, ``commands0`` of :meth:`Robot.simulate` from a table holding ``q0``
     (nq numbers), ``v0`` (nv numbers), and/or single coordinates by state name (``knee``,
     ``knee_dot``, ``root_joint_z``, ...: they override the arrays) and first commands ``u_<actuator>``.
-    Defaults: the neutral configuration, at rest, commands as :meth:`Robot.initial_state`."""
+    Defaults: the neutral configuration, at rest, commands as :meth:`Robot.initial_state`. Every value
+    is finite; ``where`` (the table's place, e.g. ``"scenario.toml: [initial]"``) begins the messages."""
+    from .robot import Robot  # the robot is built: its module is imported already
+
+    if not isinstance(robot, Robot):
+        raise InputError(f"{where}: robot = {shown(robot)}, expected a legsim.assembly.Robot")
+    if not isinstance(initial, Mapping):
+        raise InputError(f"{where}: initial = {shown(initial)}, expected a table of initial values (q0, v0, "
+                         "coordinates by state name, u_<actuator>)")
     mb = robot.mb
     names = robot.model.state_names
     coords = list(names[:mb.nq + mb.nv])
@@ -727,14 +740,14 @@ def start_state(robot: Robot, initial: Mapping[str, Any], where: str) -> dict[st
     for key, n, off in (("q0", mb.nq, 0), ("v0", mb.nv, mb.nq)):
         if key in initial:
             v = initial[key]
-            if not (V.ok("vector", v) and len(v) == n):
-                raise InputError(f"{where} {key} = {v!r}: expected a list of {n} numbers")
+            if not (V.ok("vector", v) and len(v) == n and all(math.isfinite(as_float(x)) for x in v)):
+                raise InputError(f"{where} {key} = {shown(v)}: expected a list of {n} numbers, each finite")
             x[off:off + n] = v
     for key, v in initial.items():
         if key in ("q0", "v0"):
             continue
-        if not V.is_number(v):
-            raise InputError(f"{where} {key} = {v!r}: expected a number")
+        if not (V.is_number(v) and math.isfinite(as_float(v))):
+            raise InputError(f"{where} {key} = {shown(v)}: expected a finite number")
         if key in commands:
             cmd[key[2:]] = float(v)
         else:

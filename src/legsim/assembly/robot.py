@@ -32,9 +32,11 @@ from ..errors import (
     SimulationError,
     as_floats,
     check_flag,
+    check_number,
     check_whole,
     closest,
     lookup,
+    shown,
 )
 from ..hybrid import Direction, Guard, Options, ParamRange, Placement, Result, simulate
 from ..hybrid import Model as HybridModel
@@ -49,7 +51,6 @@ from .components import (
     _FRICTION_LAWS,
     IMU,
     WRENCH_CHANNELS,
-    Actuator,
     AirSupply,
     Battery,
     ChamberPressure,
@@ -156,20 +157,23 @@ class Robot:
         if not isinstance(model, Model):
             raise InputError(f"Robot: model = {type(model).__name__}, expected a legsim.multibody.Model "
                              "(RobotBuilder(...).compile() or legsim.multibody.load_urdf)")
-        try:
-            period = float(control_period)
-        except (TypeError, ValueError):
-            period = math.nan
-        if not (math.isfinite(period) and period > 0.0):
-            raise InputError(f"Robot: control_period = {control_period!r}, expected a number > 0 [s]")
+        period = check_number("Robot", "control_period", control_period, lo=_clock.MIN_PERIOD,
+                              hi=_clock.MAX_PERIOD)  # [s]
+        if not (name is None or (isinstance(name, str) and name)):
+            raise InputError(f"Robot: 'name' = {shown(name)}, expected a non-empty string or None (the "
+                             "model's name)")
+        actuators = _components("actuators", actuators, _ACTUATORS, "an actuator component")
+        sensors = _components("sensors", sensors, _SENSORS, "a sensor component")
+        resources = _components("resources", resources, (AirSupply, Battery), "a resource component")
+        loops = _components("loops", loops, (LinkageLoop,), "a legsim.assembly.LinkageLoop")
         self.mb = _with_rotor_inertia(model, actuators)
         self.control_period = period
         self.sample_rate, self.controller_every = _clock.sample_clock(period, sensors)
         self.name = name or model.name
-        self.actuators = tuple(actuators)
-        self.sensors = tuple(sensors)
+        self.actuators = actuators
+        self.sensors = sensors
         self.contacts = contacts
-        self.resources = tuple(resources)
+        self.resources = resources
         if command_table is not None and not isinstance(command_table, CommandTable):
             raise InputError(f"Robot: command_table = {command_table!r}, expected a "
                              "legsim.assembly.CommandTable")
@@ -181,7 +185,7 @@ class Robot:
         if exchange is not None and not isinstance(exchange, SplitExchange):
             raise InputError(f"Robot: exchange = {exchange!r}, expected a legsim.assembly.SplitExchange")
         self.exchange = exchange
-        self.loops = tuple(loops)
+        self.loops = loops
         self._pack()
         self._check_compiled()
 
@@ -230,10 +234,6 @@ class Robot:
         ranges: list[tuple[float, float]] = []
         xa = nq + nv + (0 if smooth else nc) + (3 * nc if anchors else 0)
         for act in self.actuators:
-            if not isinstance(act, Actuator):
-                raise InputError(f"Robot: actuator {act!r} is not an actuator component (TorqueSource, "
-                                 "PositionServo, VelocityServo, DCMotor, PneumaticCylinder, "
-                                 "SolenoidCylinder, PMSMDrive)")
             owner = f"{type(act).__name__} {act.name!r}"
             if act.name in names:
                 raise InputError(f"{owner}: another actuator has this name; names must be unique")
@@ -321,11 +321,6 @@ class Robot:
         nfs = 0
         bodies = list(mb.body_names)
         for sen in self.sensors:
-            kinds = (JointEncoder, JointVelocity, IMU, ContactForce, ForceTorque, MotorCurrent, PhaseCurrent,
-                     ChamberPressure, IncrementalEncoder, LimitSwitch)
-            if not isinstance(sen, kinds):
-                raise InputError(f"Robot: sensor {sen!r} is not a sensor component "
-                                 f"({', '.join(k.__name__ for k in kinds)})")
             owner = f"{type(sen).__name__} {sen.name!r}"
             if self.exchange is not None and isinstance(sen, IMU | ContactForce | ForceTorque):
                 raise InputError(f"{owner}: under a SplitExchange the target sees the rigid body only "
@@ -664,8 +659,6 @@ class Robot:
         rows: list[np.ndarray] = []
         out = []
         for lp in self.loops:
-            if not isinstance(lp, LinkageLoop):
-                raise InputError(f"Robot: loop {lp!r} is not a legsim.assembly.LinkageLoop")
             owner = f"LinkageLoop {lp.joint!r}"
             addr = []
             for what, name, kind in (("joint", lp.joint, JOINT_REVOLUTE),
@@ -818,8 +811,6 @@ class Robot:
         batteries: list[np.ndarray] = []
         kinds: dict[str, list[str]] = {"air supply": [], "battery": []}
         for i, res in enumerate(self.resources):
-            if not isinstance(res, AirSupply | Battery):
-                raise InputError(f"Robot: resource {res!r} is not a resource component (AirSupply, Battery)")
             if res.name in kinds["air supply"] + kinds["battery"]:
                 raise InputError(f"{type(res).__name__} {res.name!r}: another resource has this name")
             if isinstance(res, AirSupply):
@@ -1184,6 +1175,24 @@ def _solenoid_block(act: SolenoidCylinder) -> np.ndarray:
             ("orifice", "cv", "cv_corrected").index(str(act.flow)), act.valve.area, act.cv, act.valve.latency,
             act.valve.close_latency, _FRICTION_LAWS.index(act.friction_law))
     return b
+
+
+_ACTUATORS = (TorqueSource, PositionServo, VelocityServo, DCMotor, PneumaticCylinder, SolenoidCylinder,
+              PMSMDrive)
+_SENSORS = (JointEncoder, JointVelocity, IMU, ContactForce, ForceTorque, MotorCurrent, PhaseCurrent,
+            ChamberPressure, IncrementalEncoder, LimitSwitch)
+
+
+def _components(name: str, value, kinds: tuple[type, ...], what: str) -> tuple:
+    """``value``, a list or tuple of parts each of one of ``kinds``, as a tuple, else an
+    :class:`InputError` naming the Robot argument ``name`` (and the index of a wrong part)."""
+    if not isinstance(value, (list, tuple)):
+        raise InputError(f"Robot: '{name}' = {shown(value)}, expected a list of parts, each {what}")
+    for i, part in enumerate(value):
+        if not isinstance(part, kinds):
+            raise InputError(f"Robot: '{name}'[{i}] = {shown(part)} is not {what} "
+                             f"({', '.join(k.__name__ for k in kinds)})")
+    return tuple(value)
 
 
 def _with_rotor_inertia(model: Model, actuators: Sequence) -> Model:

@@ -37,10 +37,15 @@ from ..errors import InputError, SimulationError, as_floats, check_number, check
 from . import _lcp
 from .bodies import RigidWorld
 
-__all__ = ["solve_lcp", "simulate_lcp", "LemkeError", "MAX_EDGES"]
+__all__ = ["solve_lcp", "simulate_lcp", "LemkeError", "MAX_EDGES", "MAX_FRICTION"]
 
 MAX_EDGES = 64
 """The most edges of the friction pyramid (each is an LCP variable per contact)."""
+
+MAX_FRICTION = 1e6
+"""The largest friction coefficient ``mu`` [-] of :func:`simulate_lcp`: Lemke's pivot tolerance is relative
+to the LCP's largest entry, and with mu = 1e12 or more a sphere dropped on a plane stopped the run on a ray
+termination (no solution found); real contacts have mu below 10, and 1e6 already holds any slip."""
 
 
 class LemkeError(SimulationError):
@@ -95,12 +100,15 @@ def simulate_lcp(world, t_final, dt, *, mu, restitution=0.0, nd=4, v_rest=1e-2, 
     t_final, dt : float
         Duration and step [s].
     mu : float
-        Friction coefficient (pyramid of ``nd`` >= 3 edges inscribed in the cone; with nd = 4 its
-        edges are ±t1, ±t2, t1 the world x axis projected on the contact plane).
+        Friction coefficient in [0, :data:`MAX_FRICTION`] (pyramid of ``nd`` edges, 3 <= nd <=
+        :data:`MAX_EDGES`, inscribed in the cone; with nd = 4 its edges are ±t1, ±t2, t1 the world x axis
+        projected on the contact plane).
     restitution : float
-        Newton coefficient e in [0, 1] for approaches faster than ``v_rest`` [m/s].
+        Newton coefficient e in [0, 1] for approaches faster than ``v_rest`` [m/s] (finite, >= 0).
     beta, slop : float
-        Depth correction factor (0, 1] per step and the depth [m] left uncorrected.
+        Depth correction factor (0, 1] per step and the depth [m] left uncorrected (finite, >= 0).
+    record_every : int
+        Record every n-th step (whole number >= 1; :func:`~legsim.contact.stepping.fixed_steps`).
 
     Raises
     ------
@@ -112,7 +120,7 @@ def simulate_lcp(world, t_final, dt, *, mu, restitution=0.0, nd=4, v_rest=1e-2, 
     if not isinstance(world, RigidWorld):
         raise InputError(f"simulate_lcp 'world' is a {type(world).__name__}: expected a RigidWorld")
     o = "simulate_lcp"
-    mu = check_number(o, "mu", mu, lo=0.0)
+    mu = check_number(o, "mu", mu, lo=0.0, hi=MAX_FRICTION)
     e = check_number(o, "restitution", restitution, lo=0.0, hi=1.0)
     v_rest = check_number(o, "v_rest", v_rest, lo=0.0)
     beta = check_number(o, "beta", beta, lo=0.0, lo_open=True, hi=1.0)

@@ -35,12 +35,17 @@ __all__ = [
     "mass_properties",
     "check_closed_mesh",
     "MAX_LENGTH",
+    "MIN_WIDTH",
 ]
 
 
 MAX_LENGTH = 1e6
 """The largest length or coordinate [m] a shape takes: the collision kernels square lengths, and scipy's
 Qhull, which builds a convex mesh's hull, crashed the process on a sphere of points 1e200 m out."""
+
+MIN_WIDTH = 1.0 / MAX_LENGTH
+"""The narrowest bump or step of a :class:`HeightFunction` [m] (1 µm): the terrain's slope (A / sigma,
+H / w) then stays finite (a bump of width 1e-300 m divided by zero in the compiled height)."""
 
 
 def _pos(name, v):
@@ -273,6 +278,9 @@ class HeightFunction:
       "sines": groups (a, kx, ky, phase): h = sum a sin(kx x + ky y + phase)  [m, rad/m, rad]
       "bump":  (A, x0, y0, sigma): h = A exp(-((x-x0)^2 + (y-y0)^2) / (2 sigma^2))
       "step":  (H, x0, w): smooth step h = H (1 + tanh((x - x0)/w)) / 2
+
+    Heights and positions (a, A, H, x0, y0) [m], phases [rad] and wave numbers kx, ky [rad/m] lie within
+    ±MAX_LENGTH, the widths sigma, w [m] in [MIN_WIDTH, MAX_LENGTH].
     """
 
     kind: str
@@ -280,19 +288,21 @@ class HeightFunction:
     code = G.G_HFUNC
 
     def __post_init__(self):
-        if self.kind not in HEIGHT_KINDS:
-            raise InputError(f"HeightFunction kind {self.kind!r}: expected one of {sorted(HEIGHT_KINDS)}")
-        p = np.asarray(self.params, dtype=float).ravel()
+        o = "HeightFunction"
+        if not (isinstance(self.kind, str) and self.kind in HEIGHT_KINDS):
+            raise InputError(f"{o}: 'kind' = {shown(self.kind)}, expected one of {sorted(HEIGHT_KINDS)}")
+        p = as_floats(self.params).ravel()
         need = {"sines": None, "bump": 4, "step": 3}[self.kind]
         if (need is None and (len(p) == 0 or len(p) % 4)) or (need is not None and len(p) != need):
-            raise InputError(
-                f"HeightFunction '{self.kind}' params has {len(p)} values: expected "
-                f"{'groups of 4' if need is None else need}"
-            )
-        if not np.all(np.isfinite(p)):
-            raise InputError(f"HeightFunction params {p!r}: expected finite numbers")
-        if (self.kind == "bump" and p[3] <= 0) or (self.kind == "step" and p[2] <= 0):
-            raise InputError(f"HeightFunction '{self.kind}' width {p[-1]!r}: expected > 0")
+            raise InputError(f"{o} '{self.kind}': 'params' = {shown(self.params)}, expected "
+                             f"{'groups of 4 numbers' if need is None else f'{need} numbers'}")
+        width = {"sines": None, "bump": 3, "step": 2}[self.kind]  # the index of the width, if any
+        if not np.all(np.abs(p) <= MAX_LENGTH):  # NaN fails too
+            raise InputError(f"{o} '{self.kind}': 'params' = {shown(self.params)}, expected finite numbers "
+                             f"within ±MAX_LENGTH = {MAX_LENGTH:g}")
+        if width is not None and not p[width] >= MIN_WIDTH:
+            raise InputError(f"{o} '{self.kind}': 'params' width = {float(p[width])!r} m, expected a width "
+                             f"in [MIN_WIDTH = {MIN_WIDTH:g}, MAX_LENGTH = {MAX_LENGTH:g}] m")
         object.__setattr__(self, "params", tuple(p))
 
     def height(self, x, y) -> np.ndarray:

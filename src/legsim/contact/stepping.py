@@ -22,15 +22,17 @@ on, it continues from where the last call ended)."""
 
 def fixed_steps(owner: str, t_final, dt, record_every, record_bytes: int) -> tuple[int, int, int]:
     """``(nsteps, every, nrec)`` of a run of ``t_final`` [s] at the step ``dt`` [s] that records every
-    ``record_every`` steps, each record ``record_bytes`` bytes; else an :class:`InputError` naming
-    ``owner`` and the argument: a duration or step that is not a finite number > 0 (at most
-    :data:`MAX_DURATION`), a step longer than the run, more than :data:`MAX_STEPS` steps, a
-    ``record_every`` that is not a whole number >= 1, or records beyond :data:`MAX_RECORD_BYTES` (the
-    message gives the ``record_every`` that fits)."""
+    ``record_every`` steps, each record ``record_bytes`` bytes (the caller's record size, a whole number
+    in [1, :data:`MAX_RECORD_BYTES`]); else an :class:`InputError` naming ``owner`` and the argument: a
+    duration or step that is not a finite number > 0 (at most :data:`MAX_DURATION`), a step longer than the
+    run, more than :data:`MAX_STEPS` steps, a ``record_every`` that is not a whole number >= 1, or records
+    beyond :data:`MAX_RECORD_BYTES` (the message gives the ``record_every`` that fits)."""
     t_final = check_number(owner, "t_final", t_final, lo=0.0, lo_open=True, hi=MAX_DURATION)
     dt = check_number(owner, "dt", dt, lo=0.0, lo_open=True, hi=MAX_DURATION)
     every = check_whole(owner, "record_every", record_every, 1, MAX_STEPS)
-    nsteps = round(t_final / dt)
+    record_bytes = check_whole(owner, "record_bytes", record_bytes, 1, MAX_RECORD_BYTES)
+    steps = t_final / dt  # inf for a subnormal dt: more than MAX_STEPS, refused below
+    nsteps = round(steps) if math.isfinite(steps) else steps
     if nsteps < 1:
         raise InputError(f"{owner} 't_final' = {t_final!r} s is shorter than one step dt = {dt!r} s")
     if nsteps > MAX_STEPS:

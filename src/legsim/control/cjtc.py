@@ -22,16 +22,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, as_float, as_floats, check_number, check_values
+from ..errors import InputError, as_float, as_floats, check_number, check_values, check_whole, shown
 from .variables import ControlVariable, Kinematics
 
 __all__ = ["ConstrainedChain", "CJTC", "CJTCState", "compliant_equilibrium", "environment_is_rigid",
            "solve_configuration",
-           "RIGID_DEFLECTION_FRACTION"]
+           "RIGID_DEFLECTION_FRACTION", "SOLVE_LIMIT", "MAX_NEWTON_STEPS"]
 
 RIGID_DEFLECTION_FRACTION = 0.10
 """An environment whose deflection under the expected loads stays below 10 % of the limb span is
 treated as rigid (§3.5); otherwise as a spring (which counts as no constraint)."""
+
+SOLVE_LIMIT = 1e9
+"""Largest magnitude of a target and of a start coordinate :func:`solve_configuration` takes (SI: m, rad,
+J): Newton's residuals and steps stay far from overflow (as :func:`compliant_equilibrium`'s commands)."""
+MAX_NEWTON_STEPS = 10_000
+"""The most Newton steps :func:`solve_configuration` takes (it converges in a few or not at all)."""
 
 
 def _gains(name: str, k, r: int) -> np.ndarray:
@@ -64,11 +70,11 @@ def _active_dofs(owner: str, model, active) -> np.ndarray:
 def _control_variables(owner: str, field: str, variables, kin: Kinematics | None = None) -> tuple:
     """``variables`` as a tuple of control variables sharing one Kinematics (``kin`` when given)."""
     if not isinstance(variables, (list, tuple)):
-        raise InputError(f"{owner}: {field} = {variables!r}, expected a list of control variables")
+        raise InputError(f"{owner}: {field} = {shown(variables)}, expected a list of control variables")
     for v in variables:
         if not isinstance(v, ControlVariable):
-            raise InputError(f"{owner}: {field} holds {v!r}, expected control variables of legsim.control "
-                             "(PointCoordinate, JointAngle, CentreOfMass, ...)")
+            raise InputError(f"{owner}: {field} holds {shown(v)}, expected control variables of "
+                             "legsim.control (PointCoordinate, JointAngle, CentreOfMass, ...)")
     kin = kin if kin is not None or not variables else variables[0].kin
     if any(v.kin is not kin for v in variables):
         raise InputError(f"{owner}: all {field} must share one Kinematics")
@@ -328,14 +334,28 @@ def solve_configuration(variables: Sequence[ControlVariable], targets, q0, tol: 
                         max_iter: int = 50) -> np.ndarray:
     """Configuration q (nv,) at which ``variables`` take the values ``targets`` (inverse kinematics of a
     control vector plus constraints, as many as coordinates), by Newton's method from ``q0`` (which
-    selects the elbow branches). Raises InputError when it does not converge (out of reach)."""
-    vs = tuple(variables)
+    selects the elbow branches). Raises InputError when it does not converge (out of reach).
+
+    ``variables``: nv control variables of one :class:`Kinematics` of a model without a free joint;
+    ``targets`` (nv,) and ``q0`` (nv,) within ±:data:`SOLVE_LIMIT` [m, rad]; ``tol`` > 0 the largest
+    residual accepted; ``max_iter`` 1 .. :data:`MAX_NEWTON_STEPS` steps."""
+    o = "solve_configuration"
+    vs = _control_variables(o, "variables", variables)
+    model = vs[0].kin.model if vs else None
+    if model is None or len(vs) != model.nv or model.nq != model.nv:
+        raise InputError(f"{o}: 'variables' holds {len(vs)} control variable(s), expected one per "
+                         f"coordinate of a model without a free joint"
+                         f"{f' (model {model.name!r}: nq = {model.nq}, nv = {model.nv})' if model else ''}")
     kin = vs[0].kin
-    q = np.asarray(q0, dtype=float).copy()
-    target = np.asarray(targets, dtype=float)
-    if target.shape != (len(vs),) or len(vs) != kin.model.nv or kin.model.nq != kin.model.nv:
-        raise InputError(f"solve_configuration: {len(vs)} variables and {target.size} targets for a model "
-                         f"with nv = {kin.model.nv} (and no free joint); they must all match")
+    target = check_values(o, "targets", targets, lo=-SOLVE_LIMIT, hi=SOLVE_LIMIT)
+    if target.shape != (len(vs),):
+        raise InputError(f"{o}: 'targets' = {shown(targets)}, expected {len(vs)} values (one per variable)")
+    q = check_values(o, "q0", q0, lo=-SOLVE_LIMIT, hi=SOLVE_LIMIT, unit="m, rad").copy()
+    if q.shape != (model.nv,):
+        raise InputError(f"{o}: 'q0' = {shown(q0)}, expected the {model.nv} coordinates of model "
+                         f"{model.name!r}")
+    tol = check_number(o, "tol", tol, lo=0.0, lo_open=True)
+    max_iter = check_whole(o, "max_iter", max_iter, lo=1, hi=MAX_NEWTON_STEPS)
     for _ in range(max_iter):
         k = kin.at(q)
         r = np.array([v._value(k, None) for v in vs]) - target
@@ -345,5 +365,6 @@ def solve_configuration(variables: Sequence[ControlVariable], targets, q0, tol: 
         step = np.linalg.lstsq(G, r, rcond=None)[0]
         q -= step * min(1.0, 0.3 / max(1e-12, float(np.max(np.abs(step)))))
     want = dict(zip([v.name for v in vs], target.tolist(), strict=True))
-    raise InputError(f"solve_configuration: no configuration reaches {want} from the given start "
-                     f"(residual {np.max(np.abs(r)):.2e}): out of reach or a singular pose")
+    raise InputError(f"{o}: no configuration reaches the 'targets' {want} from the start 'q0' "
+                     f"(residual {np.max(np.abs(r)):.2e} after {max_iter} steps): out of reach or a singular "
+                     f"pose")

@@ -29,21 +29,30 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, shown
+from ..errors import InputError, as_floats, check_flag, shown
 
 __all__ = ["JointKind", "JOINT_KINDS", "KIND_ALIASES", "ROLES", "Point", "Joint", "Mechanism",
-           "GrueblerCount", "gruebler", "draw_fixed_coordinates", "PlanarPoses", "joint_kind"]
+           "GrueblerCount", "gruebler", "draw_fixed_coordinates", "PlanarPoses", "joint_kind",
+           "MAX_COORDINATE"]
 
 SPACES = {"planar": (2, 3), "spatial": (3, 6)}
 """space -> (translational dimension, DOF of a free rigid body)."""
 AXES = ("x", "y", "z")
 ORIENTATION = {"planar": ("theta",), "spatial": ("alpha", "beta", "gamma")}
 ROLES = ("actuator", "environment", "control", "internal", "force")
+COORDINATES = AXES + ORIENTATION["planar"] + ORIENTATION["spatial"]
+"""Every coordinate name a point's coordinate may have, in one space or the other."""
+
+MAX_COORDINATE = 1e6
+"""Largest magnitude of a point's or a joint's position [m] and of an axis vector's component (an axis
+vector's largest component is at least its inverse), and of a pose coordinate [m, rad] of
+:class:`PlanarPoses`: the rank test's products of two of them stay far within the float range (a
+mechanism is not a thousand kilometres wide)."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +133,47 @@ def _space(space: str, owner: str | None = None) -> str:
     return space
 
 
+def _label(owner: str, name: str, value, optional: bool = False):
+    """``value`` if it is a non-empty string (or None when ``optional``), else an InputError from ``owner``
+    naming ``name``: the names of links, points, joints, limbs and candidates."""
+    if not ((isinstance(value, str) and value) or (optional and value is None)):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a non-empty string"
+                         f"{' or None' if optional else ''}")
+    return value
+
+
+def _coordinates(owner: str, name: str, value, dims: tuple[int, ...]) -> tuple[float, ...]:
+    """``value`` as a tuple of ``dims`` (one of them) finite numbers within ±:data:`MAX_COORDINATE` [m]
+    (a position), else an InputError from ``owner`` naming ``name``."""
+    v = as_floats(value)
+    if v.shape not in [(d,) for d in dims] or not np.all(np.abs(v) <= MAX_COORDINATE):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected {' or '.join(map(str, dims))} finite "
+                         f"numbers within ±{MAX_COORDINATE:g} [m]")
+    return tuple(float(x) for x in v)
+
+
+def _axis(owner: str, value, dims: tuple[int, ...], axes: tuple[str, ...] = AXES):
+    """``value`` if it is one of ``axes`` or None, else it as a tuple of ``dims`` (one of them) numbers within
+    ±:data:`MAX_COORDINATE`, the largest at least 1/MAX_COORDINATE; else an InputError from ``owner``
+    naming 'axis'."""
+    if value is None or (isinstance(value, str) and value in axes):
+        return value
+    v = as_floats(value)
+    big = np.max(np.abs(v)) if v.size else np.nan
+    if isinstance(value, str) or v.shape not in [(d,) for d in dims] or not (
+            1.0 / MAX_COORDINATE <= big <= MAX_COORDINATE):
+        raise InputError(f"{owner}: 'axis' = {shown(value)}, expected one of {', '.join(axes)} or a non-zero "
+                         f"vector of {' or '.join(map(str, dims))} numbers within ±{MAX_COORDINATE:g}")
+    return tuple(float(x) for x in v)
+
+
+def _mechanism(owner: str, value, name: str = "mechanism") -> Mechanism:
+    """``value`` if it is a :class:`Mechanism`, else an InputError from ``owner`` naming ``name``."""
+    if not isinstance(value, Mechanism):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a legsim.control.mechanism.Mechanism")
+    return value
+
+
 @dataclass(frozen=True)
 class Point:
     """A named point fixed on ``link``; ``position`` (dim,) [m] is where it is in the reference
@@ -132,6 +182,13 @@ class Point:
     name: str
     link: str
     position: tuple[float, ...] | None = None
+
+    def __post_init__(self):
+        _label("Point", "name", self.name)
+        _label(f"Point {self.name!r}", "link", self.link)
+        if self.position is not None:
+            object.__setattr__(self, "position", _coordinates(f"Point {self.name!r}", "position",
+                                                              self.position, (2, 3)))
 
 
 @dataclass(frozen=True)
@@ -151,7 +208,8 @@ class Joint:
         may relax or merge with control constraints need one).
     at : its position (dim,) [m] in the reference configuration, if no ``point`` gives it.
     axis : a slider's direction of motion, or a roll-slide's constrained (normal) direction: ``"x"``,
-        ``"y"``, ``"z"`` or a vector (dim,).
+        ``"y"``, ``"z"`` or a non-zero vector (dim,) (components within ±:data:`MAX_COORDINATE`).
+    ``at`` [m] within ±:data:`MAX_COORDINATE`.
     """
 
     name: str
@@ -166,15 +224,25 @@ class Joint:
     axis: str | tuple[float, ...] | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "kind", _catalogued(self.kind, "joint kind").name)
+        o = f"joint {_label('Joint', 'name', self.name)!r}"
+        object.__setattr__(self, "kind", _catalogued(self.kind, f"{o}: 'kind'").name)
+        _label(o, "link_a", self.link_a)
+        _label(o, "link_b", self.link_b)
+        check_flag(o, "active", self.active)
         role = self.role if self.role is not None else ("actuator" if self.active else "internal")
-        if role not in ROLES:
-            raise InputError(f"joint {self.name!r}: role = {role!r}, expected one of {', '.join(ROLES)}")
+        if not (isinstance(role, str) and role in ROLES):
+            raise InputError(f"{o}: role = {shown(role)}, expected one of {', '.join(ROLES)}")
         if self.active and role in ("environment", "control", "force"):
-            raise InputError(f"joint {self.name!r}: an active joint cannot have role {role!r}, expected "
+            raise InputError(f"{o}: an active joint cannot have role {role!r}, expected "
                              f"'actuator' or 'internal'")
         if self.link_a == self.link_b:
-            raise InputError(f"joint {self.name!r} joins link {self.link_a!r} to itself, expected two links")
+            raise InputError(f"{o} joins link {self.link_a!r} to itself (link_a = link_b), expected two "
+                             "links")
+        _label(o, "limb", self.limb, optional=True)
+        _label(o, "point", self.point, optional=True)
+        if self.at is not None:
+            object.__setattr__(self, "at", _coordinates(o, "at", self.at, (2, 3)))
+        object.__setattr__(self, "axis", _axis(o, self.axis, (2, 3)))
         object.__setattr__(self, "role", role)
 
 
@@ -212,9 +280,13 @@ class Mechanism:
 
     Parameters
     ----------
-    name : a label for reports.
+    name : a label for reports (a non-empty string).
     space : ``"planar"`` or ``"spatial"``.
     ground : the ground link's name.
+    links, points, joints : a start (usually empty, then :meth:`add_link`, :meth:`add_point`,
+        :meth:`add_joint`): distinct link names (ground is added first when missing), a dict of name to
+        :class:`Point` on those links, :class:`Joint` s between them; checked as the ``add_*`` methods
+        check them, into new containers.
     """
 
     name: str
@@ -225,9 +297,29 @@ class Mechanism:
     joints: list[Joint] = field(default_factory=list)
 
     def __post_init__(self):
+        o = "Mechanism"
+        _label(o, "name", self.name)
         _space(self.space)
-        if self.ground not in self.links:
-            self.links.insert(0, self.ground)
+        _label(o, "ground", self.ground)
+        o = f"Mechanism {self.name!r}"
+        links, points, joints = self.links, self.points, self.joints
+        if not (isinstance(links, (list, tuple)) and all(isinstance(x, str) and x for x in links)
+                and len(set(links)) == len(links)):
+            raise InputError(f"{o}: 'links' = {shown(links)}, expected a list of distinct link names")
+        if not (isinstance(points, Mapping) and all(isinstance(p, Point) and p.name == k
+                                                    for k, p in points.items())):
+            raise InputError(f"{o}: 'points' = {shown(points)}, expected a dict of name: Point of that name")
+        if not (isinstance(joints, (list, tuple)) and all(isinstance(j, Joint) for j in joints)):
+            raise InputError(f"{o}: 'joints' = {shown(joints)}, expected a list of Joint")
+        self.links = list(links) if self.ground in links else [self.ground, *links]
+        self.points, self.joints = {}, []
+        for field_name, items, add in (("points", points.values(), self._add_point),
+                                       ("joints", joints, self._add_joint)):
+            for item in items:
+                try:
+                    add(item)
+                except InputError as exc:
+                    raise InputError(f"{o}: '{field_name}': {exc}") from None
 
     @property
     def dim(self) -> int:
@@ -248,61 +340,70 @@ class Mechanism:
         return ORIENTATION[self.space]
 
     def add_link(self, *names: str) -> Mechanism:
+        """Add links of the (new, non-empty) ``names``; returns the mechanism."""
         for name in names:
             if not isinstance(name, str) or not name or name in self.links:
-                raise InputError(f"mechanism {self.name!r}: link name = {name!r}, expected a new non-empty "
-                                 f"name (links: {self.links})")
+                raise InputError(f"mechanism {self.name!r}: link name = {shown(name)}, expected a new "
+                                 f"non-empty name (links: {self.links})")
             self.links.append(name)
         return self
 
     def add_point(self, name: str, link: str, position=None) -> Point:
-        self._check_link(link, f"point {name!r}")
+        """Add the point ``name`` (new) on ``link`` at ``position`` (dim,) [m] (within
+        ±:data:`MAX_COORDINATE`; None: not placed) and return it."""
+        o = f"mechanism {self.name!r}: point {_label(f'mechanism {self.name!r}: add_point', 'name', name)!r}"
         if name in self.points:
-            raise InputError(f"mechanism {self.name!r}: point {name!r} already exists")
-        pos = None if position is None else self._vector(position, f"point {name!r} position")
-        self.points[name] = Point(name, link, pos)
-        return self.points[name]
+            raise InputError(f"{o} already exists")
+        return self._add_point(Point(name, link, position))
+
+    def _add_point(self, point: Point) -> Point:
+        o = f"point {point.name!r}"
+        self._check_link(point.link, o, "link")
+        if point.name in self.points:
+            raise InputError(f"mechanism {self.name!r}: {o} already exists")
+        if point.position is not None:
+            _coordinates(o, "position", point.position, (self.dim,))
+        self.points[point.name] = point
+        return point
 
     def add_joint(self, name: str, kind: str, link_a: str, link_b: str, **options) -> Joint:
         """Add a :class:`Joint` (keyword options as its attributes) and return it."""
-        if any(j.name == name for j in self.joints):
-            raise InputError(f"mechanism {self.name!r}: joint {name!r} already exists")
-        joint = Joint(name, kind, link_a, link_b, **options)
+        return self._add_joint(Joint(name, kind, link_a, link_b, **options))
+
+    def _add_joint(self, joint: Joint) -> Joint:
+        if any(j.name == joint.name for j in self.joints):
+            raise InputError(f"mechanism {self.name!r}: joint {joint.name!r} already exists")
         self._check_joint(joint)
         self.joints.append(joint)
         return joint
 
     def _check_joint(self, joint: Joint):
-        joint_kind(joint.kind, self.space)
-        for link in (joint.link_a, joint.link_b):
-            self._check_link(link, f"joint {joint.name!r}")
+        o = f"joint {joint.name!r}"
+        _catalogued(joint.kind, f"{o}: 'kind'").dof(self.space)
+        for name in ("link_a", "link_b"):
+            self._check_link(getattr(joint, name), o, name)
         if joint.point is not None:
             point = self.points.get(joint.point)
             if point is None:
-                raise InputError(f"joint {joint.name!r}: point {joint.point!r} does not exist in mechanism "
-                                 f"{self.name!r}, expected one of {sorted(self.points)}")
+                raise InputError(f"{o}: point {joint.point!r} does not exist in mechanism "
+                                 f"{self.name!r}, expected one of its points {sorted(self.points)}")
             if point.link not in (joint.link_a, joint.link_b):
-                raise InputError(f"joint {joint.name!r}: point {joint.point!r} is on link {point.link!r}, "
+                raise InputError(f"{o}: point {joint.point!r} is on link {point.link!r}, "
                                  f"expected one of the joined links {joint.link_a!r}, {joint.link_b!r}")
         if joint.at is not None:
-            object.__setattr__(joint, "at", self._vector(joint.at, f"joint {joint.name!r} at"))
+            _coordinates(o, "at", joint.at, (self.dim,))
+        _axis(o, joint.axis, (self.dim,), self.axes)
 
-    def _check_link(self, link: str, owner: str):
-        if link not in self.links:
-            raise InputError(f"{owner}: link {link!r} does not exist in mechanism {self.name!r}, expected "
-                             f"one of {self.links}")
-
-    def _vector(self, v, owner: str) -> tuple[float, ...]:
-        arr = np.asarray(v, dtype=float)
-        if arr.shape != (self.dim,) or not np.all(np.isfinite(arr)):
-            raise InputError(f"{owner} = {v!r}, expected {self.dim} finite numbers [m]")
-        return tuple(float(x) for x in arr)
+    def _check_link(self, link: str, owner: str, name: str):
+        if not (isinstance(link, str) and link in self.links):
+            raise InputError(f"{owner}: '{name}': link {shown(link)} does not exist in mechanism "
+                             f"{self.name!r}, expected one of its links {self.links}")
 
     def joint(self, name: str) -> Joint:
         for j in self.joints:
             if j.name == name:
                 return j
-        raise InputError(f"mechanism {self.name!r} has no joint {name!r}, expected one of "
+        raise InputError(f"mechanism {self.name!r} has no joint {shown(name)}, expected one of "
                          f"{[j.name for j in self.joints]}")
 
     def replace_joint(self, name: str, **changes) -> Joint:
@@ -360,7 +461,7 @@ def gruebler(mechanism: Mechanism) -> GrueblerCount:
     -------
     GrueblerCount with l, j, f1, f2 and F.
     """
-    space, body = mechanism.space, mechanism.body_dof
+    space, body = _mechanism("gruebler", mechanism).space, mechanism.body_dof
     parent = {link: link for link in mechanism.links}
 
     def root(x: str) -> str:
@@ -409,13 +510,25 @@ def draw_fixed_coordinates(m: Mechanism, link: str, fixed: dict[str, dict[str, s
     * orientation fixed too, with at most one such point: a weld if T is all translations (Fig. 20), else
       sliders along the free axes; with several points, each point as above plus an orientation-only
       chain of sliders (Gruebler counts it; the rank test judges it, §3.6).
+
+    Everything is checked before ``m`` is changed.
     """
+    o = "draw_fixed_coordinates"
+    _mechanism(o, m, "m")._check_link(link, o, "link")
     orient_all = m.orientation_coords
+    roles = ("environment", "control")
+    if not (isinstance(fixed, Mapping) and all(
+            isinstance(p, str) and isinstance(cs, Mapping)
+            and all(isinstance(c, str) and c in m.axes + orient_all and isinstance(r, str) and r in roles
+                    for c, r in cs.items()) for p, cs in fixed.items())):
+        raise InputError(f"{o}: 'fixed' = {shown(fixed)}, expected a dict of point name: "
+                         f"{{coordinate: role}} with coordinates among {', '.join(m.axes + orient_all)} and "
+                         f"roles {' or '.join(roles)}")
     points = list(fixed)
     for p in points:
-        if m.points[p].link != link:
-            raise InputError(f"draw_fixed_coordinates: point {p!r} is on link {m.points[p].link!r}, "
-                             f"expected link {link!r}")
+        if p not in m.points or m.points[p].link != link:
+            where = f"on link {m.points[p].link!r}" if p in m.points else f"not a point of {m.name!r}"
+            raise InputError(f"{o}: 'fixed' names point {p!r}, {where}, expected a point of link {link!r}")
     trans = {p: [a for a in m.axes if a in fixed[p]] for p in points}
     orient = {c for p in points for c in fixed[p] if c in orient_all}
     if orient and orient != set(orient_all):
@@ -426,8 +539,8 @@ def draw_fixed_coordinates(m: Mechanism, link: str, fixed: dict[str, dict[str, s
         at = next(p for p in points if orient & set(fixed[p]))
         if len(placed) <= 1:
             point = placed[0] if placed else at
-            roles = {**fixed[point], **{c: fixed[at][c] for c in orient}}
-            return _draw_orientation(m, link, point, trans[point], _role(roles))
+            point_roles = {**fixed[point], **{c: fixed[at][c] for c in orient}}
+            return _draw_orientation(m, link, point, trans[point], _role(point_roles))
     parts = [_draw_point(m, link, p, trans[p], fixed[p]) for p in placed]
     if orient:
         parts.append(_draw_orientation(m, link, at, [], _role(fixed[at])))
@@ -492,7 +605,7 @@ class PlanarPoses:
     """
 
     def __init__(self, mechanism: Mechanism):
-        if mechanism.space != "planar":
+        if _mechanism("PlanarPoses", mechanism).space != "planar":
             raise InputError(f"PlanarPoses: mechanism {mechanism.name!r} is {mechanism.space}, "
                              f"expected planar")
         self.mechanism = mechanism
@@ -523,25 +636,41 @@ class PlanarPoses:
         i = 3 * self.moving.index(link)
         return p[i:i + 2], float(p[i + 2])
 
+    def _poses(self, owner: str, p) -> np.ndarray:
+        """``p`` checked: (n,) poses within ±:data:`MAX_COORDINATE` [m, rad]."""
+        a = as_floats(p)
+        if a.shape != (self.n,) or not np.all(np.abs(a) <= MAX_COORDINATE):
+            raise InputError(f"PlanarPoses.{owner}: 'p' = {shown(p)}, expected the {self.n} poses "
+                             f"(x, y, θ) of the moving links, within ±{MAX_COORDINATE:g} [m, rad]")
+        return a
+
     def position(self, p, link: str, local) -> np.ndarray:
-        """World position (2,) [m] of the point with reference position ``local`` on ``link`` at poses p."""
-        r, th = self._pose(np.asarray(p, dtype=float), link)
+        """World position (2,) [m] of the point with reference position ``local`` (2,) [m] on ``link`` at
+        poses p (n,) [m, rad]; positions and poses within ±:data:`MAX_COORDINATE`."""
+        p = self._poses("position", p)
+        self.mechanism._check_link(link, "PlanarPoses.position", "link")
+        return self._position(p, link, _coordinates("PlanarPoses.position", "local", local, (2,)))
+
+    def _position(self, p: np.ndarray, link: str, local) -> np.ndarray:
+        r, th = self._pose(p, link)
         c, s = np.cos(th), np.sin(th)
         return r + np.array([c * local[0] - s * local[1], s * local[0] + c * local[1]])
 
     def constraints(self, p) -> np.ndarray:
-        """c(p) (k,): zero when every joint is assembled."""
-        p = np.asarray(p, dtype=float)
+        """c(p) (k,): zero when every joint is assembled; p (n,) [m, rad] within ±:data:`MAX_COORDINATE`."""
+        return self._constraints(self._poses("constraints", p))
+
+    def _constraints(self, p: np.ndarray) -> np.ndarray:
         out: list[float] = []
         for kind, a, b, at, normal in self._rows:
-            gap = self.position(p, a, at) - self.position(p, b, at)
+            gap = self._position(p, a, at) - self._position(p, b, at)
             dth = self._pose(p, a)[1] - self._pose(p, b)[1]
             if kind in ("pin", "weld"):
                 out.extend(gap)
                 if kind == "weld":
                     out.append(dth)
             else:
-                n_b = self.position(p, b, normal) - self.position(p, b, np.zeros(2))
+                n_b = self._position(p, b, normal) - self._position(p, b, np.zeros(2))
                 out.append(float(n_b @ gap))
                 if kind == "slider":
                     out.append(dth)
@@ -549,16 +678,16 @@ class PlanarPoses:
 
     def coordinate(self, point: str, coord: str) -> Callable[[np.ndarray], float]:
         """u(p): coordinate ``coord`` ('x', 'y' [m] or 'theta' [rad]) of the named ``point``."""
-        if point not in self.mechanism.points:
-            raise InputError(f"PlanarPoses: point {point!r} does not exist in mechanism "
+        if not (isinstance(point, str) and point in self.mechanism.points):
+            raise InputError(f"PlanarPoses: point {shown(point)} does not exist in mechanism "
                              f"{self.mechanism.name!r}, expected one of {sorted(self.mechanism.points)}")
+        if not (isinstance(coord, str) and coord in ("x", "y", "theta")):
+            raise InputError(f"PlanarPoses: coordinate {shown(coord)} of point {point!r}, expected 'x', "
+                             "'y' or 'theta'")
         pt = self.mechanism.points[point]
         if coord == "theta":
             return lambda p: self._pose(np.asarray(p, dtype=float), pt.link)[1]
-        if coord not in ("x", "y"):
-            raise InputError(f"PlanarPoses: coordinate {coord!r} of point {point!r}, expected 'x', 'y' or "
-                             f"'theta'")
         if pt.position is None:
             raise InputError(f"PlanarPoses: point {point!r} has no position, expected one for the rank test")
         k = AXES.index(coord)
-        return lambda p: float(self.position(p, pt.link, pt.position)[k])
+        return lambda p: float(self._position(np.asarray(p, dtype=float), pt.link, pt.position)[k])

@@ -31,8 +31,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, as_floats, check_number, describe_failure, shown
-from .mechanism import Mechanism, PlanarPoses, draw_fixed_coordinates, gruebler, joint_kind
+from ..errors import InputError, as_floats, check_flag, check_number, check_whole, describe_failure, shown
+from .mechanism import (
+    COORDINATES,
+    Mechanism,
+    PlanarPoses,
+    _axis,
+    _catalogued,
+    _label,
+    _mechanism,
+    draw_fixed_coordinates,
+    gruebler,
+    joint_kind,
+)
 
 __all__ = ["ControlCandidate", "ForceCandidate", "EMAStep", "MobilityResult", "extended_mobility_analysis",
            "format_mobility", "FD_STEP", "RANK_RTOL", "finite_difference_jacobian", "numerical_rank",
@@ -53,6 +64,8 @@ class ControlCandidate:
         ``"alpha"``, ``"beta"``, ``"gamma"``) [rad]. Several coordinates are one candidate (foot 3's x and
         y: a pin, Fig. 21): accepted only if b drops by their number.
     labels : the control variables' names, one per coordinate (default ``"<coord>_<point>"``).
+    ``name``, ``point`` and the labels are non-empty strings; whether the point and the coordinates exist in
+    the mechanism is :func:`extended_mobility_analysis`'s to check.
     """
 
     name: str
@@ -61,14 +74,17 @@ class ControlCandidate:
     labels: tuple[str, ...] | None = None
 
     def __post_init__(self):
-        coords = (self.coords,) if isinstance(self.coords, str) else tuple(self.coords)
-        if not coords or len(set(coords)) != len(coords):
-            raise InputError(f"candidate {self.name!r}: coords = {self.coords!r}, expected distinct "
-                             f"coordinates")
-        labels = tuple(f"{c}_{self.point}" for c in coords) if self.labels is None else tuple(self.labels)
-        if len(labels) != len(coords):
-            raise InputError(f"candidate {self.name!r}: labels = {self.labels!r}, expected {len(coords)} "
-                             f"names")
+        o = f"candidate {_label('ControlCandidate', 'name', self.name)!r}"
+        _label(o, "point", self.point)
+        coords = (self.coords,) if isinstance(self.coords, str) else _strings(self.coords)
+        if not coords or len(set(coords)) != len(coords) or not set(coords) <= set(COORDINATES):
+            raise InputError(f"{o}: coords = {shown(self.coords)}, expected distinct coordinates among "
+                             f"{', '.join(COORDINATES)}")
+        labels = (tuple(f"{c}_{self.point}" for c in coords) if self.labels is None else
+                  (self.labels,) if isinstance(self.labels, str) else _strings(self.labels))
+        if len(labels) != len(coords) or not all(labels):
+            raise InputError(f"{o}: labels = {shown(self.labels)}, expected None or {len(coords)} "
+                             f"non-empty names")
         object.__setattr__(self, "coords", coords)
         object.__setattr__(self, "labels", labels)
 
@@ -90,6 +106,15 @@ class ForceCandidate:
     axis: str | tuple[float, ...] | None = None
 
     def __post_init__(self):
+        o = f"force {_label('ForceCandidate', 'name', self.name)!r}"
+        for name in ("point", "joint"):
+            _label(o, name, getattr(self, name), optional=True)
+        if not (self.coord is None or (isinstance(self.coord, str) and self.coord in COORDINATES)):
+            raise InputError(f"{o}: coord = {shown(self.coord)}, expected None or one of "
+                             f"{', '.join(COORDINATES)}")
+        if self.relax_to is not None:
+            _catalogued(self.relax_to, f"{o}: 'relax_to'")
+        object.__setattr__(self, "axis", _axis(o, self.axis, (2, 3)))
         by_point = self.point is not None and self.coord is not None and self.joint is None
         by_joint = self.joint is not None and self.relax_to is not None and self.point is None
         if not (by_point or by_joint):
@@ -97,6 +122,27 @@ class ForceCandidate:
                              f"constraint) or joint and relax_to (an internal one), got "
                              f"point={self.point!r}, coord={self.coord!r}, joint={self.joint!r}, "
                              f"relax_to={self.relax_to!r}")
+
+
+def _strings(value) -> tuple:
+    """``value`` as a tuple if it is a list or tuple of strings, else an empty tuple (which the caller
+    refuses)."""
+    ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+    return tuple(value) if ok else ()
+
+
+def _candidates(owner: str, name: str, value, kind: type) -> tuple:
+    """``value`` as a tuple of ``kind`` (a list or tuple of them), else an InputError naming ``name``."""
+    if not (isinstance(value, (list, tuple)) and all(isinstance(v, kind) for v in value)):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a list of {kind.__name__}")
+    return tuple(value)
+
+
+def _rank_options(owner: str, rtol, step) -> tuple[float, float]:
+    """The rank test's (rtol, step) checked: rtol in [0, 1], step in (0, 1e6] (as
+    :func:`numerical_rank` and :func:`finite_difference_jacobian` take them)."""
+    return (check_number(owner, "rtol", rtol, lo=0.0, hi=1.0),
+            check_number(owner, "step", step, lo=0.0, hi=1e6, lo_open=True))
 
 
 @dataclass(frozen=True)
@@ -217,7 +263,7 @@ class _State:
 
 def _rank_b(mechanism: Mechanism, rtol: float, step: float) -> int:
     poses = PlanarPoses(mechanism)
-    return rank_mobility(poses.constraints, poses.p0, rtol=rtol, step=step).a
+    return rank_mobility(poses._constraints, poses.p0, rtol=rtol, step=step).a
 
 
 def extended_mobility_analysis(mechanism: Mechanism, candidates: Sequence[ControlCandidate],
@@ -235,12 +281,21 @@ def extended_mobility_analysis(mechanism: Mechanism, candidates: Sequence[Contro
     forces : stage-two forces in order.
     rank : also run the numerical rank test on every row (planar mechanisms with point positions); the
         result is ``"singular"`` if it finds DOF that Gruebler's count says are controlled.
-    rtol, step : the rank test's relative tolerance and finite-difference step.
+    rtol, step : the rank test's relative tolerance in [0, 1] and finite-difference step in (0, 1e6]
+        [m, rad].
 
     Returns
     -------
     MobilityResult; the log's first row is the full environment (b = a).
     """
+    o = "extended_mobility_analysis"
+    _mechanism(o, mechanism)
+    candidates = _candidates(o, "candidates", candidates, ControlCandidate)
+    forces = _candidates(o, "forces", forces, ForceCandidate)
+    if check_flag(o, "rank", rank) and mechanism.space != "planar":
+        raise InputError(f"{o}: 'rank' = True for the {mechanism.space} mechanism {mechanism.name!r}: the "
+                         "rank test takes planar mechanisms")
+    rtol, step = _rank_options(o, rtol, step)
     state = _State(mechanism)
     for cand in candidates:
         _check_point(state.base, cand.point, cand.name)
@@ -403,6 +458,9 @@ def _check_coord(m: Mechanism, coord: str, owner: str):
 
 def format_mobility(result: MobilityResult) -> str:
     """The analysis log as a text table, with a, s, r and the verdict."""
+    if not isinstance(result, MobilityResult):
+        raise InputError(f"format_mobility: 'result' = {shown(result)}, expected a MobilityResult of "
+                         "extended_mobility_analysis")
     head = ["step", "stage", "candidate", "constraint", "l", "j", "f1", "f2", "b"]
     with_rank = any(row.b_rank is not None for row in result.steps)
     head += (["b_rank"] if with_rank else []) + ["result", "reason"]
@@ -521,10 +579,14 @@ def rank_mobility(constraint: Callable, p0, controls: Sequence[Callable] = (), *
 def mechanism_rank_mobility(mechanism: Mechanism, candidates: Sequence[ControlCandidate] = (), *,
                             step: float = FD_STEP, rtol: float = RANK_RTOL) -> RankMobility:
     """:func:`rank_mobility` of a planar mechanism at its reference configuration (:class:`PlanarPoses`),
-    with the candidates' coordinates as control variables: a is its mobility under all its joints."""
-    poses = PlanarPoses(mechanism)
+    with the candidates' coordinates as control variables: a is its mobility under all its joints.
+    ``step`` in (0, 1e6] [m, rad], ``rtol`` in [0, 1]."""
+    o = "mechanism_rank_mobility"
+    poses = PlanarPoses(_mechanism(o, mechanism))
+    candidates = _candidates(o, "candidates", candidates, ControlCandidate)
+    rtol, step = _rank_options(o, rtol, step)
     controls = [poses.coordinate(c.point, coord) for c in candidates for coord in c.coords]
-    return rank_mobility(poses.constraints, poses.p0, controls, step=step, rtol=rtol)
+    return rank_mobility(poses._constraints, poses.p0, controls, step=step, rtol=rtol)
 
 
 @dataclass(frozen=True)
@@ -591,13 +653,31 @@ def scan_singularities(jacobian: Callable, configurations: Iterable, *, expected
 
     Parameters
     ----------
-    jacobian : q -> J (r, s).
-    configurations : the q to test.
-    expected_rank : the rank away from singularities (default min(r, s) of the first J).
+    jacobian : q -> J (r, s), finite entries within ±1e150 (as :func:`numerical_rank` takes them).
+    configurations : the q to test (an iterable of anything ``jacobian`` takes; not a string).
+    expected_rank : the rank away from singularities, a whole number >= 0 (default min(r, s) of the first J).
+    ratio_threshold : in [0, 1]; rtol : :func:`numerical_rank`'s, in [0, 1].
     """
+    o = "scan_singularities"
+    if not callable(jacobian):
+        raise InputError(f"{o}: 'jacobian' = {shown(jacobian)}, expected a function q -> J (r, s)")
+    if isinstance(configurations, (str, bytes)) or not hasattr(configurations, "__iter__"):
+        raise InputError(f"{o}: 'configurations' = {shown(configurations)}, expected an iterable of "
+                         "configurations q")
+    if expected_rank is not None:
+        expected_rank = check_whole(o, "expected_rank", expected_rank)
+    ratio_threshold = check_number(o, "ratio_threshold", ratio_threshold, lo=0.0, hi=1.0)
+    rtol = check_number(o, "rtol", rtol, lo=0.0, hi=1.0)
     rows: list[SingularityRow] = []
     for i, q in enumerate(configurations):
-        J = np.atleast_2d(np.asarray(jacobian(q), dtype=float))
+        try:
+            J = np.atleast_2d(as_floats(jacobian(q)))
+        except Exception as exc:  # the user's function: say where it failed, keep its traceback chained
+            raise InputError(f"{o}: jacobian failed at configurations[{i}] = {shown(q)}: "
+                             f"{describe_failure(exc)}") from exc
+        if J.ndim != 2 or J.size == 0 or not np.all(np.abs(J) <= 1e150):
+            raise InputError(f"{o}: jacobian gave {shown(J)} at configurations[{i}] = {shown(q)}: expected a "
+                             "finite (r, s) matrix (entries within ±1e150)")
         rank, sigma = numerical_rank(J, rtol)
         if expected_rank is None:
             expected_rank = min(J.shape)

@@ -10,14 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, as_floats, check_flag, check_number
-from .filter_specs import FILTER_SPECS, FilterSpec
+from .filter_specs import FILTER_SPECS, MAX_RATE, FilterSpec
 
-__all__ = ["FilterSpec", "FILTER_SPECS", "design_lowpass", "zero_phase", "velocity_from_position"]
-
-
-MAX_RATE = 1e6
-"""The highest sampling rate [Hz] a filter is designed for (beyond, the edges of the source's filters fall
-below the design's numerical resolution)."""
+__all__ = ["FilterSpec", "FILTER_SPECS", "MAX_RATE", "design_lowpass", "zero_phase", "velocity_from_position"]
 
 
 def _spec(owner: str, spec) -> FilterSpec:

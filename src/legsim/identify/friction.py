@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import least_squares
 
-from ..errors import InputError, check_number, check_whole
-from ._samples import distinct, samples
+from ..errors import InputError, check_number, check_values, check_whole
+from ._samples import MAX_SAMPLE, distinct, samples
 
 __all__ = ["stiction_from_step", "constant_velocity_segments", "coulomb_viscous_fit",
            "fit_stribeck_tanh", "stribeck_tanh_curve"]
@@ -103,7 +103,25 @@ def coulomb_viscous_fit(v, f, segments=None) -> tuple[float, float]:
 
 
 def stribeck_tanh_curve(v, f_s, f_c, c_v, v_s, i, k_tanh):
-    """Daepp (4.2.6): [F_C + (F_S − F_C) e^(−(|v|/v_S)^i)] tanh(k_tanh v) + C_v v [N]."""
+    """Daepp (4.2.6): [F_C + (F_S − F_C) e^(−(|v|/v_S)^i)] tanh(k_tanh v) + C_v v [N].
+
+    ``v`` velocities [m/s], a number or an array; forces ``f_s``, ``f_c`` >= 0 [N], ``c_v`` [N s/m] of
+    either sign; ``v_s`` [m/s], ``i`` [-], ``k_tanh`` [s/m] > 0; each within ±MAX_SAMPLE (1e12), so that
+    every product stays finite. A power (|v|/v_S)^i beyond the largest float is inf, and e^(−inf) = 0 is
+    the exact limit (no overflow warning).
+    """
+    o = "stribeck_tanh_curve"
+    vv = check_values(o, "v", v, lo=-MAX_SAMPLE, hi=MAX_SAMPLE, unit="m/s")
+    for name, value, lo in (("f_s", f_s, 0.0), ("f_c", f_c, 0.0), ("c_v", c_v, -MAX_SAMPLE)):
+        check_number(o, name, value, lo=lo, hi=MAX_SAMPLE)
+    for name, value in (("v_s", v_s), ("i", i), ("k_tanh", k_tanh)):
+        check_number(o, name, value, lo=0.0, hi=MAX_SAMPLE, lo_open=True)
+    with np.errstate(over="ignore"):
+        return _stribeck_tanh(vv, f_s, f_c, c_v, v_s, i, k_tanh)
+
+
+def _stribeck_tanh(v, f_s, f_c, c_v, v_s, i, k_tanh):
+    """:func:`stribeck_tanh_curve` without its checks (the fit's residuals)."""
     v = np.asarray(v, dtype=float)
     return (f_c + (f_s - f_c) * np.exp(-(np.abs(v) / v_s) ** i)) * np.tanh(k_tanh * v) + c_v * v
 
@@ -146,7 +164,7 @@ def fit_stribeck_tanh(v, f, p0=None, fix: dict | None = None) -> dict:
         return d
 
     def resid(z):
-        return stribeck_tanh_curve(vv, **full(z)) - ff
+        return _stribeck_tanh(vv, **full(z)) - ff
 
     x0 = np.array([np.clip(start[n], lo[n] + 1e-12, hi[n]) for n in free])
     sol = least_squares(resid, x0, bounds=([lo[n] for n in free], [hi[n] for n in free]),

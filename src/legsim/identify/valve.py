@@ -14,18 +14,39 @@ import math
 import numpy as np
 from scipy.optimize import least_squares
 
-from ..errors import InputError, check_flag, check_number
-from ._samples import distinct, samples
+from ..errors import InputError, check_flag, check_number, check_values, shown
+from ._samples import MAX_SAMPLE, distinct, samples
 
-__all__ = ["fit_input_pressure", "fit_quartic_area", "area_from_cd", "input_pressure_curve"]
+__all__ = ["fit_input_pressure", "fit_quartic_area", "area_from_cd", "input_pressure_curve", "MAX_PRESSURE",
+           "MIN_CUTOFF_GAP"]
+
+
+MAX_PRESSURE = 1e9
+"""The highest absolute supply or exhaust pressure [Pa] the tanh input pressure takes (1 GPa, a thousand
+times a pneumatic supply)."""
+MIN_CUTOFF_GAP = 2e-6
+"""The smallest |C_HP − C_LP| [V] of the tanh input pressure (the fit's smallest half-width is 1e-6 V):
+its slope 2π/|C_LP − C_HP| then stays finite."""
 
 
 def input_pressure_curve(vc, c_hp, c_lp, p_s, p_e):
-    """P_input(Vc) = (P_S + P_E)/2 + sign(C_HP − C_LP)(P_S − P_E)/2 tanh(2π/|C_LP − C_HP| (Vc − x_off))."""
-    vc = np.asarray(vc, dtype=float)
+    """P_input(Vc) = (P_S + P_E)/2 + sign(C_HP − C_LP)(P_S − P_E)/2 tanh(2π/|C_LP − C_HP| (Vc − x_off)).
+
+    ``vc`` voltages [V], a number or an array, and the cutoffs ``c_hp``, ``c_lp`` [V] within ±MAX_SAMPLE
+    (1e12), the cutoffs at least MIN_CUTOFF_GAP apart; ``p_s``, ``p_e`` absolute pressures [Pa] in
+    [0, MAX_PRESSURE]."""
+    o = "input_pressure_curve"
+    v = check_values(o, "vc", vc, lo=-MAX_SAMPLE, hi=MAX_SAMPLE, unit="V")
+    hp = check_number(o, "c_hp", c_hp, lo=-MAX_SAMPLE, hi=MAX_SAMPLE)  # [V]
+    lp = check_number(o, "c_lp", c_lp, lo=-MAX_SAMPLE, hi=MAX_SAMPLE)
+    if not abs(lp - hp) >= MIN_CUTOFF_GAP:
+        raise InputError(f"{o}: 'c_hp' = {shown(c_hp)} and 'c_lp' = {shown(c_lp)} V, expected cutoffs at "
+                         f"least {MIN_CUTOFF_GAP:g} V apart")
+    for name, value in (("p_s", p_s), ("p_e", p_e)):
+        check_number(o, name, value, lo=0.0, hi=MAX_PRESSURE)  # [Pa]
     x_off = 0.5 * (c_hp + c_lp)
     return 0.5 * (p_s + p_e) + np.sign(c_hp - c_lp) * 0.5 * (p_s - p_e) * np.tanh(
-        2 * math.pi / abs(c_lp - c_hp) * (vc - x_off))
+        2 * math.pi / abs(c_lp - c_hp) * (v - x_off))
 
 
 def fit_input_pressure(vc, p_ss, supply: float, exhaust: float, rising: bool = True) -> tuple[float, float]:
@@ -35,8 +56,8 @@ def fit_input_pressure(vc, p_ss, supply: float, exhaust: float, rising: bool = T
     o = "fit_input_pressure"
     v, p = samples(o, vc=vc, p_ss=p_ss)
     distinct(o, "vc", v, 3, "fitting the tanh's centre and width")
-    p_s = check_number(o, "supply", supply, lo=0.0, hi=1e9)  # [Pa]
-    p_e = check_number(o, "exhaust", exhaust, lo=0.0, hi=1e9)
+    p_s = check_number(o, "supply", supply, lo=0.0, hi=MAX_PRESSURE)  # [Pa]
+    p_e = check_number(o, "exhaust", exhaust, lo=0.0, hi=MAX_PRESSURE)
     if not p_s > p_e:
         raise InputError(f"{o}: 'supply' = {p_s!r} Pa must exceed 'exhaust' = {p_e!r} Pa")
     sgn = 1.0 if check_flag(o, "rising", rising) else -1.0
@@ -48,7 +69,8 @@ def fit_input_pressure(vc, p_ss, supply: float, exhaust: float, rising: bool = T
         x_off, w = z
         return (mid + sgn * 0.5 * (p_s - p_e) * np.tanh(math.pi / w * (v - x_off)) - p) / (p_s - p_e)
 
-    sol = least_squares(resid, [v[i_mid], max(np.ptp(v) / 4, 1e-3)], bounds=([-np.inf, 1e-6], np.inf))
+    sol = least_squares(resid, [v[i_mid], max(np.ptp(v) / 4, 1e-3)],
+                        bounds=([-np.inf, MIN_CUTOFF_GAP / 2], np.inf))
     x_off, w = sol.x
     return (x_off + sgn * w, x_off - sgn * w)
 

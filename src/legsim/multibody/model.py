@@ -23,12 +23,13 @@ child's name becomes a frame on that ancestor; its geometry and frames move with
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from ..errors import InputError, as_float, as_floats, lookup
+from ..errors import InputError, as_float, as_floats, lookup, shown
 from ._layout import (
     JOINT_FREE,
     JOINT_PRISMATIC,
@@ -62,7 +63,9 @@ class Geometry:
     also ``vertices`` (n, 3) m and ``faces`` (k, 3) int: the scaled mesh's convex hull in the
     geometry frame, outward faces, read-only; ``uri``: the filename as written in the URDF).
     ``R`` (3, 3), ``p`` (3,): placement in the body frame. ``material``: contact-material name used
-    to pick the contact law.
+    to pick the contact law. ``name`` and ``body`` are non-empty strings, ``material`` a string; made
+    directly, the record is checked as :meth:`RobotBuilder.add_geometry` checks it (``R``, ``p`` finite,
+    the shape's parameters present; whether ``body`` exists is the builder's to check).
     """
 
     name: str
@@ -72,6 +75,17 @@ class Geometry:
     R: np.ndarray
     p: np.ndarray
     material: str = "default"
+
+    def __post_init__(self):
+        where = f"Geometry {_text('Geometry', 'name', self.name)!r}"
+        _text(where, "body", self.body)
+        if not (isinstance(self.shape, str) and self.shape in SHAPES):
+            raise InputError(f"{where}: shape = {shown(self.shape)}, expected one of {sorted(SHAPES)}")
+        if not isinstance(self.material, str):
+            raise InputError(f"{where}: material = {shown(self.material)}, expected a string")
+        object.__setattr__(self, "params", _shape_params(where, self.shape, self.params))
+        object.__setattr__(self, "R", _floats(where, "R", self.R, (3, 3)))
+        object.__setattr__(self, "p", _floats(where, "p", self.p, (3,)))
 
 
 @dataclass
@@ -119,6 +133,28 @@ def _text(where: str, name: str, value) -> str:
     if not isinstance(value, str) or not value:
         raise InputError(f"{where}: {name} = {value!r}, expected a non-empty string")
     return value
+
+
+def _shape_params(where: str, shape: str, params) -> dict:
+    """A geometry's ``params`` (a mapping) for ``shape`` (one of :data:`SHAPES`) as a new dict: the shape's
+    keys present, ``radius`` and ``length`` finite numbers >= 0 [m] (as floats), ``size`` 3 of them (a
+    tuple); else an InputError from ``where``."""
+    if not isinstance(params, Mapping):
+        raise InputError(f"{where}: params = {shown(params)}, expected a mapping of the {shape}'s "
+                         f"parameters ({', '.join(SHAPES[shape])})")
+    params = dict(params)
+    for key in SHAPES[shape]:
+        if key not in params:
+            raise InputError(f"{where}: missing parameter {key!r} (params = {shown(params)})")
+    for key in ("radius", "length"):
+        if key in params:
+            params[key] = _number(where, key, params[key])
+    if "size" in params:
+        size = _floats(where, "size", params["size"], (3,))
+        if np.any(size < 0.0):
+            raise InputError(f"{where}: size must be >= 0, got {params['size']!r}")
+        params["size"] = tuple(float(v) for v in size)
+    return params
 
 
 def _placement(xyz, rpy, rotation, where: str):
@@ -243,22 +279,12 @@ class RobotBuilder:
             raise InputError(f"geometry on {body!r}: unknown shape {shape!r}; "
                              f"expected one of {sorted(SHAPES)}")
         where = f"geometry {shape!r} on {body!r}"
-        for key in SHAPES[shape]:
-            if key not in params:
-                raise InputError(f"{where}: missing parameter {key!r}")
-        for key in ("radius", "length"):
-            if key in params:
-                params[key] = _number(where, key, params[key])
-        if "size" in params:
-            size = _floats(where, "size", params["size"], (3,))
-            if np.any(size < 0.0):
-                raise InputError(f"{where}: size must be >= 0, got {params['size']!r}")
-            params["size"] = tuple(float(v) for v in size)
+        params = _shape_params(where, shape, params)
         if name is not None:
             _text(where, "name", name)
         R, p = _placement(xyz, rpy, rotation, where)
         gname = name or f"{body}_{shape}_{len(self.geometries)}"
-        self.geometries.append(Geometry(gname, body, shape, dict(params), R, p, str(material)))
+        self.geometries.append(Geometry(gname, body, shape, params, R, p, str(material)))
         return gname
 
     def compile(self) -> Model:

@@ -16,7 +16,7 @@ from typing import Any
 from ..actuators.pneumatic.friction import Friction
 from ..actuators.pneumatic.units import INCH, LBF
 from ..actuators.pneumatic.valves import VoltageReference
-from ..errors import InputError, closest, shown
+from ..errors import InputError, as_float, closest, lookup, shown
 
 __all__ = ["FLAGS", "PRESETS", "preset", "rig_preset", "rig_identified_preset", "leg_preset",
            "friction_for_units"]
@@ -63,13 +63,32 @@ FLAGS: dict[str, dict[str, Any]] = {
 
 
 def _flag(preset: str, name: str, value: Any) -> Any:
+    """``value`` of flag ``name`` (None: the preset's default), else an :class:`InputError`: one of its
+    choices, a name (a string) or a number equal to one."""
     spec = FLAGS[name]
     if value is None:
         return spec["default"][preset]
-    if value not in spec["choices"]:
-        raise InputError(f"{preset} preset: {name}={value!r}: expected one of "
-                         f"{', '.join(map(repr, spec['choices']))} ({spec['digest']})")
+    choices = spec["choices"]
+    known = (isinstance(value, str) and value in choices if isinstance(choices[0], str)
+             else as_float(value) in choices)
+    if not known:
+        raise InputError(f"{preset} preset: {name}={shown(value)}: expected one of "
+                         f"{', '.join(map(repr, choices))} ({spec['digest']})")
     return value
+
+
+def _bench_keys(preset: str, bench: dict, builder: type, fixed: tuple[str, ...]) -> None:
+    """An :class:`InputError` naming a keyword of ``bench`` that the preset sets itself (``fixed``) or that
+    ``builder`` (the bench class the rest go to) does not take."""
+    import inspect
+
+    takes = [n for n, p in inspect.signature(builder).parameters.items()
+             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and n not in fixed]
+    for key in bench:
+        if key in fixed:
+            raise InputError(f"{preset} preset: {key!r} is set by the preset; build {builder.__name__} "
+                             "directly to change it")
+        lookup("keyword", key, takes, f"{preset} preset")
 
 
 def friction_for_units(units: str) -> Friction:
@@ -96,10 +115,8 @@ def rig_preset(*, exhaust_psia: float | None = None, voltage_reference: str | No
     vref = _flag("rig", "voltage_reference", voltage_reference)
     units = _flag("rig", "friction_units", friction_units)
     orient = _flag("rig", "orientation", orientation)
-    for key in bench:
-        if key in ("supply_psig", "mass", "gravity_along_extension", "valve", "friction"):
-            raise InputError(f"rig preset: {key!r} is set by the preset; build RigBench directly to "
-                             "change it")
+    _bench_keys("rig", bench, RigBench,
+                ("supply_psig", "mass", "gravity_along_extension", "valve", "friction"))
     b = RigBench(valve="fitted", friction="stribeck", supply_psig=50.3, exhaust_psia=pe, mass=0.2,
                  gravity_along_extension=9.81 if orient == "rod_down" else -9.81, **bench)
     act = b.actuator
@@ -122,10 +139,8 @@ def leg_preset(*, exhaust_psia: float | None = None, alpha_stroke_in: float | No
     stroke_in = _flag("leg", "alpha_stroke_in", alpha_stroke_in)
     vref = _flag("leg", "voltage_reference", voltage_reference)
     units = _flag("leg", "friction_units", friction_units)
-    for key in bench:
-        if key in ("supply_psig", "exhaust_psia", "valve", "friction", "strokes", "linkages"):
-            raise InputError(f"leg preset: {key!r} is set by the preset; build LegBench directly to "
-                             "change it")
+    _bench_keys("leg", bench, LegBench,
+                ("supply_psig", "exhaust_psia", "valve", "friction", "strokes", "linkages"))
     alpha = stroke_in * INCH
     linkages = default_linkages()
     if alpha != STROKES[0]:
@@ -142,7 +157,9 @@ def rig_identified_preset(*, valve: str = "fitted", friction: str = "stribeck", 
     A separate preset because ``rig_preset`` keeps the setup file's literal values; the validation
     report's A4–A6 rows use this one. ``valve`` / ``friction`` pick the ablation variant."""
     from .pneumatic_rig.identification import identified_bench
+    from .pneumatic_rig.rig import RigBench
 
+    _bench_keys("rig identified", bench, RigBench, ("kp", "kd"))
     return identified_bench(valve, friction, **bench)
 
 
@@ -156,7 +173,7 @@ PRESETS: dict[str, Callable[..., Any]] = {
 
 def preset(name: str, **flags: Any):
     """Build a preset by its digest name (:data:`PRESETS`); an unknown name gets the closest one."""
-    if name not in PRESETS:
-        raise InputError(f"preset {name!r} is unknown{closest(name, list(PRESETS))}; expected one of "
-                         f"{', '.join(map(repr, PRESETS))}")
+    if not (isinstance(name, str) and name in PRESETS):
+        raise InputError(f"preset: 'name' = {shown(name)} is unknown{closest(name, list(PRESETS))}; "
+                         f"expected one of {', '.join(map(repr, PRESETS))}")
     return PRESETS[name](**flags)

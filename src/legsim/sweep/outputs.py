@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._references import load_function as _load_function
-from ..errors import InputError
+from ..errors import InputError, closest, shown
 
 __all__ = ["Output", "parse_outputs", "check_outputs", "reduce_outputs", "summary_ref", "load_function",
            "plain_value"]
@@ -30,19 +30,20 @@ __all__ = ["Output", "parse_outputs", "check_outputs", "reduce_outputs", "summar
 REDUCTIONS = ("final", "initial", "min", "max", "mean")
 
 
-def _closest(word: str, options: Sequence[str]) -> str:
-    import difflib
-
-    near = difflib.get_close_matches(word, list(options), n=1)
-    return f" (did you mean '{near[0]}'?)" if near else ""
-
-
 @dataclass(frozen=True)
 class Output:
-    """One summary output: record ``column`` reduced by ``reduction`` (module docstring)."""
+    """One summary output: record ``column`` (a non-empty name) reduced by ``reduction`` (one of
+    :data:`REDUCTIONS`; module docstring)."""
 
     column: str
     reduction: str
+
+    def __post_init__(self):
+        if not (isinstance(self.column, str) and self.column.strip()):
+            raise InputError(f"Output: 'column' = {shown(self.column)}, expected a record column's name")
+        if not (isinstance(self.reduction, str) and self.reduction in REDUCTIONS):
+            raise InputError(f"Output: 'reduction' = {shown(self.reduction)}, expected one of "
+                             f"{', '.join(REDUCTIONS)}{closest(self.reduction, REDUCTIONS)}")
 
     @property
     def name(self) -> str:
@@ -51,22 +52,27 @@ class Output:
 
 
 def parse_outputs(specs: Sequence[str] | str | None) -> tuple[Output, ...]:
-    """Parse ``["x@final", "y@max", ...]``; InputError naming a malformed one."""
+    """Parse ``["x@final", "y@max", ...]`` (a list or tuple of such specs, one spec, or None: none);
+    InputError naming a malformed one."""
     if specs is None:
         return ()
     if isinstance(specs, str):
         specs = [specs]
+    if not isinstance(specs, (list, tuple)):
+        raise InputError(f"parse_outputs: 'specs' = {shown(specs)}, expected a list of output specs "
+                         "COLUMN@REDUCTION, e.g. ['x@final', 'ydot@max']")
     out: list[Output] = []
     for spec in specs:
         if not isinstance(spec, str) or spec.count("@") != 1:
-            raise InputError(f"output {spec!r}: expected COLUMN@REDUCTION, e.g. 'x@final' or 'ydot@max' "
-                             f"(reductions: {', '.join(REDUCTIONS)})")
+            raise InputError(f"output {shown(spec)}: expected COLUMN@REDUCTION, e.g. 'x@final' or 'ydot@max' "
+                             f"(output specs; reductions: {', '.join(REDUCTIONS)})")
         column, reduction = (s.strip() for s in spec.split("@"))
         if reduction not in REDUCTIONS:
             raise InputError(f"output {spec!r}: unknown reduction {reduction!r}"
-                             f"{_closest(reduction, REDUCTIONS)}; allowed: {', '.join(REDUCTIONS)}")
+                             f"{closest(reduction, REDUCTIONS)}; allowed in output specs: "
+                             f"{', '.join(REDUCTIONS)}")
         if not column:
-            raise InputError(f"output {spec!r}: the column name is empty")
+            raise InputError(f"output {spec!r}: the column name is empty (output specs are COLUMN@REDUCTION)")
         o = Output(column, reduction)
         if o not in out:
             out.append(o)
@@ -81,7 +87,7 @@ def check_outputs(outputs: Sequence[Output], model: Any, where: str) -> None:
     for o in outputs:
         if o.column not in columns:
             raise InputError(f"output {o.name!r}: {where} records no column {o.column!r}"
-                             f"{_closest(o.column, columns)}; its columns: {', '.join(columns)}")
+                             f"{closest(o.column, columns)}; its columns: {', '.join(columns)}")
 
 
 def _column(result: Any, name: str) -> Any:
@@ -133,12 +139,19 @@ def summary_ref(summary: Callable[..., Any] | str | None) -> str | None:
 
 def load_function(ref: str, where: str = "summary") -> Callable[..., Any]:
     """The function ``"package.module:function"`` or ``"path/to/file.py:function"`` names (a file
-    relative to the working folder, loaded once per process: a summary runs after every run)."""
+    relative to the working folder, loaded once per process: a summary runs after every run); ``where``
+    names the reference in messages (e.g. "summary", "sweep function")."""
+    if not isinstance(where, str):
+        raise InputError(f"load_function: 'where' = {shown(where)}, expected a string (what the function is, "
+                         "for messages)")
+    if not isinstance(ref, str):
+        raise InputError(f"{where} = {shown(ref)}: expected 'package.module:function' or 'file.py:function'")
     return _load_function(ref, ".", where, reuse=True)
 
 
 def plain_value(value: Any) -> Any:
-    """A value a Parquet column holds: numpy scalars as Python numbers, arrays as lists, others as str."""
+    """A value a Parquet column holds: numpy scalars as Python numbers, arrays as lists, others as str (any
+    value: a summary's NaN or inf, e.g. a reduction of no records, stays a float)."""
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         value = value.item()
     if value is None or isinstance(value, bool | int | float | str):

@@ -49,15 +49,21 @@ def read_scenario(path: str | Path) -> tuple[str, dict[str, Any]]:
     ``legsim run`` does); InputError if missing or not TOML."""
     from ..scenario import bundled_scenario
 
-    p = bundled_scenario(path) or user_path(path, "scenario").resolve()
-    text = read_text(p, "scenario file")
+    where = user_path(path, "scenario")  # a string or path-like: a bundled name is one too
+    p = bundled_scenario(path) or where.resolve()
+    text = read_text(p, "scenario path")
     return str(p), parse_toml(text, str(path))
 
 
 def check_key(key: Any, where: str = "variation") -> tuple[str, ...]:
-    """The parts of a dotted key (``"params.k"`` -> ``("params", "k")``); InputError if malformed."""
+    """The parts of a dotted key (``"params.k"`` -> ``("params", "k")``); InputError if malformed, which
+    ``where`` (a string: "variation", "grid", ...) opens."""
+    if not isinstance(where, str):
+        raise InputError(f"check_key: 'where' = {shown(where)}, expected a string (where the key is, for "
+                         "messages)")
     if not isinstance(key, str) or not key:
-        raise InputError(f"{where}: key {key!r} is not a dotted TOML key such as 'params.k' or 't_final'")
+        raise InputError(f"{where}: key {shown(key)} is not a dotted TOML key such as 'params.k' or "
+                         "'t_final'")
     parts = tuple(key.split("."))
     if any(not p.strip() or p != p.strip() for p in parts):
         raise InputError(f"{where}: key {key!r} has an empty or padded part; expected e.g. 'params.k', "

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
 
 from .._machine import cpu_count
-from ..errors import InputError
+from ..errors import InputError, check_number, shown
 from ..io.results import RunData, load_run
 from ..userfiles import output_dir, user_path
 
@@ -74,11 +74,16 @@ _TERRAIN_LABEL = {0: "flat, h = 0", 1: "sinusoidal, h = {a1:g} sin({a2:g} x) cos
 
 
 def terrain_label(p: dict[str, float]) -> str:
-    """A one-line description of the run's terrain with its arguments (heights in m)."""
-    kind = int(p.get("terrain_type", 0.0))
-    return "terrain: " + _TERRAIN_LABEL.get(kind, "?").format(
+    """A one-line description of the run's terrain with its arguments (heights in m): ``p`` the run's
+    parameters (a dict; ``terrain_type``, ``terrain_arg1`` .. ``3``, ``hf_nx``, ``hf_ny`` finite numbers,
+    0 when missing; an unknown terrain type is "?")."""
+    if not isinstance(p, Mapping):
+        raise InputError(f"terrain_label: 'p' = {shown(p)}, expected the run's parameters (a dict)")
+    v = {key: check_number("terrain_label", f"p.{key}", p.get(key, 0.0))
+         for key in ("terrain_type", "terrain_arg1", "terrain_arg2", "terrain_arg3", "hf_nx", "hf_ny")}
+    return "terrain: " + _TERRAIN_LABEL.get(int(v["terrain_type"]), "?").format(
         a1=p.get("terrain_arg1", 0.0), a2=p.get("terrain_arg2", 0.0), a3=p.get("terrain_arg3", 0.0),
-        nx=int(p.get("hf_nx", 0)), ny=int(p.get("hf_ny", 0)))
+        nx=int(v["hf_nx"]), ny=int(v["hf_ny"]))
 
 
 def _hexapod(run: RunData, fig, frames: np.ndarray):

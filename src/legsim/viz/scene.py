@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, as_floats, check_array, check_number, describe_failure, shown
+from ..errors import InputError, as_floats, check_array, check_number, check_values, describe_failure, shown
 from ..io.results import run_params
 from ..userfiles import user_path
 
@@ -35,6 +35,12 @@ __all__ = ["Shape", "Poses", "Scene", "scene_for_run", "multibody_scene", "robot
 MAX_COMPONENT = 1e150
 """Largest magnitude of a quaternion's or a direction's component the frame helpers take (its square stays
 finite); a quaternion's largest component is at least its inverse (its squared norm is not zero)."""
+MAX_SIZE = 1e9
+"""Largest size [m] of a :class:`Shape` (a box's edge, a radius, a length) and magnitude of its placement's,
+rotation's and mesh vertices' coordinates: a scene is not a million kilometres wide, and the products
+of three that trimesh's normals take stay finite."""
+SHAPE_DIMS = {"box": 3, "sphere": 1, "cylinder": 2, "capsule": 2, "mesh": 0}
+"""How many sizes ``dims`` each :class:`Shape` kind has."""
 
 Columns = Mapping[str, np.ndarray]
 """Record columns by name: each (T,) (a run's records) or (1,) (the latest record of a live run)."""
@@ -54,8 +60,9 @@ class Shape:
 
     ``kind``: ``box`` (``dims`` = full edge lengths (3,) m), ``sphere`` (``dims`` = (radius,)),
     ``cylinder``/``capsule`` (``dims`` = (radius, length of the cylindrical part) along local z),
-    ``mesh`` (``vertices`` (n, 3) m, ``faces`` (k, 3) int). ``frame``: the moving frame it rides on,
-    ``""`` for the world. ``R`` (3, 3), ``p`` (3,): its placement in that frame.
+    ``mesh`` (``vertices`` (n, 3) m, ``faces`` (k, 3) int, ``dims`` = ()). ``frame``: the moving frame it
+    rides on, ``""`` for the world. ``R`` (3, 3), ``p`` (3,): its placement in that frame. ``color``: RGB
+    0–255. Sizes >= 0 and coordinates within ±:data:`MAX_SIZE` [m]; checked, then kept as given.
     """
 
     name: str
@@ -67,6 +74,43 @@ class Shape:
     color: tuple[int, int, int] = PALETTE[0]
     vertices: np.ndarray | None = None
     faces: np.ndarray | None = None
+
+    def __post_init__(self):
+        o = "Shape"
+        if not isinstance(self.name, str):
+            raise InputError(f"{o}: 'name' = {shown(self.name)}, expected a string")
+        o = f"Shape {self.name!r}"
+        if not (isinstance(self.kind, str) and self.kind in SHAPE_DIMS):
+            raise InputError(f"{o}: 'kind' = {shown(self.kind)}, expected one of {', '.join(SHAPE_DIMS)}")
+        n = SHAPE_DIMS[self.kind]
+        if n == 0:  # a mesh
+            sized = isinstance(self.dims, (tuple, list)) and not self.dims
+        else:
+            sized = check_values(o, "dims", self.dims, lo=0.0, hi=MAX_SIZE, unit="m").shape == (n,)
+        if not sized:
+            raise InputError(f"{o}: 'dims' = {shown(self.dims)}, expected {n} sizes for a {self.kind}")
+        if not isinstance(self.frame, str):
+            raise InputError(f"{o}: 'frame' = {shown(self.frame)}, expected a frame's name ('' for the "
+                             "world)")
+        for name, shape in (("R", (3, 3)), ("p", (3,))):
+            if not np.all(np.abs(check_array(o, name, getattr(self, name), shape)) <= MAX_SIZE):
+                raise InputError(f"{o}: '{name}' = {shown(getattr(self, name))}, expected numbers within "
+                                 f"±{MAX_SIZE:g}")
+        rgb = as_floats(self.color)
+        if rgb.shape != (3,) or not np.all((rgb >= 0) & (rgb <= 255) & (rgb == np.floor(rgb))):
+            raise InputError(f"{o}: 'color' = {shown(self.color)}, expected 3 whole numbers 0..255 (RGB)")
+        mesh = self.kind == "mesh"
+        if mesh or self.vertices is not None:
+            v = as_floats(self.vertices)
+            if v.ndim != 2 or v.shape[1:] != (3,) or not np.all(np.abs(v) <= MAX_SIZE):
+                raise InputError(f"{o}: 'vertices' = {shown(self.vertices)}, expected (n, 3) coordinates "
+                                 f"within ±{MAX_SIZE:g} [m]{' (a mesh has them)' if mesh else ''}")
+        if mesh or self.faces is not None:
+            f = as_floats(self.faces)
+            top = len(self.vertices) if self.vertices is not None else 0
+            if f.ndim != 2 or f.shape[1:] != (3,) or not np.all((f >= 0) & (f < top) & (f == np.floor(f))):
+                raise InputError(f"{o}: 'faces' = {shown(self.faces)}, expected (k, 3) vertex indices (whole "
+                                 f"numbers 0..{top - 1}){' (a mesh has them)' if mesh else ''}")
 
 
 @dataclass
@@ -147,10 +191,12 @@ def rotation_to_wxyz(R: np.ndarray) -> np.ndarray:
 
 
 def shape_mesh(s: Shape) -> tuple[np.ndarray, np.ndarray]:
-    """Triangles of ``s`` in its frame (its placement ``R``, ``p`` applied): vertices (n, 3) m, faces
-    (k, 3) int; coarse (a sphere 80 faces, a cylinder 12 sides), for drawing."""
+    """Triangles of ``s`` (a :class:`Shape`) in its frame (its placement ``R``, ``p`` applied): vertices
+    (n, 3) m, faces (k, 3) int; coarse (a sphere 80 faces, a cylinder 12 sides), for drawing."""
     import trimesh
 
+    if not isinstance(s, Shape):
+        raise InputError(f"shape_mesh: 's' = {shown(s)}, expected a legsim.viz.scene.Shape")
     if s.kind == "box":
         m = trimesh.creation.box(extents=s.dims)
     elif s.kind == "sphere":
@@ -159,10 +205,8 @@ def shape_mesh(s: Shape) -> tuple[np.ndarray, np.ndarray]:
         m = trimesh.creation.cylinder(radius=s.dims[0], height=s.dims[1], sections=12)
     elif s.kind == "capsule":
         m = trimesh.creation.capsule(height=s.dims[1], radius=s.dims[0], count=(8, 8))
-    elif s.kind == "mesh" and s.vertices is not None and s.faces is not None:
+    else:  # a mesh (Shape checks its kind, vertices and faces)
         m = trimesh.Trimesh(np.asarray(s.vertices, dtype=float), np.asarray(s.faces), process=False)
-    else:  # a scene builder's bug
-        raise ValueError(f"shape {s.name!r} of unknown kind {s.kind!r}")
     v = np.asarray(m.vertices, dtype=float) @ np.asarray(s.R, dtype=float).T + np.asarray(s.p, dtype=float)
     return v, np.asarray(m.faces, dtype=np.int64)
 

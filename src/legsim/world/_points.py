@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..multibody.model import Model
 
 __all__ = ["contact_points", "ContactPoint"]
@@ -39,12 +39,18 @@ def _geometry_points(g, who: str) -> list[tuple[str, np.ndarray, float]]:
 
 def contact_points(model: Model, geometries=None, who: str = "contact_points") -> list[ContactPoint]:
     """The contact candidates of ``model``'s geometries on moving bodies (all of them, or those
-    named in ``geometries``): a sphere gives its centre, a capsule its two segment ends
-    (``<geom>_end0``/``_end1``), a box its eight corners (``<geom>_corner0``..``7``, radius 0).
+    named in ``geometries``: a name or a sequence of names): a sphere gives its centre, a capsule its two
+    segment ends (``<geom>_end0``/``_end1``), a box its eight corners (``<geom>_corner0``..``7``, radius 0).
     ``who`` names the caller in error messages."""
+    if not isinstance(model, Model):
+        raise InputError(f"{who}: 'model' = {shown(model)}, expected a legsim.multibody.Model")
     moving = [g for g in model.geometries if g.body != model.body_names[0]]
     if geometries is not None:
-        wanted = [str(n) for n in geometries]
+        try:
+            wanted = [geometries] if isinstance(geometries, str) else [str(n) for n in geometries]
+        except TypeError:  # not iterable: a number, a bool, an object
+            raise InputError(f"{who}: 'geometries' = {shown(geometries)}, expected None (every geometry on a "
+                             "moving body), a geometry's name or a sequence of names") from None
         known = {g.name for g in moving}
         for n in wanted:
             if n not in known:

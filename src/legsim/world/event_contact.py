@@ -29,13 +29,14 @@ Not here (use RobotWorld): cylinders and meshes; terrain other than one plane; b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
 from ..contact.laws import ContactLaw
 from ..contact.shapes import Plane
-from ..errors import InputError
+from ..errors import InputError, as_floats, check_number, shown
 from ..hybrid import Model as HybridModel
 from ..multibody._joint_law import joint_gains
 from ..multibody.model import Model
@@ -51,17 +52,27 @@ def contact_points(model: Model, geometries=None) -> list[tuple[str, int, np.nda
     """The contact candidates of ``model``'s geometries on moving bodies (all of them, or those
     named in ``geometries``): (name, body index, centre in body axes (3,) m, radius m); see
     :func:`legsim.world._points.contact_points`."""
-    return [pt[:4] for pt in _points.contact_points(model, geometries, "event_contact_model")]
+    return [pt[:4] for pt in _points.contact_points(model, geometries, "contact_points")]
 
 
-def _target_table(targets, dt, na: int) -> np.ndarray:
-    tab = np.array(targets, dtype=float)
+def _target_table(targets, dt: float, na: int) -> np.ndarray:
+    """The joint targets (K, na) [rad or m] sampled every ``dt`` [s] (checked, a number >= 0: > 0 here)."""
+    tab = as_floats(targets)
     if tab.ndim != 2 or tab.shape[1] != na or tab.shape[0] < 1 or not np.all(np.isfinite(tab)):
-        raise InputError(f"event_contact_model: targets of shape {np.shape(targets)}, expected a finite "
+        given = f"of shape {tab.shape}" if tab.size else f"= {shown(targets)}"
+        raise InputError(f"event_contact_model: targets {given}, expected a finite "
                          f"table (K, {na}) (one column per joint of model.joint_names)")
-    if not (np.isfinite(dt) and dt > 0.0):
+    if not dt > 0.0:
         raise InputError(f"event_contact_model: dt_targets={dt!r} s, expected > 0 with a targets table")
     return tab
+
+
+def _parts(name: str, value) -> tuple:
+    """``actuators`` or ``sensors`` as a tuple (the robot checks each part)."""
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise InputError(f"event_contact_model: {name} = {shown(value)}, expected a sequence of "
+                         "legsim.assembly parts")
+    return tuple(value)
 
 
 def event_contact_robot(model: Model, contact_law: ContactLaw, *, ground: Plane | None = None,
@@ -71,8 +82,9 @@ def event_contact_robot(model: Model, contact_law: ContactLaw, *, ground: Plane 
     """The :class:`legsim.assembly.Robot` behind :func:`event_contact_model` (same arguments, q0 and
     v0 aside): the joint law's servos and feed-forward torque sources, driven by a command table (one
     row when the targets are constant), and the contacts on the event path. ``actuators``,
-    ``sensors`` and ``control_period`` add parts for a controller of your own (its commands follow
-    the table-driven ones in ``robot.actuator_names``, whose held commands it cannot change)."""
+    ``sensors`` (sequences of parts) and ``control_period`` add parts for a controller of your own (its
+    commands follow the table-driven ones in ``robot.actuator_names``, whose held commands it cannot
+    change)."""
     from ..assembly import CommandTable, Contacts, PositionServo, Robot, TorqueSource
 
     if not isinstance(contact_law, ContactLaw):
@@ -83,17 +95,20 @@ def event_contact_robot(model: Model, contact_law: ContactLaw, *, ground: Plane 
     if not isinstance(model, Model):
         raise InputError(f"event_contact_model: expected a legsim.multibody.Model, got "
                          f"{type(model).__name__}")
-    points = contact_points(model, geometries)
+    points = _points.contact_points(model, geometries, "event_contact_model")
     if not points:
-        raise InputError(f"event_contact_model: model {model.name!r} has no geometry on a moving body")
+        among = "" if geometries is None else f" among geometries = {shown(geometries)}"
+        raise InputError(f"event_contact_model: model {model.name!r} has no geometry on a moving body{among}")
     if len(points) > MAX_CONTACTS:
         raise InputError(f"event_contact_model: {len(points)} contact points (a sphere gives 1, a capsule "
                          f"2, a box 8), at most {MAX_CONTACTS}: leave some out with geometries=")
     joints = tuple(model.joint_names)
+    dt_targets = check_number("event_contact_model", "dt_targets", dt_targets, lo=0.0)
+    actuators, sensors = _parts("actuators", actuators), _parts("sensors", sensors)
     g_kp, g_kd, g_ref, g_vref, g_ff = joint_gains(model, kp=kp, kd=kd, q_ref=q_ref, v_ref=v_ref,
                                                   tau_ff=tau_ff)
     table = g_ref[None, :] if targets is None else _target_table(targets, dt_targets, len(joints))
-    dt = 1.0 if targets is None else float(dt_targets)
+    dt = 1.0 if targets is None else dt_targets
     ff = g_ff + g_kd * g_vref  # kp (q_ref - q) + kd (v_ref - v) + tau_ff = servo + (tau_ff + kd v_ref)
     servo = targets is not None or bool(np.any(g_kp) or np.any(g_kd))
     with_ff = [i for i in range(len(joints)) if ff[i] != 0.0]
@@ -124,9 +139,9 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
     geometries : sequence of str, optional
         Names of the geometries that touch the ground (default: every geometry on a moving body;
         at most 62 contact points).
-    targets, dt_targets : optional joint PD targets over time: a table (K, na) [rad or m] sampled
-        every ``dt_targets`` s from t = 0, linearly interpolated and held beyond its ends (as
-        :meth:`RobotWorld.set_targets`); replaces the constant ``q_ref``.
+    targets, dt_targets : optional joint PD targets over time: a finite table (K, na) [rad or m] sampled
+        every ``dt_targets`` s (a finite number, > 0 with a table) from t = 0, linearly interpolated and
+        held beyond its ends (as :meth:`RobotWorld.set_targets`); replaces the constant ``q_ref``.
     gains : kp, kd, q_ref, v_ref, tau_ff (scalar, (na,) or {joint: value}) of
         :func:`legsim.multibody.articulated_model`'s joint law
         ``kp (q_ref − q) + kd (v_ref − v) + tau_ff`` [N m/rad, N m s/rad, rad, rad/s, N m].

@@ -97,9 +97,11 @@ def _underdamped(owner: str, zeta) -> float:
 
 @dataclass(frozen=True)
 class RottoActuator:
-    """A linear actuator: ``motor`` through ``kv`` [m/rad] (belt ratio ``belt``, screw ``lead`` [m]),
-    current limit ``i_max`` [A], incremental encoder ``counts_per_turn``, limit switches at
-    ``stroke_min``, ``stroke_max`` [m] of nut travel."""
+    """A linear actuator: ``motor`` (a :class:`~legsim.actuators.electric.PMSM`) through ``kv`` [m/rad]
+    (belt ratio ``belt``, screw ``lead`` [m]), current limit ``i_max`` [A], incremental encoder
+    ``counts_per_turn``, limit switches at ``stroke_min`` < ``stroke_max`` [m] of nut travel. ``lead``,
+    ``belt`` and ``i_max`` lie in [1/MAX_VALUE, MAX_VALUE], the strokes within ±MAX_VALUE,
+    ``counts_per_turn`` in [0, 2**31] (0: exact, as :class:`~legsim.actuators.electric.pmsm.DriveLoad`)."""
 
     motor: PMSM
     lead: float
@@ -108,6 +110,21 @@ class RottoActuator:
     counts_per_turn: int = 2000
     stroke_min: float = 0.0
     stroke_max: float = 0.1
+
+    def __post_init__(self):
+        o = "RottoActuator"
+        if not isinstance(self.motor, PMSM):
+            raise InputError(f"{o}: 'motor' = {shown(self.motor)}, expected a legsim.actuators.electric.PMSM")
+        for name in ("lead", "belt", "i_max"):
+            object.__setattr__(self, name, _positive(o, name, getattr(self, name)))
+        object.__setattr__(self, "counts_per_turn", check_whole(o, "counts_per_turn", self.counts_per_turn,
+                                                                hi=2**31))
+        lo, hi = (check_number(o, name, getattr(self, name), lo=-MAX_VALUE, hi=MAX_VALUE)
+                  for name in ("stroke_min", "stroke_max"))
+        if not lo < hi:
+            raise InputError(f"{o}: 'stroke_min' = {lo!r} m is not below 'stroke_max' = {hi!r} m")
+        object.__setattr__(self, "stroke_min", lo)
+        object.__setattr__(self, "stroke_max", hi)
 
     @property
     def kv(self) -> float:
@@ -229,14 +246,23 @@ def second_order_from_specs(bandwidth_hz: float = 50.0, first_reach: float = 0.0
 
 @dataclass(frozen=True)
 class SeaGains:
-    """Force-loop gains ``kp`` [A/N], ``kd`` [A s/N], feedforward ``ff = 1/g`` [A/N], and the loop's
-    designed ``omega_n`` [rad/s] and ``zeta``."""
+    """Force-loop gains ``kp`` [A/N], ``kd`` [A s/N], feedforward ``ff = 1/g`` [A/N] (each within
+    ±:data:`MAX_GAIN`), and the loop's designed ``omega_n`` [rad/s] (in [1/MAX_VALUE, MAX_VALUE]) and
+    ``zeta`` (in [0, :data:`MAX_ZETA`])."""
 
     kp: float
     kd: float
     ff: float
     omega_n: float
     zeta: float
+
+    def __post_init__(self):
+        o = "SeaGains"
+        for name in ("kp", "kd", "ff"):
+            gain = check_number(o, name, getattr(self, name), lo=-MAX_GAIN, hi=MAX_GAIN)
+            object.__setattr__(self, name, gain)
+        object.__setattr__(self, "omega_n", _positive(o, "omega_n", self.omega_n))
+        object.__setattr__(self, "zeta", check_number(o, "zeta", self.zeta, lo=0.0, hi=MAX_ZETA))
 
 
 def sea_force_gains(cf: float, kv: float, cm: float, inertia: float, viscous: float = 0.0, *,
@@ -270,10 +296,8 @@ def sea_force_response(freqs, gains: SeaGains, cf: float, kv: float, cm: float, 
     [1/MAX_VALUE, MAX_VALUE]."""
     o = "sea_force_response"
     f = check_values(o, "freqs", freqs, lo=0.0, hi=MAX_VALUE, unit="Hz")
-    if not isinstance(gains, SeaGains):
+    if not isinstance(gains, SeaGains):  # a SeaGains checked its gains when it was made
         raise InputError(f"{o}: 'gains' = {shown(gains)}, expected a SeaGains (from sea_force_gains)")
-    for name in ("kp", "kd", "ff"):
-        check_number(o, f"gains.{name}", getattr(gains, name), lo=-MAX_GAIN, hi=MAX_GAIN)
     cf, kv, cm, inertia, viscous = _plant(o, cf, kv, cm, inertia, viscous)
     current_bandwidth_hz, pwm_hz = (check_number(o, name, value, lo=1.0 / MAX_VALUE) for name, value in (
         ("current_bandwidth_hz", current_bandwidth_hz), ("pwm_hz", pwm_hz)))

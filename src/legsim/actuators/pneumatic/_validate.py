@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from enum import IntEnum
 
 import numpy as np
 
-from ...errors import InputError, shown
+from ...errors import InputError, lookup, shown
 
 
 def as_array(name: str, value, *, minimum: float | None = 0.0, strict: bool = False) -> np.ndarray:
@@ -59,3 +61,21 @@ def finish(out: np.ndarray, shape: tuple[int, ...]):
     """Reshape a flat result; return a Python float for scalar input."""
     res = out.reshape(shape)
     return float(res) if res.ndim == 0 else res
+
+
+def check_member(owner: str, name: str, value, enum: type[IntEnum]) -> None:
+    """An :class:`InputError` naming ``owner`` and ``name`` unless ``value`` is a member of ``enum`` or its
+    whole-number value (an int or a numpy integer; not a bool, a float or a string)."""
+    if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+            and int(value) in {int(m) for m in enum}):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a {enum.__name__} "
+                         f"({', '.join(m.name for m in enum)})")
+
+
+def replaced(owner: str, obj, changes: dict):
+    """A copy of the dataclass ``obj`` with ``changes`` (its own ``__post_init__`` checks the values);
+    an :class:`InputError` from ``owner`` naming a key that is none of its fields."""
+    names = [f.name for f in dataclasses.fields(obj)]
+    for key in changes:
+        lookup("field", key, names, owner)
+    return dataclasses.replace(obj, **changes)

@@ -9,29 +9,37 @@ an input so the actuator plugs into any mechanism (a test-rig mass or a multibod
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_number, shown
 from . import _layout as L
 from ._chamber_kernels import piston_force_array
-from .batch import ActuatorBatch, checked_state, stack_rows
+from ._validate import check_member, replaced
+from .batch import ActuatorBatch, checked_state, per_actuator, stack_rows
 from .cylinder import Cylinder
 from .flow import DEFAULT_LAMINAR_RATIO
 from .friction import Friction
-from .gas import AIR, Gas
+from .gas import AIR, K_RANGE, Gas
 from .units import P_ATM_PSI, PSI
 from .valves import ProportionalValve
 
-__all__ = ["HeatModel", "PneumaticActuator", "stack_rows", "STATE_NAMES"]
+__all__ = ["HeatModel", "PneumaticActuator", "stack_rows", "STATE_NAMES", "MAX_PRESSURE", "MAX_TEMPERATURE"]
 
 STATE_NAMES = ("p_cap", "p_rod", "m_cap", "m_rod", "m_air")
 MIN_CRITICAL_RATIO = 0.01
 """Smallest accepted choke ratio: the lane kernels' power law r^(1/k) is exact for
 r ≥ 0.0067 (:mod:`._lane_math`); real gases have 0.48–0.61."""
+MAX_PRESSURE = 1e9
+"""The highest absolute pressure [Pa] (supply, exhaust, atmosphere) a :class:`PneumaticActuator` takes: 1 GPa,
+a thousand times a pneumatic supply (about 1 MPa); the chamber rates' products of pressures, volumes and
+temperatures then stay finite."""
+MAX_TEMPERATURE = 1e4
+"""The highest supply temperature [K] a :class:`PneumaticActuator` takes (as :func:`.flow.iso6358_mass_flow`'s
+``T0``)."""
 
 
 class HeatModel(IntEnum):
@@ -51,12 +59,14 @@ class PneumaticActuator:
 
     Parameters
     ----------
-    gas : :class:`Gas`; t_supply : supply temperature [K] (298).
-    p_supply : absolute supply pressure [Pa] (50.3 psig + 14.7 = 65 psia).
+    gas : :class:`Gas`; t_supply : supply temperature [K] (298), in (0, MAX_TEMPERATURE].
+    p_supply : absolute supply pressure [Pa] (50.3 psig + 14.7 = 65 psia), above p_exhaust.
     p_exhaust : absolute exhaust pressure [Pa] (15.7 psia rig; the leg setup uses 24.7 ⚠).
-    p_atm : atmosphere on the rod cross-section [Pa] (14.7 psia).
-    cylinder, valve, friction : sub-models; heat : :class:`HeatModel`; n_poly : its exponent.
-    critical_ratio : choke ratio (None: exact (2/(k+1))^(k/(k−1))); laminar_ratio: see flow.
+    p_atm : atmosphere on the rod cross-section [Pa] (14.7 psia). Pressures in [0, MAX_PRESSURE].
+    cylinder, valve, friction : sub-models (:class:`Cylinder`, :class:`ProportionalValve`,
+    :class:`Friction`); heat : :class:`HeatModel`; n_poly : its exponent in [1, 1.7] (None: the
+    gas's 1 + k R / c_p). critical_ratio : choke ratio in [MIN_CRITICAL_RATIO, 1) (None: exact
+    (2/(k+1))^(k/(k−1))); laminar_ratio : 0 or in (critical_ratio, 1), see flow.
     """
 
     gas: Gas = AIR
@@ -73,27 +83,35 @@ class PneumaticActuator:
     laminar_ratio: float = DEFAULT_LAMINAR_RATIO
 
     def __post_init__(self) -> None:
-        if self.p_exhaust < 0.0:
-            raise InputError(f"p_exhaust={self.p_exhaust!r} Pa: expected an absolute pressure >= 0")
-        if self.p_atm < 0.0:
-            raise InputError(f"p_atm={self.p_atm!r} Pa: expected an absolute pressure >= 0")
+        o = "PneumaticActuator"
+        for name, kind in (("gas", Gas), ("cylinder", Cylinder), ("valve", ProportionalValve),
+                           ("friction", Friction)):
+            part = getattr(self, name)
+            if not isinstance(part, kind):
+                raise InputError(f"{o}: '{name}' = {shown(part)}, expected a {kind.__name__}")
+        check_member(o, "heat", self.heat, HeatModel)
+        check_number(o, "t_supply", self.t_supply, lo=0.0, hi=MAX_TEMPERATURE, lo_open=True)  # [K]
+        for name in ("p_exhaust", "p_atm", "p_supply"):  # absolute [Pa]
+            check_number(o, name, getattr(self, name), lo=0.0, hi=MAX_PRESSURE)
         if not self.p_supply > self.p_exhaust:
-            raise InputError(f"p_supply={self.p_supply!r} Pa is not above p_exhaust="
-                             f"{self.p_exhaust!r} Pa (both absolute)")
-        if not self.t_supply > 0.0:
-            raise InputError(f"t_supply={self.t_supply!r} K: expected > 0")
-        if self.n_poly is not None and not self.n_poly >= 1.0:
-            raise InputError(f"n_poly={self.n_poly!r}: expected a polytropic exponent >= 1")
-        r_cr = self.gas.critical_ratio if self.critical_ratio is None else self.critical_ratio
-        if not MIN_CRITICAL_RATIO <= r_cr < 1.0:
-            raise InputError(f"critical_ratio={r_cr!r}: expected {MIN_CRITICAL_RATIO} <= "
-                             f"critical_ratio < 1 (air: 0.528)")
-        if not (self.laminar_ratio == 0.0 or r_cr < self.laminar_ratio < 1.0):
-            raise InputError(f"laminar_ratio={self.laminar_ratio!r}: expected 0 (no linear "
+            raise InputError(f"{o}: 'p_supply' = {shown(self.p_supply)} Pa is not above 'p_exhaust' = "
+                             f"{shown(self.p_exhaust)} Pa (both absolute)")
+        if self.n_poly is not None:
+            check_number(o, "n_poly", self.n_poly, lo=1.0, hi=K_RANGE[1])
+        r_cr = self.gas.critical_ratio
+        if self.critical_ratio is not None:
+            r_cr = check_number(o, "critical_ratio", self.critical_ratio, lo=MIN_CRITICAL_RATIO, hi=1.0)
+        if not r_cr < 1.0:
+            raise InputError(f"{o}: 'critical_ratio' = {shown(self.critical_ratio)}, expected "
+                             f"{MIN_CRITICAL_RATIO} <= critical_ratio < 1 (air: 0.528)")
+        laminar = check_number(o, "laminar_ratio", self.laminar_ratio, lo=0.0, hi=1.0)
+        if not (laminar == 0.0 or r_cr < laminar < 1.0):
+            raise InputError(f"{o}: 'laminar_ratio' = {shown(self.laminar_ratio)}, expected 0 (no linear "
                              f"region) or a value in (critical_ratio={r_cr:g}, 1)")
 
     def with_(self, **changes) -> PneumaticActuator:
-        return replace(self, **changes)
+        """A copy with some fields changed (an InputError names a key that is no field)."""
+        return replaced("PneumaticActuator", self, changes)
 
     def row(self) -> np.ndarray:
         """The flat parameter row the kernels read (``_layout``), shape (NPARAM,)."""
@@ -172,10 +190,10 @@ class PneumaticActuator:
         state = checked_state(state)
         n = state.shape[0]
         u = np.ascontiguousarray(np.broadcast_to(self.valve.check_voltage(u), (n,)), dtype=float)
-        x = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (n,)))
-        xdot = np.ascontiguousarray(np.broadcast_to(np.asarray(xdot, dtype=float), (n,)))
+        x = per_actuator("piston position x", x, n)
+        xdot = per_actuator("piston velocity xdot", xdot, n)
         stroke = self.cylinder.stroke
-        if np.any(x < 0.0) or np.any(x > stroke):
+        if not ((x >= 0.0).all() and (x <= stroke).all()):
             raise InputError(f"piston position x: expected values in [0, {stroke:g}] m, got "
                              f"[{x.min():g}, {x.max():g}]")
         return state, u, x, xdot, (None if rows is None else self._rows(rows, n))

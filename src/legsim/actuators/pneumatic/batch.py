@@ -13,32 +13,79 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, as_floats, check_whole, shown
 from . import _lane_kernels as K
 from . import _layout as L
 from ._chamber_kernels import piston_force_array
 from ._validate import in_range
 
-__all__ = ["ActuatorBatch", "stack_rows", "checked_state"]
+__all__ = ["ActuatorBatch", "stack_rows", "checked_state", "per_actuator"]
 
 
 def stack_rows(actuators) -> np.ndarray:
-    """Parameter rows (N, NPARAM) of several (possibly different) actuators."""
-    return np.ascontiguousarray(np.stack([a.row() for a in actuators]))
+    """Parameter rows (N, NPARAM) of N >= 1 (possibly different) actuators: a list, tuple or other iterable
+    of :class:`~legsim.actuators.pneumatic.PneumaticActuator`."""
+    return _stacked("stack_rows", actuators)
+
+
+def _stacked(owner: str, actuators) -> np.ndarray:
+    """:func:`stack_rows` of ``actuators``, else an :class:`InputError` from ``owner`` naming them."""
+    from .actuator import PneumaticActuator  # here: that module imports this one
+
+    try:
+        items = list(actuators) if not isinstance(actuators, (str, bytes)) else None
+    except TypeError:  # not iterable
+        items = None
+    if items is None:
+        raise InputError(f"{owner}: 'actuators' = {shown(actuators)}, expected a list of PneumaticActuator")
+    if not items:
+        raise InputError(f"{owner}: 'actuators' = {shown(actuators)}: expected at least one actuator, got "
+                         "none")
+    for i, a in enumerate(items):
+        if not isinstance(a, PneumaticActuator):
+            raise InputError(f"{owner}: 'actuators[{i}]' = {shown(a)}, expected a PneumaticActuator")
+    return np.ascontiguousarray(np.stack([a.row() for a in items]))
 
 
 def checked_state(state, n: int | None = None) -> np.ndarray:
-    """Gas states as a C-contiguous float64 (N, 5) array [P_cap, P_rod, m_cap, m_rod, m_air];
-    InputError for another shape (N = ``n`` when given) or a negative pressure or mass."""
-    state = np.ascontiguousarray(np.atleast_2d(state), dtype=float)
+    """Gas states as a C-contiguous float64 (N, 5) array [P_cap, P_rod, m_cap, m_rod, m_air] [Pa, Pa, kg,
+    kg, kg]; InputError for another shape (N = ``n`` when given, a whole number >= 1), a value that is not
+    a finite number, or a negative pressure or mass."""
+    return _checked_state(state, None if n is None else check_whole("checked_state", "n", n, lo=1))
+
+
+def _checked_state(state, n: int | None) -> np.ndarray:
+    """:func:`checked_state` with ``n`` (None or a whole number) known to be valid (per-call code)."""
+    try:
+        state = np.ascontiguousarray(np.atleast_2d(state), dtype=float)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond the largest float
+        raise InputError(f"state = {shown(state)}: expected an array (N, 5) of numbers [P_cap, P_rod, m_cap, "
+                         "m_rod, m_air]") from None
     if state.ndim != 2 or state.shape[1] != 5 or (n is not None and state.shape[0] != n):
-        raise InputError(f"state: expected shape ({'N' if n is None else n}, 5) [P_cap, P_rod, "
+        raise InputError(f"state: expected shape ({'N' if n is None else f'n = {n}'}, 5) [P_cap, P_rod, "
                          f"m_cap, m_rod, m_air], got {np.shape(state)}")
-    if np.any(state[:, :2] < 0.0):
-        raise InputError(f"state: negative chamber pressure {state[:, :2].min():g} Pa")
-    if np.any(state[:, 2:4] < 0.0):
+    if not ((state[:, :4] >= 0.0).all() and np.isfinite(state).all()):  # one pass each (NaN fails >= 0)
+        if not np.isfinite(state).all():
+            raise InputError(f"state: expected finite values, got {state[~np.isfinite(state)][0]!r}")
+        if np.any(state[:, :2] < 0.0):
+            raise InputError(f"state: negative chamber pressure {state[:, :2].min():g} Pa")
         raise InputError(f"state: negative chamber mass {state[:, 2:4].min():g} kg")
     return state
+
+
+def per_actuator(name: str, value, n: int) -> np.ndarray:
+    """``value`` (a number, or one per actuator) as a contiguous float (n,) array of finite numbers, else an
+    :class:`InputError` naming ``name``."""
+    try:
+        if isinstance(value, (str, bytes)):  # numpy would read "111" as 111.0
+            raise TypeError
+        v = np.broadcast_to(np.asarray(value, dtype=float), (n,))
+    except (TypeError, ValueError, OverflowError):  # not numbers, or not a scalar or (n,)
+        raise InputError(f"{name} = {shown(value)}: expected a number or an array ({n},) of "
+                         "numbers") from None
+    if not np.isfinite(v).all():
+        raise InputError(f"{name}: expected finite values, got {v[~np.isfinite(v)][0]!r}")
+    return np.ascontiguousarray(v)
 
 
 class ActuatorBatch:
@@ -48,20 +95,21 @@ class ActuatorBatch:
 
     Parameters
     ----------
-    actuators : sequence of :class:`~legsim.actuators.pneumatic.PneumaticActuator`, or a
-        parameter array (N, NPARAM) from :func:`~legsim.actuators.pneumatic.stack_rows`.
+    actuators : a list (tuple, iterable) of one or more
+        :class:`~legsim.actuators.pneumatic.PneumaticActuator`, or a finite parameter array
+        (N >= 1, NPARAM) from :func:`~legsim.actuators.pneumatic.stack_rows`.
     """
 
     def __init__(self, actuators: Sequence | np.ndarray):
         if isinstance(actuators, np.ndarray):
-            rows = np.ascontiguousarray(actuators, dtype=float)
-            if rows.ndim != 2 or rows.shape[1] != L.NPARAM or rows.shape[0] == 0:
-                raise InputError(f"rows: expected shape (N >= 1, {L.NPARAM}), got {rows.shape}")
+            rows = np.ascontiguousarray(as_floats(actuators))
+            n = rows.shape[0] if rows.ndim == 2 else 0
+            if rows.shape != (n, L.NPARAM) or n == 0 or not np.isfinite(rows).all():
+                raise InputError(f"ActuatorBatch: 'actuators' is an array of shape {actuators.shape} and "
+                                 f"dtype {actuators.dtype}: expected finite parameter rows (N >= 1, "
+                                 f"{L.NPARAM}) from stack_rows")
         else:
-            actuators = list(actuators)
-            if not actuators:
-                raise InputError("ActuatorBatch: expected at least one actuator, got none")
-            rows = stack_rows(actuators)
+            rows = _stacked("ActuatorBatch", actuators)
         self.rows = rows
         self.n = rows.shape[0]
         self.order, self.block_lanes, self.n_fitted_blocks = K.lane_order(rows)
@@ -92,9 +140,9 @@ class ActuatorBatch:
         """Piston forces (N,) [N], Daepp (4.1.11): P_cap A_cap − P_rod A_rod − P_atm A_rod,cs
         minus each actuator's friction law in its velocity-only form (as
         :meth:`PneumaticActuator.force`). state (N, 5); xdot [m/s] scalar or (N,)."""
-        state = checked_state(state, self.n)
+        state = _checked_state(state, self.n)
         out = np.empty(self.n)
-        piston_force_array(self.rows, state, self._per_actuator("piston velocity xdot", xdot), out)
+        piston_force_array(self.rows, state, per_actuator("piston velocity xdot", xdot, self.n), out)
         return out
 
     def _evaluate(self, state, u, x, xdot, out, own_scratch: bool = False):
@@ -107,24 +155,14 @@ class ActuatorBatch:
         return out
 
     def _checked(self, state, u, x, xdot):
-        state = checked_state(state, self.n)
+        state = _checked_state(state, self.n)
         rows = self.rows
-        u = self._per_actuator("valve voltage u", u)
-        x = self._per_actuator("piston position x", x)
-        xdot = self._per_actuator("piston velocity xdot", xdot)
+        u = per_actuator("valve voltage u", u, self.n)
+        x = per_actuator("piston position x", x, self.n)
+        xdot = per_actuator("piston velocity xdot", xdot, self.n)
         for i in np.flatnonzero((u < rows[:, L.U_MIN]) | (u > rows[:, L.U_MAX]))[:1]:
             in_range(f"valve voltage u[{i}]", u[i], rows[i, L.U_MIN], rows[i, L.U_MAX])
         for i in np.flatnonzero((x < 0.0) | (x > rows[:, L.STROKE]))[:1]:
             in_range(f"piston position x[{i}] [m]", x[i], 0.0, rows[i, L.STROKE])
         return state, u, x, xdot
 
-    def _per_actuator(self, name: str, value) -> np.ndarray:
-        v = np.asarray(value, dtype=float)
-        try:
-            v = np.broadcast_to(v, (self.n,))
-        except ValueError:
-            raise InputError(f"{name}: expected a scalar or shape ({self.n},), got "
-                             f"{np.shape(value)}") from None
-        if not np.all(np.isfinite(v)):
-            raise InputError(f"{name}: expected finite values, got {v[~np.isfinite(v)][0]!r}")
-        return np.ascontiguousarray(v)

@@ -18,14 +18,14 @@ Which reference the fitted curves read is :class:`VoltageReference`:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
 
 from ...errors import InputError, as_floats, check_fields
 from . import _layout as L
-from ._validate import in_range
+from ._validate import check_member, in_range, replaced
 from ._valve_kernels import fitted_area, port_paths, tanh_input_pressure
 
 __all__ = [
@@ -114,6 +114,8 @@ class ProportionalValve:
     poly_rod_neg: tuple = field(default=PORT1_POLY_NEG)
 
     def __post_init__(self) -> None:
+        check_member("valve", "model", self.model, ValveModel)
+        check_member("valve", "voltage_reference", self.voltage_reference, VoltageReference)
         check_fields("valve", self, finite=("u_min", "u_max", "u_center", "u_offset", "c_hp_cap", "c_lp_cap",
                                             "c_hp_rod", "c_lp_rod"),
                      nonnegative=("slope_cap", "leak_cap", "slope_rod", "leak_rod", "underlap"))
@@ -129,8 +131,8 @@ class ProportionalValve:
             raise InputError("valve tanh cutoffs: C_HP must differ from C_LP")
 
     def with_(self, **changes) -> ProportionalValve:
-        """A copy with some fields changed."""
-        return replace(self, **changes)
+        """A copy with some fields changed (an InputError names a key that is no field)."""
+        return replaced("valve", self, changes)
 
     def write(self, row: np.ndarray) -> None:
         """Write this valve into a parameter row (``_layout``)."""
@@ -212,15 +214,18 @@ def _check_supply(p_supply: float, p_exhaust: float) -> None:
 
 
 def mpye5_fitted(**changes) -> ProportionalValve:
-    """The fitted MPYE-5 model Daepp chose (tanh P_input + quartic A_eq, 50 psig data)."""
+    """The fitted MPYE-5 model Daepp chose (tanh P_input + quartic A_eq, 50 psig data); ``changes`` set
+    :class:`ProportionalValve` fields (an InputError names an unknown field or a bad value)."""
     return ProportionalValve(model=ValveModel.FITTED).with_(**changes)
 
 
 def mpye5_simple(**changes) -> ProportionalValve:
-    """The ablation baseline: linear area + leak, fixed c_d (0.09 cap / 0.12 rod), overlapped."""
+    """The ablation baseline: linear area + leak, fixed c_d (0.09 cap / 0.12 rod), overlapped; ``changes``
+    as :func:`mpye5_fitted`."""
     return ProportionalValve(model=ValveModel.LINEAR_OVERLAPPED).with_(**changes)
 
 
 def mpye5_underlapped(**changes) -> ProportionalValve:
-    """Linear area with a ±0.75 V underlap (both paths open near the offset)."""
+    """Linear area with a ±0.75 V underlap (both paths open near the offset); ``changes`` as
+    :func:`mpye5_fitted`."""
     return ProportionalValve(model=ValveModel.LINEAR_UNDERLAPPED).with_(**changes)

@@ -57,10 +57,19 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...assembly import Obstacle
-from ...errors import InputError, as_float, check_fields, check_flag, check_number
+from ...errors import (
+    InputError,
+    as_float,
+    check_array,
+    check_fields,
+    check_flag,
+    check_number,
+    check_whole,
+    shown,
+)
 from ...multibody.dynamics import center_of_mass
 from ...walking import support_margin
-from .model import build_model, joint_names, leg_arrays
+from .model import MAX_DISTANCE, MAX_TICK, build_model, joint_names, leg_arrays
 from .params import T_SAMPLE, AntonParams
 
 __all__ = ["Ledge", "ClimbPose", "Stage", "ClimbPlan", "PAIRS", "MAX_WAVES", "climber", "FeltFootholds",
@@ -558,11 +567,16 @@ class FeltFootholds:
     a loaded foot has and a touching one has not (the walker's lesson, measured here too: +5 to +30
     mm over the approach, the body sinking 14 mm), and a ledge higher than planned by 1 cm is
     climbed as planned; one lower by 1 cm leaves the feet hanging (measured: the CoM out of the
-    support polygon by 4.8 cm in step 7)."""
+    support polygon by 4.8 cm in step 7).
+
+    ``touch`` [N] >= 0; ``search_speed`` [m/s] and ``search_depth`` [m] in
+    [0, :data:`~.model.MAX_DISTANCE`]."""
 
     def __init__(self, touch: float, search_speed: float = 0.02, search_depth: float = 0.03):
-        self.touch, self.search_speed = float(touch), float(search_speed)
-        self.search_depth = float(search_depth)
+        o = "FeltFootholds"
+        self.touch = check_number(o, "touch", touch, lo=0.0)
+        self.search_speed = check_number(o, "search_speed", search_speed, lo=0.0, hi=MAX_DISTANCE)
+        self.search_depth = check_number(o, "search_depth", search_depth, lo=0.0, hi=MAX_DISTANCE)
         self.offset = np.zeros(6)
         self.searching = np.zeros(6, dtype=bool)
         self._lift_from = np.zeros(6)
@@ -571,8 +585,22 @@ class FeltFootholds:
 
     def update(self, stage: int, u: float, swing: tuple[int, ...], fz: np.ndarray,
                dt: float) -> np.ndarray:
-        """One tick in ``stage`` (index) at progress ``u`` with the legs ``swing`` transferred and the
-        normal forces ``fz`` (6,) [N]. Returns the offsets."""
+        """One tick in ``stage`` (index >= 0) at progress ``u`` (finite) with the legs ``swing`` (distinct leg
+        indices 0..5) transferred and the normal forces ``fz`` (6,) [N], of ``dt`` [s] in
+        [0, :data:`~.model.MAX_TICK`]. Returns the offsets."""
+        o = "FeltFootholds.update"
+        stage = check_whole(o, "stage", stage)
+        u = check_number(o, "u", u)
+        if not (isinstance(swing, (list, tuple)) and all(
+                isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 <= k < 6 for k in swing)
+                and len(set(swing)) == len(swing)):
+            raise InputError(f"{o}: 'swing' = {shown(swing)}, expected distinct leg indices 0..5")
+        fz = check_array(o, "fz", fz, (6,), "N")
+        dt = check_number(o, "dt", dt, lo=0.0, hi=MAX_TICK)
+        return self._update(stage, u, tuple(swing), fz, dt)
+
+    def _update(self, stage: int, u: float, swing: tuple[int, ...], fz, dt: float) -> np.ndarray:
+        """:meth:`update` unchecked, for the climber's tick."""
         if stage != self._stage:
             for k in self._swing:  # the last stage's transfers end: the untouched search on
                 self.searching[k] = not fz[k] > self.touch
@@ -655,7 +683,7 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
         in_air = air.tolist()
         _K.feet_in_body(s.enc, hips, yaws, segs, p.coxa, p.femur, p.tibia, half_gap, measured)
         if felt is not None:
-            offset = felt.update(i, u, stage.swing if i < n_stages else (), fz, dt)
+            offset = felt._update(i, u, stage.swing if i < n_stages else (), fz, dt)
             if stage.step >= 7:  # on the ledge: the body goes with the top as felt
                 z_plan = planned[:, 2].tolist()
                 on_top = [k for k in range(6) if not in_air[k] and z_plan[k] > top_z]

@@ -23,12 +23,19 @@ from . import _kinematics as _K
 from .params import LEGS, AntonParams
 
 __all__ = ["build_model", "hip_placements", "leg_ik", "leg_fk", "leg_jacobian", "feet_in_body", "joint_names",
-           "foot_layout", "MAX_ANGLE", "MAX_HIP_OFFSET"]
+           "foot_layout", "MAX_ANGLE", "MAX_HIP_OFFSET", "MAX_DISTANCE", "MAX_TICK"]
 
 MAX_ANGLE = 1e6
 """The largest joint angle or hip yaw [rad] the kinematics take (beyond, cos and sin have no digits left)."""
 MAX_HIP_OFFSET = 1e3
 """The largest hip coordinate [m] in its segment's frame that :func:`feet_in_body` takes."""
+MAX_DISTANCE = 1e6
+"""The largest length [m] ANTON's layout and per-tick helpers take (a foot layout's half sizes, a surface
+position and segment gap, a foothold search's depth; a search speed [m/s] up to it too): ANTON is 0.6 m
+long, and a product of two such numbers stays far within the float range."""
+MAX_TICK = 1.0
+"""The longest time step [s] the per-tick helpers (:class:`~.robot.SurfaceFollowing`,
+:class:`~.climb.FeltFootholds`) take: ANTON's controllers tick every 1 ms."""
 _SEGMENT_CODES = {"middle": 0, "front": 1, "rear": -1}
 
 
@@ -208,13 +215,16 @@ def leg_out_of_reach(p: AntonParams, foot) -> InputError:
 def foot_layout(kind: str, half_length: float, half_width: float) -> np.ndarray:
     """Initial foot positions (the gait frames' centres, Fig. 3.24) (6, 2) [m] in the robot frame
     (x forward, y left), in :data:`LEGS` order: ``"rectangle"`` (rows at x = +a, 0, −a, y = ±b) or
-    ``"ellipse"`` (x = a cos φ, y = ±b sin φ at φ = 45°, 90°, 135°)."""
+    ``"ellipse"`` (x = a cos φ, y = ±b sin φ at φ = 45°, 90°, 135°). ``half_length`` a and ``half_width`` b
+    [m] in (0, :data:`MAX_DISTANCE`]."""
+    if not (isinstance(kind, str) and kind in ("rectangle", "ellipse")):
+        raise InputError(f"foot_layout: 'kind' = {shown(kind)}, expected 'rectangle' or 'ellipse'")
+    for name, value in (("half_length", half_length), ("half_width", half_width)):
+        check_number("foot_layout", name, value, lo=0.0, lo_open=True, hi=MAX_DISTANCE)
     if kind == "rectangle":
         xs = np.array([half_length, 0.0, -half_length])
         ys = np.full(3, half_width)
-    elif kind == "ellipse":
+    else:  # "ellipse"
         phi = np.radians([45.0, 90.0, 135.0])
         xs, ys = half_length * np.cos(phi), half_width * np.sin(phi)
-    else:
-        raise InputError(f"foot_layout: kind = {kind!r}, expected 'rectangle' or 'ellipse'")
     return np.concatenate([np.stack([xs, ys], 1), np.stack([xs, -ys], 1)])

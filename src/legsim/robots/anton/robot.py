@@ -34,11 +34,11 @@ from ...assembly import (
 )
 from ...assembly.components import Obstacle, _choice, contact_geometries
 from ...contact import ContactLaw, coulomb, hunt_crossley
-from ...errors import InputError, as_float, check_fields, check_flag, check_number
+from ...errors import InputError, as_float, check_fields, check_flag, check_number, describe_failure, shown
 from ...walking import GAITS, GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
 from . import _kinematics as _K
 from ._statics import static_torques
-from .model import build_model, foot_layout, joint_names, leg_arrays, leg_out_of_reach
+from .model import MAX_DISTANCE, MAX_TICK, build_model, foot_layout, joint_names, leg_arrays, leg_out_of_reach
 from .params import (
     FORCE_SENSOR_RANGE_N,
     GEAR_KNEE,
@@ -225,16 +225,38 @@ class SurfaceFollowing:
     apart and the feet searching down in the troughs, the curvature they report on a 0.8 m wave came
     out a third of the true one (measured). The references pass a first-order filter of ``tau`` [s]
     and stay within ±``limit`` [rad]. ``body`` (4,): the current references (front yaw, pitch, rear
-    yaw, pitch; the yaws 0), ``x`` [m] the position estimate."""
+    yaw, pitch; the yaws 0), ``x`` [m] the position estimate.
+
+    ``slope`` a function; ``x0`` [m] within ±:data:`~.model.MAX_DISTANCE`, ``segment_gap`` [m] in
+    [0, MAX_DISTANCE]; ``tau`` [s] > 0; ``limit`` [rad] in [0, π]."""
 
     def __init__(self, slope, x0: float = 0.0, segment_gap: float = 0.2, tau: float = 0.2,
                  limit: float = 0.5):
-        self.slope, self.x, self.gap = slope, float(x0), float(segment_gap)
-        self.tau, self.limit = float(tau), float(limit)
+        o = "SurfaceFollowing"
+        if not callable(slope):
+            raise InputError(f"{o}: 'slope' = {shown(slope)}, expected a function of x [m] (arrays) giving "
+                             "the surface's pitch [rad]")
+        self.slope = slope
+        self.x = check_number(o, "x0", x0, lo=-MAX_DISTANCE, hi=MAX_DISTANCE)
+        self.gap = check_number(o, "segment_gap", segment_gap, lo=0.0, hi=MAX_DISTANCE)
+        self.tau = check_number(o, "tau", tau, lo=0.0, lo_open=True)
+        self.limit = check_number(o, "limit", limit, lo=0.0, hi=math.pi)
         self.body = np.zeros(4)
 
     def update(self, advance: float, dt: float) -> np.ndarray:
-        """One tick: the robot advanced ``advance`` [m] along x since the last. Returns :attr:`body`."""
+        """One tick: the robot advanced ``advance`` [m] (within ±MAX_DISTANCE) along x since the last, in
+        ``dt`` [s] (in [0, :data:`~.model.MAX_TICK`]). Returns :attr:`body`."""
+        o = "SurfaceFollowing.update"
+        advance = check_number(o, "advance", advance, lo=-MAX_DISTANCE, hi=MAX_DISTANCE)
+        dt = check_number(o, "dt", dt, lo=0.0, hi=MAX_TICK)
+        try:
+            return self._update(advance, dt)
+        except Exception as exc:  # the user's slope: say so, keep its traceback chained
+            raise InputError(f"{o}: 'slope' failed or gave no 3 numbers at x = {self.x!r} m: "
+                             f"{describe_failure(exc)}") from exc
+
+    def _update(self, advance: float, dt: float) -> np.ndarray:
+        """:meth:`update` unchecked, for the walker's tick."""
         from ...walking import segment_orientation
 
         self.x += advance
@@ -459,7 +481,7 @@ def walker(plan: WalkPlan, kp: float = 60.0, kd: float = 0.5, *, touch: float | 
             x, y = centre_list[k][0] + step * heading[0], centre_list[k][1] + step * heading[1]
             z = z0 + (leg.h if walking else 0.0) + p0 + p1 * x + p2 * y
             feet[k] = x, y, z + offsets[k]
-        body = bending.update(advance if walking else 0.0, dt) if bending is not None else _STRAIGHT
+        body = bending._update(advance if walking else 0.0, dt) if bending is not None else _STRAIGHT
         v = kp * (_joint_targets(p, legs_k, feet, body, out=targets) - s.enc) - kd * s.rate
         if force_feedforward:
             _K.load_feedforward(s.enc, s.shank, seg_yaws, p.coxa, p.femur, p.tibia, v_per_nm, jac, v_ff)

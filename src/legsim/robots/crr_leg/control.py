@@ -30,17 +30,23 @@ import numpy as np
 from ...actuators.pneumatic import _layout as PL
 from ...actuators.pneumatic._chamber_kernels import pressure_force
 from ...assembly.compiled import compiled_controller
-from ...errors import InputError
+from ...errors import InputError, as_floats, check_number, check_whole, shown
 from . import _joint_kernels as JB
 
 __all__ = ["joint_pid", "controller_params", "initial_memory", "block_offset", "row_offset", "memory_offset",
-           "HEAD", "C_N", "C_DT", "C_CH_Q", "C_CH_P", "M_TICKS", "M_INTEG", "M_EPREV", "M_REF", "M_FPREV"]
+           "MAX_JOINTS", "DT_RANGE", "HEAD", "C_N", "C_DT", "C_CH_Q", "C_CH_P", "M_TICKS", "M_INTEG",
+           "M_EPREV", "M_REF", "M_FPREV"]
 
 C_N, C_DT, C_CH_Q, C_CH_P = range(4)
 HEAD = 4
 M_TICKS, M_INTEG, M_EPREV, M_REF, M_FPREV = 0, 1, 2, 3, 4
 """Memory: ticks done, then per joint (n each, in this order from 1): ∫e, previous error, reference,
 previous net pressure force; :func:`memory_offset` gives where each starts."""
+MAX_JOINTS = 1000
+"""The most joints one controller takes (its parameters hold 4 + n (NJ + NPARAM) floats, 212 per joint)."""
+DT_RANGE = (1e-6, 10.0)
+"""The control period [s] :func:`controller_params` takes: 1 µs to 10 s (the derivative terms' e / dt stay
+finite)."""
 
 
 @compiled_controller
@@ -71,41 +77,54 @@ def joint_pid(t, sensors, params, commands, memory):
 
 
 def block_offset(j: int) -> int:
-    """Offset of joint j's block in the controller parameters (:meth:`.leg.JointReference.write` there
-    sets its reference)."""
-    return HEAD + j * JB.NJ
+    """Offset of joint j's block (j a whole number in [0, MAX_JOINTS)) in the controller parameters
+    (:meth:`.leg.JointReference.write` there sets its reference)."""
+    return HEAD + check_whole("block_offset", "j", j, 0, MAX_JOINTS - 1) * JB.NJ
 
 
 def row_offset(n: int, j: int) -> int:
-    """Offset of joint j's actuator row in the controller parameters of n joints."""
-    return HEAD + n * JB.NJ + j * PL.NPARAM
+    """Offset of joint j's actuator row (j in [0, n)) in the controller parameters of n joints (n in
+    [1, MAX_JOINTS])."""
+    n = _joints("row_offset", n)
+    return HEAD + n * JB.NJ + check_whole("row_offset", "j", j, 0, n - 1) * PL.NPARAM
 
 
 def controller_params(blocks, rows, dt: float, channel_q: int, channel_p: int) -> np.ndarray:
     """The parameters of :func:`joint_pid` for n joints: ``blocks`` (n, NJ) joint blocks
     (:mod:`._joint_kernels` layout, e.g. a :class:`~.leg.LegBench`'s), ``rows`` (n, NPARAM) the
-    joints' actuator rows (:meth:`PneumaticActuator.row`), ``dt`` [s] the control period, and the first
-    sensordata channels of the joint encoder and of the chamber pressures (``Robot.channels``)."""
-    blocks = np.asarray(blocks, dtype=float)
-    rows = np.asarray(rows, dtype=float)
-    n = blocks.shape[0] if blocks.ndim == 2 else -1
-    if blocks.shape != (n, JB.NJ) or rows.shape != (n, PL.NPARAM) or n < 1:
-        raise InputError(f"joint controller: blocks of shape {blocks.shape} and rows of shape {rows.shape}, "
-                         f"expected (n, {JB.NJ}) and (n, {PL.NPARAM}) for n >= 1 joints")
-    if not (np.isfinite(dt) and dt > 0.0):
-        raise InputError(f"joint controller: dt = {dt!r} s, expected the control period > 0")
+    joints' actuator rows (:meth:`PneumaticActuator.row`), both finite, 1 <= n <= MAX_JOINTS, ``dt`` [s]
+    the control period in :data:`DT_RANGE`, and the first sensordata channels (whole numbers >= 0) of the
+    joint encoder and of the chamber pressures (``Robot.channels``)."""
+    o = "joint controller"
+    b = as_floats(blocks)
+    n = b.shape[0] if b.ndim == 2 else -1
+    if b.shape != (n, JB.NJ) or not 1 <= n <= MAX_JOINTS or not np.all(np.isfinite(b)):
+        raise InputError(f"{o}: 'blocks' = {shown(blocks)}, expected finite joint blocks (n, {JB.NJ}) for "
+                         f"1 <= n <= {MAX_JOINTS} joints")
+    r = as_floats(rows)
+    if r.shape != (n, PL.NPARAM) or not np.all(np.isfinite(r)):
+        raise InputError(f"{o}: 'rows' = {shown(rows)}, expected finite actuator rows ({n}, {PL.NPARAM}), "
+                         "one per joint of 'blocks'")
+    check_number(o, "dt", dt, lo=DT_RANGE[0], hi=DT_RANGE[1])  # [s]
     for name, ch in (("channel_q", channel_q), ("channel_p", channel_p)):
-        if int(ch) != ch or ch < 0:
-            raise InputError(f"joint controller: {name} = {ch!r}, expected a sensordata channel >= 0")
-    return np.concatenate([[n, dt, channel_q, channel_p], blocks.ravel(), rows.ravel()])
+        check_whole(o, name, ch)
+    return np.concatenate([[n, dt, channel_q, channel_p], b.ravel(), r.ravel()])
 
 
 def memory_offset(n: int, group: int) -> int:
     """Where memory ``group`` (``M_TICKS``, or ``M_INTEG`` … ``M_FPREV``: n values, joint order) starts in
-    the memory of n joints."""
+    the memory of n joints (n in [1, MAX_JOINTS])."""
+    n = _joints("memory_offset", n)
+    group = check_whole("memory_offset", "group", group, M_TICKS, M_FPREV)
     return 0 if group == M_TICKS else 1 + (group - 1) * n
 
 
 def initial_memory(n: int) -> np.ndarray:
-    """The memory of :func:`joint_pid` for n joints before its first tick (all zero)."""
-    return np.zeros(1 + 4 * n)
+    """The memory of :func:`joint_pid` for n joints (n in [1, MAX_JOINTS]) before its first tick (all
+    zero)."""
+    return np.zeros(1 + 4 * _joints("initial_memory", n))
+
+
+def _joints(owner: str, n) -> int:
+    """A number of joints: a whole number in [1, MAX_JOINTS], else an :class:`InputError`."""
+    return check_whole(owner, "n", n, 1, MAX_JOINTS)

@@ -37,8 +37,8 @@ from ...errors import InputError, check_number, shown
 from ...multibody import Model as BodyModel
 from ...multibody import RobotBuilder
 
-__all__ = ["Capsule", "capsule_inertia", "LINKS", "LEG_CAPSULES", "crr_leg_bodies", "design_linkage",
-           "default_linkages", "STROKES", "JOINT_LIMITS"]
+__all__ = ["Capsule", "capsule_inertia", "MAX_CAPSULE_LENGTH", "MAX_DENSITY", "LINKS", "LEG_CAPSULES",
+           "crr_leg_bodies", "design_linkage", "default_linkages", "STROKES", "JOINT_LIMITS"]
 
 A1 = 0.0731 + 0.0481 + 0.025
 A2 = 0.174
@@ -53,13 +53,26 @@ JOINT_LIMITS = tuple(tuple(math.radians(a) for a in JOINT_LIMITS_DEG[j]) for j i
 """Joint ranges [rad] of Alpha, Beta, Gamma (digest §2.6)."""
 
 
+MAX_CAPSULE_LENGTH = 100.0
+"""The largest diameter and cylinder length [m] of a :class:`Capsule` (a link of a leg is well below)."""
+MAX_DENSITY = 1e5
+"""The largest density [kg/m³] of a :class:`Capsule`, above any solid's (osmium: 22 590); with
+:data:`MAX_CAPSULE_LENGTH` its mass and moments stay finite."""
+
+
 @dataclass(frozen=True)
 class Capsule:
-    """A capsule link: ``diameter`` and cylinder ``length`` [m], ``density`` [kg/m³] (Leg.cpp)."""
+    """A capsule link: ``diameter`` (> 0) and cylinder ``length`` (>= 0) [m], both at most
+    :data:`MAX_CAPSULE_LENGTH`, and ``density`` [kg/m³] in (0, :data:`MAX_DENSITY`] (Leg.cpp)."""
 
     diameter: float
     length: float
     density: float
+
+    def __post_init__(self) -> None:
+        check_number("Capsule", "diameter", self.diameter, lo=0.0, hi=MAX_CAPSULE_LENGTH, lo_open=True)
+        check_number("Capsule", "length", self.length, lo=0.0, hi=MAX_CAPSULE_LENGTH)
+        check_number("Capsule", "density", self.density, lo=0.0, hi=MAX_DENSITY, lo_open=True)
 
 
 LEG_CAPSULES = {
@@ -78,8 +91,8 @@ def capsule_inertia(cap: Capsule) -> tuple[float, float, float]:
     I_axial = m_c r²/2 + 2 m_s r²/5; I_transverse = m_c (L²/12 + r²/4) + m_s (2r²/5 + L²/4 + 3Lr/8)
     (each hemisphere: 2 m_h r²/5 about its flat face, centroid 3r/8 from it, parallel-axis shift).
     """
-    if not (cap.diameter > 0 and cap.length >= 0 and cap.density > 0):
-        raise InputError(f"capsule {cap!r}: expected diameter > 0, length >= 0, density > 0")
+    if not isinstance(cap, Capsule):
+        raise InputError(f"capsule_inertia: 'cap' = {shown(cap)}, expected a Capsule")
     r = 0.5 * cap.diameter
     L = cap.length
     m_c = cap.density * math.pi * r * r * L

@@ -156,7 +156,15 @@ def bimba_cylinder_inertia(linkage: JointLinkage, cylinder: Cylinder | None = No
 
 
 def default_cylinder_inertias(linkages) -> tuple[CylinderInertia, ...]:
-    """:func:`bimba_cylinder_inertia` of the three linkages (Alpha stroke 3.75 in, others 1.75 in)."""
+    """:func:`bimba_cylinder_inertia` of the linkages (a list or tuple of :class:`JointLinkage`, e.g. the
+    three of :func:`.geometry.default_linkages`; Alpha stroke 3.75 in, others 1.75 in)."""
+    o = "default_cylinder_inertias"
+    if not (isinstance(linkages, (list, tuple)) and linkages):
+        raise InputError(f"{o}: 'linkages' = {shown(linkages)}, expected a list of JointLinkage (e.g. "
+                         "default_linkages())")
+    for j, k in enumerate(linkages):
+        if not isinstance(k, JointLinkage):
+            raise InputError(f"{o}: 'linkages[{j}]' = {shown(k)}, expected a JointLinkage")
     return tuple(bimba_cylinder_inertia(k) for k in linkages)
 
 

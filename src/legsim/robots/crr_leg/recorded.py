@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError, check_number, check_values, check_whole
+from ...errors import InputError, check_number, check_values, check_whole, lookup, shown
 from ...identify.logs import read_log
 from ._joint_kernels import NTAB
 from .leg import JOINTS, JointReference
@@ -58,24 +58,29 @@ def references_from_csv(path, time_column: str = "t", columns=JOINTS, unit: str 
 
     Parameters
     ----------
-    path : the CSV file; ``time_column`` [s] must increase strictly.
-    columns : the three joint-angle column names (Alpha, Beta, Gamma order).
+    path : the CSV file; ``time_column`` [s] (a column name) must increase strictly.
+    columns : the three joint-angle column names (Alpha, Beta, Gamma order), a list or tuple.
     unit : "rad" or "deg" for the angle columns.
-    tolerance : largest allowed deviation [rad] of the 64-knot linear reference from the samples.
+    tolerance : largest allowed deviation [rad] (a finite number > 0) of the 64-knot linear reference from
+        the samples.
 
     Returns three linear :class:`JointReference` (held at the first/last sample outside the log).
     """
-    if unit not in ANGLE_UNITS:
-        raise InputError(f"reference log '{path}': unit={unit!r}, expected one of {', '.join(ANGLE_UNITS)}")
-    if len(columns) != 3:
-        raise InputError(f"reference log '{path}': columns={columns!r}, expected three names "
-                         f"(Alpha, Beta, Gamma)")
-    if not tolerance > 0.0:
-        raise InputError(f"reference log '{path}': tolerance={tolerance!r} rad, expected > 0")
-    data = read_log(path, [time_column, *columns])
+    o = "references_from_csv"
+    lookup("unit", unit, list(ANGLE_UNITS), o)
+    if not isinstance(time_column, str):
+        raise InputError(f"{o}: 'time_column' = {shown(time_column)}, expected a column name")
+    names = list(columns) if isinstance(columns, (list, tuple)) else []
+    if len(names) != 3 or not all(isinstance(c, str) for c in names):
+        raise InputError(f"{o}: 'columns' = {shown(columns)}, expected three column names (Alpha, Beta, "
+                         "Gamma)")
+    tolerance = check_number(o, "tolerance", tolerance, lo=0.0, lo_open=True)  # [rad]
+    data = read_log(path, {time_column: "time_column", **{c: f"columns[{j}]" for j, c in enumerate(names)}})
     t = data[time_column]
     if t.size < 1:
         raise InputError(f"reference log '{path}' has no data rows")
+    if not np.all(np.isfinite(t)):
+        raise InputError(f"reference log '{path}', column '{time_column}': expected finite times")
     bad = np.flatnonzero(np.diff(t) <= 0.0)
     if bad.size:
         raise InputError(f"reference log '{path}', column '{time_column}': times must increase "

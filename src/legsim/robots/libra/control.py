@@ -21,10 +21,15 @@ from ...control import CJTC, ConstrainedChain, Kinematics, Orientation, PointCoo
 from ...control.cost import LAW_GAIN_LIMIT
 from ...errors import InputError, check_number, check_values, lookup, shown
 from .gait import VECTORS, Stage
+from .kinematics import MAX_ANGLE
 from .params import FOOT3_KD, FOOT3_KP, TUNED_KD, TUNED_KP, encoder_counts_per_output_rev
 from .robot import JOINTS, LibraRobot
 
-__all__ = ["LibraController", "variables", "gains", "Inclinometer"]
+__all__ = ["LibraController", "variables", "gains", "Inclinometer", "MIN_RESOLUTION"]
+
+MIN_RESOLUTION = 1e-9
+"""The finest resolution [rad] an :class:`Inclinometer` takes: an angle within ±MAX_ANGLE (1e6 rad) is then
+at most 1e15 steps, a whole number a float holds exactly."""
 
 
 def variables(kin: Kinematics) -> dict:
@@ -78,13 +83,29 @@ def gains(vector: str, body_kp=TUNED_KP[:3], body_kd=TUNED_KD[:3], force_kp: flo
 @dataclass
 class Inclinometer:
     """The pendulum inclinometer on the body (§4.2): resolution 0.35°, stiction ±1° (its reading holds
-    until the true angle is more than 1° away, then jumps to it, quantised)."""
+    until the true angle is more than 1° away, then jumps to it, quantised).
+
+    ``resolution`` [rad] in [:data:`MIN_RESOLUTION`, π]; ``stiction`` [rad] in [0, π]; ``reading`` [rad] the
+    reading held: NaN (no reading yet: the first :meth:`read` takes the angle) or an angle within
+    ±:data:`~.kinematics.MAX_ANGLE`."""
 
     resolution: float = math.radians(0.35)
     stiction: float = math.radians(1.0)
     reading: float = math.nan
 
+    def __post_init__(self):
+        o = "Inclinometer"
+        self.resolution = check_number(o, "resolution", self.resolution, lo=MIN_RESOLUTION, hi=math.pi)
+        self.stiction = check_number(o, "stiction", self.stiction, lo=0.0, hi=math.pi)
+        if not (isinstance(self.reading, float) and math.isnan(self.reading)):
+            self.reading = check_number(o, "reading", self.reading, lo=-MAX_ANGLE, hi=MAX_ANGLE)
+
     def read(self, angle: float) -> float:
+        """The reading [rad] at the true body angle ``angle`` [rad] (within ±MAX_ANGLE)."""
+        return self._read(check_number("Inclinometer.read", "angle", angle, lo=-MAX_ANGLE, hi=MAX_ANGLE))
+
+    def _read(self, angle: float) -> float:
+        """:meth:`read` unchecked, for a control loop."""
         if math.isnan(self.reading) or abs(angle - self.reading) > self.stiction:
             self.reading = round(angle / self.resolution) * self.resolution
         return self.reading

@@ -43,8 +43,8 @@ from ...control.mobility import (
     extended_mobility_analysis,
     format_mobility,
 )
-from ...errors import InputError
-from .kinematics import VECTORS, points
+from ...errors import InputError, check_flag, check_number, check_values, lookup, shown
+from .kinematics import MAX_ANGLE, VECTORS, _check_params, points
 from .params import LibraParams
 
 __all__ = ["LIBRA_CONTROL_VECTORS", "LIBRA_SUPPORTS", "NOMINAL_PHI", "NOMINAL_Q", "libra_mechanism",
@@ -65,8 +65,7 @@ _CONTACTS = ("pin", "spring", "none")
 
 
 def _vector(vector: str) -> str:
-    if vector not in LIBRA_CONTROL_VECTORS:
-        raise InputError(f"LIBRA: control vector {vector!r}, expected one of {sorted(LIBRA_CONTROL_VECTORS)}")
+    lookup("control vector", vector, sorted(LIBRA_CONTROL_VECTORS), "LIBRA")
     return vector
 
 
@@ -78,19 +77,29 @@ def libra_mechanism(vector: str = "u1", *, q=None, phi: float | None = None, con
     ----------
     vector : ``"u1"``, ``"u2"`` or ``"u3"`` (which feet support, :data:`LIBRA_SUPPORTS`).
     q : θ1..θ6 (6,) [rad] and phi : φ [rad], the configuration that places the joints (default
-        :data:`NOMINAL_Q`, :data:`NOMINAL_PHI`); it matters only to the rank test.
+        :data:`NOMINAL_Q`, :data:`NOMINAL_PHI`; within ±:data:`~.kinematics.MAX_ANGLE`); it matters only to
+        the rank test.
     contact : how a supporting foot holds: ``"pin"`` (a rigid rung), ``"spring"`` (a compliant one: no
         constraint, §3.5) or ``"none"`` (free floating).
     supports : the supporting feet, to override :data:`LIBRA_SUPPORTS` (names ``"foot1"`` .. ``"foot3"``).
     params : geometry (default :class:`LibraParams`).
     """
     vector = _vector(vector)
-    if contact not in _CONTACTS:
-        raise InputError(f"LIBRA: contact = {contact!r}, expected one of {_CONTACTS}")
-    q = NOMINAL_Q if q is None else np.asarray(q, dtype=float)
-    if q.shape != (6,) or not np.all(np.isfinite(q)):
-        raise InputError(f"LIBRA: q = {q!r}, expected 6 finite joint angles θ1..θ6 [rad]")
-    pos = points(NOMINAL_PHI if phi is None else float(phi), q, params or LibraParams())
+    if not (isinstance(contact, str) and contact in _CONTACTS):
+        raise InputError(f"LIBRA: contact = {shown(contact)}, expected one of {_CONTACTS}")
+    o = "libra_mechanism"
+    if q is None:
+        q = NOMINAL_Q
+    elif (q := check_values(o, "q", q, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")).shape != (6,):
+        raise InputError(f"{o}: 'q' = {shown(q)}, expected 6 joint angles θ1..θ6 [rad]")
+    phi = NOMINAL_PHI if phi is None else check_number(o, "phi", phi, lo=-MAX_ANGLE, hi=MAX_ANGLE)  # [rad]
+    params = LibraParams() if params is None else _check_params(params)
+    feet = LIBRA_SUPPORTS[vector] if supports is None else supports
+    if not (isinstance(feet, (list, tuple)) and all(isinstance(f, str) for f in feet)
+            and set(feet) <= {"foot1", "foot2", "foot3"} and len(set(feet)) == len(feet)):
+        raise InputError(f"LIBRA: supports = {shown(supports)}, expected distinct names among 'foot1', "
+                         "'foot2', 'foot3'")
+    pos = points(phi, q, params)
     m = Mechanism(f"LIBRA {vector}", "planar")
     m.add_link("body", "link1a", "link1b", "link2a", "link2b", "link3a", "link3b")
     for foot, link in (("foot1", "link1a"), ("foot2", "link2b"), ("foot3", "link3b")):
@@ -103,9 +112,6 @@ def libra_mechanism(vector: str = "u1", *, q=None, phi: float | None = None, con
                                  ("theta5", "body", "link3a", "hip3", "3"),
                                  ("theta6", "link3a", "link3b", "knee3", "3")):
         m.add_joint(name, "pin", a, b, active=True, limb=limb, at=pos[at])
-    feet = LIBRA_SUPPORTS[vector] if supports is None else tuple(supports)
-    if not set(feet) <= {"foot1", "foot2", "foot3"}:
-        raise InputError(f"LIBRA: supports = {supports!r}, expected names among 'foot1', 'foot2', 'foot3'")
     if contact != "none":
         for foot in feet:
             m.add_joint(f"{foot}_rung", contact, m.points[foot].link, "ground", role="environment",
@@ -130,9 +136,11 @@ def libra_mobility(vector: str = "u1", *, q=None, phi: float | None = None, rank
                    params: LibraParams | None = None) -> MobilityResult:
     """The Extended Mobility Analysis of LIBRA's control vector ``vector`` (§4.4 table for u1).
 
-    With ``rank`` the numerical rank test checks every row at the configuration (q, φ); a stretched
-    limb there makes the result ``"singular"``.
+    With ``rank`` (True or False) the numerical rank test checks every row at the configuration (q, φ); a
+    stretched limb there makes the result ``"singular"``. ``q``, ``phi``, ``params``:
+    :func:`libra_mechanism`'s.
     """
+    check_flag("libra_mobility", "rank", rank)
     candidates, forces = libra_candidates(vector)
     mechanism = libra_mechanism(vector, q=q, phi=phi, params=params)
     return extended_mobility_analysis(mechanism, candidates, forces, rank=rank)

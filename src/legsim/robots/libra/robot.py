@@ -36,7 +36,7 @@ from ...assembly import ContactForce, Contacts, DCMotor, JointEncoder, Obstacle,
 from ...assembly._clock import rate as sample_rate
 from ...assembly.components import _choice
 from ...contact import ContactLaw, Plane, coulomb, kelvin_voigt
-from ...errors import InputError, check_number
+from ...errors import InputError, check_number, shown
 from ...multibody import Model, RobotBuilder
 from .params import LADDER_SEPARATION_CYCLE, STEP_HEIGHT, LibraParams
 
@@ -49,7 +49,9 @@ PASSIVE = ("base_x", "base_y", "phi")
 
 def gear_friction(p: LibraParams) -> float:
     """Coulomb friction of a joint at the gearhead output [N m]: the motor's no-load friction torque
-    k_t i_0 times the ratio N (§4.2 table: 23.3 mN m/A, 20 mA, 792:1 -> 0.369 N m)."""
+    k_t i_0 times the ratio N (§4.2 table: 23.3 mN m/A, 20 mA, 792:1 -> 0.369 N m) of ``p``, a LibraParams."""
+    if not isinstance(p, LibraParams):
+        raise InputError(f"gear_friction: 'p' = {shown(p)}, expected a LibraParams")
     return p.motor.torque_constant * p.motor.no_load_current * p.gear
 
 

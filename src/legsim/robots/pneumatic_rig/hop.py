@@ -24,7 +24,7 @@ from ...actuators.pneumatic.gas import AIR, CRITICAL_RATIO_SOURCE, NITROGEN
 from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve
 from ...actuators.pneumatic.tank import RATS_TANK_VOLUME
 from ...actuators.pneumatic.units import P_ATM
-from ...errors import InputError
+from ...errors import InputError, check_flag, lookup, shown
 from ...hybrid import Guard, Model, Options, Result, simulate
 from . import _hop_hooks as H
 
@@ -101,14 +101,15 @@ class HopBench:
 
     def __init__(self, preset: str = "spool", *, exhaust: str = "trapped", friction: str = "thesis",
                  leak: bool = False, options: Options | None = None, **overrides) -> None:
-        if preset not in PRESETS:
-            raise InputError(f"hop preset {preset!r}: expected one of {', '.join(PRESETS)}")
+        o = "HopBench"
+        lookup("preset", preset, list(PRESETS), o)
         exh = {"trapped": H.EXH_TRAPPED, "instant": H.EXH_INSTANT, "orifice": H.EXH_ORIFICE}
-        if exhaust not in exh:
-            raise InputError(f"exhaust={exhaust!r}: expected one of {', '.join(exh)}")
+        lookup("exhaust", exhaust, list(exh), o)
         fr = {"thesis": H.FRICTION_THESIS, "signed": H.FRICTION_SIGNED}
-        if friction not in fr:
-            raise InputError(f"friction={friction!r}: expected 'thesis' or 'signed'")
+        lookup("friction", friction, list(fr), o)
+        leak = check_flag(o, "leak", leak)
+        if not (options is None or isinstance(options, Options)):
+            raise InputError(f"{o}: 'options' = {shown(options)}, expected None or legsim.hybrid.Options")
         self.model = hop_model()
         pre = PRESETS[preset]
         self.valve: SolenoidValve = pre["valve"]

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from ...actuators.pneumatic import _layout as L
-from ...actuators.pneumatic.actuator import HeatModel, PneumaticActuator
+from ...actuators.pneumatic.actuator import MAX_PRESSURE, HeatModel, PneumaticActuator
 from ...actuators.pneumatic.friction import Friction, FrictionModel, stribeck_tanh_source, viscous_source
 from ...actuators.pneumatic.units import P_ATM_PSI, PSI
 from ...actuators.pneumatic.valves import mpye5_fitted, mpye5_simple, mpye5_underlapped
-from ...errors import InputError
+from ...errors import InputError, check_flag, check_number, check_values, lookup, shown
 from ...hybrid import Direction, Guard, Model, Options, Result, simulate
 from ...identify.logs import read_log
 from . import _rig_hooks as H
@@ -42,6 +42,19 @@ RIG_PARAM_NAMES = ("mass", "gravity_along_extension", "kp", "ki", "kd", "u_bias"
                    "omega", "n_table", "gain_scale", "controller", "kv", "ka", "pva_cutoff")
 MODE_NAMES = {H.FREE: "moving", H.BOTTOM: "at bottom stop", H.TOP: "at top stop", H.STUCK: "stuck",
               H.SLIDE_POS: "sliding out", H.SLIDE_NEG: "sliding in"}
+
+MAX_PSI = 1e5
+"""The highest supply [psig] or exhaust [psia] pressure a :class:`RigBench` takes (690 MPa: within the
+actuator's :data:`~legsim.actuators.pneumatic.actuator.MAX_PRESSURE`)."""
+assert (MAX_PSI + P_ATM_PSI) * PSI < MAX_PRESSURE
+MASS_RANGE = (1e-6, 1e6)
+"""The attached mass [kg] a :class:`RigBench` takes: a milligram to a thousand tonnes (its acceleration F/m
+stays finite)."""
+MAX_VALUE = 1e12
+"""The largest feedback gain (kp [V/m], ki [V/(m s)], kd, kv [V s/m], ka [V s²/m]), gain factor, PVA
+cutoff [Hz] and magnitude of gravity [m/s²] a :class:`RigBench` takes, and the largest magnitude of a
+:class:`Reference`'s levels [m or V], times [s] and omega [rad/s]: products of a few of them stay finite
+(the voltage is then saturated to the valve's range)."""
 
 CONTROLLERS = {"pid": H.CTRL_PID, "pva": H.CTRL_PVA}
 VALVES = {"fitted": mpye5_fitted, "simple": mpye5_simple, "underlapped": mpye5_underlapped}
@@ -94,7 +107,10 @@ def rig_model(n_table: int = 0) -> Model:
 class Reference:
     """A reference signal: kind "step" | "trapezoid" | "sine" | "table" | "table_hold".
 
-    Closed loop: positions [m]; open loop (``open_loop=True``): valve voltages [V].
+    Closed loop: positions [m]; open loop (``open_loop=True``): valve voltages [V]. Levels r0, r1,
+    amplitude, times [s] (t_start; the trapezoid's t_ramp, t_hold >= 0, not both 0) and omega [rad/s]
+    within ±:data:`MAX_VALUE`; a table's ``times`` (strictly increasing) and ``values``: as many finite
+    numbers, at least 2 (other kinds ignore them; empty by default).
     """
 
     kind: str = "step"
@@ -113,10 +129,18 @@ class Reference:
              "table": H.REF_TABLE, "table_hold": H.REF_TABLE_HOLD}
 
     def __post_init__(self) -> None:
-        if self.kind not in self.KINDS:
-            raise InputError(f"reference kind {self.kind!r}: expected one of {', '.join(self.KINDS)}")
-        self.times = np.asarray(self.times, dtype=float).ravel()
-        self.values = np.asarray(self.values, dtype=float).ravel()
+        o = "Reference"
+        lookup("kind", self.kind, list(self.KINDS), o)
+        for name in ("r0", "r1", "t_start", "amplitude", "omega"):
+            check_number(o, name, getattr(self, name), lo=-MAX_VALUE, hi=MAX_VALUE)
+        for name in ("t_ramp", "t_hold"):  # [s]
+            check_number(o, name, getattr(self, name), lo=0.0, hi=MAX_VALUE)
+        if self.kind == "trapezoid" and not self.t_ramp + self.t_hold > 0.0:
+            raise InputError(f"{o}: 't_ramp' = {shown(self.t_ramp)} and 't_hold' = {shown(self.t_hold)} s: a "
+                             "trapezoid needs a period > 0")
+        check_flag(o, "open_loop", self.open_loop)
+        self.times = _table(o, "times", self.times)
+        self.values = _table(o, "values", self.values)
         if self.kind.startswith("table"):
             if self.times.size < 2 or self.times.size != self.values.size:
                 raise InputError("table reference: need >= 2 (time, value) pairs of equal length")
@@ -148,6 +172,13 @@ class Reference:
         p[H.TABLE + n:H.TABLE + 2 * n] = self.values
 
 
+def _table(owner: str, name: str, value) -> np.ndarray:
+    """A reference table's column as a flat float array: empty, or finite numbers within ±MAX_VALUE."""
+    if isinstance(value, (list, tuple, np.ndarray)) and len(value) == 0:
+        return np.zeros(0)
+    return check_values(owner, name, value, lo=-MAX_VALUE, hi=MAX_VALUE).ravel()
+
+
 @dataclass
 class RigRun:
     """Time histories of one rig run (SI) and the engine result."""
@@ -173,8 +204,10 @@ class RigBench:
     Parameters
     ----------
     valve : "fitted" (default) | "simple" | "underlapped"; friction : see ``FRICTIONS``.
-    supply_psig : supply pressure [psig] (50.3); mass [kg] (0.2);
-    gravity_along_extension [m/s²]; kp, ki, kd : PID gains [V/m, V/(m s), V s/m];
+    supply_psig : supply pressure [psig] (50.3), above exhaust_psia : exhaust pressure [psia] (15.7),
+    both within :data:`MAX_PSI`; mass [kg] (0.2) in :data:`MASS_RANGE`;
+    gravity_along_extension [m/s²]; kp, ki, kd : PID gains [V/m, V/(m s), V s/m] >= 0;
+    u_bias : controller output at zero error [V], within the valve's range;
     controller : "pid" (default) | "pva" (position–velocity–acceleration feedback, the CRR
     quadruped's JCU law: kp, ki with kv [V s/m], ka [V s²/m] on the velocity and acceleration
     differenced from the sampled position, low-passed at pva_cutoff [Hz], 0 = none; the source gives
@@ -182,7 +215,8 @@ class RigBench:
     of kp e on a 2 cm step (v ≈ 0.25 m/s, a ≈ 3 m/s²), not tuned to a target);
     gain_scale : factor on every feedback gain (the thesis cut Alpha's by 25 %: 0.75);
     heat : chamber thermodynamics; options : engine options (default DP45 with the 1 kHz
-    controller sample, records every 1 ms).
+    controller sample, records every 1 ms). Gains, gain_scale and pva_cutoff are >= 0; they and
+    |gravity_along_extension| are at most :data:`MAX_VALUE`.
     """
 
     def __init__(self, valve: str = "fitted", friction: str = "stribeck", *, supply_psig: float = 50.3,
@@ -191,19 +225,26 @@ class RigBench:
                  heat: HeatModel = HeatModel.ADIABATIC, options: Options | None = None,
                  controller: str = "pid", kv: float = 2.0, ka: float = 0.02, pva_cutoff: float = 0.0,
                  gain_scale: float = 1.0) -> None:
-        if valve not in VALVES:
-            raise InputError(f"valve={valve!r}: expected one of {', '.join(VALVES)}")
-        if friction not in FRICTIONS:
-            raise InputError(f"friction={friction!r}: expected one of {', '.join(FRICTIONS)}")
-        if not mass > 0:
-            raise InputError(f"mass={mass!r} kg: expected > 0")
-        if controller not in CONTROLLERS:
-            raise InputError(f"controller={controller!r}: expected one of {', '.join(CONTROLLERS)}")
-        for name, val in (("kv", kv), ("ka", ka), ("pva_cutoff", pva_cutoff), ("gain_scale", gain_scale)):
-            if not (np.isfinite(val) and val >= 0):
-                raise InputError(f"{name}={val!r}: expected a finite number >= 0")
+        o = "RigBench"
+        lookup("valve", valve, list(VALVES), o)
+        lookup("friction", friction, list(FRICTIONS), o)
+        lookup("controller", controller, list(CONTROLLERS), o)
+        exhaust = check_number(o, "exhaust_psia", exhaust_psia, lo=0.0, hi=MAX_PSI)  # [psia]
+        supply = check_number(o, "supply_psig", supply_psig, lo=-P_ATM_PSI, hi=MAX_PSI)  # [psig]
+        if not supply + P_ATM_PSI > exhaust:
+            raise InputError(f"{o}: 'supply_psig' = {shown(supply_psig)} psig is not above 'exhaust_psia' = "
+                             f"{shown(exhaust_psia)} psia (with the atmosphere's {P_ATM_PSI} psi)")
+        check_number(o, "mass", mass, lo=MASS_RANGE[0], hi=MASS_RANGE[1])  # [kg]
+        check_number(o, "gravity_along_extension", gravity_along_extension, lo=-MAX_VALUE, hi=MAX_VALUE)
+        for name, val in (("kp", kp), ("ki", ki), ("kd", kd), ("kv", kv), ("ka", ka),
+                          ("pva_cutoff", pva_cutoff), ("gain_scale", gain_scale)):
+            check_number(o, name, val, lo=0.0, hi=MAX_VALUE)
+        if not (options is None or isinstance(options, Options)):
+            raise InputError(f"{o}: 'options' = {shown(options)}, expected None or legsim.hybrid.Options")
+        valve_model = VALVES[valve]()
+        check_number(o, "u_bias", u_bias, lo=valve_model.u_min, hi=valve_model.u_max)  # [V]
         self.actuator = PneumaticActuator(p_supply=(supply_psig + P_ATM_PSI) * PSI,
-                                          p_exhaust=exhaust_psia * PSI, valve=VALVES[valve](),
+                                          p_exhaust=exhaust_psia * PSI, valve=valve_model,
                                           friction=FRICTIONS[friction](), heat=heat)
         self.rig = dict(mass=mass, gravity_along_extension=gravity_along_extension, kp=kp, ki=ki,
                         kd=kd, u_bias=u_bias, gain_scale=gain_scale,

@@ -42,7 +42,7 @@ from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
 from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice
 from ...contact import ContactLaw, HeightField, HeightFunction, Plane, coulomb, kelvin_voigt
-from ...errors import InputError, as_float, as_floats, check_array, check_flag, check_number
+from ...errors import InputError, as_float, as_floats, check_array, check_flag, check_number, check_whole
 from ...hybrid import Options
 from ...multibody import RobotBuilder
 from ...multibody._spatial import quat_to_rot
@@ -342,16 +342,20 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
     return RatsRobot(robot, dims, valve, contact_set, float(p0), LEG_DIRECTIONS.copy(), lat)
 
 
+MAX_VALVES = 10_000
+"""The most valves a :class:`ValveTimers` keeps (RATS has 12; its commands are an array of that size)."""
+
+
 class ValveTimers:
     """The on-board countdown timers (§1.4): ``fire(leg, duration_ms)`` energises leg ``leg``'s valve
     (0-based) for that many whole control ticks (1 ms), starting at the current tick; firing a leg
-    whose valve is still energised restarts its countdown. ``tick()`` -> the (12,) valve commands
+    whose valve is still energised restarts its countdown. ``tick()`` -> the (n,) valve commands
     (1 energised, 0 not) for this tick and counts down. The counts are kept per running timer (a
     tick touches only those: 0.3 us with none running, 0.65 us with two, against 2.2 us for numpy
-    operations on all 12)."""
+    operations on all 12). ``n``: the number of valves, 1 .. :data:`MAX_VALVES` (default 12)."""
 
     def __init__(self, n: int = N_LEGS):
-        self.n = n
+        self.n = check_whole("ValveTimers", "n", n, 1, MAX_VALVES)
         self.commands = np.zeros(n)
         self._left: dict[int, int] = {}  # leg -> ticks still to run, for the timers set
         self._on: list[int] = []  # legs energised at the last tick
@@ -365,13 +369,11 @@ class ValveTimers:
         return out
 
     def fire(self, leg: int, duration_ms) -> None:
-        d = float(duration_ms)
-        if not (0 <= int(leg) < self.n) or int(leg) != leg:
-            raise InputError(f"firing leg = {leg!r}: expected a leg index 0..{self.n - 1}")
-        if not (d >= 0 and d == round(d)):
-            raise InputError(f"firing of leg {leg}: duration = {duration_ms!r} ms, expected a whole number "
-                             ">= 0 (1 ms resolution)")
-        self._left[int(leg)] = int(d)
+        """Energise valve ``leg`` (a whole number 0..n - 1) for ``duration_ms`` ticks (a whole number >= 0,
+        1 ms resolution)."""
+        o = "ValveTimers.fire"
+        leg = check_whole(o, "leg index", leg, 0, self.n - 1)
+        self._left[leg] = check_whole(o, "duration_ms", duration_ms)
 
     def tick(self) -> np.ndarray:
         c = self.commands

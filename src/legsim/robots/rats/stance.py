@@ -33,8 +33,17 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 from scipy.spatial.transform import Rotation
 
-from ...errors import InputError, as_float, as_floats, check_flag, check_whole
-from .geometry import GRAVITY_DIRECTIONS, N_STANCES, STANCES, TRANSITIONS, RatsDims, _check_leg, _check_stance
+from ...errors import InputError, as_float, as_floats, check_flag, check_values, check_whole, shown
+from .geometry import (
+    GRAVITY_DIRECTIONS,
+    N_LEGS,
+    N_STANCES,
+    STANCES,
+    TRANSITIONS,
+    RatsDims,
+    _check_leg,
+    _check_stance,
+)
 from .planner import TippingPlanner, TipState, _centre, initial_state, tip
 from .valve_time import DepletionEstimator, TipStrengthModel
 
@@ -97,18 +106,25 @@ def identify_stance(reading, table=None, min_cos: float = 0.0) -> int:
     return best if cos[best] > min_cos else -1
 
 
+MAX_READING = 1e150
+"""The largest magnitude of a reading's component :func:`calibrate_mounting` takes (in any unit: only the
+directions count), whose squares stay finite."""
+
+
 def calibrate_mounting(readings, stances) -> tuple[np.ndarray, float]:
     """Mounting rotation (sensor -> body) from readings at rest on known stances (Wahba/Kabsch).
 
-    readings : (n, 3) specific forces in sensor axes (several samples per stance are fine);
-    stances : (n,) the stance of each reading. The readings must span at least two non-parallel
-    gravity directions. Returns ((3, 3) rotation, rms angular residual [rad])."""
-    r = np.asarray(readings, dtype=float)
+    readings : (n, 3) specific forces in sensor axes (several samples per stance are fine; components within
+    ±:data:`MAX_READING`, none all zero); stances : (n,) the stance of each reading (whole numbers
+    0..19). The readings must span at least two non-parallel gravity directions. Returns ((3, 3)
+    rotation, rms angular residual [rad])."""
+    r = check_values("calibrate_mounting", "readings", readings, lo=-MAX_READING, hi=MAX_READING)
     s = np.asarray(stances)
-    if r.ndim != 2 or r.shape[1] != 3 or not np.all(np.isfinite(r)):
+    if r.ndim != 2 or r.shape[1] != 3:
         raise InputError(f"readings: expected (n, 3) finite accelerometer readings, got shape {r.shape}")
     if s.shape != (len(r),) or s.dtype.kind not in "iu" or np.any((s < 0) | (s >= N_STANCES)):
-        raise InputError(f"stances={stances!r}: expected {len(r)} stance indices 0..{N_STANCES - 1}")
+        raise InputError(f"stances={shown(stances)}: expected {len(r)} stance indices 0..{N_STANCES - 1} "
+                         "(one per row of readings)")
     norms = np.linalg.norm(r, axis=1)
     if np.any(norms == 0.0):
         raise InputError("readings: a zero reading carries no direction")
@@ -201,12 +217,18 @@ def replay(state: TipState, legs, slip: float = 0.0) -> TipState:
 
 @dataclass(frozen=True)
 class FiringCommand:
-    """Energise ``leg``'s valve for ``duration_ms`` [whole ms]; ``retry`` marks a repeat after a
-    failed tip."""
+    """Energise ``leg``'s valve (index 0..11) for ``duration_ms`` [whole ms >= 0]; ``retry`` (True or False)
+    marks a repeat after a failed tip."""
 
     leg: int
     duration_ms: int
     retry: bool = False
+
+    def __post_init__(self):
+        o = "FiringCommand"
+        object.__setattr__(self, "leg", check_whole(o, "leg", self.leg, 0, N_LEGS - 1))
+        object.__setattr__(self, "duration_ms", check_whole(o, "duration_ms", self.duration_ms))
+        object.__setattr__(self, "retry", check_flag(o, "retry", self.retry))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, check_whole, lookup
 from ...hybrid import Direction, Guard, Model, Options, Placement
 from . import _hooks
 from ._kinematics import leg_cart
@@ -63,8 +63,9 @@ OUTPUT_NAMES = ("time", "x", "y", "z", "xdot", "ydot", "zdot", "roll", "pitch", 
 
 
 def stance_mask(mode: int) -> tuple[bool, ...]:
-    """Stance flags of the six legs in ``mode`` (bits 0–5)."""
-    return tuple(bool((int(mode) >> i) & 1) for i in range(NLEG))
+    """Stance flags of the six legs in ``mode`` (a whole number >= 0: bits 0–5)."""
+    mode = check_whole("stance_mask", "mode", mode)
+    return tuple(bool((mode >> i) & 1) for i in range(NLEG))
 
 
 def stance_table(modes: np.ndarray) -> np.ndarray:
@@ -203,7 +204,10 @@ def build_model(*, heightfield: HeightField | None = None, posture: str = "clock
 
 def default_options(**changes) -> Options:
     """Integrator options for hexapod runs (DP45, rtol 1e-6, atol 1e-8, h_max 5 ms, records
-    every 10 ms); ``changes`` override any :class:`~legsim.hybrid.Options` field."""
+    every 10 ms); ``changes`` override any :class:`~legsim.hybrid.Options` field (an InputError names an
+    unknown one; Options checks the values)."""
+    for key in changes:
+        lookup("option", key, Options.field_names(), "default_options")
     base = Options(method="dp45", rtol=1e-6, atol=1e-8, h_max=5e-3, record_period=0.01,
                    max_transitions=200_000, stop_precision=1e-10)
     return replace(base, **changes) if changes else base

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...assembly.components import Rod
-from ...errors import InputError, check_whole
+from ...errors import InputError, check_whole, shown
 from . import _drives as K
 from .params import DRIVE_F_MAX, DRIVE_V_MAX, JOINTS, LEGS, RottoParams
 
@@ -84,8 +84,10 @@ def leg_drives(p: RottoParams | None = None) -> list[Drive]:
     ``hip_1``/``hip_2`` (the hip pair, levers at (``hip_arm``, ±``hip_spread``, 0) on the thigh),
     ``knee`` (lever ``knee_arm`` ahead of the knee on the shank), ``ankle_1``/``ankle_2`` (levers
     at (``ankle_arm``, ±``ankle_spread``, 0) on the foot); every rod ``rod`` long at q = 0,
-    vertical but the yaw drive's (along y)."""
-    p = p or RottoParams()
+    vertical but the yaw drive's (along y). ``p``: None (the defaults) or a :class:`RottoParams`."""
+    from .model import _params  # which imports this module
+
+    p = RottoParams() if p is None else _params("ROTTO leg_drives", p)
     up = np.array([0.0, 0.0, p.rod])
     J = {name: k for k, name in enumerate(JOINTS)}
 
@@ -110,20 +112,38 @@ def drive_envelope(p: RottoParams | None = None, n: int = 145) -> tuple[np.ndarr
     on 0 … 0.72 m/s, from the actuator's voltage circle and current limit
     (:meth:`~legsim.actuators.electric.drive_loops.RottoActuator.max_force`, the drive library's model):
     400 N up to 0.45 m/s, 128 N at 0.64 m/s, 0 at 0.72 m/s (source §4.1.1, "not at the same time")."""
-    p = RottoParams() if p is None else p
-    if not isinstance(p, RottoParams):
-        raise InputError(f"drive_envelope: p = {p!r}, expected None or a RottoParams")
+    from .model import _params
+
+    p = RottoParams() if p is None else _params("drive_envelope", p)
     v = np.linspace(0.0, DRIVE_V_MAX, check_whole("drive_envelope", "n", n, 2, 10**6))
     return v, np.clip(p.drive.max_force(v), 0.0, DRIVE_F_MAX)
+
+
+def _rotto_model(owner: str, mb) -> None:
+    """An :class:`InputError` from ``owner`` unless ``mb`` is ROTTO's multibody model (a
+    :class:`~legsim.multibody.Model` with every joint of both legs, :func:`.model.build_model`)."""
+    from ...multibody import Model
+    from .model import joint_names
+
+    names = list(mb.jnt_names) if isinstance(mb, Model) else []
+    missing = [j for j in joint_names() if j not in names]
+    if missing:
+        given = f"a model without joint {missing[0]!r}" if isinstance(mb, Model) else shown(mb)
+        raise InputError(f"{owner}: mb = {given}, expected ROTTO's multibody model (build_model)")
 
 
 def drive_rods(mb, p: RottoParams | None = None) -> list[Rod]:
     """Every drive of both legs as an assembly :class:`~legsim.assembly.Rod` of the multibody model
     ``mb`` (:func:`.model.build_model`; left leg's :func:`leg_drives`, then the right's): the anchor on
     the body above the drive's first joint, the lever on the body below its last, each moved from the
-    first joint's frame at q = 0 into its body's axes (all ROTTO's joint frames are parallel there)."""
+    first joint's frame at q = 0 into its body's axes (all ROTTO's joint frames are parallel there).
+    ``p``: None (the defaults) or a :class:`RottoParams`."""
     from ...multibody import forward_kinematics
+    from .model import _params
 
+    _rotto_model("ROTTO drive_rods", mb)
+    if p is not None:
+        _params("ROTTO drive_rods", p)
     data = mb.make_data()
     forward_kinematics(mb, data, mb.neutral())
     bodies = list(mb.body_names)

@@ -47,11 +47,11 @@ from ...assembly.components import _choice
 from ...contact import ContactLaw, anchor_spring, hunt_crossley
 from ...errors import InputError, as_float, check_fields, check_flag, check_number, check_whole, shown
 from ...hybrid import Options, Result
-from ...multibody import Model, center_of_mass
+from ...multibody import center_of_mass
 from ...walking import Gait, GaitGenerator, LegCycle, StepCycle
 from ...walking.balance import support_margin, zmp_from_wrenches
 from . import _drives
-from .linkage import drive_rods, leg_drives
+from .linkage import _rotto_model, drive_rods, leg_drives
 from .model import _params, build_model, hip_centre, joint_names, leg_ik, pad_names, pad_positions
 from .params import DRIVE_F_MAX, JOINTS, LEGS, T_SAMPLE, RottoParams
 
@@ -87,11 +87,8 @@ def drive_strokes(mb, params: RottoParams | None = None, n: int = 9) -> np.ndarr
     (:func:`.model.build_model`); ``params``: None (the defaults) or a :class:`RottoParams`; ``n`` in
     [2, :data:`MAX_STROKE_GRID`]."""
     o = "ROTTO drive_strokes"
-    names = list(mb.jnt_names) if isinstance(mb, Model) else []
-    missing = [j for j in joint_names() if j not in names]
-    if missing:
-        given = f"a model without joint {missing[0]!r}" if isinstance(mb, Model) else shown(mb)
-        raise InputError(f"{o}: mb = {given}, expected ROTTO's multibody model (build_model)")
+    _rotto_model(o, mb)
+    names = list(mb.jnt_names)
     if params is not None:
         _params(o, params, "params")
     n = check_whole(o, "n", n, lo=2, hi=MAX_STROKE_GRID)
@@ -151,11 +148,18 @@ def build_robot(params: RottoParams | None = None, *, mu: float = 0.8, path: str
                  options=Options(method="rk4_fixed", h_max=STEP, record_period=T_SAMPLE))
 
 
+_Q_SHAPE = (len(LEGS) * len(JOINTS),)
+"""The shape of ROTTO's joint angles (12,): both legs' joints."""
+
+
 class RodTargets:
     """The drives' rod lengths (24,) [m] for the 12 joint angles ``q`` [rad] (robot joint order),
-    compiled (:mod:`._drives`): the controller's commands to the drives' position loops."""
+    compiled (:mod:`._drives`): the controller's commands to the drives' position loops. ``params``: None
+    (the defaults) or a :class:`RottoParams`."""
 
     def __init__(self, params: RottoParams | None = None):
+        if params is not None:
+            _params("ROTTO RodTargets", params, "params")
         drives = leg_drives(params)
         rows = [d.table(leg * len(JOINTS)) for leg in range(len(LEGS)) for d in drives]
         self.joints = np.array([r[0] for r in rows])
@@ -165,8 +169,16 @@ class RodTargets:
         self.out = np.zeros(len(rows))
 
     def __call__(self, q) -> np.ndarray:
-        _drives.lengths(np.asarray(q, dtype=float), self.joints, self.axes, self.anchors, self.levers,
-                        self.out)
+        """The rod lengths (24,) [m] (one array, overwritten by the next call) at ``q``: 12 numbers [rad]."""
+        try:
+            qq = np.asarray(q, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            qq = np.zeros(0)
+        if qq.shape != _Q_SHAPE:  # the kernel indexes q by joint without a bounds check
+            given = f"of shape {qq.shape}" if qq.size else f"= {shown(q)}"
+            raise InputError(f"ROTTO RodTargets: q {given}, expected {_Q_SHAPE[0]} joint angles [rad] (robot "
+                             "joint order)")
+        _drives.lengths(qq, self.joints, self.axes, self.anchors, self.levers, self.out)
         return self.out
 
 
