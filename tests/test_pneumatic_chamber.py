@@ -154,3 +154,9 @@ def test_bad_actuator_inputs_raise_input_errors_naming_the_value():
         PneumaticActuator(gas="air")
     with pytest.raises(InputError, match="field 'p_suply' does not exist .*did you mean 'p_supply'"):
         act.with_(p_suply=5e5)
+    with pytest.raises(InputError, match="cylinder: field 'boer' does not exist .*did you mean 'bore'"):
+        act.cylinder.with_(boer=0.03)
+    with pytest.raises(InputError, match="friction: field 'fs' does not exist .*did you mean 'f_s'"):
+        act.friction.with_(fs=20.0)
+    with pytest.raises(InputError, match="piston velocity xdot = '0.1'"):  # numpy read it as 0.1
+        act.derivatives(0.0, s, 5.0, 0.01, "0.1")

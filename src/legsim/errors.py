@@ -197,7 +197,7 @@ def lookup(what: str, name: str, names: Sequence[str], owner: str,
     names: the outputs beside the states), saying so."""
     names = list(names)
     if not isinstance(name, str):  # an array would make `in` ambiguous; a number is no name
-        raise InputError(f"{owner}: {what} {name!r} is not a name (expected a string); valid: "
+        raise InputError(f"{owner}: {what} {shown(name)} is not a name (expected a string); valid: "
                          f"{', '.join(map(str, names))}")
     if name not in names and other is not None and name in other[1]:
         a = {True: "an", False: "a"}

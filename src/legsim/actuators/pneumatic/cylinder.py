@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...errors import InputError, check_number
 from . import _layout as L
+from ._validate import replaced
 from .units import INCH
 
 __all__ = ["Cylinder", "bimba_rig"]
@@ -46,7 +47,8 @@ class Cylinder:
                              f"(bore {self.bore!r} m, rod {self.rod!r} m)")
 
     def with_(self, **changes) -> Cylinder:
-        return replace(self, **changes)
+        """A copy with some fields changed (an InputError names a key that is no field)."""
+        return replaced("cylinder", self, changes)
 
     @property
     def a_cap(self) -> float:

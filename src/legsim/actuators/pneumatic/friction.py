@@ -15,7 +15,7 @@ force up to F_S (stick), beyond it the piston slips with F_C sign(ẋ) + C_V ẋ
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
@@ -24,7 +24,7 @@ from ...errors import InputError, check_broadcast, check_fields, shown
 from . import _layout as L
 from ._friction_kernels import friction_force as _friction_force
 from ._friction_kernels import lugre_zdot
-from ._validate import as_array, broadcast_flat, finish, in_range
+from ._validate import as_array, broadcast_flat, check_member, finish, in_range, replaced
 from .units import LBF
 
 __all__ = ["FrictionModel", "Friction", "stribeck_tanh_source", "viscous_source", "friction_force",
@@ -75,18 +75,15 @@ class Friction:
     sigma1: float = 300.0
 
     def __post_init__(self) -> None:
-        models = {int(m) for m in FrictionModel}
-        if not (isinstance(self.model, (int, np.integer)) and not isinstance(self.model, bool)
-                and int(self.model) in models):
-            raise InputError(f"friction: 'model' = {shown(self.model)}, expected a FrictionModel "
-                             f"({', '.join(m.name for m in FrictionModel)})")
+        check_member("friction", "model", self.model, FrictionModel)
         check_fields("friction", self, nonnegative=("f_s", "f_c_pos", "f_c_neg", "c_v", "sigma0", "sigma1"),
                      positive=("v_s", "exponent", "k_tanh", "v_sat"))
         if int(self.model) == FrictionModel.LUGRE:
             _lugre_levels("friction", self)
 
     def with_(self, **changes) -> Friction:
-        return replace(self, **changes)
+        """A copy with some fields changed (an InputError names a key that is no field)."""
+        return replaced("friction", self, changes)
 
     def write(self, row: np.ndarray) -> None:
         """Write into a parameter row (``_layout``)."""
