@@ -235,6 +235,26 @@ def test_offset_scale_saturation_and_quantisation_in_that_order():
     assert y.max() == pytest.approx(-1.0 + 255 * lsb) and truth.max() > 1.5  # saturated at the top code
 
 
+def test_a_measurement_is_checked_when_made_and_quantises_only_with_a_step_the_model_can_divide_by():
+    """Before session 40 a Measurement was checked only by the sensor that took it (seed = NaN or a string
+    noise_std lived until then); quantising over lo = 0, hi = 5e-324 divided by zero in the compiled sensor
+    model (the run stopped at t = 0 with a ZeroDivisionError) and a range of ±1.7e308 made the state
+    infinite. The numbers lie within ±MAX_MEASURED (1e12), a quantiser's step is at least 1/MAX_MEASURED."""
+    from legsim.assembly.components import MAX_MEASURED
+
+    for kw, says in ((dict(seed=math.nan), r"'seed' = nan, expected a whole number >= 0"),
+                     (dict(noise_std="0.1"), r"'noise_std' = '0.1', expected a number"),
+                     (dict(scale_error=1e300), r"'scale_error' = 1e\+300, expected a finite number in \(-1,"),
+                     (dict(bits=12, lo=-1.7e308, hi=1.7e308), r"'lo' = -1.7e\+308, expected -inf, inf or a")):
+        with pytest.raises(InputError, match="^Measurement: " + says):
+            Measurement(**kw)
+    with pytest.raises(InputError, match=r"^JointVelocity 'rate': quantising to 12 bits over lo = 0.0, "
+                                         r"hi = 5e-324 gives an LSB of 0, expected at least 1e-12"):
+        JointVelocity("rate", joints=["link"], measurement=Measurement(bits=12, lo=0.0, hi=5e-324))
+    t, truth, y = measured(bits=8, lo=0.0, hi=256 * 4.0 / MAX_MEASURED, t=0.01)  # a step of 4e-12 rad/s
+    assert np.all(np.isfinite(y)) and y.max() == pytest.approx(255 * 4.0 / MAX_MEASURED, rel=1e-12)
+
+
 def test_the_low_pass_is_scipys_first_order_butterworth_at_the_sensor_rate():
     t, truth, y = measured(rate=100.0, cutoff=5.0)
     b, a = signal.butter(1, 5.0, fs=100.0)

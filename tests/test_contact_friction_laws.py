@@ -177,3 +177,43 @@ def test_bad_friction_parameters_raise_input_errors():
         stribeck(0.5, decay=3.0)
     with pytest.raises(InputError, match="k_i"):
         anchor_spring(0.5, 0.0)
+
+
+def test_friction_laws_at_their_bounds_give_finite_forces_at_the_engines_limits():
+    """Before session 40 the friction parameters were only checked to be finite: an anchor stiffness
+    k_i of 1e300 made the anchor-spring force NaN (its raw force overflowed, then 0 * inf), and a
+    breakaway ratio and damping of 1e-300 divided by zero in the anchor's rate (a ZeroDivisionError in
+    the compiled law). Each parameter now lies in [1/MAX_PARAMETER, MAX_PARAMETER] (a decay's magnitude
+    too; a friction ratio, viscous coefficient or stribeck's v_eps may be 0), and at every corner of
+    that box the force stays finite for slip speeds and anchor displacements up to the engine's 1e6."""
+    from legsim.contact._laws import anchor_rate, friction_force
+
+    lo, hi = 1.0 / L.MAX_PARAMETER, L.MAX_PARAMETER
+    for make, says in ((lambda: anchor_spring(0.5, 1e300), r"anchor_spring: 'k_i' = 1e\+300, expected a"),
+                       (lambda: anchor_spring(0.5, 1e4, brk=1e-300, damping=1e-300),
+                        r"anchor_spring: 'brk' = 1e-300, expected a number in \[1e-12, 1e\+12\]"),
+                       (lambda: stribeck(0.5, decay=-math.inf),
+                        r"stribeck: 'decay' = -inf, expected a negative number in \[-1e\+12, -1e-12\]"),
+                       (lambda: stribeck(0.5, v_eps=5e-324), r"stribeck: 'v_eps' = 5e-324, expected 0 or a")):
+        with pytest.raises(InputError, match="^" + says):
+            make()
+    laws = [anchor_spring(mu, k_i, n=n, brk=brk, damping=c, v_th=v_th, v_min=v_min, decay=-d)
+            for mu in (0.0, hi) for k_i in (lo, hi) for n in (lo, hi) for brk in (lo, hi) for c in (lo, hi)
+            for v_th in (lo, hi) for v_min in (lo, hi) for d in (lo, hi)]
+    laws += [stribeck(mu, brk, -d, visc, v_eps) for mu in (lo, hi) for brk in (lo, hi) for d in (lo, hi)
+             for visc in (0.0, hi) for v_eps in (0.0, lo, hi)]
+    laws += [coulomb(mu, v_eps) for mu in (lo, hi) for v_eps in (lo, hi)]
+    laws += [threshold(brk, c, v_th, v_min, -d, mu) for brk in (lo, hi) for c in (lo, hi)
+             for v_th in (lo, hi) for v_min in (lo, hi) for d in (lo, hi) for mu in (lo, math.inf)]
+    out = np.zeros(3)
+    for fr in laws:
+        prm = ContactLaw(linear_penalty(1.0), fr).params
+        for fn in (1e-300, 1.0, 1e57):  # 1e57 N: the largest normal force of a law at its bounds
+            for v in (1e-300, 1e-3, 1e6):
+                for s in (0.0, 1e6):
+                    vt, anchor = np.array([v, 0.0, 0.0]), np.array([0.0, s, 0.0])
+                    friction_force(int(fr.law), prm, fn, vt, anchor, out)
+                    assert np.all(np.isfinite(out)), (fr, fn, v, s)
+                    if fr.law == L.FrictionLaw.ANCHOR:
+                        anchor_rate(prm, fn, vt, anchor, out)
+                        assert np.all(np.isfinite(out)), (fr, fn, v, s)

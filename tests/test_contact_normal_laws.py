@@ -148,3 +148,34 @@ def test_resting_sphere_settles_at_mg_over_k_with_no_drift_over_ten_seconds():
     assert abs(res.vel[-1, 0, 2]) < 1e-9
     # no drift between 5 s and 10 s
     assert abs(depth[-1] - depth[len(depth) // 2]) < 1e-12
+
+
+def test_normal_laws_at_their_bounds_give_finite_forces_at_the_engines_limits():
+    """Before session 40 the normal-law parameters were only checked to be finite: a restitution law's
+    v_min of 1e-310 made its force inf (D / v_min overflowed), an exponent of 1e3 overflowed p^n for
+    p > 2 m, and exact=array(...) was numpy's ValueError (an ambiguous truth value). Each parameter now
+    lies in [1/MAX_PARAMETER, MAX_PARAMETER] (a damping may be 0), an exponent up to MAX_EXPONENT, exact
+    is True or False; at every corner the force stays finite (below 1e60 N) for penetrations up to
+    MAX_LENGTH and rates up to MAX_SPEED."""
+    from legsim.contact._laws import normal_force
+
+    lo, hi = 1.0 / L.MAX_PARAMETER, L.MAX_PARAMETER
+    for make, says in ((lambda: restitution(1e5, 0.5, v_min=1e-310), r"restitution: 'v_min' = 1e-310, "),
+                       (lambda: hunt_crossley(1e5, 0.1, 1e3),
+                        r"hunt_crossley: 'exponent' = 1000.0, expected a number in \[1e-12, 3\]"),
+                       (lambda: restitution(1e5, 0.5, exact=np.zeros(2)),
+                        r"restitution: 'exact' = array\(\[0., 0.\]\), expected True or False")):
+        with pytest.raises(InputError, match="^" + says):
+            make()
+    eps = (L.MIN_RESTITUTION, 1.0)
+    laws = [restitution(k, e, v_min=v, exponent=n, exact=x) for k in (lo, hi) for e in eps for v in (lo, hi)
+            for n in (lo, L.MAX_EXPONENT) for x in (False, True)]
+    laws += [hunt_crossley(k, a, n) for k in (lo, hi) for a in (0.0, hi) for n in (lo, L.MAX_EXPONENT)]
+    laws += [engelson(k, d) for k in (lo, hi) for d in (0.0, hi)] + [hertz(hi), linear_penalty(hi)]
+    for law in laws:
+        prm = ContactLaw(law).params
+        for p in (5e-324, 1.0, 1e6):
+            for pdot in (-1e6, 0.0, 1e6):
+                for v_imp in (0.0, 1e6):
+                    f = normal_force(int(law.law), prm, p, pdot, v_imp)
+                    assert 0.0 <= f < 1e60, (law, p, pdot, v_imp)

@@ -273,3 +273,34 @@ def test_inverse_raises_input_error_for_an_unreachable_foot_or_bad_elbows():
         kin.inverse((0.09, 0.0, 0.0), (0.18, 0.0), None, P, elbows=(1, 2, 1))
     with pytest.raises(InputError, match="6 joint angles"):
         kin.points(0.0, np.zeros(5), P)
+
+
+def test_libra_params_are_checked_when_made_and_the_kinematics_refusals_name_their_function():
+    """Before session 40 LibraParams took any field (LibraParams(gear="abc") failed later, as a TypeError in
+    gear_friction; a wheel of -1 m or a NaN mass passed), the kinematics' refusals named no function
+    ("params = 3: expected a LibraParams", from whichever function was called), and inverse(body="abc")
+    was Python's ValueError."""
+    from legsim.robots.libra import dynamics
+    from legsim.robots.libra.params import EscapMotor, continuous_torque
+    from legsim.robots.libra.robot import gear_friction
+
+    cases = [
+        (lambda: LibraParams(gear="abc"), r"LibraParams: 'gear' = 'abc', expected a number"),
+        (lambda: LibraParams(wheel_diameter=-1.0),
+         r"LibraParams: 'wheel_diameter' = -1.0, expected a finite number in \(0, 10\]"),
+        (lambda: LibraParams(m_body=math.nan), r"LibraParams: 'm_body' = nan, expected a number"),
+        (lambda: LibraParams(joint_limits=np.zeros((6, 3))), r"(?s)LibraParams: joint_limits = .* 6x2"),
+        (lambda: LibraParams(joint_limits=[[1.0, -1.0]] * 6), r"expected \(lower, upper\) \[rad\] per joint"),
+        (lambda: LibraParams(motor=None), r"LibraParams: 'motor' = None, expected an EscapMotor"),
+        (lambda: EscapMotor(efficiency=1.5), r"EscapMotor: 'efficiency' = 1.5, expected a finite number in"),
+        (lambda: continuous_torque(gear=[1.0]), r"continuous_torque: 'gear' = \[1.0\], expected a number"),
+        (lambda: kin.t_matrix(0.3, np.zeros(6), 3), r"^t_matrix: 'params' = 3, expected a LibraParams"),
+        (lambda: kin.jacobian_u1(0.3, np.zeros(5), P), r"^jacobian_u1: 'theta' = .* 6 joint angles"),
+        (lambda: dynamics.inertia_matrix("x", np.zeros(6), P), r"^inertia_matrix: 'phi' = 'x', expected an"),
+        (lambda: kin.inverse("abc", (0.18, 0.0)), r"^inverse: body = 'abc', expected 3 finite numbers"),
+        (lambda: kin.inverse((0.09, 0.0, 0.0), (0.18, 1e9)), r"^inverse: 'foot2' = .* within ±1000 m, ±1000")]
+    for make, says in cases:
+        with pytest.raises(InputError, match=says):
+            make()
+    whole = LibraParams(gear=500, m_body=2)  # whole numbers are held as floats, as every other part does
+    assert type(whole.gear) is float and type(whole.m_body) is float and gear_friction(whole) > 0.0

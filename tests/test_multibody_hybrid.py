@@ -146,6 +146,26 @@ def free_body():
     return b.compile()
 
 
+def test_the_joint_law_refuses_strings_of_digits_and_values_beyond_its_bound_naming_them():
+    """Before session 40 numpy read the string "111" as the gain 111, a {joint: "1"} table entry was
+    refused as "not finite", and a gain or target of 1e300 was taken: its torque overflowed to inf and the
+    run stopped at once with a non-finite state. Values lie within ±MAX_JOINT_LAW (1e12), gains >= 0."""
+    from legsim.multibody.hybrid_model import MAX_JOINT_LAW
+
+    mb = double_pendulum()
+    for kw, says in ((dict(kp="111"), r"'kp' = '111', expected finite numbers in \[0, 1e\+12\]"),
+                     (dict(kd={"l1": "1"}), r"'kd\['l1'\]' = '1', expected a number"),
+                     (dict(q_ref=1e300), r"'q_ref' = 1e\+300, expected finite numbers in \[-1e\+12, 1e"),
+                     (dict(tau_ff=[1.0, 2.0, 3.0]),
+                      r"'tau_ff' = \[1.0, 2.0, 3.0\], expected a number, one number per joint of .* \(2\)"),
+                     (dict(v_ref={"l3": 1.0}), r"'v_ref' names unknown joint 'l3' \(did you mean 'l2'\?\)")):
+        with pytest.raises(InputError, match="articulated_model: " + says):
+            articulated_model(mb, **kw)
+    hm = articulated_model(mb, kp={"l2": MAX_JOINT_LAW}, kd=[0.0, 2], q_ref=-MAX_JOINT_LAW)
+    np.testing.assert_array_equal(hm.param_defaults[5:11], [0.0, MAX_JOINT_LAW, 0.0, 2.0, -MAX_JOINT_LAW,
+                                                            -MAX_JOINT_LAW])
+
+
 def test_free_body_in_the_engine_flies_a_parabola_keeps_angular_momentum_and_a_unit_quaternion():
     mb = free_body()
     hm = articulated_model(mb)
@@ -176,7 +196,7 @@ def test_bad_inputs_name_the_value_and_what_was_expected():
         articulated_model("pendulum.urdf")
     with pytest.raises(InputError, match="unknown joint 'elbow'"):
         articulated_model(mb, kp={"elbow": 1.0})
-    with pytest.raises(InputError, match="kd must be >= 0"):
+    with pytest.raises(InputError, match=r"articulated_model: 'kd' = -1.0, expected finite numbers in \[0"):
         articulated_model(mb, kd=-1.0)
     with pytest.raises(InputError, match="expected q"):
         initial_state(mb, np.zeros(3))

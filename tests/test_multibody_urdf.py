@@ -110,6 +110,36 @@ def test_missing_file_and_wrong_state_sizes_are_input_errors(tmp_path):
         mb.RobotBuilder().add_body("x", "nobody", "revolute", mass=1.0, inertia=(1, 1, 1))
 
 
+def test_a_builders_lengths_lie_within_the_contact_shapes_range_and_huge_limits_mean_none():
+    """Before session 40 a body's or geometry's position (xyz, com, Geometry.p) and a geometry's radius,
+    length or size took any finite value (1e300 m), where the contact shapes stop at MAX_LENGTH (1e6 m);
+    an effort or velocity limit of 10**400 was Python's OverflowError, and a radius of 10**5000 made the
+    refusal itself fail (its repr has too many digits)."""
+    from legsim.contact.shapes import MAX_LENGTH
+
+    b = mb.RobotBuilder("r")
+    for make, says in (
+            (lambda: b.add_geometry("world", "sphere", xyz=(1e300, 0.0, 0.0), radius=0.1),
+             r"geometry 'sphere' on 'world': xyz = \(1e\+300, 0.0, 0.0\), expected 3 finite numbers within "
+             r"±MAX_LENGTH = 1e\+06 m"),
+            (lambda: b.add_geometry("world", "box", size=(0.1, 0.1, 2e6)), r"size = .*within ±MAX_LENGTH"),
+            (lambda: b.add_geometry("world", "capsule", radius=10**5000, length=0.1),
+             r"radius = <a whole number of about 5001 digits>, expected a finite number in \[0, 1e\+06\]"),
+            (lambda: b.add_body("l", "world", com=(0.0, 0.0, -2e6), mass=1.0), r"'l': com = .*within ±MAX"),
+            (lambda: b.add_body("l", "world", limits=(0.0, 1e300), mass=1.0),
+             r"body 'l': joint limits must be .* each within ±MAX_LENGTH"),
+            (lambda: mb.Geometry("g", "b", "sphere", {"radius": 0.1}, np.eye(3), (0.0, 0.0, 1e300)),
+             r"Geometry 'g': p = .*within ±MAX_LENGTH")):
+        with pytest.raises(InputError, match=says):
+            make()
+    b.add_body("l", "world", xyz=(0.0, 0.0, MAX_LENGTH), limits=(-np.inf, MAX_LENGTH), mass=1.0,
+               inertia=(1.0, 1.0, 1.0), effort=10**400, velocity=np.inf)
+    b.add_geometry("l", "sphere", xyz=(-MAX_LENGTH, 0.0, 0.0), radius=MAX_LENGTH)
+    model = b.compile()
+    assert model.dof_effort[0] == model.dof_velocity[0] == np.inf  # no limit, as inf
+    np.testing.assert_array_equal(model.dof_range[0], [-np.inf, MAX_LENGTH])
+
+
 @pytest.mark.parametrize("floating", [False, True])
 def test_urdf_export_round_trips_dynamics_and_geometry(floating):
     model = hexapod(floating_base=floating)

@@ -120,6 +120,19 @@ def test_bad_inputs_name_the_value():
     assert Plane()  # the default ground exists
 
 
+def test_the_joint_law_of_an_event_contact_model_is_refused_in_its_own_name():
+    """Before session 40 a bad gain given to event_contact_model or event_contact_robot was refused as
+    "articulated_model: ..." (the helper they share), and the string "30" was read as the gain 30."""
+    arm = RobotBuilder("arm")
+    arm.add_body("link", "world", "revolute", axis=(0, 1, 0), mass=1.0, inertia=(1e-2, 1e-2, 1e-2))
+    arm.add_geometry("link", "sphere", radius=0.05, xyz=(0.0, 0.0, -0.3))
+    mb, law = arm.compile(), ContactLaw(linear_penalty(1e4))
+    with pytest.raises(InputError, match=r"^event_contact_model: 'kp' = '30', expected finite numbers in"):
+        event_contact_model(mb, law, kp="30")
+    with pytest.raises(InputError, match=r"^event_contact_model: 'tau_ff\['link'\]' = 1e\+300, expected a"):
+        event_contact_robot(mb, law, tau_ff={"link": 1e300})
+
+
 def _tripod_table(q0):
     """Joint targets every 1 ms: stance, then a tripod gait ramped in from 0.2 to 0.5 s."""
     t = np.arange(0.0, 1.2, 1e-3)

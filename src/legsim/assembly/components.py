@@ -96,8 +96,16 @@ __all__ = [
     "PneumaticCylinder", "ChamberPressure", "AirSupply", "SolenoidCylinder", "Battery", "contact_geometries",
     "PMSMDrive", "rotto_ft_sensor", "rotto_ft_measurements", "ROTTO_FT_TABLE_4_1", "ROTTO_FT_ROTATION",
     "CommandTable", "Rod", "IncrementalEncoder", "LimitSwitch", "SplitExchange", "EXCHANGE_DMAX",
-    "LinkageLoop",
+    "LinkageLoop", "MAX_MEASURED",
 ]
+
+
+MAX_MEASURED = 1e12
+"""The largest magnitude of a :class:`Measurement`'s ``noise_std``, ``offset``, ``scale_error`` and finite
+range ends ``lo``, ``hi``, in the channel's SI units (rad, m, N, Pa, A, counts), and 1/MAX_MEASURED its
+smallest quantisation step: a sensed value (a pressure up to 1e9 Pa) scaled and offset by them stays far
+from overflow in the compiled sensor model (a range of ±1e308 made its state infinite), and the step
+divides without reaching zero."""
 
 
 def _limit(owner: str, name: str, value) -> float:
@@ -661,6 +669,15 @@ class Measurement:
     rate, cutoff ``cutoff_hz``; 0: none), delayed by ``delay`` whole samples, and held until the
     next sample. ``seed`` makes the noise reproducible: the draw of channel c at sample k depends
     only on (seed, sensor, c, k), not on the integrator's steps.
+
+    Checked when made (an :class:`~legsim.errors.InputError` naming the field), in the channel's
+    units: ``noise_std`` in [0, MAX_MEASURED], ``offset`` within ±MAX_MEASURED, ``scale_error`` in
+    (-1, MAX_MEASURED], ``lo`` < ``hi`` each -inf, inf (no saturation on that side) or within
+    ±MAX_MEASURED, ``bits`` a whole number in [0, 32], ``cutoff_hz`` a finite number >= 0 [Hz] (below
+    the sensor's Nyquist frequency: the robot checks it), ``delay`` a whole number of samples in
+    [0, 64], ``seed`` a whole number >= 0; the numbers are held as floats. Quantising needs a finite
+    range whose LSB is at least 1/MAX_MEASURED: the sensor that takes the measurement checks that
+    (:meth:`check`, naming the sensor).
     """
 
     noise_std: float = 0.0
@@ -673,22 +690,36 @@ class Measurement:
     delay: int = 0
     seed: int = 0
 
+    def __post_init__(self):
+        o = "Measurement"
+        for k, lo_k, lo_open in (("noise_std", 0.0, False), ("offset", -MAX_MEASURED, False),
+                                 ("scale_error", -1.0, True)):
+            object.__setattr__(self, k, check_number(o, k, getattr(self, k), lo=lo_k, hi=MAX_MEASURED,
+                                                     lo_open=lo_open))
+        object.__setattr__(self, "cutoff_hz", check_number(o, "cutoff_hz", self.cutoff_hz, lo=0.0))  # [Hz]
+        for k in ("lo", "hi"):
+            v = real_number(o, k, getattr(self, k))
+            if math.isfinite(v) and not abs(v) <= MAX_MEASURED:
+                raise InputError(f"{o}: '{k}' = {shown(getattr(self, k))}, expected -inf, inf or a number "
+                                 f"within ±{MAX_MEASURED:g}")
+            object.__setattr__(self, k, v)
+        if not self.lo < self.hi:
+            raise InputError(f"{o}: range lo = {self.lo!r}, hi = {self.hi!r}: expected lo < hi")
+        object.__setattr__(self, "bits", check_whole(o, "bits", self.bits, 0, 32))
+        object.__setattr__(self, "delay", check_whole(o, "delay", self.delay, 0, 64))  # samples
+        object.__setattr__(self, "seed", check_whole(o, "seed", self.seed))  # a float parameter slot
+
     def check(self, owner: str) -> None:
-        """Refuse a bad field naming ``owner`` (the sensor this measurement belongs to); the numbers are
-        then held as floats."""
-        for k, lo_k, lo_open in (("noise_std", 0.0, False), ("offset", -math.inf, False),
-                                 ("scale_error", -1.0, True), ("cutoff_hz", 0.0, False)):
-            object.__setattr__(self, k, check_number(owner, k, getattr(self, k), lo=lo_k, lo_open=lo_open))
-        lo, hi = real_number(owner, "lo", self.lo), real_number(owner, "hi", self.hi)
-        if not lo < hi:
-            raise InputError(f"{owner}: range lo = {self.lo!r}, hi = {self.hi!r}: expected lo < hi")
-        object.__setattr__(self, "bits", check_whole(owner, "bits", self.bits, 0, 32))
-        object.__setattr__(self, "lo", lo)
-        object.__setattr__(self, "hi", hi)
+        """Refuse what the sensor ``owner`` cannot measure with (its message names the sensor): quantising
+        (``bits`` > 0) over a range that is not finite, or whose LSB (hi - lo) / 2**bits is below
+        1/MAX_MEASURED (a narrower one divided by zero in the compiled sensor model)."""
         if self.bits > 0 and not (math.isfinite(self.lo) and math.isfinite(self.hi)):
             raise InputError(f"{owner}: quantising to {self.bits} bits needs a finite range lo, hi")
-        object.__setattr__(self, "delay", check_whole(owner, "delay", self.delay, 0, 64))  # samples
-        object.__setattr__(self, "seed", check_whole(owner, "seed", self.seed))  # a float parameter slot
+        lsb = (self.hi - self.lo) / 2.0 ** self.bits
+        if self.bits > 0 and not lsb >= 1.0 / MAX_MEASURED:
+            raise InputError(f"{owner}: quantising to {self.bits} bits over lo = {self.lo!r}, "
+                             f"hi = {self.hi!r} gives an LSB of {lsb:g}, expected at least "
+                             f"{1.0 / MAX_MEASURED:g} (fewer bits or a wider range)")
 
 
 @dataclass(frozen=True)

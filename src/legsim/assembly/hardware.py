@@ -597,7 +597,7 @@ def _measurement(f: _File, where: str, spec) -> C.Measurement:
     """A ``{ noise_std = ..., bits = ..., ... }`` table as a :class:`Measurement`."""
     table, _, key = where.rpartition(".")
     spec = f.table(table, key, spec)
-    return C.Measurement(**f.kwargs(where, spec, V.params(C.Measurement, ()), "Measurement"))
+    return f.build(where, C.Measurement, **f.kwargs(where, spec, V.params(C.Measurement, ()), "Measurement"))
 
 
 # --------------------------------------------------------------- resources and pneumatic parts

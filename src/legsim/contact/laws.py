@@ -36,7 +36,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ..errors import InputError, as_float, check_array, check_number, check_whole, shown
+from ..errors import InputError, as_float, check_array, check_flag, check_number, check_whole, shown
 from . import _laws as K
 
 __all__ = [
@@ -64,6 +64,9 @@ __all__ = [
     "normal_force",
     "friction_force",
     "threshold_curve",
+    "MAX_PARAMETER",
+    "MAX_EXPONENT",
+    "MIN_RESTITUTION",
 ]
 
 
@@ -104,12 +107,40 @@ class FrictionModel:
     slots: dict = field(default_factory=dict)
 
 
-def _positive(name, value, allow_zero=False):
+MAX_PARAMETER = 1e12
+"""The largest contact-law parameter, and 1/MAX_PARAMETER the smallest positive one, in SI units: a
+stiffness k [N/m^n], a damping (alpha, d [s/m]; c, viscous, const_damping [N s/m]), a friction or breakaway
+ratio, a speed (v_min, v_eps, v_th [m/s]), a decay's magnitude, an anchor stiffness k_i [N/m], a scale-down
+factor n. Physical laws sit far inside (k up to ~1e9, mu ~1). With penetrations within
+:data:`~legsim.contact.shapes.MAX_LENGTH` and speeds within :data:`~legsim.contact.impulse.MAX_SPEED`
+(1e6 m, m/s) a force then stays below ~1e60 N (under :data:`~legsim.contact.response.MAX_FORCE`), and no
+quotient of parameters (D / v_min, the anchor's c = brk damping / n, -F / k_i) overflows or divides by zero:
+an anchor stiffness k_i of 1e300 made the anchor force NaN, a v_min of 1e-310 the restitution law's force
+inf, and brk = damping = 1e-300 divided by zero in the anchor's rate (ZeroDivisionError in the compiled
+law)."""
+
+MAX_EXPONENT = 3.0
+"""The largest exponent n [-] of the penetration in k p^n (Hertz 1.5, fitted Hunt–Crossley laws 1 to 2):
+p^n of a penetration of MAX_LENGTH stays 1e18."""
+
+
+def _parameter(owner: str, name, value, *, zero: bool = False, hi: float = MAX_PARAMETER) -> float:
+    """A contact-law parameter: a number in [1/MAX_PARAMETER, ``hi``], or 0 with ``zero``; else an
+    :class:`InputError` naming ``owner`` (the factory) and ``name``."""
     v = as_float(value)
-    ok = v >= 0.0 if allow_zero else v > 0.0
-    if not (ok and math.isfinite(v)):
-        need = "a finite number >= 0" if allow_zero else "a finite number > 0"
-        raise InputError(f"contact law parameter '{name}' = {value!r}: expected {need}")
+    if not (1.0 / MAX_PARAMETER <= v <= hi or zero and v == 0.0):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected {'0 or ' if zero else ''}a number in "
+                         f"[{1.0 / MAX_PARAMETER:g}, {hi:g}]")
+    return v
+
+
+def _decay(owner: str, value, equation: str) -> float:
+    """A decay constant ``decay`` < 0 with its magnitude in [1/MAX_PARAMETER, MAX_PARAMETER] (``equation``
+    names the law), else an :class:`InputError` naming ``owner``."""
+    v = as_float(value)
+    if not 1.0 / MAX_PARAMETER <= -v <= MAX_PARAMETER:
+        raise InputError(f"{owner}: 'decay' = {shown(value)}, expected a negative number in "
+                         f"[{-MAX_PARAMETER:g}, {-1.0 / MAX_PARAMETER:g}] ({equation})")
     return v
 
 
@@ -118,23 +149,27 @@ MIN_RESTITUTION = 1e-9
 at a subnormal eps it is infinite)."""
 
 
-def _restitution(eps) -> float:
+def _restitution(owner: str, eps) -> float:
     """A coefficient of restitution: MIN_RESTITUTION <= eps <= 1."""
     e = as_float(eps)
     if not MIN_RESTITUTION <= e <= 1.0:
-        raise InputError(f"restitution 'eps' = {eps!r}: expected {MIN_RESTITUTION:g} <= eps <= 1")
+        raise InputError(f"{owner}: 'eps' = {shown(eps)}, expected a number in [{MIN_RESTITUTION:g}, 1]")
     return e
 
 
 # ---- normal laws -----------------------------------------------------------------------------
+# Every parameter lies in [1/MAX_PARAMETER, MAX_PARAMETER] (a damping may be 0) and an exponent in
+# [1/MAX_PARAMETER, MAX_EXPONENT] (module constants).
 def linear_penalty(k):
     """Linear penalty (2.1): F = k p [N], k in N/m. Purely elastic (e = 1, digest A1)."""
-    return NormalModel(NormalLaw.LINEAR, {K.S_K: _positive("k", k)})
+    return NormalModel(NormalLaw.LINEAR, {K.S_K: _parameter("linear_penalty", "k", k)})
 
 
 def engelson(k, d):
-    """Velocity-multiplied damping (2.15): F = k p (1 + d pdot); k [N/m], d [s/m]."""
-    return NormalModel(NormalLaw.ENGELSON, {K.S_K: _positive("k", k), K.S_DAMP: _positive("d", d, True)})
+    """Velocity-multiplied damping (2.15): F = k p (1 + d pdot); k [N/m], d [s/m] (>= 0)."""
+    o = "engelson"
+    return NormalModel(NormalLaw.ENGELSON, {K.S_K: _parameter(o, "k", k),
+                                            K.S_DAMP: _parameter(o, "d", d, zero=True)})
 
 
 def restitution(k, eps, *, v_min=1e-2, exact=False, exponent=1.0):
@@ -145,7 +180,7 @@ def restitution(k, eps, *, v_min=1e-2, exact=False, exponent=1.0):
     k : float
         Stiffness const_contact [N/m^n].
     eps : float
-        Requested coefficient of restitution, 0 < eps <= 1.
+        Requested coefficient of restitution, MIN_RESTITUTION <= eps <= 1.
     v_min : float
         Floor of the latched impact velocity [m/s]. Guards d -> inf for resting contacts, and
         bounds the damping coefficient c = k p D / v_min of a resting contact (c = m g D / v_min
@@ -155,53 +190,62 @@ def restitution(k, eps, *, v_min=1e-2, exact=False, exponent=1.0):
         False: D = (1 - eps)/eps as in the thesis (2.17) (achieved e overshoots, digest §1.6).
         True: D from :func:`restitution_damping_exact`, so the achieved e equals eps.
     exponent : float
-        n (1 for the thesis law; 1.5 gives a Hertzian Hunt–Crossley law with latched damping).
+        n (1 for the thesis law; 1.5 gives a Hertzian Hunt–Crossley law with latched damping), at
+        most MAX_EXPONENT.
     """
-    e = _restitution(eps)
-    D = restitution_damping_exact(e) if exact else restitution_damping_thesis(e)
+    o = "restitution"
+    e = _restitution(o, eps)
+    D = restitution_damping_exact(e) if check_flag(o, "exact", exact) else restitution_damping_thesis(e)
     return NormalModel(
         NormalLaw.RESTITUTION,
         {
-            K.S_K: _positive("k", k),
+            K.S_K: _parameter(o, "k", k),
             K.S_D: D,
-            K.S_VMIN: _positive("v_min", v_min),
-            K.S_EXP: _positive("exponent", exponent),
+            K.S_VMIN: _parameter(o, "v_min", v_min),
+            K.S_EXP: _parameter(o, "exponent", exponent, hi=MAX_EXPONENT),
         },
     )
 
 
 def hunt_crossley(k, alpha, exponent=1.5):
-    """Hunt–Crossley: F = k p^n (1 + alpha pdot); k [N/m^n], alpha [s/m] (e depends on v0)."""
+    """Hunt–Crossley: F = k p^n (1 + alpha pdot); k [N/m^n], alpha [s/m] (>= 0; e depends on v0),
+    n = ``exponent`` at most MAX_EXPONENT."""
+    o = "hunt_crossley"
     return NormalModel(
         NormalLaw.HUNT_CROSSLEY,
         {
-            K.S_K: _positive("k", k),
-            K.S_DAMP: _positive("alpha", alpha, True),
-            K.S_EXP: _positive("exponent", exponent),
+            K.S_K: _parameter(o, "k", k),
+            K.S_DAMP: _parameter(o, "alpha", alpha, zero=True),
+            K.S_EXP: _parameter(o, "exponent", exponent, hi=MAX_EXPONENT),
         },
     )
 
 
 def hertz(k):
     """Hertz: F = k p^(3/2); k [N/m^1.5] (= 4/3 E* sqrt(R) for a sphere on a flat)."""
-    return NormalModel(NormalLaw.HERTZ, {K.S_K: _positive("k", k)})
+    return NormalModel(NormalLaw.HERTZ, {K.S_K: _parameter("hertz", "k", k)})
 
 
 def kelvin_voigt(k, c):
-    """Linear spring–damper F = max(k p + c pdot, 0); k [N/m], c [N s/m]."""
-    return NormalModel(NormalLaw.KELVIN_VOIGT, {K.S_K: _positive("k", k), K.S_DAMP: _positive("c", c, True)})
+    """Linear spring–damper F = max(k p + c pdot, 0); k [N/m], c [N s/m] (>= 0)."""
+    o = "kelvin_voigt"
+    return NormalModel(NormalLaw.KELVIN_VOIGT, {K.S_K: _parameter(o, "k", k),
+                                                K.S_DAMP: _parameter(o, "c", c, zero=True)})
 
 
 # ---- friction laws ---------------------------------------------------------------------------
+# Parameters as the normal laws' (MAX_PARAMETER); a decay is negative, its magnitude in that range.
 def no_friction():
     """Frictionless contact."""
     return FrictionModel(FrictionLaw.NONE, {})
 
 
 def coulomb(mu, v_eps=1e-3):
-    """Regularised Coulomb: F = -mu F_n v / sqrt(|v|^2 + v_eps^2)."""
+    """Regularised Coulomb: F = -mu F_n v / sqrt(|v|^2 + v_eps^2); mu >= 0, v_eps [m/s] > 0."""
+    o = "coulomb"
     return FrictionModel(
-        FrictionLaw.COULOMB, {K.S_MU: _positive("mu", mu, True), K.S_VEPS: _positive("v_eps", v_eps)}
+        FrictionLaw.COULOMB,
+        {K.S_MU: _parameter(o, "mu", mu, zero=True), K.S_VEPS: _parameter(o, "v_eps", v_eps)},
     )
 
 
@@ -209,31 +253,31 @@ def stribeck(mu, brk=1.5, decay=-100.0, viscous=0.0, v_eps=1e-3):
     """Stribeck + Coulomb + viscous (2.18).
 
     |F| = F_C + (F_brk - F_C) exp(decay |v|) + viscous |v|, F_C = mu F_n, F_brk = brk F_C;
-    ``decay`` [s/m] must be < 0. The sign function is regularised over ``v_eps`` (0 = exact).
+    ``decay`` [s/m] must be < 0, ``viscous`` [N s/m] >= 0. The sign function is regularised over
+    ``v_eps`` [m/s] (0 = exact).
     """
-    if not as_float(decay) < 0.0:
-        raise InputError(f"stribeck 'decay' = {decay!r}: expected a negative number (2.18)")
+    o = "stribeck"
+    decay = _decay(o, decay, "2.18")
     return FrictionModel(
         FrictionLaw.STRIBECK,
         {
-            K.S_MU: _positive("mu", mu, True),
-            K.S_BRK: _positive("brk", brk),
-            K.S_DECAY: as_float(decay),
-            K.S_VISC: _positive("viscous", viscous, True),
-            K.S_VEPS: _positive("v_eps", v_eps, True),
+            K.S_MU: _parameter(o, "mu", mu, zero=True),
+            K.S_BRK: _parameter(o, "brk", brk),
+            K.S_DECAY: decay,
+            K.S_VISC: _parameter(o, "viscous", viscous, zero=True),
+            K.S_VEPS: _parameter(o, "v_eps", v_eps, zero=True),
         },
     )
 
 
-def _threshold_slots(brk, damping, v_th, v_min, decay):
-    if not -math.inf < as_float(decay) < 0.0:
-        raise InputError(f"threshold friction 'decay' = {decay!r}: expected a finite negative number (2.19)")
+def _threshold_slots(owner, brk, damping, v_th, v_min, decay):
+    decay = _decay(owner, decay, "2.19")
     return {
-        K.S_BRK: _positive("brk", brk),
-        K.S_VISC: _positive("damping", damping),
-        K.S_VTH: _positive("v_th", v_th),
-        K.S_FVMIN: _positive("v_min", v_min),
-        K.S_DECAY: as_float(decay),
+        K.S_BRK: _parameter(owner, "brk", brk),
+        K.S_VISC: _parameter(owner, "damping", damping),
+        K.S_VTH: _parameter(owner, "v_th", v_th),
+        K.S_FVMIN: _parameter(owner, "v_min", v_min),
+        K.S_DECAY: decay,
     }
 
 
@@ -241,13 +285,11 @@ def threshold(brk, damping, v_th, v_min, decay=-1.0, mu=math.inf):
     """Threshold-velocity friction (2.19), capped at mu F_n.
 
     Parameters: const_brk ``brk``, const_damping ``damping`` [N s/m], threshold velocity ``v_th``
-    [m/s], ``v_min`` [m/s], ``decay`` = const (< 0). ``mu`` = inf leaves it uncapped.
+    [m/s], ``v_min`` [m/s], ``decay`` = const (< 0). ``mu`` >= 0; inf (default) leaves it uncapped.
     """
-    slots = _threshold_slots(brk, damping, v_th, v_min, decay)
-    cap = as_float(mu)
-    if not cap >= 0.0:
-        raise InputError(f"threshold friction 'mu' = {mu!r}: expected a number >= 0 (inf: uncapped)")
-    slots[K.S_MU] = cap if math.isfinite(cap) else 1e300
+    o = "threshold"
+    slots = _threshold_slots(o, brk, damping, v_th, v_min, decay)
+    slots[K.S_MU] = 1e300 if as_float(mu) == math.inf else _parameter(o, "mu", mu, zero=True)
     return FrictionModel(FrictionLaw.THRESHOLD, slots)
 
 
@@ -256,11 +298,13 @@ def anchor_spring(mu, k_i, *, n=1.0, brk=1.5, damping=100.0, v_th=1e-3, v_min=1e
 
     g is the (2.19) curve, n the scale-down factor, s the displacement of the contact point from
     its anchor (integral of v_t: the "second loop with integral properties"), K_I = ``k_i``
-    [N/m]. When the force saturates the anchor slides so that K_I s = -F.
+    [N/m]. When the force saturates the anchor slides so that K_I s = -F. ``mu`` >= 0.
     """
-    slots = _threshold_slots(brk, damping, v_th, v_min, decay)
+    o = "anchor_spring"
+    slots = _threshold_slots(o, brk, damping, v_th, v_min, decay)
     slots.update(
-        {K.S_MU: _positive("mu", mu, True), K.S_KI: _positive("k_i", k_i), K.S_NSCALE: _positive("n", n)}
+        {K.S_MU: _parameter(o, "mu", mu, zero=True), K.S_KI: _parameter(o, "k_i", k_i),
+         K.S_NSCALE: _parameter(o, "n", n)}
     )
     return FrictionModel(FrictionLaw.ANCHOR, slots)
 
@@ -337,8 +381,9 @@ class LawTable:
 
 # ---- restitution helpers ---------------------------------------------------------------------
 def restitution_damping_thesis(eps):
-    """D = d v0 = (1 - eps)/eps, Konyev (2.17) (from the approximation (2.16))."""
-    e = _restitution(eps)
+    """D = d v0 = (1 - eps)/eps, Konyev (2.17) (from the approximation (2.16)); MIN_RESTITUTION <= eps
+    <= 1."""
+    e = _restitution("restitution_damping_thesis", eps)
     return (1.0 - e) / e
 
 
@@ -353,9 +398,10 @@ def _phase_residual(u, e):
 def restitution_damping_exact(eps):
     """Exact D = alpha v0 giving restitution ``eps`` for F = k p^n (1 + alpha pdot).
 
-    Solves D - ln(1 + D) = -D eps - ln(1 - D eps) for D in (0, 1/eps) (module docstring).
+    Solves D - ln(1 + D) = -D eps - ln(1 - D eps) for D in (0, 1/eps) (module docstring);
+    MIN_RESTITUTION <= eps <= 1.
     """
-    e = _restitution(eps)
+    e = _restitution("restitution_damping_exact", eps)
     if e == 1.0:
         return 0.0
     # the residual is D^2 (1 - e^2)/2 - D^3 (1 + e^3)/3 + ... > 0 below the root and < 0 for u > 1/e + 1
@@ -390,12 +436,14 @@ def restitution_of_damping(D):
 def kelvin_voigt_damping(eps, k, m):
     """Damping c [N s/m] of a linear spring–damper giving restitution ``eps`` for mass ``m``.
 
-    zeta = -ln eps / sqrt(pi^2 + ln^2 eps), c = 2 zeta sqrt(k m) (module docstring).
+    zeta = -ln eps / sqrt(pi^2 + ln^2 eps), c = 2 zeta sqrt(k m) (module docstring); k [N/m] and m [kg]
+    in [1/MAX_PARAMETER, MAX_PARAMETER].
     """
-    e = _restitution(eps)
+    o = "kelvin_voigt_damping"
+    e = _restitution(o, eps)
     le = math.log(e)
     zeta = -le / math.sqrt(math.pi**2 + le * le)
-    return 2.0 * zeta * math.sqrt(_positive("k", k) * _positive("m", m))
+    return 2.0 * zeta * math.sqrt(_parameter(o, "k", k) * _parameter(o, "m", m))
 
 
 # ---- scalar evaluation (Python convenience over the kernels) ---------------------------------

@@ -46,12 +46,17 @@ from .mechanism import (
 )
 
 __all__ = ["ControlCandidate", "ForceCandidate", "EMAStep", "MobilityResult", "extended_mobility_analysis",
-           "format_mobility", "FD_STEP", "RANK_RTOL", "finite_difference_jacobian", "numerical_rank",
+           "format_mobility", "FD_STEP", "MAX_FD_STEP", "RANK_RTOL", "finite_difference_jacobian",
+           "numerical_rank",
            "RankMobility", "rank_mobility", "mechanism_rank_mobility", "AdmissibilityTest", "cjtc_rank_test",
            "SingularityRow", "SingularityScan", "scan_singularities"]
 
 FD_STEP = 1e-6
 """Central-difference step h in the units of p (m or rad): truncation O(h²) ≈ 1e-12, round-off ≈ 1e-10."""
+MAX_FD_STEP = 1e6
+"""The largest central-difference step h [m or rad] a rank test or :func:`finite_difference_jacobian` takes
+(a step is > 0): far beyond any length or angle of a mechanism (a step of a metre is already no derivative),
+while p ± h of a configuration within ±1e12 stays finite with digits to spare."""
 RANK_RTOL = 1e-6
 """A singular value counts toward the rank when σ > RANK_RTOL · σ_max."""
 
@@ -138,11 +143,15 @@ def _candidates(owner: str, name: str, value, kind: type) -> tuple:
     return tuple(value)
 
 
+def _fd_step(owner: str, step) -> float:
+    """A central-difference step [m or rad] checked: in (0, :data:`MAX_FD_STEP`]."""
+    return check_number(owner, "step", step, lo=0.0, hi=MAX_FD_STEP, lo_open=True)
+
+
 def _rank_options(owner: str, rtol, step) -> tuple[float, float]:
-    """The rank test's (rtol, step) checked: rtol in [0, 1], step in (0, 1e6] (as
+    """The rank test's (rtol, step) checked: rtol in [0, 1], step in (0, :data:`MAX_FD_STEP`] (as
     :func:`numerical_rank` and :func:`finite_difference_jacobian` take them)."""
-    return (check_number(owner, "rtol", rtol, lo=0.0, hi=1.0),
-            check_number(owner, "step", step, lo=0.0, hi=1e6, lo_open=True))
+    return check_number(owner, "rtol", rtol, lo=0.0, hi=1.0), _fd_step(owner, step)
 
 
 @dataclass(frozen=True)
@@ -281,8 +290,8 @@ def extended_mobility_analysis(mechanism: Mechanism, candidates: Sequence[Contro
     forces : stage-two forces in order.
     rank : also run the numerical rank test on every row (planar mechanisms with point positions); the
         result is ``"singular"`` if it finds DOF that Gruebler's count says are controlled.
-    rtol, step : the rank test's relative tolerance in [0, 1] and finite-difference step in (0, 1e6]
-        [m, rad].
+    rtol, step : the rank test's relative tolerance in [0, 1] and finite-difference step in
+        (0, :data:`MAX_FD_STEP`] [m, rad].
 
     Returns
     -------
@@ -484,7 +493,8 @@ def format_mobility(result: MobilityResult) -> str:
 def finite_difference_jacobian(fun: Callable, p0, step: float = FD_STEP) -> np.ndarray:
     """∂fun/∂p (m, n) at ``p0`` (n,) by central differences (f(p + h e_i) − f(p − h e_i)) / 2h.
 
-    ``fun`` returns a scalar or an (m,) array; ``step`` h is absolute, in the units of p.
+    ``fun`` returns a scalar or an (m,) array; ``step`` h is absolute, in the units of p, in
+    (0, :data:`MAX_FD_STEP`].
     """
     o = "finite_difference_jacobian"
     if not callable(fun):
@@ -493,7 +503,7 @@ def finite_difference_jacobian(fun: Callable, p0, step: float = FD_STEP) -> np.n
     p0 = as_floats(p0)
     if p0.ndim != 1 or p0.size == 0 or not np.all(np.abs(p0) <= 1e12):
         raise InputError(f"{o}: p0 of shape {p0.shape}: expected a finite (n,) vector (within ±1e12)")
-    step = check_number(o, "step", step, lo=0.0, hi=1e6, lo_open=True)
+    step = _fd_step(o, step)
 
     def value(p):
         try:
@@ -580,7 +590,7 @@ def mechanism_rank_mobility(mechanism: Mechanism, candidates: Sequence[ControlCa
                             step: float = FD_STEP, rtol: float = RANK_RTOL) -> RankMobility:
     """:func:`rank_mobility` of a planar mechanism at its reference configuration (:class:`PlanarPoses`),
     with the candidates' coordinates as control variables: a is its mobility under all its joints.
-    ``step`` in (0, 1e6] [m, rad], ``rtol`` in [0, 1]."""
+    ``step`` in (0, :data:`MAX_FD_STEP`] [m, rad], ``rtol`` in [0, 1]."""
     o = "mechanism_rank_mobility"
     poses = PlanarPoses(_mechanism(o, mechanism))
     candidates = _candidates(o, "candidates", candidates, ControlCandidate)

@@ -51,14 +51,14 @@ from ..hybrid import Model as HybridModel
 from ..hybrid import signatures as hs
 from . import _configuration as C
 from . import _kernels as K
-from ._joint_law import GAINS, joint_gains
+from ._joint_law import GAINS, MAX_JOINT_LAW, joint_gains
 from ._layout import JOINT_FREE
 from ._workspace import joint_torques, workspace
 from .dynamics import _check_model
 from .export import check_coordinates
 from .model import Model
 
-__all__ = ["articulated_model", "initial_state", "split_state", "HEADER"]
+__all__ = ["articulated_model", "initial_state", "split_state", "HEADER", "MAX_JOINT_LAW"]
 
 HEADER = ("mb_nq", "mb_nv", "mb_na", "mb_nfbuf", "mb_nibuf")
 """Names of the five size entries that open the parameter vector."""
@@ -137,7 +137,8 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
     kp, kd, q_ref, v_ref, tau_ff : scalar, (na,) array or {joint name: value}, optional
         Default PD gains [N m/rad, N m s/rad], targets [rad, rad/s] and feed-forward torque [N m]
         of the na 1-DoF joints (``mb_model.joint_names``); parameters ``kp_<joint>`` etc. of the
-        returned model (override them per run through ``simulate(params=...)``). Default 0.
+        returned model (override them per run through ``simulate(params=...)``). Default 0. Finite
+        numbers within ±:data:`MAX_JOINT_LAW` (1e12), the gains >= 0.
     q0, v0 : (nq,), (nv,) default initial state (default: ``mb_model.neutral()``, zero velocity): finite
         numbers, no free joint's quaternion all zeros (one beyond ``model.ROTATION_RANGE`` is rescaled).
     name : str, model name (default, or empty: ``mb_model.name``).
@@ -155,7 +156,7 @@ def articulated_model(mb_model: Model, *, kp=None, kd=None, q_ref=None, v_ref=No
         raise InputError(f"{o}: 'name' = {shown(name)}, expected a string (or None: the model's name)")
     joints = tuple(mb_model.joint_names)
     na = len(joints)
-    gains = joint_gains(mb_model, kp=kp, kd=kd, q_ref=q_ref, v_ref=v_ref, tau_ff=tau_ff)
+    gains = joint_gains(mb_model, o, kp=kp, kd=kd, q_ref=q_ref, v_ref=v_ref, tau_ff=tau_ff)
     qn, vn, quat = mb_model.coordinate_names()
     q0 = mb_model.neutral() if q0 is None else check_coordinates(o, "q0", q0, mb_model.nq, mb_model)
     v0 = np.zeros(mb_model.nv) if v0 is None else check_coordinates(o, "v0", v0, mb_model.nv)

@@ -29,6 +29,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..contact.shapes import MAX_LENGTH
 from ..errors import InputError, as_float, as_floats, lookup, shown
 from ._layout import (
     JOINT_FREE,
@@ -64,8 +65,9 @@ class Geometry:
     geometry frame, outward faces, read-only; ``uri``: the filename as written in the URDF).
     ``R`` (3, 3), ``p`` (3,): placement in the body frame. ``material``: contact-material name used
     to pick the contact law. ``name`` and ``body`` are non-empty strings, ``material`` a string; made
-    directly, the record is checked as :meth:`RobotBuilder.add_geometry` checks it (``R``, ``p`` finite,
-    the shape's parameters present; whether ``body`` exists is the builder's to check).
+    directly, the record is checked as :meth:`RobotBuilder.add_geometry` checks it (``R`` finite, ``p``,
+    ``radius``, ``length`` and ``size`` within ±:data:`~legsim.contact.shapes.MAX_LENGTH` (1e6 m, what the
+    contact shapes take), the shape's parameters present; whether ``body`` exists is the builder's to check).
     """
 
     name: str
@@ -85,7 +87,7 @@ class Geometry:
             raise InputError(f"{where}: material = {shown(self.material)}, expected a string")
         object.__setattr__(self, "params", _shape_params(where, self.shape, self.params))
         object.__setattr__(self, "R", _floats(where, "R", self.R, (3, 3)))
-        object.__setattr__(self, "p", _floats(where, "p", self.p, (3,)))
+        object.__setattr__(self, "p", _floats(where, "p", self.p, (3,), MAX_LENGTH))
 
 
 @dataclass
@@ -110,22 +112,26 @@ class BodySpec:
     velocity: float = 0.0
 
 
-def _floats(where: str, name: str, value, shape: tuple[int, ...]) -> np.ndarray:
-    """``value`` as a finite float array of ``shape`` (any layout of as many numbers), else an
-    InputError from ``where`` naming ``name``."""
+def _floats(where: str, name: str, value, shape: tuple[int, ...], bound: float = np.inf) -> np.ndarray:
+    """``value`` as a finite float array of ``shape`` (any layout of as many numbers), each within
+    ±``bound`` (a length: :data:`~legsim.contact.shapes.MAX_LENGTH` [m]), else an InputError from ``where``
+    naming ``name``."""
     a = as_floats(value)
     size = int(np.prod(shape))
-    if a.size != size or not np.all(np.isfinite(a)):
+    if a.size != size or not np.all(np.abs(a) <= bound) or not np.all(np.isfinite(a)):
         what = "x".join(map(str, shape)) if len(shape) > 1 else str(size)
-        raise InputError(f"{where}: {name} = {value!r}, expected {what} finite numbers")
+        within = f" within ±MAX_LENGTH = {bound:g} m" if bound < np.inf else ""
+        raise InputError(f"{where}: {name} = {shown(value)}, expected {what} finite numbers{within}")
     return a.reshape(shape)
 
 
-def _number(where: str, name: str, value, lo: float = 0.0, inf_ok: bool = False) -> float:
-    """``value`` as a float >= ``lo`` (finite, or inf with ``inf_ok``), else an InputError."""
+def _number(where: str, name: str, value, lo: float = 0.0, inf_ok: bool = False, hi: float = np.inf) -> float:
+    """``value`` as a finite float in [``lo``, ``hi``] (or inf with ``inf_ok``: no limit), else an
+    InputError from ``where`` naming ``name``."""
     v = as_float(value)
-    if not (v >= lo and (inf_ok or np.isfinite(v))):
-        raise InputError(f"{where}: {name} must be {'' if inf_ok else 'finite and '}>= {lo:g}, got {value!r}")
+    if not (lo <= v <= hi and np.isfinite(v) or inf_ok and v == np.inf):
+        what = f"a number >= {lo:g} (inf: none)" if inf_ok else f"a finite number in [{lo:g}, {hi:g}]"
+        raise InputError(f"{where}: {name} = {shown(value)}, expected {what}")
     return v
 
 
@@ -137,8 +143,8 @@ def _text(where: str, name: str, value) -> str:
 
 def _shape_params(where: str, shape: str, params) -> dict:
     """A geometry's ``params`` (a mapping) for ``shape`` (one of :data:`SHAPES`) as a new dict: the shape's
-    keys present, ``radius`` and ``length`` finite numbers >= 0 [m] (as floats), ``size`` 3 of them (a
-    tuple); else an InputError from ``where``."""
+    keys present, ``radius`` and ``length`` numbers in [0, MAX_LENGTH] [m] (as floats), ``size`` 3 of them
+    (a tuple); else an InputError from ``where``."""
     if not isinstance(params, Mapping):
         raise InputError(f"{where}: params = {shown(params)}, expected a mapping of the {shape}'s "
                          f"parameters ({', '.join(SHAPES[shape])})")
@@ -148,9 +154,9 @@ def _shape_params(where: str, shape: str, params) -> dict:
             raise InputError(f"{where}: missing parameter {key!r} (params = {shown(params)})")
     for key in ("radius", "length"):
         if key in params:
-            params[key] = _number(where, key, params[key])
+            params[key] = _number(where, key, params[key], hi=MAX_LENGTH)
     if "size" in params:
-        size = _floats(where, "size", params["size"], (3,))
+        size = _floats(where, "size", params["size"], (3,), MAX_LENGTH)
         if np.any(size < 0.0):
             raise InputError(f"{where}: size must be >= 0, got {params['size']!r}")
         params["size"] = tuple(float(v) for v in size)
@@ -158,7 +164,8 @@ def _shape_params(where: str, shape: str, params) -> dict:
 
 
 def _placement(xyz, rpy, rotation, where: str):
-    p = _floats(where, "xyz", xyz, (3,))
+    """(R (3, 3), p (3,)) of a placement: ``xyz`` within ±MAX_LENGTH [m], ``rpy`` [rad] or ``rotation``."""
+    p = _floats(where, "xyz", xyz, (3,), MAX_LENGTH)
     if rotation is None:
         R = rpy_to_rot(_floats(where, "rpy", rpy, (3,)))
     else:
@@ -220,7 +227,11 @@ class RobotBuilder:
         (the body frame coincides with the joint frame). ``axis`` (3,): joint axis in the joint frame.
         ``mass`` kg, ``com`` (3,) m and ``inertia`` (about the centre of mass, body axes, kg m^2) in
         the body frame. ``limits`` (lower, upper) rad or m for the limit force law; ``damping``
-        N m s/rad, ``friction`` (Coulomb) N m, ``armature`` kg m^2 (or N m, N, kg for prismatic).
+        N m s/rad, ``friction`` (Coulomb) N m, ``armature`` kg m^2 (or N m, N, kg for prismatic);
+        ``effort`` N m (or N) and ``velocity`` rad/s (or m/s) limits, 0: not given, inf: none.
+        Lengths (``xyz``, ``com``, finite ``limits``) lie within
+        ±:data:`~legsim.contact.shapes.MAX_LENGTH` (1e6 m, what the contact shapes take; a limit of -inf
+        or inf: no stop on that side).
         """
         where = f"body {_text('add_body', 'name', name)!r}"
         if name in self._names():
@@ -247,16 +258,18 @@ class RobotBuilder:
             raise InputError(f"{where}: inertia must be positive semi-definite, got {I3.tolist()}")
         if limits is not None:
             bounds = [as_float(x) for x in limits] if isinstance(limits, (list, tuple, np.ndarray)) else []
-            if len(bounds) != 2 or not bounds[0] <= bounds[1] or bounds[0] == np.inf or bounds[1] == -np.inf:
-                raise InputError(f"{where}: joint limits must be (lower, upper) with lower <= upper (-inf or "
-                                 f"inf: no stop on that side), got {limits!r}")
+            if (len(bounds) != 2 or not bounds[0] <= bounds[1] or np.inf in (bounds[0], -bounds[1])
+                    or any(np.isfinite(b) and abs(b) > MAX_LENGTH for b in bounds)):
+                raise InputError(f"{where}: joint limits must be (lower, upper) with lower <= upper, each "
+                                 f"within ±MAX_LENGTH = {MAX_LENGTH:g} rad or m (-inf or inf: no stop on "
+                                 f"that side), got {shown(limits)}")
             limits = (bounds[0], bounds[1])
-        for key, val in (("damping", damping), ("friction", friction), ("armature", armature)):
-            _number(where, key, val)
-        for key, val in (("effort", effort), ("velocity", velocity)):  # 0: not given
-            _number(where, key, val, inf_ok=True)
+        damping, friction, armature = (_number(where, key, val) for key, val in
+                                       (("damping", damping), ("friction", friction), ("armature", armature)))
+        effort, velocity = (_number(where, key, val, inf_ok=True)  # 0: not given; inf: no limit
+                            for key, val in (("effort", effort), ("velocity", velocity)))
         self.bodies.append(BodySpec(name, parent, joint, joint_name or name, R, p, ax, float(mass),
-                                    _floats(where, "com", com, (3,)), I3, limits,
+                                    _floats(where, "com", com, (3,), MAX_LENGTH), I3, limits,
                                     float(damping), float(friction), float(armature),
                                     float(effort), float(velocity)))
         return name

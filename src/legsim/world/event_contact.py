@@ -105,8 +105,8 @@ def event_contact_robot(model: Model, contact_law: ContactLaw, *, ground: Plane 
     joints = tuple(model.joint_names)
     dt_targets = check_number("event_contact_model", "dt_targets", dt_targets, lo=0.0)
     actuators, sensors = _parts("actuators", actuators), _parts("sensors", sensors)
-    g_kp, g_kd, g_ref, g_vref, g_ff = joint_gains(model, kp=kp, kd=kd, q_ref=q_ref, v_ref=v_ref,
-                                                  tau_ff=tau_ff)
+    g_kp, g_kd, g_ref, g_vref, g_ff = joint_gains(model, "event_contact_model", kp=kp, kd=kd, q_ref=q_ref,
+                                                  v_ref=v_ref, tau_ff=tau_ff)
     table = g_ref[None, :] if targets is None else _target_table(targets, dt_targets, len(joints))
     dt = 1.0 if targets is None else dt_targets
     ff = g_ff + g_kd * g_vref  # kp (q_ref - q) + kd (v_ref - v) + tau_ff = servo + (tau_ff + kd v_ref)
@@ -144,7 +144,8 @@ def event_contact_model(model: Model, contact_law: ContactLaw, *, ground: Plane 
         held beyond its ends (as :meth:`RobotWorld.set_targets`); replaces the constant ``q_ref``.
     gains : kp, kd, q_ref, v_ref, tau_ff (scalar, (na,) or {joint: value}) of
         :func:`legsim.multibody.articulated_model`'s joint law
-        ``kp (q_ref − q) + kd (v_ref − v) + tau_ff`` [N m/rad, N m s/rad, rad, rad/s, N m].
+        ``kp (q_ref − q) + kd (v_ref − v) + tau_ff`` [N m/rad, N m s/rad, rad, rad/s, N m]: finite
+        numbers within ±1e12 (``legsim.multibody.hybrid_model.MAX_JOINT_LAW``), the gains >= 0.
     q0, v0 : (nq,), (nv,) default initial state (default: ``model.neutral()``, at rest).
 
     Returns

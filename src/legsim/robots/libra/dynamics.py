@@ -63,6 +63,7 @@ def mass_points(phi: float, theta,
     list of (m [kg], p (2,) [m], J (2, 5) [m/rad])
         J = ∂p/∂[φ, θ1..θ4]; a mid-link mass takes the mean of its two ends' positions and Jacobians.
     """
+    kin._pose("mass_points", phi, theta, params)
     pts = kin.points(phi, theta, params)
     out = []
     for attr, where in TOP_CHAIN_MASSES:
@@ -74,7 +75,8 @@ def mass_points(phi: float, theta,
 
 def top_chain_mass(params: LibraParams = _DEFAULT) -> float:
     """Σ m_i of the top-chain model [kg] (4 m_link + 4 m_motor + m_body + m_limb3 ≈ 4.26 kg, §4.1)."""
-    return float(sum(getattr(kin._check_params(params), attr) for attr, _ in TOP_CHAIN_MASSES))
+    params = kin._check_params("top_chain_mass", params)
+    return float(sum(getattr(params, attr) for attr, _ in TOP_CHAIN_MASSES))
 
 
 def inertia_matrix(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray:
@@ -82,11 +84,13 @@ def inertia_matrix(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndar
 
     Symmetric positive definite, independent of φ (see the module docstring).
     """
+    kin._pose("inertia_matrix", phi, theta, params)
     return sum(m * jac.T @ jac for m, _, jac in mass_points(phi, theta, params))
 
 
 def reduced_inertia(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray:
     """H = Tᵀ M T over θ1..θ4 with φ eliminated by foot 2's y2 contact, shape (4, 4) [kg m²] (App. C)."""
+    kin._pose("reduced_inertia", phi, theta, params)
     t = kin.t_matrix(phi, theta, params)
     return t.T @ inertia_matrix(phi, theta, params) @ t
 
@@ -95,6 +99,7 @@ def potential_energy(phi: float, theta, params: LibraParams = _DEFAULT, g: float
     """V = g Σ m_i y_i of the top chain [J], foot 1 (y = 0) the datum; g [m/s²] in
     [0, :data:`MAX_GRAVITY`]."""
     g = check_number("potential_energy", "g", g, lo=0.0, hi=MAX_GRAVITY)
+    kin._pose("potential_energy", phi, theta, params)
     return float(g * sum(m * p[1] for m, p, _ in mass_points(phi, theta, params)))
 
 
@@ -102,6 +107,7 @@ def gravity_forces(phi: float, theta, params: LibraParams = _DEFAULT, g: float =
     """Generalised gravity forces ∂V/∂q_o = g Σ m_i ∂y_i/∂q_o, shape (5,) [N m] (eq. 21's ∂V/∂q); g [m/s²]
     in [0, :data:`MAX_GRAVITY`]."""
     g = check_number("gravity_forces", "g", g, lo=0.0, hi=MAX_GRAVITY)
+    kin._pose("gravity_forces", phi, theta, params)
     return g * sum(m * jac[1] for m, _, jac in mass_points(phi, theta, params))
 
 
@@ -113,4 +119,5 @@ def gravity_torques(phi: float, theta, params: LibraParams = _DEFAULT, g: float 
     [0, :data:`MAX_GRAVITY`].
     """
     g = check_number("gravity_torques", "g", g, lo=0.0, hi=MAX_GRAVITY)
+    kin._pose("gravity_torques", phi, theta, params)
     return kin.t_matrix(phi, theta, params).T @ gravity_forces(phi, theta, params, g)

@@ -59,6 +59,9 @@ MAX_ANGLE = 1e6
 MAX_DISTANCE = 1e3
 """The largest foot height or position [m] the kinematics take (LIBRA spans 0.7 m)."""
 
+_M, _RAD = (MAX_DISTANCE, "m"), (MAX_ANGLE, "rad")
+"""The bounds of a position and of an angle, as :func:`_within` takes them."""
+
 MAX_NEWTON_STEPS = 10_000
 """The most steps :func:`phi_from_y2_newton` takes (it converges in a few or not at all)."""
 
@@ -93,27 +96,47 @@ def _r90(v: np.ndarray) -> np.ndarray:
     return np.array([-v[1], v[0]])
 
 
-def _theta6(theta) -> np.ndarray:
+def _theta6(owner: str, theta) -> np.ndarray:
+    """``theta``, the joint angles θ1..θ6 (or θ1..θ4: θ5 = θ6 = 0) within ±MAX_ANGLE [rad], as (6,)."""
     t = as_floats(theta).reshape(-1)
     if t.shape == (4,) and np.all(np.abs(t) <= MAX_ANGLE):
         return np.concatenate([t, np.zeros(2)])
     if t.shape != (6,) or not np.all(np.abs(t) <= MAX_ANGLE):
-        raise InputError(f"theta = {shown(theta)}: expected the 6 joint angles θ1..θ6 [rad] (or θ1..θ4), "
-                         f"finite")
+        raise InputError(f"{owner}: 'theta' = {shown(theta)}, expected the 6 joint angles θ1..θ6 [rad] (or "
+                         f"θ1..θ4), each within ±{MAX_ANGLE:g}")
     return t
 
 
-def _angle(name: str, value) -> float:
+def _angle(owner: str, name: str, value) -> float:
+    """An angle [rad] within ±MAX_ANGLE, as a float."""
     v = as_float(value)
     if not abs(v) <= MAX_ANGLE:
-        raise InputError(f"{name} = {shown(value)}: expected a finite angle [rad]")
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected an angle within ±{MAX_ANGLE:g} rad")
     return v
 
 
-def _check_params(params) -> LibraParams:
+def _check_params(owner: str, params) -> LibraParams:
+    """``params`` if it is a :class:`LibraParams`, else an :class:`InputError` naming ``owner``."""
     if not isinstance(params, LibraParams):
-        raise InputError(f"params = {shown(params)}: expected a LibraParams")
+        raise InputError(f"{owner}: 'params' = {shown(params)}, expected a LibraParams")
     return params
+
+
+def _within(owner: str, name: str, value, bounds: tuple[tuple[float, str], ...]) -> np.ndarray:
+    """``value`` as len(bounds) finite floats, each within ±its bound (a (bound, unit) pair: MAX_DISTANCE m
+    for a position, MAX_ANGLE rad for an angle), else an :class:`InputError` naming ``owner`` and ``name``."""
+    v = check_array(owner, name, value, (len(bounds),))
+    if not np.all(np.abs(v) <= [b for b, _ in bounds]):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected {len(bounds)} numbers within "
+                         f"{', '.join(f'±{b:g} {unit}' for b, unit in bounds)}")
+    return v
+
+
+def _pose(owner: str, phi, theta, params) -> None:
+    """Check a public function's (φ, θ, params) naming ``owner``: what :func:`points` takes."""
+    _angle(owner, "phi", phi)
+    _theta6(owner, theta)
+    _check_params(owner, params)
 
 
 def points(phi: float, theta, params: LibraParams = _DEFAULT) -> dict[str, np.ndarray]:
@@ -134,9 +157,9 @@ def points(phi: float, theta, params: LibraParams = _DEFAULT) -> dict[str, np.nd
         Keys :data:`POINT_NAMES` [m]; ``points(...)["body"]`` is (x_b, y_b) and the body angle is
         θ_b = φ + θ1 + θ2.
     """
-    t = _theta6(theta)
-    phi = _angle("phi", phi)
-    link, r, n = _check_params(params).link, params.r, params.N
+    t = _theta6("points", theta)
+    phi = _angle("points", "phi", phi)
+    link, r, n = _check_params("points", params).link, params.r, params.N
     theta_b = phi + t[0] + t[1]
     p: dict[str, np.ndarray] = {"foot1": np.zeros(2)}
     p["knee1"] = link * _e(phi)
@@ -166,6 +189,7 @@ def point_jacobian(name: str, phi: float, theta, params: LibraParams = _DEFAULT)
     ends' (the positions are linear in the points). ``name``: one of :data:`POINT_NAMES`.
     """
     lookup("point name", name, POINT_NAMES, "point_jacobian")
+    _pose("point_jacobian", phi, theta, params)
     return _point_jacobian(name, points(phi, theta, params))
 
 
@@ -186,9 +210,10 @@ VECTORS = {"u1": U1, "u2": U2, "u3": U3}
 """The three control vectors of §4.4 (Figs. 23–25) by name."""
 
 
-def _u_value(names, phi, theta, params, origin=(0.0, 0.0)) -> np.ndarray:
+def _u_value(owner, names, phi, theta, params, origin=(0.0, 0.0)) -> np.ndarray:
+    _pose(owner, phi, theta, params)
     pts = points(phi, theta, params)
-    t = _theta6(theta)
+    t = _theta6(owner, theta)
     org = np.asarray(origin, dtype=float)
     out = []
     for n in names:
@@ -212,6 +237,7 @@ def jacobian_over(names, phi: float, theta, params: LibraParams = _DEFAULT) -> n
                          f"from {', '.join(_VARIABLES)}")
     for n in names:
         lookup("'names' entry", n, _VARIABLES, "jacobian_over")
+    _pose("jacobian_over", phi, theta, params)
     pts = points(phi, theta, params)
     rows = []
     for n in names:
@@ -227,7 +253,7 @@ def u1(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray:
 
     Foot-1 frame (foot 1 at the origin); stages 1 and 3, feet 1 and 2 supporting.
     """
-    return _u_value(U1, phi, theta, params)
+    return _u_value("u1", U1, phi, theta, params)
 
 
 def u2(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray:
@@ -236,7 +262,7 @@ def u2(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray:
     In stage 2 foot 2 is free and foot 3 supports; φ is then no longer fixed by y2 but by foot 3's
     contact (that elimination is done by the generic constraint code, not here).
     """
-    return _u_value(U2, phi, theta, params)
+    return _u_value("u2", U2, phi, theta, params)
 
 
 def u3(phi: float, theta, params: LibraParams = _DEFAULT, foot1=(0.0, 0.0)) -> np.ndarray:
@@ -249,10 +275,8 @@ def u3(phi: float, theta, params: LibraParams = _DEFAULT, foot1=(0.0, 0.0)) -> n
     link, frame-independent); the caller obtains (foot1, φ) from the support: with foot 3 pinned at
     s3, foot1 = s3 − points(φ, θ)["foot3"] and φ follows from foot 2's contact relative to foot 3.
     """
-    origin = check_array("u3", "foot1", foot1, (2,), "m")
-    if not np.all(np.abs(origin) <= MAX_DISTANCE):
-        raise InputError(f"u3: 'foot1' = {shown(foot1)}, expected (x1, y1) within ±{MAX_DISTANCE:g} m")
-    return _u_value(U3, phi, theta, params, origin=origin)
+    origin = _within("u3", "foot1", foot1, (_M, _M))
+    return _u_value("u3", U3, phi, theta, params, origin=origin)
 
 
 def phi_branches(theta, y2: float, params: LibraParams = _DEFAULT) -> tuple[float, float]:
@@ -268,6 +292,7 @@ def phi_branches(theta, y2: float, params: LibraParams = _DEFAULT) -> tuple[floa
     y + k2 → 0 (one root at φ = π) stays exact. Raises :class:`InputError` when foot 2 cannot reach
     y2, i.e. y2² > k1² + k2².
     """
+    _pose("phi_branches", 0.0, theta, params)
     k1, k2 = points(0.0, theta, params)["foot2"]
     y2 = check_number("phi_branches", "y2", y2, lo=-MAX_DISTANCE, hi=MAX_DISTANCE)  # [m]
     reach2 = k1 * k1 + k2 * k2
@@ -306,12 +331,14 @@ def phi_from_y2(theta, y2: float, params: LibraParams = _DEFAULT, phi_ref: float
     InputError
         If foot 2 cannot reach y2 with these joint angles.
     """
+    _pose("phi_from_y2", 0.0, theta, params)
+    check_number("phi_from_y2", "y2", y2, lo=-MAX_DISTANCE, hi=MAX_DISTANCE)  # [m]
+    phi_ref = None if phi_ref is None else _angle("phi_from_y2", "phi_ref", phi_ref)
     branches = phi_branches(theta, y2, params)
     if phi_ref is None:
         k1, k2 = points(0.0, theta, params)["foot2"]
         x2 = [k1 * math.cos(p) - k2 * math.sin(p) for p in branches]
         return branches[int(np.argmax(x2))]
-    phi_ref = _angle("phi_ref", phi_ref)
     near = [phi_ref + math.remainder(p - phi_ref, 2.0 * math.pi) for p in branches]
     return min(near, key=lambda p: abs(p - phi_ref))
 
@@ -325,8 +352,9 @@ def phi_from_y2_newton(theta, y2: float, params: LibraParams = _DEFAULT, phi0: f
     raises :class:`InputError` if it does not converge (y2 out of reach, or b1 ≈ 0 on the way).
     """
     o = "phi_from_y2_newton"
+    _pose(o, 0.0, theta, params)
     y2 = check_number(o, "y2", y2, lo=-MAX_DISTANCE, hi=MAX_DISTANCE)  # [m]
-    phi = start = _angle("phi0", phi0)
+    phi = start = _angle(o, "phi0", phi0)
     tol = check_number(o, "tol", tol, lo=0.0, hi=1.0, lo_open=True)  # [rad]
     max_iter = check_whole(o, "max_iter", max_iter, lo=1, hi=MAX_NEWTON_STEPS)
     for _ in range(max_iter):
@@ -351,6 +379,7 @@ def dphi_dtheta(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray
     the last two entries are 0. Raises :class:`InputError` where b1 = x2 = 0 (foot 2 straight above
     or below foot 1: φ is not determined by y2 to first order).
     """
+    _pose("dphi_dtheta", phi, theta, params)
     row = _point_jacobian("foot2", points(phi, theta, params))[1]
     b1 = row[0]
     if abs(b1) < 1e-12:
@@ -370,6 +399,7 @@ def dphi_dtheta_atan(phi: float, theta, params: LibraParams = _DEFAULT) -> np.nd
     (the first form is 0/0 at y + k2 = 0 on the branch away from φ = π). Independent of
     :func:`dphi_dtheta` (acceptance 4 compares them).
     """
+    _pose("dphi_dtheta_atan", phi, theta, params)
     y = points(phi, theta, params)["foot2"][1]
     k1, k2 = points(0.0, theta, params)["foot2"]
     dk = _point_jacobian("foot2", points(0.0, theta, params))[:, 1:]
@@ -390,6 +420,7 @@ def dphi_dtheta_atan(phi: float, theta, params: LibraParams = _DEFAULT) -> np.nd
 
 def t_matrix(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray:
     """T of App. C, shape (5, 4): [δφ; δθ1..δθ4] = T [δθ1..δθ4], T = [[−a1/b1 .. −a4/b1]; I4]."""
+    _pose("t_matrix", phi, theta, params)
     return np.vstack([dphi_dtheta(phi, theta, params)[:4], np.eye(4)])
 
 
@@ -398,6 +429,7 @@ def jacobian_4x5(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarra
 
     Entry by entry j11 = −2L s_φ − 2L s_φ1 − r s_(φ12−π/6), …, j45 = −2L s_φ1234 (digest §4.5).
     """
+    _pose("jacobian_4x5", phi, theta, params)
     return jacobian_over(U1[:4], phi, theta, params)[:, :5]
 
 
@@ -408,14 +440,15 @@ def jacobian_u1(phi: float, theta, params: LibraParams = _DEFAULT) -> np.ndarray
     r s_(φ12−π/6) with P_x = ∂x_b/∂φ), rows [x_b, y_b, θ_b, x2, x3, y3], columns θ1..θ6.
     The upper-left 4×4 block equals jacobian_4x5 · T (App. C). Units m/rad (row θ_b: rad/rad).
     """
+    _pose("jacobian_u1", phi, theta, params)
     jo = jacobian_over(U1, phi, theta, params)
     return jo[:, 1:] + np.outer(jo[:, 0], dphi_dtheta(phi, theta, params))
 
 
 def joint_limit_excess(theta, params: LibraParams = _DEFAULT) -> np.ndarray:
     """How far each θ_i lies outside its hardware limit (§4.2), shape (6,) [rad]; 0 inside."""
-    t = _theta6(theta)
-    lim = np.asarray(_check_params(params).joint_limits)
+    t = _theta6("joint_limit_excess", theta)
+    lim = np.asarray(_check_params("joint_limit_excess", params).joint_limits)
     return np.maximum(lim[:, 0] - t, 0.0) + np.maximum(t - lim[:, 1], 0.0)
 
 
@@ -424,8 +457,9 @@ def _two_link(base: np.ndarray, target: np.ndarray, link: float, sign: int, limb
     d_vec = np.asarray(target, dtype=float) - base
     d = float(np.hypot(*d_vec))
     if d > 2.0 * link * (1.0 + 1e-12):
-        raise InputError(f"limb {limb} cannot reach: the hip-to-foot distance {d:.6g} m exceeds the limb's "
-                         f"length 2·2L = {2.0 * link:.6g} m")
+        given = ("'body' (hip 1)", "'foot2'", "'foot3'")[limb - 1]  # the argument that placed the target
+        raise InputError(f"inverse: limb {limb} cannot reach {given}: the hip-to-foot distance {d:.6g} m "
+                         f"exceeds the limb's length 2·2L = {2.0 * link:.6g} m")
     cos_bend = min(1.0, max(-1.0, (d * d - 2.0 * link * link) / (2.0 * link * link)))
     bend = sign * math.acos(cos_bend)
     return math.atan2(d_vec[1], d_vec[0]) - 0.5 * bend, bend
@@ -464,15 +498,16 @@ def inverse(body, foot2, foot3=None, params: LibraParams = _DEFAULT,
     InputError
         If a hip cannot reach its foot (distance > 4L).
     """
-    x_b, y_b, theta_b = (float(v) for v in body)
+    o = "inverse"
+    x_b, y_b, theta_b = (float(v) for v in _within(o, "body", body, (_M, _M, _RAD)))
+    foot2 = _within(o, "foot2", foot2, (_M, _M))
+    foot3 = None if foot3 is None else _within(o, "foot3", foot3, (_M, _M))
     given = elbows
     elbows = ((None, None, None) if elbows is None
               else tuple(elbows) if isinstance(elbows, list | tuple | np.ndarray) else ())
     if len(elbows) != 3 or any(not (e is None or (np.ndim(e) == 0 and e in (1, -1))) for e in elbows):
-        raise InputError(f"'elbows' = {given!r}: expected 3 values from +1, -1, None")
-    if not isinstance(params, LibraParams):
-        raise InputError(f"'params' = {params!r}: expected a LibraParams")
-    link, r, n = params.link, params.r, params.N
+        raise InputError(f"{o}: 'elbows' = {shown(given)}, expected 3 values from +1, -1, None")
+    link, r, n = _check_params(o, params).link, params.r, params.N
     centre = np.array([x_b, y_b])
     hip1 = centre - r * _e(theta_b - math.pi / 6)
     hip2 = hip1 + n * _e(theta_b)

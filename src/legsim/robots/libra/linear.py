@@ -144,7 +144,7 @@ def linearise(phi: float, theta, kp=TUNED_KP, kd=TUNED_KD, params: LibraParams =
     LinearModel
     """
     kp, kd = _gains(kp, "kp"), _gains(kd, "kd")
-    kin._check_params(params)
+    kin._pose("linearise", phi, theta, params)
     # a negative k_wall is an analysis (tests/test_libra_linear.py: the wall's sign decides the x2 loop)
     k_e = params.k_wall if k_wall is None else check_number("linearise", "k_wall", k_wall, lo=-1e12, hi=1e12)
     jac = kin.jacobian_u1(phi, theta, params)[:4, :4]

@@ -93,7 +93,7 @@ def libra_mechanism(vector: str = "u1", *, q=None, phi: float | None = None, con
     elif (q := check_values(o, "q", q, lo=-MAX_ANGLE, hi=MAX_ANGLE, unit="rad")).shape != (6,):
         raise InputError(f"{o}: 'q' = {shown(q)}, expected 6 joint angles θ1..θ6 [rad]")
     phi = NOMINAL_PHI if phi is None else check_number(o, "phi", phi, lo=-MAX_ANGLE, hi=MAX_ANGLE)  # [rad]
-    params = LibraParams() if params is None else _check_params(params)
+    params = LibraParams() if params is None else _check_params(o, params)
     feet = LIBRA_SUPPORTS[vector] if supports is None else supports
     if not (isinstance(feet, (list, tuple)) and all(isinstance(f, str) for f in feet)
             and set(feet) <= {"foot1", "foot2", "foot3"} and len(set(feet)) == len(feet)):

@@ -12,6 +12,33 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...errors import InputError, check_array, check_number, check_whole, shown
+
+MAX_LENGTH = 10.0
+"""The largest length [m] of LIBRA's geometry (a half link, the hip spacing, a wheel, the span): LIBRA spans
+0.7 m, and with parts up to 10 m every point of the kinematics stays well within
+:data:`legsim.robots.libra.kinematics.MAX_DISTANCE` (1e3 m)."""
+MAX_MASS = 1000.0
+"""The largest mass [kg] of a part (LIBRA's are 0.2 kg to 1.1 kg, 8 kg in all)."""
+MAX_VALUE = 1e9
+"""The largest drive or environment number, in SI units: a gear ratio, a torque [N m], a stiffness [N/m], a
+motor constant [N m/A, V s/rad], a resistance [Ω], an inductance [H], a current [A], a voltage [V], a speed
+[rpm]. LIBRA's are 1e-3 to 6e3; products of a few (a continuous torque k_t i N η) stay finite."""
+MAX_BACKLASH = math.pi
+"""The largest gear backlash [rad] (LIBRA's: 2°): half a turn of play is no gear."""
+MAX_JOINT_LIMIT = 2.0 * math.pi
+"""The largest magnitude of a joint limit [rad]: one turn either way (LIBRA's stops are within ±132°)."""
+
+
+def _check(owner: str, obj, *, positive=(), nonnegative=(), hi: float = MAX_VALUE) -> None:
+    """Hold the named fields of the frozen dataclass ``obj`` as floats: ``positive`` ones in (0, ``hi``],
+    ``nonnegative`` ones in [0, ``hi``]; else an :class:`InputError` naming ``owner`` and the field."""
+    for names, lo_open in ((positive, True), (nonnegative, False)):
+        for name in names:
+            object.__setattr__(obj, name, check_number(owner, name, getattr(obj, name), lo=0.0, hi=hi,
+                                                       lo_open=lo_open))
+
+
 ENCODER_COUNTS_PER_MOTOR_REV = 2000
 """Escap motor encoder, counts per motor revolution after quadrature (§4.2)."""
 GEAR_RATIO = 792.0
@@ -20,8 +47,11 @@ GEAR_RATIO = 792.0
 
 def encoder_counts_per_output_rev(counts: int = ENCODER_COUNTS_PER_MOTOR_REV,
                                   gear: float = GEAR_RATIO) -> int:
-    """Counts per output revolution: 2000 x 792 = 1,584,000 (§4.2, acceptance 10)."""
-    return int(round(counts * gear))
+    """Counts per output revolution: 2000 x 792 = 1,584,000 (§4.2, acceptance 10); ``counts`` per motor
+    revolution a whole number in [1, MAX_VALUE], ``gear`` in (0, MAX_VALUE]."""
+    o = "encoder_counts_per_output_rev"
+    counts = check_whole(o, "counts", counts, 1, int(MAX_VALUE))
+    return int(round(counts * check_number(o, "gear", gear, lo=0.0, hi=MAX_VALUE, lo_open=True)))
 
 
 @dataclass(frozen=True)
@@ -33,6 +63,9 @@ class EscapMotor:
     no_load_current : i_0 [A] (20 mA: the motor's own friction); i_continuous : [A] (0.9);
     efficiency : the gearhead's η (0.55); supply : the amplifiers' rails ±V [V] (two 24 V supplies,
     App. B); max_input_speed : [rpm] (3000, the gearhead's rating).
+
+    Checked when made (held as floats): efficiency in (0, 1], inductance and no_load_current in
+    [0, MAX_VALUE], the others in (0, MAX_VALUE].
     """
 
     torque_constant: float = 0.0233
@@ -45,9 +78,25 @@ class EscapMotor:
     supply: float = 24.0
     max_input_speed: float = 3000.0
 
+    def __post_init__(self):
+        o = "EscapMotor"
+        _check(o, self, positive=("torque_constant", "back_emf", "resistance", "i_continuous", "supply",
+                                  "max_input_speed"), nonnegative=("inductance", "no_load_current"))
+        _check(o, self, positive=("efficiency",), hi=1.0)
+
+
+def _motor(owner: str, motor) -> EscapMotor:
+    """``motor`` if it is an :class:`EscapMotor`, else an :class:`InputError` naming ``owner``."""
+    if not isinstance(motor, EscapMotor):
+        raise InputError(f"{owner}: 'motor' = {shown(motor)}, expected an EscapMotor")
+    return motor
+
 
 def continuous_torque(motor: EscapMotor = EscapMotor(), gear: float = GEAR_RATIO) -> float:
-    """Continuous output torque [N m] = k_t i_cont N η = 0.0233 x 0.9 x 792 x 0.55 ≈ 9.13 (§4.2 [derived])."""
+    """Continuous output torque [N m] = k_t i_cont N η = 0.0233 x 0.9 x 792 x 0.55 ≈ 9.13 (§4.2 [derived]);
+    ``motor`` an :class:`EscapMotor`, ``gear`` in (0, MAX_VALUE]."""
+    motor = _motor("continuous_torque", motor)
+    gear = check_number("continuous_torque", "gear", gear, lo=0.0, hi=MAX_VALUE, lo_open=True)
     return motor.torque_constant * motor.i_continuous * gear * motor.efficiency
 
 
@@ -72,6 +121,12 @@ class LibraParams:
     gear : gearhead ratio; backlash : output backlash [rad] (2°); tau_dynamic : max dynamic output
     torque [N m] (4.5 at 20 rpm); tau_static : max static torque [N m] (20); joint_limits : (6, 2) [rad];
     motor : the six drives' :class:`EscapMotor`.
+
+    Checked when made (an :class:`~legsim.errors.InputError` naming the field; numbers held as floats):
+    lengths (half_link, r, N, wheel_diameter, span) in (0, MAX_LENGTH] m, masses (m_link, m_motor, m_body,
+    m_limb3, mass_stated) in (0, MAX_MASS] kg, k_wall, gear, tau_dynamic and tau_static in (0, MAX_VALUE],
+    backlash in [0, MAX_BACKLASH] rad, joint_limits (lower, upper) per joint with lower <= upper, within
+    ±MAX_JOINT_LIMIT rad.
     """
 
     half_link: float = 0.078
@@ -91,6 +146,19 @@ class LibraParams:
     tau_static: float = 20.0
     joint_limits: np.ndarray = field(default_factory=lambda: np.radians(np.array(JOINT_LIMITS_DEG)))
     motor: EscapMotor = EscapMotor()
+
+    def __post_init__(self):
+        o = "LibraParams"
+        _check(o, self, positive=("half_link", "r", "N", "wheel_diameter", "span"), hi=MAX_LENGTH)
+        _check(o, self, positive=("m_link", "m_motor", "m_body", "m_limb3", "mass_stated"), hi=MAX_MASS)
+        _check(o, self, positive=("k_wall", "gear", "tau_dynamic", "tau_static"))
+        _check(o, self, nonnegative=("backlash",), hi=MAX_BACKLASH)
+        lim = check_array(o, "joint_limits", self.joint_limits, (6, 2), "rad")
+        if not (np.all(lim[:, 0] <= lim[:, 1]) and np.all(np.abs(lim) <= MAX_JOINT_LIMIT)):
+            raise InputError(f"{o}: joint_limits = {shown(self.joint_limits)}, expected (lower, upper) [rad] "
+                             f"per joint with lower <= upper, within ±{MAX_JOINT_LIMIT:g}")
+        object.__setattr__(self, "joint_limits", lim)
+        _motor(o, self.motor)
 
     @property
     def link(self) -> float:
