@@ -1572,6 +1572,70 @@ def _builder_and_parameter_calls():
                          elbows=None)}
 
 
+def _pneumatic_run_calls():
+    from legsim.actuators.pneumatic import ActuatorBatch, PneumaticActuator
+    from legsim.actuators.pneumatic.actuator import HeatModel
+    from legsim.identify.filters import design_lowpass, velocity_from_position, zero_phase
+    from legsim.robots.pneumatic_rig.hop import PARAM_DEFAULTS, PARAM_NAMES, PRESETS, HopBench
+    from legsim.robots.pneumatic_rig.identification import (
+        IDENTIFIED,
+        VARIANTS,
+        RigMeasurements,
+        bench_for,
+        identified_bench,
+        residuals,
+    )
+    from legsim.robots.pneumatic_rig.rig import Reference, RigBench, rig_model
+
+    act = PneumaticActuator()
+    gas3 = act.initial_state(x=0.01, p_cap=3e5, p_rod=2e5, n=3)
+    batch = ActuatorBatch([act, act.with_(heat=HeatModel.ISOTHERMAL), act])
+    rows3 = np.tile(act.row(), (3, 1))
+    hop = HopBench("spool")
+    hop_params = {k: v for k, v in zip(PARAM_NAMES, PARAM_DEFAULTS, strict=True)
+                  if k not in ("exhaust", "friction")}
+    rig = RigBench()
+    step = Reference("step", r0=0.0, r1=0.01, t_start=0.005)
+    position = np.cumsum(np.random.default_rng(1).standard_normal(200)) * 1e-3
+    lags = {v: [0.2, 0.14, 0.11] for v in VARIANTS}
+    measured = dict(peaks=[18.4, 22.4], taus=[0.0844, 0.084, 0.0828, 0.0831], r2=[0.99] * 4, lags=lags)
+
+    def hop_bench(preset):  # every override of the hop model by keyword
+        @functools.wraps(HopBench)
+        def call(**kw):
+            return HopBench(preset, **kw)
+        return call
+
+    def bench_for_params(**params):  # every identification parameter by keyword
+        return bench_for(variant=("simple", "stribeck"), params=params)
+
+    return {
+        **{hop_bench(p): dict(exhaust="trapped", friction="thesis", leak=False, options=None,
+                              **{**hop_params, **{k: v for k, v in PRESETS[p].items() if k in hop_params}})
+           for p in PRESETS},
+        hop.fire: dict(duration_ms=1.0, p_supply_gauge=0.724e6, p_tank=None, t_flight=0.002),
+        hop.repeated: dict(n=2, duration_ms=1.0, p_supply_gauge=0.724e6, interval=3.0, leak_tau=100.0),
+        act.initial_state: dict(x=0.01, p_cap=3e5, p_rod=2e5, n=3),
+        act.force: dict(state=gas3, x=0.01, xdot=0.1, rows=rows3),
+        act.derivatives: dict(t=0.0, state=gas3, u=6.0, x=0.01, xdot=0.1, rows=rows3),
+        act.with_: dict(t_supply=300.0),
+        batch.derivatives: dict(state=gas3, u=6.0, x=0.01, xdot=0.1, out=np.empty((3, 5))),
+        batch.force: dict(state=gas3, xdot=0.1),
+        rig.run: dict(reference=step, t_final=0.005, x0=0.005, p_cap0=3e5, p_rod0=2e5),
+        rig.params: dict(reference=step, model=rig_model(0)),
+        step.values_at: dict(t=np.array([0.0, 0.01])),
+        step.write: dict(p=np.zeros(rig_model(0).nparam)),
+        rig_model: dict(n_table=2),
+        design_lowpass: dict(spec="position", fs=1000.0),
+        zero_phase: dict(x=position, spec="position", fs=1000.0),
+        velocity_from_position: dict(x=position, dt=1e-3, filter_position=True, filter_velocity=True),
+        bench_for: dict(variant=("fitted", "stribeck"), params={"kp": 90.0}, mass=0.2),
+        bench_for_params: dict(IDENTIFIED),
+        identified_bench: dict(valve="fitted", friction="stribeck", mass=0.2),
+        residuals: dict(m=RigMeasurements(**measured)),
+        RigMeasurements: measured}
+
+
 LIBRARY_FUNCTION_CALLS = {**_library_function_calls(), **_more_library_function_calls(),
                           **_contact_library_function_calls(), **_actuator_and_control_function_calls(),
                           **_file_and_drawing_function_calls(Path(_FILES.name)),
@@ -1580,7 +1644,7 @@ LIBRARY_FUNCTION_CALLS = {**_library_function_calls(), **_more_library_function_
                           **_pneumatic_identify_and_preset_calls(Path(_FILES.name)),
                           **_assembly_contact_and_world_calls(),
                           **_mechanism_robot_and_file_calls(Path(_FILES.name)),
-                          **_builder_and_parameter_calls()}
+                          **_builder_and_parameter_calls(), **_pneumatic_run_calls()}
 
 
 @settings(max_examples=2400, deadline=None, derandomize=True)

@@ -19,6 +19,7 @@ from legsim.actuators.pneumatic.valves import PORT2_POLY_NEG, PORT2_POLY_POS
 from legsim.errors import InputError
 from legsim.identify import (
     FILTER_SPECS,
+    FilterSpec,
     area_from_cd,
     constant_velocity_segments,
     coulomb_viscous_fit,
@@ -43,6 +44,23 @@ def test_each_chebyshev_filter_meets_its_passband_and_stopband_specification(nam
     gain_db = 20 * np.log10(np.abs(h))
     assert gain_db[0] >= -spec.a_pass - 1e-6
     assert gain_db[1] <= -spec.a_stop + 1e-6
+
+
+@pytest.mark.parametrize("gap", [1e-15, 1e-9, 1e-5])
+def test_a_transition_band_too_narrow_to_design_is_an_input_error(gap):
+    """Before, f_stop within 1e-5 of f_pass (relative) gave scipy's order-1078 filter with NaN coefficients
+    (an overflow warning), 1e-9 an order-373 339 design running for minutes, edges a few ulps apart scipy's
+    divide by zero; the order is now bounded (MAX_ORDER)."""
+    with pytest.raises(InputError, match="'spec'.*MAX_ORDER"):
+        design_lowpass(FilterSpec(12.0, 12.0 * (1 + gap), 1.0, 30.0), fs=1000.0)
+
+
+def test_a_high_order_filter_with_its_stop_edge_at_nyquist_is_an_input_error():
+    """Before, this order-70 design overflowed in scipy (the zeros' product near fs/2: a RuntimeWarning and
+    NaN coefficients)."""
+    spec = FilterSpec(499.97863434702793, 499.9816740692687, 0.0005523287535462509, 300.0)
+    with pytest.raises(InputError, match="order-70 filter of 'spec'.*too close to fs/2"):
+        design_lowpass(spec, fs=1000.0)
 
 
 def test_zero_phase_filtering_removes_noise_without_delay():

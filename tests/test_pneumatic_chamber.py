@@ -7,6 +7,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from legsim.actuators.pneumatic import (
+    ActuatorBatch,
     HeatModel,
     PneumaticActuator,
     ValveModel,
@@ -160,3 +161,28 @@ def test_bad_actuator_inputs_raise_input_errors_naming_the_value():
         act.friction.with_(fs=20.0)
     with pytest.raises(InputError, match="piston velocity xdot = '0.1'"):  # numpy read it as 0.1
         act.derivatives(0.0, s, 5.0, 0.01, "0.1")
+
+
+def test_initial_state_force_and_batch_output_check_their_arguments():
+    """Before, initial_state took a position beyond the stroke (a negative rod-side gas mass), negative or
+    non-numeric pressures and any count n; force gave a NaN force for a NaN velocity and took non-finite
+    parameter rows and a position of any kind; ActuatorBatch.derivatives(out=[...]) was an AttributeError
+    and a valve voltage list of the wrong length numpy's ValueError."""
+    act = PneumaticActuator()
+    for args, kw, name in (((0.5, 2e5, 2e5), {}, "'x'"), ((0.01, -1.0, 2e5), {}, "'p_cap'"),
+                           ((0.01, 2e5, "2e5"), {}, "'p_rod'"), ((0.01, 2e5, 2e5), dict(n=2**40), "'n'"),
+                           ((0.01, [2e5, 3e5], 2e5), dict(n=3), "'p_cap'")):
+        with pytest.raises(InputError, match=name):
+            act.initial_state(*args, **kw)
+    s = act.initial_state(0.01, 2e5, 2e5, n=2)
+    for kw, name in ((dict(xdot=np.nan), "xdot"), (dict(x=1.0), "piston position x"),
+                     (dict(rows=np.full((2, act.row().size), np.nan)), "rows"), (dict(xdot=True), "xdot")):
+        with pytest.raises(InputError, match=name):
+            act.force(s, **kw)
+    with pytest.raises(InputError, match="negative chamber pressure"):
+        act.force(-s)
+    with pytest.raises(InputError, match="'out'"):
+        ActuatorBatch([act, act]).derivatives(s, 5.0, 0.01, 0.0, out=[0.0] * 10)
+    with pytest.raises(InputError, match="valve voltage u"):
+        act.derivatives(0.0, s, [5.0, 6.0, 7.0], 0.01, 0.0)
+

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from legsim.actuators.pneumatic import SupplyTank
-from legsim.robots.pneumatic_rig.hop import RUBBER_CV_EFFECTIVE, HopBench
+from legsim.errors import InputError
+from legsim.robots.pneumatic_rig.hop import RUBBER_CV_EFFECTIVE, HopBench, hop_model
 from legsim.validation import rats as case  # measurements shared with `legsim report`
 
 DURATIONS = list(case.DURATIONS)
@@ -142,3 +143,42 @@ def test_exhaust_variants_reproduce_the_digests_independent_one_dimensional_chec
     np.testing.assert_allclose(h_t, trapped, atol=0.6)
     np.testing.assert_allclose(h_i, removed, atol=2.6)
     assert np.all(np.array(h_i) <= np.array(h_t) + 1e-9)
+
+
+@pytest.mark.parametrize("key, value", [("cv", -1.0), ("f_f", 1e300), ("g", 0.0), ("v0", 0.0), ("cfa", 7.0),
+                                        ("leak_tau", 1e-9), ("r_lam", 0.3), ("cv", "0.2"), ("m_body", True)])
+def test_parameter_overrides_outside_the_hop_models_ranges_are_refused_naming_them(key, value):
+    """Before, overrides were only checked for finiteness (and 10**400 was an OverflowError): cv = -1 ran
+    with the gas flowing back into the tank (negative gas used), f_f = 1e300 and a 7 m² valve were taken
+    (the latter computed for hours), g = 0 gave an infinite hop height (a divide-by-zero warning), a string
+    of digits or True passed as a number. The hop model now declares its parameters' ranges."""
+    with pytest.raises(InputError, match=f"'{key}'"):
+        HopBench("rubber", **{key: value})
+
+
+def test_the_hop_model_declares_a_range_for_every_parameter():
+    model = hop_model()
+    assert all(model.describe_param(name) for name in model.param_names)
+    assert model.describe_param("cv").startswith("in [0, 50] US gpm/psi^0.5")
+
+
+@pytest.mark.parametrize("kw, name", [(dict(t_flight=1e300), "t_flight"),
+                                      (dict(duration_ms="40"), "duration_ms"),
+                                      (dict(duration_ms=1e300), "duration_ms"), (dict(p_tank=-1.0), "p_tank"),
+                                      (dict(p_supply_gauge=None), "p_supply_gauge")])
+def test_firing_arguments_are_checked_naming_them(kw, name):
+    """Before, t_flight or duration_ms = 1e300 simulated without end, a duration or pressure of another kind
+    was a TypeError (or a message without the argument's name), and p_tank was not checked."""
+    with pytest.raises(InputError, match=name):
+        HopBench("spool").fire(**{"duration_ms": 40.0, **kw})
+
+
+def test_repeated_firings_check_their_count_and_leak():
+    bench = HopBench("spool")
+    with pytest.raises(InputError, match="'n'"):
+        bench.repeated(2**40, 40.0, 0.7e6)
+    with pytest.raises(InputError, match="'leak_tau'"):
+        bench.repeated(2, 40.0, 0.7e6, leak_tau=1e-9)
+    heights, tanks = bench.repeated(0, 40.0, 0.7e6)
+    assert heights.size == tanks.size == 0
+

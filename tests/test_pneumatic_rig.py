@@ -241,6 +241,43 @@ def test_bad_rig_settings_raise_input_errors():
         RigBench().run(Reference("step"), 0.1, x0=0.2)
 
 
+@pytest.mark.parametrize("kw, name", [(dict(reference="step"), "reference"), (dict(t_final=1e300), "t_final"),
+                                      (dict(p_cap0=-1.0), "p_cap0"), (dict(p_rod0="3e5"), "p_rod0"),
+                                      (dict(x0="0"), "x0")])
+def test_run_arguments_are_checked_naming_them(kw, name):
+    """Before, a reference of another kind was an AttributeError, t_final = 1e300 ran without end, x0 = "0"
+    a TypeError, and the chamber pressures went unchecked into the gas state."""
+    with pytest.raises(InputError, match=name):
+        RigBench().run(**{"reference": Reference("step"), "t_final": 0.01, **kw})
+
+
+def test_a_step_reference_given_a_table_runs_and_ignores_the_table():
+    """Before, a step (trapezoid, sine) Reference given times and values, which those kinds ignore, made
+    RigBench.run fail with numpy's ValueError: the table was written past the end of a model built without
+    table slots."""
+    bench = RigBench()
+    with_table = Reference("step", r1=0.01, t_start=0.005, times=[0.0, 1.0], values=[0.0, 0.02])
+    plain = Reference("step", r1=0.01, t_start=0.005)
+    np.testing.assert_array_equal(bench.run(with_table, 0.02).x, bench.run(plain, 0.02).x)
+    np.testing.assert_array_equal(with_table.values_at([0.0, 0.01]), [0.0, 0.01])
+    with pytest.raises(InputError, match="'t'"):
+        plain.values_at("abc")
+
+
+def test_identification_parameter_sets_are_checked_naming_the_parameter():
+    """Before, bench_for called float() on each value: a string was a ValueError, a list a TypeError, and a
+    negative leak area or a voltage beyond the valve's range was taken."""
+    from legsim.robots.pneumatic_rig import identification as ident
+
+    for key, value in (("kp", "abc"), ("simple_leak", -1.0), ("u_aeq", 12.0), ("v_s", [0.1])):
+        with pytest.raises(InputError, match=f"'{key}'"):
+            ident.bench_for(params={key: value})
+    with pytest.raises(InputError, match="'variant'"):
+        ident.bench_for(variant="fitted")
+    with pytest.raises(InputError, match="'m'"):
+        ident.residuals({"peaks": []})
+
+
 def test_bench_scenarios_write_plots_and_report_metrics(tmp_path, capsys):
     from legsim.robots.pneumatic_rig.scenarios import main
 

@@ -7,12 +7,20 @@ magnitude. Here: ``scipy.signal.cheb2ord`` → ``cheby2(output="sos")`` → ``so
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import InputError, as_floats, check_flag, check_number
 from .filter_specs import FILTER_SPECS, MAX_RATE, FilterSpec
 
-__all__ = ["FilterSpec", "FILTER_SPECS", "MAX_RATE", "design_lowpass", "zero_phase", "velocity_from_position"]
+__all__ = ["FilterSpec", "FILTER_SPECS", "MAX_RATE", "MAX_ORDER", "design_lowpass", "zero_phase",
+           "velocity_from_position"]
+
+MAX_ORDER = 100
+"""The highest order of a designed filter (the source's four need 5 to 10): a narrower transition band
+(f_stop within a few parts in 1e5 of f_pass) needs thousands, whose zeros' products overflow the design's
+floats, and edges a few ulps apart no finite order at all."""
 
 
 def _spec(owner: str, spec) -> FilterSpec:
@@ -42,12 +50,30 @@ def _design(owner: str, spec, fs, rate: str = "'fs'") -> np.ndarray:
                          f"0 < f_pass < f_stop < fs/2 = {fs / 2:g} Hz")
     from scipy import signal
 
-    order, wn = signal.cheb2ord(s.f_pass, s.f_stop, s.a_pass, s.a_stop, fs=fs)
-    return signal.cheby2(order, s.a_stop, wn, btype="low", output="sos", fs=fs)
+    with np.errstate(over="raise", divide="raise", invalid="raise"):  # scipy's float trouble: below
+        try:
+            order, wn = signal.cheb2ord(s.f_pass, s.f_stop, s.a_pass, s.a_stop, fs=fs)
+        except (FloatingPointError, OverflowError):  # edges so close their pre-warped ratio is 1
+            order = math.inf
+        if order > MAX_ORDER:
+            raise InputError(f"{owner}: filter edges {s.f_pass} / {s.f_stop} Hz of 'spec' at {rate} need a "
+                             f"Chebyshev-II filter of order {order:g}, more than MAX_ORDER = {MAX_ORDER}: "
+                             "widen the transition band (f_pass further below f_stop)")
+        try:
+            return signal.cheby2(order, s.a_stop, wn, btype="low", output="sos", fs=fs)
+        except FloatingPointError:  # a high order with its stop edge near fs/2: the zeros' product overflows
+            raise InputError(f"{owner}: the order-{order} filter of 'spec' (edges {s.f_pass} / {s.f_stop} "
+                             f"Hz) at {rate} overflows in its design: its stop edge is too close to fs/2 = "
+                             f"{fs / 2:g} Hz for its order; lower f_stop or widen the transition "
+                             "band") from None
 
 
 def design_lowpass(spec, fs: float = 1000.0) -> np.ndarray:
-    """Minimum-order Chebyshev-II low-pass as second-order sections (n_sections, 6)."""
+    """Minimum-order Chebyshev-II low-pass as second-order sections (n_sections, 6).
+
+    ``spec`` a :class:`FilterSpec` or the name of one of :data:`FILTER_SPECS`; ``fs`` the sampling rate
+    [Hz] in (0, MAX_RATE], above twice the spec's f_stop. A spec needing an order above :data:`MAX_ORDER`
+    (a transition band too narrow) is an :class:`InputError`."""
     return _design("design_lowpass", spec, fs, f"'fs' = {fs!r} Hz")
 
 

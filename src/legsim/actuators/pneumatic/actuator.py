@@ -15,11 +15,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...errors import InputError, check_number, shown
+from ...errors import InputError, as_floats, check_number, check_whole, shown
 from . import _layout as L
 from ._chamber_kernels import piston_force_array
 from ._validate import check_member, replaced
-from .batch import ActuatorBatch, checked_state, per_actuator, stack_rows
+from .batch import ActuatorBatch, _checked_state, per_actuator, stack_rows
 from .cylinder import Cylinder
 from .flow import DEFAULT_LAMINAR_RATIO
 from .friction import Friction
@@ -27,7 +27,8 @@ from .gas import AIR, K_RANGE, Gas
 from .units import P_ATM_PSI, PSI
 from .valves import ProportionalValve
 
-__all__ = ["HeatModel", "PneumaticActuator", "stack_rows", "STATE_NAMES", "MAX_PRESSURE", "MAX_TEMPERATURE"]
+__all__ = ["HeatModel", "PneumaticActuator", "stack_rows", "STATE_NAMES", "MAX_PRESSURE", "MAX_TEMPERATURE",
+           "MAX_ACTUATORS"]
 
 STATE_NAMES = ("p_cap", "p_rod", "m_cap", "m_rod", "m_air")
 MIN_CRITICAL_RATIO = 0.01
@@ -40,6 +41,9 @@ temperatures then stay finite."""
 MAX_TEMPERATURE = 1e4
 """The highest supply temperature [K] a :class:`PneumaticActuator` takes (as :func:`.flow.iso6358_mass_flow`'s
 ``T0``)."""
+MAX_ACTUATORS = 1_000_000
+"""The most gas states :meth:`PneumaticActuator.initial_state` lays out at once (a 40 MB array): far beyond
+any robot's cylinders, and a count that does not exhaust the memory."""
 
 
 class HeatModel(IntEnum):
@@ -135,11 +139,15 @@ class PneumaticActuator:
         return r
 
     def initial_state(self, x, p_cap, p_rod, n: int = 1) -> np.ndarray:
-        """Gas state (n, 5) at rest at position x [m] with the given chamber pressures [Pa]
-        and the supply temperature (masses from the ideal-gas law)."""
+        """Gas state (n, 5) at rest at piston position x [m] in [0, stroke] with the given absolute chamber
+        pressures [Pa] in [0, MAX_PRESSURE] and the supply temperature (masses from the ideal-gas law).
+        x, p_cap, p_rod: a number, or one per actuator (n,); n a whole number in [1, MAX_ACTUATORS]."""
+        o = "PneumaticActuator.initial_state"
+        n = check_whole(o, "n", n, lo=1, hi=MAX_ACTUATORS)
+        x = per_actuator(f"{o}: 'x'", x, n, (0.0, self.cylinder.stroke), " m")
+        p_cap, p_rod = (per_actuator(f"{o}: '{name}'", v, n, (0.0, MAX_PRESSURE), " Pa")
+                        for name, v in (("p_cap", p_cap), ("p_rod", p_rod)))
         v_cap, v_rod = self.cylinder.volumes(x)
-        p_cap = np.asarray(p_cap, dtype=float)
-        p_rod = np.asarray(p_rod, dtype=float)
         rt = self.gas.R * self.t_supply
         s = np.zeros((n, 5))
         s[:, 0] = p_cap
@@ -155,7 +163,8 @@ class PneumaticActuator:
 
         state (N, 5); u valve voltages [V] (N,) within the valve range; x, xdot piston
         positions [m] within [0, stroke] and velocities [m/s] (N,). ``rows`` (N, NPARAM)
-        lets N different actuators share the call (default: this actuator for all).
+        lets N different actuators share the call (default: this actuator for all). ``t`` [s] is
+        unused (the actuator is time-invariant; it keeps an ODE solver's signature f(t, y)).
         Returns (N, 5).
         """
         state, u, x, xdot, rows = self._prepare(state, u, x, xdot, rows)
@@ -167,13 +176,18 @@ class PneumaticActuator:
     def force(self, state, x=None, xdot=0.0, rows: np.ndarray | None = None) -> np.ndarray:
         """Piston force F = P_cap A_cap − P_rod A_rod − P_atm A_rod,cs − F_f(ẋ) [N], (4.1.11).
 
-        Friction uses the velocity-only form of the law (no stick state; at rest the Coulomb
-        and stiction laws balance the pressure force up to their breakaway level). Returns (N,).
+        state (N, 5) as :meth:`derivatives`; xdot piston velocities [m/s], a number or (N,); ``x``
+        piston positions [m] in [0, stroke], optional and checked only (the force does not depend on
+        them); ``rows`` as :meth:`derivatives`. Friction uses the velocity-only form of the law (no stick
+        state; at rest the Coulomb and stiction laws balance the pressure force up to their breakaway
+        level). Returns (N,).
         """
-        state = np.ascontiguousarray(np.atleast_2d(np.asarray(state, dtype=float)))
+        state = _checked_state(state, None)
         n = state.shape[0]
+        if x is not None:
+            per_actuator("piston position x", x, n, (0.0, self.cylinder.stroke), " m")
+        v = per_actuator("piston velocity xdot", xdot, n)
         rows = self._rows(rows, n)
-        v = np.ascontiguousarray(np.broadcast_to(np.asarray(xdot, dtype=float), (n,)))
         out = np.empty(n)
         piston_force_array(rows, state, v, out)
         return out
@@ -181,21 +195,19 @@ class PneumaticActuator:
     def _rows(self, rows, n):
         if rows is None:
             return np.ascontiguousarray(np.tile(self.row(), (n, 1)))
-        rows = np.ascontiguousarray(rows, dtype=float)
-        if rows.shape != (n, L.NPARAM):
-            raise InputError(f"rows: expected shape ({n}, {L.NPARAM}), got {rows.shape}")
-        return rows
+        checked = np.ascontiguousarray(as_floats(rows))
+        if checked.shape != (n, L.NPARAM) or not np.isfinite(checked).all():
+            got = f"shape {checked.shape}" if checked.size else shown(rows)
+            raise InputError(f"rows: expected finite parameter rows ({n}, {L.NPARAM}) from stack_rows, got "
+                             f"{got}")
+        return checked
 
     def _prepare(self, state, u, x, xdot, rows):
-        state = checked_state(state)
+        state = _checked_state(state, None)
         n = state.shape[0]
-        u = np.ascontiguousarray(np.broadcast_to(self.valve.check_voltage(u), (n,)), dtype=float)
-        x = per_actuator("piston position x", x, n)
+        u = per_actuator("valve voltage u", u, n, (self.valve.u_min, self.valve.u_max), " V")
+        x = per_actuator("piston position x", x, n, (0.0, self.cylinder.stroke), " m")
         xdot = per_actuator("piston velocity xdot", xdot, n)
-        stroke = self.cylinder.stroke
-        if not ((x >= 0.0).all() and (x <= stroke).all()):
-            raise InputError(f"piston position x: expected values in [0, {stroke:g}] m, got "
-                             f"[{x.min():g}, {x.max():g}]")
         return state, u, x, xdot, (None if rows is None else self._rows(rows, n))
 
 

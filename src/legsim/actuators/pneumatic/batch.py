@@ -9,6 +9,7 @@ vector. The physics is exactly :func:`._chamber_kernels.cylinder_rates` (Daepp (
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -73,18 +74,31 @@ def _checked_state(state, n: int | None) -> np.ndarray:
     return state
 
 
-def per_actuator(name: str, value, n: int) -> np.ndarray:
-    """``value`` (a number, or one per actuator) as a contiguous float (n,) array of finite numbers, else an
-    :class:`InputError` naming ``name``."""
+def per_actuator(name: str, value, n: int, bounds: tuple[float, float] | None = None,
+                 unit: str = "") -> np.ndarray:
+    """``value`` (a number, or one per actuator) as a contiguous float (n,) array of finite numbers, each in
+    ``bounds`` (lo, hi) when given (``unit`` for the message), else an :class:`InputError` naming ``name``."""
+    if type(value) is float and value - value == 0.0 and (bounds is None or bounds[0] <= value <= bounds[1]):
+        return np.full(n, value)  # a finite float (the common case): checked without numpy's reductions
     try:
-        if isinstance(value, (str, bytes)):  # numpy would read "111" as 111.0
+        if isinstance(value, (str, bytes, bool, np.bool_)):  # numpy would read "111" as 111.0, True as 1.0
             raise TypeError
         v = np.broadcast_to(np.asarray(value, dtype=float), (n,))
     except (TypeError, ValueError, OverflowError):  # not numbers, or not a scalar or (n,)
         raise InputError(f"{name} = {shown(value)}: expected a number or an array ({n},) of "
                          "numbers") from None
-    if not np.isfinite(v).all():
-        raise InputError(f"{name}: expected finite values, got {v[~np.isfinite(v)][0]!r}")
+    if bounds is None:
+        ok = np.isfinite(v).all()
+    elif v.size:  # two reductions (about 1 µs each) instead of three: NaN propagates through min and max
+        low, high = float(v.min()), float(v.max())
+        ok = bounds[0] <= low and high <= bounds[1] and math.isfinite(low) and math.isfinite(high)
+    else:
+        ok = True
+    if not ok:
+        if bounds is None or not np.isfinite(v).all():
+            raise InputError(f"{name}: expected finite values, got {v[~np.isfinite(v)][0]!r}")
+        raise InputError(f"{name}: expected values in [{bounds[0]:g}, {bounds[1]:g}]{unit}, got "
+                         f"[{v.min():g}, {v.max():g}]")
     return np.ascontiguousarray(v)
 
 
@@ -112,6 +126,9 @@ class ActuatorBatch:
             rows = _stacked("ActuatorBatch", actuators)
         self.rows = rows
         self.n = rows.shape[0]
+        # the ranges the packed actuators take (contiguous: compared on every call)
+        self._u_min, self._u_max, self._stroke = (np.ascontiguousarray(rows[:, k])
+                                                  for k in (L.U_MIN, L.U_MAX, L.STROKE))
         self.order, self.block_lanes, self.n_fitted_blocks = K.lane_order(rows)
         nb = self.block_lanes.size
         self.lanes = np.zeros(nb * K.NLANE * K.LANE_WIDTH)
@@ -127,13 +144,16 @@ class ActuatorBatch:
 
         state (N, 5) = [P_cap, P_rod, m_cap, m_rod, m_air] [Pa, Pa, kg, kg, kg]; u valve
         voltages [V] within each valve's range; x piston positions [m] within [0, stroke];
-        xdot [m/s]. u, x, xdot are scalars or (N,). ``out`` (N, 5) receives the rates.
+        xdot [m/s]. u, x, xdot are scalars or (N,). ``out`` (N, 5), a C-contiguous float64 array, receives
+        the rates (None: a new array).
         """
         state, u, x, xdot = self._checked(state, u, x, xdot)
         if out is None:
             out = np.empty((self.n, 5))
-        elif out.shape != (self.n, 5) or out.dtype != np.float64 or not out.flags.c_contiguous:
-            raise InputError(f"out: expected a C-contiguous float64 array of shape ({self.n}, 5)")
+        elif not (isinstance(out, np.ndarray) and out.shape == (self.n, 5) and out.dtype == np.float64
+                  and out.flags.c_contiguous and out.flags.writeable):
+            raise InputError(f"ActuatorBatch.derivatives: 'out' = {shown(out)}, expected None or a writeable "
+                             f"C-contiguous float64 array of shape ({self.n}, 5)")
         return self._evaluate(state, u, x, xdot, out)
 
     def force(self, state, xdot=0.0) -> np.ndarray:
@@ -156,13 +176,12 @@ class ActuatorBatch:
 
     def _checked(self, state, u, x, xdot):
         state = _checked_state(state, self.n)
-        rows = self.rows
         u = per_actuator("valve voltage u", u, self.n)
         x = per_actuator("piston position x", x, self.n)
         xdot = per_actuator("piston velocity xdot", xdot, self.n)
-        for i in np.flatnonzero((u < rows[:, L.U_MIN]) | (u > rows[:, L.U_MAX]))[:1]:
-            in_range(f"valve voltage u[{i}]", u[i], rows[i, L.U_MIN], rows[i, L.U_MAX])
-        for i in np.flatnonzero((x < 0.0) | (x > rows[:, L.STROKE]))[:1]:
-            in_range(f"piston position x[{i}] [m]", x[i], 0.0, rows[i, L.STROKE])
+        for i in np.flatnonzero((u < self._u_min) | (u > self._u_max))[:1]:
+            in_range(f"valve voltage u[{i}]", u[i], self._u_min[i], self._u_max[i])
+        for i in np.flatnonzero((x < 0.0) | (x > self._stroke))[:1]:
+            in_range(f"piston position x[{i}] [m]", x[i], 0.0, self._stroke[i])
         return state, u, x, xdot
 

@@ -16,19 +16,33 @@ constant F_f opposing extension unless ``friction="signed"``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...actuators.pneumatic.gas import AIR, CRITICAL_RATIO_SOURCE, NITROGEN
+from ...actuators.pneumatic.actuator import MAX_PRESSURE, MAX_TEMPERATURE, MIN_CRITICAL_RATIO
+from ...actuators.pneumatic.cylinder import MAX_LENGTH
+from ...actuators.pneumatic.gas import (
+    AIR,
+    CRITICAL_RATIO_SOURCE,
+    K_RANGE,
+    NITROGEN,
+    R_RANGE,
+    SPECIFIC_GRAVITY_RANGE,
+)
 from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve
 from ...actuators.pneumatic.tank import RATS_TANK_VOLUME
 from ...actuators.pneumatic.units import P_ATM
-from ...errors import InputError, check_flag, lookup, shown
+from ...errors import InputError, as_float, check_flag, check_number, check_whole, lookup, shown
 from ...hybrid import Guard, Model, Options, Result, simulate
+from ...hybrid.params import ParamRange, between, choice, nonnegative
 from . import _hop_hooks as H
+from .rig import MASS_RANGE, MAX_DURATION, MAX_VALUE
 
-__all__ = ["hop_model", "HopBench", "HopResult", "RUBBER_CV_EFFECTIVE", "PRESETS"]
+__all__ = ["hop_model", "HopBench", "HopResult", "RUBBER_CV_EFFECTIVE", "PRESETS", "PARAM_RANGES",
+           "MIN_GRAVITY", "MIN_VOLUME", "MIN_TEMPERATURE", "MAX_FLOW_AREA", "MAX_CV", "MAX_FLOW_CONSTANT",
+           "MIN_LEAK_TAU", "MAX_FIRINGS"]
 
 RUBBER_CV_EFFECTIVE = 0.0799
 """Effective C_v of the rubber-seat valve in the corrected Cv law, fitted (brentq, this bench,
@@ -43,6 +57,31 @@ PARAM_DEFAULTS = (3.397, 0.049, 9.81, 5.0165e-4, 5.4e-6, 0.063, 5.2843, 9.7003, 
                   NITROGEN.R, 298.15, P_ATM, 13.16e-3, 40e-3, H.FLOW_ORIFICE, 0.5378 * 3.2781e-6,
                   0.3, AIR.c1, AIR.c2, CRITICAL_RATIO_SOURCE, 0.999, NITROGEN.specific_gravity,
                   H.EXH_TRAPPED, 0.5378 * 3.2781e-6, RATS_TANK_VOLUME, 0.0, H.FRICTION_THESIS)
+MIN_GRAVITY = 1e-3
+"""The weakest gravity g [m/s²] the hop takes (a ten-thousandth of the Earth's; at most
+:data:`~legsim.robots.pneumatic_rig.rig.MAX_VALUE`): the apex rise v²/2g stays finite."""
+MIN_VOLUME = 1e-9
+"""The smallest dead volume and tank volume [m³] (a cubic millimetre; at most MAX_LENGTH³ = 1000 m³): the
+pressure rates R T ṁ / V stay within what the explicit integrator steps through (a 1e-12 m³ tank takes
+over a minute of computing per firing)."""
+MIN_TEMPERATURE = 1.0
+"""The coldest gas [K] (at most :data:`~legsim.actuators.pneumatic.actuator.MAX_TEMPERATURE`): the Cv laws'
+flows grow as 1/√T and overflow near 0 K."""
+MAX_FLOW_AREA = 1e-3
+"""The largest valve and exhaust effective area C_f A [m²] (10 cm², 570 times the spool valve's): larger,
+the pressures equalise within microseconds and a firing takes minutes of computing."""
+MAX_CV = 50.0
+"""The largest valve flow coefficient C_v [US gpm/√psi] (about the same valve as :data:`MAX_FLOW_AREA`:
+C_v 1 is about 20 mm²; the rubber-seat valve is 0.3)."""
+MAX_FLOW_CONSTANT = 100.0
+"""The largest orifice flow constants C1, C2 [√(kg K/J)] (any gas of the actuator's ranges has C1 < 16 and
+C2 < 1; air 0.156 and 0.0404)."""
+MIN_LEAK_TAU = 1e-3
+"""The shortest tank leak time constant [s] besides 0 (no leak): shorter than a millisecond, the tank
+empties before the valve opens, and the explicit integrator's steps shrink with it."""
+MAX_FIRINGS = 10_000
+"""The most firings :meth:`HopBench.repeated` runs (a charged tank lasts about a hundred, E10: 110)."""
+
 STATE_NAMES = ("y", "x", "v", "p_cyl", "p_tank", "m_used")
 OUTPUT_NAMES = ("p_cyl_gauge", "p_tank_gauge", "mdot", "leg_force", "ground_reaction")
 GUARDS = (Guard("valve_open"), Guard("valve_close"), Guard("breakaway_up"), Guard("breakaway_down"),
@@ -52,17 +91,79 @@ PHASES = {H.REST: "rest", H.UP: "extending", H.DOWN: "retracting", H.STUCK: "stu
           H.FLIGHT: "flight", H.LANDED: "landed"}
 
 
+def _ranges() -> dict[str, ParamRange]:
+    """Units and allowed values of the hop parameters (:data:`PARAM_RANGES`)."""
+    flow = between(0.0, MAX_FLOW_AREA, "m^2", "valve effective area C_f A_v, orifice law (5.7)")
+    return {
+        "m_body": between(*MASS_RANGE, "kg", "body mass"),
+        "m_leg": between(0.0, MASS_RANGE[1], "kg", "leg mass, joins the body's momentum at liftoff"),
+        "g": between(MIN_GRAVITY, MAX_VALUE, "m/s^2", "gravity"),
+        "area": between(0.0, math.pi / 4 * MAX_LENGTH ** 2, "m^2", "piston area", open_low=True),
+        "v0": between(MIN_VOLUME, MAX_LENGTH ** 3, "m^3", "dead volume of the retracted cylinder"),
+        "stroke": between(0.0, MAX_LENGTH, "m", "piston stroke", open_low=True),
+        "beta": between(0.0, MAX_VALUE, "N s/m", "viscous friction"),
+        "f_f": between(0.0, MAX_VALUE, "N", "Coulomb friction F_f"),
+        "k_return": between(0.0, MAX_VALUE, "N/m", "return spring rate"),
+        "kappa": between(*K_RANGE, doc="ratio of specific heats", open_low=True),
+        "r_gas": between(*R_RANGE, "J/(kg K)", "specific gas constant"),
+        "temperature": between(MIN_TEMPERATURE, MAX_TEMPERATURE, "K", "gas temperature (constant)"),
+        "p_atm": between(0.0, MAX_PRESSURE, "Pa", "atmosphere, absolute"),
+        "t_open": between(0.0, MAX_DURATION, "s", "valve opens (set by each firing)"),
+        "t_close": between(0.0, MAX_DURATION, "s", "valve closes (set by each firing)"),
+        "flow": choice(H.FLOW_ORIFICE, H.FLOW_CV_SOURCE, H.FLOW_CV_CORRECTED,
+                       doc="valve flow law: 0 orifice (5.7), 1 Cv as printed (5.8)-(5.10), 2 Cv corrected"),
+        "cfa": flow,
+        "cv": between(0.0, MAX_CV, "US gpm/psi^0.5", "valve flow coefficient C_v, Cv laws"),
+        "c1": between(0.0, MAX_FLOW_CONSTANT, "(kg K/J)^0.5", "unchoked flow constant", open_low=True),
+        "c2": between(0.0, MAX_FLOW_CONSTANT, "(kg K/J)^0.5", "choked flow constant", open_low=True),
+        "r_cr": between(MIN_CRITICAL_RATIO, 1.0, doc="critical pressure ratio", open_high=True),
+        "r_lam": between(0.0, 1.0, doc="laminar pressure ratio: 0 (none) or above r_cr", open_high=True),
+        "sg": between(*SPECIFIC_GRAVITY_RANGE, doc="specific gravity of the gas (Cv laws)"),
+        "exhaust": choice(H.EXH_TRAPPED, H.EXH_INSTANT, H.EXH_ORIFICE,
+                          doc="after the valve closes: 0 gas trapped, 1 instant exhaust, 2 exhaust orifice"),
+        "exhaust_area": between(0.0, MAX_FLOW_AREA, "m^2", "exhaust effective area (exhaust 2)"),
+        "v_tank": between(MIN_VOLUME, MAX_LENGTH ** 3, "m^3", "tank volume"),
+        "leak_tau": nonnegative("s", f"tank leak time constant: 0 (none) or >= {MIN_LEAK_TAU:g} s"),
+        "friction": choice(H.FRICTION_THESIS, H.FRICTION_SIGNED,
+                           doc="0 F_f against extension (5.5), 1 F_f sign(v) with stick"),
+    }
+
+
+PARAM_RANGES = _ranges()
+"""Units and allowed values of the hop model's parameters (rules tying two: :func:`_check_params`)."""
+
+
+def _leak_tau(owner: str, name: str, value) -> float:
+    """A tank leak time constant [s]: 0 (no leak) or a finite number >= :data:`MIN_LEAK_TAU`."""
+    tau = check_number(owner, name, value, lo=0.0)
+    if 0.0 < tau < MIN_LEAK_TAU:
+        raise InputError(f"{owner}: '{name}' = {shown(value)} s, expected 0 (no leak) or at least "
+                         f"{MIN_LEAK_TAU:g} s")
+    return tau
+
+
+def _check_params(p: np.ndarray) -> None:
+    """The rules tying hop parameters together (after :data:`PARAM_RANGES`)."""
+    r_cr, r_lam = float(p[H.R_CR]), float(p[H.R_LAM])
+    if not (r_lam == 0.0 or r_cr < r_lam):
+        raise InputError(f"rats_hop: 'r_lam' = {r_lam:g}, expected 0 (no linear region) or above 'r_cr' = "
+                         f"{r_cr:g}")
+    _leak_tau("rats_hop", "leak_tau", float(p[H.LEAK_TAU]))
+
+
 def _mode_name(mode: int) -> str:
     return PHASES.get(mode % 8, "?") + (" (valve open)" if mode >= H.VALVE else "")
 
 
 def hop_model() -> Model:
-    """The hop bench as a legsim hybrid model (states y, x, v, p_cyl, p_tank, m_used)."""
+    """The hop bench as a legsim hybrid model (states y, x, v, p_cyl, p_tank, m_used; parameters within
+    :data:`PARAM_RANGES`)."""
     return Model(name="rats_hop", state_names=STATE_NAMES,
                  state_defaults=np.array([0.0, 0.0, 0.0, P_ATM, 0.724e6 + P_ATM, 0.0]),
                  param_names=PARAM_NAMES, param_defaults=np.array(PARAM_DEFAULTS, dtype=float),
                  guards=GUARDS, output_names=OUTPUT_NAMES, vector_field=H.vector_field,
                  guard_values=H.guards, reset=H.reset, outputs=H.outputs, mode_name=_mode_name,
+                 param_ranges=PARAM_RANGES, check_params=_check_params,
                  description="RATS single-leg vertical hop (Wagenknecht 2009 §4.1.2, §5.2)")
 
 
@@ -96,7 +197,9 @@ class HopBench:
         "rubber_source" (C_v = 0.3 through (5.8)–(5.10) as printed).
     exhaust : "trapped" | "instant" | "orifice"; friction : "thesis" | "signed".
     leak : include the valve's tank leakage (spool preset: τ ≈ 433 s).
-    overrides : any model parameter by name (e.g. ``f_f=12.0``, ``cv=0.07``).
+    options : engine options (None: DP45, 1 ms steps at most, records every 0.5 ms).
+    overrides : any model parameter by name (e.g. ``f_f=12.0``, ``cv=0.07``), a number within its
+        range (:data:`PARAM_RANGES`, ``hop_model().describe_param(name)``).
     """
 
     def __init__(self, preset: str = "spool", *, exhaust: str = "trapped", friction: str = "thesis",
@@ -118,21 +221,30 @@ class HopBench:
             values["cv"] = pre["cv"]
         if leak and self.valve.leak_tau > 0:
             values["leak_tau"] = self.valve.leak_tau
-        values.update(overrides)
+        for key, value in overrides.items():
+            number = as_float(value)
+            if math.isnan(number) and key in PARAM_NAMES:  # a string, a bool, a sequence (or NaN)
+                raise InputError(f"{o}: '{key}' = {shown(value)}, expected a number "
+                                 f"({self.model.describe_param(key)})")
+            values[key] = number if key in PARAM_NAMES else value
         self.base = self.model.params(values, where="hop bench")
         self.options = options or Options(method="dp45", rtol=1e-8, atol=1e-10, h_max=1e-3,
                                           record_period=5e-4, sliding=False)
 
     def fire(self, duration_ms: float, p_supply_gauge: float = 0.724e6, *,
              p_tank: float | None = None, t_flight: float = 0.45) -> HopResult:
-        """One firing of ``duration_ms`` [ms] from a tank at ``p_supply_gauge`` [Pa gauge]
-        (or ``p_tank`` [Pa absolute]). Returns a :class:`HopResult`."""
-        if not duration_ms >= 0:
-            raise InputError(f"firing duration {duration_ms!r} ms: expected >= 0")
+        """One firing of ``duration_ms`` [ms] from a tank at ``p_supply_gauge`` [Pa gauge] (or ``p_tank``
+        [Pa absolute], in [0, MAX_PRESSURE]), then ``t_flight`` [s] of flight. Returns a :class:`HopResult`.
+
+        ``duration_ms`` in [0, 1000 MAX_DURATION], ``p_supply_gauge`` in [0, MAX_PRESSURE − P_ATM],
+        ``t_flight`` in [0, MAX_DURATION] (:data:`~legsim.robots.pneumatic_rig.rig.MAX_DURATION`)."""
+        o = "HopBench.fire"
+        duration_ms, p_supply_gauge = _firing(o, duration_ms, p_supply_gauge)
+        t_flight = check_number(o, "t_flight", t_flight, lo=0.0, hi=MAX_DURATION)  # [s]
         if p_tank is None:
-            if not p_supply_gauge >= 0:
-                raise InputError(f"supply pressure {p_supply_gauge!r} Pa gauge: expected >= 0")
             p_tank = p_supply_gauge + P_ATM
+        else:
+            p_tank = check_number(o, "p_tank", p_tank, lo=0.0, hi=MAX_PRESSURE)  # [Pa absolute]
         p = self.base.copy()
         t_open, t_close = self.valve.open_window(0.0, duration_ms * 1e-3)
         p[PARAM_NAMES.index("t_open")] = t_open
@@ -156,10 +268,17 @@ class HopBench:
 
     def repeated(self, n: int, duration_ms: float, p_supply_gauge: float, interval: float = 3.0,
                  leak_tau: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-        """``n`` firings from one charge, ``interval`` [s] apart (tank depletion over repeated
-        firings; between firings the tank leaks exponentially with ``leak_tau`` [s], 0 = none).
+        """``n`` firings (a whole number in [0, :data:`MAX_FIRINGS`]) of ``duration_ms`` [ms] from one
+        charge at ``p_supply_gauge`` [Pa gauge] (ranges as :meth:`fire`), ``interval`` [s] (>= 0) apart
+        (tank depletion over repeated firings; between firings the tank leaks exponentially with
+        ``leak_tau`` [s]: 0 = none, else at least :data:`MIN_LEAK_TAU`).
 
         Returns (heights [m], tank pressures before each firing [Pa abs])."""
+        o = "HopBench.repeated"
+        n = check_whole(o, "n", n, lo=0, hi=MAX_FIRINGS)
+        duration_ms, p_supply_gauge = _firing(o, duration_ms, p_supply_gauge)
+        interval = check_number(o, "interval", interval, lo=0.0)  # [s]
+        leak_tau = _leak_tau(o, "leak_tau", leak_tau)
         p_tank = p_supply_gauge + P_ATM
         heights = np.zeros(n)
         tanks = np.zeros(n)
@@ -171,3 +290,9 @@ class HopBench:
             if leak_tau > 0.0:
                 p_tank = P_ATM + (p_tank - P_ATM) * np.exp(-interval / leak_tau)
         return heights, tanks
+
+
+def _firing(owner: str, duration_ms, p_supply_gauge) -> tuple[float, float]:
+    """A firing's energise time [ms] and supply pressure [Pa gauge], checked (:meth:`HopBench.fire`)."""
+    return (check_number(owner, "duration_ms", duration_ms, lo=0.0, hi=1e3 * MAX_DURATION),
+            check_number(owner, "p_supply_gauge", p_supply_gauge, lo=0.0, hi=MAX_PRESSURE - P_ATM))

@@ -49,6 +49,7 @@ iterations; they do not re-run it.
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 import time
@@ -60,11 +61,13 @@ import numpy as np
 
 from ...actuators.pneumatic.units import LBF
 from ...actuators.pneumatic.valves import ESTIMATED_AREA_SLOPE, LEAK_AREA
-from ...errors import InputError
+from ...errors import InputError, as_float, check_values, lookup, shown
+from ...hybrid.params import ParamRange, between
 from .metrics import FirstOrderFit, Ringing, first_order_fit, lag_by_xcorr, ringing
-from .rig import Reference, RigBench
+from .rig import FRICTIONS, MAX_VALUE, VALVES, Reference, RigBench
 
-__all__ = ["PARAMS", "SOURCE_START", "BOUNDS", "IDENTIFIED", "IDENTIFIED_COST", "VARIANTS", "STEPS",
+__all__ = ["PARAMS", "PARAM_RANGES", "SOURCE_START", "BOUNDS", "IDENTIFIED", "IDENTIFIED_COST", "VARIANTS",
+           "STEPS",
            "STEP_WINDOWS", "STEP_LEVELS", "SINE_OMEGAS", "A4_VOLTAGES", "A4_BAND", "A5_BAND", "A6_TOL",
            "RigMeasurements", "identified_bench", "bench_for", "measure", "residuals", "cost", "identify",
            "main"]
@@ -89,6 +92,20 @@ A6_TOL = 0.02
 DECREASE_SCALE = 0.005
 
 PARAMS = ("kp", "kd", "u_aeq", "k_tanh", "v_s", "c_v", "simple_cd", "simple_leak")
+PARAM_RANGES: dict[str, ParamRange] = {
+    "kp": between(0.0, MAX_VALUE, "V/m", "PID proportional gain"),
+    "kd": between(0.0, MAX_VALUE, "V s/m", "PID derivative gain"),
+    "u_aeq": between(0.0, 10.0, "V", "origin of the quartic A_eq curves, within the MPYE-5's 0-10 V"),
+    "k_tanh": between(0.0, MAX_VALUE, "s/m", "Stribeck-tanh slope", open_low=True),
+    "v_s": between(0.0, MAX_VALUE, "m/s", "Stribeck velocity", open_low=True),
+    "c_v": between(0.0, MAX_VALUE, "N s/m", "viscous friction"),
+    "simple_cd": between(0.0, 1.0 / 0.12, doc="factor on the simple valve's c_d (0.09 cap, 0.12 rod): each "
+                         "c_d at most 1"),
+    "simple_leak": between(0.0, 5.0 * ESTIMATED_AREA_SLOPE, "m^2", "simple valve's leak area A_L, at most "
+                           "the open port's 2 mm x 5 mm"),
+}
+"""The values a parameter set may give (:func:`bench_for`, :func:`measure`): the physical ranges, wider than
+the fit's :data:`BOUNDS` (gains and friction at most :data:`~legsim.robots.pneumatic_rig.rig.MAX_VALUE`)."""
 SOURCE_START: dict[str, float] = {
     "kp": 100.0, "kd": 0.0, "u_aeq": 5.25, "k_tanh": 40.0, "v_s": 0.1, "c_v": 0.5 * LBF,
     "simple_cd": 1.0, "simple_leak": LEAK_AREA,
@@ -129,21 +146,43 @@ IDENTIFIED_COST = 3.3877
 """½ Σ r² of :data:`IDENTIFIED` when it was fitted (:func:`cost`)."""
 
 
-def _check(params: Mapping[str, float]) -> dict[str, float]:
+def _check(owner: str, params: Mapping[str, float] | None) -> dict[str, float]:
+    """:data:`IDENTIFIED` updated with ``params`` (None: none), each a number in its :data:`PARAM_RANGES`;
+    else an :class:`InputError` from ``owner`` naming the parameter."""
+    if params is None:
+        params = {}
+    if not isinstance(params, Mapping):
+        raise InputError(f"{owner}: 'params' = {shown(params)}, expected None or a mapping of parameter "
+                         f"names to numbers (some of {', '.join(PARAMS)})")
     p = dict(IDENTIFIED)
     for k, v in params.items():
-        if k not in PARAMS:
-            raise InputError(f"rig identification: unknown parameter {k!r}; expected one of "
-                             f"{', '.join(PARAMS)}")
-        p[k] = float(v)
+        lookup("parameter", k, PARAMS, owner)
+        value = as_float(v)
+        if not PARAM_RANGES[k].contains(value):
+            raise InputError(f"{owner}: '{k}' = {shown(v)}, expected a number {PARAM_RANGES[k].allowed()}")
+        p[k] = value
     return p
+
+
+_BENCH_KEYWORDS = tuple(k for k in inspect.signature(RigBench).parameters
+                        if k not in ("valve", "friction", "kp", "kd"))
+"""The :class:`RigBench` keywords :func:`bench_for` passes on (the variant and the gains are its own)."""
 
 
 def bench_for(variant: tuple[str, str] = VARIANTS[0], params: Mapping[str, float] | None = None,
               **bench: Any) -> RigBench:
-    """The rig bench of one (valve, friction) variant with a parameter set (default :data:`IDENTIFIED`;
-    missing names are taken from it). ``bench`` keywords go to :class:`RigBench`."""
-    p = _check(params or {})
+    """The rig bench of one (valve, friction) variant (names of :data:`~.rig.VALVES` and
+    :data:`~.rig.FRICTIONS`) with a parameter set (default :data:`IDENTIFIED`; missing names are taken from
+    it; each within :data:`PARAM_RANGES`). ``bench`` keywords go to :class:`RigBench` (not the gains kp,
+    kd, which are the set's)."""
+    o = "bench_for"
+    if not (isinstance(variant, (tuple, list)) and len(variant) == 2 and isinstance(variant[0], str)
+            and variant[0] in VALVES and isinstance(variant[1], str) and variant[1] in FRICTIONS):
+        raise InputError(f"{o}: 'variant' = {shown(variant)}, expected a (valve, friction) pair: valve one "
+                         f"of {', '.join(VALVES)}; friction one of {', '.join(FRICTIONS)}")
+    p = _check(o, params)
+    for key in bench:
+        lookup("RigBench keyword", key, _BENCH_KEYWORDS, o)
     b = RigBench(*variant, kp=p["kp"], kd=p["kd"], **bench)
     a = b.actuator
     valve = a.valve.with_(u_offset=p["u_aeq"]) if variant[0] == "fitted" else a.valve
@@ -160,7 +199,10 @@ def bench_for(variant: tuple[str, str] = VARIANTS[0], params: Mapping[str, float
 
 
 def identified_bench(valve: str = "fitted", friction: str = "stribeck", **bench: Any) -> RigBench:
-    """The rig with the identified parameter set (:data:`IDENTIFIED`) for a valve / friction variant."""
+    """The rig with the identified parameter set (:data:`IDENTIFIED`) for a valve / friction variant
+    (names of :data:`~.rig.VALVES`, :data:`~.rig.FRICTIONS`); ``bench`` keywords go to :class:`RigBench`."""
+    lookup("valve", valve, list(VALVES), "identified_bench")
+    lookup("friction", friction, list(FRICTIONS), "identified_bench")
     return bench_for((valve, friction), IDENTIFIED, **bench)
 
 
@@ -216,12 +258,27 @@ def sine_lags_of(bench: RigBench, omegas=SINE_OMEGAS) -> list[float]:
 
 @dataclass
 class RigMeasurements:
-    """A4 peaks [N] per voltage, A5 τ [s] and R² per step, A6 lags [s] per variant and speed."""
+    """A4 peaks [N] per voltage, A5 τ [s] and R² per step, A6 lags [s] per variant and speed.
+
+    One peak per :data:`A4_VOLTAGES`, one τ and R² per :data:`STEP_WINDOWS`; ``lags`` maps (valve,
+    friction) variants, the full model :data:`VARIANTS` [0] among them, to one lag per :data:`SINE_OMEGAS`;
+    each a finite number within ±:data:`~legsim.robots.pneumatic_rig.rig.MAX_VALUE`."""
 
     peaks: list[float]
     taus: list[float]
     r2: list[float]
     lags: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        o = "RigMeasurements"
+        for name, size in (("peaks", len(A4_VOLTAGES)), ("taus", len(STEP_WINDOWS)),
+                           ("r2", len(STEP_WINDOWS))):
+            _measured(o, name, getattr(self, name), size)
+        if not (isinstance(self.lags, Mapping) and VARIANTS[0] in self.lags):
+            raise InputError(f"{o}: 'lags' = {shown(self.lags)}, expected a mapping of (valve, friction) "
+                             f"variants to lags [s], the full model {VARIANTS[0]} among them")
+        for variant, lag in self.lags.items():
+            _measured(o, f"lags[{variant!r}]", lag, len(SINE_OMEGAS))
 
     def as_dict(self) -> dict[str, Any]:
         return {"A4_peak_N": dict(zip(map(str, A4_VOLTAGES), self.peaks, strict=True)),
@@ -229,9 +286,16 @@ class RigMeasurements:
                 "A6_lag_s": {"/".join(k): v for k, v in self.lags.items()}}
 
 
+def _measured(owner: str, name: str, value, size: int) -> None:
+    """An :class:`InputError` naming ``name`` unless ``value`` is ``size`` finite numbers within
+    ±MAX_VALUE."""
+    if np.shape(check_values(owner, name, value, lo=-MAX_VALUE, hi=MAX_VALUE)) != (size,):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected {size} numbers")
+
+
 def measure(params: Mapping[str, float] | None = None) -> RigMeasurements:
-    """Every rig target of one parameter set (about 3 s)."""
-    p = _check(params or {})
+    """Every rig target of one parameter set (about 3 s; ``params`` as :func:`bench_for`)."""
+    p = _check("measure", params)
     full = bench_for(VARIANTS[0], p)
     peaks = [stiction_peak_of(open_loop_run(full, u)) for u in A4_VOLTAGES]
     fits = step_fits_of(step_run(full))
@@ -240,7 +304,10 @@ def measure(params: Mapping[str, float] | None = None) -> RigMeasurements:
 
 
 def residuals(m: RigMeasurements) -> dict[str, float]:
-    """Named, tolerance-normalised residuals (module docstring): |r| ≤ 1 is inside the source's band."""
+    """Named, tolerance-normalised residuals (module docstring) of ``m``, a :class:`RigMeasurements`:
+    |r| ≤ 1 is inside the source's band."""
+    if not isinstance(m, RigMeasurements):
+        raise InputError(f"residuals: 'm' = {shown(m)}, expected a RigMeasurements (from measure)")
     r: dict[str, float] = {}
     c4, h4 = 0.5 * (A4_BAND[0] + A4_BAND[1]), 0.5 * (A4_BAND[1] - A4_BAND[0])
     for u, peak in zip(A4_VOLTAGES, m.peaks, strict=True):

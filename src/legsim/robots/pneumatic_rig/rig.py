@@ -27,12 +27,13 @@ from ...actuators.pneumatic.actuator import MAX_PRESSURE, HeatModel, PneumaticAc
 from ...actuators.pneumatic.friction import Friction, FrictionModel, stribeck_tanh_source, viscous_source
 from ...actuators.pneumatic.units import P_ATM_PSI, PSI
 from ...actuators.pneumatic.valves import mpye5_fitted, mpye5_simple, mpye5_underlapped
-from ...errors import InputError, check_flag, check_number, check_values, lookup, shown
+from ...errors import InputError, check_flag, check_number, check_values, check_whole, lookup, shown
 from ...hybrid import Direction, Guard, Model, Options, Result, simulate
 from ...identify.logs import read_log
 from . import _rig_hooks as H
 
-__all__ = ["rig_model", "RigBench", "RigRun", "Reference", "VALVES", "FRICTIONS", "CONTROLLERS"]
+__all__ = ["rig_model", "RigBench", "RigRun", "Reference", "VALVES", "FRICTIONS", "CONTROLLERS", "MAX_PSI",
+           "MASS_RANGE", "MAX_VALUE", "MAX_DURATION", "MAX_TABLE"]
 
 STATE_NAMES = ("x", "v", "p_cap", "p_rod", "m_cap", "m_rod", "m_air", "z", "u", "integ", "e_prev",
                "ref", "x_prev", "v_est", "a_est")
@@ -48,13 +49,22 @@ MAX_PSI = 1e5
 actuator's :data:`~legsim.actuators.pneumatic.actuator.MAX_PRESSURE`)."""
 assert (MAX_PSI + P_ATM_PSI) * PSI < MAX_PRESSURE
 MASS_RANGE = (1e-6, 1e6)
-"""The attached mass [kg] a :class:`RigBench` takes: a milligram to a thousand tonnes (its acceleration F/m
-stays finite)."""
+"""The attached mass [kg] a :class:`RigBench` takes, and the body mass a
+:class:`~legsim.robots.pneumatic_rig.hop.HopBench` takes: a milligram to a thousand tonnes (its
+acceleration F/m stays finite)."""
 MAX_VALUE = 1e12
 """The largest feedback gain (kp [V/m], ki [V/(m s)], kd, kv [V s/m], ka [V s²/m]), gain factor, PVA
 cutoff [Hz] and magnitude of gravity [m/s²] a :class:`RigBench` takes, and the largest magnitude of a
 :class:`Reference`'s levels [m or V], times [s] and omega [rad/s]: products of a few of them stay finite
-(the voltage is then saturated to the valve's range)."""
+(the voltage is then saturated to the valve's range). Also the largest friction force [N], damping
+[N s/m] and spring rate [N/m] of a :class:`~legsim.robots.pneumatic_rig.hop.HopBench`."""
+MAX_DURATION = 3600.0
+"""The longest run [s] a :class:`RigBench` simulates (and the longest firing and flight of a
+:class:`~legsim.robots.pneumatic_rig.hop.HopBench`): an hour, 3.6 million 1 kHz controller samples or
+1 ms steps, about ten seconds of computing; a longer one would look hung."""
+MAX_TABLE = 1_000_000
+"""The most (time, value) points of a table :class:`Reference` (a 1 kHz log of 16 minutes): each point is
+two named parameters of :func:`rig_model`."""
 
 CONTROLLERS = {"pid": H.CTRL_PID, "pva": H.CTRL_PVA}
 VALVES = {"fitted": mpye5_fitted, "simple": mpye5_simple, "underlapped": mpye5_underlapped}
@@ -81,7 +91,9 @@ def _row_names() -> list[str]:
 
 
 def rig_model(n_table: int = 0) -> Model:
-    """The rig as a hybrid model; ``n_table`` reference-table points (ref_t_i, ref_v_i params)."""
+    """The rig as a hybrid model; ``n_table`` reference-table points (ref_t_i, ref_v_i params), a whole
+    number in [0, :data:`MAX_TABLE`]."""
+    n_table = check_whole("rig_model", "n_table", n_table, 0, MAX_TABLE)
     names = _row_names() + list(RIG_PARAM_NAMES)
     names += [f"ref_t_{i}" for i in range(n_table)] + [f"ref_v_{i}" for i in range(n_table)]
     defaults = np.zeros(len(names))
@@ -110,7 +122,7 @@ class Reference:
     Closed loop: positions [m]; open loop (``open_loop=True``): valve voltages [V]. Levels r0, r1,
     amplitude, times [s] (t_start; the trapezoid's t_ramp, t_hold >= 0, not both 0) and omega [rad/s]
     within ±:data:`MAX_VALUE`; a table's ``times`` (strictly increasing) and ``values``: as many finite
-    numbers, at least 2 (other kinds ignore them; empty by default).
+    numbers, at least 2 and at most :data:`MAX_TABLE` (other kinds ignore them; empty by default).
     """
 
     kind: str = "step"
@@ -142,34 +154,62 @@ class Reference:
         self.times = _table(o, "times", self.times)
         self.values = _table(o, "values", self.values)
         if self.kind.startswith("table"):
-            if self.times.size < 2 or self.times.size != self.values.size:
-                raise InputError("table reference: need >= 2 (time, value) pairs of equal length")
+            if not 2 <= self.times.size <= MAX_TABLE or self.times.size != self.values.size:
+                raise InputError(f"table reference: need 2 to {MAX_TABLE} (time, value) pairs of equal "
+                                 f"length, got {self.times.size} times and {self.values.size} values")
             if np.any(np.diff(self.times) <= 0):
                 raise InputError("table reference: times must increase strictly")
 
     @classmethod
     def from_csv(cls, path, time_column: str = "t", value_column: str = "ref", hold: bool = False,
                  open_loop: bool = False) -> Reference:
-        """A recorded reference from a CSV log with named columns."""
-        d = read_log(path, [time_column, value_column])
+        """A recorded reference from a CSV log with named columns (``hold``: held between the samples,
+        else linear)."""
+        o = "Reference.from_csv"
+        hold = check_flag(o, "hold", hold)
+        columns = {"time_column": time_column, "value_column": value_column}
+        for name, column in columns.items():
+            if not isinstance(column, str):
+                raise InputError(f"{o}: '{name}' = {shown(column)}, expected a column name (a string)")
+        d = read_log(path, {column: name for name, column in columns.items()})
         return cls(kind="table_hold" if hold else "table", times=d[time_column],
                    values=d[value_column], open_loop=open_loop)
 
+    @property
+    def n_table(self) -> int:
+        """Points of the table the model carries: the table's length for a table kind, else 0."""
+        return self.times.size if self.kind.startswith("table") else 0
+
     def values_at(self, t) -> np.ndarray:
-        """The reference evaluated in Python at times t (for metrics and plots)."""
-        p = np.zeros(L.NPARAM + H.NRIG + 2 * self.times.size)
+        """The reference at times ``t`` [s] (a number or numbers within ±:data:`MAX_VALUE`), evaluated
+        in Python (for metrics and plots): a flat array, one value per time."""
+        t = _table("Reference.values_at", "t", t)
+        p = np.zeros(L.NPARAM + H.NRIG + 2 * self.n_table)
         self.write(p)
-        return np.array([H.reference(float(tt), p) for tt in np.atleast_1d(t)])
+        return np.array([H.reference(float(tt), p) for tt in t])
 
     def write(self, p: np.ndarray) -> None:
+        """Write the reference into the parameter vector ``p`` of :func:`rig_model` (``n_table``) (a float
+        array of at least ``NPARAM + NRIG + 2 n_table`` entries)."""
+        need = L.NPARAM + H.NRIG + 2 * self.n_table
+        if not (isinstance(p, np.ndarray) and p.dtype == np.float64 and p.ndim == 1 and p.size >= need):
+            raise InputError(f"Reference.write: 'p' = {shown(p)}, expected a float array of at least {need} "
+                             f"entries (the parameters of rig_model({self.n_table}))")
         p[H.OPEN_LOOP] = 1.0 if self.open_loop else 0.0
         p[H.REF_KIND] = self.KINDS[self.kind]
         p[H.R0], p[H.R1], p[H.T_START] = self.r0, self.r1, self.t_start
         p[H.T_RAMP], p[H.T_HOLD], p[H.AMP], p[H.OMEGA] = self.t_ramp, self.t_hold, self.amplitude, self.omega
-        n = self.times.size
+        n = self.n_table  # 0 for the kinds that ignore a table
         p[H.N_TABLE] = n
-        p[H.TABLE:H.TABLE + n] = self.times
-        p[H.TABLE + n:H.TABLE + 2 * n] = self.values
+        p[H.TABLE:H.TABLE + n] = self.times[:n]
+        p[H.TABLE + n:H.TABLE + 2 * n] = self.values[:n]
+
+
+def _reference(owner: str, reference) -> None:
+    """An :class:`InputError` from ``owner`` unless ``reference`` is a :class:`Reference`."""
+    if not isinstance(reference, Reference):
+        raise InputError(f"{owner}: 'reference' = {shown(reference)}, expected a legsim Reference (e.g. "
+                         "Reference('step', r1=0.01))")
 
 
 def _table(owner: str, name: str, value) -> np.ndarray:
@@ -253,6 +293,15 @@ class RigBench:
                                           record_period=1e-3, sample_period=1e-3, sliding=False)
 
     def params(self, reference: Reference, model: Model) -> np.ndarray:
+        """The parameter vector of :func:`rig_model` ``model`` (with the table of ``reference``, a
+        :class:`Reference`) for this bench and reference."""
+        o = "RigBench.params"
+        _reference(o, reference)
+        n = reference.n_table
+        if not (isinstance(model, Model) and model.name == "pneumatic_rig"
+                and model.nparam == L.NPARAM + H.NRIG + 2 * n):
+            raise InputError(f"{o}: 'model' = {shown(model)}, expected rig_model({n}) (the rig with the "
+                             f"reference's {n} table points)")
         p = model.param_defaults.copy()
         p[:L.NPARAM] = self.actuator.row()
         for k, v in self.rig.items():
@@ -263,17 +312,20 @@ class RigBench:
 
     def run(self, reference: Reference, t_final: float, x0: float | None = None,
             p_cap0: float | None = None, p_rod0: float | None = None) -> RigRun:
-        """Simulate ``t_final`` seconds from rest at ``x0`` [m] (default: retracted) with the
-        given chamber pressures [Pa abs] (default: exhaust pressure)."""
-        model = rig_model(reference.times.size if reference.kind.startswith("table") else 0)
-        p = self.params(reference, model)
+        """Simulate ``t_final`` seconds (in (0, :data:`MAX_DURATION`]) of ``reference`` (a
+        :class:`Reference`) from rest at ``x0`` [m] in [0, stroke] (default: retracted) with the given
+        chamber pressures [Pa abs] in [0, MAX_PRESSURE] (default: exhaust pressure)."""
+        o = "RigBench.run"
+        _reference(o, reference)
+        t_final = check_number(o, "t_final", t_final, lo=0.0, lo_open=True, hi=MAX_DURATION)  # [s]
         stroke = self.actuator.cylinder.stroke
-        x0 = 0.0 if x0 is None else float(x0)
-        if not 0.0 <= x0 <= stroke:
-            raise InputError(f"x0={x0!r} m: expected a position in [0, {stroke:g}] m")
+        x0 = 0.0 if x0 is None else check_number(o, "x0", x0, lo=0.0, hi=stroke)  # [m]
         pe = self.actuator.p_exhaust
-        gas = self.actuator.initial_state(x0, pe if p_cap0 is None else p_cap0,
-                                          pe if p_rod0 is None else p_rod0)[0]
+        p_cap0, p_rod0 = (pe if v is None else check_number(o, name, v, lo=0.0, hi=MAX_PRESSURE)  # [Pa abs]
+                          for name, v in (("p_cap0", p_cap0), ("p_rod0", p_rod0)))
+        model = rig_model(reference.n_table)
+        p = self.params(reference, model)
+        gas = self.actuator.initial_state(x0, p_cap0, p_rod0)[0]
         s0 = np.zeros(H.NX)
         s0[H.X] = x0
         s0[H.PCAP:H.MAIR + 1] = gas
