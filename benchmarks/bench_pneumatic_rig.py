@@ -9,9 +9,9 @@ Run: ``.venv/bin/python benchmarks/bench_pneumatic_rig.py`` (one run of each; no
 2. Cost of evaluating N = 1, 12, 100 actuators together, per call, best of 7 repeats (the
    machine is shared; the minimum is the least disturbed estimate), for two kernels: the scalar
    array loop (``cylinder_rates_array``, one actuator after the other) and the SIMD lane kernel
-   (``ActuatorBatch``: four actuators per AVX2 vector). Each is timed from Python and inside
-   compiled code (as a robot model's hook calls it). Target: 12 actuators ≤ 3× one, where "one"
-   is the cheapest way to evaluate one actuator (the scalar kernel).
+   (``ActuatorBatch``: four actuators per AVX2 vector, eight per AVX-512 one on Zen 4). Each is
+   timed from Python and inside compiled code (as a robot model's hook calls it). Target: 12
+   actuators ≤ 3× one, where "one" is the cheapest way to evaluate one actuator (the scalar kernel).
 3. Ablation (A11): every valve × friction variant's cost per vector-field evaluation and per ode5 step
    at 1 kHz (the TET analogue), as ratios against the full model (``legsim.robots.pneumatic_rig.ablation``).
 Cold compile time is printed separately.

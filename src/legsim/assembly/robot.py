@@ -118,7 +118,7 @@ class Robot:
     name : model name (default: the multibody model's).
     lanes : evaluate the chamber rates of two or more :class:`PneumaticCylinder` s that draw from their
         own constant supply together, through the SIMD lane kernel
-        (``legsim.actuators.pneumatic._lane_kernels``, four per AVX2 vector; the same equations as the
+        (``legsim.actuators.pneumatic._lane_kernels``, four or eight per vector; the same equations as the
         scalar kernel, equal to 1e-12); False: each through the scalar kernel (for comparisons).
         Cylinders on an :class:`AirSupply` always take the scalar kernel (the lane block bakes the
         supply pressure into derived parameters).

@@ -1,10 +1,11 @@
 """Branch-free exp, log, power and tanh that LLVM can vectorise across actuators (private).
 
-numba lowers ``math.exp``/``math.pow``/``math.tanh`` to libm calls, and a loop containing a
-call is not vectorised (pip's llvmlite has no SVML). These versions use only +, ×, ÷, √,
-compare and select, so a loop over N actuators built from them runs four lanes per AVX2
-vector. Each is accurate to ~1e-14 or better on its stated domain; outside it the result is
-wrong, so callers clamp their arguments (the domains are those of the flow and valve laws).
+numba lowers ``math.exp``/``math.pow``/``math.tanh`` to libm calls, and a loop containing a call is
+not vectorised (pip's llvmlite has no SVML). These versions use only +, ×, ÷, √, compare and select,
+so a loop over N actuators built from them runs four lanes per AVX2 vector (eight per AVX-512 vector
+where LLVM uses them). Each is accurate to ~1e-14 or better on its stated domain; outside it the
+result is wrong, so callers clamp their arguments (the domains are those of the flow and valve
+laws).
 Polynomials use Estrin's scheme: the actuator loop is latency-bound, and Estrin's tree is
 about a third as deep as Horner's chain.
 

@@ -1,10 +1,10 @@
 """`ActuatorBatch`: N valve-driven cylinders evaluated together, SIMD-wide.
 
 The actuators' parameters are packed once into lanes (:mod:`._lane_kernels`); each call then
-evaluates every actuator's gas-state rates in one vectorised pass, four actuators per AVX2
-vector. The physics is exactly :func:`._chamber_kernels.cylinder_rates` (Daepp (2011) (4.1.1),
-(4.1.5)–(4.1.7), (4.1.10), §4.2.3); the results agree with it to ~1e-14 relative
-(``tests/test_pneumatic_lanes.py``).
+evaluates every actuator's gas-state rates in one vectorised pass, four actuators per AVX2 vector
+(eight per AVX-512 vector on AMD Zen 4). The physics is exactly
+:func:`._chamber_kernels.cylinder_rates` (Daepp (2011) (4.1.1), (4.1.5)–(4.1.7), (4.1.10), §4.2.3);
+the results agree with it to ~1e-14 relative (``tests/test_pneumatic_lanes.py``).
 """
 
 from __future__ import annotations
