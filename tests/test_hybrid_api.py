@@ -56,9 +56,14 @@ def test_non_finite_inputs_are_refused_naming_the_entry(ball, kind, value, named
     assert "finite" in msg and named in msg
 
 
-def test_a_non_numeric_value_is_refused(ball):
-    with pytest.raises(InputError, match="expected a real number"):
-        simulate(ball, 0.1, params={"g": "ten"})
+@pytest.mark.parametrize("value", ["ten", "111", True, None, [9.81], 10**400])
+def test_a_value_that_is_not_a_finite_real_number_is_refused_by_name(ball, value):
+    """Before session 41 a string of digits and True were read as numbers (float()), and an int
+    beyond the largest float raised Python's OverflowError."""
+    with pytest.raises(InputError, match="parameter 'g': expected a finite real number"):
+        simulate(ball, 0.1, params={"g": value})
+    with pytest.raises(InputError, match="state 'y': expected a finite real number"):
+        simulate(ball, 0.1, x0={"y": value})
 
 
 @pytest.mark.parametrize("name, value", [("rtol", -1e-6), ("atol", 0.0), ("tolerance", math.nan),

@@ -8,6 +8,7 @@ flat arrays the engine reads, with errors that name the unknown key and the clos
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ import numpy as np
 from numba.core import config as numba_config
 from numba.core.dispatcher import Dispatcher
 
-from ..errors import InputError, as_floats, check_number, check_whole, closest
+from ..errors import InputError, as_float, as_floats, check_number, check_whole, closest, shown
 from . import signatures as sig
 from .params import ParamRange
 
@@ -327,10 +328,9 @@ class Model:
 
 
 def _finite(val, what: str) -> float:
-    try:
-        f = float(val)
-    except (TypeError, ValueError):
-        raise InputError(f"{what}: expected a real number, got {val!r}") from None
-    if not np.isfinite(f):
-        raise InputError(f"{what}: expected a finite real number, got {val!r}")
+    """``val`` as a finite float: a real number (not a bool or a string of digits; an int beyond the
+    largest float is refused as not finite), else an :class:`InputError` naming ``what``."""
+    f = as_float(val)
+    if not math.isfinite(f):
+        raise InputError(f"{what}: expected a finite real number, got {shown(val)}")
     return f
