@@ -156,6 +156,34 @@ def test_urdf_export_round_trips_dynamics_and_geometry(floating):
     assert sorted((g.body, g.shape, g.material) for g in again.geometries) == shapes
 
 
+def test_joints_without_stops_or_effort_limits_round_trip_and_pinocchio_reads_the_file():
+    """Before session 41 an unlimited prismatic joint was written with stops at ±1e10, which parse_urdf
+    refused (beyond MAX_LENGTH), and an infinite effort, velocity or one-sided stop as "inf", which
+    urdfdom (pinocchio's reader) refuses. Now only finite numbers are written: a side without a stop at
+    ±MAX_LENGTH, read back as no stop, as are the large placeholders other tools write."""
+    import pinocchio as pin
+
+    b = mb.RobotBuilder()
+    b.add_body("a", "world", "revolute", mass=1.0, inertia=(0.01, 0.01, 0.01), limits=(-np.inf, 1.0),
+               effort=np.inf, velocity=3.0)
+    b.add_body("c", "a", "prismatic", mass=1.0, inertia=(0.01, 0.01, 0.01))
+    b.add_body("d", "c", "revolute", mass=1.0, inertia=(0.01, 0.01, 0.01), effort=2.0)  # continuous
+    model = b.compile()
+    text = mb.to_urdf(model)
+    assert "inf" not in text.lower()
+    again = mb.parse_urdf(text).compile()
+    a, a2 = model.arrays, again.arrays
+    np.testing.assert_array_equal(a2.dof_limited, a.dof_limited)
+    np.testing.assert_array_equal(a2.dof_range, a.dof_range)
+    np.testing.assert_array_equal(again.dof_velocity, model.dof_velocity)
+    assert again.dof_effort[0] >= 1e308 and again.dof_effort[2] == 2.0  # the largest float: no limit
+    pm = pin.buildModelFromXML(text)
+    assert pm.nv == 3 and pm.effortLimit[2] == 2.0
+    placeholder = text.replace('lower="-1000000.0" upper="1000000.0"', 'lower="-1e16" upper="1e+16"')
+    assert placeholder != text
+    np.testing.assert_array_equal(mb.parse_urdf(placeholder).compile().arrays.dof_limited, a.dof_limited)
+
+
 def test_cylinder_sphere_capsules_load_in_pinocchio_without_parser_errors():
     import pinocchio as pin
 

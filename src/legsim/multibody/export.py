@@ -25,7 +25,7 @@ from ..errors import InputError, as_floats, check_number, lookup, shown
 from ._layout import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ._spatial import quat_to_rot, rot_to_quat_wxyz, rot_to_rpy
 from .dynamics import _check_model
-from .model import ROTATION_RANGE, Model
+from .model import MAX_LENGTH, ROTATION_RANGE, Model
 
 MJCF_INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 """MuJoCo's integrators (the ``integrator`` keywords of MJCF ``<option>``; MuJoCo refuses any other)."""
@@ -137,6 +137,10 @@ def _urdf_geometry(parent, g, capsules):
         ET.SubElement(geo, "mesh", filename=str(P["filename"]), scale=_fmt(P.get("scale", (1, 1, 1))))
 
 
+_LARGEST = float(np.finfo(float).max)
+"""An effort or velocity without a limit (inf) in a URDF: the largest float (urdfdom refuses inf)."""
+
+
 def to_urdf(model: Model, *, capsules="capsule") -> str:
     """URDF text of ``model``. A floating-base model (one free joint, on a child of the world with an
     identity placement) exports its free body as the root link (load it with a free-flyer root joint,
@@ -183,11 +187,15 @@ def to_urdf(model: Model, *, capsules="capsule") -> str:
         ET.SubElement(j, "child", link=model.body_names[i])
         ET.SubElement(j, "origin", xyz=_fmt(a.jnt_p[i]), rpy=_fmt(rot_to_rpy(a.jnt_R[i])))
         ET.SubElement(j, "axis", xyz=_fmt(a.jnt_axis[i]))
-        lo, hi = a.dof_range[da] if limited else (-1e10, 1e10)
-        if jt != "continuous":
-            ET.SubElement(j, "limit", lower=repr(float(lo)), upper=repr(float(hi)),
-                          effort=repr(float(model.dof_effort[da])),
-                          velocity=repr(float(model.dof_velocity[da])))
+        effort, velocity = float(model.dof_effort[da]), float(model.dof_velocity[da])
+        if jt != "continuous" or effort or velocity:
+            # finite numbers only: urdfdom (pinocchio's and ROS's reader) refuses inf. A side without a stop
+            # is written at ±MAX_LENGTH, which parse_urdf reads back as no stop; no effort or velocity limit
+            # (inf) as the largest float
+            lo, hi = np.clip(a.dof_range[da], -MAX_LENGTH, MAX_LENGTH)  # an unlimited joint's is ±inf
+            attrs = {"lower": repr(float(lo)), "upper": repr(float(hi))} if jt != "continuous" else {}
+            ET.SubElement(j, "limit", **attrs, effort=repr(min(effort, _LARGEST)),
+                          velocity=repr(min(velocity, _LARGEST)))
         ET.SubElement(j, "dynamics", damping=repr(float(a.dof_damping[da])),
                       friction=repr(float(a.dof_frictionloss[da])))
     ET.indent(robot)

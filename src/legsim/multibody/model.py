@@ -598,27 +598,33 @@ class Model:
         """A copy with new gravity (3,) m/s^2, friction regularisation velocity, limit law gains
         (scalars or (nv,) arrays; N m/rad and N m s/rad, or N/m and N s/m for prismatic joints) or
         armature (reflected rotor inertia added to the mass-matrix diagonal; (nv,) kg m^2 or kg)."""
+        where = "Model.with_options"
         a = self.arrays
         repl = {}
 
-        def ro(x, shape):
-            y = np.array(np.broadcast_to(np.asarray(x, dtype=float), shape))
+        def ro(y):
+            y = np.array(y, dtype=float)
             y.setflags(write=False)
             return y
 
         if gravity is not None:
-            repl["gravity"] = ro(gravity, (3,))
+            repl["gravity"] = ro(_floats(where, "gravity", gravity, (3,)))
         if friction_velocity is not None:
-            if not float(friction_velocity) > 0.0:
-                raise InputError(f"friction_velocity must be > 0, got {friction_velocity!r}")
-            repl["opt"] = ro([friction_velocity], (1,))
+            v = _number(where, "friction_velocity", friction_velocity)
+            if not v > 0.0:
+                raise InputError(f"{where}: friction_velocity = {shown(friction_velocity)}, expected a "
+                                 "number > 0")
+            repl["opt"] = ro([v])
         for key, val in (("dof_limit_stiffness", limit_stiffness), ("dof_limit_damping", limit_damping),
                          ("dof_armature", armature)):
             if val is not None:
-                y = ro(val, (self.nv,))
-                if np.any(y < 0) or not np.all(np.isfinite(y)):
-                    raise InputError(f"{key[4:]} must be finite and >= 0, got {val!r}")
-                repl[key] = y
+                y = as_floats(val)
+                if y.size == 1:
+                    y = np.full(self.nv, float(y.ravel()[0]))
+                if y.shape != (self.nv,) or not (np.all(np.isfinite(y)) and np.all(y >= 0.0)):
+                    raise InputError(f"{where}: {key[4:]} = {shown(val)}, expected a finite number >= 0 or "
+                                     f"{self.nv} of them (one per velocity coordinate)")
+                repl[key] = ro(y)
         from dataclasses import replace
 
         fields = a._asdict()

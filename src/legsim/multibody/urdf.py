@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import InputError, check_array, check_flag, check_whole, shown
 from ..userfiles import read_text
-from .model import Model, RobotBuilder
+from .model import MAX_LENGTH, Model, RobotBuilder
 
 _JOINT_MAP = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
               "fixed": "fixed", "floating": "free"}
@@ -57,7 +57,9 @@ MAX_HULL_VERTICES = 100_000
 _PARENT_LEVELS = 3  # parents of the URDF directory searched for mesh files
 
 
-def _floats(el, attr, n, where, default=None):
+def _floats(el, attr, n, where, default=None, infinite=False):
+    """``n`` numbers of attribute ``attr``, finite, or with ``infinite`` also INF and -INF (an XML Schema
+    double's infinities: a joint's open side, no effort limit)."""
     if el is None or el.get(attr) is None:
         if default is None:
             raise InputError(f"{where}: missing attribute {attr!r}")
@@ -67,8 +69,9 @@ def _floats(el, attr, n, where, default=None):
         vals = np.array([float(t) for t in text.split()], dtype=float)
     except ValueError:
         raise InputError(f"{where}: attribute {attr}={text!r} is not a list of numbers") from None
-    if vals.shape != (n,) or not np.all(np.isfinite(vals)):
-        raise InputError(f"{where}: attribute {attr}={text!r} must be {n} finite number(s)")
+    if vals.shape != (n,) or not np.all(~np.isnan(vals) if infinite else np.isfinite(vals)):
+        raise InputError(f"{where}: attribute {attr}={text!r} must be {n} "
+                         f"{'number(s) (INF or -INF: none)' if infinite else 'finite number(s)'}")
     return vals
 
 
@@ -360,14 +363,18 @@ def parse_urdf(text, *, source="<string>", floating_base=False, gravity=(0.0, 0.
         effort = velocity = 0.0
         lim = j.find("limit")
         if lim is not None:
-            effort = float(_floats(lim, "effort", 1, f"{where} <limit>", (0.0,))[0])
-            velocity = float(_floats(lim, "velocity", 1, f"{where} <limit>", (0.0,))[0])
+            effort = float(_floats(lim, "effort", 1, f"{where} <limit>", (0.0,), infinite=True)[0])
+            velocity = float(_floats(lim, "velocity", 1, f"{where} <limit>", (0.0,), infinite=True)[0])
             if j.get("type") in ("revolute", "prismatic"):
-                lo = float(_floats(lim, "lower", 1, f"{where} <limit>", (0.0,))[0])
-                hi = float(_floats(lim, "upper", 1, f"{where} <limit>", (0.0,))[0])
+                lo = float(_floats(lim, "lower", 1, f"{where} <limit>", (0.0,), infinite=True)[0])
+                hi = float(_floats(lim, "upper", 1, f"{where} <limit>", (0.0,), infinite=True)[0])
                 if lo > hi:
                     raise InputError(f"{where}: <limit> lower={lo} > upper={hi}")
-                if not (lo == 0.0 and hi == 0.0):
+                # a bound at ±MAX_LENGTH (1e6 rad or m) or beyond is no stop on that side: to_urdf writes one
+                # there, and files use large placeholders (1e10, 1e16) for a joint without stops
+                lo = -np.inf if lo <= -MAX_LENGTH else lo
+                hi = np.inf if hi >= MAX_LENGTH else hi
+                if not (lo == 0.0 and hi == 0.0 or lo == -np.inf and hi == np.inf):
                     limits = (lo, hi)
         dyn = j.find("dynamics")
         damping = float(_floats(dyn, "damping", 1, f"{where} <dynamics>", (0.0,))[0])
