@@ -289,7 +289,7 @@ def test_libra_params_are_checked_when_made_and_the_kinematics_refusals_name_the
         (lambda: LibraParams(wheel_diameter=-1.0),
          r"LibraParams: 'wheel_diameter' = -1.0, expected a finite number in \(0, 10\]"),
         (lambda: LibraParams(m_body=math.nan), r"LibraParams: 'm_body' = nan, expected a number"),
-        (lambda: LibraParams(joint_limits=np.zeros((6, 3))), r"(?s)LibraParams: joint_limits = .* 6x2"),
+        (lambda: LibraParams(joint_limits=np.zeros((6, 3))), r"(?s)LibraParams: 'joint_limits' = .* 6x2"),
         (lambda: LibraParams(joint_limits=[[1.0, -1.0]] * 6), r"expected \(lower, upper\) \[rad\] per joint"),
         (lambda: LibraParams(motor=None), r"LibraParams: 'motor' = None, expected an EscapMotor"),
         (lambda: EscapMotor(efficiency=1.5), r"EscapMotor: 'efficiency' = 1.5, expected a finite number in"),
@@ -297,7 +297,7 @@ def test_libra_params_are_checked_when_made_and_the_kinematics_refusals_name_the
         (lambda: kin.t_matrix(0.3, np.zeros(6), 3), r"^t_matrix: 'params' = 3, expected a LibraParams"),
         (lambda: kin.jacobian_u1(0.3, np.zeros(5), P), r"^jacobian_u1: 'theta' = .* 6 joint angles"),
         (lambda: dynamics.inertia_matrix("x", np.zeros(6), P), r"^inertia_matrix: 'phi' = 'x', expected an"),
-        (lambda: kin.inverse("abc", (0.18, 0.0)), r"^inverse: body = 'abc', expected 3 finite numbers"),
+        (lambda: kin.inverse("abc", (0.18, 0.0)), r"^inverse: 'body' = 'abc', expected 3 finite numbers"),
         (lambda: kin.inverse((0.09, 0.0, 0.0), (0.18, 1e9)), r"^inverse: 'foot2' = .* within ±1000 m, ±1000")]
     for make, says in cases:
         with pytest.raises(InputError, match=says):

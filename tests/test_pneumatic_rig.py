@@ -264,6 +264,20 @@ def test_a_step_reference_given_a_table_runs_and_ignores_the_table():
         plain.values_at("abc")
 
 
+def test_a_first_order_fit_of_a_flat_or_tiny_response():
+    """Before session 41 R² of a constant response was 0/0 (a RuntimeWarning, NaN), and of a response of
+    1e-300 m as well (its squares vanish). Constant: an InputError; tiny: the same fit as at full scale."""
+    from legsim.robots.pneumatic_rig.metrics import first_order_fit
+
+    t = np.linspace(0.0, 1.0, 50)
+    with pytest.raises(InputError, match="y is constant"):
+        first_order_fit(t, np.full(50, 0.02))
+    y = 1.0 - np.exp(-t / 0.1) + 0.01 * np.random.default_rng(1).normal(size=50)
+    full, tiny = first_order_fit(t, y), first_order_fit(t, 1e-300 * y)
+    assert 0.99 < full.r2 < 1.0 and tiny.r2 == pytest.approx(full.r2, rel=1e-9)
+    assert tiny.tau == pytest.approx(full.tau, rel=1e-6)
+
+
 def test_identification_parameter_sets_are_checked_naming_the_parameter():
     """Before, bench_for called float() on each value: a string was a ValueError, a list a TypeError, and a
     negative leak area or a voltage beyond the valve's range was taken."""

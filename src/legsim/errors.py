@@ -168,7 +168,7 @@ def check_array(owner: str, name: str, value, shape: tuple[int, ...], unit: str 
     if arr.shape != shape or not np.all(np.isfinite(arr)):
         size = str(shape[0]) if len(shape) == 1 else "x".join(map(str, shape))
         unit = f" [{unit}]" if unit else ""
-        raise InputError(f"{owner}: {name} = {shown(value)}, expected {size} finite numbers{unit}")
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected {size} finite numbers{unit}")
     return arr
 
 

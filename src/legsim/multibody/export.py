@@ -194,8 +194,8 @@ def to_urdf(model: Model, *, capsules="capsule") -> str:
             # (inf) as the largest float
             lo, hi = np.clip(a.dof_range[da], -MAX_LENGTH, MAX_LENGTH)  # an unlimited joint's is ±inf
             attrs = {"lower": repr(float(lo)), "upper": repr(float(hi))} if jt != "continuous" else {}
-            ET.SubElement(j, "limit", **attrs, effort=repr(min(effort, _LARGEST)),
-                          velocity=repr(min(velocity, _LARGEST)))
+            attrs.update(effort=repr(min(effort, _LARGEST)), velocity=repr(min(velocity, _LARGEST)))
+            ET.SubElement(j, "limit", attrs)
         ET.SubElement(j, "dynamics", damping=repr(float(a.dof_damping[da])),
                       friction=repr(float(a.dof_frictionloss[da])))
     ET.indent(robot)

@@ -294,7 +294,7 @@ def _measured(owner: str, name: str, value, size: int) -> None:
 
 
 def measure(params: Mapping[str, float] | None = None) -> RigMeasurements:
-    """Every rig target of one parameter set (about 3 s; ``params`` as :func:`bench_for`)."""
+    """Every rig target of one parameter set (about 0.3 s; ``params`` as :func:`bench_for`)."""
     p = _check("measure", params)
     full = bench_for(VARIANTS[0], p)
     peaks = [stiction_peak_of(open_loop_run(full, u)) for u in A4_VOLTAGES]
@@ -361,7 +361,7 @@ def identify(start: Mapping[str, float] | None = None, free=PARAMS, max_nfev: in
     """Weighted least squares of the free parameters against every rig target (module docstring).
 
     ``start`` (default :data:`SOURCE_START`), ``free`` the names fitted (others held at ``start``),
-    ``max_nfev`` residual evaluations (each ~3 s, plus len(free) per Jacobian), ``diff_step`` the
+    ``max_nfev`` residual evaluations (each ~0.3 s, plus len(free) per Jacobian), ``diff_step`` the
     relative finite-difference step (lags are quantised to the 1 ms record: a small step sees none).
     Returns (:class:`legsim.identify.FitResult` with ``params`` in physical units, residual names).
     """

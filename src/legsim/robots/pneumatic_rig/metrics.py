@@ -114,6 +114,8 @@ def first_order_fit(t, y, t0: float = 0.0, t1: float | None = None) -> FirstOrde
     ts, ys = t[sel] - t0, y[sel]
     if ts.size < 5:
         raise InputError("first_order_fit: fewer than 5 samples of t in the window [t0, t1]")
+    if not np.ptp(ys) > 0.0:  # R² would be 0/0
+        raise InputError("first_order_fit: y is constant in the window [t0, t1]: there is no response to fit")
     k0 = ys[-1]
     a0 = ys[-1] - ys[0]
     target = k0 - (a0 * np.exp(-1.0))
@@ -130,8 +132,9 @@ def first_order_fit(t, y, t0: float = 0.0, t1: float | None = None) -> FirstOrde
     except RuntimeError as exc:  # curve_fit's "Optimal parameters not found"
         raise InputError(f"first_order_fit: the samples in [t0, t1] fit no first-order response "
                          f"({exc})") from None
-    res = ys - model(ts, k, a, tau)
-    ss = np.sum((ys - ys.mean()) ** 2)
+    scale = np.ptp(ys)  # residuals relative to the range of the response: squares neither overflow nor vanish
+    res = (ys - model(ts, k, a, tau)) / scale
+    ss = np.sum(((ys - ys.mean()) / scale) ** 2)
     return FirstOrderFit(tau=float(tau), k0=float(k), a0=float(a), r2=float(1 - np.sum(res ** 2) / ss))
 
 
