@@ -368,3 +368,19 @@ def test_per_foot_force_tracking_shares_the_load_as_the_distribution_asks():
         if gain:
             np.testing.assert_allclose(f, ctrl.forces.desired, atol=0.5)
     assert spread[0.0][1] > 2 * spread[0.0].mean()  # the foot on the block carries the most
+
+
+def test_the_walk_demo_refuses_a_walk_too_short_to_measure_or_endless(tmp_path):
+    """Before session 41 ``anton.demo.run_demo`` took any ``t_final``: a 2 s walk reported a tripod speed of
+    0.030 m/s for the commanded 0.1 (its measuring window, the two cycles before the gait change at 4 s,
+    clamped to the run's end), a 0.2 s one failed after its run with numpy's ValueError (no record to take a
+    margin from), and 2**40 s ran on as if hung. ``t_final`` is now in [MIN_T_FINAL, MAX_DURATION], told
+    before anything runs or is written."""
+    from legsim.robots.anton.demo import MIN_T_FINAL, run_demo
+
+    assert MIN_T_FINAL == 4.0
+    for t_final in (2.0, 0.2, 2**40):
+        with pytest.raises(InputError, match=r"anton_walk run_demo: 't_final' = .*, expected a finite number "
+                                             r"in \[4, 3600\]"):
+            run_demo(tmp_path / "out", echo=print, t_final=t_final)
+    assert not (tmp_path / "out").exists()

@@ -380,3 +380,19 @@ def test_the_compiled_static_feedforward_is_the_virtual_work_of_the_foot_forces_
         dp = (points(q + h * dq, local) - points(q - h * dq, local)) / (2 * h)  # (6, 3) per unit step
         work = -np.sum(shank.reshape(6, 3) * dp)
         assert (loaded - weights) @ dq == pytest.approx(work, rel=1e-6, abs=1e-6)
+
+
+def test_a_climb_refuses_endless_standing_and_a_controller_that_never_ran_before_any_simulation():
+    """Before session 41 ``simulate_climb(after=2**40)`` simulated 35,000 years of standing (it looked hung),
+    ``settle=-1`` was refused as the climber's 'start', a robot of the wrong kind failed with AttributeError,
+    and ``steps_at`` of a climber that had not run with IndexError (its empty history). Each is an InputError
+    naming the argument now, told before anything is simulated."""
+    from legsim.robots.anton.climb import climber, steps_at
+
+    for kw, said in ((dict(after=2**40), r"'after' = 1099511627776, expected a finite number in \[0, 3600\]"),
+                     (dict(settle=-1.0), r"'settle' = -1.0"), (dict(robot="anton"), "'robot' = 'anton'")):
+        with pytest.raises(InputError, match=f"simulate_climb: {said}"):
+            simulate_climb(**kw)
+    plan = ClimbPlan()
+    with pytest.raises(InputError, match="steps_at: 'ctrl' = .*, expected a climber that ran"):
+        steps_at(plan, climber(plan), [0.0, 1.0])

@@ -144,6 +144,33 @@ def test_a_python_controller_closes_its_loop_under_scipys_stiff_solvers_as_under
     np.testing.assert_allclose(tau, tau_ref, atol=1e-4)
 
 
+def test_an_assembled_robots_own_parameter_vector_is_accepted_back_whole():
+    """Its open limits are infinite defaults (and some unused slots NaN). Before session 41,
+    model.params(model.param_defaults) refused them ("non-finite parameter value(s)"), and so did
+    simulate_stiff given the vector simulate had just built: the radau and bdf runs of a robot with a Python
+    controller failed. A non-finite value other than the default's is still refused."""
+    from legsim.hybrid.stiff import simulate_stiff
+
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")], control_period=0.01)
+    model = robot.model
+    p = model.param_defaults
+    open_limits = np.flatnonzero(~np.isfinite(p))
+    assert open_limits.size  # the torque source's ±inf bounds
+    np.testing.assert_array_equal(model.params(p), p)
+    res = simulate_stiff(model, 0.05, model.state_defaults, p, 0, Options(method="radau"))
+    assert res.status == "done"
+    for value in (np.nan, -p[open_limits[0]]):
+        bad = p.copy()
+        bad[open_limits[0]] = value
+        with pytest.raises(InputError, match="non-finite parameter value"):
+            model.params(bad)
+    finite = np.flatnonzero(np.isfinite(p))[0]
+    bad = p.copy()
+    bad[finite] = np.inf
+    with pytest.raises(InputError, match=model.param_names[finite]):
+        model.params(bad)
+
+
 def test_a_python_controller_that_holds_its_commands_costs_no_field_evaluation():
     """At a controller tick the engine hands the state to Python and, on the next call, evaluates the
     field again only if the state changed (the sample hook's measurements, the controller's commands):

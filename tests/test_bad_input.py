@@ -160,7 +160,7 @@ def test_a_run_writer_or_load_run_given_the_wrong_kind_of_argument_names_it(tmp_
                            ((tmp_path / "r", ball, ["x"]), r"RunWriter: metadata = \['x'\], expected a map")):
         with pytest.raises(InputError, match=fragment):
             RunWriter(*args)
-    with pytest.raises(InputError, match="run directory = 3: expected a path"):
+    with pytest.raises(InputError, match="load_run: out_dir = 3: expected a path"):
         load_run(3)
 
 
@@ -752,3 +752,49 @@ def test_simsect_sample_goes_into_a_new_folder_and_an_unwritable_place_is_named(
     err = capsys.readouterr().err
     assert err.endswith(f"legsim: error: -c '{tmp_path / 'a_file'}' is a file: expected a directory for the "
                         "sample init file\n")
+
+
+def test_a_run_writer_refuses_a_chunk_of_the_wrong_kind_when_it_is_handed_over(tmp_path):
+    """Before session 41 a RunWriter took any arrays as a chunk of records and failed only when it wrote the
+    part, a second later or at the end of the run (pyarrow's "Length of names (14) does not match length
+    of arrays", an IndexError for the events); ``finish(message=nan)`` wrote NaN into run.json;
+    ``read_parquet`` read the metadata for any ``what`` but "table" ("tabel" too)."""
+    from legsim.io import RunWriter, load_run
+    from legsim.io.results import read_parquet
+
+    model = registry.build("slip")
+    chunks = []
+    simulate(model, 0.02, sinks=[lambda *chunk: chunks.append(chunk)])
+    rec, modes, events = chunks[0]
+    with RunWriter(tmp_path / "r", model, {}) as writer:
+        for chunk, name in (((rec[:, :3], modes, events), "rec"), ((rec, modes[:1], events), "modes"),
+                            ((rec, modes, np.zeros(2)), "events"),
+                            ((rec.astype(np.float32), modes, events), "rec")):
+            with pytest.raises(InputError, match=f"RunWriter: '{name}' = "):
+                writer(*chunk)
+        writer(rec, modes, events)
+        with pytest.raises(InputError, match=r"RunWriter.finish: 'message' = nan, expected a string"):
+            writer.finish("done", math.nan, {})
+    assert np.array_equal(load_run(tmp_path / "r").records["t"], rec[:, 0])
+    part = tmp_path / "r" / "records" / "part-00000.parquet"
+    assert read_parquet(part).num_rows == rec.shape[0]
+    with pytest.raises(InputError, match=r"read_parquet: 'what' = 'tabel', expected 'table' or 'metadata'"):
+        read_parquet(part, "tabel")
+
+
+def test_a_wrong_argument_to_run_scenario_leaves_an_earlier_run_in_its_directory(tmp_path):
+    """Before session 41 ``run_scenario`` opened the run directory, removing the earlier run's records, before
+    the engine refused ``keep_records="yes"`` or ``progress="no"``; a ``plot`` or ``echo`` of the wrong kind
+    failed only after the whole run (a ValueError, a TypeError)."""
+    from legsim.io import load_run
+    from legsim.runner import run_scenario
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('model = "slip"\nt_final = 0.05\n[outputs]\nrecord_period = 0.01\n')
+    run_scenario(scenario, tmp_path / "o", progress=False, echo=lambda s: None)
+    before = load_run(tmp_path / "o").records["t"]
+    for kw, name in (({"keep_records": "yes"}, "keep_records"), ({"progress": "no"}, "progress"),
+                     ({"plot": np.zeros(2)}, "plot"), ({"echo": None}, "echo")):
+        with pytest.raises(InputError, match=f"run_scenario: '{name}' = "):
+            run_scenario(scenario, tmp_path / "o", **{"progress": False, "echo": lambda s: None, **kw})
+        assert np.array_equal(load_run(tmp_path / "o").records["t"], before)

@@ -286,3 +286,14 @@ def test_bad_references_and_contact_parameters_raise_input_errors():
         ContactParameters(mu=-0.1)
     with pytest.raises(InputError, match="gamma"):
         squat_posture(0.06)                             # out of Gamma's range
+
+
+def test_a_run_of_2_to_the_40_seconds_is_refused_not_simulated():
+    """Before session 41 ``Quadruped.run`` and ``LegBench.run`` took any finite ``t_final``: 2**40 s (a count
+    typed for a time) started a simulation of 35,000 years that looked hung. Both take at most
+    ``pneumatic_rig.rig.MAX_DURATION`` (an hour) now, told before anything is built."""
+    refs = [JointReference.hold(float(np.radians(a))) for a in (20.0, -30.0, 56.0)]
+    for run in (Quadruped(base="fixed").run, LegBench().run):
+        with pytest.raises(InputError, match=r"'t_final' = 1099511627776, expected a finite number in "
+                                             r"\(0, 3600\]"):
+            run(refs, 2**40)

@@ -7,7 +7,10 @@ exhaust was a ``TypeError``/``ValueError`` from numpy or Python). The same for t
 shapes of ``legsim.contact``, whose messages name the parameter, for CJTC's control variables, chain and
 controller (``legsim.control``) and for the RATS robot's builder and controllers (session 31)."""
 
+import atexit
+import contextlib
 import functools
+import importlib.util
 import inspect
 import math
 import os
@@ -1683,6 +1686,487 @@ def test_a_library_function_with_one_wrong_argument_is_accepted_or_refused_namin
     vector axis was numpy's ambiguous truth value), LIBRA's mobility, ANTON's surface following and felt
     footholds, the RATS valve timers, the sweep's outputs and the file helpers."""
     _one_wrong_argument(call, LIBRARY_FUNCTION_CALLS[call], data)
+
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _sweep_run_and_view_calls(tmp: Path):
+    """Sweeps, the scenario runner, run files, SimSect's runner, the viewer's scene and animation, the
+    warm-up: each valid call cheap (a 0.02 s SLIP run, one serial worker, two frames). Run the calls in a
+    folder of their own: a wrong path may be a name ('abc', '') of a folder the call then writes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from legsim.cli import SCENARIO_DIR
+    from legsim.hybrid import simulate
+    from legsim.io import RunWriter, load_run
+    from legsim.io.results import Columns, read_parquet, record_columns
+    from legsim.registry import build
+    from legsim.runner import run_scenario, simulate_scenario, summarize
+    from legsim.scenario import load_scenario, parse_scenario
+    from legsim.simsect import run_simsect
+    from legsim.sweep import Sweep, load_sweep, resume_sweep, run_sweep
+    from legsim.sweep import _worker as W
+    from legsim.sweep import cli as SC
+    from legsim.sweep.backends import SerialPool, make_pool
+    from legsim.sweep.outputs import Output, check_outputs, reduce_outputs, summary_ref
+    from legsim.sweep.schedule import execute
+    from legsim.sweep.table import SweepDir, spec_hash
+    from legsim.userfiles import parse_toml
+    from legsim.viz import scene as S
+    from legsim.viz.animate import BackgroundAnimation, scene_animation, write_animation
+    from legsim.viz.viewer import Replay, _free_port, result_columns, start_server, stop_server
+    from legsim.warmup import exclusive, warmup
+
+    tmp = Path(tmp)
+    quiet = dict(progress=False, echo=lambda line: None)
+    tiny = ('model = "slip"\nt_final = 0.02\n[initial]\ny = 0.9\nxdot = 1.0\n[outputs]\n'
+            'record_period = 0.005\n')
+    (tmp / "tiny.toml").write_text(tiny)
+    (tmp / "tiny.rc").write_text('systemName = "slip"\nfinalTime = 0.02\ndataBaseName = "tiny"\n'
+                                 'recordPeriod = 0.005\nmeasurePeriod = 0.01\n')
+    (tmp / "vars.csv").write_text("params.k,t_final\n1000,0.02\n1200,0.02\n")
+    slip_sweep = Sweep(SCENARIO_DIR / "slip_run.toml", variations=[{"t_final": 0.02}],
+                       grid={"params.k": [1000.0, 1200.0]})
+    run_sweep(slip_sweep, tmp / "sweep", outputs=["x@final"], backend="serial", **quiet)
+    slip = build("slip")
+    chunks = []
+    result = simulate(slip, 0.02, sinks=[lambda *chunk: chunks.append(chunk)])
+    rec, modes, events = (np.concatenate([c[i] for c in chunks]) for i in range(3))
+    sc = load_scenario(tmp / "tiny.toml")
+    run_scenario(sc, tmp / "run", **quiet)
+    run = load_run(tmp / "run")
+    crr_file = SCENARIO_DIR / "crr_leg_gamma_steps.toml"
+    crr = parse_scenario({**parse_toml(crr_file.read_text(), str(crr_file)), "t_final": 0.01}, str(crr_file))
+    ctx = W.Context(token="fuzz", source=str(SCENARIO_DIR / "slip_run.toml"), data=dict(slip_sweep.data),
+                    outputs=(Output("x", "final"),))
+    spec = {"scenario": "slip_run.toml", "seed": 0, "variations": [{"params.k": 1.0}]}
+    module = importlib.util.spec_from_file_location("fuzz_pneumatic_hopper", EXAMPLES / "pneumatic_hopper.py")
+    hopper = importlib.util.module_from_spec(module)
+    module.loader.exec_module(hopper)
+    robot = hopper.build()
+    server = start_server(port=_free_port(), quiet=True)
+    atexit.register(stop_server, server)
+
+    def agg_figure():
+        fig = Figure(figsize=(2, 2))
+        FigureCanvasAgg(fig)
+        return fig
+
+    def run_writer(**kw):  # a run written whole, read back
+        with RunWriter(**kw) as writer:
+            writer(rec, modes, events)
+        return load_run(kw["out_dir"]).records["t"]
+
+    def run_writer_call(**kw):
+        with RunWriter(tmp / "writer_call", slip, {}) as writer:
+            writer(**kw)
+        return load_run(tmp / "writer_call").records["x"]
+
+    def run_writer_flush(**kw):
+        with RunWriter(tmp / "writer_flush", slip, {}) as writer:
+            writer(rec, modes, events)
+            writer.flush(**kw)
+        return load_run(tmp / "writer_flush").meta
+
+    def run_writer_finish(**kw):
+        with RunWriter(tmp / "writer_finish", slip, {}) as writer:
+            writer.finish(**kw)
+        return load_run(tmp / "writer_finish").meta
+
+    def run_writer_run_ended(**kw):
+        with RunWriter(tmp / "writer_ended", slip, {}) as writer:
+            writer.run_ended(**kw)
+        return load_run(tmp / "writer_ended").meta
+
+    def background_animation(**kw):  # started, then called off (its process exits without drawing)
+        job = BackgroundAnimation(**kw)
+        job.cancel()
+        if job._job is not None:
+            job._job.wait()
+
+    def scene_animation_frame(**kw):
+        scene_animation(**kw)(0)
+
+    def replay(**kw):
+        Replay(**kw).close()
+
+    def exclusive_block(**kw):
+        with exclusive(**kw) as mine:
+            return mine
+
+    return {
+        run_sweep: dict(sweep=slip_sweep, out=tmp / "sweep", outputs=["x@final"], summary=None, records=False,
+                        common_noise=False, workers=1, backend="serial", address=None, runs=None,
+                        overwrite=False, batch_seconds=None, run_timeout=None, **quiet),
+        resume_sweep: dict(out=tmp / "sweep", summary=None, backend="serial", **quiet),
+        load_sweep: dict(out=tmp / "sweep"),
+        Sweep: dict(scenario=SCENARIO_DIR / "slip_run.toml", data=slip_sweep.data, function=None,
+                    variations=[{"t_final": 0.1}], seed=0),
+        SC.parse_value: dict(text="1.5"),
+        SC.parse_grid: dict(args=["params.k=800,1000", "initial.xdot=1:2:3"]),
+        SC.parse_range: dict(args=["params.k=800:1200", "params.c=1e-3:1e-1:log"]),
+        SC.parse_runs: dict(text="0-3,7"),
+        SC.read_variations: dict(path=str(tmp / "vars.csv")),
+        check_outputs: dict(outputs=(Output("x", "final"),), model=slip, where="model 'slip'"),
+        reduce_outputs: dict(result=result, outputs=(Output("x", "final"), Output("y", "mean"))),
+        summary_ref: dict(summary=SC.parse_value),
+        SweepDir: dict(out=tmp / "sweep_dir", spec=spec, overwrite=False, keys=("params.k",)),
+        spec_hash: dict(spec=spec),
+        make_pool: dict(backend="serial", ctx=ctx, workers=1, address=None),
+        execute: dict(pool=SerialPool(ctx), runs=[W.Run(0, {"t_final": 0.01}, 1)], on_rows=lambda rows: None,
+                      batch_seconds=1.0, progress=False, total=None, done=0),
+        run_scenario: dict(scenario=tmp / "tiny.toml", out_dir=tmp / "run_scenario", plot=False,
+                           keep_records=True, monitor=None, **quiet),
+        simulate_scenario: dict(sc=sc, sinks=(), progress=False, keep_records=True, monitor=None),
+        summarize: dict(scenario=crr, result=simulate_scenario(crr, progress=False)),
+        parse_scenario: dict(data=parse_toml(tiny, "tiny"), source=str(tmp / "tiny.toml")),
+        run_simsect: dict(rc_path=tmp / "tiny.rc", out_dir=tmp / "simsect", monitor=None, **quiet),
+        load_run: dict(out_dir=tmp / "run"),
+        run_writer: dict(out_dir=tmp / "writer", model=slip, metadata={"note": "x"}),
+        run_writer_call: dict(rec=rec, modes=modes, events=events),
+        run_writer_flush: dict(meta=True),
+        run_writer_finish: dict(status="done", message="", stats={}),
+        run_writer_run_ended: dict(status="done", message="", stats={"steps": 3}),
+        read_parquet: dict(path=sorted((tmp / "run" / "records").glob("part-*.parquet"))[0], what="table"),
+        record_columns: dict(model=slip),
+        Columns: dict(folder=tmp / "run" / "records"),
+        S.scene_for_run: dict(meta=run.meta, where="run"),
+        S.robot_scene: dict(robot=robot),
+        S.cylinder_barrels: dict(robot=robot),
+        write_animation: dict(fig=agg_figure(), draw=lambda k: None, frames=range(2), path=tmp / "a.gif",
+                              fps=10.0),
+        scene_animation_frame: dict(scene=S.scene_for_run(run.meta), records=run.records, fig=agg_figure(),
+                                    frames=np.arange(2), title="slip"),
+        background_animation: dict(run_dir=tmp / "run", fps=20, speed=1.0),
+        result_columns: dict(result=result),
+        replay: dict(server=server, scene=S.robot_scene(robot), records=result_columns(robot.simulate(0.01)),
+                     plot_columns=["leg"], fps=30.0),
+        warmup: dict(families=["slip"], jobs=1, echo=lambda line: None, background=False),
+        exclusive_block: dict(wait=True, echo=lambda line: None, background=False),
+    }
+
+
+def _reaching_no_simulation(fn, *patched):
+    """``fn`` with the simulations it would start replaced: a call that gets past its checks returns the
+    ``t_final`` it asked for (so that a wrong value let through shows as a non-finite or odd duration) instead
+    of running (ANTON's climb is 20 s of computing). ``patched``: (module, attribute) pairs of the simulate
+    functions to replace."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        seen = {}
+
+        class _Reached(Exception):
+            pass
+
+        def simulate(*a, **k):
+            seen["t_final"] = k.get("t_final", a[1] if len(a) > 1 else a[0])
+            raise _Reached
+
+        with contextlib.ExitStack() as stack:
+            for owner, name in patched:
+                original = getattr(owner, name)
+                setattr(owner, name, simulate)
+                stack.callback(setattr, owner, name, original)
+            try:
+                return fn(*args, **kwargs)
+            except _Reached:
+                return seen
+
+    return wrapper
+
+
+def _robot_package_calls(tmp: Path):
+    from legsim.actuators.pneumatic.friction import stribeck_tanh_source
+    from legsim.assembly.robot import Robot
+    from legsim.hybrid import Options, simulate
+    from legsim.identify.hop import fit_hop_heights
+    from legsim.multibody import RobotBuilder
+    from legsim.robots import crr_leg as CL
+    from legsim.robots.anton import climb as AC
+    from legsim.robots.anton import climb_demo as ACD
+    from legsim.robots.anton import demo as AD
+    from legsim.robots.anton import robot as AR
+    from legsim.robots.anton.params import AntonParams
+    from legsim.robots.crr_leg.geometry import crr_leg_bodies, default_linkages
+    from legsim.robots.crr_leg.leg import DEFAULT_FORCE_GAIN, DEFAULT_FORCE_RATE_GAIN, DEFAULT_GAINS
+    from legsim.robots.crr_leg.prismatic import default_cylinder_inertias
+    from legsim.robots.crr_quadruped import Quadruped, graft_leg
+    from legsim.robots.crr_quadruped import quadruped as CQ
+    from legsim.robots.crr_quadruped.quadruped import ContactParameters
+    from legsim.robots.libra import demo as LD
+    from legsim.robots.libra import experiments as E
+    from legsim.robots.libra.control import LibraController
+    from legsim.robots.libra.gait import climb_cycle
+    from legsim.robots.libra.robot import build
+    from legsim.robots.pneumatic_rig import ablation as A
+    from legsim.robots.pneumatic_rig import scenarios as S
+    from legsim.robots.pneumatic_rig.rig import Reference, RigBench
+    from legsim.robots.rhex.model import build_model as rhex_model
+    from legsim.robots.rhex.postprocess import motor_battery
+    from legsim.robots.rotto import demo as RD
+    from legsim.robots.rotto import robot as RR
+
+    def graft_leg_on_a_copy(builder, leg, parent, prefix, shoulder, mirror):  # each call adds the same bodies
+        import copy
+
+        graft_leg(copy.deepcopy(builder) if isinstance(builder, RobotBuilder) else builder, leg, parent,
+                  prefix, shoulder, mirror)
+
+    def ticks():  # a deterministic clock for the timing helpers: 1, 2, 3, ... s
+        n = [0.0]
+
+        def clock():
+            n[0] += 1.0
+            return n[0]
+        return clock
+
+    refs = [CL.JointReference(offset=float(np.radians(a)), amplitude=0.1, omega=20.0)
+            for a in (20.0, -30.0, 56.0)]
+    leg_run = CL.LegBench().run(refs, 0.3)
+    leg = crr_leg_bodies()
+    trunk = RobotBuilder("q")
+    trunk.add_body("trunk", "world", "fixed", mass=2.0, inertia=(0.1, 0.1, 0.1))
+    rig = RigBench()
+    small_rig = RigBench("simple", "viscous")
+    rig_run = rig.run(Reference("step", r0=0.01, r1=0.02, t_start=0.05), 0.1, x0=0.01)
+    plan = AC.ClimbPlan()
+    anton = AC.climb_robot(plan)
+    q0 = plan.configuration(plan.start)
+    q0[2] += 0.002
+    ctrl = AC.climber(plan, start=0.3)
+    anton_res = anton.simulate(0.4, ctrl, q0=q0, progress=False)
+    track = AR.support_track(anton, anton_res)
+    walk = RR.StaticWalk(steps=1)
+    rotto = RR.build_robot()
+    rotto_res = rotto.simulate(0.05, RR.walker(walk), q0=RR.standing_pose(walk), progress=False)
+    libra = build()
+    stages = climb_cycle(libra.ladders, stages=(1,))
+    libra_run = E.climb(libra, stages)
+    no_robot_run = [(Robot, "simulate")]
+    return {
+        CL.tracking_rmse: dict(run=leg_run, t_from=0.05, t_to=0.25),
+        CL.lag_compensated_rmse: dict(run=leg_run, t_from=0.0, t_to=0.3, max_lag=0.05),
+        CL.plot_tracking: dict(run=leg_run, filename=tmp / "tracking.png", title="t"),
+        CL.crr_leg_model: dict(reference=None),
+        CL.crr_leg_with_cylinders: dict(leg=leg, linkages=default_linkages(),
+                                        cylinders=default_cylinder_inertias(default_linkages())),
+        Quadruped: dict(base="fixed", trunk_mass=2.0, trunk_height=0.3, contact=ContactParameters(),
+                        valves="fitted", supply_psig=50.3, exhaust_psia=24.7, gains=dict(DEFAULT_GAINS),
+                        gain_scale={"alpha": 1.0}, u_bias=5.25, force_gain=dict(DEFAULT_FORCE_GAIN),
+                        force_rate_gain=dict(DEFAULT_FORCE_RATE_GAIN), friction=stribeck_tanh_source(),
+                        linkages=default_linkages(),
+                        options=Options(method="dp45", rtol=1e-6, atol=1e-8, h_max=1e-3, record_period=1e-3,
+                                        sample_period=1e-3, sliding=False)),
+        # (an hour of the quadruped is a quarter of an hour of computing: its simulate is replaced)
+        _reaching_no_simulation(Quadruped(base="fixed").run, (CQ, "simulate")):
+            dict(refs=refs, t_final=0.01, q0=None, drop=0.003),
+        graft_leg_on_a_copy: dict(builder=trunk, leg=leg, parent="trunk", prefix="fl",
+                                  shoulder=(0.1, 0.1, 0.0), mirror=(1.0, -1.0)),
+        motor_battery: dict(result=simulate(rhex_model(), 0.05), params=None, battery=None),
+        fit_hop_heights: dict(valve_ms=[20.0, 30.0], heights=[0.05, 0.09], p_gauge=0.724e6, preset="spool",
+                              fit_latency=False),
+        S.closed_loop_steps: dict(bench=small_rig),
+        S.sine_tracking: dict(bench=small_rig, omegas=(30.0,)),
+        S.hop_sweep: dict(durations=(20.0,), p_gauge=0.724e6),
+        S.plot_rig_run: dict(run=rig_run, path=tmp / "rig.png", title="t"),
+        S.plot_hop_sweep: dict(durations=(20.0, 30.0), heights={"spool": [0.05, 0.09]},
+                               path=tmp / "hops.png"),
+        A.ablation_table: dict(variants=(("fitted", "stribeck"),), n_evals=10, t_final=0.01, clock=ticks()),
+        A.per_eval_cost: dict(bench=rig, n=10, clock=ticks()),
+        A.tet_per_step: dict(bench=rig, t_final=0.01, clock=ticks()),
+        AC.steps_at: dict(plan=plan, ctrl=ctrl, t=track["t"]),
+        AC.step_summary: dict(plan=plan, ctrl=ctrl, track=track),
+        AC.climb_robot: dict(plan=plan),
+        _reaching_no_simulation(AC.simulate_climb, *no_robot_run): dict(plan=plan, robot=anton, settle=0.3,
+                                                                         after=1.0),
+        AR.support_track: dict(robot=anton, result=anton_res, every=10, contact_force=2.0),
+        AR.standing_pose: dict(plan=AR.WalkPlan()),
+        AR.StaticFeedforward: dict(params=AntonParams()),
+        _reaching_no_simulation(AD.run_demo, *no_robot_run): dict(out_dir=tmp / "anton_walk", echo=print,
+                                                                   t_final=14.0),
+        _reaching_no_simulation(ACD.run_demo, *no_robot_run): dict(out_dir=tmp / "anton_climb", echo=print),
+        RR.support_track: dict(robot=rotto, result=rotto_res, params=None, every=5, contact_force=10.0),
+        RR.standing_pose: dict(walk=walk),
+        _reaching_no_simulation(RD.run_demo, *no_robot_run): dict(out_dir=tmp / "rotto_walk", echo=print,
+                                                                   steps=4),
+        LibraController: dict(libra=libra, stages=stages, gravity="full", lumped_mass=None, quantise=True,
+                              backlash=True, blend=0.5, gain_kw=None),
+        E.initial_configuration: dict(libra=libra, stage=stages[0], t=0.0, guess=None),
+        E.compiled_model: dict(libra=libra, stages=stages, controller_kw=None),
+        E.pace_for_motors: dict(libra=libra, stages=stages, speed=None, percentile=99.0, max_iter=2),
+        E.stage1_measures: dict(run=libra_run, settle_band=0.005),
+        E.cycle_measures: dict(run=libra_run),
+        LD.plot_climb: dict(run=libra_run, out=tmp),
+        _reaching_no_simulation(LD.run_demo, *no_robot_run): dict(out_dir=tmp / "libra_climb", echo=print,
+                                                                   progress=None),
+    }
+
+
+def _rats_realtime_and_engine_calls():
+    from legsim import hybrid
+    from legsim.examples import bouncing_ball as B
+    from legsim.hybrid.stiff import simulate_scipy, simulate_stiff
+    from legsim.realtime import Endpoint, Packet, UdpEndpoint
+    from legsim.realtime.messages import COMMANDS, NO_ACK, SENSORS, CRRFormat, GenericFormat, format_by_name
+    from legsim.realtime.sil import robot_options
+    from legsim.realtime.transport import controller_side, robot_side
+    from legsim.robots.rats import experiments as E
+    from legsim.robots.rats.robot import build, firing_controller
+
+    def udp_endpoint(fmt, send_kind, recv_kind, recv_count, bind, peer):  # closes what it opens
+        with UdpEndpoint(fmt, send_kind, recv_kind, recv_count, bind=bind, peer=peer) as ep:
+            return ep.recv_count, ep.peer
+
+    def robot_side_endpoint(fmt, n_commands, bind, peer):
+        with robot_side(fmt, n_commands, bind=bind, peer=peer) as ep:
+            return ep.recv_count, ep.peer
+
+    def controller_side_endpoint(fmt, n_sensors, bind, peer):
+        with controller_side(fmt, n_sensors, bind=bind, peer=peer) as ep:
+            return ep.recv_count, ep.peer
+
+    def choice_of_two(a, b, doc):  # choice(*values, doc=...)
+        return hybrid.choice(a, b, doc=doc)
+
+
+    rats = build(contact_set="rolling", valve="spool", p0=0.689e6, tank_volume=1.0)
+    ball = B.build_model()
+    x, p = ball.state(None), ball.params({"e": 0.8})
+    return {
+        E.tip_threshold: dict(p0=0.689e6, leg=0, stance=0, yaw=0.2, lo=16, hi=24, step=4, settle=0.5,
+                              valve="rubber", contact_set="tipping"),
+        E.calibrate_tip_model: dict(pressures_mpa=(0.3, 0.45, 0.6, 0.8), progress=False, settle=0.5, lo=16),
+        E.range_run: dict(compensate=True, p0=0.689e6, model=None, margin_ms=2, max_tips=1, stance=0, yaw=0.2,
+                          heading=0.0, valve="rubber", contact_set="tipping", progress=False),
+        E.measure_tip_slip: dict(tips=1, progress=False, margin_ms=2),
+        E.roll: dict(rats=rats, params=E.SIM_ROLLING_PARAMS, stance=0, yaw=0.2, heading=0.5, t_final=0.2,
+                     v_desired=None, integrator="euler", sinks=()),
+        E.roll_trial: dict(rats=rats, params=E.SIM_ROLLING_PARAMS, stance=0, yaw=0.2, heading=0.5,
+                           t_final=1.0, v_desired=1.0, integrator="euler"),
+        E.rolling_start: dict(stance=3, yaw=0.2, heading=0.5, t_final=1.0, seed=0, integrator="euler",
+                              robot=None, phi=0.1),
+        E.tune_rolling: dict(names=("phi",), starts=1, seed=11, t_final=1.0, maxfev=1, step=0.25, base=None,
+                             workers=1, backend="serial", progress=False),
+        E.endurance_run: dict(interval=0.3, firings=1, duration_ms=40, p0=0.758e6, valve="spool",
+                              contact_set="rolling", progress=False),
+        E.fire_once: dict(leg=3, ms=20),
+        E.per_leg_hops: dict(pressures=(0.5e6,), friction_spread=0.15, seed=4, duration_ms=40,
+                             progress=False),
+        E.leak_hop_ratio: dict(t_leak=100.0, p0=0.758e6, leg=0, duration_ms=40),
+        E.hop_landing: dict(stances=(0,), latency_ms=E.E1_LATENCY_MS, balance=False, duration_ms=40,
+                            p0=0.689e6, yaw=0.3, t_final=0.3),
+        firing_controller: dict(rats=rats, policy=E.fire_once(0, 20)),
+        udp_endpoint: dict(fmt=GenericFormat(), send_kind=SENSORS, recv_kind=COMMANDS, recv_count=3,
+                           bind=("127.0.0.1", 0), peer=("127.0.0.1", 47001)),
+        Endpoint: dict(fmt=CRRFormat(), send_kind=COMMANDS, recv_kind=SENSORS, recv_count=6),
+        robot_side_endpoint: dict(fmt=CRRFormat(), n_commands=3, bind="127.0.0.1:0", peer=None),
+        controller_side_endpoint: dict(fmt=GenericFormat(), n_sensors=6, bind=("localhost", 0),
+                                       peer="127.0.0.1:47002"),
+        Packet: dict(seq=3, t=0.5, values=np.arange(3.0), echo=0.25, ack=NO_ACK, kind=COMMANDS),
+        format_by_name: dict(name="crr"),
+        robot_options: dict(period=1e-3),
+        hybrid.ParamRange: dict(unit="kg", low=0.0, high=math.inf, low_open=True, high_open=False, choices=(),
+                                doc="a mass"),
+        choice_of_two: dict(a=0, b=1, doc="a code"),
+        hybrid.nonnegative: dict(unit="N", doc="a force"),
+        hybrid.event_dtype: dict(nx=3),
+        simulate_scipy: dict(model=ball, t_final=0.5, x0=x, p=p, mode=0, rtol=1e-6, atol=1e-8, max_step=0.1,
+                             method="RK45", t0=0.0, sample_period=0.0, record_period=0.05, controller=None,
+                             controller_every=1, max_events=100),
+        simulate_stiff: dict(model=ball, t_final=0.5, x=x, p=p, mode=0,
+                             opts=hybrid.Options(method="radau", max_transitions=100), t0=0.0, sinks=(),
+                             controller=None, controller_every=1, keep_records=True, raise_on_error=False),
+    }
+
+
+def _rats_calls_without_simulations():
+    """:func:`_rats_realtime_and_engine_calls` with the RATS experiments' simulations replaced
+    (:func:`_reaching_no_simulation`): their wrong values must be refused before any simulation starts
+    (a calibration is seconds of runs). The tuning runs its one short roll: its pool reports a roll that
+    raised as a failed roll."""
+    from legsim.robots.rats import experiments as E
+    from legsim.robots.rats.robot import RatsRobot
+
+    def replaced(call):
+        simulates = call.__module__ == E.__name__ and call is not E.tune_rolling
+        return _reaching_no_simulation(call, (RatsRobot, "simulate")) if simulates else call
+
+    return {replaced(call): arguments for call, arguments in _rats_realtime_and_engine_calls().items()}
+
+
+@pytest.fixture(scope="module")
+def rats_realtime_and_engine_calls():
+    return _rats_calls_without_simulations()
+
+
+def _group_in_a_folder(group, folder: Path) -> dict:
+    """A group of calls that write files (``group(folder)``), each run with ``folder`` as the working
+    directory."""
+    return {_in_folder(call, folder): arguments for call, arguments in group(folder).items()}
+
+
+def _one_wrong_argument_of_a_group(calls: dict, data) -> None:
+    call = data.draw(st.sampled_from(sorted(calls, key=lambda f: f.__module__ + f.__name__)), label="call")
+    _one_wrong_argument(call, calls[call], data)
+
+
+@pytest.fixture(scope="module")
+def run_and_view_calls(tmp_path_factory):
+    return _group_in_a_folder(_sweep_run_and_view_calls, tmp_path_factory.mktemp("run-and-view"))
+
+
+@pytest.fixture(scope="module")
+def robot_package_calls(tmp_path_factory):
+    return _group_in_a_folder(_robot_package_calls, tmp_path_factory.mktemp("robot-packages"))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_a_sweep_run_file_or_view_call_with_one_wrong_argument_is_accepted_or_refused_naming_it(
+        run_and_view_calls, data):
+    """Sweeps (run, resume, load, the CLI's parsers, outputs, the table, pools, the scheduler), the scenario
+    runner, run files (RunWriter, load_run, read_parquet), SimSect's runner, the viewer's scenes, animations
+    and replay, the warm-up, with one argument of the wrong kind or range: a result, or an InputError naming
+    the argument. Session 41's first sweeps of these 41 callables found about 900 failures, among them a
+    typo'd pool backend that started Ray, a sweep left "running" for ever by an echo that was not a
+    function, and run_scenario and run_simsect deleting an earlier run's records before refusing a typo."""
+    _one_wrong_argument_of_a_group(run_and_view_calls, data)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_a_rats_experiment_realtime_or_engine_call_with_one_wrong_argument_is_accepted_or_refused_naming_it(
+        rats_realtime_and_engine_calls, data):
+    """The RATS experiments (tip thresholds, range runs, rolls, tuning, endurance, hops; their simulations
+    replaced), the software-in-the-loop endpoints and packets, the parameter ranges and the scipy runs of the
+    hybrid engine, with one argument of the wrong kind or range: a result, or an InputError naming the
+    argument. Session 41's first sweeps found 1620 failures in the RATS experiments and 303 in the endpoints,
+    among them searches and tunings that never ended (hi or starts 2**40), a tip slip measured along +x
+    whatever the run's heading, a bind address of 0.0 that listened on every interface, and scipy runs that
+    recorded for ever (record_period 1e-300)."""
+    _one_wrong_argument_of_a_group(rats_realtime_and_engine_calls, data)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_a_robot_packages_helper_with_one_wrong_argument_is_accepted_or_refused_naming_it(
+        robot_package_calls, data):
+    """The robot packages' public helpers (the CRR leg's tracking errors and plots, the quadruped, RHex's
+    motor and battery report, the hop fit, the rig's scenarios and ablation, ANTON's climb and demos, ROTTO's
+    and LIBRA's controllers, measures and demos), their simulations replaced (``_reaching_no_simulation``):
+    a result, or an InputError naming the argument before any simulation starts. Session 41's sweeps found,
+    besides the missing checks, runs of 2**40 s that hung, demos that checked ``echo`` only after the run,
+    a walk demo whose speed window was clamped to a too-short run, and a hop fit that left the valve
+    model's range."""
+    _one_wrong_argument_of_a_group(robot_package_calls, data)
 
 
 def _cjtc_cases():

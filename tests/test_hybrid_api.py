@@ -170,3 +170,39 @@ def test_a_model_description_that_cannot_run_is_refused_when_it_is_made(ball):
     quiet = made(reset=None, sample=None, check=None)
     assert quiet.reset is hs.no_reset and quiet.sample is hs.no_sample and quiet.check is hs.no_check
     assert simulate(quiet, 0.2, progress=False).status == "done"
+
+
+def test_what_sweeping_the_scipy_runs_and_parameter_ranges_found_in_session_41(ball):
+    """Before session 41 simulate_scipy's record_period of 1e-300 s recorded for ever (5e299 records: a
+    hang), t_final = 1e300 at a record period of 0.05 s ran out of memory, t_final = 10**400 was Python's
+    OverflowError, atol = 1e-300 overflowed solve_ivp's error norm (a RuntimeWarning), and a model of the
+    wrong kind was an AttributeError; simulate_stiff took Options of any method (a KeyError for "dp45");
+    ParamRange(low=5, high=1) was made, and then refused every value, and choice("a") was float()'s
+    ValueError."""
+    import warnings
+
+    from legsim.hybrid import ParamRange, choice
+    from legsim.hybrid.stiff import simulate_scipy, simulate_stiff
+
+    x, p = ball.state(None), ball.params(None)
+    with pytest.raises(InputError, match="'record_period' = 1e-300 s makes 5e\\+299 instants"):
+        simulate_scipy(ball, 0.5, x, p, 0, 1e-6, 1e-8, record_period=1e-300)
+    with pytest.raises(InputError, match="'t_final' = inf: the final time must be a finite number"):
+        simulate_scipy(ball, 10**400, x, p, 0, 1e-6, 1e-8)
+    with pytest.raises(InputError, match="'record_period' = 0.05 s makes 2e\\+301 instants"):
+        simulate_scipy(ball, 1e300, x, p, 0, 1e-6, 1e-8, record_period=0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(InputError, match="'atol' = 1e-300, expected a finite number in \\[1e-100"):
+            simulate_scipy(ball, 0.5, x, p, 0, 1e-6, 1e-300)
+    with pytest.raises(InputError, match="simulate_scipy: 'model' = 'ball', expected a legsim.hybrid.Model"):
+        simulate_scipy("ball", 0.5, x, p, 0, 1e-6, 1e-8)
+    with pytest.raises(InputError, match="simulate_stiff: 'opts' = .*, expected legsim.hybrid.Options of "
+                                         "method 'radau' or 'bdf'"):
+        simulate_stiff(ball, 0.5, x, p, 0, Options())
+    with pytest.raises(InputError, match="ParamRange: 'low' = 5, 'high' = 1: no value is allowed"):
+        ParamRange("m", low=5, high=1)
+    with pytest.raises(InputError, match="choice: 'values' = \\('a',\\), expected one or more finite"):
+        choice("a")
+    run = simulate_scipy(ball, 0.5, x, p, 0, 1e-6, 1e-8, record_period=0.1)  # still runs
+    assert run.status == "done" and run.rec_t.size == 6

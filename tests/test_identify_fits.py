@@ -170,3 +170,23 @@ def test_fit_cli_fits_coulomb_and_viscous_friction_from_a_csv_log(tmp_path, caps
     assert out["f_c"] == pytest.approx(10.0, abs=0.2) and out["c_v"] == pytest.approx(30.0, abs=2.0)
     assert cli_main(["fit", "coulomb-viscous", str(path), "--force", "F"]) == 2
     assert "no column 'F'" in capsys.readouterr().err
+
+
+def test_the_hop_fit_stays_in_the_valve_models_range_and_names_heights_it_cannot_fit():
+    """Before session 41 ``fit_hop_heights`` let its least-squares iterate leave the valve's range: a hop
+    higher than the spool valve lifts the leg in 20 ms (0.2 m) drove C_f A_v to 10 m² and the hop model
+    refused its own parameter in mid-fit ("params: parameter 'cfa' = 10.4891: out of range", naming none of
+    the arguments); a fitted latency could grow past the valve times the same way, and a rating override of 0
+    started the log-parameter fit at log(0) (a RuntimeWarning, then scipy's ValueError). The fit now keeps
+    the rating within the model's range and the latency within the longest valve time, and names the heights
+    it cannot fit."""
+    from legsim.identify.hop import fit_hop_heights
+    from legsim.robots.pneumatic_rig.hop import PARAM_RANGES
+
+    with pytest.raises(InputError, match=r"fit_hop_heights: 'heights' = \[0.2\] m: the spool valve's model "
+                                         r"cannot fit them: even its largest cfa \(0.001\) does not lift"):
+        fit_hop_heights([20.0], [0.2], 0.724e6)
+    with pytest.raises(InputError, match="'cfa' = 0.0: the fit starts from it, expected > 0"):
+        fit_hop_heights([20.0], [0.05], 0.724e6, cfa=0.0)
+    fit = fit_hop_heights([20.0, 30.0], [0.05, 0.09], 0.724e6)
+    assert 0.0 < fit["cfa"] < PARAM_RANGES["cfa"].high and fit["rms"] < 0.02 and fit["n"] == 2

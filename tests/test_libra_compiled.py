@@ -110,3 +110,32 @@ def test_a_model_that_is_not_a_planar_tree_is_refused():
     with pytest.raises(InputError, match="not a planar tree"):
         C.pack(lib, [Stage("s", "u1", ("foot1", np.zeros(2)), ("foot2", 0.0), {"x_b": Path([(0.0, 0.0)])},
                            0.0, 1.0)])
+
+
+def test_the_python_controllers_options_are_checked_when_it_is_made_and_a_bad_plot_folder_leaves_no_figure(
+        libra, tmp_path):
+    """Before session 41 ``LibraController`` stored its gains unchecked: ``gain_kw={"kp": 1.0}`` was accepted
+    and the climb stopped at its first control tick (gains() got an unexpected keyword argument 'kp'), and
+    ``plot_climb`` drew a figure with pyplot before it found ``out`` unusable (None: TypeError), leaving the
+    figure open (pyplot keeps it: after 20 such calls, a RuntimeWarning). Both are told before anything is
+    made now, with the compiled controller's options checked the same way."""
+    import matplotlib.pyplot as plt
+
+    from legsim.robots.libra.demo import plot_climb
+    from legsim.robots.libra.experiments import compiled_model
+
+    stages = climb_cycle(libra.ladders, stages=(1,))
+    with pytest.raises(InputError, match="LibraController: 'gain_kw' key 'kp' is no gain"):
+        LibraController(libra, stages, gain_kw={"kp": 1.0})
+    with pytest.raises(InputError, match="LIBRA controller: 'gain_kw': gains: 'foot_kd' = -1.0"):
+        compiled_model(libra, stages, controller_kw={"gain_kw": {"foot_kd": -1.0}})
+    with pytest.raises(InputError, match="compiled_model: 'controller_kw' key 'blend_time' is no controller "
+                                         "option \\(did you mean 'blend'\\?\\)"):
+        compiled_model(libra, stages, controller_kw={"blend_time": 1.0})
+    run = climb(libra, stages)
+    (tmp_path / "afile").write_text("")
+    figures = plt.get_fignums()
+    for out in (None, tmp_path / "afile"):
+        with pytest.raises(InputError, match="plot_climb: 'out'"):
+            plot_climb(run, out)
+    assert plt.get_fignums() == figures

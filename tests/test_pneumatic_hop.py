@@ -182,3 +182,22 @@ def test_repeated_firings_check_their_count_and_leak():
     heights, tanks = bench.repeated(0, 40.0, 0.7e6)
     assert heights.size == tanks.size == 0
 
+
+
+def test_the_benches_timing_and_sweep_helpers_refuse_endless_or_empty_work_before_starting():
+    """Before session 41 ``ablation.per_eval_cost(n=2**40)`` started three compiled loops of 2**40
+    vector-field evaluations (about a week: it looked hung) and ``n=0`` divided by zero; ``hop_sweep`` handed
+    a valve time of 2**40 ms to the hop bench, which refused it as its own 'duration_ms'. Each is refused at
+    once now, naming the argument (``per_eval_cost`` takes at most MAX_EVALS evaluations a loop)."""
+    from legsim.robots.pneumatic_rig.ablation import MAX_EVALS, per_eval_cost
+    from legsim.robots.pneumatic_rig.rig import RigBench
+    from legsim.robots.pneumatic_rig.scenarios import hop_sweep
+
+    bench = RigBench()
+    for n in (2**40, 0):
+        with pytest.raises(InputError, match=rf"per_eval_cost: 'n' = {n}, expected a whole number in "
+                                             rf"\[1, {MAX_EVALS}\]"):
+            per_eval_cost(bench, n)
+    with pytest.raises(InputError, match="hop_sweep: 'durations' = "):
+        hop_sweep(durations=(20.0, 2**40))
+    assert per_eval_cost(bench, 10, clock=iter(range(100)).__next__) == 0.1  # the clock's ticks / n

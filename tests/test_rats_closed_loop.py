@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from legsim.errors import InputError
 from legsim.robots.rats import geometry as geo
 from legsim.robots.rats.experiments import SIM_TIP_MODEL, SIM_TIP_SLIP, measure_tip_slip
 from legsim.robots.rats.planner import line_path
@@ -99,3 +100,13 @@ def test_tip_slip_is_the_measured_one():
     """SIM_TIP_SLIP: 10 tips of the range run slip 0.049 +- 0.005 m each past the reflected stance."""
     mean, std = measure_tip_slip(10)
     assert abs(mean - SIM_TIP_SLIP) < 0.005 and std < 0.01, (mean, std)
+
+
+def test_the_tip_slip_is_measured_along_the_heading_of_the_run():
+    """Before session 41 measure_tip_slip compared a range run toward ``heading`` with the motion model's
+    line toward +x: at 1.2 rad it measured -0.036 +- 0.12 m per tip instead of 0.049; and a run whose first
+    tip failed gave NaN with numpy's 'Mean of empty slice' RuntimeWarning."""
+    mean, std = measure_tip_slip(3, heading=1.2, progress=False)
+    assert abs(mean - SIM_TIP_SLIP) < 0.005 and std < 0.005, (mean, std)
+    with pytest.raises(InputError, match="first tip did not land.*'p0'"):
+        measure_tip_slip(2, p0=0.05e6, progress=False)  # (6.6) has no valve time below c_res = 0.054 MPa

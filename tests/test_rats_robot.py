@@ -249,3 +249,33 @@ def test_per_leg_hops_rise_with_pressure_and_spread_more():
     assert np.all(np.diff(rise, axis=0) > 0.0)
     assert np.all(np.diff(rise.std(axis=1)) > 0.0), rise.std(axis=1)
     assert np.argmin(rise[-1]) in np.argsort(friction)[-2:]
+
+
+def test_what_sweeping_the_experiments_found_in_session_41():
+    """Before session 41 a firing too weak to lift the robot made leak_hop_ratio divide by its zero rise
+    (ZeroDivisionError); a roll_trial shorter than the control period divided 0 by 0 for its last second's
+    speed (a RuntimeWarning and NaN); tune_rolling's starts=2**40 drew starts until memory ran out;
+    endurance_run's interval 'abc' was a TypeError; rolling_start read stance 7.5 as stance 7; and
+    tip_threshold's hi=2**40 searched firings for ever."""
+    from legsim.robots.rats.experiments import (
+        SIM_ROLLING_PARAMS,
+        endurance_run,
+        roll_trial,
+        rolling_start,
+        tip_threshold,
+        tune_rolling,
+    )
+
+    with pytest.raises(InputError, match="'p0' = 7 Pa does not lift the robot"):
+        leak_hop_ratio(100.0, p0=7.0)
+    rats = build(valve="spool", contact_set="rolling")
+    with pytest.raises(InputError, match="roll_trial: 't_final' = 0.001, expected a finite number in \\[1,"):
+        roll_trial(rats, SIM_ROLLING_PARAMS, stance=0, yaw=0.2, heading=0.5, t_final=1e-3)
+    with pytest.raises(InputError, match="'starts' = 1099511627776"):
+        tune_rolling(["phi"], starts=2**40, backend="serial")
+    with pytest.raises(InputError, match="'interval' = 'abc'"):
+        endurance_run(interval="abc", firings=2)
+    with pytest.raises(InputError, match="'stance' = 7.5"):
+        rolling_start(stance=7.5, yaw=0.0, heading=0.0)
+    with pytest.raises(InputError, match="'hi' = 1099511627776"):
+        tip_threshold(0.689e6, hi=2**40)

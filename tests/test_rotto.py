@@ -349,3 +349,15 @@ def test_rottos_rk4_step_is_converged_against_tight_dp45_through_contact_events(
         assert res.stats["events"] == ref.stats["events"]
         if mode == "ideal":
             assert ref.stats["events"] >= 2                     # the first step's lift-off and touchdown
+
+
+def test_the_walk_demo_checks_its_echo_before_it_walks(tmp_path):
+    """Before session 41 ``rotto.demo.run_demo(echo=None)`` made its run directory, walked the whole run (13 s
+    simulated) and then failed with TypeError at its first message. ``echo`` is checked first now, before
+    anything is written."""
+    from legsim.robots.rotto.demo import run_demo
+
+    with pytest.raises(InputError, match="rotto_walk run_demo: 'echo' = None, expected a function of one "
+                                         "string"):
+        run_demo(tmp_path / "out", echo=None)
+    assert not (tmp_path / "out").exists()

@@ -403,3 +403,44 @@ def test_legsim_mobility_prints_the_extended_mobility_log(capsys):
     assert main(["mobility", "u2"]) == 0
     out = capsys.readouterr().out
     assert "a = 5, s = 6, r = 6" in out and "accepted" in out
+
+
+def test_an_animation_draws_at_the_frame_rate_asked_for_or_refuses_one_it_cannot_write(tmp_path):
+    """Before session 41 BackgroundAnimation gave its second process ``int(fps)``: fps=7.5 drew at 7 frames/s
+    there, and at 7.5 when it fell back to drawing here; ``write_animation`` took fps=0 (a ZeroDivisionError),
+    fps=1e-300 (Pillow's OverflowError: a frame longer than a GIF holds) and a figure without pixels (an
+    AttributeError after drawing), and ``scene_animation`` took frames=[-1] as the last record (numpy's
+    negative index) and whole floats as an IndexError."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    from legsim.viz.animate import BackgroundAnimation, scene_animation, write_animation
+    from legsim.viz.scene import scene_for_run
+
+    sc = parse_scenario({"model": "slip", "t_final": 0.05, "outputs": {"record_period": 0.01}}, "anim.toml")
+    run_scenario(sc, tmp_path / "run", progress=False, echo=lambda s: None)
+    job = BackgroundAnimation(tmp_path / "run", fps=7.5)
+    if job._job is not None:  # (one core: no second process)
+        assert job._job.args[-2:] == ["7.5", "1.0"]
+    job.cancel()
+    assert job._job is None or job._job.wait(timeout=30) == 0
+    fig = plt.figure()
+    try:
+        for fps in (0, 1e-300, 1e6):
+            with pytest.raises(InputError, match=r"write_animation: 'fps' = .*, expected a finite number in "
+                                                 r"\[0.01, 1000\]"):
+                write_animation(fig, lambda k: None, range(2), tmp_path / "a.gif", fps)
+        with pytest.raises(InputError, match="write_animation: 'fig' = .*drawn by the Agg backend"):
+            write_animation(Figure(), lambda k: None, range(2), tmp_path / "a.gif", 10)
+        run = load_run(tmp_path / "run")
+        scene = scene_for_run(run.meta, run.dir)
+        for frames in ([-1], [0.5], [run.records["t"].size]):
+            with pytest.raises(InputError, match=r"scene_animation: 'frames' = .*, expected the record "):
+                scene_animation(scene, run.records, fig, frames)
+        scene_animation(scene, run.records, fig, [0.0, 2.0])(1)  # whole floats: records 0 and 2
+    finally:
+        plt.close(fig)
+    assert not (tmp_path / "a.gif").exists()

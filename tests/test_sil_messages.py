@@ -32,7 +32,14 @@ from legsim.realtime.messages import (
     Packet,
     format_by_name,
 )
-from legsim.realtime.transport import ExposedAddressWarning, InProcessLink, controller_side, robot_side
+from legsim.realtime.transport import (
+    Endpoint,
+    ExposedAddressWarning,
+    InProcessLink,
+    UdpEndpoint,
+    controller_side,
+    robot_side,
+)
 
 Q = np.array([0.1, -0.2, 0.3])  # alpha, beta, gamma [rad]
 V = np.array([1.0, -2.0, 3.0])  # [rad/s]
@@ -197,6 +204,34 @@ def test_binding_beyond_loopback_warns_and_a_bad_address_is_refused_naming_it():
         robot_side(CRRFormat(), 3, peer="nohost")
     with pytest.raises(InputError, match=r"'port' = 70000, expected a whole number in \[0, 65535\]"):
         robot_side(CRRFormat(), 3, bind=("127.0.0.1", 70000))
+
+
+def test_what_sweeping_the_endpoints_and_packets_found_in_session_41():
+    """Before session 41 bind=(0.0, 0) bound the host "0.0", that is 0.0.0.0: every interface (a warning,
+    but a socket open to the network); a peer host that does not resolve was socket.gaierror; a CRR sensor
+    endpoint of 7 values silently received 6; an endpoint of any fmt or kind (a string, NaN) was made and
+    failed at its first packet; Packet(values="abc") failed only in encode (numpy's ValueError), and
+    format_by_name's unknown name was a plain ValueError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused before anything is bound: no exposed-address warning
+        with pytest.raises(InputError, match=r"bind = \(0.0, 0\): the host 0.0 is not a name"):
+            robot_side(CRRFormat(), 3, bind=(0.0, 0))
+    with pytest.raises(InputError, match="peer = 'no-such-host.invalid:5': the host 'no-such-host.invalid' "
+                                         "is not found"):
+        robot_side(CRRFormat(), 3, peer="no-such-host.invalid:5")
+    with pytest.raises(InputError, match="controller_side: 'n_sensors' = 7: a CRR SENSORS message carries 6 "
+                                         "or 12 values"):
+        controller_side(CRRFormat(), 7)
+    with pytest.raises(InputError, match="'fmt' = 'crr', expected a CRRFormat or a GenericFormat"):
+        UdpEndpoint("crr", SENSORS, COMMANDS, 3)
+    with pytest.raises(InputError, match="'recv_kind' = nan, expected SENSORS"):
+        Endpoint(GenericFormat(), SENSORS, float("nan"), 3)
+    with pytest.raises(InputError, match="Packet: 'values' = 'abc', expected \\(n,\\) finite numbers"):
+        Packet(seq=0, t=0.0, values="abc")
+    with pytest.raises(InputError, match="Packet: 'seq' = -1, expected a whole number"):
+        Packet(seq=-1, t=0.0, values=np.zeros(3))
+    with pytest.raises(InputError, match="format_by_name: 'name' = 'json', expected one of crr, generic"):
+        format_by_name("json")
 
 
 # -------------------------------------------------------------------------------- fuzzing

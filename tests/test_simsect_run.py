@@ -127,3 +127,20 @@ def test_a_hexapod_init_file_with_table_2_names_runs_unchanged(tmp_path):
     param = {k: s.value for k, s in read_rc(tmp_path / "hexapod.param").items()}
     assert param["body_mass"] == 7.0 and param["rho1_k"] == 1000.0 and param["max_torque"] == 4.6
     assert run.result.options["method"] == "rk4" and run.result.options["tolerance"] == 1e-5
+
+
+def test_a_wrong_argument_leaves_an_earlier_runs_files_as_they_were(tmp_path):
+    """Before session 41 ``run_simsect`` opened ``<base>.data`` for writing (emptying the earlier run's)
+    before the engine refused ``progress="no"``, and an ``echo`` of the wrong kind failed in the middle of
+    the run at the first ``measurePeriod`` (a TypeError inside the records' writer)."""
+    rc = tmp_path / "tiny.rc"
+    rc.write_text('systemName = "slip"\nfinalTime = 0.05\ndataBaseName = "tiny"\nrecordPeriod = 0.01\n'
+                  'measurePeriod = 0.02\n')
+    said = []
+    run = run_simsect(rc, tmp_path / "out", progress=False, echo=said.append)
+    data = run.data_file.read_text()
+    assert data and said == ["t = 0.02 s", "t = 0.04 s"]
+    for kw, name in (({"progress": "no"}, "progress"), ({"echo": None}, "echo"), ({"monitor": 3}, "monitor")):
+        with pytest.raises(InputError, match=f"run_simsect: '{name}' = "):
+            run_simsect(rc, tmp_path / "out", **{"progress": False, "echo": said.append, **kw})
+        assert run.data_file.read_text() == data

@@ -151,7 +151,7 @@ def test_a_wrong_kind_of_sweep_or_run_sweep_argument_is_named(tmp_path):
 def test_an_output_of_an_unknown_column_names_the_closest_one(tmp_path):
     with pytest.raises(InputError, match=r"output 'xdt@final'.*no column 'xdt' \(did you mean 'xdot'\?\)"):
         run_sweep(Sweep(SLIP), tmp_path, outputs=["xdt@final"], **QUIET)
-    with pytest.raises(InputError, match=r"unknown reduction 'fnal' \(did you mean 'final'\?\)"):
+    with pytest.raises(InputError, match=r"an unknown reduction 'fnal' \(did you mean 'final'\?\)"):
         run_sweep(Sweep(SLIP), tmp_path, outputs=["x@fnal"], **QUIET)
 
 
@@ -473,7 +473,7 @@ def test_cli_variations_come_from_a_csv_or_json_file(tmp_path):
     (["--range", "params.k=1:2"], "--range needs --samples"),
     (["--range", "params.k=a:2", "--samples", "4"], "LO and HI must be numbers"),
     (["--samples", "4"], "--samples needs at least one --range"),
-    (["--runs", "1-x"], "--runs '1-x': expected run_ids"),
+    (["--runs", "1-x"], r"'text' = '1-x' \(--runs\), expected run_ids"),
     (["--runs", "0-99999999999"], "more than 1000000 run_ids"),  # was a list of 1e11 ints (MemoryError)
     (["--grid", "params.kk=1,2"], r"\[params\] kk.*did you mean 'k'"),
     (["--run-timeout", "0"], r"'run_timeout' = 0.0, expected a finite number in \(0, inf\]"),
@@ -649,3 +649,45 @@ def test_a_function_pool_refuses_bad_input_before_any_call(functions, make, frag
 
     with pytest.raises(InputError, match=fragment):
         make(FunctionPool)
+
+
+def test_a_pool_of_an_unknown_backend_is_refused_before_anything_starts():
+    """Before session 41 ``make_pool`` took every backend but "serial" and "local" for Ray: a typo ("loacl",
+    "Serial") or None started a local Ray instance (in the session's sweep its raylet then died) instead of
+    an InputError naming the backend."""
+    from legsim.sweep import _worker as W
+    from legsim.sweep.backends import make_pool
+
+    ctx = W.Context(token="t", source=str(SLIP), data={})
+    for backend in ("loacl", "Serial", None):
+        with pytest.raises(InputError, match=r"make_pool: backend = .*: expected one of local, ray, serial"):
+            make_pool(backend, ctx, 1, None)
+    assert type(make_pool("serial", ctx, 1, None)).__name__ == "SerialPool"
+
+
+def test_a_sweep_whose_echo_is_not_a_function_is_refused_before_its_directory_is_made(tmp_path):
+    """Before session 41 ``run_sweep(..., echo=None)`` parsed every run, wrote sweep.json with the status
+    "running", did the warm-up run and made the pool, then stopped on a TypeError where it first reported:
+    the sweep's folder said "running" for ever."""
+    with pytest.raises(InputError, match=r"run_sweep: 'echo' = None, expected a function of one string"):
+        run_sweep(Sweep(SLIP, variations=[{"t_final": 0.02}]), tmp_path / "out", backend="serial",
+                  progress=False, echo=None)
+    assert not (tmp_path / "out").exists()
+
+
+def test_resuming_a_sweep_refuses_what_its_spec_keeps_and_cli_helpers_name_their_argument(tmp_path):
+    """Before session 41 ``resume_sweep(out, outputs=[...])`` was Python's TypeError (run_sweep "got
+    multiple values for keyword argument 'outputs'"); ``parse_grid`` of a LO:HI:N of whole numbers beyond the
+    largest float an OverflowError; ``parse_grid("k=1,2")`` (a string, not a list) read each letter as an
+    argument ("--grid 'k': expected KEY=..."); ``parse_runs(7)`` an AttributeError."""
+    out = tmp_path / "out"
+    run_sweep(Sweep(SLIP, variations=[{"t_final": 0.02}]), out, backend="serial", **QUIET)
+    with pytest.raises(InputError, match=r"resume_sweep: no keyword 'outputs' \(the sweep in out keeps"):
+        resume_sweep(out, outputs=["x@final"], backend="serial", **QUIET)
+    assert resume_sweep(out, backend="serial", **QUIET).ran == 0
+    with pytest.raises(InputError, match="LO:HI:N needs finite numbers"):
+        parse_grid(["params.k=0:" + "9" * 400 + ":3"])
+    with pytest.raises(InputError, match=r"parse_grid: 'args' = 'k=1,2', expected a list of strings"):
+        parse_grid("k=1,2")
+    with pytest.raises(InputError, match=r"parse_runs: 'text' = 7, expected a string of run_ids"):
+        parse_runs(7)

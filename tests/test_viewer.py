@@ -228,7 +228,7 @@ def test_legsim_view_html_writes_one_file_and_bad_input_is_named(tmp_path, capsy
     assert main(["view", str(out), "--html", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
     assert main(["view", str(out), "--plot", "no_such_column", "--port", "8391"]) == 2
-    assert "no column 'no_such_column'" in capsys.readouterr().err
+    assert "'plot_columns' (--plot): no column 'no_such_column'" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------ browser
@@ -466,3 +466,32 @@ def test_legsim_view_serves_a_run_until_ctrl_c(tmp_path):
     p.send_signal(signal.SIGINT)
     rest, _ = p.communicate(timeout=30)
     assert p.returncode == 0, line + rest
+
+
+def test_a_replay_at_a_frame_rate_it_cannot_keep_is_refused_before_it_starts():
+    """Before session 41 ``Replay(fps=1e-300)`` started, and its playback thread died at once on
+    time.sleep's OverflowError (a page that never played); fps=0 was a ZeroDivisionError and a server of
+    the wrong kind an AttributeError; ``result_columns`` of anything but a Result an AttributeError."""
+    from legsim.errors import InputError
+    from legsim.hybrid import simulate
+    from legsim.registry import build
+    from legsim.viz.viewer import Replay, _free_port, result_columns, start_server, stop_server
+
+    records = result_columns(simulate(build("slip"), 0.05))
+    scene = S.scene_for_run({"model": "slip", "scenario": {"params": {}}})
+    server = start_server(port=_free_port(), quiet=True)
+    try:
+        for fps in (1e-300, 0.0, 1e6, "30"):
+            with pytest.raises(InputError, match=r"Replay: 'fps' = .*, expected a (finite )?number"):
+                Replay(server, scene, records, ["x"], fps)
+        with pytest.raises(InputError, match="Replay: 'server' is a str, expected a viser server"):
+            Replay("127.0.0.1", scene, records, ["x"])
+        with pytest.raises(InputError, match=r"Replay: 'plot_columns' \(--plot\): no column 'xx'.*'x'"):
+            Replay(server, scene, records, ["xx"])
+        replay = Replay(server, scene, records, ["x"], fps=2.0)
+        replay.close()
+        assert replay.t[0] == 0.0
+    finally:
+        stop_server(server)
+    with pytest.raises(InputError, match="result_columns: 'result' is a dict, expected a legsim.hybrid"):
+        result_columns(records)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-__all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup",
-           "as_float", "as_floats", "real_number", "check_number", "check_whole", "check_flag",
-           "check_broadcast", "check_array", "check_values", "check_fields", "describe_failure", "shown"]
+__all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup", "as_float",
+           "as_floats", "real_number", "check_number", "check_whole", "check_flag", "check_broadcast",
+           "check_function", "check_keywords", "check_echo", "check_array", "check_values", "check_fields",
+           "describe_failure", "shown"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -155,6 +156,37 @@ def check_flag(owner: str, name: str, value) -> bool:
     if not (isinstance(value, bool) or numpy_bool):
         raise InputError(f"{owner}: '{name}' = {shown(value)}, expected True or False")
     return bool(value)
+
+
+def check_function(owner: str, name: str, value, expected: str = "a function"):
+    """``value`` if it can be called, else an :class:`InputError` naming ``owner`` and ``name`` and saying
+    what was ``expected`` (its arguments)."""
+    if not callable(value):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected {expected}")
+    return value
+
+
+def check_keywords(owner: str, name: str, value, valid: Sequence[str], what: str = "option") -> dict:
+    """``value``, None or a mapping whose keys are among ``valid`` (keyword arguments passed on), as a dict
+    ({} for None), else an :class:`InputError` naming ``owner`` and ``name`` (an unknown key with the
+    closest valid one). The values are checked by whatever takes them."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected None or a mapping of "
+                         f"{', '.join(valid)}")
+    for key in value:
+        if key not in valid:
+            raise InputError(f"{owner}: '{name}' key {shown(key)} is no {what}{closest(key, valid)}; valid: "
+                             f"{', '.join(valid)}")
+    return dict(value)
+
+
+def check_echo(owner: str, echo):
+    """``echo``, a function of one string (``print``), else an :class:`InputError` naming ``owner``: the
+    one check of every ``echo`` argument (the runner's, the sweep's, SimSect's, the warm-up's, the
+    viewer's, the demos')."""
+    return check_function(owner, "echo", echo, "a function of one string (print; lambda s: None for silence)")
 
 
 def check_array(owner: str, name: str, value, shape: tuple[int, ...], unit: str = ""):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, check_echo, check_flag, shown
 from .hybrid import Result, simulate
 from .hybrid.simulate import Monitor
 from .io.results import RunData, RunWriter, load_run
@@ -19,7 +19,13 @@ SUMMARIES: dict[str, str] = {"hexapod": "legsim.robots.rhex.postprocess:summary"
 
 
 def summarize(scenario: Scenario, result: Result | RunData) -> dict:
-    """The model's headline numbers of a run (:data:`SUMMARIES`; empty for models without one)."""
+    """The model's headline numbers of a run (:data:`SUMMARIES`; empty for models without one): ``scenario``
+    the validated scenario, ``result`` its run (a :class:`~legsim.hybrid.Result`, or a run directory read
+    back by :func:`~legsim.io.load_run`)."""
+    _check_scenario("summarize", "scenario", scenario)
+    if not isinstance(result, (Result, RunData)):
+        raise InputError(f"summarize: 'result' is a {type(result).__name__}, expected the run's "
+                         "legsim.hybrid.Result (or its run directory read back by load_run)")
     target = None if scenario.robot is not None else SUMMARIES.get(scenario.model_name)
     if target is None:
         return {}
@@ -32,7 +38,10 @@ def summarize(scenario: Scenario, result: Result | RunData) -> dict:
 def simulate_scenario(sc: Scenario, sinks=(), progress: bool | None = None,
                       keep_records: bool = True, monitor: Monitor | None = None) -> Result:
     """Run a validated scenario (a registered model, or a robot with its controller) to its
-    t_final; ``sinks`` receive the records, ``monitor`` watches them (:func:`legsim.hybrid.simulate`)."""
+    t_final; ``sinks`` (a list of functions) receive the records, ``monitor`` (a function, or None) watches
+    them (:func:`legsim.hybrid.simulate`)."""
+    _check_scenario("simulate_scenario", "sc", sc)
+    _check_watchers("simulate_scenario", sinks, monitor)
     if sc.robot is not None:  # a robot from a hardware file, with its Python controller
         return sc.robot.simulate(sc.t_final, sc.robot_controller, options=sc.options, sinks=list(sinks),
                                  progress=progress, keep_records=keep_records, monitor=monitor,
@@ -60,6 +69,14 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
     the run stops early, :class:`InputError` (naming the scenario file) for bad input found only
     when the run starts, such as an initial state below the terrain.
     """
+    from ._progress import check_progress
+
+    # every argument before the run directory is touched: an earlier run there stays as it was
+    check_progress(progress, "run_scenario")
+    plot = check_flag("run_scenario", "plot", plot)
+    check_echo("run_scenario", echo)
+    keep_records = check_flag("run_scenario", "keep_records", keep_records)
+    _check_watchers("run_scenario", (), monitor)
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     # run.json gets a final status however the block ends (RunWriter as a context manager)
     with RunWriter(out_dir, sc.model, {"scenario": sc.resolved()}) as writer:
@@ -84,3 +101,21 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
         for f in plot_run(out_dir):
             echo(f"  figure: {f}")
     return result
+
+
+def _check_scenario(owner: str, name: str, sc: object) -> None:
+    """An :class:`InputError` naming ``owner`` and ``name`` unless ``sc`` is a validated :class:`Scenario`."""
+    if not isinstance(sc, Scenario):
+        raise InputError(f"{owner}: '{name}' is a {type(sc).__name__}, expected a legsim.scenario.Scenario "
+                         "(load_scenario(path) or parse_scenario(data))")
+
+
+def _check_watchers(owner: str, sinks: object, monitor: object) -> None:
+    """An :class:`InputError` naming ``owner`` unless ``sinks`` is a list of functions (each called with a
+    chunk of records) and ``monitor`` a function or None."""
+    if not (isinstance(sinks, (list, tuple)) and all(callable(f) for f in sinks)):
+        raise InputError(f"{owner}: 'sinks' = {shown(sinks)}, expected a list of functions sink(records, "
+                         "modes, events) (a RunWriter is one)")
+    if not (monitor is None or callable(monitor)):
+        raise InputError(f"{owner}: 'monitor' = {shown(monitor)}, expected a function monitor(record, mode) "
+                         "or None")

@@ -50,9 +50,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import registry
-from .errors import InputError, closest
+from .errors import InputError, closest, shown
 from .hybrid import Model, Options
-from .userfiles import parse_toml, read_text
+from .userfiles import parse_toml, read_text, user_path
 
 if TYPE_CHECKING:
     from .assembly import Robot
@@ -154,7 +154,17 @@ def _check_keys(src: str, table: str | None, got: dict, allowed, what: str) -> N
 
 
 def parse_scenario(data: dict[str, Any], source: str = "<scenario>") -> Scenario:
-    """Validate a scenario dictionary (as read from TOML)."""
+    """Validate a scenario dictionary ``data`` (as read from TOML); ``source`` (a string: the file's path)
+    opens every message, and files the scenario names are relative to its folder."""
+    if not isinstance(source, str):
+        raise InputError(f"parse_scenario: 'source' = {shown(source)}, expected a string (the scenario "
+                         "file's path, or a name such as '<scenario>')")
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+        raise InputError(f"{source}: the scenario 'data' = {shown(data)}, expected a table of keys (a dict, "
+                         "as tomllib reads a scenario file)")
+    if not data:
+        raise InputError(f"{source}: the scenario 'data' is empty; expected 'model' (or 'robot') and "
+                         "'t_final' at least")
     raw = copy.deepcopy(data)
     if "robot" in data:
         return _parse_robot_scenario(data, source, raw)
@@ -294,7 +304,7 @@ def bundled_scenario(path: str | Path) -> Path | None:
 
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a TOML scenario file."""
-    path = Path(path)
+    path = user_path(path, "scenario file")
     bundled = bundled_scenario(path)
     if bundled is not None:
         raise InputError(f"scenario file '{path}' not found ('{path.stem}' is a bundled scenario: "

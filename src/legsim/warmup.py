@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,11 @@ def exclusive(wait: bool = True, echo: Callable[[str], None] = print,
     background warm-up, which a first run may stop (:func:`stop_background`). Without ``fcntl``
     (Windows) or a writable cache directory: True, no lock."""
     from ._numba_cache import cache_root
+    from .errors import check_echo, check_flag
+
+    wait = check_flag("exclusive", "wait", wait)
+    check_echo("exclusive", echo)
+    background = check_flag("exclusive", "background", background)
 
     try:
         import fcntl
@@ -143,14 +148,18 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     only what it left; a ``background`` warm-up (:func:`start_background`) returns at once instead,
     compiling nothing, and may be stopped by a first run (:func:`stop_background`).
     Returns family -> seconds its import took (about 0 when already cached)."""
-    from .errors import InputError
+    from .errors import InputError, check_echo, check_flag
 
     jobs = check_workers("warmup", jobs, "jobs")
+    check_echo("warmup", echo)
+    background = check_flag("warmup", "background", background)
     given: Any = families  # checked here: a user may pass anything
     if families is None:
         names = list(FAMILIES)
     elif isinstance(given, str):  # one family's name
         names = [given]
+    elif isinstance(given, Mapping):
+        names = [given]  # not a list of names: refused below
     else:
         try:
             names = list(given)

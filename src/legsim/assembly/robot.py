@@ -1033,6 +1033,15 @@ class Robot:
             return simulate(self.model, t_final, x0=x0, t0=t0, options=options, controller=callback,
                             controller_every=self.controller_every, **kwargs)
 
+    def check_run(self, owner: str, result) -> None:
+        """An :class:`InputError` naming ``owner`` unless ``result`` is a run of this robot: the
+        :class:`~legsim.hybrid.Result` of its :meth:`simulate`, or its run directory read back
+        (:func:`legsim.io.load_run`), holding every state of the robot."""
+        if not (hasattr(result, "t") and callable(getattr(result, "state", None))
+                and set(self.model.state_names) <= set(getattr(result, "state_names", ()))):
+            raise InputError(f"{owner}: 'result' = {shown(result)}, expected the run of 'robot' (the Result "
+                             "of its simulate(), or its run directory read back: legsim.io.load_run)")
+
     def contact_gaps(self, q) -> dict[str, float]:
         """The gap [m] between each contact point's sphere and the ground at configuration ``q`` (nq,),
         by point name (:attr:`point_names`): positive above the ground, negative inside it (on a

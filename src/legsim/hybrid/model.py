@@ -267,9 +267,12 @@ class Model:
         if arr.shape != out.shape:
             raise InputError(f"{where}: {kind} vector has wrong size: expected {out.size} "
                              f"({', '.join(names)}), got {arr.size}")
-        if not np.all(np.isfinite(arr)):
-            bad = [names[i] for i in np.flatnonzero(~np.isfinite(arr))]
-            raise InputError(f"{where}: non-finite {kind} value(s) for {', '.join(bad)}")
+        # finite, or the default's own non-finite value (an assembled robot's open limits and unset slots:
+        # the vector given back whole)
+        bad = ~(np.isfinite(arr) | (arr == out) | np.isnan(arr) & np.isnan(out))
+        if np.any(bad):
+            raise InputError(f"{where}: non-finite {kind} value(s) for "
+                             f"{', '.join(names[i] for i in np.flatnonzero(bad))}")
         return arr.copy()
 
     def params(self, values=None, where: str = "parameters") -> np.ndarray:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import lookup
+from ..errors import check_whole, lookup
 
 __all__ = ["Result", "event_dtype", "EVENT_KINDS"]
 
@@ -15,9 +15,14 @@ EVENT_FIELDS = [("t", "f8"), ("kind", "i8"), ("guard", "i8"), ("mode_before", "i
                 ("mode_after", "i8")]
 
 
-@functools.lru_cache(maxsize=64)
 def event_dtype(nx: int) -> np.dtype:
-    """Event record: time, kind, guard, modes, and the state x (nx,) just before the reset."""
+    """Event record: time, kind, guard, modes, and the state x (nx,) just before the reset; ``nx`` 0 to
+    2**31 - 1 states."""
+    return _event_dtype(check_whole("event_dtype", "nx", nx, 0, 2**31 - 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _event_dtype(nx: int) -> np.dtype:
     return np.dtype(EVENT_FIELDS + [("x", "f8", (nx,))])
 
 EVENT_KINDS = {0: "guard", 1: "slide_start", 2: "slide_end", 3: "sample"}

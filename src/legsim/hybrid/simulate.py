@@ -194,16 +194,15 @@ def simulate(model: Model, t_final: float,
                              "and options.sample_period is 0")
         controller_every = check_whole(model.name, "controller_every", controller_every, lo=1)
     if opts.method_code.stiff:  # scipy's implicit solvers between events (legsim.hybrid.stiff)
-        from .stiff import simulate_stiff
+        from .stiff import _simulate_stiff
 
         if monitor is not None or opts.wall_time_limit > 0.0:
             what = "feed a live monitor" if monitor is not None else "keep a wall-time limit"
             raise InputError(f"method {opts.method_code.name.lower()!r} runs through scipy and cannot "
                              f"{what}; use dp45, rk4, rk4_fixed, dp5_fixed or euler")
 
-        return simulate_stiff(model, t_final, x, p, mode, opts, t0=t0, sinks=sinks, controller=controller,
-                              controller_every=controller_every, keep_records=keep_records,
-                              raise_on_error=raise_on_error)
+        return _simulate_stiff(model, t_final, x, p, mode, opts, t0, sinks, controller, controller_every,
+                               keep_records, raise_on_error)
     # imported here: its import compiles it on a first run (perhaps in the background)
     advance = engine(stiff=opts.method_code == Method.ROS23)
     hooks = model.hooks(_no_outputs)

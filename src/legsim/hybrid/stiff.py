@@ -28,12 +28,27 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..errors import describe_failure
+from ..errors import InputError, check_flag, check_number, check_whole, describe_failure, real_number, shown
 
-__all__ = ["ScipyRun", "simulate_scipy", "simulate_stiff", "SCIPY_METHODS"]
+__all__ = ["ScipyRun", "simulate_scipy", "simulate_stiff", "SCIPY_METHODS", "IVP_METHODS", "MAX_INSTANTS",
+           "MIN_TOLERANCE"]
 
 SCIPY_METHODS = {"radau": "Radau", "bdf": "BDF"}
 """legsim method name -> solve_ivp method, for the stiff option."""
+
+IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+"""The ``solve_ivp`` methods :func:`simulate_scipy` takes (by name)."""
+
+MAX_INSTANTS = 10_000_000
+"""Most sample instants, records at a record period, or steps of the longest step of one run through
+scipy: each sample instant restarts ``solve_ivp`` (about 0.1 ms), each step costs tens of us and each
+record is kept as Python objects (about 0.2 kB), so 10^7 of them take tens of minutes or 2 GB; more is a
+typo in ``t_final``, a period or ``max_step``."""
+
+MIN_TOLERANCE = 1e-100
+"""Smallest ``rtol`` and ``atol`` of a run through scipy: ``solve_ivp``'s error norm squares error /
+tolerance, which overflows (a RuntimeWarning, then a failed run) for tolerances near 1e-150, and a
+tolerance below 1e-16 of the state is beyond double precision anyway."""
 
 _ZENO = 1000  # events at one instant before the run stops as chattering (as the engine)
 
@@ -74,7 +89,70 @@ def simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: f
     and after the reset), > 0 records at exact multiples (dense output; at a sample instant after
     the sample, as the engine does). ``max_events`` > 0 stops the run (status "max_transitions")
     after that many events. A failure does not raise: ``status``/``message`` say what stopped it.
+    ``x0`` (nx,) and ``p`` (np,) are checked as :meth:`~legsim.hybrid.Model.state` and
+    :meth:`~legsim.hybrid.Model.params` check them; ``method`` is one of :data:`IVP_METHODS`; ``rtol`` and
+    ``atol`` at least :data:`MIN_TOLERANCE`; at most :data:`MAX_INSTANTS` sample instants, records at
+    ``record_period`` and steps of ``max_step`` [s].
     """
+    o = "simulate_scipy"
+    t0, t_final, x0, p, mode = _check_run(o, model, t0, t_final, x0, p, mode, "x0")
+    rtol = check_number(o, "rtol", rtol, lo=MIN_TOLERANCE)
+    atol = check_number(o, "atol", atol, lo=MIN_TOLERANCE)
+    if not real_number(o, "max_step", max_step) > 0.0:  # inf: no limit
+        raise InputError(f"{o}: 'max_step' = {shown(max_step)}, expected a number > 0 (inf: no limit) [s]")
+    max_step = _period(o, "max_step", max_step, t_final - t0, unbounded=True)
+    if not (isinstance(method, str) and method in IVP_METHODS):
+        raise InputError(f"{o}: 'method' = {shown(method)}, expected one of {', '.join(IVP_METHODS)}")
+    sample_period = _period(o, "sample_period", sample_period, t_final - t0)
+    if record_period is not None:
+        record_period = _period(o, "record_period", record_period, t_final - t0)
+    _check_controller(o, controller, controller_every)
+    max_events = check_whole(o, "max_events", max_events)
+    return _simulate_scipy(model, t_final, x0, p, mode, rtol, atol, max_step, method, t0=t0,
+                           sample_period=sample_period, record_period=record_period, controller=controller,
+                           controller_every=controller_every, max_events=max_events)
+
+
+def _check_run(owner: str, model, t0, t_final, x, p, mode, x_name: str):
+    """(t0, t_final, x, p, mode) checked as :func:`legsim.hybrid.simulate` checks them (an InputError naming
+    ``owner`` and the argument; ``x_name``: what the caller calls the initial state)."""
+    from .model import Model
+
+    if not isinstance(model, Model):
+        raise InputError(f"{owner}: 'model' = {shown(model)}, expected a legsim.hybrid.Model")
+    t0 = check_number(owner, "t0", t0)
+    t_final = real_number(owner, "t_final", t_final)
+    if not (math.isfinite(t_final) and t_final > t0):
+        raise InputError(f"{owner}: 't_final' = {shown(t_final)}: the final time must be a finite number "
+                         f"greater than t0 = {t0}")
+    x = model.state(x, f"{owner}: '{x_name}'")
+    p = model.params(p, f"{owner}: 'p'")
+    return t0, t_final, x, p, check_whole(owner, "mode", mode)
+
+
+def _period(owner: str, name: str, period, span: float, unbounded: bool = False) -> float:
+    """A sample or record period or a longest step [s] >= 0 (0: none, or every step; inf too with
+    ``unbounded``: no longest step) with at most :data:`MAX_INSTANTS` of them in ``span``."""
+    if unbounded and real_number(owner, name, period) == math.inf:
+        return math.inf
+    period = check_number(owner, name, period, lo=0.0)
+    if period > 0.0 and not span / period <= MAX_INSTANTS:
+        raise InputError(f"{owner}: '{name}' = {shown(period)} s makes {span / period:.3g} instants in "
+                         f"'t_final' - 't0' = {span:g} s, expected at most MAX_INSTANTS = {MAX_INSTANTS:g}")
+    return period
+
+
+def _check_controller(owner: str, controller, controller_every) -> None:
+    if not (controller is None or callable(controller)):
+        raise InputError(f"{owner}: 'controller' = {shown(controller)}, expected None or a callable "
+                         "controller(t, x, mode)")
+    check_whole(owner, "controller_every", controller_every, lo=1)
+
+
+def _simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: float, max_step: float,
+                    method: str, *, t0: float, sample_period: float, record_period: float | None,
+                    controller, controller_every: int, max_events: int) -> ScipyRun:
+    """:func:`simulate_scipy` on checked arguments."""
     vf, gf, rf, sfn = model.vector_field, model.guard_values, model.reset, model.sample
     nx, ng = model.nx, model.nguard
     p = np.ascontiguousarray(p, dtype=float)
@@ -258,17 +336,43 @@ def simulate_stiff(model, t_final: float, x: np.ndarray, p: np.ndarray, mode: in
     """:func:`legsim.hybrid.simulate` for ``Options(method="radau" | "bdf")``: the run as a
     :class:`~legsim.hybrid.Result` (records at ``record_period`` or every step, the model's outputs,
     the event log); sinks get one chunk at the end. Statistics: steps, f-evals (Jacobian columns
-    included), Jacobian and LU counts, events."""
+    included), Jacobian and LU counts, events. The arguments are checked as :func:`simulate_scipy`'s
+    (``opts``: :class:`~legsim.hybrid.Options` of method "radau" or "bdf"; ``sinks`` a list of callables)."""
+    t0, t_final, x, p, mode = _check_run("simulate_stiff", model, t0, t_final, x, p, mode, "x")
+    return _simulate_stiff(model, t_final, x, p, mode, opts, t0, sinks, controller, controller_every,
+                           keep_records, raise_on_error)
+
+
+def _simulate_stiff(model, t_final: float, x: np.ndarray, p: np.ndarray, mode: int, opts, t0: float,
+                    sinks: Sequence, controller, controller_every: int, keep_records: bool,
+                    raise_on_error: bool):
+    """:func:`simulate_stiff` after its model, times, state, parameters and mode are checked (by it, or
+    by :func:`legsim.hybrid.simulate`, whose parameter vector may hold an assembled robot's open limits)."""
     from ..errors import SimulationError
+    from .options import Options
     from .result import Result, event_dtype
     from .simulate import tell_sinks
 
+    o = "simulate_stiff"
+    if not (isinstance(opts, Options) and opts.method_code.stiff):
+        raise InputError(f"{o}: 'opts' = {shown(opts)}, expected legsim.hybrid.Options of method "
+                         f"{' or '.join(map(repr, SCIPY_METHODS))}")
+    if isinstance(sinks, (str, bytes)) or not isinstance(sinks, (list, tuple)) \
+            or not all(callable(s) for s in sinks):
+        raise InputError(f"{o}: 'sinks' = {shown(sinks)}, expected a list of callables (record sinks)")
+    _check_controller(o, controller, controller_every)
+    keep_records = check_flag(o, "keep_records", keep_records)
+    raise_on_error = check_flag(o, "raise_on_error", raise_on_error)
+    for key in ("h_max", "sample_period", "record_period"):
+        _period(o, f"opts.{key}", getattr(opts, key), t_final - t0)
+    for key in ("rtol", "atol"):
+        check_number(o, f"opts.{key}", getattr(opts, key), lo=MIN_TOLERANCE)
     name = opts.method_code.name.lower()
     wall0 = time.perf_counter()
-    run = simulate_scipy(model, t_final, x, p, mode, opts.rtol, opts.atol, max_step=opts.h_max,
-                         method=SCIPY_METHODS[name], t0=t0, sample_period=opts.sample_period,
-                         record_period=opts.record_period, controller=controller,
-                         controller_every=controller_every, max_events=opts.max_transitions)
+    run = _simulate_scipy(model, t_final, x, p, mode, opts.rtol, opts.atol, max_step=opts.h_max,
+                          method=SCIPY_METHODS[name], t0=t0, sample_period=opts.sample_period,
+                          record_period=opts.record_period, controller=controller,
+                          controller_every=controller_every, max_events=opts.max_transitions)
     wall = time.perf_counter() - wall0
     n = run.rec_t.size
     y = np.zeros((n, model.ny))

@@ -15,7 +15,7 @@ import dataclasses
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_flag, check_values, lookup, shown
 from ._samples import distinct
 
 __all__ = ["fit_hop_heights"]
@@ -27,45 +27,68 @@ def fit_hop_heights(valve_ms, heights, p_gauge, *, preset: str = "spool", fit_la
 
     Parameters
     ----------
-    valve_ms : (n,) valve (energise) times [ms]; heights : (n,) apex rises [m]; p_gauge : (n,) or one
-        tank pressure [Pa gauge]. preset : "spool" (fits ``cfa`` = C_f A_v [m^2]) or "rubber" (fits
-        ``cv``). fit_latency : also fit the valve latency [s]. ``bench_kw`` go to ``HopBench``
-        (``exhaust``, ``friction``, parameter overrides).
+    valve_ms : (n,) valve (energise) times [ms] in [0, 1000 MAX_DURATION]; heights : (n,) apex rises [m] in
+        [0, MAX_LENGTH]; p_gauge : (n,) or one tank pressure [Pa gauge] in (0, MAX_PRESSURE − P_ATM] (the
+        ranges of :meth:`~legsim.robots.pneumatic_rig.hop.HopBench.fire`). preset : "spool" (fits ``cfa`` =
+        C_f A_v [m^2]) or "rubber" (fits ``cv``). fit_latency : also fit the valve latency [s]. ``bench_kw``
+        go to ``HopBench`` (``exhaust``, ``friction``, parameter overrides: a fitted one is its start).
+
+    The fitted rating stays within its range (:data:`~legsim.robots.pneumatic_rig.hop.PARAM_RANGES`) and the
+    latency within the longest valve time: hops that need more (higher than any valve of the model lifts
+    them) are an :class:`InputError` naming ``heights``.
 
     Returns {"cfa" or "cv": value, "latency": [s], "rms": height residual rms [m], "n": points}.
     """
     from scipy.optimize import least_squares
 
-    from ..robots.pneumatic_rig.hop import PARAM_NAMES, HopBench
+    from ..actuators.pneumatic.actuator import MAX_PRESSURE
+    from ..actuators.pneumatic.cylinder import MAX_LENGTH
+    from ..actuators.pneumatic.units import P_ATM
+    from ..robots.pneumatic_rig.hop import PARAM_NAMES, PARAM_RANGES, HopBench
+    from ..robots.pneumatic_rig.rig import MAX_DURATION
 
-    t = np.asarray(valve_ms, dtype=float).ravel()
-    h = np.asarray(heights, dtype=float).ravel()
-    p = np.broadcast_to(np.asarray(p_gauge, dtype=float), t.shape).copy()
+    o = "fit_hop_heights"
+    t = check_values(o, "valve_ms", valve_ms, lo=0.0, hi=1e3 * MAX_DURATION, unit="ms").ravel()
+    h = check_values(o, "heights", heights, lo=0.0, hi=MAX_LENGTH, unit="m").ravel()
+    p = check_values(o, "p_gauge", p_gauge, lo=0.0, lo_open=True, hi=MAX_PRESSURE - P_ATM, unit="Pa gauge")
+    fit_latency = check_flag(o, "fit_latency", fit_latency)
+    lookup("preset", preset, ("spool", "rubber"), o)
     if t.size < 1 + fit_latency or h.shape != t.shape:
-        raise InputError(f"fit_hop_heights: {t.size} valve times and {h.size} heights: expected the same "
+        raise InputError(f"{o}: {t.size} valve times 'valve_ms' and {h.size} 'heights': expected the same "
                          f"number, at least {1 + fit_latency}")
-    if not (np.all(np.isfinite(t)) and np.all(t >= 0) and np.all(np.isfinite(h)) and np.all(h >= 0)
-            and np.all(np.isfinite(p)) and np.all(p > 0)):
-        raise InputError("fit_hop_heights: valve times [ms], heights [m] and pressures [Pa gauge] must be "
-                         "finite and >= 0 (pressures > 0)")
+    if p.size not in (1, t.size):
+        raise InputError(f"{o}: 'p_gauge' = {shown(p_gauge)}: expected one pressure or {t.size}, one per hop")
+    p = np.broadcast_to(p.ravel(), t.shape).copy()
     if fit_latency:
-        distinct("fit_hop_heights", "valve_ms", np.column_stack([t, p]), 2,
+        distinct(o, "valve_ms", np.column_stack([t, p]), 2,
                  "fitting the flow rating and the latency (hops differing in valve time or pressure)")
-    if preset not in ("spool", "rubber"):
-        raise InputError(f"fit_hop_heights: preset = {preset!r}, expected 'spool' or 'rubber'")
     bench = HopBench(preset, **bench_kw)
     name = "cfa" if preset == "spool" else "cv"
     k = PARAM_NAMES.index(name)
+    if not bench.base[k] > 0.0:
+        raise InputError(f"{o}: '{name}' = {float(bench.base[k])!r}: the fit starts from it, expected > 0")
     valve0 = bench.valve
     x0 = [np.log(bench.base[k])] + ([np.log(valve0.latency)] if fit_latency else [])
+    # the fit's values stay in their ranges: the rating within PARAM_RANGES, the latency within the longest
+    # valve time (beyond it no valve opens); exp() of a larger log would overflow or leave the model's ranges
+    high = [PARAM_RANGES[name].high, max(float(t.max()) * 1e-3, valve0.latency)]
+    top = np.log(high)
 
     def model(x):
-        bench.base[k] = np.exp(x[0])
+        bench.base[k] = min(np.exp(min(x[0], top[0])), high[0])
         if fit_latency:
-            bench.valve = dataclasses.replace(valve0, latency=float(np.exp(x[1])))
+            bench.valve = dataclasses.replace(valve0, latency=float(min(np.exp(min(x[1], top[1])), high[1])))
         return np.array([bench.fire(ti, pi).height for ti, pi in zip(t, p, strict=True)])
 
     sol = least_squares(lambda x: model(x) - h, x0, diff_step=1e-3, xtol=1e-8)
+    if sol.x[0] >= top[0] or fit_latency and sol.x[1] >= top[1]:
+        reason = (f"even its largest {name} ({high[0]:g}) does not lift the leg that high"
+                  if sol.x[0] >= top[0] else
+                  f"they ask for a latency of the longest valve time ({high[1]:g} s) or more, which no "
+                  "firing opens")
+        raise InputError(f"{o}: 'heights' = {shown(heights)} m: the {preset} valve's model cannot fit them: "
+                         f"{reason} (rms {float(np.sqrt(np.mean(sol.fun ** 2))):.3g} m); check the heights' "
+                         "unit [m], the valve times [ms] and the pressures [Pa gauge]")
     latency = float(np.exp(sol.x[1])) if fit_latency else valve0.latency
     return {name: float(np.exp(sol.x[0])), "latency": latency, "rms": float(np.sqrt(np.mean(sol.fun**2))),
             "n": int(t.size)}

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..errors import InputError, SimulationError, as_float, lookup, shown
-from ..hybrid import Model
+from ..errors import InputError, SimulationError, as_float, check_flag, lookup, shown
+from ..hybrid import Model, Result, event_dtype
 from ..userfiles import output_dir, read_text, user_path
 
 if TYPE_CHECKING:
@@ -33,9 +33,13 @@ if TYPE_CHECKING:
 __all__ = ["RunWriter", "RunData", "Columns", "load_run", "record_columns", "read_parquet", "run_params"]
 
 
-def record_columns(model: Model) -> list[str]:
-    """Column names of the records table: t, mode, the states, then the outputs (an output whose
-    name repeats a state name is prefixed with ``out_``)."""
+def record_columns(model: Model | Result) -> list[str]:
+    """Column names of the records table of ``model`` (a :class:`~legsim.hybrid.Model`, or a run's
+    :class:`~legsim.hybrid.Result`): t, mode, the states, then the outputs (an output whose name repeats a
+    state name is prefixed with ``out_``)."""
+    if not isinstance(model, (Model, Result)):
+        raise InputError(f"record_columns: 'model' is a {type(model).__name__}, expected a "
+                         "legsim.hybrid.Model (a Robot's is robot.model) or a Result")
     taken = {"t", "mode", *model.state_names}
     outs = [f"out_{n}" if n in taken else n for n in model.output_names]
     return ["t", "mode", *model.state_names, *outs]
@@ -73,6 +77,7 @@ class RunWriter:
         for old in stale:
             old.unlink()
         self.columns = record_columns(model)
+        self._event_dtype = event_dtype(model.nx)
         self.parts = 0
         self.rows = 0
         """Records written to disk so far."""
@@ -101,7 +106,20 @@ class RunWriter:
         """Take a chunk of records (n, 1 + nx + ny), their modes (n,) and events; a part file is
         written once :attr:`PART_BYTES` of records wait or :attr:`PART_SECONDS` passed since the
         last part (few, large parts: writing costs less than simulating; a bounded buffer: memory
-        stays flat however long the run; a killed process loses at most about a second)."""
+        stays flat however long the run; a killed process loses at most about a second). The arrays are
+        the engine's (float64 records, int64 modes, :func:`~legsim.hybrid.event_dtype` events), else an
+        :class:`InputError` naming the one that is not."""
+        width = len(self.columns) - 1
+        if not (isinstance(rec, np.ndarray) and rec.dtype == np.float64 and rec.ndim == 2
+                and rec.shape[1] == width):
+            raise InputError(f"RunWriter: 'rec' = {shown(rec)}, expected the records (n, {width}) in "
+                             "float64: t, the states, the outputs")
+        if not (isinstance(modes, np.ndarray) and modes.dtype == np.int64 and modes.shape == rec.shape[:1]):
+            raise InputError(f"RunWriter: 'modes' = {shown(modes)}, expected the records' modes "
+                             f"({rec.shape[0]},) in int64")
+        if not (isinstance(events, np.ndarray) and events.dtype == self._event_dtype and events.ndim == 1):
+            raise InputError(f"RunWriter: 'events' = {shown(events)}, expected a 1-D array of "
+                             f"legsim.hybrid.event_dtype({self.model.nx})")
         if rec.shape[0]:
             self._rec.append(rec)
             self._modes.append(modes)
@@ -117,6 +135,7 @@ class RunWriter:
     def flush(self, meta: bool = True) -> None:
         """Write the records and events waiting as one more part (and, with ``meta``, run.json's
         count)."""
+        check_flag("RunWriter.flush", "meta", meta)
         self._last_write = w0 = time.monotonic()
         if not (self._rec or self._events):
             return
@@ -160,6 +179,7 @@ class RunWriter:
     def run_ended(self, status: str, message: str, stats: dict[str, Any]) -> None:
         """How a run written here ended (:func:`legsim.hybrid.simulate` calls it): what leaving the
         ``with`` block writes into run.json, unless :meth:`finish` was called."""
+        _check_ending("RunWriter.run_ended", status, message, stats)
         self._ended = (status, message, stats)
 
     def __exit__(self, kind, exc, tb) -> None:  # never suppresses the exception
@@ -179,7 +199,8 @@ class RunWriter:
     def finish(self, status: str, message: str, stats: dict[str, Any]) -> None:
         """Write what waits, then record how the run ended. If writing what waits fails (Ctrl-C, a full
         disk), run.json still gets a final status, "interrupted" or "failed", saying so, and the error
-        goes on."""
+        goes on. ``status`` a word ("done", "failed", ...), ``message`` a string, ``stats`` a dict."""
+        _check_ending("RunWriter.finish", status, message, stats)
         written = self.rows
         try:
             self.flush(meta=False)
@@ -200,6 +221,18 @@ class RunWriter:
         self._write_meta()
 
 
+def _check_ending(owner: str, status: Any, message: Any, stats: Any) -> None:
+    """An :class:`InputError` naming ``owner`` unless ``status`` is a word, ``message`` a string and
+    ``stats`` a mapping (how a run ended, for run.json)."""
+    if not (isinstance(status, str) and status.strip()):
+        raise InputError(f"{owner}: 'status' = {shown(status)}, expected a word such as 'done' or 'failed'")
+    if not isinstance(message, str):
+        raise InputError(f"{owner}: 'message' = {shown(message)}, expected a string ('' for none)")
+    if not isinstance(stats, Mapping):
+        raise InputError(f"{owner}: 'stats' = {shown(stats)}, expected a mapping of statistics ({{}} for "
+                         "none)")
+
+
 def _arrow_modules():
     """``(pyarrow, pyarrow.parquet)``, imported at the first write or read: a run starts simulating before
     it pays their import (0.07 s of a cached run's 0.5 s start)."""
@@ -213,12 +246,17 @@ def read_parquet(path: Path, what: str = "table", **options) -> Any:
     """``pyarrow.parquet.read_table`` (``what`` "table") or ``read_metadata`` ("metadata") of a file legsim
     wrote, ``options`` passed on; a damaged file (truncated, overwritten) is an :class:`InputError`
     naming it instead of pyarrow's error."""
+    path = user_path(path, "read_parquet: path")
+    if not (isinstance(what, str) and what in ("table", "metadata")):
+        raise InputError(f"read_parquet: 'what' = {shown(what)}, expected 'table' or 'metadata'")
     pa, pq = _arrow_modules()
+    if not path.exists():
+        raise InputError(f"read_parquet: path = '{path}' does not exist")
     try:
         return (pq.read_table if what == "table" else pq.read_metadata)(path, **options)
     except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"'{path}' is not a readable Parquet file ({exc}); move it away or write it "
-                         "again") from None
+        raise InputError(f"read_parquet: path = '{path}' is not a readable Parquet file ({exc}); move it "
+                         "away or write it again") from None
 
 
 def _arrow(x: np.ndarray) -> pa.Array:
@@ -254,7 +292,7 @@ class Columns(Mapping[str, np.ndarray]):
     at once; hold on to the arrays you use)."""
 
     def __init__(self, folder: Path):
-        self._parts = sorted(folder.glob("part-*.parquet"))
+        self._parts = sorted(user_path(folder, "Columns: folder").glob("part-*.parquet"))
         metas = [read_parquet(p, "metadata") for p in self._parts]  # and each part is whole
         self._rows = [m.num_rows for m in metas]
         self._names = list(metas[0].schema.names) if metas else []
@@ -358,15 +396,16 @@ RUN_KEYS = ("model", "columns", "state_names", "output_names", "status")
 
 def load_run(out_dir: str | Path) -> RunData:
     """Read a run directory written by ``legsim run`` (or a :class:`RunWriter`)."""
-    d = user_path(out_dir, "run directory")
+    d = user_path(out_dir, "load_run: out_dir")
     meta_file = d / "run.json"
     if not meta_file.exists():
         if (d / "sweep.json").is_file():  # a sweep's folder: its runs, if kept, are below it
             runs = sorted(p.name for p in d.glob("runs/run-*") if (p / "run.json").is_file())
             kept = (f"its runs' records are in {d / 'runs'} ({runs[0]} ...): give one of those"
                     if runs else "its runs' records were not kept (legsim sweep ... --records keeps them)")
-            raise InputError(f"'{d}' is a sweep, not one run: its table is {d / 'sweep.parquet'}; {kept}")
-        raise InputError(f"'{d}' is not a legsim run directory: no run.json inside "
+            raise InputError(f"load_run: out_dir = '{d}' is a sweep, not one run: its table is "
+                             f"{d / 'sweep.parquet'}; {kept}")
+        raise InputError(f"load_run: out_dir = '{d}' is not a legsim run directory: no run.json inside "
                          "(write one with: legsim run SCENARIO --out DIR)")
     try:
         meta = json.loads(read_text(meta_file, "run file"))

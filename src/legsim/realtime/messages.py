@@ -44,6 +44,7 @@ reason and drop it.
 from __future__ import annotations
 
 import math
+import numbers
 import struct
 from dataclasses import dataclass
 
@@ -51,7 +52,7 @@ import numpy as np
 
 __all__ = ["SENSORS", "COMMANDS", "Packet", "MessageError", "CRR_FIELDS", "CRR_SIZE", "CRRFormat",
            "GenericFormat", "GENERIC_MAGIC", "GENERIC_VERSION", "GENERIC_HEADER_SIZE", "GENERIC_MAX_VALUES",
-           "NO_ACK", "format_by_name"]
+           "NO_ACK", "format_by_name", "MAX_COUNTER"]
 
 SENSORS = 1
 """Packet kind: robot → controller (measurements)."""
@@ -59,6 +60,65 @@ COMMANDS = 2
 """Packet kind: controller → robot (actuator commands)."""
 NO_ACK = 0xFFFFFFFF
 """``Packet.ack`` when nothing has been received from the other side yet."""
+
+
+MAX_COUNTER = 2**53
+"""Largest sequence number or acknowledgement a :class:`Packet` takes: the CRR message carries them as
+doubles, exact up to 2**53 (the generic header keeps their low 32 bits)."""
+
+
+def _input_error(message: str) -> ValueError:
+    """legsim's ``InputError`` (a ValueError) for a wrong argument; a plain ValueError when this module runs
+    alone beside a controller, without legsim (it imports nothing from legsim, hence the small checks
+    below instead of ``legsim.errors``'s)."""
+    try:
+        from legsim.errors import InputError
+    except ImportError:
+        return ValueError(message)
+    return InputError(message)
+
+
+def _shown(value) -> str:
+    try:
+        return repr(value)
+    except ValueError:  # a whole number of more than 4300 digits
+        return "<a whole number too long to write>"
+
+
+def _real(value) -> float:
+    """``value`` as a float, NaN when it is not a real number (a string, None, a bool, an array)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        return math.nan
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _whole(owner: str, name: str, value, lo: int, hi: int) -> int:
+    if type(value) is int and lo <= value <= hi:  # the usual case, without a conversion
+        return value
+    v = _real(value)
+    if not (math.isfinite(v) and v == math.floor(v) and lo <= v <= hi):
+        raise _input_error(f"{owner}: '{name}' = {_shown(value)}, expected a whole number in [{lo}, {hi}]")
+    return int(value)
+
+
+def _finite(owner: str, name: str, value) -> float:
+    if type(value) is float and math.isfinite(value):  # the usual case, without a conversion
+        return value
+    v = _real(value)
+    if not math.isfinite(v):
+        raise _input_error(f"{owner}: '{name}' = {_shown(value)}, expected a finite number")
+    return v
+
+
+def _kind(owner: str, name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or value not in (SENSORS, COMMANDS):
+        raise _input_error(f"{owner}: '{name}' = {_shown(value)}, expected SENSORS ({SENSORS}) or COMMANDS "
+                           f"({COMMANDS})")
+    return int(value)
 
 
 class MessageError(ValueError):
@@ -74,7 +134,9 @@ class Packet:
     """One message: ``seq`` (sender's counter), ``t`` [s] (sender's timestamp: the robot's simulation
     time for SENSORS, the controller's clock for COMMANDS), ``echo`` [s] (the latest ``t`` received
     from the other side, NaN-free: 0 before any), ``ack`` (the latest ``seq`` received from the other
-    side and used, :data:`NO_ACK` before any) and ``values`` (n,) float64."""
+    side and used, :data:`NO_ACK` before any) and ``values`` (n,) float64; ``kind`` :data:`SENSORS` or
+    :data:`COMMANDS`. The counters are whole numbers in [0, :data:`MAX_COUNTER`], the times and values
+    finite (else an InputError naming the field)."""
 
     seq: int
     t: float
@@ -82,6 +144,37 @@ class Packet:
     echo: float = 0.0
     ack: int = NO_ACK
     kind: int = SENSORS
+
+    def __post_init__(self) -> None:
+        o = "Packet"
+        self.seq = _whole(o, "seq", self.seq, 0, MAX_COUNTER)
+        self.t = _finite(o, "t", self.t)
+        self.echo = _finite(o, "echo", self.echo)
+        self.ack = _whole(o, "ack", self.ack, 0, MAX_COUNTER)
+        self.kind = _kind(o, "kind", self.kind)
+        values = self.values
+        if type(values) is np.ndarray and values.dtype == np.float64:  # the usual case, without a conversion
+            a, numbers_only = values, True
+        else:
+            try:
+                a = np.asarray(values, dtype=np.float64)
+                flags = isinstance(values, (list, tuple)) and any(isinstance(v, (bool, np.bool_))
+                                                                  for v in values)
+                numbers_only = np.asarray(values).dtype.kind in "iuf" and not flags  # no strings or objects
+            except (TypeError, ValueError, OverflowError):
+                a, numbers_only = np.zeros(0), False
+        if not numbers_only or a.ndim != 1 or not np.isfinite(a).all():
+            raise _input_error(f"{o}: 'values' = {_shown(values)}, expected (n,) finite numbers")
+        self.values = a
+
+
+def _packet(seq: int, t: float, values: np.ndarray, echo: float = 0.0, ack: int = NO_ACK,
+            kind: int = SENSORS) -> Packet:
+    """A :class:`Packet` without the checks of its constructor, for the packets legsim makes itself at every
+    tick (decoded, or sent by a server from its own state)."""
+    p = object.__new__(Packet)
+    p.seq, p.t, p.values, p.echo, p.ack, p.kind = seq, t, values, echo, ack, kind
+    return p
 
 
 def _check_finite(values: np.ndarray, what: str) -> None:
@@ -148,11 +241,11 @@ class CRRFormat:
         _check_finite(f, "the CRR message")
         if kind == SENSORS:
             slots = _CRR_SENSOR_SLOTS + (_CRR_ORI_SLOTS if n == 12 else ())
-            return Packet(seq=_counter(f[_F["ori32"]], "ori32 (send counter)"), t=float(f[_F["ori33"]]),
-                          values=f[list(slots)].copy(), echo=float(f[_F["ori31"]]), kind=SENSORS)
+            return _packet(seq=_counter(f[_F["ori32"]], "ori32 (send counter)"), t=float(f[_F["ori33"]]),
+                           values=f[list(slots)].copy(), echo=float(f[_F["ori31"]]), kind=SENSORS)
         ack = _counter(f[_F["R23"]], "R23 (ack)")
-        return Packet(seq=_counter(f[_F["R22"]], "R22 (sequence)"), t=float(f[_F["R21"]]),
-                      values=f[list(_CRR_COMMAND_SLOTS[:n])].copy(), ack=ack, kind=COMMANDS)
+        return _packet(seq=_counter(f[_F["R22"]], "R22 (sequence)"), t=float(f[_F["R21"]]),
+                       values=f[list(_CRR_COMMAND_SLOTS[:n])].copy(), ack=ack, kind=COMMANDS)
 
     @staticmethod
     def fields(data: bytes) -> dict[str, float]:
@@ -210,12 +303,12 @@ class GenericFormat:
         _check_finite(values, "the payload")
         if not (math.isfinite(t) and math.isfinite(echo)):
             raise MessageError("nonfinite", "the header's timestamps are not finite")
-        return Packet(seq=seq, t=t, values=values, echo=echo, ack=ack, kind=k)
+        return _packet(seq=seq, t=t, values=values, echo=echo, ack=ack, kind=k)
 
 
 def format_by_name(name: str) -> CRRFormat | GenericFormat:
-    """``"crr"`` or ``"generic"`` → the format object (ValueError naming the choices otherwise)."""
+    """``"crr"`` or ``"generic"`` → the format object (an InputError naming the choices otherwise)."""
     formats: dict[str, type[CRRFormat] | type[GenericFormat]] = {"crr": CRRFormat, "generic": GenericFormat}
-    if name not in formats:
-        raise ValueError(f"message format {name!r}: expected one of {', '.join(formats)}")
+    if not (isinstance(name, str) and name in formats):
+        raise _input_error(f"format_by_name: 'name' = {_shown(name)}, expected one of {', '.join(formats)}")
     return formats[name]()

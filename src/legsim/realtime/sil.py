@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import InputError, Interrupted, SimulationError, check_flag, check_number
 from .loop import DEFAULT_SPIN, MAX_CAPACITY, LoopStats, RealtimeLoop
-from .messages import NO_ACK, Packet
+from .messages import NO_ACK, Packet, _packet
 from .transport import Endpoint
 
 __all__ = ["crr_leg_robot", "robot_options", "RobotPlant", "SilServer", "SilRun", "CRR_JOINTS",
@@ -76,10 +76,13 @@ def _check_robot(owner: str, robot):
 
 
 def robot_options(period: float):
-    """Integrator options of every SiL run: fixed-step RK4 with h = the period, a record each period
-    (a fixed cost per period, and the same steps in real time and in simulated time)."""
+    """Integrator options of every SiL run: fixed-step RK4 with h = the period [s] (a robot's control
+    period: :data:`legsim.assembly._clock.MIN_PERIOD` to ``MAX_PERIOD``), a record each period (a fixed
+    cost per period, and the same steps in real time and in simulated time)."""
+    from ..assembly._clock import MAX_PERIOD, MIN_PERIOD
     from ..hybrid import Options
 
+    period = check_number("robot_options", "period", period, lo=MIN_PERIOD, hi=MAX_PERIOD)
     return Options(method="rk4_fixed", h_max=period, record_period=period)
 
 
@@ -234,7 +237,7 @@ class SilServer:
             if time.perf_counter() > end:
                 raise InputError(f"no controller answered within --wait {timeout:g} s: start one (e.g. "
                                  "python examples/sil_controller.py) or raise --wait")
-            self.endpoint.send(Packet(seq=0, t=0.0, values=self.initial_readings()))
+            self.endpoint.send(_packet(seq=0, t=0.0, values=self.initial_readings()))
             self.preroll_sent += 1
             self.endpoint.wait(0.01)
             pkt = self.endpoint.recv_latest()
@@ -274,7 +277,7 @@ class SilServer:
             for start, m in channels:
                 y[j:j + m] = x[start:start + m]
                 j += m
-            ep.send(Packet(seq=k, t=t, values=y, echo=state["cmd_t"], ack=state["cmd_seq"]))
+            ep.send(_packet(seq=k, t=t, values=y, echo=state["cmd_t"], ack=state["cmd_seq"]))
             if k < n:
                 ack[k] = state["ack"]
             out[:] = u

@@ -33,7 +33,7 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import InputError, as_float, as_floats, check_flag, check_number, check_whole, shown
-from .messages import Packet
+from .messages import Packet, _packet
 
 __all__ = ["Plant", "ClockPlant", "EtherCATTiming", "LinkModel", "ExchangeTrace", "run_ethercat",
            "run_exchange", "run_tick_delays", "MAX_ETHERCAT_JITTER", "MAX_PERIODS", "MAX_PERIOD"]
@@ -343,7 +343,7 @@ def run_exchange(plant: Plant, controller: ControllerFn, *, period: float, t_fin
             u_held = cmd.values
             last_cmd_t = cmd.t
             plant.apply(u_held)
-        up.send(t, Packet(seq=k, t=t, values=plant.sample(), echo=last_cmd_t))
+        up.send(t, _packet(seq=k, t=t, values=plant.sample(), echo=last_cmd_t))
         tc = t + controller_phase
         t_rows[k] = tc
         meas = up.poll(tc)
@@ -352,7 +352,7 @@ def run_exchange(plant: Plant, controller: ControllerFn, *, period: float, t_fin
         if held is not None and (meas is not None or clocked):
             u = _commands(controller(tc if clocked else held.t, held.values), like=u_held)
             s_rows[k], u_rows[k] = held.t, u
-            down.send(tc, Packet(seq=k, t=tc, values=u, ack=held.seq, echo=held.t))
+            down.send(tc, _packet(seq=k, t=tc, values=u, ack=held.seq, echo=held.t))
     plant.advance_to(n * period)
     return ExchangeTrace(t=t_rows, sample_t=s_rows, u=u_rows,
                          link={"up": up.counters(), "down": down.counters()})

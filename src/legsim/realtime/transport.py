@@ -28,7 +28,7 @@ import warnings
 from collections import deque
 from dataclasses import asdict, dataclass, field
 
-from ..errors import InputError, check_whole
+from ..errors import InputError, as_float, check_whole, shown
 from .messages import COMMANDS, SENSORS, CRRFormat, GenericFormat, MessageError, Packet
 
 __all__ = ["Endpoint", "LinkStats", "InProcessLink", "UdpEndpoint", "ExposedAddressWarning", "is_loopback",
@@ -64,16 +64,47 @@ class LinkStats:
         return asdict(self)
 
 
+def _check_link(owner: str, fmt, send_kind, recv_kind, recv_count,
+                count_name: str = "recv_count") -> tuple[int, int, int]:
+    """(send_kind, recv_kind, recv_count) as ints, else an InputError naming ``owner`` and the argument
+    (``count_name``: what the caller calls ``recv_count``): a message format, packet kinds or a value count
+    an endpoint cannot use."""
+    if not isinstance(fmt, (CRRFormat, GenericFormat)):
+        raise InputError(f"{owner}: 'fmt' = {shown(fmt)}, expected a CRRFormat or a GenericFormat "
+                         "(legsim.realtime.messages)")
+    names = {SENSORS: "SENSORS", COMMANDS: "COMMANDS"}
+    kinds = []
+    for name, kind in (("send_kind", send_kind), ("recv_kind", recv_kind)):
+        if as_float(kind) not in names:  # (NaN for a bool, a string or None)
+            raise InputError(f"{owner}: '{name}' = {shown(kind)}, expected SENSORS ({SENSORS}) or COMMANDS "
+                             f"({COMMANDS}) of legsim.realtime.messages")
+        kinds.append(int(kind))
+    if kinds[0] == kinds[1]:
+        raise InputError(f"{owner}: 'send_kind' = 'recv_kind' = {names[kinds[1]]}: an endpoint receives the "
+                         "other kind than it sends")
+    if isinstance(fmt, CRRFormat):
+        allowed = (6, 12) if kinds[1] == SENSORS else tuple(range(3, 10))
+        n = check_whole(owner, count_name, recv_count, 0, 12)
+        if n not in allowed:
+            carries = "6 or 12" if kinds[1] == SENSORS else "3 to 9"
+            raise InputError(f"{owner}: '{count_name}' = {shown(recv_count)}: a CRR {names[kinds[1]]} "
+                             f"message carries {carries} values")
+    else:  # a negative count (-1) takes any count (GenericFormat.decode)
+        n = check_whole(owner, count_name, recv_count, -1, fmt.max_values[kinds[1]])
+    return kinds[0], kinds[1], n
+
+
 class Endpoint:
-    """One side of a link: sends packets of ``send_kind``, receives packets of ``recv_kind`` with
-    ``recv_count`` values each, in message format ``fmt`` (:class:`~.messages.CRRFormat` or
-    :class:`~.messages.GenericFormat`). Subclasses move the bytes (``_send_bytes``, ``_drain``)."""
+    """One side of a link: sends packets of ``send_kind``, receives packets of ``recv_kind`` (the other
+    kind: :data:`~.messages.SENSORS` or :data:`~.messages.COMMANDS`) with ``recv_count`` values each
+    (CRR: 6 or 12 sensor values, 3 to 9 commands; generic: 0 to 180, or -1 for any count), in message format
+    ``fmt`` (:class:`~.messages.CRRFormat` or :class:`~.messages.GenericFormat`). Subclasses move the bytes
+    (``_send_bytes``, ``_drain``)."""
 
     def __init__(self, fmt: CRRFormat | GenericFormat, send_kind: int, recv_kind: int, recv_count: int):
+        self.send_kind, self.recv_kind, self.recv_count = _check_link(type(self).__name__, fmt, send_kind,
+                                                                      recv_kind, recv_count)
         self.format = fmt
-        self.send_kind = send_kind
-        self.recv_kind = recv_kind
-        self.recv_count = int(recv_count)
         self.stats = LinkStats()
         self._last_seq = -1
         self.last_error = ""
@@ -173,6 +204,8 @@ class InProcessLink:
 
     def __init__(self, n_sensors: int, n_commands: int, fmt: CRRFormat | GenericFormat | None = None):
         fmt = fmt if fmt is not None else GenericFormat()
+        _check_link("InProcessLink", fmt, COMMANDS, SENSORS, n_sensors, "n_sensors")
+        _check_link("InProcessLink", fmt, SENSORS, COMMANDS, n_commands, "n_commands")
         up: deque = deque()  # robot -> controller
         down: deque = deque()  # controller -> robot
         self.robot = _QueueEndpoint(fmt, SENSORS, COMMANDS, n_commands, up, down)
@@ -192,7 +225,8 @@ def is_loopback(host: str) -> bool:
 
 
 def _address(value, what: str) -> tuple[str, int]:
-    """``(host, port)`` or ``"host:port"`` → (host, port), checked."""
+    """``(host, port)`` or ``"host:port"`` → (host, port), checked (the host a str: (0.0, 0) would bind
+    "0.0", every interface)."""
     if isinstance(value, str):
         host, sep, port_s = value.rpartition(":")
         if not sep or not host:
@@ -205,8 +239,11 @@ def _address(value, what: str) -> tuple[str, int]:
         try:
             host, port = value
         except (TypeError, ValueError):
-            raise InputError(f"{what} = {value!r}: expected (host, port) or 'HOST:PORT'") from None
-    return str(host), check_whole(f"{what} = {value!r}", "port", port, 0, 65535)
+            raise InputError(f"{what} = {shown(value)}: expected (host, port) or 'HOST:PORT'") from None
+        if not isinstance(host, str):
+            raise InputError(f"{what} = {shown(value)}: the host {shown(host)} is not a name or an address "
+                             "(expected a str, e.g. '127.0.0.1')")
+    return host, check_whole(f"{what} = {shown(value)}", "port", port, 0, 65535)
 
 
 class UdpEndpoint(Endpoint):
@@ -219,22 +256,26 @@ class UdpEndpoint(Endpoint):
                  bind=("127.0.0.1", 0), peer=None):
         super().__init__(fmt, send_kind, recv_kind, recv_count)
         host, port = _address(bind, "bind")
-        if not is_loopback(host):
-            warnings.warn(f"UDP endpoint bound to {host}:{port}, not a loopback address: it takes packets "
-                          "from the network (anyone who reaches this port can command the robot)",
-                          ExposedAddressWarning, stacklevel=2)
         self.peer = None if peer is None else _address(peer, "peer")
         self._fixed_peer = self.peer is not None
         if self.peer is not None:
-            self.peer = (socket.gethostbyname(self.peer[0]), self.peer[1])
+            try:
+                self.peer = (socket.gethostbyname(self.peer[0]), self.peer[1])
+            except (OSError, UnicodeError, ValueError) as exc:  # no such name, a label IDNA refuses, a NUL
+                raise InputError(f"peer = {shown(peer)}: the host {self.peer[0]!r} is not found "
+                                 f"({getattr(exc, 'strerror', None) or exc})") from None
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
             self.sock.bind((host, port))
-        except OSError as exc:
+        except (OSError, UnicodeError, ValueError) as exc:
             self.sock.close()
-            raise InputError(f"bind {host}:{port}: {exc.strerror or exc} (is another server on that "
-                             "port? choose another with --port)") from None
+            raise InputError(f"bind {host}:{port}: {getattr(exc, 'strerror', None) or exc} (is another "
+                             "server on that port? choose another with --port)") from None
+        if not is_loopback(host):  # (once bound: an address that cannot be bound is refused without it)
+            warnings.warn(f"UDP endpoint bound to {host}:{port}, not a loopback address: it takes packets "
+                          "from the network (anyone who reaches this port can command the robot)",
+                          ExposedAddressWarning, stacklevel=2)
         self.sock.setblocking(False)
         self._sel = selectors.DefaultSelector()
         self._sel.register(self.sock, selectors.EVENT_READ)
@@ -287,10 +328,14 @@ class UdpEndpoint(Endpoint):
 
 
 def robot_side(fmt: CRRFormat | GenericFormat, n_commands: int, **udp) -> UdpEndpoint:
-    """The robot's UDP endpoint: sends SENSORS, receives COMMANDS of ``n_commands`` values."""
+    """The robot's UDP endpoint: sends SENSORS, receives COMMANDS of ``n_commands`` values (``udp``:
+    ``bind``, ``peer`` of :class:`UdpEndpoint`)."""
+    _check_link("robot_side", fmt, SENSORS, COMMANDS, n_commands, "n_commands")
     return UdpEndpoint(fmt, SENSORS, COMMANDS, n_commands, **udp)
 
 
 def controller_side(fmt: CRRFormat | GenericFormat, n_sensors: int, **udp) -> UdpEndpoint:
-    """The controller's UDP endpoint: sends COMMANDS, receives SENSORS of ``n_sensors`` values."""
+    """The controller's UDP endpoint: sends COMMANDS, receives SENSORS of ``n_sensors`` values (``udp``:
+    ``bind``, ``peer`` of :class:`UdpEndpoint`)."""
+    _check_link("controller_side", fmt, COMMANDS, SENSORS, n_sensors, "n_sensors")
     return UdpEndpoint(fmt, COMMANDS, SENSORS, n_sensors, **udp)

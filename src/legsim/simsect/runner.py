@@ -22,11 +22,11 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from .. import registry
-from ..errors import InputError, check_whole, closest
+from ..errors import InputError, check_echo, check_whole, closest
 from ..hybrid import Options, Result, simulate
 from ..hybrid.model import Model
-from ..userfiles import output_dir, output_file, user_path, write_text
-from .rcfile import ENGINE_DEFAULTS, LEGSIM_EXTENSIONS, Symbol, read_rc, write_rc
+from ..userfiles import output_dir, output_file, read_text, user_path, write_text
+from .rcfile import ENGINE_DEFAULTS, LEGSIM_EXTENSIONS, Symbol, parse_rc, write_rc
 
 __all__ = ["SimSectRun", "SimSectSetup", "load_simsect", "run_simsect", "options_from_symbols"]
 
@@ -146,10 +146,10 @@ class SimSectSetup:
 
 
 def load_simsect(rc_path: str | Path = "SimSect.rc") -> SimSectSetup:
-    """Read and check a SimSect init file (every error names the file, line and symbol)."""
-    rc_path = Path(rc_path)
+    """Read and check a SimSect init file ``rc_path`` (every error names the file, line and symbol)."""
+    rc_path = user_path(rc_path, "rc_path")
     source = str(rc_path)
-    table = read_rc(rc_path)
+    table = parse_rc(read_text(rc_path, "rc_path: init file"), source)
     system = _string(table, "systemName", source)
     model = registry.build(system, where=f"{source}: systemName")
     opts = options_from_symbols(table, source)
@@ -173,11 +173,23 @@ def load_simsect(rc_path: str | Path = "SimSect.rc") -> SimSectSetup:
 def run_simsect(rc_path: str | Path = "SimSect.rc", out_dir: str | Path | None = None,
                 progress: bool | None = None, echo=print, monitor=None) -> SimSectRun:
     """Run a SimSect init file; output files go to ``out_dir`` (default: the current directory).
-    ``monitor`` watches the records as the run goes (:func:`legsim.hybrid.simulate`)."""
+    ``monitor`` (a function, or None) watches the records as the run goes (:func:`legsim.hybrid.simulate`);
+    ``echo`` (a function of one string) reports the simulated time every ``measurePeriod``."""
+    from .._progress import check_progress
+    from ..runner import _check_watchers
+
+    check_progress(progress, "run_simsect")  # before an earlier run's files are written over
+    check_echo("run_simsect", echo)
+    _check_watchers("run_simsect", (), monitor)
+    if out_dir is not None:
+        user_path(out_dir, "run_simsect: out_dir")
     setup = load_simsect(rc_path)
     model, x, p, mode, base = setup.model, setup.x0, setup.params, setup.mode0, setup.base
     t_final, measure, opts = setup.t_final, setup.measure_period, setup.options
-    out = output_dir(out_dir if out_dir is not None else Path.cwd(), "the output files", "--out-dir")
+    try:
+        out = output_dir(out_dir if out_dir is not None else Path.cwd(), "the output files", "--out-dir")
+    except InputError as exc:
+        raise InputError(f"run_simsect: 'out_dir': {exc}") from None
     initial_file = out / f"{base}.initial"
     param_file = out / f"{base}.param"
     write_rc(initial_file, dict(zip(model.state_names, map(float, x), strict=True)),

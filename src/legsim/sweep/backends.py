@@ -24,7 +24,7 @@ import multiprocessing as mp
 from collections.abc import Sequence
 from typing import Any
 
-from .._machine import cpu_count, stop_workers, uninterrupted
+from .._machine import check_workers, cpu_count, stop_workers, uninterrupted
 from ..errors import InputError
 from . import _worker as W
 
@@ -205,7 +205,13 @@ def check_backend(owner: str, backend, address) -> None:
 
 
 def make_pool(backend: str, ctx: W.Context, workers: int | None, address: str | None) -> Any:
-    """The pool of ``backend`` ("local", "ray" or "serial"), ``address`` checked by :func:`check_backend`."""
+    """The pool of ``backend`` ("local", "ray" or "serial") for the sweep context ``ctx``, with ``workers``
+    (a count in [1, MAX_WORKERS], or None: all cores) and ``address`` (:func:`check_backend`)."""
+    check_backend("make_pool", backend, address)
+    if not isinstance(ctx, W.Context):
+        raise InputError(f"make_pool: 'ctx' is a {type(ctx).__name__}, expected a "
+                         "legsim.sweep._worker.Context")
+    workers = check_workers("make_pool", workers)
     if backend == "serial":
         return SerialPool(ctx)
     if backend == "local":

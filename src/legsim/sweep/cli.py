@@ -15,11 +15,11 @@ time (``legsim --help`` stays fast). Mistakes in arguments are InputErrors namin
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import math
 from typing import Any
 
-from ..errors import InputError
-from ..userfiles import read_text
+from ..errors import InputError, shown
+from ..userfiles import read_text, user_path
 
 __all__ = ["register", "parse_value", "parse_grid", "parse_range", "parse_runs", "read_variations"]
 
@@ -82,6 +82,8 @@ def parse_value(text: str) -> Any:
     """A command-line value as TOML reads it (1, 1.5, 1e-3, true, "a b"), else the bare string."""
     from ..userfiles import parse_toml
 
+    if not isinstance(text, str):
+        raise InputError(f"parse_value: 'text' = {shown(text)}, expected a string (a command-line value)")
     text = text.strip()
     try:
         return parse_toml(f"v = {text}", "value")["v"]
@@ -96,13 +98,21 @@ def _split(arg: str, option: str, form: str) -> tuple[str, str]:
     return key.strip(), rest.strip()
 
 
+def _arguments(owner: str, args: Any, example: str) -> list[str]:
+    """``args`` (the values of a repeated option) as a list of strings, else an :class:`InputError`
+    naming ``owner``."""
+    if not (isinstance(args, (list, tuple)) and all(isinstance(a, str) for a in args)):
+        raise InputError(f"{owner}: 'args' = {shown(args)}, expected a list of strings such as {example!r}")
+    return list(args)
+
+
 def parse_grid(args: list[str]) -> dict[str, list[Any]]:
     """``["params.k=800,1000", "initial.xdot=1:2:5"]`` -> ``{"params.k": [800, 1000], "initial.xdot":
-    [1.0, 1.25, 1.5, 1.75, 2.0]}``."""
+    [1.0, 1.25, 1.5, 1.75, 2.0]}`` (``LO:HI:N``: two finite numbers and N in [2, MAX_RUNS])."""
     from .spec import MAX_RUNS
 
     grid: dict[str, list[Any]] = {}
-    for arg in args:
+    for arg in _arguments("parse_grid", args, "params.k=800,1000"):
         key, rest = _split(arg, "--grid", "KEY=V1,V2,... or KEY=LO:HI:N")
         if key in grid:
             raise InputError(f"--grid {arg!r}: key {key!r} is given twice")
@@ -113,7 +123,14 @@ def parse_grid(args: list[str]) -> dict[str, list[Any]]:
                     and not isinstance(num, bool) and 2 <= num <= MAX_RUNS):
                 raise InputError(f"--grid {arg!r}: LO:HI:N needs two numbers and a whole number N in "
                                  f"[2, {MAX_RUNS}]")
-            grid[key] = [lo + (hi - lo) * i / (num - 1) for i in range(num)]
+            try:
+                values = [lo + (hi - lo) * i / (num - 1) for i in range(num)]
+            except OverflowError:  # whole numbers beyond the largest float
+                values = [math.inf]
+            if not all(math.isfinite(v) for v in values):
+                raise InputError(f"--grid {arg!r}: LO:HI:N needs finite numbers LO and HI (and HI - LO "
+                                 "finite)")
+            grid[key] = values
         else:
             grid[key] = [parse_value(s) for s in rest.split(",") if s.strip()]
     return grid
@@ -122,7 +139,7 @@ def parse_grid(args: list[str]) -> dict[str, list[Any]]:
 def parse_range(args: list[str]) -> dict[str, tuple[Any, ...]]:
     """``["params.k=800:1200", "params.c=1e-3:1e-1:log"]`` -> ``{"params.k": (800, 1200), ...}``."""
     ranges: dict[str, tuple[Any, ...]] = {}
-    for arg in args:
+    for arg in _arguments("parse_range", args, "params.k=800:1200"):
         key, rest = _split(arg, "--range", "KEY=LO:HI or KEY=LO:HI:log")
         parts = rest.split(":")
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2].strip() not in ("log", "linear")):
@@ -141,24 +158,31 @@ def parse_runs(text: str | None) -> list[int] | None:
 
     if text is None:
         return None
+    if not isinstance(text, str):
+        raise InputError(f"parse_runs: 'text' = {shown(text)}, expected a string of run_ids and ranges "
+                         "such as '0-9,17' (or None: all)")
     out: list[int] = []
     for part in text.split(","):
         lo, sep, hi = part.strip().partition("-")
         try:
             first, last = int(lo), int(hi) if sep else int(lo)
         except ValueError:
-            raise InputError(f"--runs {text!r}: expected run_ids and ranges such as 0-9,17") from None
+            raise InputError(f"parse_runs: 'text' = {text!r} (--runs), expected run_ids and ranges such as "
+                             "0-9,17") from None
         if last - first + 1 > MAX_RUNS - len(out):  # a range a sweep cannot hold: not built in memory
-            raise InputError(f"--runs {text!r}: more than {MAX_RUNS} run_ids (a sweep holds at most that "
-                             "many)")
+            raise InputError(f"parse_runs: 'text' = {text!r} (--runs) holds more than {MAX_RUNS} run_ids (a "
+                             "sweep holds at most that many)")
         out += range(first, last + 1)
     return out
 
 
 def read_variations(path: str) -> list[dict[str, Any]]:
     """Variations from a CSV file (header: dotted keys; values as TOML reads them) or a JSON list."""
-    p = Path(path)
-    text = read_text(p, "--variations file")
+    p = user_path(path, "read_variations: 'path'")
+    try:
+        text = read_text(p, "--variations file")
+    except InputError as exc:
+        raise InputError(f"read_variations: 'path': {exc}") from None
     if p.suffix.lower() == ".json":
         import json
 

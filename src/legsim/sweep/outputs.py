@@ -64,25 +64,44 @@ def parse_outputs(specs: Sequence[str] | str | None) -> tuple[Output, ...]:
     out: list[Output] = []
     for spec in specs:
         if not isinstance(spec, str) or spec.count("@") != 1:
-            raise InputError(f"output {shown(spec)}: expected COLUMN@REDUCTION, e.g. 'x@final' or 'ydot@max' "
+            raise InputError(f"outputs: {shown(spec)} is not COLUMN@REDUCTION, e.g. 'x@final' or 'ydot@max' "
                              f"(output specs; reductions: {', '.join(REDUCTIONS)})")
         column, reduction = (s.strip() for s in spec.split("@"))
         if reduction not in REDUCTIONS:
-            raise InputError(f"output {spec!r}: unknown reduction {reduction!r}"
+            raise InputError(f"outputs: {spec!r} has an unknown reduction {reduction!r}"
                              f"{closest(reduction, REDUCTIONS)}; allowed in output specs: "
                              f"{', '.join(REDUCTIONS)}")
         if not column:
-            raise InputError(f"output {spec!r}: the column name is empty (output specs are COLUMN@REDUCTION)")
+            raise InputError(f"outputs: {spec!r} has an empty column name (output specs are "
+                             "COLUMN@REDUCTION)")
         o = Output(column, reduction)
         if o not in out:
             out.append(o)
     return tuple(out)
 
 
+def _outputs(owner: str, outputs: Any) -> tuple[Output, ...]:
+    """``outputs`` as a tuple of :class:`Output` (what :func:`parse_outputs` returns), else an
+    :class:`InputError` naming ``owner``."""
+    if not (isinstance(outputs, (list, tuple)) and all(isinstance(o, Output) for o in outputs)):
+        raise InputError(f"{owner}: 'outputs' = {shown(outputs)}, expected a list of Output (parse_outputs("
+                         "['x@final', ...]) makes them)")
+    return tuple(outputs)
+
+
 def check_outputs(outputs: Sequence[Output], model: Any, where: str) -> None:
-    """InputError unless every output's column is a record column of ``model`` (a hybrid Model)."""
+    """InputError unless every output's column is a record column of ``model`` (a hybrid Model);
+    ``where`` (a string, e.g. "model 'slip'") names the model in the message."""
+    from ..hybrid import Model
     from ..io.results import record_columns
 
+    outputs = _outputs("check_outputs", outputs)
+    if not isinstance(model, Model):
+        raise InputError(f"check_outputs: 'model' is a {type(model).__name__}, expected a "
+                         "legsim.hybrid.Model")
+    if not isinstance(where, str):
+        raise InputError(f"check_outputs: 'where' = {shown(where)}, expected a string (the model, for "
+                         "messages)")
     columns = record_columns(model)
     for o in outputs:
         if o.column not in columns:
@@ -123,7 +142,21 @@ def _reduce(t: Any, v: Any, reduction: str) -> float:
 
 
 def reduce_outputs(result: Any, outputs: Sequence[Output]) -> dict[str, float]:
-    """``{"COLUMN@REDUCTION": value}`` of a run's :class:`legsim.hybrid.Result`."""
+    """``{"COLUMN@REDUCTION": value}`` of a run's :class:`legsim.hybrid.Result` (NaN for a run with no
+    records); an InputError names an output whose column the result does not record."""
+    from ..hybrid import Result
+
+    if not isinstance(result, Result):
+        raise InputError(f"reduce_outputs: 'result' is a {type(result).__name__}, expected a "
+                         "legsim.hybrid.Result")
+    from ..io.results import record_columns
+
+    outputs = _outputs("reduce_outputs", outputs)
+    columns = record_columns(result)
+    for o in outputs:
+        if o.column not in columns:
+            raise InputError(f"reduce_outputs: 'outputs' holds {o.name!r}, but the result records no column "
+                             f"{o.column!r}{closest(o.column, columns)}; its columns: {', '.join(columns)}")
     return {o.name: _reduce(result.t, _column(result, o.column), o.reduction) for o in outputs}
 
 

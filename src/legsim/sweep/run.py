@@ -25,8 +25,8 @@ import numpy as np
 
 from .._machine import check_workers
 from .._progress import check_progress
-from ..errors import InputError, LegsimError, check_flag, check_number
-from ..userfiles import read_text
+from ..errors import InputError, LegsimError, check_echo, check_flag, check_number, closest
+from ..userfiles import read_text, user_path
 from . import _worker as W
 from .backends import check_backend, cpu_count, make_pool
 from .outputs import check_outputs, load_function, parse_outputs, summary_ref
@@ -38,6 +38,11 @@ __all__ = ["run_sweep", "resume_sweep", "SweepResult", "WARM_TIME"]
 
 WARM_TIME = 0.01
 """Simulated seconds of the warm-up run [s] (enough to call every compiled function once)."""
+
+RESUME_KEYWORDS = ("workers", "backend", "address", "runs", "overwrite", "batch_seconds", "progress", "echo")
+"""The keywords of :func:`run_sweep` that :func:`resume_sweep` passes on: how to run, not what."""
+SPEC_KEYWORDS = ("outputs", "records", "common_noise", "run_timeout")
+"""What a sweep's ``sweep.json`` keeps of how it was made (``run_timeout`` when it was given)."""
 
 BATCH_SECONDS = {"local": 1.0, "serial": 1.0, "ray": 5.0}
 """Target wall time of one batch [s]: Ray's guidance is tasks of seconds, not milliseconds."""
@@ -174,6 +179,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     if not isinstance(sweep, Sweep):
         example = f" (e.g. Sweep({str(sweep)!r}, grid=...))" if isinstance(sweep, str | Path) else ""
         raise InputError(f"sweep = {sweep!r}: expected a legsim.sweep.Sweep{example}")
+    user_path(out, "run_sweep: out")
     check_backend("run_sweep", backend, address)
     for name, flag in (("records", records), ("common_noise", common_noise), ("overwrite", overwrite)):
         check_flag("run_sweep", name, flag)
@@ -189,15 +195,17 @@ def run_sweep(sweep: Sweep, out: str | Path, *, outputs: Sequence[str] | str | N
     if run_timeout is not None:
         run_timeout = check_number("run_sweep", "run_timeout", run_timeout, lo=0.0,
                                    lo_open=True)
+
+    check_echo("run_sweep", echo)
     outs = parse_outputs(outputs)
     sref = summary_ref(summary)
     if isinstance(summary, str):
         load_function(summary)  # an InputError here rather than in every worker
     elif callable(summary) and backend == "local":
         _check_sendable(summary, sref)
-    warm_t = _validate(sweep, outs, run_timeout)
     n = len(sweep.runs)
     wanted = _run_ids(runs, n)
+    warm_t = _validate(sweep, outs, run_timeout)
     spec: dict[str, Any] = {"scenario": sweep.scenario, "data": sweep.data, "variations": list(sweep.runs),
                             "keys": sweep.keys, "seed": sweep.seed, "outputs": [o.name for o in outs],
                             "summary": sref, "records": bool(records), "common_noise": bool(common_noise)}
@@ -283,11 +291,19 @@ def resume_sweep(out: str | Path, *, summary: Callable[..., Any] | str | None = 
     """
     import json
 
-    meta_file = Path(out) / "sweep.json"
+    meta_file = user_path(out, "resume_sweep: out") / "sweep.json"
     if not meta_file.exists():
-        raise InputError(f"'{out}' holds no sweep to resume: no sweep.json inside")
+        raise InputError(f"resume_sweep: out = '{out}' holds no sweep to resume: no sweep.json inside")
+    for key in kwargs:
+        if key not in RESUME_KEYWORDS:
+            kept = " (the sweep in out keeps its own)" if key in SPEC_KEYWORDS else ""
+            raise InputError(f"resume_sweep: no keyword '{key}'{kept}{closest(key, RESUME_KEYWORDS)}; it "
+                             f"takes summary and {', '.join(RESUME_KEYWORDS)}")
     try:
         spec = json.loads(read_text(meta_file, "sweep file"))["spec"]
+        missing = [k for k in ("variations", "seed", *SPEC_KEYWORDS[:-1]) if k not in spec]
+        if missing or "function" not in spec and not ("scenario" in spec and "data" in spec):
+            raise KeyError(missing)
     except (json.JSONDecodeError, KeyError, TypeError):
         raise InputError(f"{meta_file}: not a legsim sweep file") from None
     ref = spec.get("summary")

@@ -24,10 +24,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._progress import counter
-from ..errors import LegsimError
+from .._progress import check_progress, counter
+from ..errors import InputError, LegsimError, check_number, check_whole, shown
 from . import _worker as W
-from .backends import WorkerCrash
+from .backends import LocalPool, RayPool, SerialPool, WorkerCrash
+from .spec import MAX_RUNS
 
 MAX_CRASHES_BEFORE_ANY_ROW = 3
 """Worker deaths with no run finished yet after which the sweep stops (workers that cannot start)."""
@@ -60,14 +61,34 @@ def _bar(total: int, initial: int, progress: bool | None) -> Any:
                    delay=0.0, leave=True)
 
 
+def _check_pool(pool: object) -> None:
+    """An :class:`InputError` unless ``pool`` is one of :func:`~legsim.sweep.backends.make_pool`'s."""
+    if not isinstance(pool, (SerialPool, LocalPool, RayPool)):
+        raise InputError(f"execute: 'pool' is a {type(pool).__name__}, expected a pool of make_pool()")
+
+
 def execute(pool: Any, runs: Sequence[W.Run], on_rows: Callable[[list[dict[str, Any]]], None], *,
             batch_seconds: float, progress: bool | None = None, total: int | None = None,
             done: int = 0) -> Outcome:
     """Run ``runs`` on ``pool``, handing each batch's rows to ``on_rows`` as it arrives.
 
-    ``total``/``done``: the progress bar's length and starting count (a resumed sweep shows what
-    was done before). Returns the :class:`Outcome`; Ctrl-C sets ``interrupted`` instead of raising.
+    ``pool``: a pool of :func:`~legsim.sweep.backends.make_pool`; ``runs``: a list of
+    :class:`~legsim.sweep._worker.Run` (not empty); ``batch_seconds`` > 0 [s]: the target wall time of a
+    batch; ``total``/``done``: the progress bar's length and starting count, whole numbers up to
+    :data:`~legsim.sweep.spec.MAX_RUNS` (a resumed sweep shows what was done before). Returns the
+    :class:`Outcome`; Ctrl-C sets ``interrupted`` instead of raising.
     """
+    _check_pool(pool)
+    if not (isinstance(runs, (list, tuple)) and runs and all(isinstance(r, W.Run) for r in runs)):
+        raise InputError(f"execute: 'runs' = {shown(runs)}, expected a list of legsim.sweep._worker.Run (at "
+                         "least one)")
+    if not callable(on_rows):
+        raise InputError(f"execute: 'on_rows' = {shown(on_rows)}, expected a function of a list of rows")
+    batch_seconds = check_number("execute", "batch_seconds", batch_seconds, lo=0.0, lo_open=True)
+    check_progress(progress, "execute")
+    if total is not None:
+        total = check_whole("execute", "total", total, 0, MAX_RUNS)
+    done = check_whole("execute", "done", done, 0, MAX_RUNS)
     out = Outcome()
     queue: deque[W.Run] = deque(runs)
     suspects: deque[W.Run] = deque()

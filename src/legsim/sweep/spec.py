@@ -237,6 +237,9 @@ class Sweep:
             object.__setattr__(self, "scenario", source)
             object.__setattr__(self, "data", data)
         else:
+            if not isinstance(self.data, Mapping):
+                raise InputError(f"Sweep: 'data' = {shown(self.data)}, expected the scenario's TOML data (a "
+                                 "mapping), or None: read from the scenario file")
             object.__setattr__(self, "scenario", str(user_path(self.scenario, "scenario").resolve()))
             object.__setattr__(self, "data", copy.deepcopy(dict(self.data)))
         # the runs' seeds are SeedSequence([seed, run_id]): every 64-bit seed is distinct

@@ -19,9 +19,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, check_flag, shown
 from ..io.results import read_parquet
-from ..userfiles import output_dir, read_text
+from ..userfiles import output_dir, read_text, user_path
 
 __all__ = ["SweepDir", "load_sweep", "spec_hash", "FIRST_COLUMNS"]
 
@@ -32,11 +32,19 @@ LAST_COLUMNS = ("t_end", "steps", "rejected", "fevals", "events", "wall_time_s")
 
 
 def spec_hash(spec: dict[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of what determines the table (not how or where it runs)."""
+    """SHA-256 of the canonical JSON of what determines the table (not how or where it runs): ``spec`` a
+    dict (as :func:`~legsim.sweep.run_sweep` writes into ``sweep.json``)."""
+    _check_spec("spec_hash", spec)
     text = json.dumps(spec, sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+
+def _check_spec(owner: str, spec: Any) -> None:
+    """An :class:`InputError` naming ``owner`` unless ``spec`` is a dict with string keys."""
+    if not (isinstance(spec, dict) and all(isinstance(k, str) for k in spec)):
+        raise InputError(f"{owner}: 'spec' = {shown(spec)}, expected a sweep's spec (a dict of what "
+                         "determines its table: scenario, variations, seed, outputs, ...)")
 
 
 def _merge(tables: Sequence[Any], order: Sequence[str] = ()) -> Any:
@@ -77,6 +85,7 @@ class SweepDir:
         sweep's identity.
     overwrite : replace a different sweep found in ``out`` (its table, parts and run records)
         instead of refusing with an InputError.
+    keys : the varied keys (strings), the table's variation columns in order.
     """
 
     flush_seconds = 1.0
@@ -84,7 +93,12 @@ class SweepDir:
 
     def __init__(self, out: str | Path, spec: dict[str, Any], *, overwrite: bool = False,
                  keys: Sequence[str] = ()):
-        self.dir = Path(out)
+        self.dir = user_path(out, "SweepDir: out")
+        _check_spec("SweepDir", spec)
+        overwrite = check_flag("SweepDir", "overwrite", overwrite)
+        if not (isinstance(keys, (list, tuple)) and all(isinstance(k, str) for k in keys)):
+            raise InputError(f"SweepDir: 'keys' = {shown(keys)}, expected a list of the varied keys "
+                             "(strings)")
         self.spec = spec
         self.keys = tuple(keys)
         self.hash = spec_hash(spec)
@@ -225,10 +239,10 @@ def _difference(old: dict[str, Any], new: dict[str, Any]) -> str:
 def load_sweep(out: str | Path) -> Any:
     """A sweep's table (``pyarrow.Table``, one row per finished run, sorted by run_id), including rows
     of a sweep still running or killed before it merged its parts."""
-    d = Path(out)
+    d = user_path(out, "load_sweep: out")
     meta_file = d / "sweep.json"
     if not meta_file.exists():
-        raise InputError(f"'{d}' is not a legsim sweep directory: no sweep.json inside "
+        raise InputError(f"load_sweep: out = '{d}' is not a legsim sweep directory: no sweep.json inside "
                          "(make one with: legsim sweep SCENARIO --out DIR ...)")
     meta = SweepDir._old_meta(meta_file) or {}
     files = [d / "sweep.parquet"] if (d / "sweep.parquet").is_file() else []

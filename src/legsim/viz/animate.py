@@ -12,6 +12,7 @@ the CRR leg, the Python demos' robots.
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .._machine import cpu_count
-from ..errors import InputError, check_number, shown
+from ..errors import InputError, as_floats, check_number, shown
 from ..io.results import RunData, load_run
 from ..userfiles import output_dir, user_path
 
@@ -175,13 +176,26 @@ def scene_animation(scene, records, fig, frames: np.ndarray, title: str = ""):
     travels; a terrain surface as its mesh; obstacles), the view following the robot's first frame.
     matplotlib does not clip to the view, so the ground and the obstacles are drawn only within it (their
     triangles cut to 0.25 m, those whose centre is in view). ``records``: the run's columns by name;
-    ``frames``: the record indices drawn; ``title``: the run's name."""
+    ``frames``: the record indices drawn (whole numbers from 0 to the records' count - 1); ``title``: the
+    run's name; ``fig``: the matplotlib figure drawn in."""
     import trimesh
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
     from .scene import FORCE, LEG, shape_mesh, wxyz_to_rotation
-    from .viewer import _Rows, area_of
+    from .viewer import _check_scene_records, _Rows, area_of
 
+    _check_scene_records("scene_animation", scene, records)
+    _check_figure("scene_animation", fig)
+    n = len(np.asarray(records["t"]))
+    index = as_floats(frames)
+    whole = (index >= 0) & (index < n) & (index == np.floor(index))
+    if not (index.ndim == 1 and index.size and np.all(whole)):
+        raise InputError(f"scene_animation: 'frames' = {shown(frames)}, expected the record indices drawn "
+                         f"(whole numbers 0..{n - 1})")
+    if not isinstance(title, str):
+        raise InputError(f"scene_animation: 'title' = {shown(title)}, expected a string ('' for the scene's "
+                         "name)")
+    frames = index.astype(np.int64)
     poses = scene.poses(_Rows(records, frames))
     t = np.asarray(records["t"])[frames]
     index = {f: j for j, f in enumerate(scene.frames)}
@@ -272,7 +286,7 @@ def scene_animation(scene, records, fig, frames: np.ndarray, title: str = ""):
     return draw
 
 
-def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: int = 20,
+def animate_run(run_dir: str | Path, out: str | Path | None = None, fps: float = 20,
                 speed: float = 1.0) -> Path:
     """Write ``DIR/plots/animation.gif`` (or ``out``, a .gif or .mp4: :func:`write_animation`): the
     run replayed at ``speed`` × real time, ``fps`` frames per second. Returns the file written."""
@@ -318,8 +332,19 @@ matplotlib.use("Agg")
 import matplotlib.pyplot, mpl_toolkits.mplot3d, PIL.Image
 from legsim.viz.animate import animate_run
 if sys.stdin.readline().strip() == "go":
-    print(animate_run(sys.argv[1], fps=int(sys.argv[2]), speed=float(sys.argv[3])))
+    print(animate_run(sys.argv[1], fps=float(sys.argv[2]), speed=float(sys.argv[3])))
 """
+
+
+def _check_figure(owner: str, fig: object, pixels: bool = False) -> None:
+    """An :class:`InputError` naming ``owner`` unless ``fig`` is a matplotlib figure (with ``pixels``, one
+    whose canvas renders them: the Agg backend's, as ``plt.figure()`` makes after
+    ``matplotlib.use("Agg")``)."""
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure) or pixels and not hasattr(fig.canvas, "buffer_rgba"):
+        agg = " drawn by the Agg backend (matplotlib.use('Agg'); plt.figure())" if pixels else ""
+        raise InputError(f"{owner}: 'fig' = {shown(fig)}, expected a matplotlib figure{agg}")
 
 
 class BackgroundAnimation:
@@ -328,15 +353,21 @@ class BackgroundAnimation:
     replay). The process starts at construction and imports the plotting libraries (~1 s), then waits:
     :meth:`render` tells it to animate ``run_dir`` (its records must be on disk by then), :meth:`result`
     waits for the file, :meth:`cancel` lets it go without drawing. On one core, or if the second process
-    fails, :meth:`result` animates in this process (so its error, if any, is this process's)."""
+    fails, :meth:`result` animates in this process (so its error, if any, is this process's). ``fps``
+    frames per second (MIN_FPS to MAX_FPS of :mod:`legsim.viz.viewer`), ``speed`` × real time (> 0)."""
 
-    def __init__(self, run_dir: str | Path, fps: int = 20, speed: float = 1.0):
+    def __init__(self, run_dir: str | Path, fps: float = 20, speed: float = 1.0):
+        from .viewer import MAX_FPS, MIN_FPS
+
+        user_path(run_dir, "BackgroundAnimation: run_dir")
+        fps = check_number("BackgroundAnimation", "fps", fps, lo=MIN_FPS, hi=MAX_FPS)
+        speed = check_number("BackgroundAnimation", "speed", speed, lo=0.0, lo_open=True)
         self.run_dir, self.fps, self.speed = run_dir, fps, speed
         self._job: subprocess.Popen | None = None
         if cpu_count() >= 2 and sys.executable:
             try:
                 self._job = subprocess.Popen(
-                    [sys.executable, "-c", _CHILD, str(run_dir), str(int(fps)), str(float(speed))],
+                    [sys.executable, "-c", _CHILD, str(run_dir), repr(fps), repr(speed)],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             except OSError:  # no second process here: result() animates in this one
                 self._job = None
@@ -377,14 +408,33 @@ def write_animation(fig, draw: Callable[[int], object], frames, path: str | Path
     the artists, the figure is rendered once and the pixels kept (``FuncAnimation`` renders every
     frame twice: half the time here); ``fps`` frames per second. The file's suffix picks the format:
     ``.gif`` (looping, Pillow; at most :data:`MAX_GIF_FRAMES` frames) or ``.mp4`` (H.264 through
-    imageio's ffmpeg, the optional extra ``pip install 'legsim[video]'``). Returns ``path``."""
-    target = Path(path)
+    imageio's ffmpeg, the optional extra ``pip install 'legsim[video]'``). Returns ``path``. ``fig``: a figure
+    of the Agg backend; ``frames``: whole numbers, at most :data:`~legsim.viz.viewer.MAX_FRAMES`; ``fps`` from
+    MIN_FPS to MAX_FPS of :mod:`legsim.viz.viewer` (a GIF's frame lasts a whole number of milliseconds)."""
+    from .viewer import MAX_FPS, MAX_FRAMES, MIN_FPS
+
+    _check_figure("write_animation", fig, pixels=True)
+    if not callable(draw):
+        raise InputError(f"write_animation: 'draw' = {shown(draw)}, expected a function draw(k) of a frame "
+                         "index")
+    fps = check_number("write_animation", "fps", fps, lo=MIN_FPS, hi=MAX_FPS)
+    target = user_path(path, "write_animation: path")
     kind = target.suffix.lower()
-    frames = list(frames)
+    given = frames
+    try:  # at most one frame more than the cap: a range of 10**12 frames is not built in memory
+        frames = list(itertools.islice(frames, MAX_FRAMES + 1))
+    except TypeError:
+        frames = [None]
+    if not all(isinstance(k, int | np.integer) and not isinstance(k, bool) for k in frames):
+        raise InputError(f"write_animation: 'frames' = {shown(given)}, expected the frame indices (whole "
+                         "numbers)")
+    if len(frames) > MAX_FRAMES:
+        raise InputError(f"write_animation: 'frames' holds more than MAX_FRAMES = {MAX_FRAMES} frames")
     if kind not in (".gif", ".mp4"):
-        raise InputError(f"{target}: an animation is written as .gif or .mp4, not {kind or 'no suffix'!r}")
+        raise InputError(f"write_animation: path = '{target}': an animation is written as .gif or .mp4, not "
+                         f"{kind or 'no suffix'!r}")
     if not frames:
-        raise InputError(f"{target}: no frames to write")
+        raise InputError(f"write_animation: 'frames' is empty: no frames to write to {target}")
     if kind == ".gif" and len(frames) > MAX_GIF_FRAMES:
         raise InputError(f"{target}: {len(frames)} frames, expected at most MAX_GIF_FRAMES = "
                          f"{MAX_GIF_FRAMES} for a GIF (all held in memory while it is written): a higher "

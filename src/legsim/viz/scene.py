@@ -25,7 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, as_floats, check_array, check_number, check_values, describe_failure, shown
+from ..errors import (
+    InputError,
+    as_float,
+    as_floats,
+    check_array,
+    check_number,
+    check_values,
+    describe_failure,
+    shown,
+)
 from ..io.results import run_params
 from ..userfiles import user_path
 
@@ -494,6 +503,7 @@ def robot_scene(robot: Any) -> Scene:
     contact points whose normal forces it records (``fn_<point>``), the pneumatic cylinders on
     linkages (:class:`LinkageCylinder`) and the barrels of those that drive prismatic joints
     directly (:func:`cylinder_barrels`)."""
+    _check_robot("robot_scene", robot)
     from ..actuators.pneumatic.linkage import JointLinkage
     from ..assembly.components import PneumaticCylinder, contact_geometries
     from ..world import _points
@@ -511,13 +521,29 @@ def robot_scene(robot: Any) -> Scene:
     return replace(scene, shapes=scene.shapes + tuple(barrels)) if barrels else scene
 
 
+def _check_robot(owner: str, robot: Any) -> None:
+    """An :class:`InputError` naming ``owner`` unless ``robot`` is an assembled Robot or a hardware file's
+    Parts. The robot module is not imported for the test (its import compiles the shared hooks, which
+    drawing a hardware file's parts does without): an object made by it has imported it."""
+    import sys
+
+    from ..assembly.hardware import Parts
+
+    robot_module = sys.modules.get("legsim.assembly.robot")
+    kinds = (Parts,) if robot_module is None else (Parts, robot_module.Robot)
+    if not isinstance(robot, kinds):
+        raise InputError(f"{owner}: 'robot' is a {type(robot).__name__}, expected a legsim.assembly.Robot "
+                         "(or the Parts of a hardware file, load_parts(path))")
+
 
 def cylinder_barrels(robot: Any) -> list[Shape]:
     """The barrel of each pneumatic cylinder on a prismatic joint with no linkage
     (:class:`~legsim.assembly.PneumaticCylinder` with its cylinder's bore and stroke,
     :class:`~legsim.assembly.SolenoidCylinder` with its piston area and stroke): a
     cylinder fixed on the joint's parent body, along the joint axis, ending at the joint origin, so
-    the child body (the rod and what it carries) slides out of it."""
+    the child body (the rod and what it carries) slides out of it. ``robot``: a Robot or a hardware file's
+    Parts."""
+    _check_robot("cylinder_barrels", robot)
     from ..assembly.components import PneumaticCylinder, SolenoidCylinder
     from ..multibody.model import JOINT_TYPES
 
@@ -582,14 +608,17 @@ def hexapod_params(p: Mapping[str, float]) -> np.ndarray:
     pvec = PARAM_DEFAULTS.copy()
     for name, value in p.items():
         if name in PARAM_INDEX:
-            if not math.isfinite(value):  # a number (load_run): as the model, which refuses non-finite ones
+            if not math.isfinite(as_float(value)):  # as the model, which refuses non-finite ones
                 raise InputError(f"parameter '{name}' = {value!r}, expected a finite number")
             if name in PARAM_RANGES:
                 PARAM_RANGES[name].check(float(value), f"parameter '{name}'")
             pvec[PARAM_INDEX[name]] = value
     grid: list[float] = []
     while f"hf_z{len(grid)}" in p:
-        grid.append(p[f"hf_z{len(grid)}"])
+        height = p[f"hf_z{len(grid)}"]
+        if not math.isfinite(as_float(height)):
+            raise InputError(f"parameter 'hf_z{len(grid)}' = {shown(height)}, expected a finite number")
+        grid.append(height)
     pvec = np.concatenate([pvec[:P_HF_Z], np.asarray(grid, dtype=float)])
     check_terrain(pvec)
     return pvec
@@ -730,12 +759,31 @@ def _rebuild(builder: Mapping[str, Any], where: str | Path) -> Any:
 def scene_for_run(meta: Mapping[str, Any], where: str | Path = "run") -> Scene:
     """The scene of a run from its metadata: a robot from a hardware file (the scenario's ``robot``)
     is rebuilt from that file; a robot built in Python by the function that its run names
-    (:func:`robot_builder`); a registered model uses :data:`SCENES`."""
+    (:func:`robot_builder`); a registered model uses :data:`SCENES`. ``meta``: a run's metadata
+    (``load_run(DIR).meta``, or at least its ``model`` and ``scenario``); ``where`` (a string or path: the
+    run directory) opens the messages."""
+    if not (isinstance(where, (str, Path)) and str(where)):
+        raise InputError(f"scene_for_run: 'where' = {shown(where)}, expected the run's directory or name (a "
+                         "string, for messages)")
+    if not isinstance(meta, Mapping):
+        raise InputError(f"{where}: scene_for_run: 'meta' = {shown(meta)}, expected a run's metadata (a "
+                         "mapping: load_run(DIR).meta)")
     builder = meta.get("robot_builder")
+    if builder is not None and not (isinstance(builder, Mapping) and isinstance(builder.get("function"), str)
+                                    and isinstance(builder.get("keywords", {}), Mapping)):
+        raise InputError(f"{where}: scene_for_run: 'meta' has the robot_builder {shown(builder)}, "
+                         "expected a table of the 'function' that builds the robot and its 'keywords' "
+                         "(robot_builder())")
     if builder:
         return robot_scene(_rebuild(builder, where))
     sc = meta.get("scenario", {}) or {}
+    if not isinstance(sc, Mapping):
+        raise InputError(f"{where}: scene_for_run: 'meta' has the scenario {shown(sc)}, expected a table "
+                         "(the run's resolved scenario)")
     robot_file = sc.get("robot")
+    if robot_file and not isinstance(robot_file, str):
+        raise InputError(f"{where}: scene_for_run: 'meta' has the robot file {shown(robot_file)}, expected "
+                         "the path of the run's hardware file")
     if robot_file:
         from ..assembly.hardware import load_parts
 
@@ -744,7 +792,10 @@ def scene_for_run(meta: Mapping[str, Any], where: str | Path = "run") -> Scene:
             raise InputError(f"{where}: the run's robot file {robot_file} no longer exists; the viewer "
                              "rebuilds the robot's geometry from it")
         return robot_scene(load_parts(path, overrides=sc.get("hardware_overrides")))
-    name = str(meta.get("model", "?"))
+    if not isinstance(meta.get("model"), str):
+        raise InputError(f"{where}: scene_for_run: 'meta' names no model (its 'model' = "
+                         f"{shown(meta.get('model'))}), expected a run's metadata (load_run(DIR).meta)")
+    name = meta["model"]
     if name not in SCENES:
         raise InputError(f"{where}: no 3-D scene for model {name!r}; available: {', '.join(sorted(SCENES))} "
                          "and robots from hardware files")

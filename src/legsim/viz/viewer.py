@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, as_floats, check_number, check_whole
+from ..errors import InputError, as_floats, check_echo, check_number, check_whole
 from ..io.results import load_run
 from ..userfiles import output_file, write_text
 from .scene import FORCE, LEG, Area, Poses, Scene, Shape, robot_scene, rotation_to_wxyz, scene_for_run
@@ -39,6 +39,12 @@ __all__ = ["LiveView", "Replay", "serve_replay", "serve", "export_html", "scene_
 DEFAULT_PORT = 8080
 MAX_FRAMES = 1_000_000
 """Most frames one replay shows (9 hours at 30 frames/s): each is a pose of every shape in the page."""
+MIN_FPS = 0.01
+"""Lowest frame rate [frames/s] of a replay's or an animation's playback: a frame every 100 s (a GIF holds
+one frame at most 655.35 s)."""
+MAX_FPS = 1000.0
+"""Highest frame rate [frames/s] of a replay's or an animation's playback: a GIF's frame lasts a whole
+number of milliseconds, and no screen shows more."""
 
 
 def _viser():
@@ -334,12 +340,6 @@ def _check_scene_records(owner: str, scene: Any, records: Any) -> None:
                          "with the times 't'")
 
 
-def _check_echo(owner: str, echo: Any) -> None:
-    """``echo`` a function of one string (``print``), else an :class:`InputError` naming ``owner``."""
-    if not callable(echo):
-        raise InputError(f"{owner}: echo = {echo!r}, expected a function of one string (print)")
-
-
 def _free_port() -> int:
     import socket
 
@@ -350,13 +350,20 @@ def _free_port() -> int:
 
 # -------------------------------------------------------------------------------------- replay
 class Replay:
-    """Recorded ``records`` (columns ``t`` and what ``scene`` reads) on a viser server: play/pause,
-    speed, a time slider [s] and time series of ``plot_columns`` beside the 3-D view."""
+    """Recorded ``records`` (columns ``t`` and what ``scene`` reads) on a viser ``server``
+    (:func:`start_server`): play/pause, speed, a time slider [s] and time series of ``plot_columns`` beside
+    the 3-D view, played at ``fps`` frames per second (:data:`MIN_FPS` to :data:`MAX_FPS`)."""
 
     SPEEDS = ("0.1", "0.25", "0.5", "1", "2", "5", "10")
 
     def __init__(self, server: Any, scene: Scene, records: Mapping[str, np.ndarray],
                  plot_columns: Sequence[str] = (), fps: float = 30.0):
+        if not isinstance(server, _viser().ViserServer):
+            raise InputError(f"Replay: 'server' is a {type(server).__name__}, expected a viser server "
+                             "(start_server())")
+        _check_scene_records("Replay", scene, records)
+        plot_columns = _names("Replay", "plot_columns", plot_columns)
+        fps = check_number("Replay", "fps", fps, lo=MIN_FPS, hi=MAX_FPS)
         self.server, self.scene, self.records = server, scene, records
         t_all = np.asarray(records["t"], dtype=float)
         self.idx = frame_indices(t_all, 2 * fps)  # slider resolution: twice the frame rate
@@ -386,7 +393,7 @@ class Replay:
         if bad:
             from ..errors import closest
 
-            raise InputError(f"view: no column {bad[0]!r} in the run's records"
+            raise InputError(f"Replay: 'plot_columns' (--plot): no column {bad[0]!r} in the run's records"
                              f"{closest(bad[0], sorted(known))}")
         t_all = np.asarray(self.records["t"], dtype=float)
         step = max(1, t_all.size // 2000)
@@ -436,7 +443,7 @@ def serve(scene: Scene, records: Mapping[str, np.ndarray], host: str = "127.0.0.
     in Python: ``serve(robot_scene(robot), result_columns(res))``)."""
     _check_scene_records("serve", scene, records)
     plot_columns = _names("serve", "plot_columns", plot_columns)
-    _check_echo("serve", echo)
+    check_echo("serve", echo)
     server = start_server(host, port, quiet=True, owner="serve")
 
     def start() -> Replay:
@@ -453,6 +460,11 @@ def serve(scene: Scene, records: Mapping[str, np.ndarray], host: str = "127.0.0.
 def result_columns(result: Any) -> dict[str, np.ndarray]:
     """The record columns of an in-memory :class:`legsim.hybrid.Result` by name (``t``, ``mode``,
     states, outputs), as a run directory has them."""
+    from ..hybrid import Result
+
+    if not isinstance(result, Result):
+        raise InputError(f"result_columns: 'result' is a {type(result).__name__}, expected a "
+                         "legsim.hybrid.Result")
     cols: dict[str, np.ndarray] = {"t": result.t, "mode": result.mode}
     cols.update({n: result.x[:, i] for i, n in enumerate(result.state_names)})
     cols.update({n: result.y[:, i] for i, n in enumerate(result.output_names)})
@@ -510,7 +522,7 @@ class LiveView:
         self.columns = _names("LiveView", "columns", columns)
         self.period = 1.0 / check_number("LiveView", "framerate", framerate, lo=0.0, lo_open=True)
         self.pace = None if pace is None else check_number("LiveView", "pace", pace, lo=0.0, lo_open=True)
-        _check_echo("LiveView", echo)
+        check_echo("LiveView", echo)
         self.scene = scene
         self.server = start_server(host, port, quiet=True, owner="LiveView")
         self.url = f"http://{host}:{self.server.get_port()}"

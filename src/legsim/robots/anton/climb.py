@@ -64,12 +64,13 @@ from ...errors import (
     check_fields,
     check_flag,
     check_number,
+    check_values,
     check_whole,
     shown,
 )
 from ...multibody.dynamics import center_of_mass
 from ...walking import support_margin
-from .model import MAX_DISTANCE, MAX_TICK, build_model, joint_names, leg_arrays
+from .model import MAX_DISTANCE, MAX_DURATION, MAX_TICK, build_model, joint_names, leg_arrays
 from .params import T_SAMPLE, AntonParams
 
 __all__ = ["Ledge", "ClimbPose", "Stage", "ClimbPlan", "PAIRS", "MAX_WAVES", "climber", "FeltFootholds",
@@ -721,21 +722,38 @@ def climber(plan: ClimbPlan, kp: float = 60.0, kd: float = 0.5, *, start: float 
     return controller
 
 
+def _plan(owner: str, plan) -> ClimbPlan:
+    """``plan`` a :class:`ClimbPlan`, else an :class:`InputError` naming ``owner``."""
+    if not isinstance(plan, ClimbPlan):
+        raise InputError(f"{owner}: 'plan' = {shown(plan)}, expected a ClimbPlan")
+    return plan
+
+
 def climb_robot(plan: ClimbPlan):
     """ANTON (:func:`~.robot.build_robot`) with ``plan``'s parameters, its ledge, and the body's
     segments touching it."""
     from .robot import build_robot
 
+    _plan("climb_robot", plan)
     return build_robot(plan.params, obstacles=(plan.ledge.obstacle(),), body_contact=True)
 
 
 def simulate_climb(plan: ClimbPlan | None = None, robot=None, settle: float = 0.3, after: float = 1.0,
                    **kwargs):
-    """Run ``plan`` (default :class:`ClimbPlan`) on ``robot`` (default :func:`climb_robot`): released
-    2 mm over the plan's start, the script from ``settle`` [s], ``after`` [s] of standing at its end.
-    Keywords go to :meth:`legsim.assembly.Robot.simulate` (``sinks``, ``progress``). Returns (plan,
-    robot, controller, result)."""
-    plan = plan or ClimbPlan()
+    """Run ``plan`` (default :class:`ClimbPlan`) on ``robot`` (default :func:`climb_robot`; a
+    :class:`legsim.assembly.Robot`): released 2 mm over the plan's start, the script from ``settle`` [s],
+    ``after`` [s] of standing at its end (each in [0, :data:`~.model.MAX_DURATION`]). Keywords go to
+    :meth:`legsim.assembly.Robot.simulate` (``sinks``, ``progress``). Returns (plan, robot, controller,
+    result)."""
+    from ...assembly.robot import Robot
+
+    o = "simulate_climb"
+    plan = ClimbPlan() if plan is None else _plan(o, plan)
+    if not (robot is None or isinstance(robot, Robot)):
+        raise InputError(f"{o}: 'robot' = {shown(robot)}, expected None or ANTON's legsim.assembly.Robot "
+                         "(climb_robot(plan))")
+    for name, value in (("settle", settle), ("after", after)):
+        check_number(o, name, value, lo=0.0, hi=MAX_DURATION)  # [s]
     robot = robot or climb_robot(plan)
     q0 = plan.configuration(plan.start)
     q0[2] += 0.002
@@ -744,11 +762,34 @@ def simulate_climb(plan: ClimbPlan | None = None, robot=None, settle: float = 0.
     return plan, robot, ctrl, robot.simulate(settle + plan.duration + after, ctrl, q0=q0, **kwargs)
 
 
+def _history(owner: str, plan, ctrl) -> np.ndarray:
+    """The history (n, 2) of ``ctrl``, a :func:`climber` of ``plan`` (a :class:`ClimbPlan`) that ran: its
+    ticks' (t [s], stage index), else an :class:`InputError` naming ``owner`` and the argument."""
+    _plan(owner, plan)
+    history = getattr(ctrl, "history", None)
+    try:
+        hist = np.array(history, dtype=float) if isinstance(history, list) and history else np.zeros((0, 2))
+    except (TypeError, ValueError):  # ragged, or not numbers
+        hist = np.zeros((0, 2))
+    if hist.ndim != 2 or hist.shape[0] == 0 or hist.shape[1] != 2:
+        raise InputError(f"{owner}: 'ctrl' = {shown(ctrl)}, expected a climber that ran (its history of "
+                         "(t, stage) ticks)")
+    if not np.all((hist[:, 1] >= -1) & (hist[:, 1] <= len(plan.stages))):
+        raise InputError(f"{owner}: 'ctrl' ran stages beyond the {len(plan.stages)} of 'plan': a climber of "
+                         "another plan")
+    return hist
+
+
 def steps_at(plan: ClimbPlan, ctrl, t) -> np.ndarray:
-    """The script step (1-8; 0 while settling, 9 after the end) that ``ctrl`` (a :func:`climber` that
-    ran) was in at the instants ``t`` (n,) [s]."""
-    hist = np.array(ctrl.history)
-    row = np.clip(np.searchsorted(hist[:, 0], np.asarray(t, dtype=float), side="right") - 1, 0, None)
+    """The script step (1-8; 0 while settling, 9 after the end) that ``ctrl`` (a :func:`climber` of ``plan``
+    that ran) was in at the instants ``t`` (n,) [s] (finite numbers)."""
+    o = "steps_at"
+    return _steps_at(plan, _history(o, plan, ctrl), check_values(o, "t", t, unit="s"))
+
+
+def _steps_at(plan: ClimbPlan, hist: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """:func:`steps_at` of the checked history (:func:`_history`) and times."""
+    row = np.clip(np.searchsorted(hist[:, 0], t, side="right") - 1, 0, None)
     step_of = np.array([0] + [st.step for st in plan.stages] + [9])  # stage -1: settling
     return step_of[hist[row, 1].astype(int) + 1]
 
@@ -757,8 +798,20 @@ def step_summary(plan: ClimbPlan, ctrl, track: dict) -> dict[int, dict[str, floa
     """Per script step (1-8; 9: the standing after it; the settling before it left out), from a
     :func:`~.robot.support_track` of the run: ``margin`` [m], the CoM's least margin inside the
     polygon of the carrying contact points (a record with fewer than three carrying counts as
-    −inf), and ``body_load`` [N], the most the body's contacts carried."""
-    steps = steps_at(plan, ctrl, track["t"])
+    −inf), and ``body_load`` [N], the most the body's contacts carried. ``ctrl``: a :func:`climber` of
+    ``plan`` that ran; ``track``: the dict :func:`~.robot.support_track` returned (``t``, ``margin`` and
+    ``fn_body`` of one length)."""
+    o = "step_summary"
+    hist = _history(o, plan, ctrl)
+    keys = ("t", "margin", "fn_body")
+    if not (isinstance(track, dict) and all(k in track for k in keys)):
+        raise InputError(f"{o}: 'track' = {shown(track)}, expected the dict support_track() returns (with "
+                         f"{', '.join(keys)})")
+    t = check_values(o, "track['t']", track["t"], unit="s")
+    if t.ndim != 1 or any(np.shape(track[k]) != t.shape for k in keys[1:]):
+        raise InputError(f"{o}: 'track' holds {', '.join(keys)} of shapes "
+                         f"{', '.join(str(np.shape(track[k])) for k in keys)}: expected one length")
+    steps = _steps_at(plan, hist, t)
     out = {}
     for k in range(1, 10):
         m = steps == k

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...io.results import RunWriter
+from ...userfiles import output_dir, user_path
 from ...viz.scene import robot_builder
 from .climb import ClimbPlan, climb_robot, simulate_climb, step_summary, steps_at
 from .params import LEGS
@@ -76,16 +77,20 @@ def default_climb_robot():
 
 def run_demo(out_dir: str | Path = "anton_climb-out", echo=print) -> ClimbRun:
     """Climb the default ledge (:class:`~.climb.ClimbPlan`); write records, figures and
-    ``anton_climb.html`` into ``out_dir``; return what ran (:class:`ClimbRun`)."""
+    ``anton_climb.html`` into ``out_dir`` (a path; made if missing), saying what it did through ``echo`` (a
+    function of one string); return what ran (:class:`ClimbRun`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ...errors import check_echo
     from ...viz.viewer import write_robot_replay
     from .robot import support_track
 
-    out = Path(out_dir)
+    o = "anton_climb run_demo"
+    check_echo(o, echo)
+    out = output_dir(user_path(out_dir, f"{o}: 'out_dir'"), "the demo's records and figures")
     plan = ClimbPlan()
     ledge = plan.ledge
     robot = climb_robot(plan)

@@ -10,14 +10,20 @@ from pathlib import Path
 import numpy as np
 
 from ...assembly import Obstacle
+from ...errors import check_echo, check_number
 from ...io.results import RunWriter
+from ...userfiles import output_dir, user_path
 from ...viz.scene import robot_builder
+from .model import MAX_DURATION
 from .params import LEGS
 from .robot import WalkPlan, build_robot, standing_pose, support_track, walker
 
-__all__ = ["run_demo", "walk_robot", "STEP_EDGE", "STEP_HEIGHT"]
+__all__ = ["run_demo", "walk_robot", "STEP_EDGE", "STEP_HEIGHT", "MIN_T_FINAL"]
 
 STEP_EDGE, STEP_HEIGHT = 1.0, 0.025  # [m]: the step's edge along x and its height
+MIN_T_FINAL = 4.0
+"""The shortest walk [s] :func:`run_demo` takes: to the gait change at 4 s (the tripod's speed is measured
+over its two cycles before it; a shorter walk has nothing to measure). At most :data:`.model.MAX_DURATION`."""
 
 
 def walk_robot():
@@ -29,7 +35,9 @@ def walk_robot():
 
 def run_demo(out_dir: str | Path = "anton_walk-out", echo=print, t_final: float = 14.0) -> dict:
     """Walk ``t_final`` [s]: the tripod, the wave from 4 s, the tripod again from 8 s, onto the step;
-    write records, figures and ``anton_walk.html`` into ``out_dir``; return the run's figures."""
+    write records, figures and ``anton_walk.html`` into ``out_dir`` (a path; made if missing); say what it did
+    through ``echo`` (a function of one string); return the run's figures. ``t_final`` in
+    [:data:`MIN_T_FINAL`, :data:`.model.MAX_DURATION`]."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -37,7 +45,10 @@ def run_demo(out_dir: str | Path = "anton_walk-out", echo=print, t_final: float 
 
     from ...viz.viewer import write_robot_replay
 
-    out = Path(out_dir)
+    o = "anton_walk run_demo"
+    check_number(o, "t_final", t_final, lo=MIN_T_FINAL, hi=MAX_DURATION)  # [s]
+    check_echo(o, echo)
+    out = output_dir(user_path(out_dir, f"{o}: 'out_dir'"), "the demo's records and figures")
     plan = WalkPlan(adaptation_height=0.03, gait_changes=((4.0, "wave"), (8.0, "tripod")))
     robot = walk_robot()
     q0 = standing_pose(plan)

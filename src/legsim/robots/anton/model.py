@@ -23,7 +23,7 @@ from . import _kinematics as _K
 from .params import LEGS, AntonParams
 
 __all__ = ["build_model", "hip_placements", "leg_ik", "leg_fk", "leg_jacobian", "feet_in_body", "joint_names",
-           "foot_layout", "MAX_ANGLE", "MAX_HIP_OFFSET", "MAX_DISTANCE", "MAX_TICK"]
+           "foot_layout", "MAX_ANGLE", "MAX_HIP_OFFSET", "MAX_DISTANCE", "MAX_TICK", "MAX_DURATION"]
 
 MAX_ANGLE = 1e6
 """The largest joint angle or hip yaw [rad] the kinematics take (beyond, cos and sin have no digits left)."""
@@ -36,6 +36,10 @@ long, and a product of two such numbers stays far within the float range."""
 MAX_TICK = 1.0
 """The longest time step [s] the per-tick helpers (:class:`~.robot.SurfaceFollowing`,
 :class:`~.climb.FeltFootholds`) take: ANTON's controllers tick every 1 ms."""
+MAX_DURATION = 3600.0
+"""The longest simulated time [s] ANTON's runs take (:func:`~.climb.simulate_climb`'s ``settle`` and
+``after``, the walk demo's ``t_final``): an hour of 1 ms control ticks, a quarter of an hour of computing
+(the 67 s climb takes 18 s); a longer one would look hung."""
 _SEGMENT_CODES = {"middle": 0, "front": 1, "rear": -1}
 
 

@@ -34,7 +34,16 @@ from ...assembly import (
 )
 from ...assembly.components import Obstacle, _choice, contact_geometries
 from ...contact import ContactLaw, coulomb, hunt_crossley
-from ...errors import InputError, as_float, check_fields, check_flag, check_number, describe_failure, shown
+from ...errors import (
+    InputError,
+    as_float,
+    check_fields,
+    check_flag,
+    check_number,
+    check_whole,
+    describe_failure,
+    shown,
+)
 from ...walking import GAITS, GaitGenerator, LegCycle, StepCycle, SupportQP, adapt_clearance, wave_gait
 from . import _kinematics as _K
 from ._statics import static_torques
@@ -163,7 +172,10 @@ def _joint_targets(p: AntonParams, legs, feet_body: np.ndarray, body: np.ndarray
 
 
 def standing_pose(plan: WalkPlan) -> np.ndarray:
-    """q0 (nq,): the body at ``plan.height``, feet on the rectangle touching the ground."""
+    """q0 (nq,): the body at ``plan.height`` (``plan`` a :class:`WalkPlan`), feet on the rectangle touching
+    the ground."""
+    if not isinstance(plan, WalkPlan):
+        raise InputError(f"ANTON standing_pose: 'plan' = {shown(plan)}, expected a WalkPlan")
     p = plan.params
     feet = np.column_stack([foot_layout("rectangle", plan.half_length, plan.half_width) + [plan.feet_x, 0.0],
                             np.full(6, p.foot_radius - plan.height)])
@@ -335,6 +347,8 @@ class StaticFeedforward:
     against 0.128 rad at the rear, at 2.4 times the walk's cost: measured, not used there.)"""
 
     def __init__(self, params: AntonParams):
+        if not isinstance(params, AntonParams):
+            raise InputError(f"StaticFeedforward: 'params' = {shown(params)}, expected an AntonParams")
         self.params = params
         self._mb = build_model(params, floating=False)  # the middle segment is its root, level
         self._data = self._mb.make_data()
@@ -504,12 +518,20 @@ def support_track(robot: Robot, result, every: int = 10, contact_force: float = 
     body's contact points (0 without ``body_contact``); ``margin`` (n,) [m], the signed distance of the
     CoM's ground projection inside the polygon of the contact points (feet, and body corners) carrying
     more than ``contact_force`` [N] (:func:`legsim.walking.support_margin`; NaN with fewer than three
-    or all on one line)."""
-    from ...errors import InputError
+    or all on one line). ``robot``: ANTON's :class:`~legsim.assembly.Robot`; ``result``: its run (a
+    :class:`~legsim.hybrid.Result`, or its run directory read back, :func:`legsim.io.load_run`); ``every`` a
+    whole number >= 1; ``contact_force`` [N] a finite number >= 0."""
     from ...multibody.dynamics import center_of_mass
     from ...walking import support_margin
     from ...world._points import contact_points
 
+    o = "ANTON support_track"
+    if not isinstance(robot, Robot):
+        raise InputError(f"{o}: 'robot' = {shown(robot)}, expected ANTON's legsim.assembly.Robot "
+                         "(build_robot)")
+    robot.check_run(o, result)
+    every = check_whole(o, "every", every, lo=1)
+    contact_force = check_number(o, "contact_force", contact_force, lo=0.0)  # [N]
     mb = robot.mb
     data = mb.make_data()
     points = contact_points(mb, contact_geometries(mb, robot.contacts))

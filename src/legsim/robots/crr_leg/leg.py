@@ -49,8 +49,9 @@ from ...actuators.pneumatic.linkage import JointLinkage
 from ...actuators.pneumatic.units import P_ATM_PSI, PSI
 from ...actuators.pneumatic.valves import ProportionalValve, mpye5_fitted
 from ...assembly.components import EXCHANGE_DMAX
-from ...errors import InputError, as_float, check_fields
+from ...errors import InputError, as_float, check_fields, check_number, shown
 from ...hybrid import Model, Options, ParamRange, Result, choice, nonnegative, positive, simulate
+from ..pneumatic_rig.rig import MAX_DURATION, MAX_PSI
 from . import _joint_kernels as JB
 from .geometry import JOINT_LIMITS, STROKES, crr_leg_bodies, default_linkages
 from .prismatic import crr_leg_with_cylinders, default_cylinder_inertias
@@ -296,7 +297,8 @@ class LegBench:
 
     Parameters
     ----------
-    supply_psig, exhaust_psia : supply [psig] (50.3) and exhaust [psia] (24.7, leg setup ⚠ 7).
+    supply_psig, exhaust_psia : supply [psig] (50.3) and exhaust [psia] (24.7, leg setup ⚠ 7), the supply
+    above the exhaust, both within :data:`~legsim.robots.pneumatic_rig.rig.MAX_PSI`.
     gains : joint -> (kp, ki, kd); gain_scale : joint -> overall factor (Alpha 0.75 = the thesis's
     −25 %); force_gain [V/N], force_rate_gain [V s/N] : net-pressure-force feedback per joint.
     linkages : Alpha, Beta, Gamma :class:`JointLinkage`. friction : cylinder friction of all three
@@ -353,8 +355,14 @@ class LegBench:
             if not (math.isfinite(d) and d == int(d) and 0 <= d < EXCHANGE_DMAX):
                 raise InputError(f"{name}={getattr(self, name)!r}: expected an integer number of 1 ms ticks "
                                  f"in [0, {EXCHANGE_DMAX - 1}]")
-        check_fields("LegBench", self, finite=("supply_psig", "u_bias", "pause_t0"),
-                     nonnegative=("exhaust_psia", "pause_duration"))
+        check_fields("LegBench", self, finite=("u_bias", "pause_t0"), nonnegative=("pause_duration",))
+        exhaust = check_number("LegBench", "exhaust_psia", self.exhaust_psia, lo=0.0, hi=MAX_PSI)  # [psia]
+        supply = check_number("LegBench", "supply_psig", self.supply_psig, lo=-P_ATM_PSI,
+                              hi=MAX_PSI)  # [psig]
+        if not supply + P_ATM_PSI > exhaust:
+            raise InputError(f"LegBench: 'supply_psig' = {shown(self.supply_psig)} psig is not above "
+                             f"'exhaust_psia' = {shown(self.exhaust_psia)} psia (with the atmosphere's "
+                             f"{P_ATM_PSI} psi)")
         for name, size in (("gains", 3), ("gain_scale", 1), ("force_gain", 1), ("force_rate_gain", 1)):
             _joint_numbers(name, getattr(self, name), size)
         linkages = self.linkages
@@ -485,7 +493,9 @@ class LegBench:
 
     def run(self, refs, t_final: float, q0=None) -> LegRun:
         """Simulate ``t_final`` s. ``refs``: three :class:`JointReference` (Alpha, Beta, Gamma);
-        ``q0`` initial joint angles [rad] (default: the references at t = 0)."""
+        ``q0`` initial joint angles [rad] (default: the references at t = 0). ``t_final`` in (0,
+        :data:`~legsim.robots.pneumatic_rig.rig.MAX_DURATION`]."""
+        check_number("LegBench.run", "t_final", t_final, lo=0.0, lo_open=True, hi=MAX_DURATION)  # [s]
         if len(refs) != 3:
             raise InputError(f"refs: expected three JointReference (Alpha, Beta, Gamma), got {len(refs)}")
         if q0 is None:

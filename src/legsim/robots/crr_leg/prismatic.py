@@ -219,13 +219,19 @@ def crr_leg_with_cylinders(leg: BodyModel, linkages, cylinders) -> BodyModel:
     (which carries the tree) must be finite. ``linkages``: three :class:`JointLinkage`;
     ``cylinders``: three :class:`CylinderInertia`.
     """
+    o = "crr_leg_with_cylinders"
+    if not isinstance(leg, BodyModel):
+        raise InputError(f"{o}: 'leg' = {shown(leg)}, expected the CRR leg's multibody model "
+                         "(crr_leg_bodies())")
     if leg.nv != 3 or leg.floating_base or tuple(leg.joint_names) != CYLINDER_JOINTS:
-        raise InputError(f"leg: expected the fixed-base 3-DoF CRR leg (joints "
+        raise InputError(f"{o}: 'leg': expected the fixed-base 3-DoF CRR leg (joints "
                          f"{', '.join(CYLINDER_JOINTS)}), got joints {leg.joint_names}")
-    if len(linkages) != 3 or not all(isinstance(k, JointLinkage) for k in linkages):
-        raise InputError("linkages: expected three JointLinkage (Alpha, Beta, Gamma)")
-    if len(cylinders) != 3 or not all(isinstance(c, CylinderInertia) for c in cylinders):
-        raise InputError(f"cylinders: expected three CylinderInertia, got {cylinders!r}")
+    for name, value, kind in (("linkages", linkages, JointLinkage),
+                              ("cylinders", cylinders, CylinderInertia)):
+        if not (isinstance(value, (list, tuple)) and len(value) == 3
+                and all(isinstance(k, kind) for k in value)):
+            raise InputError(f"{o}: '{name}' = {shown(value)}, expected three {kind.__name__} (Alpha, Beta, "
+                             "Gamma)")
     b = _builder_of(leg)
     a = leg.arrays
     e1 = np.asarray(FIXED_ARM_DIRECTION)

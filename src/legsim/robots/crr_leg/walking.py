@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...errors import InputError, as_float, as_floats, check_fields, check_number, check_whole
+from ...errors import InputError, as_float, as_floats, check_fields, check_number, check_whole, shown
 from ...multibody import Model as BodyModel
 from ...multibody import forward_kinematics, frame_jacobian, frame_placement
 from ..pneumatic_rig.metrics import lag_by_xcorr, rmse
@@ -254,12 +254,17 @@ def walking_references(path: WalkingPath | None = None, bodies: BodyModel | None
     return a, b, g
 
 
-def _window(run: LegRun, t_from: float, t_to: float | None) -> np.ndarray:
-    t_to = run.t[-1] if t_to is None else t_to
+def _window(owner: str, run: LegRun, t_from, t_to) -> np.ndarray:
+    """The records of ``run`` (a :class:`LegRun`) in [t_from, t_to] [s] (finite numbers; ``t_to`` None: to the
+    end), at least two, else an :class:`InputError` naming ``owner`` and the argument."""
+    if not isinstance(run, LegRun):
+        raise InputError(f"{owner}: 'run' = {shown(run)}, expected a LegRun (LegBench.run)")
+    t_from = check_number(owner, "t_from", t_from)
+    t_to = run.t[-1] if t_to is None else check_number(owner, "t_to", t_to)
     sel = (run.t >= t_from) & (run.t <= t_to)
     if np.count_nonzero(sel) < 2:
-        raise InputError(f"window [{t_from!r}, {t_to!r}] s: expected at least two samples of the "
-                         f"run (0 … {run.t[-1]!r} s)")
+        raise InputError(f"{owner}: the window 't_from' = {t_from!r} … 't_to' = {float(t_to)!r} s holds "
+                         f"fewer than two samples of the run ({float(run.t[0])!r} … {float(run.t[-1])!r} s)")
     return sel
 
 
@@ -267,17 +272,19 @@ def tracking_rmse(run: LegRun, t_from: float = 0.0, t_to: float | None = None) -
     """Root-mean-square joint error (3,) [rad] of ``run`` against its own references over
     [t_from, t_to] [s] (default to the end). This is reference tracking; the thesis's RMSEs
     (digest §5.2) compare the simulation with the measured robot, which we do not have."""
-    sel = _window(run, t_from, t_to)
+    sel = _window("tracking_rmse", run, t_from, t_to)
     return np.array([rmse(run.q[sel, j], run.ref[sel, j]) for j in range(3)])
 
 
 def lag_compensated_rmse(run: LegRun, t_from: float = 0.0, t_to: float | None = None,
                          max_lag: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """(RMSE (3,) [rad], lag (3,) [s]): each joint's lag behind its reference by cross-correlation
-    (:func:`..pneumatic_rig.metrics.lag_by_xcorr`, up to ``max_lag``), then the RMSE against the
-    reference delayed by that lag, θ_ref(t − lag), over [t_from, t_to]. It separates the loop's
-    pure delay (shared by the simulated and the real robot) from errors in the motion's shape."""
-    sel = _window(run, t_from, t_to)
+    (:func:`..pneumatic_rig.metrics.lag_by_xcorr`, up to ``max_lag`` [s], a finite number >= 0), then the
+    RMSE against the reference delayed by that lag, θ_ref(t − lag), over [t_from, t_to]. It separates the
+    loop's pure delay (shared by the simulated and the real robot) from errors in the motion's shape."""
+    o = "lag_compensated_rmse"
+    sel = _window(o, run, t_from, t_to)
+    max_lag = check_number(o, "max_lag", max_lag, lo=0.0)  # [s]
     t = run.t[sel]
     out = np.empty(3)
     lags = np.empty(3)
@@ -289,8 +296,17 @@ def lag_compensated_rmse(run: LegRun, t_from: float = 0.0, t_to: float | None = 
 
 def plot_tracking(run: LegRun, filename, title: str = "") -> None:
     """Joint angle and reference [deg] vs time [s] for Alpha, Beta and Gamma (Figs. 44–45 style),
-    written to ``filename`` (any format matplotlib's Agg canvas writes, e.g. PNG)."""
+    written to ``filename`` (any format matplotlib's Agg canvas writes, by its suffix, e.g. PNG; its folder
+    is made), with ``title`` (a string) over them."""
     from matplotlib.figure import Figure
+
+    from ..pneumatic_rig.scenarios import _figure_file, _title
+
+    o = "plot_tracking"
+    if not isinstance(run, LegRun):
+        raise InputError(f"{o}: 'run' = {shown(run)}, expected a LegRun (LegBench.run)")
+    filename = _figure_file(o, "filename", filename)
+    title = _title(o, title)
 
     fig = Figure(figsize=(8.0, 7.0))
     axes = fig.subplots(3, 1, sharex=True)

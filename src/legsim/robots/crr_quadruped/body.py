@@ -41,14 +41,15 @@ import math
 
 import numpy as np
 
-from ...errors import InputError, check_number
+from ...contact.shapes import MAX_LENGTH
+from ...errors import InputError, check_array, check_number, shown
 from ...multibody import Model as BodyModel
 from ...multibody import RobotBuilder
 from ..crr_leg.geometry import LEG_CAPSULES, LINKS, crr_leg_bodies
 from ..crr_leg.leg import JOINTS
 
-__all__ = ["LEGS", "SHOULDERS", "MIRRORS", "TRUNK", "TRUNK_MASS", "FOOT_RADIUS", "graft_leg",
-           "quadruped_bodies", "trunk_inertia"]
+__all__ = ["LEGS", "SHOULDERS", "MIRRORS", "TRUNK", "TRUNK_MASS", "MAX_TRUNK_MASS", "FOOT_RADIUS",
+           "graft_leg", "quadruped_bodies", "trunk_inertia"]
 
 LEGS = ("lf", "rf", "lr", "rr")
 """Leg names: left front (SrLib L1), right front (R1), left rear (L2), right rear (R2)."""
@@ -65,6 +66,9 @@ TRUNK = (0.094, 0.75)
 
 TRUNK_MASS = 2.0
 """Default trunk mass [kg] (a documented choice, see the module docstring)."""
+MAX_TRUNK_MASS = 1e12
+"""The heaviest trunk [kg] :func:`trunk_inertia` and :func:`quadruped_bodies` take (its inertia, mass times
+the capsule's squared lengths, and the weight stay finite and far from overflow)."""
 
 FOOT_RADIUS = 0.5 * LEG_CAPSULES["tibia"].diameter
 """Default foot-sphere radius [m]: the tibia capsule's radius (7.5 mm)."""
@@ -72,9 +76,9 @@ FOOT_RADIUS = 0.5 * LEG_CAPSULES["tibia"].diameter
 
 def trunk_inertia(mass: float) -> np.ndarray:
     """Central inertia (3, 3) [kg m²] of a solid capsule of :data:`TRUNK` dimensions and ``mass``
-    [kg] (> 0, at most 1e12), axis along x (same capsule formula as
+    [kg] (> 0, at most :data:`MAX_TRUNK_MASS`), axis along x (same capsule formula as
     :func:`..crr_leg.geometry.capsule_inertia`)."""
-    mass = check_number("trunk_inertia", "mass", mass, lo=0.0, lo_open=True, hi=1e12)
+    mass = check_number("trunk_inertia", "mass", mass, lo=0.0, lo_open=True, hi=MAX_TRUNK_MASS)
     r = 0.5 * TRUNK[0]
     L = TRUNK[1]
     v_c = math.pi * r * r * L
@@ -84,6 +88,11 @@ def trunk_inertia(mass: float) -> np.ndarray:
     axial = 0.5 * m_c * r * r + 0.4 * m_s * r * r
     trans = m_c * (L * L / 12.0 + r * r / 4.0) + m_s * (0.4 * r * r + L * L / 4.0 + 3.0 * L * r / 8.0)
     return np.diag([axial, trans, trans])
+
+
+MAX_SHOULDER = 1e3
+"""Largest shoulder offset from the trunk [m]: a leg's placements stay within the builder's
+:data:`~legsim.contact.shapes.MAX_LENGTH` (1e6 m) once its own joint offsets are added."""
 
 
 def graft_leg(builder: RobotBuilder, leg: BodyModel, parent: str, prefix: str, shoulder,
@@ -97,21 +106,35 @@ def graft_leg(builder: RobotBuilder, leg: BodyModel, parent: str, prefix: str, s
     becomes S c and central inertia I becomes S I S. Names get ``prefix + '_'``; joint limits,
     damping and friction, frames (other than body frames) and capsule geometries are copied.
     """
-    sx, sy = (float(s) for s in mirror)
-    if sx not in (1.0, -1.0) or sy not in (1.0, -1.0):
-        raise InputError(f"mirror={mirror!r}: expected (s_x, s_y) with each +1 or -1")
+    o = "graft_leg"
+    if not isinstance(builder, RobotBuilder):
+        raise InputError(f"{o}: 'builder' = {shown(builder)}, expected a legsim.multibody.RobotBuilder")
+    if not isinstance(leg, BodyModel):
+        raise InputError(f"{o}: 'leg' = {shown(leg)}, expected a compiled legsim.multibody.Model "
+                         "(crr_leg_bodies())")
+    if leg.floating_base:
+        raise InputError(f"{o}: 'leg' model {leg.name!r} must have a fixed base")
+    for name, value in (("parent", parent), ("prefix", prefix)):
+        if not isinstance(value, str):
+            raise InputError(f"{o}: '{name}' = {shown(value)}, expected a name (a string)")
+    shoulder = check_array(o, "shoulder", shoulder, (3,), "m")
+    if not np.all(np.abs(shoulder) <= MAX_SHOULDER):
+        raise InputError(f"{o}: 'shoulder' = {shown(shoulder)}, expected 3 finite numbers within "
+                         f"±MAX_SHOULDER = {MAX_SHOULDER:g} m")
+    signs = check_array(o, "mirror", mirror, (2,))
+    if not np.all(np.abs(signs) == 1.0):
+        raise InputError(f"{o}: 'mirror' = {shown(mirror)}, expected (s_x, s_y) with each +1 or -1")
+    sx, sy = float(signs[0]), float(signs[1])
     S = np.diag([sx, sy, 1.0])
     det = sx * sy
     a = leg.arrays
-    if leg.floating_base:
-        raise InputError(f"graft_leg: leg model {leg.name!r} must have a fixed base")
     names = {0: parent}
     for i in range(1, leg.nbody):
         par = int(a.body_parent[i])
         R = S @ a.jnt_R[i] @ S
         p = S @ a.jnt_p[i]
         if par == 0:
-            p = p + np.asarray(shoulder, dtype=float)
+            p = p + shoulder
         dof = int(a.jnt_dofadr[i])
         lim = None
         if a.dof_limited[dof]:
@@ -143,14 +166,15 @@ def quadruped_bodies(base: str = "floating", trunk_mass: float = TRUNK_MASS,
     12 joints], pinocchio convention); ``"fixed"``: the trunk is welded level at height
     ``trunk_height`` [m] above the origin (q = the 12 joints). Joints in the order of :data:`LEGS`
     × (alpha, beta, gamma), named ``<leg>_<joint>``; frames ``<leg>_foot`` (tibia tip) and
-    ``<leg>_foot_centre`` (foot-sphere centre). ``trunk_mass`` [kg] > 0; gravity [m/s²] along −z.
+    ``<leg>_foot_centre`` (foot-sphere centre). ``trunk_mass`` [kg] in (0, :data:`MAX_TRUNK_MASS`];
+    ``trunk_height`` [m] within ±:data:`~legsim.contact.shapes.MAX_LENGTH`; gravity [m/s²] along −z.
     ``foot_radius`` [m] > 0: a sphere geometry ``<leg>_foot_sphere`` of this radius centred on
     ``<leg>_foot_centre`` (the foot contact; None: none).
     """
     if not (isinstance(base, str) and base in ("floating", "fixed")):
         raise InputError(f"base={base!r}: expected 'floating' or 'fixed'")
-    check_number("quadruped_bodies", "trunk_mass", trunk_mass, lo=0.0, lo_open=True)
-    check_number("quadruped_bodies", "trunk_height", trunk_height)
+    check_number("quadruped_bodies", "trunk_mass", trunk_mass, lo=0.0, lo_open=True, hi=MAX_TRUNK_MASS)
+    check_number("quadruped_bodies", "trunk_height", trunk_height, lo=-MAX_LENGTH, hi=MAX_LENGTH)
     if foot_radius is not None:
         check_number("quadruped_bodies", "foot_radius", foot_radius, lo=0.0, lo_open=True)
     leg = crr_leg_bodies(gravity=gravity)

@@ -37,7 +37,8 @@ from ...actuators.pneumatic.friction import Friction, stribeck_tanh_source
 from ...actuators.pneumatic.valves import mpye5_simple
 from ...assembly.components import ChamberPressure, ContactForce, Contacts, JointEncoder, PneumaticCylinder
 from ...contact import ContactLaw, Plane, coulomb, hunt_crossley
-from ...errors import InputError, check_fields
+from ...contact.shapes import MAX_LENGTH
+from ...errors import InputError, check_array, check_fields, check_number
 from ...hybrid import Options, Result, simulate
 from ...multibody import forward_kinematics, frame_placement
 from ..crr_leg.geometry import default_linkages
@@ -49,7 +50,8 @@ from ..crr_leg.leg import (
     JointReference,
     LegBench,
 )
-from .body import FOOT_RADIUS, LEGS, TRUNK_MASS, quadruped_bodies
+from ..pneumatic_rig.rig import MAX_DURATION
+from .body import FOOT_RADIUS, LEGS, MAX_TRUNK_MASS, TRUNK_MASS, quadruped_bodies
 
 if TYPE_CHECKING:
     from ...assembly.robot import Robot
@@ -157,7 +159,8 @@ class Quadruped:
     ----------
     base : "floating" (free trunk, foot contact) or "fixed" (trunk welded level at
         ``trunk_height`` [m], legs in the air).
-    trunk_mass : [kg] (default :data:`.body.TRUNK_MASS`, a documented choice).
+    trunk_mass : [kg] (default :data:`.body.TRUNK_MASS`, a documented choice), at most
+        :data:`.body.MAX_TRUNK_MASS`; trunk_height within ±:data:`~legsim.contact.shapes.MAX_LENGTH`.
     contact : :class:`ContactParameters` (floating base).
     valves : "fitted" (the MPYE-5 fitted model) or "shut" (every port area zero: the chambers are
         sealed, for mass-conservation checks).
@@ -194,7 +197,9 @@ class Quadruped:
         sliding=False))
 
     def __post_init__(self) -> None:
-        check_fields("Quadruped", self, positive=("trunk_mass",), finite=("trunk_height",))
+        check_number("Quadruped", "trunk_mass", self.trunk_mass, lo=0.0, lo_open=True,
+                     hi=MAX_TRUNK_MASS)  # [kg]
+        check_number("Quadruped", "trunk_height", self.trunk_height, lo=-MAX_LENGTH, hi=MAX_LENGTH)  # [m]
         if not (isinstance(self.base, str) and self.base in BASES):
             raise InputError(f"base={self.base!r}: expected one of {', '.join(BASES)}")
         if not (isinstance(self.valves, str) and self.valves in VALVES):
@@ -279,7 +284,7 @@ class Quadruped:
         or a mapping leg name -> triple (legs left out hold :data:`STANCE_POSTURE_DEG`).
         """
         def triple(r, where):
-            r = tuple(r)
+            r = tuple(r) if isinstance(r, (list, tuple)) else (r,)  # a number or an array: not a triple
             if len(r) != 3 or not all(isinstance(x, JointReference) for x in r):
                 raise InputError(f"refs{where}: expected three JointReference (Alpha, Beta, Gamma), "
                                  f"got {r!r}")
@@ -334,12 +339,10 @@ class Quadruped:
         """State of :attr:`model` at rest at joint angles ``q0`` (12,) [rad], chambers at the valve's
         mid pressure (as ``LegBench.initial_state``), valves held at ``u_bias``, the controller before
         its first tick; a floating trunk level, its lowest foot ``drop`` [m] above the ground (a fixed
-        trunk is at ``trunk_height``)."""
-        q0 = np.asarray(q0, dtype=float).reshape(-1)
-        if q0.shape != (12,):
-            raise InputError(f"q0: expected 12 joint angles [rad], got {q0.size}")
-        if not (np.isfinite(drop) and drop >= 0.0):
-            raise InputError(f"drop={drop!r} m: expected a finite value >= 0")
+        trunk is at ``trunk_height``). ``drop`` in [0, :data:`~legsim.contact.shapes.MAX_LENGTH`]."""
+        o = "Quadruped.initial_state"
+        q0 = check_array(o, "q0", q0, (12,), "rad")
+        drop = check_number(o, "drop", drop, lo=0.0, hi=MAX_LENGTH)  # [m]
         q = self.bodies.neutral()
         q[self._x_q] = q0  # q's slots are the state's first
         if self.base == "floating":
@@ -352,7 +355,9 @@ class Quadruped:
     def run(self, refs, t_final: float, q0=None, drop: float = 0.003) -> QuadrupedRun:
         """Simulate ``t_final`` s. ``refs``: joint references (see :meth:`leg_references`);
         ``q0`` (12,) initial joint angles [rad] (default: the references at t = 0); ``drop`` [m]:
-        initial clearance of the lowest foot (floating base)."""
+        initial clearance of the lowest foot (floating base). ``t_final`` in (0,
+        :data:`~legsim.robots.pneumatic_rig.rig.MAX_DURATION`]."""
+        check_number("Quadruped.run", "t_final", t_final, lo=0.0, lo_open=True, hi=MAX_DURATION)  # [s]
         triples = self.leg_references(refs)
         if q0 is None:
             q0 = [float(r.values_at(0.0)) for tr in triples for r in tr]

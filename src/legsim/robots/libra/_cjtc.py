@@ -417,15 +417,14 @@ def pack(libra, stages, *, gravity: str = "full", lumped_mass: float | None = No
          gain_kw: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(params, memory) of :func:`libra_cjtc` for ``libra`` over ``stages``, with the options of
     :class:`legsim.robots.libra.control.LibraController`."""
-    from ...errors import InputError
-    from .control import gains
+    from .control import _options, _plan, gains
     from .gait import VECTORS
     from .params import encoder_counts_per_output_rev
 
-    if gravity not in ("full", "lumped"):
-        raise InputError(f"LIBRA controller: gravity = {gravity!r}, expected 'full' or 'lumped'")
-    if not stages:
-        raise InputError("LIBRA controller: the plan has no stages")
+    o = "LIBRA controller"
+    stages = _plan(o, libra, stages)
+    gravity, lumped_mass, quantise, backlash, blend, gain_kw = _options(
+        o, stages, gravity, lumped_mass, quantise, backlash, blend, gain_kw)
     mb = libra.mb
     bodies = _planar_bodies(mb)
     nb = bodies.shape[0]

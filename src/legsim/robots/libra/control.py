@@ -19,13 +19,21 @@ import numpy as np
 
 from ...control import CJTC, ConstrainedChain, Kinematics, Orientation, PointCoordinate
 from ...control.cost import LAW_GAIN_LIMIT
-from ...errors import InputError, check_number, check_values, lookup, shown
+from ...errors import (
+    InputError,
+    check_flag,
+    check_keywords,
+    check_number,
+    check_values,
+    lookup,
+    shown,
+)
 from .gait import VECTORS, Stage
 from .kinematics import MAX_ANGLE
-from .params import FOOT3_KD, FOOT3_KP, TUNED_KD, TUNED_KP, encoder_counts_per_output_rev
+from .params import FOOT3_KD, FOOT3_KP, MAX_MASS, TUNED_KD, TUNED_KP, encoder_counts_per_output_rev
 from .robot import JOINTS, LibraRobot
 
-__all__ = ["LibraController", "variables", "gains", "Inclinometer", "MIN_RESOLUTION"]
+__all__ = ["LibraController", "variables", "gains", "Inclinometer", "MIN_RESOLUTION", "GAIN_KEYWORDS"]
 
 MIN_RESOLUTION = 1e-9
 """The finest resolution [rad] an :class:`Inclinometer` takes: an angle within ±MAX_ANGLE (1e6 rad) is then
@@ -111,6 +119,46 @@ class Inclinometer:
         return self.reading
 
 
+GAIN_KEYWORDS = ("body_kp", "body_kd", "force_kp", "force_kd", "foot_kp", "foot_kd")
+"""The keywords of :func:`gains` a controller's ``gain_kw`` may hold."""
+
+
+def _plan(owner: str, libra, stages) -> list[Stage]:
+    """``stages`` as a list: LIBRA's plan (a non-empty sequence of :class:`~.gait.Stage`) for ``libra`` (a
+    :class:`~.robot.LibraRobot`), else an :class:`InputError` naming ``owner`` and the argument."""
+    if not isinstance(libra, LibraRobot):
+        raise InputError(f"{owner}: 'libra' = {shown(libra)}, expected a LibraRobot "
+                         "(legsim.robots.libra.build)")
+    if not (isinstance(stages, (list, tuple)) and stages and all(isinstance(st, Stage) for st in stages)):
+        if isinstance(stages, (list, tuple)) and not stages:
+            raise InputError(f"{owner}: the plan has no stages ('stages' is empty)")
+        raise InputError(f"{owner}: 'stages' = {shown(stages)}, expected a sequence of Stage "
+                         "(gait.climb_cycle)")
+    return list(stages)
+
+
+def _options(owner: str, stages: Sequence[Stage], gravity, lumped_mass, quantise, backlash, blend,
+             gain_kw) -> tuple[str, float | None, bool, bool, float, dict]:
+    """The controller options of :class:`LibraController` (and of the compiled one, :func:`._cjtc.pack`)
+    checked: ``gravity`` "full" or "lumped", ``lumped_mass`` None or a mass [kg] in [0,
+    :data:`~.params.MAX_MASS`], ``quantise`` and ``backlash`` True or False, ``blend`` [s] a finite number
+    >= 0, ``gain_kw`` None or a mapping of :data:`GAIN_KEYWORDS` whose gains :func:`gains` takes for every
+    stage's vector; else an :class:`InputError` naming ``owner`` and the option."""
+    lookup("gravity", gravity, ("full", "lumped"), owner)
+    if lumped_mass is not None:
+        lumped_mass = check_number(owner, "lumped_mass", lumped_mass, lo=0.0, hi=MAX_MASS)  # [kg]
+    quantise = check_flag(owner, "quantise", quantise)
+    backlash = check_flag(owner, "backlash", backlash)
+    blend = check_number(owner, "blend", blend, lo=0.0)  # [s]
+    gain_kw = check_keywords(owner, "gain_kw", gain_kw, GAIN_KEYWORDS, "gain")
+    for vector in sorted({st.vector for st in stages}):
+        try:
+            gains(vector, **gain_kw)
+        except InputError as e:
+            raise InputError(f"{owner}: 'gain_kw': {e}") from None
+    return gravity, lumped_mass, quantise, backlash, blend, dict(gain_kw)
+
+
 class LibraController:
     """The CJTC controller of LIBRA over a gait plan (a Python controller of the assembly layer).
 
@@ -122,16 +170,20 @@ class LibraController:
         ``lumped_mass`` at the body; default the whole robot's mass).
     quantise : encoder quantisation (1,584,000 counts/rev); backlash : model the 2° play as seen by
         the motor-side encoder. blend : seconds over which a new stage's command joins its plan.
-    gain_kw : passed to :func:`gains`.
+    gain_kw : passed to :func:`gains` (keywords :data:`GAIN_KEYWORDS`).
+    Ranges: ``lumped_mass`` [kg] in [0, :data:`~.params.MAX_MASS`], ``blend`` [s] a finite number >= 0,
+    ``quantise`` and ``backlash`` True or False.
     """
 
     def __init__(self, libra: LibraRobot, stages: Sequence[Stage], *, gravity: str = "full",
                  lumped_mass: float | None = None, quantise: bool = True, backlash: bool = True,
                  blend: float = 0.5, gain_kw: dict | None = None):
-        if not stages:
-            raise InputError("LibraController: the plan has no stages")
+        o = "LibraController"
+        stages = _plan(o, libra, stages)
+        gravity, lumped_mass, quantise, backlash, blend, gain_kw = _options(
+            o, stages, gravity, lumped_mass, quantise, backlash, blend, gain_kw)
         self.libra = libra
-        self.stages = list(stages)
+        self.stages = stages
         self.kin = Kinematics(libra.mb)
         self.vars = variables(self.kin)
         self.counts = encoder_counts_per_output_rev() if quantise else 0

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ...errors import InputError, check_echo, shown
 from ...io.results import RunWriter
+from ...userfiles import output_dir, user_path
 from ...viz.scene import robot_builder
 from .experiments import ClimbRun, climb, compiled_model, cycle_measures
 from .gait import VECTORS, climb_cycle
@@ -20,7 +22,12 @@ __all__ = ["run_demo", "plot_climb", "replay"]
 
 
 def plot_climb(run: ClimbRun, out: Path) -> list[Path]:
-    """Figures of a climb: control variables (true solid, commanded dashed), forces, torques."""
+    """Figures of a climb (``run``, a :class:`~.experiments.ClimbRun`) in the folder ``out`` (a path; made if
+    missing): control variables (true solid, commanded dashed), forces, torques. Returns their files."""
+    o = "plot_climb"
+    if not isinstance(run, ClimbRun):
+        raise InputError(f"{o}: 'run' = {shown(run)}, expected a ClimbRun (experiments.climb)")
+    out = output_dir(user_path(out, f"{o}: 'out'"), "the figures", f"{o}: 'out'")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -123,8 +130,15 @@ def replay(run: ClimbRun, path: Path, fps: float = 10.0, speed: float = 4.0) -> 
 
 
 def run_demo(out_dir: str | Path = "libra_climb-out", echo=print, progress=None) -> dict:
-    """Run the demo into ``out_dir``; returns the cycle measures."""
-    out = Path(out_dir)
+    """Run the demo into ``out_dir`` (a path; made if missing), saying what it did through ``echo`` (a
+    function of one string), with the engine's ``progress`` bar (True, False, or None: on a terminal after
+    2 s); returns the cycle measures."""
+    from ..._progress import check_progress
+
+    o = "libra_climb run_demo"
+    check_echo(o, echo)
+    check_progress(progress, o)
+    out = output_dir(user_path(out_dir, f"{o}: 'out_dir'"), "the demo's records and figures")
     lib = build()
     stages = climb_cycle(lib.ladders)
     meta = {"demo": "libra_climb", "stages": [s.name for s in stages],

@@ -10,15 +10,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...control import Kinematics, solve_configuration
-from ...errors import SimulationError
+from ...control.cjtc import SOLVE_LIMIT
+from ...errors import (
+    InputError,
+    SimulationError,
+    check_keywords,
+    check_number,
+    check_values,
+    check_whole,
+    shown,
+)
 from ...hybrid import Options, Result
 from . import _cjtc
-from .control import LibraController, variables
-from .gait import VECTORS, Stage, climb_cycle, stretch
+from .control import LibraController, _plan, variables
+from .gait import MAX_STRETCH, VECTORS, Stage, climb_cycle, stretch
 from .robot import LibraRobot, build
 
 __all__ = ["initial_configuration", "ClimbRun", "climb", "compiled_model", "pace_for_motors",
-           "stage1_measures", "cycle_measures", "options"]
+           "stage1_measures", "cycle_measures", "options", "MAX_PACE_ITERATIONS", "MIN_PACE_SPEED",
+           "MIN_SETTLE_BAND"]
 
 
 def options(rtol: float = 1e-3, atol: float = 1e-4, period: float = 1.0 / 300.0) -> Options:
@@ -37,13 +47,34 @@ def options(rtol: float = 1e-3, atol: float = 1e-4, period: float = 1.0 / 300.0)
     0.02 N m), far inside what the tests assert (θ_b peaks of 0.058 rad, forces in bands of ±4 N)."""
     return Options(method="ros23", rtol=rtol, atol=atol, h_max=period, record_period=period)
 
+MAX_PACE_ITERATIONS = 100
+"""The most passes :func:`pace_for_motors` takes: each climbs the whole plan (about a second of computing per
+25 s cycle); it stops as soon as every stage is within 5 % of the speed (6 passes by default)."""
+MIN_PACE_SPEED = 1e-3
+"""The slowest joint speed [rad/s] :func:`pace_for_motors` paces for: LIBRA's plans ask up to a few rad/s of
+a joint, which a slower speed would stretch beyond :data:`~.gait.MAX_STRETCH`."""
+MIN_SETTLE_BAND = 1e-6
+"""The narrowest settling band [m] :func:`stage1_measures` takes: about what the encoders resolve of y_b
+(1,584,000 counts per revolution, 4 µrad, through links of 0.3 m); a narrower one is never met."""
+
 _GUESS = np.radians([0.0, 0.0, 38.0, -115.0, 77.0, 60.0, -91.0, -20.0, 68.0])
 
 
 def initial_configuration(libra: LibraRobot, stage: Stage, t: float = 0.0, guess=None) -> np.ndarray:
     """The configuration (9,) at which the stage's supports hold (its pinned foot on its seat, the other
     supporting foot on its rung, touching its post) and its commanded body pose and free foot are met
-    at time t: Newton from ``guess`` (default: knees up, the elbow branches LIBRA climbs with)."""
+    at time t [s] (a finite number): Newton from ``guess`` (9,) [m, rad] (default: knees up, the elbow
+    branches LIBRA climbs with; within ±:data:`legsim.control.cjtc.SOLVE_LIMIT`)."""
+    o = "initial_configuration"
+    if not isinstance(libra, LibraRobot):
+        raise InputError(f"{o}: 'libra' = {shown(libra)}, expected a LibraRobot (legsim.robots.libra.build)")
+    if not isinstance(stage, Stage):
+        raise InputError(f"{o}: 'stage' = {shown(stage)}, expected a Stage (gait.climb_cycle)")
+    t = check_number(o, "t", t)  # [s]
+    if guess is not None and check_values(o, "guess", guess, lo=-SOLVE_LIMIT, hi=SOLVE_LIMIT,
+                                          unit="m, rad").shape != _GUESS.shape:
+        raise InputError(f"{o}: 'guess' = {shown(guess)}, expected the 9 coordinates [x_foot1, y_foot1, φ, "
+                         "θ1..θ6] [m, rad]")
     kin = Kinematics(libra.mb)
     v = variables(kin)
     u, _ = stage.command(t)
@@ -90,9 +121,21 @@ class ClimbRun:
 
 def compiled_model(libra: LibraRobot, stages: Sequence[Stage], controller_kw: dict | None = None):
     """The hybrid model a compiled :func:`climb` runs (the robot with :func:`._cjtc.libra_cjtc` and its
-    memory states): what a :class:`legsim.io.RunWriter` for its records is made with."""
-    params, memory = _cjtc.pack(libra, stages, **(controller_kw or {}))
+    memory states): what a :class:`legsim.io.RunWriter` for its records is made with. ``controller_kw``: None
+    or the options of :class:`~.control.LibraController` by name."""
+    params, memory = _cjtc.pack(libra, stages, **_controller_kw("compiled_model", controller_kw))
     return libra.robot.with_compiled_controller(_cjtc.libra_cjtc, params, memory)
+
+
+CONTROLLER_OPTIONS = ("gravity", "lumped_mass", "quantise", "backlash", "blend", "gain_kw")
+"""The options of :class:`~.control.LibraController` (and of the compiled controller) a ``controller_kw``
+holds."""
+
+
+def _controller_kw(owner: str, controller_kw) -> dict:
+    """``controller_kw`` (None or a mapping of :data:`CONTROLLER_OPTIONS`) as a dict, else an
+    :class:`InputError` naming ``owner`` (the options' values are checked by the controller)."""
+    return check_keywords(owner, "controller_kw", controller_kw, CONTROLLER_OPTIONS, "controller option")
 
 
 def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None, *, q0=None,
@@ -112,7 +155,7 @@ def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None
     run_kw = dict(q0=q, sinks=list(sinks), progress=progress, options=opts or options(period=period))
     ctrl = None
     if compiled:
-        params, memory = _cjtc.pack(lib, sts, **(controller_kw or {}))
+        params, memory = _cjtc.pack(lib, sts, **_controller_kw("climb", controller_kw))
         try:
             res = lib.robot.simulate(sts[-1].t1, _cjtc.libra_cjtc, controller_params=params,
                                      controller_memory=memory, **run_kw)
@@ -126,7 +169,7 @@ def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None
                                   cause="controller_error", result=e.result) from None
         rec = _cjtc.log(res, lib.robot.model.nx)
     else:
-        ctrl = LibraController(lib, sts, **(controller_kw or {}))
+        ctrl = LibraController(lib, sts, **_controller_kw("climb", controller_kw))
         res = lib.robot.simulate(sts[-1].t1, ctrl, **run_kw)
         rec = ctrl.records()
     # the true state at the controller's instants (records are at the same period)
@@ -152,12 +195,19 @@ def pace_for_motors(libra: LibraRobot, stages: Sequence[Stage], *, speed: float 
     motor's torque falls below its continuous limit on the ±24 V rails, (V − R_m i_cont)/(k_b N) =
     0.84 rad/s), repeated until every stage is within 5 % of it. The plan's swings ask limb 3 for
     2–4 rad/s at 6 s stages, and the motors brake beyond 1.32 rad/s (measured: the paced cycle takes
-    80 s, and ``drive="motor"`` and ``drive="ideal"`` then climb it alike)."""
+    80 s, and ``drive="motor"`` and ``drive="ideal"`` then climb it alike). ``speed`` None or a finite number
+    >= :data:`MIN_PACE_SPEED`; ``percentile`` in [0, 100]; ``max_iter`` passes (each a climb) in [1,
+    :data:`MAX_PACE_ITERATIONS`]."""
+    o = "pace_for_motors"
+    plan = _plan(o, libra, stages)
+    if speed is not None:
+        check_number(o, "speed", speed, lo=MIN_PACE_SPEED)  # [rad/s]
+    check_number(o, "percentile", percentile, lo=0.0, hi=100.0)
+    max_iter = check_whole(o, "max_iter", max_iter, 1, MAX_PACE_ITERATIONS)
     m = libra.params.motor
     limit = ((m.supply - m.resistance * m.i_continuous) / (m.back_emf * libra.params.gear)
              if speed is None else float(speed))
     ideal = build(libra.params, libra.ladders, drive="ideal")
-    plan = list(stages)
     for _ in range(max_iter):
         run = climb(ideal, plan, progress=False)
         rates = np.abs(run.result.x[:run.t.size, ideal.mb.nq + 3:ideal.mb.nq + 9])
@@ -166,8 +216,17 @@ def pace_for_motors(libra: LibraRobot, stages: Sequence[Stage], *, speed: float 
         factors = [max(1.0, p / limit) for p in peaks]
         if max(factors) < 1.05:
             return plan
+        if max(factors) > MAX_STRETCH:
+            raise InputError(f"{o}: 'speed' = {limit:g} rad/s would stretch a stage {max(factors):.3g} "
+                             f"times, more than MAX_STRETCH = {MAX_STRETCH:g}: expected a faster one")
         plan = stretch(plan, factors)
     return plan
+
+
+def _run(owner: str, run) -> None:
+    """An :class:`InputError` naming ``owner`` unless ``run`` is a :class:`ClimbRun`."""
+    if not isinstance(run, ClimbRun):
+        raise InputError(f"{owner}: 'run' = {shown(run)}, expected a ClimbRun (climb)")
 
 
 def stage1_measures(run: ClimbRun, settle_band: float = 0.005) -> dict:
@@ -176,7 +235,12 @@ def stage1_measures(run: ClimbRun, settle_band: float = 0.005) -> dict:
     [N], foot 3's peak push [N]. As the robot measures them (encoders through the kinematics, as the
     thesis's plots): the body's settling time [s] from the start of the push-up (from when on y_b stays
     within ``settle_band`` of its final command: the x_b transient bound of §6.1; the thesis reads
-    "steady state in about 4.5 s" off its plot), peak |x_b error|, final |y_b error| and peak |θ_b|."""
+    "steady state in about 4.5 s" off its plot; inf when it never does), peak |x_b error|, final |y_b error|
+    and peak |θ_b|. ``run``: a :class:`ClimbRun` (:func:`climb`); ``settle_band`` [m] a finite number >=
+    :data:`MIN_SETTLE_BAND`."""
+    o = "stage1_measures"
+    _run(o, run)
+    settle_band = check_number(o, "settle_band", settle_band, lo=MIN_SETTLE_BAND)  # [m]
     st = run.stages[0]
     cmd = np.array([st.command(t)[0] for t in run.t])
     names = list(VECTORS["u1"])
@@ -207,7 +271,9 @@ def cycle_measures(run: ClimbRun) -> dict:
     the last stage and the run ended at its end), ``theta_b_peak`` [rad], ``limit_margin`` (6,) [rad] the
     least distance of each joint to its nearer limit over the run (≤ 0 at the stop), ``feet_final``
     (3, 2) [m] and ``seats_final`` (3, 2) [m] the seats the plan puts them on (NaN: free),
-    ``y_error_final`` (3,) [m] of the feet against those seats."""
+    ``y_error_final`` (3,) [m] of the feet against those seats. ``run``: a :class:`ClimbRun`
+    (:func:`climb`)."""
+    _run("cycle_measures", run)
     last = run.stages[-1]
     q = run.result.x[:run.t.size, 3:9]
     lim = run.libra.params.joint_limits

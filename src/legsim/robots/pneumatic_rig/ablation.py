@@ -23,15 +23,20 @@ import numpy as np
 from numba import njit
 
 from ...actuators.pneumatic import _layout as L
+from ...errors import InputError, check_number, check_whole, lookup, shown
 from ...hybrid import Options
 from . import _rig_hooks as H
-from .rig import FRICTIONS, VALVES, Reference, RigBench, rig_model
+from .rig import FRICTIONS, MAX_DURATION, VALVES, Reference, RigBench, rig_model
 
-__all__ = ["VARIANTS", "ablation_table", "per_eval_cost", "tet_per_step", "main"]
+__all__ = ["VARIANTS", "ablation_table", "per_eval_cost", "tet_per_step", "main", "MAX_EVALS"]
 
 VARIANTS: tuple[tuple[str, str], ...] = (("fitted", "stribeck"),) + tuple(
     (v, f) for v in VALVES for f in FRICTIONS if (v, f) != ("fitted", "stribeck"))
 """Every (valve, friction) pair of the rig, the base (the thesis's full model) first."""
+
+MAX_EVALS = 10_000_000
+"""The most vector-field evaluations per timing loop of :func:`per_eval_cost` (three loops, each a few
+seconds at ~0.2 µs an evaluation: more would look hung)."""
 
 STEPS = Reference("table_hold", times=[0, 0.5, 1.5, 2.5, 3.5], values=[0.01, 0.03, 0.015, 0.035, 0.02])
 """The closed-loop step series of A5 (positions [m])."""
@@ -49,10 +54,32 @@ def _eval_loop(p, x, xdot, mode, n):
     return s
 
 
+_NO_BENCH = object()
+
+
+def _checked(owner: str, clock, bench=_NO_BENCH, **counts) -> None:
+    """An :class:`InputError` naming ``owner`` and the argument unless ``clock`` is a function of no arguments
+    returning seconds, ``bench`` (when given) a :class:`RigBench`, each of ``counts`` (name: value) a whole
+    number of evaluations in [1, :data:`MAX_EVALS`] and ``t_final`` [s] in (0, :data:`~.rig.MAX_DURATION`]."""
+    if bench is not _NO_BENCH and not isinstance(bench, RigBench):
+        raise InputError(f"{owner}: 'bench' = {shown(bench)}, expected a RigBench")
+    if not callable(clock):
+        raise InputError(f"{owner}: 'clock' = {shown(clock)}, expected a function of no arguments returning "
+                         "seconds (time.perf_counter)")
+    for name, value in counts.items():
+        if name == "t_final":
+            check_number(owner, name, value, lo=0.0, lo_open=True, hi=MAX_DURATION)  # [s]
+        else:
+            check_whole(owner, name, value, 1, MAX_EVALS)
+
+
 def per_eval_cost(bench: RigBench, n: int = 200_000,
                   clock: Callable[[], float] = time.perf_counter) -> float:
     """Seconds per evaluation of the rig's compiled vector field with ``bench``'s valve and friction, the
-    piston moving out at 1 cm/s mid-stroke with the valve at 6 V (best of three loops of ``n``)."""
+    piston moving out at 1 cm/s mid-stroke with the valve at 6 V (best of three loops of ``n``, a whole
+    number in [1, :data:`MAX_EVALS`], timed by ``clock``)."""
+    _checked("per_eval_cost", clock, bench, n=n)
+    n = int(n)
     model = rig_model(STEPS.times.size)
     p = bench.params(STEPS, model)
     x = np.zeros(H.NX)
@@ -73,7 +100,9 @@ def per_eval_cost(bench: RigBench, n: int = 200_000,
 def tet_per_step(bench: RigBench, t_final: float = 4.5,
                  clock: Callable[[], float] = time.perf_counter) -> tuple[float, Any]:
     """TET analogue: wall seconds per step of a fixed-step ode5 run at 1 kHz (controller and solver at
-    1 ms, as the xPC model) of the A5 step series, and the run. The bench's own options are ignored."""
+    1 ms, as the xPC model) of the A5 step series (``t_final`` [s] in (0, :data:`~.rig.MAX_DURATION`]), and
+    the run. The bench's own options are ignored; ``clock`` times it."""
+    _checked("tet_per_step", clock, bench, t_final=t_final)
     opts = Options(method="dp5_fixed", h_max=1e-3, record_period=1e-3, sample_period=1e-3, sliding=False)
     b = copy.copy(bench)
     b.options = opts
@@ -89,7 +118,18 @@ def ablation_table(variants: Sequence[tuple[str, str]] = VARIANTS, n_evals: int 
                    clock: Callable[[], float] = time.perf_counter) -> list[dict[str, Any]]:
     """One row per (valve, friction) variant, in the given order (the first is the base): seconds per
     vector-field evaluation and per ode5 step (TET analogue), each also as a ratio to the base's, the
-    steps and f-evaluations of the run, and its air used [g]. ``clock`` is the timer (injectable)."""
+    steps and f-evaluations of the run, and its air used [g]. ``variants``: (valve, friction) name pairs
+    (:data:`VARIANTS`); ``n_evals`` and ``t_final`` as ``n`` of :func:`per_eval_cost` and ``t_final`` of
+    :func:`tet_per_step`; ``clock`` is the timer (injectable)."""
+    o = "ablation_table"
+    _checked(o, clock, n_evals=n_evals, t_final=t_final)
+    pairs = list(variants) if isinstance(variants, (list, tuple)) else None
+    if pairs is None or not all(isinstance(v, (list, tuple)) and len(v) == 2 for v in pairs):
+        raise InputError(f"{o}: 'variants' = {shown(variants)}, expected (valve, friction) name pairs, e.g. "
+                         f"{VARIANTS[1]!r}")
+    for valve, friction in pairs:
+        lookup("'variants' valve", valve, list(VALVES), o)
+        lookup("'variants' friction", friction, list(FRICTIONS), o)
     rows = []
     for valve, friction in variants:
         bench = RigBench(valve, friction)

@@ -16,26 +16,39 @@
 
 from __future__ import annotations
 
+import inspect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from ..._progress import check_progress, counter
-from ...errors import InputError, check_array
+from ...errors import (
+    InputError,
+    check_array,
+    check_flag,
+    check_number,
+    check_values,
+    check_whole,
+    lookup,
+    shown,
+)
 from ...multibody._spatial import quat_to_rot
 from .geometry import (
     GRAVITY_DIRECTIONS,
     LEG_STANCES,
     N_LEGS,
+    N_STANCES,
     TRANSITIONS,
     RatsDims,
     resting_rotation,
     resting_stance,
 )
 from .geometry import LEG_DIRECTIONS as _LEGS
+from .hopping import MAX_FIRING_MS
 from .planner import line_path, plan
-from .robot import RatsRobot, build
+from .robot import CONTROL_PERIOD, MAX_P0, RatsRobot, _check_rats, build
+from .rolling import MAX_ANGLE, MAX_RATE
 from .valve_time import DepletionEstimator, TipStrengthModel
 
 __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL", "SIM_TIP_MODEL_SPOOL",
@@ -45,7 +58,67 @@ __all__ = ["stance_now", "tip_threshold", "calibrate_tip_model", "SIM_TIP_MODEL"
            "ROLL_OBJECTIVE", "T13_ROBOT",
            "tune_rolling",
            "SIM_ROLLING_PARAMS", "EnduranceResult", "endurance_run", "fire_once", "E7_PRESSURES",
-           "per_leg_hops", "leak_hop_ratio", "E1_LATENCY_MS", "HopLanding", "hop_landing"]
+           "per_leg_hops", "leak_hop_ratio", "E1_LATENCY_MS", "HopLanding", "hop_landing", "MAX_DURATION",
+           "MAX_TIPS", "MAX_STARTS", "MAX_EVALUATIONS", "MAX_SIMPLEX_STEP"]
+
+MAX_DURATION = 86400.0
+"""Longest simulated time [s] an experiment takes for one run, a settling, a roll or the firings of an
+endurance run together: a day (hours of wall time; the thesis's longest runs last minutes), so that a
+typo (1e300 s) is refused instead of running for ever."""
+
+MAX_TIPS = 10_000
+"""Most tips a range run takes (the thesis's runs made tens; each tip simulates about a second)."""
+
+MAX_STARTS = 10_000
+"""Most random starts :func:`tune_rolling` rolls at every evaluation (its tuning used 8)."""
+
+MAX_EVALUATIONS = 100_000
+"""Most objective evaluations :func:`tune_rolling` makes (its tuning made 80, 17 min)."""
+
+MAX_SIMPLEX_STEP = 10.0
+"""Largest initial simplex step of :func:`tune_rolling`, as a fraction of each parameter's value (0.25 by
+default; a vertex at 11 times the value probes parameters the controller refuses or never rolls with)."""
+
+_BUILD_KEYWORDS = tuple(inspect.signature(build).parameters)
+
+
+def _stance(owner: str, stance) -> int:
+    return check_whole(owner, "stance", stance, 0, N_STANCES - 1)
+
+
+def _leg(owner: str, leg) -> int:
+    return check_whole(owner, "leg", leg, 0, N_LEGS - 1)
+
+
+def _angle(owner: str, name: str, value) -> float:
+    return check_number(owner, name, value, lo=-MAX_ANGLE, hi=MAX_ANGLE)  # [rad]
+
+
+def _duration(owner: str, name: str, value, lo: float = 0.0) -> float:
+    """A simulated time [s] in (``lo``, :data:`MAX_DURATION`] (``lo`` 0) or [``lo``, MAX_DURATION]."""
+    return check_number(owner, name, value, lo=lo, lo_open=lo == 0.0, hi=MAX_DURATION)
+
+
+def _firing(owner: str, name: str, value, lo: int = 1) -> int:
+    """A valve firing [whole ms] in [``lo``, :data:`~.hopping.MAX_FIRING_MS`]."""
+    return check_whole(owner, name, value, lo, MAX_FIRING_MS)
+
+
+def _integrator(owner: str, integrator) -> str:
+    if not (isinstance(integrator, str) and integrator in ("rk4", "euler")):
+        raise InputError(f"{owner}: 'integrator' = {shown(integrator)}, expected \"rk4\" or \"euler\"")
+    return integrator
+
+
+def _build_keywords(owner: str, kw: dict, taken: tuple[str, ...] = (), what: str = "build keyword") -> None:
+    """Refuse a keyword of ``kw`` that :func:`~.robot.build` does not take, or one of ``taken`` (set by
+    ``owner`` itself), before anything is built or simulated; their values :func:`~.robot.build` checks."""
+    for key in kw:
+        if key in taken:
+            raise InputError(f"{owner}: {what} {key!r} is set by {owner} itself; expected none of "
+                             f"{', '.join(taken)}")
+        lookup(what, key, [k for k in _BUILD_KEYWORDS if k not in taken], owner)
+
 
 def stance_now(quat) -> int:
     """:func:`~.geometry.resting_stance` of the shell quaternion (x, y, z, w)."""
@@ -59,7 +132,9 @@ def stance_now(quat) -> int:
 
 
 def fire_once(leg: int, ms: int):
-    """A policy that fires ``leg`` (0-based) for ``ms`` whole ms at its first tick, then nothing."""
+    """A policy that fires ``leg`` (0-based) for ``ms`` whole ms (0 to :data:`~.hopping.MAX_FIRING_MS`) at
+    its first tick, then nothing."""
+    leg, ms = _leg("fire_once", leg), _firing("fire_once", "ms", ms, lo=0)
     fired = [False]
 
     def policy(obs):
@@ -82,9 +157,22 @@ def tip_threshold(p0: float, *, leg: int = 0, stance: int = 0, yaw: float = 0.2,
     """E6: the shortest firing [whole ms] of ``leg`` (0-based) from rest on ``stance`` that tips the
     robot onto ``TRANSITIONS[stance, leg]``, at tank charge ``p0`` [Pa gauge]: firings from ``lo`` up
     in steps of ``step`` ms until one tips (longer firings can tip twice, so the search does not
-    bisect from above), then bisection to 1 ms; each trial settles for ``settle`` s. An InputError
-    when nothing up to ``hi`` tips. ``build_kw`` go to :func:`~.robot.build` (default: rubber-seat
+    bisect from above), then bisection to 1 ms; each trial settles for ``settle`` s (at most
+    :data:`MAX_DURATION`). An InputError when nothing up to ``hi`` (at most
+    :data:`~.hopping.MAX_FIRING_MS`) tips. ``build_kw`` go to :func:`~.robot.build` (default: rubber-seat
     valves, tipping contact set)."""
+    o = "tip_threshold"
+    leg, stance, yaw = _leg(o, leg), _stance(o, stance), _angle(o, "yaw", yaw)
+    hi = _firing(o, "hi", hi)
+    lo = check_whole(o, "lo", lo, 0, MAX_FIRING_MS)
+    if lo >= hi:
+        raise InputError(f"{o}: 'lo' = {lo} ms, expected below 'hi' = {hi} ms")
+    step = check_whole(o, "step", step, 1, MAX_FIRING_MS)
+    if lo + step > hi:
+        raise InputError(f"{o}: 'step' = {step} ms, expected at most 'hi' - 'lo' = {hi - lo} ms (the first "
+                         "firing after 'lo' is 'lo' + 'step')")
+    settle = _duration(o, "settle", settle)
+    _build_keywords(o, build_kw)
     build_kw.setdefault("valve", "rubber")
     build_kw.setdefault("contact_set", "tipping")
     rats = build(p0=p0, **build_kw)
@@ -111,17 +199,25 @@ def calibrate_tip_model(pressures_mpa=(0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8), *
     """E6 → (6.6) on the simulated robot: thresholds [ms] at ``pressures_mpa`` [MPa gauge] and the
     power law fitted to them. Returns (TipStrengthModel with every leg's c_res, c_lat the fitted ones,
     thresholds (n,) [ms]). The robot is symmetric, so one leg over one edge stands for all.
+    ``pressures_mpa``: at least 4 different charges (the law's 4 parameters) in (0, :data:`~.robot.MAX_P0`].
+    ``threshold_kw`` go to :func:`tip_threshold` (all but ``p0``).
     ``progress``: a bar of the pressures done (None: on a terminal, :mod:`legsim._progress`)."""
     from scipy.optimize import curve_fit
 
-    check_progress(progress, "calibrate_tip_model")
-    p = np.asarray(pressures_mpa, dtype=float)
+    o = "calibrate_tip_model"
+    check_progress(progress, o)
+    p = check_values(o, "pressures_mpa", pressures_mpa, lo=0.0, lo_open=True, hi=MAX_P0 * 1e-6, unit="MPa")
+    if p.ndim != 1 or np.unique(p).size < 4:
+        raise InputError(f"{o}: 'pressures_mpa' = {shown(pressures_mpa)}, expected a list of at least 4 "
+                         "different charges [MPa gauge] (the power law has 4 parameters)")
+    if "p0" in threshold_kw:
+        raise InputError(f"{o}: 'p0' = {shown(threshold_kw['p0'])}: the charges are 'pressures_mpa'")
     th = np.empty(p.size)
     with counter(p.size, unit="pressure", desc="E6 thresholds", progress=progress) as bar:
         for i, pi in enumerate(p):
             th[i] = tip_threshold(pi * 1e6, **threshold_kw)
             bar.update()
-    (a, b, c_res, c_lat), _ = curve_fit(_power_law, p, th, p0=(5.0, -1.0, 0.05, 5.0),
+    (a, b, c_res, c_lat), _ = curve_fit(_power_law, p, th, p0=(5.0, -1.0, min(0.05, float(p.min())), 5.0),
                                         bounds=([0.0, -5.0, 0.0, -50.0], [1e3, -0.05, float(p.min()), 50.0]))
     return TipStrengthModel(a=float(a), b=float(b), c_resistance=(float(c_res),) * N_LEGS,
                             c_latency=(float(c_lat),) * N_LEGS), th
@@ -197,12 +293,19 @@ def range_run(*, compensate: bool = True, p0: float = 0.689e6, model: TipStrengt
     (default :data:`SIM_TIP_MODEL`) + ``margin_ms``, at the core pressure estimated by
     :class:`DepletionEstimator` fed with every firing (``compensate``) or at the initial charge (not).
     A tip fails when the robot does not rest on the planned stance; the run stops there, as the
-    thesis's did. ``progress``: a count of the tips (None: on a terminal, :mod:`legsim._progress`).
+    thesis's did, or after ``max_tips`` (at most :data:`MAX_TIPS`). ``margin_ms``: whole ms, at most
+    :data:`~.hopping.MAX_FIRING_MS`. ``progress``: a count of the tips (None: on a terminal,
+    :mod:`legsim._progress`).
     """
-    if max_tips < 1 or margin_ms < 0:
-        raise InputError(f"range_run: max_tips = {max_tips!r}, margin_ms = {margin_ms!r}: expected >= 1 "
-                         "and >= 0")
-    check_progress(progress, "range_run")
+    o = "range_run"
+    compensate = check_flag(o, "compensate", compensate)
+    if not (model is None or isinstance(model, TipStrengthModel)):
+        raise InputError(f"{o}: 'model' = {shown(model)}, expected None or a TipStrengthModel")
+    margin_ms = _firing(o, "margin_ms", margin_ms, lo=0)
+    max_tips = check_whole(o, "max_tips", max_tips, 1, MAX_TIPS)
+    stance, yaw, heading = _stance(o, stance), _angle(o, "yaw", yaw), _angle(o, "heading", heading)
+    check_progress(progress, o)
+    _build_keywords(o, build_kw)
     model = SIM_TIP_MODEL if model is None else model
     rats = build(valve=valve, contact_set=contact_set, p0=p0, **build_kw)
     est = (DepletionEstimator if valve == "rubber" else DepletionEstimator.spool)(p0_mpa=p0 * 1e-6)
@@ -241,11 +344,25 @@ def range_run(*, compensate: bool = True, p0: float = 0.689e6, model: TipStrengt
 
 def measure_tip_slip(tips: int = 30, **range_kw) -> tuple[float, float]:
     """Mean and standard deviation [m] of the slip per tip along the tip direction: each tip's centre
-    displacement in a :func:`range_run` minus the motion model's reflection (slip 0)."""
+    displacement in a :func:`range_run` of ``tips`` tips (1 to :data:`MAX_TIPS`; ``range_kw`` go there,
+    ``margin_ms`` 2 by default) minus the motion model's reflection (slip 0). An InputError when the
+    first tip already fails (no tip to measure)."""
+    o = "measure_tip_slip"
+    tips = check_whole(o, "tips", tips, 1, MAX_TIPS)
+    for key in ("compensate", "max_tips"):
+        if key in range_kw:
+            raise InputError(f"{o}: {key!r} = {shown(range_kw[key])}: set by measure_tip_slip itself "
+                             "(compensation on, 'tips' tips)")
     range_kw.setdefault("margin_ms", 2)
     r = range_run(compensate=True, max_tips=tips, **range_kw)
-    seq = plan(line_path((0.0, 0.0), (tips * RatsDims().lattice_step, 0.0)), range_kw.get("stance", 0),
-               yaw=range_kw.get("yaw", 0.2), max_firings=tips)
+    if r.tips == 0:
+        raise InputError(f"{o}: the first tip did not land on its planned stance, so there is no slip to "
+                         f"measure (the run's settings: {range_kw}; a higher 'p0' or 'margin_ms' lands it)")
+    dims = range_kw.get("dims") or RatsDims()
+    heading = float(range_kw.get("heading", 0.0))
+    length = tips * dims.lattice_step
+    seq = plan(line_path((0.0, 0.0), (length * math.cos(heading), length * math.sin(heading))),
+               range_kw.get("stance", 0), yaw=range_kw.get("yaw", 0.2), dims=dims, max_firings=tips)
     model = np.diff(seq.centres[:r.tips + 1], axis=0)
     true = np.diff(r.centres - r.centres[0], axis=0)
     step = np.linalg.norm(model, axis=1)
@@ -278,12 +395,31 @@ class RollTrial:
         return cls(float(np.linalg.norm(d)), float(err), speed(t0, t0 + 1.0), speed(t1 - 1.0, t1))
 
 
+def _roll_args(owner: str, rats, stance, yaw, heading, t_final, v_desired, integrator, t_min: float = 0.0):
+    """The checked arguments of :func:`roll` (``t_final`` in (0 or [``t_min``, :data:`MAX_DURATION`])."""
+    _check_rats(owner, rats)
+    stance, yaw = _stance(owner, stance), _angle(owner, "yaw", yaw)
+    heading = _angle(owner, "heading", heading)
+    t_final = _duration(owner, "t_final", t_final, lo=t_min)
+    if v_desired is not None:
+        v_desired = check_number(owner, "v_desired", v_desired, lo=0.0, hi=MAX_RATE)  # [m/s]
+    return stance, yaw, heading, t_final, v_desired, _integrator(owner, integrator)
+
+
 def roll(rats: RatsRobot, params, *, stance: int, yaw: float, heading: float, t_final: float = 8.0,
          v_desired: float | None = None, integrator: str = "rk4", sinks=()):
     """Roll ``rats`` from rest on ``stance`` at ``yaw`` toward ``heading`` [rad] with the rolling
     controller (:class:`~.rolling.RollingController` with ``params``; ``v_desired`` [m/s] for the brake)
-    for ``t_final`` s, integrated with ``rats.default_options(integrator)`` ("rk4" or "euler"); ``sinks``
-    receive the records as they are made (a :class:`legsim.io.RunWriter`). Returns the run's Result."""
+    for ``t_final`` s (at most :data:`MAX_DURATION`), integrated with ``rats.default_options(integrator)``
+    ("rk4" or "euler"); ``sinks`` (a list of callables) receive the records as they are made (a
+    :class:`legsim.io.RunWriter`). Returns the run's Result."""
+    o = "roll"
+    stance, yaw, heading, t_final, v_desired, integrator = _roll_args(o, rats, stance, yaw, heading, t_final,
+                                                                      v_desired, integrator)
+    if isinstance(sinks, (str, bytes)) or not isinstance(sinks, (list, tuple)) \
+            or not all(callable(s) for s in sinks):
+        raise InputError(f"{o}: 'sinks' = {shown(sinks)}, expected a list of callables (a "
+                         "legsim.io.RunWriter)")
     from .rolling import RollingController
 
     ctl = RollingController(params)
@@ -298,7 +434,9 @@ def roll(rats: RatsRobot, params, *, stance: int, yaw: float, heading: float, t_
 
 def roll_trial(rats: RatsRobot, params, *, stance: int, yaw: float, heading: float,
                t_final: float = 8.0, v_desired: float | None = None, integrator: str = "rk4") -> RollTrial:
-    """:func:`roll`, summed up (:meth:`RollTrial.of`)."""
+    """:func:`roll`, summed up (:meth:`RollTrial.of`: speeds over the first and last second, so ``t_final``
+    is at least 1 s)."""
+    _roll_args("roll_trial", rats, stance, yaw, heading, t_final, v_desired, integrator, t_min=1.0)
     res = roll(rats, params, stance=stance, yaw=yaw, heading=heading, t_final=t_final, v_desired=v_desired,
                integrator=integrator)
     return RollTrial.of(res, heading)
@@ -320,16 +458,27 @@ def rolling_start(*, stance: int, yaw: float, heading: float, t_final: float = 8
     ``robot`` (built once per process) with :data:`SIM_ROLLING_PARAMS`, any of its fields replaced by
     ``params`` (``phi=0.1``, ``beta=0.8``...); the trial's figures as a dict (distance [m],
     heading_error [rad], v_first, v_last [m/s]). ``integrator``: "rk4" (the robot's default) or "euler"
-    (robot.EULER_STEP). ``seed`` is the sweep's per-run seed, unused: the robot has no noise."""
+    (robot.EULER_STEP). ``t_final``: 1 s (the trial's speeds are over a second) to :data:`MAX_DURATION`.
+    ``seed`` is the sweep's per-run seed (a whole number >= 0), unused: the robot has no noise."""
     import dataclasses
 
+    o = "rolling_start"
+    stance, yaw, heading = _stance(o, stance), _angle(o, "yaw", yaw), _angle(o, "heading", heading)
+    t_final = _duration(o, "t_final", t_final, lo=1.0)
+    check_whole(o, "seed", seed, hi=2**64 - 1)
+    integrator = _integrator(o, integrator)
+    if not (robot is None or isinstance(robot, dict)):
+        raise InputError(f"{o}: 'robot' = {shown(robot)}, expected None or a dict of build() keywords")
+    _build_keywords(o, robot or {}, what="'robot' keyword")
+    for name in params:
+        lookup("RollingParams field", name, _ROLLING_FIELDS, o)
     kw = {**T13_ROBOT, **(robot or {})}
     key = repr(sorted(kw.items()))
     if key not in _ROLLING_ROBOTS:
         _ROLLING_ROBOTS[key] = build(**kw)
     prm = dataclasses.replace(SIM_ROLLING_PARAMS, **params)
-    trial = roll_trial(_ROLLING_ROBOTS[key], prm, stance=int(stance), yaw=float(yaw), heading=float(heading),
-                       t_final=float(t_final), integrator=str(integrator))
+    trial = roll_trial(_ROLLING_ROBOTS[key], prm, stance=stance, yaw=yaw, heading=heading, t_final=t_final,
+                       integrator=integrator)
     return dataclasses.asdict(trial)
 
 
@@ -340,6 +489,8 @@ def _sim_rolling_params():
 
 
 SIM_ROLLING_PARAMS = _sim_rolling_params()
+_ROLLING_FIELDS = tuple(f.name for f in fields(SIM_ROLLING_PARAMS))
+_TUNABLE = tuple(n for n in _ROLLING_FIELDS if n not in ("turn_policy", "require_rearm"))  # the numbers
 """The rolling controller tuned for the default robot (spool valves, 13.16 ms latency, rolling contact
 set, a supply held at 0.689 MPa) by :func:`tune_rolling` (phi, gamma, beta, t_fire from Table 6.2;
 8 starts of 6 s, seed 11, initial simplex 30 %, 80 evaluations, 17 min): phi 0.093 -> 0.128 rad,
@@ -357,13 +508,14 @@ def tune_rolling(names=("phi", "gamma", "beta", "v_extend"), *, starts: int = 4,
                  t_final: float = 6.0, maxfev: int = 60, step: float = 0.25, base=None,
                  workers: int | None = None, backend: str = "local", progress: bool | None = None,
                  **build_kw):
-    """Nelder–Mead (scipy) of the rolling controller's parameters ``names`` (fields of
-    :class:`~.rolling.RollingParams`) from ``base`` (default: Table 6.2 with this robot's latency)
-    against :data:`ROLL_OBJECTIVE` over ``starts`` random (stance, yaw, heading) starts (``seed``),
-    each rolled for ``t_final`` s on the robot of :data:`T13_ROBOT` updated by ``build_kw``; the
-    initial simplex steps each parameter by ``step`` of its value (the objective is noisy: the runs are
-    chaotic, so small steps see only noise). Returns (RollingParams at the optimum, scipy
-    OptimizeResult).
+    """Nelder–Mead (scipy) of the rolling controller's parameters ``names`` (a list of numeric fields of
+    :class:`~.rolling.RollingParams`) from ``base`` (a RollingParams; default: Table 6.2 with this robot's
+    latency) against :data:`ROLL_OBJECTIVE` over ``starts`` (at most :data:`MAX_STARTS`) random (stance,
+    yaw, heading) starts (``seed``), each rolled for ``t_final`` s (1 s to :data:`MAX_DURATION`) on the
+    robot of :data:`T13_ROBOT` updated by ``build_kw``, for at most ``maxfev`` evaluations (at most
+    :data:`MAX_EVALUATIONS`); the initial simplex steps each parameter by ``step`` of its value (in (0,
+    :data:`MAX_SIMPLEX_STEP`]; the objective is noisy: the runs are chaotic, so small steps see only
+    noise). Returns (RollingParams at the optimum, scipy OptimizeResult).
 
     Each evaluation rolls its starts at once on ``workers`` (default: all cores) of ``backend``
     (:class:`legsim.sweep.FunctionPool` calling :func:`rolling_start`, its workers kept for the whole
@@ -380,7 +532,23 @@ def tune_rolling(names=("phi", "gamma", "beta", "v_extend"), *, starts: int = 4,
     from ...sweep.pool import FunctionPool
     from .rolling import RollingParams
 
-    check_progress(progress, "tune_rolling")
+    o = "tune_rolling"
+    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)) or not names:
+        raise InputError(f"{o}: 'names' = {shown(names)}, expected a list of RollingParams fields "
+                         "(e.g. [\"phi\", \"beta\"])")
+    for name in names:
+        lookup("'names' entry", name, _TUNABLE, o)
+    if len(set(names)) < len(names):
+        raise InputError(f"{o}: 'names' = {shown(names)} names a field twice")
+    starts = check_whole(o, "starts", starts, 1, MAX_STARTS)
+    seed = check_whole(o, "seed", seed, hi=2**64 - 1)
+    t_final = _duration(o, "t_final", t_final, lo=1.0)
+    maxfev = check_whole(o, "maxfev", maxfev, 1, MAX_EVALUATIONS)
+    step = check_number(o, "step", step, lo=0.0, lo_open=True, hi=MAX_SIMPLEX_STEP)
+    if not (base is None or isinstance(base, RollingParams)):
+        raise InputError(f"{o}: 'base' = {shown(base)}, expected None or a RollingParams")
+    check_progress(progress, o)
+    _build_keywords(o, build_kw)
     rats = build(**{**T13_ROBOT, **build_kw})
     base = base or RollingParams(t_delay=float(rats.latency[0]))
     rng = np.random.default_rng(seed)
@@ -432,11 +600,18 @@ def endurance_run(*, interval: float, firings: int, duration_ms: int = 40, p0: f
     (the spool preset leaks through the tank's exponential law, τ = 433 s, between and during firings).
     The rise and the flight are read in the first 0.5 s after each command; the rest of the interval
     runs without a controller (nothing is commanded then), so the engine does not stop at every
-    control tick. ``progress``: a bar of the firings (None: on a terminal, :mod:`legsim._progress`)."""
-    if interval <= 0.0 or firings < 1:
-        raise InputError(f"endurance_run: interval = {interval!r} s, firings = {firings!r}: expected > 0 "
-                         "and >= 1")
-    check_progress(progress, "endurance_run")
+    control tick. ``interval``: at least the control period (1 ms); ``firings`` x ``interval`` at most
+    :data:`MAX_DURATION`; ``duration_ms`` 1 to :data:`~.hopping.MAX_FIRING_MS`. ``progress``: a bar of the
+    firings (None: on a terminal, :mod:`legsim._progress`)."""
+    o = "endurance_run"
+    interval = check_number(o, "interval", interval, lo=CONTROL_PERIOD, hi=MAX_DURATION)  # [s]
+    firings = check_whole(o, "firings", firings, 1)
+    if firings * interval > MAX_DURATION:
+        raise InputError(f"{o}: 'firings' = {firings} every 'interval' = {interval:g} s last "
+                         f"{firings * interval:g} s, expected at most MAX_DURATION = {MAX_DURATION:g} s")
+    duration_ms = _firing(o, "duration_ms", duration_ms)
+    check_progress(progress, o)
+    _build_keywords(o, build_kw)
     rats = build(valve=valve, contact_set=contact_set, p0=p0, **build_kw)
     tank = rats.model.state_names.index("tank_p")
     p_atm = rats.robot.resources[0].tank.p_atm
@@ -451,8 +626,9 @@ def endurance_run(*, interval: float, firings: int, duration_ms: int = 40, p0: f
             rise.append(float(res.x[:, 2].max() - res.x[0, 2]))
             air.append(bool(np.any(res.output("fn_total") == 0.0)))
             x, t = res.x[-1], float(res.t[-1])
-            if interval > 0.5:
-                res = rats.simulate(t + interval - 0.5, None, x0=x, t0=t)
+            t_next = t + interval - 0.5
+            if interval > 0.5 and t_next > t:  # (an interval a rounding error above 0.5 s: nothing left)
+                res = rats.simulate(t_next, None, x0=x, t0=t)
                 x, t = res.x[-1], float(res.t[-1])
             bar.update()
     a = np.array(air)
@@ -485,16 +661,29 @@ def hop_landing(stances=tuple(range(20)), *, latency_ms=E1_LATENCY_MS, balance: 
     from rest on each of ``stances`` at ``yaw``, spool valves with the per-leg ``latency_ms`` (12,) [ms]
     (default :data:`E1_LATENCY_MS`), rolling contact set (the thesis's set for dynamic motion), tank
     charge ``p0`` [Pa gauge]; unbalanced (the three legs fired at once for the same time) or, with
-    ``balance``, balanced by the latencies. Each run lasts ``t_final`` s."""
+    ``balance``, balanced by the latencies. Each run lasts ``t_final`` s (at most :data:`MAX_DURATION`);
+    ``duration_ms`` and each latency at most :data:`~.hopping.MAX_FIRING_MS`."""
     from .hopping import vertical_hop
     from .robot import schedule_policy
 
-    lat = np.asarray(latency_ms, dtype=float)
+    o = "hop_landing"
+    st = check_values(o, "stances", stances, lo=0, hi=N_STANCES - 1)
+    if st.ndim != 1 or np.any(st != np.floor(st)):
+        raise InputError(f"{o}: 'stances' = {shown(stances)}, expected a list of stance indices "
+                         f"0..{N_STANCES - 1}")
+    lat = check_values(o, "latency_ms", latency_ms, lo=0.0, hi=MAX_FIRING_MS, unit="ms")
+    if lat.shape != (N_LEGS,):
+        raise InputError(f"{o}: 'latency_ms' = {shown(latency_ms)}, expected {N_LEGS} latencies [ms], one "
+                         "per leg")
+    balance = check_flag(o, "balance", balance)
+    duration_ms = _firing(o, "duration_ms", duration_ms)
+    yaw, t_final = _angle(o, "yaw", yaw), _duration(o, "t_final", t_final)
+    _build_keywords(o, build_kw, taken=("p0", "latency", "foot_forces"))
     build_kw = {"contact_set": "rolling", "valve": "spool", **build_kw}
     rats = build(p0=p0, latency=1e-3 * lat, foot_forces=True, **build_kw)
     feet = [f"true_feet_foot{k + 1}_z" for k in range(N_LEGS)]
     out = []
-    for s in stances:
+    for s in st.astype(int).tolist():
         R = resting_rotation(int(s), yaw)
         script = vertical_hop(R, duration_ms, latency_ms=lat) if balance else vertical_hop(R, duration_ms)
         res = rats.simulate(t_final, schedule_policy(script), q0=rats.q_rest(int(s), yaw))
@@ -525,16 +714,29 @@ def per_leg_hops(pressures=E7_PRESSURES, *, friction_spread: float = 0.15, seed:
     (its first, yaw 0.3 rad), at each tank charge of ``pressures`` [Pa gauge], spool valves without the
     leak, rolling contact set. The legs differ by their piston friction, F_f (1 + ``friction_spread``
     N(0, 1)) drawn with ``seed`` (the thesis's legs differ by manufacture; it gives no per-leg values).
-    Returns (rise (n_pressures, 12) apex rise of the centre [m], friction (12,) [N]). ``progress``: a
-    bar of the hops (None: on a terminal, :mod:`legsim._progress`)."""
-    check_progress(progress, "per_leg_hops")
+    Returns (rise (n_pressures, 12) apex rise of the centre [m], friction (12,) [N]). ``friction_spread``
+    in [0, 1], drawing no negative friction; ``duration_ms`` 1 to :data:`~.hopping.MAX_FIRING_MS`;
+    ``pressures`` a list in [0, :data:`~.robot.MAX_P0`]. ``progress``: a bar of the hops (None: on a
+    terminal, :mod:`legsim._progress`)."""
+    o = "per_leg_hops"
+    p = check_values(o, "pressures", pressures, lo=0.0, hi=MAX_P0, unit="Pa")
+    if p.ndim != 1:
+        raise InputError(f"{o}: 'pressures' = {shown(pressures)}, expected a list of tank charges [Pa gauge]")
+    spread = check_number(o, "friction_spread", friction_spread, lo=0.0, hi=1.0)
+    seed = check_whole(o, "seed", seed, hi=2**64 - 1)
+    duration_ms = _firing(o, "duration_ms", duration_ms)
+    check_progress(progress, o)
+    _build_keywords(o, build_kw, taken=("p0", "friction"))
     rng = np.random.default_rng(seed)
-    friction = 9.7003 * (1.0 + friction_spread * rng.standard_normal(N_LEGS))
+    friction = 9.7003 * (1.0 + spread * rng.standard_normal(N_LEGS))
+    if np.any(friction < 0.0):
+        raise InputError(f"{o}: 'friction_spread' = {spread:g} with 'seed' = {seed} draws a negative piston "
+                         f"friction for leg {int(np.argmin(friction)) + 1}: expected a smaller spread")
     build_kw = {"contact_set": "rolling", "valve": "spool", "leak": False, **build_kw}
-    rise = np.empty((len(pressures), N_LEGS))
+    rise = np.empty((len(p), N_LEGS))
     with counter(rise.size, unit="hop", desc="E7 hops", progress=progress) as bar:
-        for i, p in enumerate(pressures):
-            rats = build(p0=float(p), friction=friction, **build_kw)
+        for i, pi in enumerate(p.tolist()):
+            rats = build(p0=pi, friction=friction, **build_kw)
             for leg in range(N_LEGS):
                 rise[i, leg] = _hop_rise(rats, leg, duration_ms)
                 bar.update()
@@ -546,7 +748,13 @@ def leak_hop_ratio(t_leak: float, *, p0: float = 0.758e6, leg: int = 0,
     """E10 on the full robot with the leaking spool valves and no firing for ``t_leak`` [s]: (the tank's
     gauge pressure then, as a fraction of ``p0`` [Pa gauge]; the apex rise of a ``duration_ms`` firing of
     ``leg`` then, as a fraction of the same firing's at ``p0``). The robot at rest draws no gas, so the
-    tank follows its exponential leak law (τ = 433 s) in closed form between the two firings."""
+    tank follows its exponential leak law (τ = 433 s) in closed form between the two firings. ``t_leak``
+    at most :data:`MAX_DURATION`; ``duration_ms`` 1 to :data:`~.hopping.MAX_FIRING_MS`. An InputError when
+    the firing at ``p0`` does not lift the robot (no ratio)."""
+    o = "leak_hop_ratio"
+    t_leak = check_number(o, "t_leak", t_leak, lo=0.0, hi=MAX_DURATION)  # [s]
+    p0 = check_number(o, "p0", p0, lo=0.0, lo_open=True, hi=MAX_P0)  # [Pa gauge]
+    leg, duration_ms = _leg(o, leg), _firing(o, "duration_ms", duration_ms)
     rise = []
     p = p0
     for k in range(2):
@@ -555,4 +763,7 @@ def leak_hop_ratio(t_leak: float, *, p0: float = 0.758e6, leg: int = 0,
         if k == 0:
             tank = rats.robot.resources[0].tank
             p = float(tank.pressure_after_leak(p0 + tank.p_atm, t_leak) - tank.p_atm)
+    if not rise[0] > 0.0:
+        raise InputError(f"{o}: a {duration_ms} ms firing of leg {leg + 1} at 'p0' = {p0:g} Pa does not lift "
+                         "the robot: no hop to compare (expected a higher 'p0' or a longer 'duration_ms')")
     return p / p0, float(rise[1] / rise[0])

@@ -45,11 +45,15 @@ from ...errors import InputError, as_float, as_floats
 from .geometry import LEG_DIRECTIONS, N_LEGS, STANCES, resting_stance
 from .valve_time import TipStrengthModel
 
-__all__ = ["thrust_directions", "forward_hop", "vertical_hop", "HOP_MS"]
+__all__ = ["thrust_directions", "forward_hop", "vertical_hop", "HOP_MS", "MAX_FIRING_MS"]
 
 HOP_MS = 40
 """Default hop firing [whole ms]: the thesis's hop experiments' 40 ms (E7-E9), above every tip
 threshold of this model's legs at their working pressures (:data:`.experiments.SIM_TIP_MODEL`)."""
+
+MAX_FIRING_MS = 10_000
+"""Longest single valve firing [whole ms] the RATS helpers take (10 s): a hop's firing is tens of ms,
+every tip threshold under 120 ms, and a valve held open longer only empties the tank."""
 
 
 def _rotation(rotation) -> np.ndarray:
@@ -63,9 +67,9 @@ def _rotation(rotation) -> np.ndarray:
 
 def _duration(duration_ms) -> int:
     if isinstance(duration_ms, bool) or not isinstance(duration_ms, (int, np.integer)) \
-            or not 1 <= duration_ms <= 10_000:
-        raise InputError(f"duration_ms = {duration_ms!r}: expected a whole number of ms in [1, 10000] (the "
-                         "valve commands' resolution; a hop's firing is tens of ms)")
+            or not 1 <= duration_ms <= MAX_FIRING_MS:
+        raise InputError(f"duration_ms = {duration_ms!r}: expected a whole number of ms in [1, "
+                         f"{MAX_FIRING_MS}] (the valve commands' resolution; a hop's firing is tens of ms)")
     return int(duration_ms)
 
 

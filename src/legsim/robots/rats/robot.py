@@ -42,7 +42,16 @@ from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
 from ...assembly.components import _EXHAUSTS, _FRICTION_LAWS, _choice
 from ...contact import ContactLaw, HeightField, HeightFunction, Plane, coulomb, kelvin_voigt
-from ...errors import InputError, as_float, as_floats, check_array, check_flag, check_number, check_whole
+from ...errors import (
+    InputError,
+    as_float,
+    as_floats,
+    check_array,
+    check_flag,
+    check_number,
+    check_whole,
+    shown,
+)
 from ...hybrid import Options
 from ...multibody import RobotBuilder
 from ...multibody._spatial import quat_to_rot
@@ -51,10 +60,17 @@ from .geometry import LEG_DIRECTIONS, N_LEGS, STANCE_LEG_ANGLE, RatsDims, restin
 
 __all__ = ["CONTACT_SETS", "VALVES", "STOP_STIFFNESS", "STOP_DAMPING", "G", "build", "RatsRobot",
            "PISTON_V_EPS", "FIXED_STEP", "EULER_STEP", "GROUND_V_EPS", "ValveTimers", "firing_controller",
-           "Observation", "schedule_policy"]
+           "Observation", "schedule_policy", "MAX_P0", "CONTROL_PERIOD"]
 
 G = 9.81
 """Gravity [m/s^2]."""
+
+MAX_P0 = 2e6
+"""Highest tank charge [Pa gauge] :func:`build` takes: the thesis charges to 0.758 MPa (110 psi) and its
+valves and tank are rated near 1 MPa; more is a unit mistake (bar, psi or kPa read as Pa)."""
+
+CONTROL_PERIOD = 1e-3
+"""The valves' command period [s]: the Netburner's 1 kHz timers (T14), whole-millisecond firings."""
 
 CONTACT_SETS = {"tipping": dict(mu=3.0, k=7500.0, b=200.0), "rolling": dict(mu=1.2, k=25000.0, b=400.0)}
 """Table 5.2: friction coefficient, contact stiffness [N/m] and damping [N s/m]. No one set reproduces
@@ -145,7 +161,7 @@ def _check_build(args: dict[str, Any]) -> None:
     _choice(o, "exhaust", args["exhaust"], _EXHAUSTS)
     _choice(o, "path", args["path"], ("smooth", "event"))
     _choice(o, "friction_law", args["friction_law"], _FRICTION_LAWS)
-    check_number(o, "p0", args["p0"], lo=0.0, hi=2e6)  # Pa gauge
+    check_number(o, "p0", args["p0"], lo=0.0, hi=MAX_P0)  # Pa gauge
     check_number(o, "tank_volume", args["tank_volume"], lo=0.0, lo_open=True)
     check_number(o, "v_eps", args["v_eps"], lo=0.0, lo_open=True)
     check_number(o, "piston_v_eps", args["piston_v_eps"], lo=0.0, lo_open=True)
@@ -235,6 +251,15 @@ class RatsRobot:
         if smooth:
             return Options(method="rk4_fixed", h_max=FIXED_STEP, record_period=rec)
         return Options(rtol=1e-6, atol=1e-8, h_max=rec, record_period=rec)
+
+
+def _check_rats(owner: str, rats) -> RatsRobot:
+    """``rats`` when it is a :class:`RatsRobot` (:func:`build`), else an :class:`InputError` naming
+    ``owner``."""
+    if not isinstance(rats, RatsRobot):
+        raise InputError(f"{owner}: 'rats' = {shown(rats)}, expected a RatsRobot (legsim.robots.rats.robot."
+                         "build())")
+    return rats
 
 
 def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.689e6,
@@ -338,7 +363,8 @@ def build(*, valve: str = "spool", contact_set: str = "rolling", p0: float = 0.6
     contacts = Contacts(law, ground=ground or Plane(), path=path,
                         geometries=["shell", *(f"foot{k + 1}" for k in range(N_LEGS))])
     robot = Robot(b.compile(), actuators=actuators, sensors=sensors, contacts=contacts,
-                  resources=[AirSupply("tank", tank, p0=p0 + P_ATM)], control_period=1e-3, name="rats")
+                  resources=[AirSupply("tank", tank, p0=p0 + P_ATM)], control_period=CONTROL_PERIOD,
+                  name="rats")
     return RatsRobot(robot, dims, valve, contact_set, float(p0), LEG_DIRECTIONS.copy(), lat)
 
 
@@ -413,8 +439,13 @@ this tick, or None."""
 
 
 def firing_controller(rats: RatsRobot, policy: Policy):
-    """The assembly controller ``(t, sensors) -> (12,) valve commands`` that runs ``policy`` every
-    control tick on an :class:`Observation` and its firings through :class:`ValveTimers`."""
+    """The assembly controller ``(t, sensors) -> (12,) valve commands`` that runs ``policy`` (a callable
+    ``policy(obs) -> firings``, :data:`Policy`) every control tick on an :class:`Observation` and its
+    firings through :class:`ValveTimers`, for the robot ``rats`` (a :class:`RatsRobot`)."""
+    _check_rats("firing_controller", rats)
+    if not callable(policy):
+        raise InputError(f"firing_controller: 'policy' = {shown(policy)}, expected a callable "
+                         "policy(obs) -> firings (a list of (leg, duration_ms), or None)")
     timers = ValveTimers()
     tank = rats.robot.model.state_names.index("tank_p")
     has_gyro = "gyro" in rats.robot.sensor_names

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...actuators.electric import PeukertBattery, charge_fraction, lifetime
-from ...actuators.electric.dcmotor import armature_current, armature_voltage
-from ...errors import InputError
+from ...actuators.electric.dcmotor import MAX_VALUE, armature_current, armature_voltage
+from ...errors import InputError, as_floats, check_number, shown
 from .params import NLEG, PARAM_INDEX, PARAM_NAMES
 
 __all__ = ["MotorBatteryReport", "motor_battery", "summary"]
@@ -45,19 +45,25 @@ class MotorBatteryReport:
 
 
 def _param(params, name: str) -> float:
-    if params is None:
-        from .params import PARAM_DEFAULTS
-        return float(PARAM_DEFAULTS[PARAM_INDEX[name]])
-    if isinstance(params, Mapping):
-        if name in params:
-            return float(params[name])
-        from .params import PARAM_DEFAULTS
-        return float(PARAM_DEFAULTS[PARAM_INDEX[name]])
-    arr = np.asarray(params, dtype=float)
-    if arr.ndim != 1 or arr.size < len(PARAM_NAMES):
-        raise InputError(f"motor_battery: 'params' must be the hexapod parameter vector (>= "
-                         f"{len(PARAM_NAMES)} values) or a mapping, got shape {arr.shape}")
-    return float(arr[PARAM_INDEX[name]])
+    """Parameter ``name`` of a hexapod run: from ``params`` (None, a name -> value mapping or the parameter
+    vector; missing names take the model's defaults), within the DC motor's range (``armature_resist`` in
+    [0, MAX_VALUE], the other constants in [1/MAX_VALUE, MAX_VALUE]:
+    :mod:`legsim.actuators.electric.dcmotor`), else an :class:`InputError` naming ``params``."""
+    from .params import PARAM_DEFAULTS
+
+    o = "motor_battery"
+    if params is None or isinstance(params, Mapping) and name not in params:
+        value = PARAM_DEFAULTS[PARAM_INDEX[name]]
+    elif isinstance(params, Mapping):
+        value = params[name]
+    else:
+        arr = as_floats(params)
+        if arr.ndim != 1 or arr.size < len(PARAM_NAMES):
+            raise InputError(f"{o}: 'params' must be the hexapod parameter vector (>= {len(PARAM_NAMES)} "
+                             f"numbers) or a mapping, got {shown(params)}")
+        value = arr[PARAM_INDEX[name]]
+    lo = 0.0 if name == "armature_resist" else 1.0 / MAX_VALUE
+    return check_number(o, f"params['{name}']", value, lo=lo, hi=MAX_VALUE)
 
 
 def motor_battery(result, params=None, battery: PeukertBattery | None = None) -> MotorBatteryReport:
@@ -72,6 +78,10 @@ def motor_battery(result, params=None, battery: PeukertBattery | None = None) ->
         and ``gear_ratio``.
     battery : discharge curve (default: Panasonic 12 V 2.2 Ah Peukert fit).
     """
+    if not (hasattr(result, "t") and hasattr(result, "output_names")
+            and callable(getattr(result, "output", None))):
+        raise InputError(f"motor_battery: 'result' = {shown(result)}, expected a legsim.hybrid.Result of the "
+                         "hexapod model or its run directory read back (legsim.io.load_run)")
     t = np.asarray(result.t, dtype=float)
     legs = list(_leg_electrics(result, params))
     i_a = np.stack([i for i, _ in legs], axis=1)

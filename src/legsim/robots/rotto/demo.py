@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ...io.results import RunWriter
+from ...userfiles import output_dir, user_path
 from ...viz.scene import robot_builder
 from .robot import (
     StaticWalk,
@@ -23,16 +24,21 @@ __all__ = ["run_demo"]
 
 
 def run_demo(out_dir: str | Path = "rotto_walk-out", echo=print, steps: int = 4) -> dict:
-    """Walk ``steps`` steps; write records, figures and ``rotto_walk.html`` into ``out_dir``."""
+    """Walk ``steps`` steps (a whole number, as :class:`StaticWalk`'s); write records, figures and
+    ``rotto_walk.html`` into ``out_dir`` (a path; made if missing), saying what it did through ``echo`` (a
+    function of one string)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ...errors import check_echo
     from ...viz.viewer import write_robot_replay
 
-    out = Path(out_dir)
+    o = "rotto_walk run_demo"
     walk = StaticWalk(steps=steps)
+    check_echo(o, echo)
+    out = output_dir(user_path(out_dir, f"{o}: 'out_dir'"), "the demo's records and figures")
     robot = build_robot()
     ctrl = walker(walk)
     meta = {"demo": "rotto_walk", "walk": {"steps": walk.steps, "step_length": walk.step_length},

@@ -278,8 +278,10 @@ class _Body:
 
 
 def standing_pose(walk: StaticWalk) -> np.ndarray:
-    """q0 (19,): the start of the walk (the feet where the gait's standing start puts them, the CoM
-    between them)."""
+    """q0 (19,): the start of the walk ``walk`` (a :class:`StaticWalk`): the feet where the gait's standing
+    start puts them, the CoM between them."""
+    if not isinstance(walk, StaticWalk):
+        raise InputError(f"ROTTO standing_pose: 'walk' = {shown(walk)}, expected a StaticWalk")
     return _StaticWalker(walk).pose_at_start()
 
 
@@ -436,8 +438,21 @@ def support_track(robot: Robot, result, params: RottoParams | None = None, every
     :func:`.model.pad_names` order; ``margin_com`` and ``margin_zmp`` (n,) [m], the signed distances
     of the CoM's projection and of the ZMP inside the support polygon (the convex hull of the soles
     that carry more than ``contact_force`` [N], each sole the rectangle of its four pads: a flat
-    foot's support; NaN when none carries); ``tilt`` (n,) [rad], the pelvis' angle from upright."""
-    p = params or RottoParams()
+    foot's support; NaN when none carries); ``tilt`` (n,) [rad], the pelvis' angle from upright.
+    ``robot``: ROTTO's :class:`~legsim.assembly.Robot` (:func:`build_robot` with ``params``, a
+    :class:`RottoParams`; None: the default); ``result``: its run (a :class:`~legsim.hybrid.Result`, or its
+    run directory read back, :func:`legsim.io.load_run`); ``every`` a whole number >= 1; ``contact_force``
+    [N] a finite number >= 0."""
+    o = "ROTTO support_track"
+    if not isinstance(robot, Robot):
+        raise InputError(f"{o}: 'robot' = {shown(robot)}, expected ROTTO's legsim.assembly.Robot "
+                         "(build_robot)")
+    robot.check_run(o, result)
+    if not (params is None or isinstance(params, RottoParams)):
+        raise InputError(f"{o}: 'params' = {shown(params)}, expected None or the robot's RottoParams")
+    every = check_whole(o, "every", every, lo=1)
+    contact_force = check_number(o, "contact_force", contact_force, lo=0.0)  # [N]
+    p = RottoParams() if params is None else params
     mb = build_model(p)
     data = mb.make_data()
     local = pad_positions(p) - [0.0, 0.0, p.sole_radius]
