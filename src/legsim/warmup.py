@@ -154,12 +154,11 @@ def warmup(families: Sequence[str] | None = None, jobs: int | None = None,
     check_echo("warmup", echo)
     background = check_flag("warmup", "background", background)
     given: Any = families  # checked here: a user may pass anything
+    names: list[Any]
     if families is None:
         names = list(FAMILIES)
-    elif isinstance(given, str):  # one family's name
+    elif isinstance(given, (str, Mapping)):  # one family's name, or not a list of names (refused below)
         names = [given]
-    elif isinstance(given, Mapping):
-        names = [given]  # not a list of names: refused below
     else:
         try:
             names = list(given)
