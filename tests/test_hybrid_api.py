@@ -66,6 +66,14 @@ def test_a_value_that_is_not_a_finite_real_number_is_refused_by_name(ball, value
         simulate(ball, 0.1, x0={"y": value})
 
 
+@pytest.mark.parametrize("kw, name", [({"sinks": "abc"}, "sinks"), ({"sinks": [3]}, "sinks"),
+                                      ({"monitor": 7}, "monitor")])
+def test_sinks_and_a_monitor_that_are_not_functions_are_refused_before_the_run(ball, kw, name):
+    """Before session 41 they failed at their first use, after the engine had started (a TypeError)."""
+    with pytest.raises(InputError, match=f"'{name}' = "):
+        simulate(ball, 0.1, **kw)
+
+
 @pytest.mark.parametrize("name, value", [("rtol", -1e-6), ("atol", 0.0), ("tolerance", math.nan),
                                          ("h_max", -1.0), ("h_min", math.inf), ("power", -0.3),
                                          ("stop_precision", 0.0), ("record_period", -0.01),

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import InputError, check_echo, check_flag, shown
+from .errors import InputError, check_echo, check_flag
 from .hybrid import Result, simulate
-from .hybrid.simulate import Monitor
+from .hybrid.simulate import Monitor, check_watchers
 from .io.results import RunData, RunWriter, load_run
 from .scenario import Scenario, load_scenario
 
@@ -41,7 +41,7 @@ def simulate_scenario(sc: Scenario, sinks=(), progress: bool | None = None,
     t_final; ``sinks`` (a list of functions) receive the records, ``monitor`` (a function, or None) watches
     them (:func:`legsim.hybrid.simulate`)."""
     _check_scenario("simulate_scenario", "sc", sc)
-    _check_watchers("simulate_scenario", sinks, monitor)
+    check_watchers("simulate_scenario", sinks, monitor)
     if sc.robot is not None:  # a robot from a hardware file, with its Python controller
         return sc.robot.simulate(sc.t_final, sc.robot_controller, options=sc.options, sinks=list(sinks),
                                  progress=progress, keep_records=keep_records, monitor=monitor,
@@ -76,7 +76,7 @@ def run_scenario(scenario: str | Path | Scenario, out_dir: str | Path, progress:
     plot = check_flag("run_scenario", "plot", plot)
     check_echo("run_scenario", echo)
     keep_records = check_flag("run_scenario", "keep_records", keep_records)
-    _check_watchers("run_scenario", (), monitor)
+    check_watchers("run_scenario", (), monitor)
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     # run.json gets a final status however the block ends (RunWriter as a context manager)
     with RunWriter(out_dir, sc.model, {"scenario": sc.resolved()}) as writer:
@@ -108,14 +108,3 @@ def _check_scenario(owner: str, name: str, sc: object) -> None:
     if not isinstance(sc, Scenario):
         raise InputError(f"{owner}: '{name}' is a {type(sc).__name__}, expected a legsim.scenario.Scenario "
                          "(load_scenario(path) or parse_scenario(data))")
-
-
-def _check_watchers(owner: str, sinks: object, monitor: object) -> None:
-    """An :class:`InputError` naming ``owner`` unless ``sinks`` is a list of functions (each called with a
-    chunk of records) and ``monitor`` a function or None."""
-    if not (isinstance(sinks, (list, tuple)) and all(callable(f) for f in sinks)):
-        raise InputError(f"{owner}: 'sinks' = {shown(sinks)}, expected a list of functions sink(records, "
-                         "modes, events) (a RunWriter is one)")
-    if not (monitor is None or callable(monitor)):
-        raise InputError(f"{owner}: 'monitor' = {shown(monitor)}, expected a function monitor(record, mode) "
-                         "or None")

@@ -31,6 +31,7 @@ from ..errors import (
     check_whole,
     describe_failure,
     real_number,
+    shown,
 )
 from . import _layout as L
 from . import signatures as sig
@@ -117,6 +118,18 @@ class _WallClock:
             signal.signal(signal.SIGALRM, self._old)
 
 
+def check_watchers(owner: str, sinks: object, monitor: object) -> None:
+    """An :class:`InputError` naming ``owner`` unless ``sinks`` is a list of functions (each called with a
+    chunk of records) and ``monitor`` a function or None (checked by :func:`simulate`, and first by the
+    runners that open a run directory for them)."""
+    if not (isinstance(sinks, (list, tuple)) and all(callable(f) for f in sinks)):
+        raise InputError(f"{owner}: 'sinks' = {shown(sinks)}, expected a list of functions sink(records, "
+                         "modes, events) (a RunWriter is one)")
+    if not (monitor is None or callable(monitor)):
+        raise InputError(f"{owner}: 'monitor' = {shown(monitor)}, expected a function monitor(record, mode) "
+                         "or None")
+
+
 def simulate(model: Model, t_final: float,
              x0: Mapping[str, float] | Sequence[float] | np.ndarray | None = None,
              params: Mapping[str, float] | Sequence[float] | np.ndarray | None = None,
@@ -162,6 +175,7 @@ def simulate(model: Model, t_final: float,
     """
     if not isinstance(model, Model):
         raise InputError(f"simulate: model = {model!r}, expected a legsim.hybrid.Model")
+    check_watchers(model.name, sinks, monitor)
     watch_compilation()  # a first run on a machine compiles: say so rather than sit silent
     opts = options if options is not None else Options()
     if not isinstance(opts, Options):

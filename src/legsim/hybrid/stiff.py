@@ -351,15 +351,13 @@ def _simulate_stiff(model, t_final: float, x: np.ndarray, p: np.ndarray, mode: i
     from ..errors import SimulationError
     from .options import Options
     from .result import Result, event_dtype
-    from .simulate import tell_sinks
+    from .simulate import check_watchers, tell_sinks
 
     o = "simulate_stiff"
     if not (isinstance(opts, Options) and opts.method_code.stiff):
         raise InputError(f"{o}: 'opts' = {shown(opts)}, expected legsim.hybrid.Options of method "
                          f"{' or '.join(map(repr, SCIPY_METHODS))}")
-    if isinstance(sinks, (str, bytes)) or not isinstance(sinks, (list, tuple)) \
-            or not all(callable(s) for s in sinks):
-        raise InputError(f"{o}: 'sinks' = {shown(sinks)}, expected a list of callables (record sinks)")
+    check_watchers(o, sinks, None)
     _check_controller(o, controller, controller_every)
     keep_records = check_flag(o, "keep_records", keep_records)
     raise_on_error = check_flag(o, "raise_on_error", raise_on_error)

@@ -176,11 +176,11 @@ def run_simsect(rc_path: str | Path = "SimSect.rc", out_dir: str | Path | None =
     ``monitor`` (a function, or None) watches the records as the run goes (:func:`legsim.hybrid.simulate`);
     ``echo`` (a function of one string) reports the simulated time every ``measurePeriod``."""
     from .._progress import check_progress
-    from ..runner import _check_watchers
+    from ..hybrid.simulate import check_watchers
 
     check_progress(progress, "run_simsect")  # before an earlier run's files are written over
     check_echo("run_simsect", echo)
-    _check_watchers("run_simsect", (), monitor)
+    check_watchers("run_simsect", (), monitor)
     if out_dir is not None:
         user_path(out_dir, "run_simsect: out_dir")
     setup = load_simsect(rc_path)
