@@ -213,6 +213,45 @@ def test_the_valve_timers_count_down_like_the_boards_timers():
         assert np.array_equal(timers.remaining, count)
 
 
+@pytest.mark.parametrize("gyro", [False, True])
+def test_the_observation_is_the_engine_state_in_world_axes(gyro, rolling):
+    """firing_controller's observation (filled by one compiled call since session 42) against the state
+    it reads, at random states: the centre, the quaternion's rotation (scipy), omega and the centre's
+    velocity turned from body to world axes, the legs, the tank's gauge pressure, the held sensors."""
+    import copy
+
+    from legsim.actuators.pneumatic.units import P_ATM
+    from legsim.assembly.controller import SensorReadings
+    from legsim.robots.rats.robot import firing_controller
+
+    rats = build(gyro=True) if gyro else rolling
+    robot = rats.robot
+    seen = []
+    controller = firing_controller(rats, lambda obs: seen.append(copy.deepcopy(obs)))
+    x0, tank = robot.model.state(None, "x0"), robot.model.state_names.index("tank_p")
+    rng = np.random.default_rng(11)
+    for k in range(40):
+        x = x0 + rng.normal(size=x0.size)
+        q = rng.normal(size=4)
+        x[3:7] = q / np.linalg.norm(q)
+        readings = SensorReadings(robot, x)
+        assert np.array_equal(controller(0.001 * k, readings), np.zeros(12))
+        obs = seen[-1]
+        R = Rotation.from_quat(x[3:7]).as_matrix()  # (x, y, z, w), as the free joint's
+        v = x[19:37]                                  # [linear, angular] in body axes, then 12 legs
+        assert obs.t == 0.001 * k and obs.tank == x[tank] - P_ATM
+        np.testing.assert_array_equal(obs.position, x[:3])
+        np.testing.assert_array_equal(obs.legs, x[7:19])
+        np.testing.assert_array_equal(obs.accel, readings.accel)
+        np.testing.assert_allclose(obs.rotation, R, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(obs.omega, R @ v[3:6], rtol=0, atol=1e-14 * np.abs(v[3:6]).sum())
+        np.testing.assert_allclose(obs.velocity, R @ v[:3], rtol=0, atol=1e-14 * np.abs(v[:3]).sum())
+        if gyro:
+            np.testing.assert_array_equal(obs.gyro, readings.gyro)
+        else:
+            assert obs.gyro is None
+
+
 def test_every_firing_draws_from_the_one_tank(rolling):
     """(5.12): each firing lowers the one tank, so a leg fired after another gets less gas than the same
     firing alone (two legs pointing up, extending into the air)."""

@@ -418,6 +418,74 @@ def test_reset_clears_lockout_and_brake_state():
     assert c.step(0.0, *args) == [(0, 33)]
 
 
+def test_a_refused_tick_changes_nothing():
+    """The compiled tick checks all its input before it touches the lockout, the re-arm flags or the
+    brake (session 42): a refused step (a NaN rotation, time going backwards, a zero heading) leaves
+    the controller as the step before it left it, and the run goes on as if it had not been called."""
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(42)
+    ticks = [(k * 1e-3, Rotation.random(random_state=rng).as_matrix(), rng.normal(0.0, 4.0, 3),
+              rng.uniform(0.15, 0.3), rng.normal(0.0, 1.0, 3)) for k in range(300)]
+    clean, refused = RollingController(RollingParams(require_rearm=True)), RollingController(
+        RollingParams(require_rearm=True))
+    bad = ((np.full((3, 3), np.nan), "R"), (None, "backwards"), (np.zeros(3), "heading"))
+    fired = 0
+    for k, (t, R, w, z, v) in enumerate(ticks):
+        want = clean.step(t, R, w, z, v, X, v_desired=0.5)
+        if k % 7 == 3:
+            R_bad, what = bad[k % 3]
+            with pytest.raises(InputError):
+                if what == "R":
+                    refused.step(t, R_bad, w, z, v, X, v_desired=0.5)
+                elif what == "backwards":
+                    refused.step(t - 0.5, R, w, z, v, X, v_desired=0.5)
+                else:
+                    refused.step(t, R, w, z, v, R_bad, v_desired=0.5)
+        assert refused.step(t, R, w, z, v, X, v_desired=0.5) == want
+        fired += len(want)
+        assert np.array_equal(refused.ready_time, clean.ready_time)
+        assert np.array_equal(refused.armed, clean.armed) and refused.brake.integral == clean.brake.integral
+    assert fired > 20
+
+
+def test_the_tick_takes_lists_read_only_and_strided_arrays_as_the_observations_arrays():
+    """The step passes a writeable C-contiguous float64 array to the compiled tick as it is and copies
+    anything else (a list, a read-only array, a transposed rotation, float32, a numpy float): the same
+    firings and diagnostics."""
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(3)
+    a, b = RollingController(), RollingController()
+    fired = 0
+    for k in range(400):
+        R = Rotation.random(random_state=rng).as_matrix()
+        w, v = rng.normal(0.0, 4.0, 3), rng.normal(0.0, 1.0, 3)
+        z, h = float(rng.uniform(0.15, 0.3)), np.array([1.0, 0.5, 0.0])
+        want = a.step(k * 1e-3, R, w, z, v, h)
+        Rt = np.asfortranarray(R)
+        ro = w.copy()
+        ro.flags.writeable = False
+        h32 = h.astype(np.float32)  # (1, 0.5, 0) exactly
+        got = b.step(k * 1e-3, Rt if k % 2 else R.tolist(), ro, np.float64(z), v.tolist(),
+                     h32 if k % 3 else h)
+        assert got == want
+        fired += len(got)
+        np.testing.assert_array_equal(a.last.theta_fire, b.last.theta_fire)
+    assert fired > 10
+
+
+def test_the_packed_parameters_fill_every_slot():
+    """``packed`` writes each of the compiled tick's parameter slots (a slot left out stays NaN)."""
+    from legsim.robots.rats import _tick
+    from legsim.robots.rats.rolling import packed
+
+    for params in (P, RollingParams(alpha=math.pi, turn_policy="none", require_rearm=True)):
+        pf = packed(params, (0.0, 0.0, -2.0))
+        assert pf.shape == (_tick.N_PF,) and np.isfinite(pf).all()
+        assert tuple(pf[[_tick.P_GX, _tick.P_GY, _tick.P_GZ]]) == (0.0, 0.0, -1.0)
+
+
 def test_durations_are_whole_ms_rounded_up():
     assert quantise_ms(0.033) == 33
     assert quantise_ms(0.0331) == 34

@@ -33,6 +33,7 @@ FAMILY_KERNELS: dict[str, tuple[str, str | None, str, float]] = {
     "hexapod": ("legsim.robots.rhex._hooks", "vector_field", "the SimSect hexapod", 6.0),
     "pneumatic_rig": ("legsim.robots.pneumatic_rig._rig_hooks", None, "", 2.0),
     "rats_hop": ("legsim.robots.pneumatic_rig._hop_hooks", None, "", 2.0),
+    "rats_tick": ("legsim.robots.rats._prewarm", None, "", 2.0),
     "slip": ("legsim.robots.slip", None, "", 1.0),
     "contact": ("legsim.world._prewarm", "legsim.world._kernels.run",
                 "the contact worlds' loops (RigidWorld, RobotWorld)", 85.0),

@@ -101,9 +101,10 @@ class CommandWriter:
             return
         now = self.u.tolist()
         last = self.last
-        for state, a, t_open, t_close in self.solenoids:
-            if now[a] != last[a]:
-                self.x[state + 3] = t + (t_open if now[a] > 0.5 else t_close)
+        if now != last:  # (one comparison of the lists first: most ticks change no command)
+            for state, a, t_open, t_close in self.solenoids:
+                if now[a] != last[a]:
+                    self.x[state + 3] = t + (t_open if now[a] > 0.5 else t_close)
         self.last = now
 
 

@@ -54,8 +54,8 @@ from ...errors import (
 )
 from ...hybrid import Options
 from ...multibody import RobotBuilder
-from ...multibody._spatial import quat_to_rot
 from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
+from ._tick import OBS_SIZE, OBS_SLICES, observe
 from .geometry import LEG_DIRECTIONS, N_LEGS, STANCE_LEG_ANGLE, RatsDims, resting_rotation
 
 __all__ = ["CONTACT_SETS", "VALVES", "STOP_STIFFNESS", "STOP_DAMPING", "G", "build", "RatsRobot",
@@ -403,6 +403,8 @@ class ValveTimers:
 
     def tick(self) -> np.ndarray:
         c = self.commands
+        if not self._left and not self._on:  # no timer running, none ran at the last tick
+            return c
         for leg in self._on:
             c[leg] = 0.0
         self._on = on = [leg for leg, left in self._left.items() if left > 0]
@@ -447,24 +449,21 @@ def firing_controller(rats: RatsRobot, policy: Policy):
         raise InputError(f"firing_controller: 'policy' = {shown(policy)}, expected a callable "
                          "policy(obs) -> firings (a list of (leg, duration_ms), or None)")
     timers = ValveTimers()
-    tank = rats.robot.model.state_names.index("tank_p")
-    has_gyro = "gyro" in rats.robot.sensor_names
-    obs = Observation(0.0, np.zeros(3), np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3), np.zeros(N_LEGS),
-                      0.0, np.zeros(3) if has_gyro else None)
+    robot = rats.robot
+    tank = robot.model.state_names.index("tank_p")
+    at = {ch.name: robot._x["xy"] + ch.start for ch in robot.channels}
+    has_gyro = "gyro" in at
+    buf = np.zeros(OBS_SIZE)  # the observation's arrays are views of it, filled by one compiled call
+    accel, position, rotation, omega, velocity, legs, gyro = (buf[a:b] for a, b in OBS_SLICES)
+    obs = Observation(0.0, accel, position, rotation.reshape(3, 3), omega, velocity, legs, 0.0,
+                      gyro if has_gyro else None)
+    accel_at, gyro_at = at["accel"], at.get("gyro", -1)
 
     def controller(t, s):
-        q, v = s.q, s.v
+        x = s.x
+        observe(x, accel_at, gyro_at, buf)
         obs.t = t
-        obs.accel[:] = s.accel
-        obs.position[:] = q[:3]
-        qx, qy, qz, qw = q[3:7].tolist()           # Python floats: a 3.5x cheaper dispatch than numpy's
-        quat_to_rot(qx, qy, qz, qw, obs.rotation)
-        np.dot(obs.rotation, v[3:6], out=obs.omega)
-        np.dot(obs.rotation, v[:3], out=obs.velocity)
-        obs.legs[:] = q[7:]
-        obs.tank = float(s.x[tank]) - P_ATM
-        if has_gyro:
-            obs.gyro[:] = s.gyro
+        obs.tank = float(x[tank]) - P_ATM
         firings = policy(obs)
         if firings:
             for leg, ms in firings:

@@ -72,6 +72,7 @@ from ...errors import (
     check_values,
     shown,
 )
+from . import _tick
 from .geometry import LEG_DIRECTIONS, MAX_GROUND
 
 __all__ = ["RollingParams", "LegAngles", "RollingDiagnostics", "BrakeController", "RollingController",
@@ -183,6 +184,35 @@ def _params(owner: str, params) -> RollingParams:
     return params
 
 
+def packed(params: RollingParams, gravity_world=_GRAVITY) -> np.ndarray:
+    """The parameters as the compiled tick reads them: (``_tick.N_PF``,) float64, indices
+    ``_tick.P_*`` (with the constants the tick derives from them, and the unit gravity
+    direction ``gravity_world``)."""
+    p = params
+    pf = np.full(_tick.N_PF, np.nan)
+    gx, gy, gz = _unit3(gravity_world, "gravity_world")
+    for i, value in ((_tick.P_PHI, p.phi), (_tick.P_T_DELAY, p.t_delay), (_tick.P_V_EXTEND, p.v_extend),
+                     (_tick.P_L, p.l), (_tick.P_GAMMA, p.gamma), (_tick.P_H_MAX, p.h_max),
+                     (_tick.P_ALPHA, p.alpha), (_tick.P_CHECK_ALPHA, p.alpha < math.pi / 2),
+                     (_tick.P_TAN2BETA, math.tan(p.beta) ** 2), (_tick.P_REACH2, (p.l + p.dr_max) ** 2),
+                     (_tick.P_SEC2PHI, 1.0 / math.cos(p.phi) ** 2),
+                     (_tick.P_INV_BETA2, 1.0 / (p.beta * p.beta)),
+                     (_tick.P_YAW_DPHI, p.yaw_dphi_max), (_tick.P_ROLL_DT, p.roll_dt_max),
+                     (_tick.P_T_FIRE, p.t_fire), (_tick.P_DT_BRAKE, p.t_fire - p.t_delay),
+                     (_tick.P_BRAKE_A, (p.t_fire - p.t_delay) / (p.beta * p.beta)),
+                     (_tick.P_T_RETRACT, p.t_retract), (_tick.P_REARM, p.require_rearm),
+                     (_tick.P_TURN, p.turn_policy != "none"),
+                     (_tick.P_ROLL_POLICY, p.turn_policy in ("both", "roll")),
+                     (_tick.P_YAW_POLICY, p.turn_policy in ("both", "yaw")),
+                     (_tick.P_OMEGA_TURN_MIN, p.omega_turn_min), (_tick.P_THETA_LO, p.theta_lo),
+                     (_tick.P_THETA_HI, p.theta_hi), (_tick.P_TURN_BRAKE, p.turn_brake),
+                     (_tick.P_DV_MAX, p.dv_max), (_tick.P_K_I, p.k_i), (_tick.P_C_FF, p.c_ff),
+                     (_tick.P_INTEGRAL_LIMIT, p.integral_limit), (_tick.P_GX, gx), (_tick.P_GY, gy),
+                     (_tick.P_GZ, gz)):
+        pf[i] = value
+    return pf
+
+
 # ---------------------------------------------------------------------------------------------
 # geometry of the projections (6.8)–(6.11)
 
@@ -212,13 +242,39 @@ def _floats3(v, name: str) -> tuple[float, float, float]:
     return x, y, z
 
 
+_FLOATS = (float, np.float64)
+"""A control tick's number of these types passes without a conversion."""
+
+
 def _tick_number(owner: str, name: str, value, lo: float = -math.inf, hi: float = math.inf) -> float:
-    """A number of the control tick within [lo, hi] and finite (a Python float passes without a
+    """A number of the control tick within [lo, hi] and finite (a Python or numpy float passes without a
     conversion), else an :class:`InputError` naming ``owner`` and ``name``."""
-    v = value if type(value) is float else as_float(value)
+    v = value if type(value) in _FLOATS else as_float(value)
     if not (math.isfinite(v) and lo <= v <= hi):
         raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a finite number in [{lo:g}, {hi:g}]")
     return v
+
+
+_F64 = np.dtype(np.float64)
+_SHAPE_R = (3, 3)
+_SHAPE_3 = (3,)
+
+
+def _tick_array(v, shape: tuple, name: str) -> np.ndarray:
+    """``v`` as a writeable C-contiguous float64 array of ``shape`` for the compiled tick (an array that is
+    one already passes as it is: the observation's); not numbers (a string, even of digits, None, a bool)
+    or another shape is an :class:`InputError` naming ``name``. Finiteness is the tick's check."""
+    if type(v) is np.ndarray and v.dtype is _F64 and v.shape == shape:
+        flags = v.flags
+        if flags.c_contiguous and flags.writeable:  # (a read-only array would compile the tick anew)
+            return v
+    a = as_floats(v)
+    if a.shape == shape:
+        return np.array(a, order="C")  # a copy: writeable
+    if name == "R":
+        got = f"shape {np.shape(v)}" if isinstance(v, np.ndarray) else shown(v)
+        raise InputError(f"R: expected a (3, 3) body-to-world rotation of finite numbers, got {got}")
+    raise InputError(f"{name}={shown(v)}: expected a 3-vector of finite numbers")
 
 
 def _cross(a, b) -> tuple[float, float, float]:
@@ -370,16 +426,10 @@ def brake_signal(v, v_d, params: RollingParams, integral: float = 0.0) -> float:
     With integral = 0 and c_ff = 0 this is (6.20). v, v_d [m/s]: speeds in [0, MAX_RATE]; integral
     within ±MAX_GROUND."""
     o = "brake_signal"
-    return _brake_signal(check_number(o, "v", v, lo=0.0, hi=MAX_RATE),  # [m/s]
-                         check_number(o, "v_d", v_d, lo=0.0, hi=MAX_RATE),  # [m/s]
-                         _params(o, params),
-                         check_number(o, "integral", integral, lo=-MAX_GROUND, hi=MAX_GROUND))  # [m]
-
-
-def _brake_signal(v: float, v_d: float, p: RollingParams, integral: float) -> float:
-    """:func:`brake_signal` of checked values (:class:`BrakeController` calls it every control tick)."""
-    x = (v - v_d) / p.dv_max + p.k_i * integral + p.c_ff
-    return 0.0 if x <= 0.0 else (1.0 if x >= 1.0 else x)
+    return _tick.brake_signal(packed(_params(o, params)),
+                              check_number(o, "v", v, lo=0.0, hi=MAX_RATE),  # [m/s]
+                              check_number(o, "v_d", v_d, lo=0.0, hi=MAX_RATE),  # [m/s]
+                              check_number(o, "integral", integral, lo=-MAX_GROUND, hi=MAX_GROUND))  # [m]
 
 
 def brake_valve_time(theta_cor, xi, params: RollingParams):
@@ -400,42 +450,43 @@ class BrakeController:
     """State of the brake (6.22): the time integral I = ∫(v − v_d) dt with anti-windup.
 
     Anti-windup: the integral is frozen while ξ is saturated and the error would drive it further into
-    saturation (conditional integration), and K_I·I is kept within ±integral_limit."""
+    saturation (conditional integration), and K_I·I is kept within ±integral_limit. The update is the
+    compiled ``_tick.brake_update`` (the rolling controller's tick runs the same one)."""
 
     def __init__(self, params: RollingParams) -> None:
         self.params = _params("BrakeController", params)
+        self._pf = packed(self.params)
+        self._state = np.zeros(_tick.N_BS)
         self.reset()
 
     def reset(self) -> None:
-        self.integral = 0.0
-        self.xi = 0.0
-        self._t_prev: float | None = None
+        """Forget the integral, the last ξ and the time."""
+        self._state[:] = 0.0
+
+    @property
+    def integral(self) -> float:
+        """I = ∫(v − v_d) dt [m]."""
+        return float(self._state[_tick.B_INTEGRAL])
+
+    @property
+    def xi(self) -> float:
+        """ξ_brake of the last update."""
+        return float(self._state[_tick.B_XI])
 
     def update(self, t: float, v: float, v_d: float | None) -> float:
         """Advance to time t [s] with speed v [m/s] and command v_d [m/s] (None: brake off, integral held),
         both in [0, MAX_RATE]. Returns ξ_brake."""
         o = "BrakeController.update"
-        return self._update(_tick_number(o, "t", t), _tick_number(o, "v", v, 0.0, MAX_RATE),
-                            None if v_d is None else _tick_number(o, "v_d", v_d, 0.0, MAX_RATE))
+        t = _tick_number(o, "t", t)
+        xi = _tick.brake_update(self._pf, self._state, t, _tick_number(o, "v", v, 0.0, MAX_RATE),
+                                -1.0 if v_d is None else _tick_number(o, "v_d", v_d, 0.0, MAX_RATE))
+        if xi < 0.0:
+            raise self._backwards(t)
+        return xi
 
-    def _update(self, t: float, v: float, v_d: float | None) -> float:
-        """:meth:`update` of checked values (:meth:`RollingController.step` calls it every tick)."""
-        p = self.params
-        dt = 0.0 if self._t_prev is None else t - self._t_prev
-        if dt < 0.0:
-            raise InputError(f"brake: time went backwards ({t!r} < {self._t_prev!r} s); call reset()")
-        self._t_prev = t
-        if v_d is None:
-            self.xi = 0.0
-            return 0.0
-        e = v - v_d
-        if dt > 0.0 and p.k_i > 0.0:
-            raw = e / p.dv_max + p.k_i * self.integral + p.c_ff
-            if not ((raw >= 1.0 and e > 0.0) or (raw <= 0.0 and e < 0.0)):
-                lim = p.integral_limit / p.k_i
-                self.integral = min(max(self.integral + e * dt, -lim), lim)
-        self.xi = _brake_signal(v, v_d, p, self.integral)
-        return self.xi
+    def _backwards(self, t: float) -> InputError:
+        last = float(self._state[_tick.B_T_PREV])
+        return InputError(f"brake: time went backwards ({t!r} < {last!r} s); call reset()")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,14 +518,8 @@ def heading_error(omega_world, heading_world, gravity_world=_GRAVITY, omega_min:
 def turn_effort(theta_error: float, params: RollingParams) -> float:
     """ξ_turn (Fig. 6.23): 0 for |θ_error| ≤ theta_lo, rising linearly to 1 at theta_hi, then 1.
     theta_error [rad] in [−π, π] (:func:`heading_error`)."""
-    return _turn_effort(check_number("turn_effort", "theta_error", theta_error, lo=-math.pi, hi=math.pi),
-                        _params("turn_effort", params))
-
-
-def _turn_effort(theta_error: float, p: RollingParams) -> float:
-    """:func:`turn_effort` of checked values (:meth:`RollingController.step` calls it every control tick)."""
-    x = (abs(theta_error) - p.theta_lo) / (p.theta_hi - p.theta_lo)
-    return 0.0 if x <= 0.0 else (1.0 if x >= 1.0 else x)
+    return _tick.turn_effort(packed(_params("turn_effort", params)),
+                             check_number("turn_effort", "theta_error", theta_error, lo=-math.pi, hi=math.pi))
 
 
 def turn_adjustments(theta_cor, theta_error: float, xi_turn: float, params: RollingParams):
@@ -555,168 +600,67 @@ class RollingController:
         if not np.all(np.abs(nrm - 1.0) < 1e-9):
             raise InputError("legs: expected unit vectors")
         self.legs = np.ascontiguousarray(legs)
-        self._legs3 = [tuple(r) for r in self.legs.tolist()]
         self.gravity = _unit3(gravity_world, "gravity_world")
-        p = self.params
-        self._sec2phi = 1.0 / math.cos(p.phi) ** 2
-        self._dt_brake = p.t_fire - p.t_delay
-        self._brake_a = self._dt_brake / (p.beta * p.beta)
-        self._tan2beta = math.tan(p.beta) ** 2
-        self._reach2 = (p.l + p.dr_max) ** 2
-        self._check_alpha = p.alpha < math.pi / 2
-        self._turn_on = p.turn_policy != "none"
-        self._roll_policy = p.turn_policy in ("both", "roll")
-        self._yaw_policy = p.turn_policy in ("both", "yaw")
-        self._inv_beta2 = 1.0 / (p.beta * p.beta)
-        self.brake = BrakeController(p)
+        self.brake = BrakeController(self.params)
+        n = len(self.legs)
+        # the compiled tick's data (legsim.robots.rats._tick's docstring)
+        self._pf = packed(self.params, self.gravity)
+        self.ready_time = np.zeros(n)            # earliest time each leg may fire again [s]
+        self.armed = np.zeros(n, dtype=bool)
+        self._pl = np.zeros((_tick.N_PL, n))
+        self._diag = np.zeros(_tick.N_DIAG)
+        self._fired = np.zeros((n, 2), dtype=np.int64)
         self.reset()
 
     def reset(self) -> None:
         """Forget the lockout, re-arm state, brake integral and time."""
-        n = len(self.legs)
-        self.ready_time = [-math.inf] * n          # earliest time each leg may fire again [s]
-        self.armed = [True] * n
+        self.ready_time[:] = -math.inf
+        self.armed[:] = True
         self.brake.reset()
-        self._last: tuple | None = None
-        # the last step's per-leg values (Python lists: a scalar loop over 12 legs costs half of numpy's
-        # per-call overhead on (12,) arrays): θ_sag, θ_cor, θ_fire, sec²φ + tan²θ_cor, eligible, in zone
-        self._per_leg = tuple([0.0] * n for _ in range(4)) + tuple([False] * n for _ in range(2))
+        self._last: tuple | None = None      # (z, the fired list) of the last step
 
     def step(self, t, R, omega_world, z, v_world, heading_world, v_desired=None) -> list[tuple[int, int]]:
         """Legs to fire at this tick: [(leg index, valve time in whole ms)] (class docstring)."""
-        p = self.params
         o = "RollingController.step"
         t = _tick_number(o, "t", t)
         z = _tick_number(o, "z", z, -MAX_GROUND, MAX_GROUND)  # [m]
-        if v_desired is not None:
-            v_desired = _tick_number(o, "v_desired", v_desired, 0.0, MAX_RATE)  # [m/s]
-        gx, gy, gz = self.gravity
-        # desired frame {h, n = h × g, g} (§6.2.1), scalar Python (cheaper than numpy on 3-vectors)
-        hx, hy, hz = _floats3(heading_world, "heading_world")
-        d = hx * gx + hy * gy + hz * gz
-        hx, hy, hz = hx - d * gx, hy - d * gy, hz - d * gz
-        m = math.sqrt(hx * hx + hy * hy + hz * hz)
-        if not m > 1e-9:
-            raise InputError(f"heading_world={heading_world!r}: expected a non-zero horizontal component")
-        hx, hy, hz = hx / m, hy / m, hz / m
-        nx, ny, nz = hy * gz - hz * gy, hz * gx - hx * gz, hx * gy - hy * gx
-        wx, wy, wz = _floats3(omega_world, "omega_world")
-        # heading error and turning effort (6.23)–(6.25); basis {h_roll, ω̂_proj, g} when ξ_turn > 0
-        theta_error = 0.0
-        xi_turn = 0.0
-        if self._turn_on:
-            wg = wx * gx + wy * gy + wz * gz
-            px, py, pz = wx - wg * gx, wy - wg * gy, wz - wg * gz
-            wpn = math.sqrt(px * px + py * py + pz * pz)
-            if wpn > 0.0 and wpn >= p.omega_turn_min:
-                rx, ry, rz = (gy * pz - gz * py) / wpn, (gz * px - gx * pz) / wpn, (gx * py - gy * px) / wpn
-                ang = math.acos(min(max(rx * hx + ry * hy + rz * hz, -1.0), 1.0))
-                theta_error = -ang if rx * nx + ry * ny + rz * nz < 0.0 else ang
-                xi_turn = _turn_effort(theta_error, p)
-                if xi_turn > 0.0:
-                    hx, hy, hz = rx, ry, rz
-                    nx, ny, nz = hy * gz - hz * gy, hz * gx - hx * gz, hx * gy - hy * gx
-        omega_pitch = wx * nx + wy * ny + wz * nz
-        omega_roll = wx * hx + wy * hy + wz * hz
-        # brake (6.22) on the horizontal speed
-        vx, vy, vz = _floats3(v_world, "v_world")
-        vg = vx * gx + vy * gy + vz * gz
-        vx, vy, vz = vx - vg * gx, vy - vg * gy, vz - vg * gz
-        xi_brake = self.brake._update(t, math.sqrt(vx * vx + vy * vy + vz * vz), v_desired)
-        if xi_turn > 0.0 and p.turn_brake > 0.0:
-            xi_brake = min(1.0, xi_brake + p.turn_brake * xi_turn)
-        # projections (6.8)–(6.11), leg by leg: (R̂·ĝ, −R̂·ĥ, −R̂·n̂) of the leg's world direction R̂ = R L,
-        # formed as L·(Rᵀg), L·(−Rᵀh), L·(−Rᵀn) from its body-frame direction L
-        try:
-            (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = R.tolist() if isinstance(R, np.ndarray) else R
-            g0, g1, g2 = r00 * gx + r10 * gy + r20 * gz, r01 * gx + r11 * gy + r21 * gz, \
-                r02 * gx + r12 * gy + r22 * gz
-            s0, s1, s2 = -(r00 * hx + r10 * hy + r20 * hz), -(r01 * hx + r11 * hy + r21 * hz), \
-                -(r02 * hx + r12 * hy + r22 * hz)
-            c0, c1, c2 = -(r00 * nx + r10 * ny + r20 * nz), -(r01 * nx + r11 * ny + r21 * nz), \
-                -(r02 * nx + r12 * ny + r22 * nz)
-            finite = math.isfinite(g0 + g1 + g2 + s0 + s1 + s2 + c0 + c1 + c2)
-        except (TypeError, ValueError):  # not 3 rows of 3, or not numbers (a string times a float)
-            finite = False
-        if not finite:
-            got = f"shape {np.shape(R)}" if isinstance(R, np.ndarray) else shown(R)
-            raise InputError(f"R: expected a (3, 3) body-to-world rotation of finite numbers, got {got}")
-        turning = xi_turn > 0.0
-        yaw_turn = turning and self._yaw_policy
-        roll_turn = turning and self._roll_policy
-        # (6.14)–(6.18): θ_fire = φ − ω_pitch (Δr/v + t_delay), Δr = z sqrt(sec²φ + tan²θ_cor,adj) − l
-        k = omega_pitch / p.v_extend
-        lead = p.phi - omega_pitch * p.t_delay + k * p.l
-        kz = k * z
-        damped = p.gamma != 0.0 and omega_roll != 0.0             # roll damping (6.19): timing only
-        reach = z <= p.h_max
-        zz = z * z
-        sec2 = self._sec2phi
-        t_ready = t + 1e-9                                           # lockout (1e-9 s: float noise)
-        ts_, tc_, tf_, q2_, ok_, iz_ = self._per_leg
-        ready, armed, rearm = self.ready_time, self.armed, p.require_rearm
-        candidates = []
-        for i, (lx, ly, lz) in enumerate(self._legs3):
-            dg = lx * g0 + ly * g1 + lz * g2
-            dc = lx * c0 + ly * c1 + lz * c2
-            theta_sag = math.atan2(lx * s0 + ly * s1 + lz * s2, dg)
-            theta_cor = math.atan2(dc, dg)
-            tc = dc / (dg if dg > 1e-12 else 1e-12)                  # tan θ_cor of the downward legs
-            tc2 = tc * tc
-            fire_lead = lead
-            if yaw_turn:                                              # yaw-type: outside legs' φ lowered
-                outside = theta_cor * theta_error < 0.0
-                w = min(theta_cor * theta_cor * self._inv_beta2, 1.0) if outside else 0.0
-                phi = p.phi - (xi_turn * p.yaw_dphi_max) * w
-                c = math.cos(phi)
-                sec2 = 1.0 / (c * c)
-                fire_lead = phi - omega_pitch * p.t_delay + k * p.l
-            if damped:
-                ta = math.tan(theta_cor + p.gamma * omega_roll)
-                q = math.sqrt(sec2 + ta * ta)
-            else:
-                q = math.sqrt(sec2 + tc2)
-            theta_fire = fire_lead - kz * q
-            # eligibility (6.12), (6.16) on the physical θ_cor:
-            # Δr < Δr_max ⇔ z²(sec²φ + tan²θ_cor) < (l + Δr_max)²
-            q2 = sec2 + tc2
-            ok = reach and dg > 0.0 and tc2 <= self._tan2beta and zz * q2 < self._reach2 \
-                and (not self._check_alpha or abs(theta_sag) <= p.alpha)
-            in_zone = ok and theta_sag >= theta_fire                      # (6.13)
-            if in_zone and ready[i] <= t_ready and (not rearm or armed[i]):
-                candidates.append((i, theta_cor))
-            if rearm and not in_zone:
-                armed[i] = True
-            ts_[i], tc_[i], tf_[i], q2_[i], ok_[i], iz_[i] = theta_sag, theta_cor, theta_fire, q2, ok, in_zone
-        out: list[tuple[int, int]] = []
-        if candidates:
-            a = self._brake_a * xi_brake
-            b = p.t_fire - xi_brake * self._dt_brake
-            for i, tci in candidates:
-                tk = a * tci * tci + b                                  # brake parabola (6.21)
-                if roll_turn:                                           # roll-type turning
-                    si = tci * theta_error
-                    if si > 0.0:
-                        continue                                        # inside of the turn: no fire
-                    if si < 0.0:
-                        tk += xi_turn * p.roll_dt_max * min(tci * tci * self._inv_beta2, 1.0)
-                if tk <= p.t_delay + 1e-12:                     # the valve would never open
-                    continue
-                ms = quantise_ms(tk)
-                out.append((i, ms))
-                ready[i] = t + ms * 1e-3 + p.t_retract
-                armed[i] = False
-        self._last = ((hx, hy, hz), z, omega_pitch, omega_roll, theta_error, xi_turn, xi_brake, out)
+        v_d = -1.0 if v_desired is None else _tick_number(o, "v_desired", v_desired, 0.0, MAX_RATE)  # [m/s]
+        n = _tick.rolling_tick(self._pf, self.legs, t, _tick_array(R, _SHAPE_R, "R"),
+                               _tick_array(omega_world, _SHAPE_3, "omega_world"), z,
+                               _tick_array(v_world, _SHAPE_3, "v_world"),
+                               _tick_array(heading_world, _SHAPE_3, "heading_world"), v_d, self.ready_time,
+                               self.armed, self.brake._state, self._pl, self._diag, self._fired)
+        if n < 0:
+            raise self._refusal(n, t, R, omega_world, v_world, heading_world)
+        out = [(i, ms) for i, ms in self._fired[:n].tolist()] if n else []
+        self._last = (z, out)
         return out
+
+    def _refusal(self, code: int, t: float, R, omega_world, v_world, heading_world) -> InputError:
+        """The :class:`InputError` for the compiled tick's refusal ``code`` (``_tick.E_*``)."""
+        if code == _tick.E_BACKWARDS:
+            return self.brake._backwards(t)
+        if code == _tick.E_R:
+            got = f"shape {np.shape(R)}" if isinstance(R, np.ndarray) else shown(R)
+            return InputError(f"R: expected a (3, 3) body-to-world rotation of finite numbers, got {got}")
+        if code == _tick.E_HORIZONTAL:
+            return InputError(f"heading_world={heading_world!r}: expected a non-zero horizontal component")
+        name, value = {_tick.E_HEADING: ("heading_world", heading_world),
+                       _tick.E_OMEGA: ("omega_world", omega_world), _tick.E_V: ("v_world", v_world)}[code]
+        return InputError(f"{name}={shown(value)}: expected a 3-vector of finite numbers")
 
     @property
     def last(self) -> RollingDiagnostics | None:
         """Diagnostics of the last :meth:`step` (built on access, so that step stays cheap)."""
         if self._last is None:
             return None
-        h, z, wp, wr, te, xt, xb, out = self._last
-        ts, tcor, tf, q2 = (np.array(v) for v in self._per_leg[:4])
-        ok, iz = (np.array(v, dtype=bool) for v in self._per_leg[4:])
-        return RollingDiagnostics(heading=h, theta_sag=ts, theta_cor=tcor, theta_fire=tf,
-                                  dr=z * np.sqrt(q2) - self.params.l, eligible=ok, in_zone=iz, omega_pitch=wp,
-                                  omega_roll=wr, theta_error=te, xi_turn=xt, xi_brake=xb, fired=out)
+        z, out = self._last
+        pl, d = self._pl.copy(), self._diag.tolist()
+        return RollingDiagnostics(heading=(d[_tick.D_HX], d[_tick.D_HY], d[_tick.D_HZ]),
+                                  theta_sag=pl[_tick.L_THETA_SAG], theta_cor=pl[_tick.L_THETA_COR],
+                                  theta_fire=pl[_tick.L_THETA_FIRE],
+                                  dr=z * np.sqrt(pl[_tick.L_Q2]) - self.params.l,
+                                  eligible=pl[_tick.L_ELIGIBLE] != 0.0, in_zone=pl[_tick.L_IN_ZONE] != 0.0,
+                                  omega_pitch=d[_tick.D_OMEGA_PITCH], omega_roll=d[_tick.D_OMEGA_ROLL],
+                                  theta_error=d[_tick.D_THETA_ERROR], xi_turn=d[_tick.D_XI_TURN],
+                                  xi_brake=d[_tick.D_XI_BRAKE], fired=list(out))
