@@ -318,3 +318,18 @@ def test_what_sweeping_the_experiments_found_in_session_41():
         rolling_start(stance=7.5, yaw=0.0, heading=0.0)
     with pytest.raises(InputError, match="'hi' = 1099511627776"):
         tip_threshold(0.689e6, hi=2**40)
+
+
+def test_an_endurance_firing_that_lifts_nothing_is_no_hop():
+    """Before session 42 the first firing of endurance_run counted as a hop whatever it did. From q_rest
+    (the feet 0.3 mm in the ground) the loaded stance legs sink into their end stops at ~0.06 m/s for the
+    first ~1.2 ms, and the ground's damping (400 N s/m x 0.06 m/s against 25 000 N/m x 0.3 mm) holds the
+    clipped Kelvin-Voigt force at 0 N though the feet stay in the ground: the 1 ms record read as a
+    flight, 12 ms before the spool valve opens. A flight now counts from the valve's opening on: a 1 ms
+    firing lifts nothing, a 40 ms one hops."""
+    from legsim.robots.rats.experiments import endurance_run
+
+    weak = endurance_run(interval=0.6, firings=2, duration_ms=1, progress=False)
+    assert not weak.airborne.any() and weak.hops == 0 and weak.rise.max() < 1e-4
+    strong = endurance_run(interval=0.6, firings=1, duration_ms=40, progress=False)
+    assert strong.airborne.all() and strong.hops is None and strong.rise[0] > 0.01

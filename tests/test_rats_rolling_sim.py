@@ -131,3 +131,25 @@ def test_nelder_mead_tuning_scores_what_it_returns_alike_on_one_process_and_on_a
         r = roll_trial(rats, prm, stance=s, yaw=y, heading=h, t_final=1.0)
         score.append(abs(r.heading_error) + (r.distance < 2.0))
     assert res.fun == np.mean(score)
+
+
+def test_a_roll_trial_of_too_few_records_in_a_second_is_refused_naming_res():
+    """Before session 42 ``RollTrial.of`` divided 0/0 (a NaN speed and a RuntimeWarning) when its first
+    or last second held one record, and raised IndexError when it held none."""
+    from types import SimpleNamespace
+
+    from legsim.errors import InputError
+    from legsim.robots.rats.experiments import RollTrial
+
+    t = np.arange(0.0, 2.01, 0.5)                 # a record every 0.5 s: two in each second
+    x = np.zeros((t.size, 7))
+    x[:, 0] = t                                     # 1 m/s along +x
+    trial = RollTrial.of(SimpleNamespace(t=t, x=x), 0.0)
+    assert (trial.distance, trial.heading_error, trial.v_first, trial.v_last) == (2.0, 0.0, 1.0, 1.0)
+    assert RollTrial.of(SimpleNamespace(t=t, x=x), np.pi / 2).heading_error == pytest.approx(-np.pi / 2)
+    for res in (SimpleNamespace(t=t[::2], x=x[::2]), SimpleNamespace(t=t[:1], x=x[:1])):
+        with pytest.raises(InputError, match=r"RollTrial.of: 'res' holds [01] record"):
+            RollTrial.of(res, 0.0)
+    for res in (None, SimpleNamespace(t=t, x=x[:, :1]), SimpleNamespace(t=t[:-1], x=x)):
+        with pytest.raises(InputError, match="(?s)RollTrial.of: .res. = .*expected the Result of roll"):
+            RollTrial.of(res, 0.0)

@@ -97,8 +97,24 @@ def test_the_generic_format_has_a_32_byte_header_and_round_trips_any_channel_cou
         back = fmt.decode(data, SENSORS, n)
         assert (back.seq, back.t, back.echo, back.ack) == (2**32 - 1, 1.5, 0.5, NO_ACK)
         np.testing.assert_array_equal(back.values, v)
-    with pytest.raises(MessageError, match="count"):
+    with pytest.raises(InputError, match="GenericFormat.encode: 'packet' holds 181 values; at most 180"):
         fmt.encode(Packet(seq=0, t=0.0, values=np.zeros(GENERIC_MAX_VALUES + 1)))
+
+
+def test_a_packet_the_format_cannot_carry_is_an_input_error_naming_it():
+    """Before session 42 encoding a local packet of the wrong count or kind raised MessageError, the
+    error of a malformed *received* packet ("malformed packet (count)"), which the CLI does not report
+    as the user's mistake."""
+    crr = CRRFormat()
+    sensors, commands = "sensor message takes 6 or 12", "command message takes 3 to 9"
+    for kind, n, what in ((SENSORS, 7, sensors), (COMMANDS, 2, commands), (COMMANDS, 10, commands)):
+        with pytest.raises(InputError, match=f"CRRFormat.encode: 'packet' holds {n} values; a CRR {what}"):
+            crr.encode(Packet(seq=0, t=0.0, values=np.zeros(n), kind=kind))
+    for fmt in (crr, GenericFormat()):
+        packet = Packet(seq=0, t=0.0, values=np.zeros(6), kind=SENSORS)
+        packet.kind = 7
+        with pytest.raises(InputError, match=f"{type(fmt).__name__}.encode: 'packet' has kind 7"):
+            fmt.encode(packet)
 
 
 @pytest.mark.parametrize("fmt_name", ["crr", "generic"])

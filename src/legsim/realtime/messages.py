@@ -36,9 +36,10 @@ finite values and whole, non-negative counters.
 ``n`` float64 values (``n`` ≤ :data:`GENERIC_MAX_VALUES` = 180, so that a packet fits one Ethernet
 frame of 1500 bytes without IP fragmentation). ``ack`` = 0xFFFFFFFF means "none yet".
 
-A malformed packet raises :class:`MessageError` with a short ``reason`` (``size``, ``magic``,
+A malformed packet (received) raises :class:`MessageError` with a short ``reason`` (``size``, ``magic``,
 ``version``, ``kind``, ``count``, ``nonfinite``, ``counter``): the transports count it under that
-reason and drop it.
+reason and drop it. A packet that cannot be encoded (too many or too few values for the format, an
+unknown kind) is the sender's mistake: ``encode`` raises legsim's ``InputError`` naming 'packet'.
 """
 
 from __future__ import annotations
@@ -216,7 +217,8 @@ class CRRFormat:
         f = [0.0] * 21
         if packet.kind == SENSORS:
             if v.size not in (6, 12):
-                raise MessageError("count", f"a CRR sensor message takes 6 or 12 values, got {v.size}")
+                raise _input_error(f"CRRFormat.encode: 'packet' holds {v.size} values; a CRR sensor message "
+                                   "takes 6 or 12")
             for slot, x in zip(_CRR_SENSOR_SLOTS, v[:6], strict=True):
                 f[slot] = float(x)
             for slot, x in zip(_CRR_ORI_SLOTS, v[6:] if v.size == 12 else _IDENTITY_ROWS, strict=True):
@@ -224,12 +226,14 @@ class CRRFormat:
             f[_F["ori31"]], f[_F["ori32"]], f[_F["ori33"]] = packet.echo, float(packet.seq), packet.t
         elif packet.kind == COMMANDS:
             if not 3 <= v.size <= 9:
-                raise MessageError("count", f"a CRR command message takes 3 to 9 values, got {v.size}")
+                raise _input_error(f"CRRFormat.encode: 'packet' holds {v.size} values; a CRR command message "
+                                   "takes 3 to 9")
             for slot, x in zip(_CRR_COMMAND_SLOTS, v, strict=False):
                 f[slot] = float(x)
             f[_F["R21"]], f[_F["R22"]], f[_F["R23"]] = packet.t, float(packet.seq), float(packet.ack)
         else:
-            raise MessageError("kind", f"packet kind {packet.kind!r}, expected SENSORS or COMMANDS")
+            raise _input_error(f"CRRFormat.encode: 'packet' has kind {packet.kind!r}, expected SENSORS "
+                               f"({SENSORS}) or COMMANDS ({COMMANDS})")
         return _CRR.pack(*f)
 
     def decode(self, data: bytes, kind: int, n: int) -> Packet:
@@ -274,9 +278,11 @@ class GenericFormat:
     def encode(self, packet: Packet) -> bytes:
         v = np.ascontiguousarray(packet.values, dtype="<f8").ravel()
         if v.size > GENERIC_MAX_VALUES:
-            raise MessageError("count", f"{v.size} values, at most {GENERIC_MAX_VALUES} fit one packet")
+            raise _input_error(f"GenericFormat.encode: 'packet' holds {v.size} values; at most "
+                               f"{GENERIC_MAX_VALUES} fit one packet")
         if packet.kind not in (SENSORS, COMMANDS):
-            raise MessageError("kind", f"packet kind {packet.kind!r}, expected SENSORS or COMMANDS")
+            raise _input_error(f"GenericFormat.encode: 'packet' has kind {packet.kind!r}, expected SENSORS "
+                               f"({SENSORS}) or COMMANDS ({COMMANDS})")
         head = _HEADER.pack(GENERIC_MAGIC, GENERIC_VERSION, packet.kind, v.size, packet.seq & 0xFFFFFFFF,
                             packet.ack & 0xFFFFFFFF, packet.t, packet.echo)
         return head + v.tobytes()

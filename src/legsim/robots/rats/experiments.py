@@ -382,15 +382,25 @@ class RollTrial:
 
     @classmethod
     def of(cls, res, heading: float) -> RollTrial:
-        """The figures of :func:`roll`'s result ``res`` (a run of at least 1 s) rolled toward ``heading``
-        [rad]."""
-        d = res.x[-1, :2] - res.x[0, :2]
+        """The figures of :func:`roll`'s result ``res`` (a run of at least 1 s, with at least two records in
+        each of its first and last second) rolled toward ``heading`` [rad]."""
+        o = "RollTrial.of"
+        heading = _angle(o, "heading", heading)
+        t, x = getattr(res, "t", None), getattr(res, "x", None)
+        if not (isinstance(t, np.ndarray) and isinstance(x, np.ndarray) and t.ndim == 1 and x.ndim == 2
+                and len(t) == len(x) and x.shape[1] >= 2):
+            raise InputError(f"{o}: 'res' = {shown(res)}, expected the Result of roll() (records t (n,), "
+                             "x (n, nx))")
+        d = x[-1, :2] - x[0, :2]
         err = (math.atan2(d[1], d[0]) - heading + math.pi) % (2 * math.pi) - math.pi
-        t0, t1 = float(res.t[0]), float(res.t[-1])
+        t0, t1 = float(t[0]), float(t[-1])
 
         def speed(a, b):
-            m = (res.t >= a) & (res.t < b)
-            return float(np.linalg.norm(res.x[m][-1, :2] - res.x[m][0, :2]) / (res.t[m][-1] - res.t[m][0]))
+            m = (t >= a) & (t < b)
+            if np.count_nonzero(m) < 2 or not t[m][-1] > t[m][0]:  # (before session 42: 0/0 or IndexError)
+                raise InputError(f"{o}: 'res' holds {np.count_nonzero(m)} record(s) in [{a:g}, {b:g}) s; the "
+                                 "speeds need two at different times in its first and in its last second")
+            return float(np.linalg.norm(x[m][-1, :2] - x[m][0, :2]) / (t[m][-1] - t[m][0]))
 
         return cls(float(np.linalg.norm(d)), float(err), speed(t0, t0 + 1.0), speed(t1 - 1.0, t1))
 
@@ -583,8 +593,9 @@ def tune_rolling(names=("phi", "gamma", "beta", "v_extend"), *, starts: int = 4,
 @dataclass
 class EnduranceResult:
     """Repeated single-leg firings from one charge: per firing, the apex rise of the centre [m], whether
-    every foot left the ground (a hop), and the tank pressure before it [MPa gauge]; ``hops``: the
-    firings before the first that does not leave the ground (None if all did)."""
+    the ground carried no force at some record after the valve opened (a flight: a hop), and the tank
+    pressure before it [MPa gauge]; ``hops``: the firings before the first that does not leave the ground
+    (None if all did)."""
 
     rise: np.ndarray
     airborne: np.ndarray
@@ -624,7 +635,11 @@ def endurance_run(*, interval: float, firings: int, duration_ms: int = 40, p0: f
             p.append((x[tank] - p_atm) * 1e-6)
             res = rats.simulate(t + min(0.5, interval), fire_once(leg, duration_ms), x0=x, t0=t)
             rise.append(float(res.x[:, 2].max() - res.x[0, 2]))
-            air.append(bool(np.any(res.output("fn_total") == 0.0)))
+            # a flight the firing causes starts after its valve opens (before session 42 the first firing
+            # counted the first ~1.2 ms from q_rest, where the stance legs sink into their end stops and the
+            # ground's damping holds the clipped contact force at 0 with the feet in the ground, as one)
+            opened = res.t >= t + float(rats.latency[leg])
+            air.append(bool(np.any(res.output("fn_total")[opened] == 0.0)))
             x, t = res.x[-1], float(res.t[-1])
             t_next = t + interval - 0.5
             if interval > 0.5 and t_next > t:  # (an interval a rounding error above 0.5 s: nothing left)
