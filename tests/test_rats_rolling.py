@@ -476,12 +476,12 @@ def test_the_tick_takes_lists_read_only_and_strided_arrays_as_the_observations_a
 
 
 def test_the_packed_parameters_fill_every_slot():
-    """``packed`` writes each of the compiled tick's parameter slots (a slot left out stays NaN)."""
+    """``_packed`` writes each of the compiled tick's parameter slots (a slot left out stays NaN)."""
     from legsim.robots.rats import _tick
-    from legsim.robots.rats.rolling import packed
+    from legsim.robots.rats.rolling import _packed
 
     for params in (P, RollingParams(alpha=math.pi, turn_policy="none", require_rearm=True)):
-        pf = packed(params, (0.0, 0.0, -2.0))
+        pf = _packed(params, (0.0, 0.0, -2.0))
         assert pf.shape == (_tick.N_PF,) and np.isfinite(pf).all()
         assert tuple(pf[[_tick.P_GX, _tick.P_GY, _tick.P_GZ]]) == (0.0, 0.0, -1.0)
 

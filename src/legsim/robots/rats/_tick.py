@@ -12,7 +12,7 @@ observations and firings are the same to the bit (checked when they replaced it,
 reference functions).
 
 The rolling step's data (float64 unless noted; nothing is allocated per tick):
-    pf (N_PF,) the packed parameters, indices ``P_*`` (:func:`legsim.robots.rats.rolling.packed`);
+    pf (N_PF,) the packed parameters, indices ``P_*`` (``legsim.robots.rats.rolling._packed``);
     legs (N, 3) the legs' unit directions in the body frame;
     R (3, 3) body→world; omega, v, heading (3,) world frame [rad/s, m/s, -]; t [s], z [m] floats;
     v_d [m/s] the brake's command, < 0 for none;

@@ -184,7 +184,7 @@ def _params(owner: str, params) -> RollingParams:
     return params
 
 
-def packed(params: RollingParams, gravity_world=_GRAVITY) -> np.ndarray:
+def _packed(params: RollingParams, gravity_world=_GRAVITY) -> np.ndarray:
     """The parameters as the compiled tick reads them: (``_tick.N_PF``,) float64, indices
     ``_tick.P_*`` (with the constants the tick derives from them, and the unit gravity
     direction ``gravity_world``)."""
@@ -426,7 +426,7 @@ def brake_signal(v, v_d, params: RollingParams, integral: float = 0.0) -> float:
     With integral = 0 and c_ff = 0 this is (6.20). v, v_d [m/s]: speeds in [0, MAX_RATE]; integral
     within ±MAX_GROUND."""
     o = "brake_signal"
-    return _tick.brake_signal(packed(_params(o, params)),
+    return _tick.brake_signal(_packed(_params(o, params)),
                               check_number(o, "v", v, lo=0.0, hi=MAX_RATE),  # [m/s]
                               check_number(o, "v_d", v_d, lo=0.0, hi=MAX_RATE),  # [m/s]
                               check_number(o, "integral", integral, lo=-MAX_GROUND, hi=MAX_GROUND))  # [m]
@@ -454,10 +454,15 @@ class BrakeController:
     compiled ``_tick.brake_update`` (the rolling controller's tick runs the same one)."""
 
     def __init__(self, params: RollingParams) -> None:
-        self.params = _params("BrakeController", params)
-        self._pf = packed(self.params)
+        self._params = _params("BrakeController", params)
+        self._pf = _packed(self._params)
         self._state = np.zeros(_tick.N_BS)
         self.reset()
+
+    @property
+    def params(self) -> RollingParams:
+        """The parameters (read-only: the compiled update reads them packed once)."""
+        return self._params
 
     def reset(self) -> None:
         """Forget the integral, the last ξ and the time."""
@@ -518,7 +523,7 @@ def heading_error(omega_world, heading_world, gravity_world=_GRAVITY, omega_min:
 def turn_effort(theta_error: float, params: RollingParams) -> float:
     """ξ_turn (Fig. 6.23): 0 for |θ_error| ≤ theta_lo, rising linearly to 1 at theta_hi, then 1.
     theta_error [rad] in [−π, π] (:func:`heading_error`)."""
-    return _tick.turn_effort(packed(_params("turn_effort", params)),
+    return _tick.turn_effort(_packed(_params("turn_effort", params)),
                              check_number("turn_effort", "theta_error", theta_error, lo=-math.pi, hi=math.pi))
 
 
@@ -592,7 +597,7 @@ class RollingController:
 
     def __init__(self, params: RollingParams | None = None, legs=LEG_DIRECTIONS,
                  gravity_world=_GRAVITY) -> None:
-        self.params = _params("RollingController", params if params is not None else RollingParams())
+        self._params = _params("RollingController", params if params is not None else RollingParams())
         legs = as_floats(legs).copy()
         if legs.ndim != 2 or legs.shape[1] != 3 or len(legs) == 0:
             raise InputError(f"legs: shape {legs.shape}, expected (N, 3)")
@@ -601,16 +606,22 @@ class RollingController:
             raise InputError("legs: expected unit vectors")
         self.legs = np.ascontiguousarray(legs)
         self.gravity = _unit3(gravity_world, "gravity_world")
-        self.brake = BrakeController(self.params)
+        self.brake = BrakeController(self._params)
         n = len(self.legs)
         # the compiled tick's data (legsim.robots.rats._tick's docstring)
-        self._pf = packed(self.params, self.gravity)
+        self._pf = _packed(self._params, self.gravity)
         self.ready_time = np.zeros(n)            # earliest time each leg may fire again [s]
         self.armed = np.zeros(n, dtype=bool)
         self._pl = np.zeros((_tick.N_PL, n))
         self._diag = np.zeros(_tick.N_DIAG)
         self._fired = np.zeros((n, 2), dtype=np.int64)
         self.reset()
+
+    @property
+    def params(self) -> RollingParams:
+        """The parameters (read-only: the compiled tick reads them packed once; a new controller takes new
+        ones)."""
+        return self._params
 
     def reset(self) -> None:
         """Forget the lockout, re-arm state, brake integral and time."""
