@@ -243,7 +243,7 @@ def test_the_observation_is_the_engine_state_in_world_axes(gyro, rolling):
         np.testing.assert_array_equal(obs.position, x[:3])
         np.testing.assert_array_equal(obs.legs, x[7:19])
         np.testing.assert_array_equal(obs.accel, readings.accel)
-        np.testing.assert_allclose(obs.rotation, R, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(obs.rotation, R, rtol=0, atol=4e-15)  # a few ulp
         np.testing.assert_allclose(obs.omega, R @ v[3:6], rtol=0, atol=1e-14 * np.abs(v[3:6]).sum())
         np.testing.assert_allclose(obs.velocity, R @ v[:3], rtol=0, atol=1e-14 * np.abs(v[:3]).sum())
         if gyro:

@@ -690,3 +690,37 @@ def test_invalid_inputs():
         RollingController(legs=np.ones((3, 3)))
     with pytest.raises(InputError, match="R"):
         leg_angles(np.eye(2), X)
+
+
+def test_the_observation_kernel_reads_a_state_vector_into_world_axes():
+    """``_tick.observe`` (firing_controller's observation, one compiled call) on random state vectors laid
+    out as the RATS engine state (q: position, quaternion (x, y, z, w), 12 legs; v: linear and angular
+    velocity in body axes, 12 legs; then the sensors' channels): the rotation against scipy's, omega and
+    the centre's velocity turned into world axes, the legs and the sensor channels copied (tests
+    test_rats_robot's wiring; this one runs in the no-JIT pass too)."""
+    from scipy.spatial.transform import Rotation
+
+    from legsim.robots.rats import _tick
+
+    rng = np.random.default_rng(8)
+    accel_at, gyro_at = 40, 45
+    for gyro in (-1, gyro_at):
+        for _ in range(30):
+            x = rng.normal(size=50)
+            x[3:7] /= np.linalg.norm(x[3:7])
+            x.flags.writeable = False                     # as the engine state a controller reads
+            buf = np.full(_tick.OBS_SIZE, np.nan)
+            _tick.observe(x, accel_at, gyro, buf)
+            views = (buf[a:b] for a, b in _tick.OBS_SLICES)
+            accel, position, rotation, omega, velocity, legs, gyro_out = views
+            R = Rotation.from_quat(x[3:7]).as_matrix()
+            np.testing.assert_allclose(rotation.reshape(3, 3), R, rtol=0, atol=4e-15)  # a few ulp
+            np.testing.assert_allclose(omega, R @ x[22:25], rtol=0, atol=1e-14)
+            np.testing.assert_allclose(velocity, R @ x[19:22], rtol=0, atol=1e-14)
+            np.testing.assert_array_equal(position, x[:3])
+            np.testing.assert_array_equal(legs, x[7:19])
+            np.testing.assert_array_equal(accel, x[accel_at:accel_at + 3])
+            if gyro >= 0:
+                np.testing.assert_array_equal(gyro_out, x[gyro_at:gyro_at + 3])
+            else:
+                assert np.isnan(gyro_out).all()                # no gyro: its slots untouched
