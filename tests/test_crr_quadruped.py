@@ -297,3 +297,23 @@ def test_a_run_of_2_to_the_40_seconds_is_refused_not_simulated():
         with pytest.raises(InputError, match=r"'t_final' = 1099511627776, expected a finite number in "
                                              r"\(0, 3600\]"):
             run(refs, 2**40)
+
+
+def test_the_joint_controllers_layout_cannot_be_set_by_name():
+    """Before session 42 the joint PID's layout slots (joint count, first encoder and pressure channels) were
+    parameters without a range, which a scenario could set to anything: the compiled controller then read
+    and wrote past its arrays (the leg with n_joints = 40 wrote 37 commands beyond its 3; the quadruped's
+    were unnamed ``ctrl_p<k>``). They are fixed at their built values; the gains and references stay
+    settable, named per joint (``lf_alpha_kp`` on the quadruped, as ``alpha_kp`` on the leg)."""
+    from legsim.hybrid import simulate
+    from legsim.robots.crr_leg.leg import crr_leg_model
+
+    leg, quad = crr_leg_model(), Quadruped(base="fixed").model
+    for model, joints in ((leg, 3), (quad, 12)):
+        assert model.params({"n_joints": joints})[model.param_names.index("n_joints")] == joints
+        for name, value in (("n_joints", 40), ("channel_q", 1e5), ("channel_p", -1)):
+            with pytest.raises(InputError, match=f"parameter '{name}' = .*fixed: the controller's layout"):
+                model.params({name: value})
+    assert "rf_gamma_kp" in quad.param_names and "pid_ticks" in quad.state_names
+    with pytest.raises(InputError, match="'n_joints' = 40"):
+        simulate(leg, 0.01, params={"n_joints": 40})

@@ -31,11 +31,13 @@ from ...actuators.pneumatic import _layout as PL
 from ...actuators.pneumatic._chamber_kernels import pressure_force
 from ...assembly.compiled import compiled_controller
 from ...errors import InputError, as_floats, check_number, check_whole, shown
+from ...hybrid import ParamRange, choice, nonnegative, positive
 from . import _joint_kernels as JB
 
 __all__ = ["joint_pid", "controller_params", "initial_memory", "block_offset", "row_offset", "memory_offset",
-           "MAX_JOINTS", "DT_RANGE", "HEAD", "C_N", "C_DT", "C_CH_Q", "C_CH_P", "M_TICKS", "M_INTEG",
-           "M_EPREV", "M_REF", "M_FPREV"]
+           "param_names", "param_ranges", "memory_names", "BLOCK_NAMES", "HEADER_NAMES", "MAX_JOINTS",
+           "DT_RANGE", "HEAD", "C_N", "C_DT", "C_CH_Q", "C_CH_P", "M_TICKS", "M_INTEG", "M_EPREV", "M_REF",
+           "M_FPREV"]
 
 C_N, C_DT, C_CH_Q, C_CH_P = range(4)
 HEAD = 4
@@ -117,6 +119,63 @@ def memory_offset(n: int, group: int) -> int:
     n = _joints("memory_offset", n)
     group = check_whole("memory_offset", "group", group, M_TICKS, M_FPREV)
     return 0 if group == M_TICKS else 1 + (group - 1) * n
+
+
+BLOCK_NAMES = ("kind", "l1", "l2", "l3", "l4", "l5", "kp", "ki", "kd", "gain", "u_bias", "ref_kind", "ref_t0",
+               "ref_amp", "ref_omega", "ref_offset", "n_table", "k_force", "k_force_rate", "ref_period")
+"""Names of a joint block's slots (:mod:`._joint_kernels`, KIND … REF_PERIOD), as ``<joint>_<name>``."""
+HEADER_NAMES = ("n_joints", "dt_control", "channel_q", "channel_p")
+"""Names of the header's slots (``C_N`` … ``C_CH_P``)."""
+
+
+def param_names(joints) -> tuple[str, ...]:
+    """Names of :func:`joint_pid`'s parameters for joints named ``joints`` (a sequence of n names, the
+    parameters' joint order): the header (:data:`HEADER_NAMES`), per joint its block
+    (``<joint>_<slot>``, :data:`BLOCK_NAMES`) and reference table (``<joint>_tab_t<i>``,
+    ``<joint>_tab_v<i>``), then per joint its actuator row (``<joint>_row_<i>``)."""
+    assert len(BLOCK_NAMES) == JB.TAB
+    names = list(HEADER_NAMES)
+    for j in joints:
+        names += [f"{j}_{b}" for b in BLOCK_NAMES]
+        names += [f"{j}_tab_t{i}" for i in range(JB.NTAB)] + [f"{j}_tab_v{i}" for i in range(JB.NTAB)]
+    return tuple(names + [f"{j}_row_{i}" for j in joints for i in range(PL.NPARAM)])
+
+
+def memory_names(joints) -> tuple[str, ...]:
+    """Names of :func:`joint_pid`'s memory for joints named ``joints`` (:func:`initial_memory`'s order)."""
+    return ("pid_ticks", *(f"{g}_{j}" for g in ("integ", "e_prev", "ref", "f_prev") for j in joints))
+
+
+def param_ranges(joints, params) -> dict[str, ParamRange]:
+    """Units and allowed values of the parameters a scenario may set, for joints named ``joints`` and the
+    built ``params`` (:func:`controller_params`). The layout (the joint count and the first encoder and
+    pressure channels) is fixed at its built values: the compiled controller reads and writes its arrays
+    by it, so another value read past their ends (before session 42 a scenario could set them). The
+    actuator rows and linkage slots are the model's own tables: any value goes unchecked."""
+    params = np.asarray(params, dtype=float)
+    r: dict[str, ParamRange] = {
+        "n_joints": choice(params[C_N], doc="joints (fixed: the controller's layout)"),
+        "channel_q": choice(params[C_CH_Q], doc="first encoder channel (fixed: the controller's layout)"),
+        "channel_p": choice(params[C_CH_P], doc="first pressure channel (fixed: the controller's layout)"),
+        "dt_control": positive("s", "the PID's period (equal to the model's sample period)")}
+    for j in joints:
+        r |= {f"{j}_kp": nonnegative("V/rad", "PID proportional gain"),
+              f"{j}_ki": nonnegative("V/(rad s)", "PID integral gain"),
+              f"{j}_kd": nonnegative("V s/rad", "PID derivative gain"),
+              f"{j}_gain": positive(doc="overall gain factor"),
+              f"{j}_u_bias": ParamRange("V", 0.0, 10.0, doc="valve voltage at zero PID output"),
+              f"{j}_ref_kind": choice(0, 1, 2, doc="0 held steps, 1 sine, 2 linear table"),
+              f"{j}_ref_t0": ParamRange("s", doc="sine start"),
+              f"{j}_ref_amp": ParamRange("rad", doc="sine amplitude"),
+              f"{j}_ref_omega": nonnegative("rad/s", "sine frequency"),
+              f"{j}_ref_offset": ParamRange("rad", doc="sine offset"),
+              f"{j}_n_table": choice(*range(JB.NTAB + 1), doc="points used in the step table"),
+              f"{j}_k_force": ParamRange("V/N", doc="net pressure-force feedback gain"),
+              f"{j}_k_force_rate": ParamRange("V s/N", doc="force-rate feedback gain"),
+              f"{j}_ref_period": nonnegative("s", "table repeat period (0: no repeat)")}
+        r |= {f"{j}_tab_t{i}": ParamRange("s") for i in range(JB.NTAB)}
+        r |= {f"{j}_tab_v{i}": ParamRange("rad") for i in range(JB.NTAB)}
+    return r
 
 
 def initial_memory(n: int) -> np.ndarray:

@@ -41,7 +41,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...actuators.pneumatic import _layout as PL
 from ...actuators.pneumatic.actuator import PneumaticActuator
 from ...actuators.pneumatic.cylinder import Cylinder
 from ...actuators.pneumatic.friction import Friction, FrictionModel, stribeck_tanh_source
@@ -50,7 +49,7 @@ from ...actuators.pneumatic.units import P_ATM_PSI, PSI
 from ...actuators.pneumatic.valves import ProportionalValve, mpye5_fitted
 from ...assembly.components import EXCHANGE_DMAX
 from ...errors import InputError, as_float, check_fields, check_number, shown
-from ...hybrid import Model, Options, ParamRange, Result, choice, nonnegative, positive, simulate
+from ...hybrid import Model, Options, Result, simulate
 from ..pneumatic_rig.rig import MAX_DURATION, MAX_PSI
 from . import _joint_kernels as JB
 from .geometry import JOINT_LIMITS, STROKES, crr_leg_bodies, default_linkages
@@ -68,50 +67,6 @@ DEFAULT_FORCE_RATE_GAIN = {"alpha": 0.0, "beta": 0.0, "gamma": 0.0}
 
 COUPLINGS = ("monolithic", "cosim")
 ACTUATIONS = ("torque", "prismatic")
-BLOCK_NAMES = ("kind", "l1", "l2", "l3", "l4", "l5", "kp", "ki", "kd", "gain", "u_bias", "ref_kind", "ref_t0",
-               "ref_amp", "ref_omega", "ref_offset", "n_table", "k_force", "k_force_rate", "ref_period")
-"""Names of a joint block's slots (:mod:`._joint_kernels`, KIND … REF_PERIOD), as ``<joint>_<name>``."""
-
-
-def _controller_names() -> tuple[str, ...]:
-    """Names of :func:`.control.joint_pid`'s parameters for the three joints (header, joint blocks with
-    their reference tables, actuator rows)."""
-    assert len(BLOCK_NAMES) == JB.TAB
-    names = ["n_joints", "dt_control", "channel_q", "channel_p"]
-    for j in JOINTS:
-        names += [f"{j}_{b}" for b in BLOCK_NAMES]
-        names += [f"{j}_tab_t{i}" for i in range(JB.NTAB)] + [f"{j}_tab_v{i}" for i in range(JB.NTAB)]
-    return tuple(names + [f"{j}_row_{i}" for j in JOINTS for i in range(PL.NPARAM)])
-
-
-MEMORY_NAMES = ("pid_ticks", *(f"{g}_{j}" for g in ("integ", "e_prev", "ref", "f_prev") for j in JOINTS))
-"""Names of the controller's memory states (:func:`.control.initial_memory` order)."""
-
-
-def _param_ranges() -> dict[str, ParamRange]:
-    """Units and allowed values of the parameters a scenario may set (the linkage rows ``*_row_*``
-    and the linkage slots are the model's own tables: any value goes unchecked)."""
-    r: dict[str, ParamRange] = {}
-    for j in JOINTS:
-        r |= {f"{j}_kp": nonnegative("V/rad", "PID proportional gain"),
-              f"{j}_ki": nonnegative("V/(rad s)", "PID integral gain"),
-              f"{j}_kd": nonnegative("V s/rad", "PID derivative gain"),
-              f"{j}_gain": positive(doc="overall gain factor"),
-              f"{j}_u_bias": ParamRange("V", 0.0, 10.0, doc="valve voltage at zero PID output"),
-              f"{j}_ref_kind": choice(0, 1, 2, doc="0 held steps, 1 sine, 2 linear table"),
-              f"{j}_ref_t0": ParamRange("s", doc="sine start"),
-              f"{j}_ref_amp": ParamRange("rad", doc="sine amplitude"),
-              f"{j}_ref_omega": nonnegative("rad/s", "sine frequency"),
-              f"{j}_ref_offset": ParamRange("rad", doc="sine offset"),
-              f"{j}_n_table": choice(*range(JB.NTAB + 1), doc="points used in the step table"),
-              f"{j}_k_force": ParamRange("V/N", doc="net pressure-force feedback gain"),
-              f"{j}_k_force_rate": ParamRange("V s/N", doc="force-rate feedback gain"),
-              f"{j}_ref_period": nonnegative("s", "table repeat period (0: no repeat)")}
-        r |= {f"{j}_tab_t{i}": ParamRange("s") for i in range(JB.NTAB)}
-        r |= {f"{j}_tab_v{i}": ParamRange("rad") for i in range(JB.NTAB)}
-    r["dt_control"] = positive("s", "the PID's period (equal to the model's sample period)")
-    return r
-
 HOLD_POSTURE_DEG = (20.0, -30.0, 56.0)
 """Alpha, Beta, Gamma [deg] that :func:`crr_leg_model`'s defaults hold (the posture of the tests)."""
 
@@ -320,7 +275,7 @@ class LegBench:
     ----------
     robot : the :class:`legsim.assembly.Robot` (actuators named after the joints, sensors ``angles``
         and ``pressures``); model : its hybrid model with the joint controller (registry parameter
-        names: ``<joint>_kp``, ``<joint>_tab_t<i>`` …, :func:`_controller_names`); bodies : the
+        names: ``<joint>_kp``, ``<joint>_tab_t<i>`` …, :func:`.control.param_names`); bodies : the
         multibody model (the augmented 9-DoF tree with prismatic actuation); actuators : the three
         :class:`PneumaticActuator`.
     """
@@ -447,8 +402,8 @@ class LegBench:
                                             channel["angles"], channel["pressures"])
         self._ocp = self.robot.model.param_defaults.size  # the controller's parameters start here
         model = self.robot.with_compiled_controller(
-            control.joint_pid, cparams, control.initial_memory(3), param_names=_controller_names(),
-            param_ranges=_param_ranges(), memory_names=MEMORY_NAMES)
+            control.joint_pid, cparams, control.initial_memory(3), param_names=control.param_names(JOINTS),
+            param_ranges=control.param_ranges(JOINTS, cparams), memory_names=control.memory_names(JOINTS))
         self.model = dataclasses.replace(
             model, description=f"Daepp (2011) pneumatic 3-DoF CRR leg, fixed base, {self.actuation} "
                                f"actuation, {self.coupling} (assembled: "

@@ -239,8 +239,10 @@ class Quadruped:
                                             channel["pressures"])
         self._ocp = self.robot.model.param_defaults.size      # the controller's parameters start here
         self._block = [self._ocp + control.block_offset(J) for J in range(len(JOINT_NAMES))]
-        model = self.robot.with_compiled_controller(control.joint_pid, cparams,
-                                                    control.initial_memory(len(JOINT_NAMES)))
+        model = self.robot.with_compiled_controller(
+            control.joint_pid, cparams, control.initial_memory(len(JOINT_NAMES)),
+            param_names=control.param_names(JOINT_NAMES), memory_names=control.memory_names(JOINT_NAMES),
+            param_ranges=control.param_ranges(JOINT_NAMES, cparams))
         self.model = dataclasses.replace(
             model, description=f"Daepp (2011) pneumatic CRR quadruped, {self.base} base "
                                f"(assembled: {model.description.partition(': ')[2]})")
