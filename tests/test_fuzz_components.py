@@ -1077,6 +1077,7 @@ def _multibody_conversion_calls():
 def _crr_and_rig_helper_calls():
     from legsim.actuators.pneumatic.linkage import Joint
     from legsim.robots import pneumatic_presets as PP
+    from legsim.robots.crr_leg import control as CC
     from legsim.robots.crr_leg import geometry as CG
     from legsim.robots.crr_leg.prismatic import bimba_cylinder_inertia
     from legsim.robots.crr_leg.recorded import knots_from_samples
@@ -1086,7 +1087,12 @@ def _crr_and_rig_helper_calls():
 
     t = np.linspace(0.0, 1.0, 201)
     y = np.where(t < 0.2, 0.0, 1.0 - np.exp(-(t - 0.2) / 0.05) * np.cos(40.0 * (t - 0.2)))
+    pid = np.zeros(len(CC.param_names(["knee", "hip"])))
+    pid[CC.C_N] = 2
     return {
+        CC.param_names: dict(joints=["knee", "hip"]),
+        CC.memory_names: dict(joints=("knee",)),
+        CC.param_ranges: dict(joints=["knee", "hip"], params=pid),
         RM.ringing: dict(t=t, y=y, y0=0.0, y1=1.0, t_step=0.2, min_prominence=0.1),
         RM.pneumatic_natural_frequency: dict(p_cap=4e5, p_rod=3e5, v_cap=1e-5, v_rod=1e-5, a_cap=5e-4,
                                              a_rod=4e-4, mass=0.2, n=1.4),

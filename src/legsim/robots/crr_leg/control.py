@@ -128,11 +128,22 @@ HEADER_NAMES = ("n_joints", "dt_control", "channel_q", "channel_p")
 """Names of the header's slots (``C_N`` … ``C_CH_P``)."""
 
 
+def _joint_names(owner: str, joints) -> tuple[str, ...]:
+    """``joints`` as a tuple of 1 to MAX_JOINTS distinct identifiers, else an :class:`InputError`."""
+    names = tuple(joints) if isinstance(joints, (list, tuple)) else ()
+    if not (1 <= len(names) <= MAX_JOINTS and all(isinstance(j, str) and j.isidentifier() for j in names)
+            and len(set(names)) == len(names)):
+        raise InputError(f"{owner}: 'joints' = {shown(joints)}, expected a list of 1 to {MAX_JOINTS} "
+                         "distinct joint names (identifiers)")
+    return names
+
+
 def param_names(joints) -> tuple[str, ...]:
-    """Names of :func:`joint_pid`'s parameters for joints named ``joints`` (a sequence of n names, the
-    parameters' joint order): the header (:data:`HEADER_NAMES`), per joint its block
+    """Names of :func:`joint_pid`'s parameters for joints named ``joints`` (a list of n distinct
+    identifiers, the parameters' joint order): the header (:data:`HEADER_NAMES`), per joint its block
     (``<joint>_<slot>``, :data:`BLOCK_NAMES`) and reference table (``<joint>_tab_t<i>``,
     ``<joint>_tab_v<i>``), then per joint its actuator row (``<joint>_row_<i>``)."""
+    joints = _joint_names("param_names", joints)
     assert len(BLOCK_NAMES) == JB.TAB
     names = list(HEADER_NAMES)
     for j in joints:
@@ -143,6 +154,7 @@ def param_names(joints) -> tuple[str, ...]:
 
 def memory_names(joints) -> tuple[str, ...]:
     """Names of :func:`joint_pid`'s memory for joints named ``joints`` (:func:`initial_memory`'s order)."""
+    joints = _joint_names("memory_names", joints)
     return ("pid_ticks", *(f"{g}_{j}" for g in ("integ", "e_prev", "ref", "f_prev") for j in joints))
 
 
@@ -152,11 +164,16 @@ def param_ranges(joints, params) -> dict[str, ParamRange]:
     pressure channels) is fixed at its built values: the compiled controller reads and writes its arrays
     by it, so another value read past their ends (before session 42 a scenario could set them). The
     actuator rows and linkage slots are the model's own tables: any value goes unchecked."""
-    params = np.asarray(params, dtype=float)
+    joints = _joint_names("param_ranges", joints)
+    p = as_floats(params)
+    if p.ndim != 1 or p.size != len(param_names(joints)) or not np.all(np.isfinite(p)) \
+            or p[C_N] != len(joints):
+        raise InputError(f"param_ranges: 'params' = {shown(params)}, expected the {len(param_names(joints))} "
+                         f"finite parameters controller_params() built for the {len(joints)} 'joints'")
     r: dict[str, ParamRange] = {
-        "n_joints": choice(params[C_N], doc="joints (fixed: the controller's layout)"),
-        "channel_q": choice(params[C_CH_Q], doc="first encoder channel (fixed: the controller's layout)"),
-        "channel_p": choice(params[C_CH_P], doc="first pressure channel (fixed: the controller's layout)"),
+        "n_joints": choice(p[C_N], doc="joints (fixed: the controller's layout)"),
+        "channel_q": choice(p[C_CH_Q], doc="first encoder channel (fixed: the controller's layout)"),
+        "channel_p": choice(p[C_CH_P], doc="first pressure channel (fixed: the controller's layout)"),
         "dt_control": positive("s", "the PID's period (equal to the model's sample period)")}
     for j in joints:
         r |= {f"{j}_kp": nonnegative("V/rad", "PID proportional gain"),
