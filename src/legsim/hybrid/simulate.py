@@ -278,28 +278,32 @@ def simulate(model: Model, t_final: float,
     failure: BaseException | None = None
     kernel_time = 0.0
     clock = _WallClock(opts.wall_time_limit)
+    # the loop's constants as locals: with a controller in Python it turns once per sample instant
+    engine_args = (hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i, work, iwork)
+    now = time.perf_counter
+    limited = opts.wall_time_limit > 0.0
+    done, sampled, sf_t, si_mode = L.ST_DONE, L.ST_SAMPLED, L.SF_T, L.SI_MODE
     try:
         with clock:
             while True:
-                k0 = time.perf_counter()
+                k0 = now()
                 try:
-                    status = int(advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode,
-                                           ev_t, ev_i, work, iwork))
+                    status = int(advance(*engine_args))
                 except ArithmeticError as exc:  # e.g. a division by zero inside a model's hooks
                     failure = exc
                     break
                 finally:
-                    kernel_time += time.perf_counter() - k0
+                    kernel_time += now() - k0
                 if monitor is not None and si[L.SI_NREC] > 0:
                     last = int(si[L.SI_NREC]) - 1
                     monitor(rec[last], int(rec_mode[last]))
-                if status != L.ST_DONE and clock.expired():
+                if limited and status != done and clock.expired():
                     timed_out = True
                     break
-                if status == L.ST_SAMPLED:
+                if status == sampled:
                     clock.in_controller = True
                     try:
-                        controller(float(sf[L.SF_T]), x, int(si[L.SI_MODE]))  # type: ignore[misc]
+                        controller(sf.item(sf_t), x, si.item(si_mode))  # type: ignore[misc]
                     except Exception as exc:  # the run stops, as at a model error, keeping its records
                         failure = exc
                         break
