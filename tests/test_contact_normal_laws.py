@@ -179,3 +179,18 @@ def test_normal_laws_at_their_bounds_give_finite_forces_at_the_engines_limits():
                 for v_imp in (0.0, 1e6):
                     f = normal_force(int(law.law), prm, p, pdot, v_imp)
                     assert 0.0 <= f < 1e60, (law, p, pdot, v_imp)
+
+
+def test_an_impact_window_below_a_nanosecond_is_refused_naming_t_max():
+    """Before session 42 ``impact(t_max=1e-300)`` reached scipy, whose first step overflowed (a
+    RuntimeWarning) before the run was refused for not leaving the contact."""
+    import warnings
+
+    law = ContactLaw(L.kelvin_voigt(1e4, 10.0), L.coulomb(1.0, 0.01))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for t_max in (1e-300, 5e-324, 1e-10):
+            with pytest.raises(InputError, match=r"'t_max' = .*expected a finite number in \[1e-09,"):
+                impact(law, 1.0, 1.0, t_max=t_max)
+    v_out, tau, depth = impact(law, 1.0, 1.0)
+    assert -1.0 < v_out < 0.0 and 0.0 < tau < 0.1 and depth > 0.0

@@ -63,7 +63,8 @@ def impact_solution(law, m: float, v0: float, t_max: float = 1.0):
         raise InputError(f"{owner}: 'law' = {shown(law)}, expected a ContactLaw")
     m = check_number(owner, "m", m, lo=1.0 / MAX_MASS, hi=MAX_MASS)
     v0 = check_number(owner, "v0", v0, lo=0.0, lo_open=True, hi=MAX_SPEED)
-    t_max = check_number(owner, "t_max", t_max, lo=0.0, lo_open=True, hi=MAX_DURATION)
+    # (at least 1 ns: an impact lasts milliseconds, and solve_ivp's first step overflowed on 1e-300 s)
+    t_max = check_number(owner, "t_max", t_max, lo=1e-9, hi=MAX_DURATION)
     prm = law.params
     code = int(law.normal.law)
 
