@@ -4,6 +4,7 @@ checked key by key; a scenario names one with a Python controller and ``legsim r
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -849,3 +850,23 @@ joints = "all"
     assert (f"At the start, contact point {deepest!r} was {-gaps[deepest]:.3g} m inside the ground "
             f"({sum(g < -0.01 for g in gaps.values())} of 4 points more than 1 cm inside): start the robot "
             "on or above the ground (its initial coordinates: a scenario's [initial] table, or q0)." in err)
+
+
+def test_a_controller_reference_or_a_robot_of_the_wrong_kind_is_named(tmp_path):
+    """Before session 42 ``load_controller`` took any ``base_dir``, ``params`` and ``ref`` to pathlib,
+    ``.items()`` and ``.rpartition()`` (TypeError, AttributeError), and ``describe`` read ``robot.contacts``
+    of whatever it was given."""
+    from legsim.assembly.hardware import describe, load_controller
+
+    (tmp_path / "ctl.py").write_text("def make(gain=1.0):\n    return lambda t, s: None\n")
+    assert callable(load_controller("ctl.py:make", tmp_path, {"gain": 2.0}))
+    for kwargs, expected in ((dict(base_dir=None), "controller: 'base_dir' = None, expected a folder"),
+                             (dict(base_dir=7), "controller: 'base_dir' = 7, expected a folder"),
+                             (dict(params="gain"), "'params' = 'gain', expected None or a mapping"),
+                             (dict(ref=5), "controller = 5: expected 'package.module:function'"),
+                             (dict(ref=None), "controller = None: expected 'package.module:function'")):
+        args = {"ref": "ctl.py:make", "base_dir": tmp_path, "params": {"gain": 2.0}, **kwargs}
+        with pytest.raises(InputError, match=re.escape(expected)):
+            load_controller(**args)
+    with pytest.raises(InputError, match="describe: 'robot' = 5, expected a legsim.assembly.Robot"):
+        describe(5)

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, closest, describe_failure
+from .errors import InputError, closest, describe_failure, shown
 
 __all__ = ["load_function"]
 
@@ -23,9 +24,14 @@ def load_function(ref: str, base_dir: str | Path = ".", where: str = "function",
     that module-level state never carries over from one run to the next, unless ``reuse`` (then the
     module loaded first for that path serves again). ``where`` opens every message;
     ``file_kind`` names the file in "not found" (e.g. "controller file")."""
-    module_ref, sep, func = ref.rpartition(":")
+    if not isinstance(where, str):
+        raise InputError(f"load_function: 'where' = {shown(where)}, expected a string (what the reference "
+                         "is)")
+    if not isinstance(base_dir, (str, os.PathLike)):
+        raise InputError(f"{where}: 'base_dir' = {shown(base_dir)}, expected a folder (a path)")
+    module_ref, sep, func = ref.rpartition(":") if isinstance(ref, str) else ("", "", "")
     if not (sep and module_ref and func):
-        raise InputError(f"{where} = {ref!r}: expected 'package.module:function' or 'file.py:function'")
+        raise InputError(f"{where} = {shown(ref)}: expected 'package.module:function' or 'file.py:function'")
     at = f"{where} = {ref!r}"
     module = _import(module_ref, Path(base_dir), at, reuse, file_kind)
     fn = getattr(module, func, None)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .._references import load_function
-from ..errors import InputError, closest, describe_failure
+from ..errors import InputError, closest, describe_failure, shown
 from . import _values as V
 from .controller import Controller, signature
 
@@ -21,6 +21,9 @@ def load_controller(ref: str, base_dir: str | Path = ".", params: Mapping[str, A
     ``"file.py:function"`` (a file relative to ``base_dir``). Without ``params`` the function is
     the controller, ``function(t, sensors) -> commands``; with ``params`` it is a factory,
     ``function(**params)`` returning the controller (unknown keys get the closest parameter)."""
+    if not (params is None or isinstance(params, Mapping)):
+        raise InputError(f"{where}: 'params' = {shown(params)}, expected None or a mapping of the factory's "
+                         "parameters by name ([controller_params])")
     fn = load_function(ref, base_dir, where, file_kind="controller file")
     func = ref.rpartition(":")[2]
     if params is not None:

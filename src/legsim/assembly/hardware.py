@@ -138,6 +138,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -177,7 +178,7 @@ if TYPE_CHECKING:  # the robot module compiles the shared hooks: imported only t
 __all__ = ["load_hardware", "parse_hardware", "load_parts", "parse_parts", "merge_overrides", "Parts",
            "load_controller",
            "start_state", "default_options",
-           "describe", "ACTUATORS", "SENSORS", "RESOURCES", "NORMAL_LAWS", "FRICTION_LAWS"]
+           "describe", "is_robot", "ACTUATORS", "SENSORS", "RESOURCES", "NORMAL_LAWS", "FRICTION_LAWS"]
 
 ACTUATORS: dict[str, Callable[..., Any]] = {
     "TorqueSource": C.TorqueSource, "PositionServo": C.PositionServo, "VelocityServo": C.VelocityServo,
@@ -755,9 +756,20 @@ def start_state(robot: Robot, initial: Mapping[str, Any], where: str) -> dict[st
     return {"q0": x[:mb.nq], "v0": x[mb.nq:], "commands0": cmd or None}
 
 
+def is_robot(value: Any) -> bool:
+    """Whether ``value`` is an assembled :class:`Robot`, without importing its module (whose import
+    compiles the shared hooks, which reading or drawing a hardware file's parts does without): an object
+    made by it has imported it."""
+    module = sys.modules.get("legsim.assembly.robot")
+    return module is not None and isinstance(value, module.Robot)
+
+
 def describe(robot: Robot) -> dict[str, Any]:
     """The robot's parts as plain data (for a run's metadata): control period [s], actuators,
     sensors and contacts with every field."""
+    if not is_robot(robot):
+        raise InputError(f"describe: 'robot' = {shown(robot)}, expected a legsim.assembly.Robot")
+
     def part(p: Any) -> dict[str, Any]:
         return {"type": type(p).__name__, **dataclasses.asdict(p)}
 

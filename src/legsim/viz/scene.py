@@ -525,13 +525,9 @@ def _check_robot(owner: str, robot: Any) -> None:
     """An :class:`InputError` naming ``owner`` unless ``robot`` is an assembled Robot or a hardware file's
     Parts. The robot module is not imported for the test (its import compiles the shared hooks, which
     drawing a hardware file's parts does without): an object made by it has imported it."""
-    import sys
+    from ..assembly.hardware import Parts, is_robot
 
-    from ..assembly.hardware import Parts
-
-    robot_module = sys.modules.get("legsim.assembly.robot")
-    kinds = (Parts,) if robot_module is None else (Parts, robot_module.Robot)
-    if not isinstance(robot, kinds):
+    if not (isinstance(robot, Parts) or is_robot(robot)):
         raise InputError(f"{owner}: 'robot' is a {type(robot).__name__}, expected a legsim.assembly.Robot "
                          "(or the Parts of a hardware file, load_parts(path))")
 
