@@ -57,8 +57,8 @@ def observe(x, accel_at, gyro_at, buf):
     [position, quaternion (x, y, z, w)], 12 legs; v: [linear, angular] in body axes, 12 legs): the
     sensor channels at ``accel_at`` and ``gyro_at`` (< 0: none), the rotation body -> world, omega and
     the centre's velocity turned into world axes. The rotation is :func:`quat_to_rot`'s and the products
-    fuse multiply-adds as numpy's matrix-vector product does: the numbers of the numpy code it replaced,
-    to the bit."""
+    fuse multiply-adds as numpy's matrix-vector product did on the machine where it replaced that code
+    (OpenBLAS, AVX-512): the same numbers to the bit there; elsewhere within rounding."""
     nq = 7 + N_LEGS
     R = buf[6:15].reshape((3, 3))
     quat_to_rot(x[3], x[4], x[5], x[6], R)
