@@ -18,8 +18,8 @@ import numpy as np
 
 from ...errors import InputError, as_float, check_fields, check_whole, shown
 
-__all__ = ["SolenoidValve", "Command", "CommandQueue", "SPOOL_SLEEVE", "RUBBER_SEAT", "MAX_VALVES",
-           "MAX_COMMAND_MS"]
+__all__ = ["SolenoidValve", "Command", "CommandQueue", "SPOOL_SLEEVE", "RUBBER_SEAT", "RUBBER_CV_EFFECTIVE",
+           "MAX_VALVES", "MAX_COMMAND_MS"]
 
 MAX_VALVES = 1000
 """Most valves a :class:`CommandQueue` drives (12 on RATS): bounds its (n_legs,) arrays of every tick."""
@@ -81,6 +81,13 @@ leaks: −50 % gauge pressure in 5 min (E10) → τ = 300 s / ln 2 ≈ 433 s."""
 
 RUBBER_SEAT = SolenoidValve("rubber-seat", latency=5e-3, flow="cv", cv=0.3, max_pressure=1.034e6)
 """Air-pilot rubber-packed valve: C_v = 0.3 (manufacturer), latency ≈ 5 ms (E2), no leak."""
+
+RUBBER_CV_EFFECTIVE = 0.0799
+"""Effective C_v of the rubber-seat valve in the corrected Cv law, fitted on the RATS hop bench
+(:mod:`legsim.robots.pneumatic_rig.hop`: brentq, trapped gas, thesis friction) so that the 80 ms hop at
+0.724 MPa is 26 cm (E4); it then predicts 34.3 cm at 1.034 MPa (E5: 33 cm). The manufacturer's 0.3
+over-predicts the flow (digest §2.4 (c)). Kept here, beside the valve, so that the full RATS reads it
+without importing (and, on a first run, compiling) the hop bench."""
 
 
 @dataclass(frozen=True)

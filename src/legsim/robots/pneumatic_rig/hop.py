@@ -31,7 +31,7 @@ from ...actuators.pneumatic.gas import (
     R_RANGE,
     SPECIFIC_GRAVITY_RANGE,
 )
-from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve
+from ...actuators.pneumatic.solenoid import RUBBER_CV_EFFECTIVE, RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve
 from ...actuators.pneumatic.tank import RATS_TANK_VOLUME
 from ...actuators.pneumatic.units import P_ATM
 from ...errors import InputError, as_float, check_flag, check_number, check_whole, lookup, shown
@@ -43,11 +43,6 @@ from .rig import MASS_RANGE, MAX_DURATION, MAX_VALUE
 __all__ = ["hop_model", "HopBench", "HopResult", "RUBBER_CV_EFFECTIVE", "PRESETS", "PARAM_RANGES",
            "MIN_GRAVITY", "MIN_VOLUME", "MIN_TEMPERATURE", "MAX_FLOW_AREA", "MAX_CV", "MAX_FLOW_CONSTANT",
            "MIN_LEAK_TAU", "MAX_FIRINGS"]
-
-RUBBER_CV_EFFECTIVE = 0.0799
-"""Effective C_v of the rubber-seat valve in the corrected Cv law, fitted (brentq, this bench,
-trapped gas, thesis friction) so that the 80 ms hop at 0.724 MPa is 26 cm (E4); it then predicts
-34.3 cm at 1.034 MPa (E5: 33 cm). The manufacturer's 0.3 over-predicts the flow (digest §2.4 (c))."""
 
 PARAM_NAMES = ("m_body", "m_leg", "g", "area", "v0", "stroke", "beta", "f_f", "k_return", "kappa",
                "r_gas", "temperature", "p_atm", "t_open", "t_close", "flow", "cfa", "cv", "c1",

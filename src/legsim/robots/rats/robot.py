@@ -36,7 +36,7 @@ import numpy as np
 from ...actuators.pneumatic import SupplyTank
 from ...actuators.pneumatic.flow import cv_mass_flow, orifice_mass_flow
 from ...actuators.pneumatic.gas import NITROGEN
-from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE
+from ...actuators.pneumatic.solenoid import RUBBER_CV_EFFECTIVE, RUBBER_SEAT, SPOOL_SLEEVE
 from ...actuators.pneumatic.tank import RATS_TANK_VOLUME
 from ...actuators.pneumatic.units import P_ATM
 from ...assembly import IMU, AirSupply, ContactForce, Contacts, Measurement, Robot, SolenoidCylinder
@@ -54,7 +54,6 @@ from ...errors import (
 )
 from ...hybrid import Options
 from ...multibody import RobotBuilder
-from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
 from ._tick import OBS_SIZE, OBS_SLICES, observe
 from .geometry import LEG_DIRECTIONS, N_LEGS, STANCE_LEG_ANGLE, RatsDims, resting_rotation
 

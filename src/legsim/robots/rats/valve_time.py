@@ -44,10 +44,9 @@ from scipy.integrate import solve_ivp
 
 from ...actuators.pneumatic.flow import cv_mass_flow, orifice_mass_flow
 from ...actuators.pneumatic.gas import AIR
-from ...actuators.pneumatic.solenoid import RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve
+from ...actuators.pneumatic.solenoid import RUBBER_CV_EFFECTIVE, RUBBER_SEAT, SPOOL_SLEEVE, SolenoidValve
 from ...actuators.pneumatic.tank import SupplyTank
 from ...errors import InputError, SimulationError, as_float, as_floats
-from ..pneumatic_rig.hop import RUBBER_CV_EFFECTIVE
 from .geometry import N_LEGS
 
 __all__ = ["A_SHAPE", "B_SHAPE", "TABLE_6_1", "PSI_MPA", "TipStrengthModel", "DepletionEstimator",
