@@ -45,7 +45,7 @@ def fit_hop_heights(valve_ms, heights, p_gauge, *, preset: str = "spool", fit_la
     from ..actuators.pneumatic.cylinder import MAX_LENGTH
     from ..actuators.pneumatic.units import P_ATM
     from ..robots.pneumatic_rig.hop import PARAM_NAMES, PARAM_RANGES, HopBench
-    from ..robots.pneumatic_rig.rig import MAX_DURATION
+    from ..robots.pneumatic_rig.limits import MAX_DURATION
 
     o = "fit_hop_heights"
     t = check_values(o, "valve_ms", valve_ms, lo=0.0, hi=1e3 * MAX_DURATION, unit="ms").ravel()

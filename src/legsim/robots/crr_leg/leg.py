@@ -50,7 +50,7 @@ from ...actuators.pneumatic.valves import ProportionalValve, mpye5_fitted
 from ...assembly.components import EXCHANGE_DMAX
 from ...errors import InputError, as_float, check_fields, check_number, shown
 from ...hybrid import Model, Options, Result, simulate
-from ..pneumatic_rig.rig import MAX_DURATION, MAX_PSI
+from ..pneumatic_rig.limits import MAX_DURATION, MAX_PSI
 from . import _joint_kernels as JB
 from .geometry import JOINT_LIMITS, STROKES, crr_leg_bodies, default_linkages
 from .prismatic import crr_leg_with_cylinders, default_cylinder_inertias

@@ -50,7 +50,7 @@ from ..crr_leg.leg import (
     JointReference,
     LegBench,
 )
-from ..pneumatic_rig.rig import MAX_DURATION
+from ..pneumatic_rig.limits import MAX_DURATION
 from .body import FOOT_RADIUS, LEGS, MAX_TRUNK_MASS, TRUNK_MASS, quadruped_bodies
 
 if TYPE_CHECKING:

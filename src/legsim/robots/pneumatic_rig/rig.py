@@ -31,6 +31,7 @@ from ...errors import InputError, check_flag, check_number, check_values, check_
 from ...hybrid import Direction, Guard, Model, Options, Result, simulate
 from ...identify.logs import read_log
 from . import _rig_hooks as H
+from .limits import MASS_RANGE, MAX_DURATION, MAX_PSI, MAX_VALUE
 
 __all__ = ["rig_model", "RigBench", "RigRun", "Reference", "VALVES", "FRICTIONS", "CONTROLLERS", "MAX_PSI",
            "MASS_RANGE", "MAX_VALUE", "MAX_DURATION", "MAX_TABLE"]
@@ -44,24 +45,6 @@ RIG_PARAM_NAMES = ("mass", "gravity_along_extension", "kp", "ki", "kd", "u_bias"
 MODE_NAMES = {H.FREE: "moving", H.BOTTOM: "at bottom stop", H.TOP: "at top stop", H.STUCK: "stuck",
               H.SLIDE_POS: "sliding out", H.SLIDE_NEG: "sliding in"}
 
-MAX_PSI = 1e5
-"""The highest supply [psig] or exhaust [psia] pressure a :class:`RigBench` takes (690 MPa: within the
-actuator's :data:`~legsim.actuators.pneumatic.actuator.MAX_PRESSURE`)."""
-assert (MAX_PSI + P_ATM_PSI) * PSI < MAX_PRESSURE
-MASS_RANGE = (1e-6, 1e6)
-"""The attached mass [kg] a :class:`RigBench` takes, and the body mass a
-:class:`~legsim.robots.pneumatic_rig.hop.HopBench` takes: a milligram to a thousand tonnes (its
-acceleration F/m stays finite)."""
-MAX_VALUE = 1e12
-"""The largest feedback gain (kp [V/m], ki [V/(m s)], kd, kv [V s/m], ka [V s²/m]), gain factor, PVA
-cutoff [Hz] and magnitude of gravity [m/s²] a :class:`RigBench` takes, and the largest magnitude of a
-:class:`Reference`'s levels [m or V], times [s] and omega [rad/s]: products of a few of them stay finite
-(the voltage is then saturated to the valve's range). Also the largest friction force [N], damping
-[N s/m] and spring rate [N/m] of a :class:`~legsim.robots.pneumatic_rig.hop.HopBench`."""
-MAX_DURATION = 3600.0
-"""The longest run [s] a :class:`RigBench` simulates (and the longest firing and flight of a
-:class:`~legsim.robots.pneumatic_rig.hop.HopBench`): an hour, 3.6 million 1 kHz controller samples or
-1 ms steps, about ten seconds of computing; a longer one would look hung."""
 MAX_TABLE = 1_000_000
 """The most (time, value) points of a table :class:`Reference` (a 1 kHz log of 16 minutes): each point is
 two named parameters of :func:`rig_model`."""
