@@ -149,6 +149,7 @@ def test_the_pneumatic_hopper_from_parts_hops_as_high_as_the_dedicated_hop_bench
     ("hop", "rats_hop.png", "E5 rubber valves"),
     ("legs", "rats_legs.png", "E7 every leg"),
     ("landing", "rats_landing.png", "tumbled onto another stance: 0 (none); back on their own: 3"),
+    ("tip", "rats_tip_threshold.png", "E6/(6.6)"),  # before session 42 its quick run fit 3 points: refused
 ])
 def test_rats_experiments_print_the_source_beside_legsim_and_plot(tmp_path, capsys, experiment, figure,
                                                                   printed):

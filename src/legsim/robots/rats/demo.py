@@ -90,7 +90,7 @@ def legs(out: Path, quick: bool) -> None:
 
 
 def tip(out: Path, quick: bool) -> None:
-    p = (0.2, 0.45, 0.689) if quick else (0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8)
+    p = (0.2, 0.3, 0.45, 0.689) if quick else (0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8)  # (6.6) needs 4
     print("E6/(6.6): thresholds fall with pressure; the source's legs need 6-9 ms at 100 psi with its "
           "rubber valves (Table 6.1)", flush=True)
     model, th = E.calibrate_tip_model(p)

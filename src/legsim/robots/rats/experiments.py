@@ -202,7 +202,9 @@ def calibrate_tip_model(pressures_mpa=(0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8), *
     ``pressures_mpa``: at least 4 different charges (the law's 4 parameters) in (0, :data:`~.robot.MAX_P0`].
     ``threshold_kw`` go to :func:`tip_threshold` (all but ``p0``).
     ``progress``: a bar of the pressures done (None: on a terminal, :mod:`legsim._progress`)."""
-    from scipy.optimize import curve_fit
+    import warnings
+
+    from scipy.optimize import OptimizeWarning, curve_fit
 
     o = "calibrate_tip_model"
     check_progress(progress, o)
@@ -217,8 +219,11 @@ def calibrate_tip_model(pressures_mpa=(0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8), *
         for i, pi in enumerate(p):
             th[i] = tip_threshold(pi * 1e6, **threshold_kw)
             bar.update()
-    (a, b, c_res, c_lat), _ = curve_fit(_power_law, p, th, p0=(5.0, -1.0, min(0.05, float(p.min())), 5.0),
-                                        bounds=([0.0, -5.0, 0.0, -50.0], [1e3, -0.05, float(p.min()), 50.0]))
+    with warnings.catch_warnings():  # with 4 charges the fit interpolates: no covariance (it is not used)
+        warnings.simplefilter("ignore", OptimizeWarning)
+        low, high = [0.0, -5.0, 0.0, -50.0], [1e3, -0.05, float(p.min()), 50.0]
+        (a, b, c_res, c_lat), _ = curve_fit(_power_law, p, th, p0=(5.0, -1.0, min(0.05, float(p.min())), 5.0),
+                                            bounds=(low, high))
     return TipStrengthModel(a=float(a), b=float(b), c_resistance=(float(c_res),) * N_LEGS,
                             c_latency=(float(c_lat),) * N_LEGS), th
 
