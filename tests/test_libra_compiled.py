@@ -139,3 +139,49 @@ def test_the_python_controllers_options_are_checked_when_it_is_made_and_a_bad_pl
         with pytest.raises(InputError, match="plot_climb: 'out'"):
             plot_climb(run, out)
     assert plt.get_fignums() == figures
+
+
+def test_the_compiled_models_controller_values_are_named_and_its_layout_cannot_be_set(libra):
+    """Before session 43 the compiled controller's 424 values were ``ctrl_p<k>`` without ranges: setting
+    ``ctrl_p0`` (the body count) by name made the controller read past its parameters. Every value now
+    has a name saying what it is; a gain set by name is the value :func:`pack` puts there for that gain,
+    and the layout refuses any value but its own, by name or in a whole vector."""
+    from legsim.robots.libra.control import TUNED_KP
+    from legsim.robots.libra.experiments import compiled_model
+
+    stages = climb_cycle(libra.ladders)
+    model = compiled_model(libra, stages)
+    params, memory = C.pack(libra, stages)
+    own = len(libra.robot.model.param_names)
+    names = model.param_names[own:]
+    assert len(names) == params.size == len(set(names)) and all(n.startswith("cjtc_") for n in names)
+    at = dict(zip(names, params, strict=True))
+    assert at["cjtc_n_bodies"] == libra.mb.nbody - 1 and at["cjtc_n_stages"] == len(stages)
+    assert at["cjtc_period"] == libra.robot.control_period
+    for k, st in enumerate(stages):
+        assert (at[f"cjtc_s{k}_t0"], at[f"cjtc_s{k}_t1"]) == (st.t0, st.t1)
+        for v, path in st.paths.items():
+            assert [at[f"cjtc_s{k}_{v}_t{i}"] for i in range(path.t.size)] == path.t.tolist()
+            assert [at[f"cjtc_s{k}_{v}_v{i}"] for i in range(path.v.size)] == path.v.tolist()
+    mem = model.state_names[-memory.size:]
+    assert mem[C.M_STAGE] == "cjtc_stage" and mem[C.M_TAU:C.M_TAU + 6][0] == "cjtc_tau_theta1"
+    assert model.describe_param("cjtc_s0_kp_theta_b").startswith("> 0 N m/rad")
+
+    body_kp = np.array(TUNED_KP[:3])
+    body_kp[1] *= 2.0
+    doubled, _ = C.pack(libra, stages, gain_kw={"body_kp": body_kp})
+    by_name = model.params({f"cjtc_s{k}_kp_y_b": 2.0 * at[f"cjtc_s{k}_kp_y_b"] for k in range(len(stages))})
+    np.testing.assert_array_equal(by_name[own:], doubled)
+
+    layout = [n for n in names if model.describe_param(n).endswith("fixed: the compiled controller's layout")]
+    assert {"cjtc_n_bodies", "cjtc_off_waypoints", "cjtc_body_parent", "cjtc_foot2_body", "cjtc_s3_var_y_b",
+            "cjtc_s0_x3_count"} <= set(layout)
+    for name in layout:
+        with pytest.raises(InputError, match=f"parameter '{name}' = .*fixed: the compiled controller's"):
+            model.params({name: at[name] + 1.0})
+    whole = model.param_defaults.copy()
+    whole[own + names.index("cjtc_n_bodies")] = 1e5
+    with pytest.raises(InputError, match="'cjtc_n_bodies' = 100000"):
+        model.params(whole)
+    with pytest.raises(InputError, match="'cjtc_s0_kp_y_b' = 0: out of range, expected > 0 N/m"):
+        model.params({"cjtc_s0_kp_y_b": 0.0})

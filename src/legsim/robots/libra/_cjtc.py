@@ -468,6 +468,97 @@ def pack(libra, stages, *, gravity: str = "full", lumped_mass: float | None = No
     return np.concatenate([header, *blocks]), memory
 
 
+def names(libra, params) -> tuple[tuple[str, ...], dict, tuple[str, ...]]:
+    """(param_names, param_ranges, memory_names) of :func:`pack`'s ``params`` (and memory) for ``libra``,
+    for :meth:`legsim.assembly.Robot.with_compiled_controller`: every value named after what it is
+    (``cjtc_`` and the header field, body, point, variable, stage ``s<k>`` or waypoint), the memory after
+    ``M_*``.
+
+    The layout (counts, offsets, parent and frame bodies, joint kinds, variable, constraint and path
+    indices) is fixed at its packed values: :func:`libra_cjtc` indexes ``params`` by it, so any other
+    value would read past the array or mix its blocks. The numbers (gains, limits, geometry, masses,
+    times, waypoints) get their units and signs; a gain k_p > 0 (the bumpless start divides by it).
+    Changing the geometry or masses makes the controller's model differ from the robot's, which is a
+    model-error study, not a fault."""
+    from ...hybrid.params import ParamRange, choice, nonnegative, positive
+
+    p = np.asarray(params, float)
+    nb, nst = int(p[H_NB]), int(p[H_NSTAGE])
+    ow = int(p[H_OFF_WAYPOINTS])
+    fixed = "fixed: the compiled controller's layout"
+    pn: list[str] = []
+    rng: dict[str, ParamRange] = {}
+
+    def add(name: str, r: ParamRange | None) -> None:
+        pn.append(f"cjtc_{name}")
+        rng[f"cjtc_{name}"] = r if r is not None else choice(p[len(pn) - 1], doc=fixed)
+
+    for name, r in (("n_bodies", None), ("n_stages", None),
+                    ("period", positive("s", "control period (the encoders' differencing)")),
+                    ("blend", nonnegative("s", "bumpless blend time at a stage change")),
+                    ("encoder_counts", nonnegative(doc="encoder counts per output revolution (0: exact)")),
+                    ("play", nonnegative("rad", "half the gears' backlash (0: none)")),
+                    ("tau_max", nonnegative("N m", "torque saturation")),
+                    ("gravity", choice(GRAVITY_NONE, GRAVITY_FULL, GRAVITY_LUMPED,
+                                       doc="gravity compensation: 0 none, 1 full, 2 lumped (eq. 19)")),
+                    ("lumped_weight", nonnegative("N", "lumped weight M |g| (eq. 19)")),
+                    ("gx", ParamRange("m/s^2", doc="gravity x")),
+                    ("gy", ParamRange("m/s^2", doc="gravity y")),
+                    ("off_bodies", None), ("off_points", None), ("off_variables", None), ("off_stages", None),
+                    ("off_waypoints", None)):
+        add(name, r)
+    length = ParamRange("m")
+    for b in libra.mb.body_names[1:nb + 1]:
+        for name, r in (("parent", None), ("kind", None), ("x", length), ("y", length),
+                        ("angle", ParamRange("rad")), ("axis_x", ParamRange()), ("axis_y", ParamRange()),
+                        ("mass", nonnegative("kg")), ("com_x", length), ("com_y", length)):
+            add(f"{b}_{name}", r)
+    for point in POINTS:
+        for name, r in (("body", None), ("x", length), ("y", length)):
+            add(f"{point}_{name}", r)
+    for v in VARIABLES:
+        add(f"{v}_point", None)
+        add(f"{v}_component", None)
+    unit = {v: "rad" if v.startswith("theta") else "m" for v in VARIABLES}
+    force = {"m": "N", "rad": "N m"}
+    paths = []
+    for k in range(nst):
+        st = int(p[H_OFF_STAGES]) + SS * k
+        vec = [VARIABLES[int(p[st + S_VARS + i])] for i in range(N_ACTIVE)]
+        s = f"s{k}"
+        add(f"{s}_t0", ParamRange("s", doc="stage start"))
+        add(f"{s}_t1", ParamRange("s", doc="stage end"))
+        add(f"{s}_lumped_row", None)
+        for v in vec:
+            add(f"{s}_var_{v}", None)
+        for v in vec:
+            add(f"{s}_kp_{v}", positive(f"{force[unit[v]]}/{unit[v]}", "CJTC stiffness (eq. 18)"))
+        for v in vec:
+            add(f"{s}_kd_{v}", nonnegative(f"{force[unit[v]]} s/{unit[v]}", "CJTC damping (eq. 18)"))
+        for i in range(N_PASSIVE):
+            add(f"{s}_constraint{i}", None)
+        for i in range(N_PASSIVE):
+            add(f"{s}_target{i}", length)
+        for v in vec:
+            add(f"{s}_{v}_offset", None)
+            add(f"{s}_{v}_count", None)
+            paths.append((f"{s}_{v}", unit[v], int(p[st + S_PATHS + 2 * vec.index(v) + 1])))
+    for path, u, n in paths:  # in the order pack wrote them
+        for i in range(n):
+            add(f"{path}_t{i}", ParamRange("s", doc="waypoint time"))
+            add(f"{path}_v{i}", ParamRange(u, doc="waypoint value"))
+    if len(pn) != p.size or ow + 2 * sum(n for *_, n in paths) != p.size:
+        raise AssertionError("libra _cjtc.names: the names do not cover the packed layout")
+    j = libra.mb.joint_names
+    active = j[N_PASSIVE:]
+    mem = ["cjtc_stage", "cjtc_t_enter", "cjtc_started", "cjtc_has_start", "cjtc_failed",
+           *(f"cjtc_q_{n}" for n in j), *(f"cjtc_measured_{n}" for n in active),
+           *(f"cjtc_motor_{n}" for n in active), *(f"cjtc_tau_{n}" for n in active),
+           *(f"cjtc_u_start{i}" for i in range(N_ACTIVE)), *(f"cjtc_u{i}" for i in range(N_ACTIVE)),
+           *(f"cjtc_u_cmd{i}" for i in range(N_ACTIVE)), *(f"cjtc_tau_raw_{n}" for n in active)]
+    return tuple(pn), rng, tuple(mem)
+
+
 def log(result, nx: int) -> dict[str, np.ndarray]:
     """The controller's log from a run's records (taken at the control period; the memory follows the
     robot's ``nx`` states; the last record, at the final time, is after the last cycle): t (n,), stage

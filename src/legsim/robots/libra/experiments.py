@@ -121,10 +121,14 @@ class ClimbRun:
 
 def compiled_model(libra: LibraRobot, stages: Sequence[Stage], controller_kw: dict | None = None):
     """The hybrid model a compiled :func:`climb` runs (the robot with :func:`._cjtc.libra_cjtc` and its
-    memory states): what a :class:`legsim.io.RunWriter` for its records is made with. ``controller_kw``: None
+    memory states): what a :class:`legsim.io.RunWriter` for its records is made with. The controller's
+    parameters and memory are named ``cjtc_…`` (:func:`._cjtc.names`): its gains, limits, geometry and
+    waypoints may be set by name (checked against their ranges), its layout may not. ``controller_kw``: None
     or the options of :class:`~.control.LibraController` by name."""
     params, memory = _cjtc.pack(libra, stages, **_controller_kw("compiled_model", controller_kw))
-    return libra.robot.with_compiled_controller(_cjtc.libra_cjtc, params, memory)
+    param_names, param_ranges, memory_names = _cjtc.names(libra, params)
+    return libra.robot.with_compiled_controller(_cjtc.libra_cjtc, params, memory, param_names=param_names,
+                                                param_ranges=param_ranges, memory_names=memory_names)
 
 
 CONTROLLER_OPTIONS = ("gravity", "lumped_mass", "quantise", "backlash", "blend", "gain_kw")
