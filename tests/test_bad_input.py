@@ -798,3 +798,27 @@ def test_a_wrong_argument_to_run_scenario_leaves_an_earlier_run_in_its_directory
         with pytest.raises(InputError, match=f"run_scenario: '{name}' = "):
             run_scenario(scenario, tmp_path / "o", **{"progress": False, "echo": lambda s: None, **kw})
         assert np.array_equal(load_run(tmp_path / "o").records["t"], before)
+
+
+def test_a_figure_title_with_a_character_no_font_can_draw_is_refused_by_name(tmp_path):
+    """Found by the fuzzing in session 42: ``plot_rig_run`` took a title of a control character or an
+    unassigned code point, and matplotlib warned "Glyph 26 missing from font(s) DejaVu Sans" while it
+    drew a box. Titles (line breaks allowed) are checked before anything is drawn."""
+    import warnings
+
+    from legsim.errors import check_text
+    from legsim.robots.pneumatic_rig.rig import Reference, RigBench
+    from legsim.robots.pneumatic_rig.scenarios import plot_rig_run
+
+    assert check_text("f", "title", "RATS: roll\nα = 0.3") == "RATS: roll\nα = 0.3"
+    for bad in ("\x1a", "a\U00076779", "tab\there", 3):
+        with pytest.raises(InputError, match="f: 'title' = .*, expected a string of printable characters"):
+            check_text("f", "title", bad)
+    run = RigBench().run(Reference("step", r0=0.01, r1=0.02, t_start=0.05), 0.1, x0=0.01)
+    with pytest.raises(InputError, match="plot_rig_run: 'title' = '\\\\x1a', expected a string of printable"):
+        plot_rig_run(run, tmp_path / "rig.png", title="\x1a")
+    assert not (tmp_path / "rig.png").exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot_rig_run(run, tmp_path / "rig.png", title="step\nresponse")
+    assert (tmp_path / "rig.png").stat().st_size > 0

@@ -214,3 +214,30 @@ def test_what_sweeping_the_scipy_runs_and_parameter_ranges_found_in_session_41(b
         choice("a")
     run = simulate_scipy(ball, 0.5, x, p, 0, 1e-6, 1e-8, record_period=0.1)  # still runs
     assert run.status == "done" and run.rec_t.size == 6
+
+
+@pytest.mark.parametrize("method", ["RK45", "Radau"])
+def test_a_scipy_run_whose_state_overflows_stops_as_the_engine_does_without_warnings(ball, method):
+    """Before session 43 a ball thrown at 1e308 m/s under scipy filled the log with numpy's overflow
+    warnings from inside solve_ivp and ended "done" with NaN records (RK45's dense output overflowed
+    between finite steps); under Radau (``Options(method="radau")``) scipy's LU raised ValueError
+    ("array must not contain infs or NaNs"), a traceback. Both now stop with the engine's "nonfinite"
+    status, keeping the records before it."""
+    import warnings
+
+    from legsim.errors import SimulationError
+    from legsim.hybrid.stiff import simulate_scipy, simulate_stiff
+
+    x, p = ball.state({"v": 1e308}), ball.params(None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run = simulate_scipy(ball, 0.5, x, p, 0, 1e-6, 1e-8, method=method, record_period=0.05)
+        assert (run.status, run.message) == ("nonfinite", "the state became non-finite (NaN or inf)")
+        assert np.isfinite(run.rec_x).all() and np.isfinite(run.x_final).all() and run.rec_t.size >= 1
+        if method == "Radau":
+            with pytest.raises(SimulationError, match="run stopped at t = 0 s in mode flight .*: the "
+                                                      "state became non-finite .* 1 records up to that"):
+                simulate_stiff(ball, 0.5, x, p, 0, Options(method="radau"))
+    fine = simulate_scipy(ball, 0.5, ball.state({"v": 1e3}), p, 0, 1e-6, 1e-8, method=method,
+                          record_period=0.05)
+    assert fine.status == "done" and fine.rec_t.size == 11

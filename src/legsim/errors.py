@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 
 __all__ = ["LegsimError", "InputError", "SimulationError", "Interrupted", "closest", "lookup", "as_float",
            "as_floats", "real_number", "check_number", "check_whole", "check_flag", "check_broadcast",
-           "check_function", "check_keywords", "check_echo", "check_array", "check_values", "check_fields",
-           "describe_failure", "shown"]
+           "check_function", "check_text", "check_keywords", "check_echo", "check_array", "check_values",
+           "check_fields", "describe_failure", "shown"]
 
 
 def closest(name: str, choices: Sequence[str]) -> str:
@@ -156,6 +156,16 @@ def check_flag(owner: str, name: str, value) -> bool:
     if not (isinstance(value, bool) or numpy_bool):
         raise InputError(f"{owner}: '{name}' = {shown(value)}, expected True or False")
     return bool(value)
+
+
+def check_text(owner: str, name: str, value, hint: str = "") -> str:
+    """``value``, a string of printable characters and line breaks (a figure's title: a control character
+    or an unassigned code point has no glyph, which matplotlib warns of and draws as a box), else an
+    :class:`InputError` naming ``owner`` and ``name`` (``hint``: what the empty string means, say)."""
+    if not (isinstance(value, str) and value.replace("\n", "").isprintable()):
+        raise InputError(f"{owner}: '{name}' = {shown(value)}, expected a string of printable characters"
+                         f"{f' ({hint})' if hint else ''}")
+    return value
 
 
 def check_function(owner: str, name: str, value, expected: str = "a function"):

@@ -186,6 +186,8 @@ def _simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: 
     eps_t = 8.0 * np.finfo(float).eps * max(1.0, abs(t_final), abs(t0))
 
     def record(t, x):
+        if not np.isfinite(x).all():  # a dense output's interpolant can overflow between finite steps
+            raise _Stop("nonfinite", _NONFINITE)
         rec_t.append(float(t))
         rec_x.append(np.array(x, dtype=float))
         rec_m.append(state["mode"])
@@ -199,7 +201,9 @@ def _simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: 
                 tr = t_final
             if tr > t_final or tr > t_hi + eps_t or (not inclusive and tr >= t_hi - eps_t):
                 return
-            record(tr, interp(tr))
+            with np.errstate(over="ignore", invalid="ignore"):
+                value = interp(tr)
+            record(tr, value)
             k_rec += 1
 
     t = float(t0)
@@ -239,8 +243,24 @@ def _simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: 
             if t_seg - t > eps_t:
                 gf(t, x, p, state["mode"], gbuf)
                 active = [j for j in range(ng) if np.isfinite(gbuf[j])]
-                sol = solve_ivp(f, (t, t_seg), x, method=method, rtol=rtol, atol=atol, max_step=max_step,
-                                events=[events[j] for j in active], dense_output=recording and rp > 0.0)
+                # a state or rate that overflows is this run's failure, told as the engine tells it, not
+                # numpy's warnings from inside scipy (or the ValueError of Radau's LU of a non-finite matrix)
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                    try:
+                        sol = solve_ivp(f, (t, t_seg), x, method=method, rtol=rtol, atol=atol,
+                                        max_step=max_step, events=[events[j] for j in active],
+                                        dense_output=recording and rp > 0.0)
+                    except ValueError as exc:
+                        if "infs or NaNs" not in str(exc):  # scipy.linalg's check_finite
+                            raise
+                        raise _Stop("nonfinite", _NONFINITE) from None
+                finite = np.isfinite(sol.y).all(axis=0)
+                if not finite.all():
+                    last = int(np.argmin(finite)) - 1
+                    if last >= 0:
+                        x[:] = sol.y[:, last]
+                        t = float(sol.t[last])
+                    raise _Stop("nonfinite", _NONFINITE)
                 out.nfev += sol.nfev
                 out.njev += sol.njev
                 out.nlu += sol.nlu
@@ -321,6 +341,9 @@ def _simulate_scipy(model, t_final: float, x0, p, mode: int, rtol: float, atol: 
         out.rec_x = np.array(rec_x).reshape(len(rec_x), nx)
         out.rec_mode = np.array(rec_m, dtype=np.int64)
     return out
+
+
+_NONFINITE = "the state became non-finite (NaN or inf)"
 
 
 class _Stop(Exception):

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .._machine import cpu_count
-from ..errors import InputError, as_floats, check_number, shown
+from ..errors import InputError, as_floats, check_number, check_text, shown
 from ..io.results import RunData, load_run
 from ..userfiles import output_dir, user_path
 
@@ -192,9 +192,7 @@ def scene_animation(scene, records, fig, frames: np.ndarray, title: str = ""):
     if not (index.ndim == 1 and index.size and np.all(whole)):
         raise InputError(f"scene_animation: 'frames' = {shown(frames)}, expected the record indices drawn "
                          f"(whole numbers 0..{n - 1})")
-    if not isinstance(title, str):
-        raise InputError(f"scene_animation: 'title' = {shown(title)}, expected a string ('' for the scene's "
-                         "name)")
+    check_text("scene_animation", "title", title, "'' for the scene's name")
     frames = index.astype(np.int64)
     poses = scene.poses(_Rows(records, frames))
     t = np.asarray(records["t"])[frames]

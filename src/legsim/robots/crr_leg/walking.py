@@ -21,7 +21,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...errors import InputError, as_float, as_floats, check_fields, check_number, check_whole, shown
+from ...errors import (
+    InputError,
+    as_float,
+    as_floats,
+    check_fields,
+    check_number,
+    check_text,
+    check_whole,
+    shown,
+)
 from ...multibody import Model as BodyModel
 from ...multibody import forward_kinematics, frame_jacobian, frame_placement
 from ..pneumatic_rig.metrics import lag_by_xcorr, rmse
@@ -300,13 +309,13 @@ def plot_tracking(run: LegRun, filename, title: str = "") -> None:
     is made), with ``title`` (a string) over them."""
     from matplotlib.figure import Figure
 
-    from ..pneumatic_rig.scenarios import _figure_file, _title
+    from ..pneumatic_rig.scenarios import _figure_file
 
     o = "plot_tracking"
     if not isinstance(run, LegRun):
         raise InputError(f"{o}: 'run' = {shown(run)}, expected a LegRun (LegBench.run)")
     filename = _figure_file(o, "filename", filename)
-    title = _title(o, title)
+    title = check_text(o, "title", title)
 
     fig = Figure(figsize=(8.0, 7.0))
     axes = fig.subplots(3, 1, sharex=True)

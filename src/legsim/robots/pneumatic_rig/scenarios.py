@@ -20,7 +20,7 @@ import numpy as np
 from ...actuators.pneumatic.actuator import MAX_PRESSURE
 from ...actuators.pneumatic.consumption import air_summary
 from ...actuators.pneumatic.units import INCH, P_ATM, pa_to_psi
-from ...errors import InputError, check_number, check_values, shown
+from ...errors import InputError, check_number, check_text, check_values, shown
 from ...userfiles import output_file
 from . import _rig_hooks as H
 from .hop import HopBench
@@ -52,13 +52,6 @@ def _figure_file(owner: str, name: str, path) -> Path:
     return out
 
 
-def _title(owner: str, title) -> str:
-    """A figure's ``title`` (a string), else an :class:`InputError` naming ``owner``."""
-    if not isinstance(title, str):
-        raise InputError(f"{owner}: 'title' = {shown(title)}, expected a string")
-    return title
-
-
 def _bench(owner: str, bench) -> RigBench:
     """``bench`` (None: the default :class:`RigBench`), else an :class:`InputError` naming ``owner``."""
     if bench is None:
@@ -86,7 +79,7 @@ def plot_rig_run(run: RigRun, path, title: str = "") -> None:
     if not isinstance(run, RigRun):
         raise InputError(f"{o}: 'run' = {shown(run)}, expected a RigRun (RigBench.run)")
     path = _figure_file(o, "path", path)
-    title = _title(o, title)
+    title = check_text(o, "title", title)
     import matplotlib
 
     matplotlib.use("Agg")
