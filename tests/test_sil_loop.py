@@ -37,11 +37,13 @@ def test_the_loop_runs_every_period_on_the_wall_clock_with_gc_off_inside(period)
     assert inside == [False] and gc.isenabled()
     assert stats.periods == n and stats.skipped == 0 and stats.gc_disabled and stats.gc_collections == 0
     # the schedule does not drift: n periods take (n - 1) T from the first deadline to the last wake
-    # (+ the start lead and the last lateness), whatever the spikes on the way
-    assert (n - 1) * period <= wall < (n + 1) * period + 0.25
+    # (+ the start lead and the last lateness), whatever the spikes on the way. Measured from the records:
+    # the first deadline can fall before `t0` (in CI at load 2.2, the 0.1 ms loop's wall from t0 was 30 µs
+    # short of (n - 1) T), so the clock read after start() is only the upper bound's
+    rec = loop.records()
+    assert (n - 1) * period <= rec["wake"][-1] - rec["deadline"][0] and wall < (n + 1) * period + 0.25
     assert stats.period_p50_s == pytest.approx(period, rel=0.1)
     assert 0.0 <= stats.lateness_p50_s <= stats.lateness_p99_s <= stats.lateness_max_s
-    rec = loop.records()
     assert np.all(rec["wake"] >= rec["deadline"]) and np.all(rec["end"] >= rec["wake"])
     np.testing.assert_allclose(np.diff(rec["deadline"]), period, atol=1e-9)
     assert stats.deadline_misses == int(np.count_nonzero(rec["deadline"] + period < rec["end"]))
