@@ -255,7 +255,7 @@ def test_the_engine_is_re_entered_through_its_compiled_entry_for_the_runs_argume
     the dispatcher."""
     from numba import njit
 
-    from legsim.hybrid.simulate import _entry_point
+    from legsim._direct import entry_point as _entry_point
 
     @njit
     def add(a, b):

@@ -473,6 +473,12 @@ def test_the_tick_takes_lists_read_only_and_strided_arrays_as_the_observations_a
         fired += len(got)
         np.testing.assert_array_equal(a.last.theta_fire, b.last.theta_fire)
     assert fired > 10
+    # from the second step on, both call the compiled tick's entry (legsim._direct), not the dispatcher:
+    # every one of these kinds of input reached it as the types of the first step's
+    from legsim.robots.rats import _tick
+
+    if hasattr(_tick.rolling_tick, "overloads"):  # (with NUMBA_DISABLE_JIT the tick is Python)
+        assert a._tick is b._tick is not _tick.rolling_tick and len(_tick.rolling_tick.overloads) == 1
 
 
 def test_the_packed_parameters_fill_every_slot():

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._compiling import engine
 from .._compiling import watch as watch_compilation
+from .._direct import entry_point
 from .._progress import check_progress
 from ..errors import (
     InputError,
@@ -291,7 +292,7 @@ def simulate(model: Model, t_final: float,
                 try:
                     status = int(advance(*engine_args))
                     if not entered:  # after the first call (a compile or cache load): its machine code
-                        advance, entered = _entry_point(advance, engine_args), True
+                        advance, entered = entry_point(advance, engine_args), True
                 except ArithmeticError as exc:  # e.g. a division by zero inside a model's hooks
                     failure = exc
                     break
@@ -370,19 +371,6 @@ def simulate(model: Model, t_final: float,
         raise kind(msg, t=t_stop, mode=model.mode_name(mode_stop), cause=cause,
                    result=result) from failure
     return result
-
-
-def _entry_point(dispatcher, args: tuple):
-    """The compiled entry of ``dispatcher`` for ``args``' types, called directly: it skips the
-    dispatcher's typing of the 15 arguments at every call (a call per sample instant with a controller
-    in Python); ``dispatcher`` itself when it has no such overload (or under ``NUMBA_DISABLE_JIT``)."""
-    overloads = getattr(dispatcher, "overloads", None)
-    if not overloads:
-        return dispatcher
-    from numba import typeof
-
-    compiled = overloads.get(tuple(typeof(a) for a in args))
-    return dispatcher if compiled is None else compiled.entry_point
 
 
 def _explain(model: Model, status: int, si: np.ndarray, opts: Options, recent_events: np.ndarray,

@@ -60,6 +60,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from ..._direct import entry_point
 from ...errors import (
     InputError,
     as_float,
@@ -615,6 +616,7 @@ class RollingController:
         self._pl = np.zeros((_tick.N_PL, n))
         self._diag = np.zeros(_tick.N_DIAG)
         self._fired = np.zeros((n, 2), dtype=np.int64)
+        self._tick = _tick.rolling_tick  # its compiled entry after the first step (legsim._direct)
         self.reset()
 
     @property
@@ -636,11 +638,14 @@ class RollingController:
         t = _tick_number(o, "t", t)
         z = _tick_number(o, "z", z, -MAX_GROUND, MAX_GROUND)  # [m]
         v_d = -1.0 if v_desired is None else _tick_number(o, "v_desired", v_desired, 0.0, MAX_RATE)  # [m/s]
-        n = _tick.rolling_tick(self._pf, self.legs, t, _tick_array(R, _SHAPE_R, "R"),
-                               _tick_array(omega_world, _SHAPE_3, "omega_world"), z,
-                               _tick_array(v_world, _SHAPE_3, "v_world"),
-                               _tick_array(heading_world, _SHAPE_3, "heading_world"), v_d, self.ready_time,
-                               self.armed, self.brake._state, self._pl, self._diag, self._fired)
+        args = (self._pf, self.legs, t, _tick_array(R, _SHAPE_R, "R"),
+                _tick_array(omega_world, _SHAPE_3, "omega_world"), z,
+                _tick_array(v_world, _SHAPE_3, "v_world"),
+                _tick_array(heading_world, _SHAPE_3, "heading_world"), v_d, self.ready_time, self.armed,
+                self.brake._state, self._pl, self._diag, self._fired)
+        n = self._tick(*args)
+        if self._tick is _tick.rolling_tick:  # every argument has its type fixed above: call the overload
+            self._tick = entry_point(_tick.rolling_tick, args)
         if n < 0:
             raise self._refusal(n, t, R, omega_world, v_world, heading_world)
         out = [(i, ms) for i, ms in self._fired[:n].tolist()] if n else []
