@@ -144,6 +144,13 @@ def test_the_sources_run_in_worker_processes_with_the_rows_of_a_serial_run(built
     assert lines[0].startswith("[1/2] simsect") and not any("processes" in s for s in lines)
     with pytest.raises(InputError, match=r"report: 'workers' = 0, expected a whole number in \[1, 1024\]"):
         build_report(tmp_path, SUBSET, workers=0)
+    # before session 43 these ran the report (any value of with_figures counted as yes; a non-function echo
+    # failed at the first line printed)
+    with pytest.raises(InputError, match=r"report: 'with_figures' = 'no', expected True or False"):
+        build_report(tmp_path / "b", SUBSET, with_figures="no")
+    with pytest.raises(InputError, match=r"report: 'echo' = 'print', expected a function of one string"):
+        build_report(tmp_path / "b", SUBSET, echo="print")
+    assert not (tmp_path / "b").exists()
 
 
 def _children(pid: int) -> list[int]:

@@ -229,6 +229,13 @@ def test_legsim_view_html_writes_one_file_and_bad_input_is_named(tmp_path, capsy
     assert "is a directory" in capsys.readouterr().err
     assert main(["view", str(out), "--plot", "no_such_column", "--port", "8391"]) == 2
     assert "'plot_columns' (--plot): no column 'no_such_column'" in capsys.readouterr().err
+    # from Python, a string was split into its letters before session 43 ("xy" served the columns 'x' and
+    # 'y'); it is refused as not a list of names, before anything is served
+    from legsim.errors import InputError
+    from legsim.viz.viewer import serve_replay
+
+    with pytest.raises(InputError, match="serve: plot_columns = 'xy', expected a list of column names"):
+        serve_replay(out, plot_columns="xy", port=8392)
 
 
 # ------------------------------------------------------------------------------ browser

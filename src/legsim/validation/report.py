@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .._machine import check_workers, cpu_count, stop_workers, uninterrupted
-from ..errors import InputError
+from ..errors import InputError, check_echo, check_flag
 from ..userfiles import output_dir
 from ._core import SOURCES, STATUSES, Row, cases, figures
 
@@ -315,6 +315,8 @@ def build_report(
     this process may use, at most one per source; 1: in this process, one after another).
     InputError for an unknown source name or a ``workers`` that is not a positive whole number."""
     workers = check_workers("report", workers)
+    check_echo("report", echo)
+    with_figures = check_flag("report", "with_figures", with_figures)
     keys = check_sources(only)
     out_dir = output_dir(out, "the report")
     date = datetime.datetime.now().astimezone().isoformat(timespec="seconds")

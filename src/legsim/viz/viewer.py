@@ -433,7 +433,7 @@ def serve_replay(run_dir: str | Path, host: str = "127.0.0.1", port: int = DEFAU
     with run.reading():
         run.times(1, "to show")
         scene = scene_for_run(run.meta, run_dir)
-        plots = list(plot_columns) if plot_columns is not None else run.meta["state_names"][:3]
+        plots = plot_columns if plot_columns is not None else run.meta["state_names"][:3]  # checked by serve
         serve(scene, run.records, host, port, plots, echo, f"{run.meta['model']} run {run_dir}")
 
 
