@@ -116,6 +116,24 @@ def test_an_unknown_only_name_is_a_user_error_listing_the_valid_names(tmp_path):
     assert not (tmp_path / "report.html").exists()
 
 
+def test_a_source_name_from_python_that_is_not_one_is_refused_naming_the_valid_ones(tmp_path):
+    """Before session 43 ``figures("rat")`` and ``cases("rat")`` listed nothing, and ``build_report(
+    only="rats")`` took the string's letters as five unknown sources."""
+    from legsim.validation import figures
+    from legsim.validation.report import build_report
+
+    for find in (figures, cases):
+        with pytest.raises(InputError, match=f"{find.__name__}: .*'rat'.*did you mean 'rats'"):
+            find("rat")
+        with pytest.raises(InputError, match=f"{find.__name__}: source 3 is not a name"):
+            find(3)
+        assert find("rats") and len(find(None)) > len(find("rats"))
+    for only in ("rats", 3, ["rats", 3]):
+        with pytest.raises(InputError, match="report: 'only' = .*, expected None or a list of source names"):
+            build_report(tmp_path / "r", only)
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_case_that_raises_is_an_error_row_and_the_command_exits_1(tmp_path, monkeypatch, capsys):
     from legsim.validation import _core
 

@@ -132,13 +132,24 @@ def cases(source: str | None = None) -> list[Case]:
     """The registered cases (of one source), in registration order (imports every source module)."""
     from . import cjtc, contact, pneumatic, rats, simsect  # noqa: F401  (registration)
 
+    _source("cases", source)
     return [c for c in _CASES if source is None or c.source == source]
 
 
 def figures(source: str | None = None) -> list[Figure]:
     """The registered figures (of one source)."""
     cases()
+    _source("figures", source)
     return [f for f in _FIGURES if source is None or f.source == source]
+
+
+def _source(owner: str, source) -> None:
+    """None or a key of :data:`SOURCES`, else an :class:`InputError` naming ``owner``, the closest key and
+    all of them (a typo listed nothing before session 43)."""
+    if source is not None:
+        from ..errors import lookup
+
+        lookup("source", source, tuple(SOURCES), owner)
 
 
 def band_status(value: float, lo: float, hi: float) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .._machine import check_workers, cpu_count, stop_workers, uninterrupted
-from ..errors import InputError, check_echo, check_flag
+from ..errors import InputError, check_echo, check_flag, shown
 from ..userfiles import output_dir
 from ._core import SOURCES, STATUSES, Row, cases, figures
 
@@ -63,8 +63,11 @@ class Report:
 
 def check_sources(only: Sequence[str] | None) -> list[str]:
     """The source keys to report (all when ``only`` is empty); InputError naming the valid ones."""
-    if not only:
+    if only is None or isinstance(only, (list, tuple)) and not only:
         return list(SOURCES)
+    if not (isinstance(only, (list, tuple)) and all(isinstance(s, str) for s in only)):
+        raise InputError(f"report: 'only' = {shown(only)}, expected None or a list of source names (valid: "
+                         f"{', '.join(SOURCES)})")
     bad = [s for s in only if s not in SOURCES]
     if bad:
         raise InputError(
