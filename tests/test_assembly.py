@@ -900,6 +900,15 @@ def test_a_compiled_controller_s_parameters_and_memory_take_names_and_ranges_a_s
     with pytest.raises(InputError, match="controller names 'link' are already the robot's own"):
         robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0, 1e-3], [0.0, 0.0],
                                        memory_names=("link", "ticks"))
+    # the same names through Robot.simulate (session 43), where a run's parameters are also set by name
+    run = robot.simulate(0.2, compiled_pi, controller_params=[0.3, 0.4, 1.0, 1e-3],
+                         controller_memory=[0.0, 0.0], param_names=names,
+                         param_ranges={"q_ref": ParamRange("rad")}, memory_names=("integral", "ticks"),
+                         params={"q_ref": 0.5, "kp": 2.0},
+                         options=Options(record_period=1e-3))
+    np.testing.assert_array_equal(run.x, res.x)
+    with pytest.raises(InputError, match="param_names, memory_names name a compiled controller's values"):
+        robot.simulate(0.01, lambda t, s: [0.0], param_names=names, memory_names=("a",))
 
 
 def test_a_sphere_pushes_at_its_deepest_point_or_midway_to_the_ground():

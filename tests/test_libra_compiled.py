@@ -84,6 +84,8 @@ def test_a_compiled_climb_is_the_python_climb(libra):
     fast = climb(libra, stages, controller_kw={"quantise": False})
     slow = climb(libra, stages, compiled=False, controller_kw={"quantise": False})
     assert fast.controller is None and slow.controller is not None
+    nx = libra.robot.model.nx  # the compiled controller's memory is named in the run (session 43)
+    assert fast.result.state_names[nx:nx + 3] == ("cjtc_stage", "cjtc_t_enter", "cjtc_started")
     for k in fast.true:
         np.testing.assert_allclose(fast.true[k], slow.true[k], rtol=0, atol=1e-8)
     np.testing.assert_allclose(fast.tau, slow.tau, rtol=0, atol=1e-8)

@@ -992,13 +992,15 @@ class Robot:
 
     def simulate(self, t_final: float, controller: Controller | None = None, *, q0=None, v0=None,
                  commands0=None, options: Options | None = None, controller_params=(), controller_memory=(),
-                 x0=None, t0: float = 0.0, **kwargs) -> Result:
+                 x0=None, t0: float = 0.0, param_names: Sequence[str] | None = None,
+                 param_ranges: Mapping[str, ParamRange] | None = None,
+                 memory_names: Sequence[str] | None = None, **kwargs) -> Result:
         """Run the robot to ``t_final`` [s] with ``controller`` (called every control period from t = 0
         with the sensors' held measurements; None: the commands stay ``commands0``): a Python function
         ``controller(t, sensors) -> commands``, or one compiled with
         :func:`legsim.assembly.compiled_controller` (then ``controller_params`` reach it as ``params``,
-        and a controller with a memory starts with ``controller_memory``, see
-        :meth:`with_compiled_controller`).
+        and a controller with a memory starts with ``controller_memory``; ``param_names``,
+        ``param_ranges`` and ``memory_names`` name them in the run, see :meth:`with_compiled_controller`).
 
         ``options`` default: the robot's own (``Robot(options=...)``), else DP45 at rtol 1e-7 for the
         event path; fixed-step RK4 at h = half the
@@ -1020,7 +1022,9 @@ class Robot:
             nx = self.model.state_defaults.size
             if x0.size > nx and not np.size(controller_memory):  # a recorded state holds the memory
                 controller_memory = x0[nx:]
-            model = self.with_compiled_controller(controller, controller_params, controller_memory)
+            model = self.with_compiled_controller(controller, controller_params, controller_memory,
+                                                  param_names=param_names, param_ranges=param_ranges,
+                                                  memory_names=memory_names)
             if x0.shape == (nx,):  # the robot's state: the memory starts at controller_memory
                 x0 = np.concatenate([x0, model.state_defaults[nx:]])
             with self._explained(x0):
@@ -1028,6 +1032,11 @@ class Robot:
         if np.size(controller_memory):
             raise InputError(f"{self.name}: controller_memory is for a compiled controller that keeps a "
                              "memory (legsim.assembly.compiled_controller)")
+        named = [k for k, v in (("param_names", param_names), ("param_ranges", param_ranges),
+                                ("memory_names", memory_names)) if v is not None]
+        if named:
+            raise InputError(f"{self.name}: {', '.join(named)} name a compiled controller's values "
+                             "(legsim.assembly.compiled_controller), not a Python controller's")
         callback = None if controller is None else python_controller(self, controller)
         with self._explained(x0):
             return simulate(self.model, t_final, x0=x0, t0=t0, options=options, controller=callback,

@@ -160,9 +160,11 @@ def climb(libra: LibraRobot | None = None, stages: Sequence[Stage] | None = None
     ctrl = None
     if compiled:
         params, memory = _cjtc.pack(lib, sts, **_controller_kw("climb", controller_kw))
+        param_names, param_ranges, memory_names = _cjtc.names(lib, params)
         try:
             res = lib.robot.simulate(sts[-1].t1, _cjtc.libra_cjtc, controller_params=params,
-                                     controller_memory=memory, **run_kw)
+                                     controller_memory=memory, param_names=param_names,
+                                     param_ranges=param_ranges, memory_names=memory_names, **run_kw)
         except SimulationError as e:
             if "not finite" not in str(e):
                 raise
