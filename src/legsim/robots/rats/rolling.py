@@ -56,6 +56,7 @@ Units: SI (m, s, rad, rad/s, m/s); valve commands in whole ms.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -616,7 +617,7 @@ class RollingController:
         self._pl = np.zeros((_tick.N_PL, n))
         self._diag = np.zeros(_tick.N_DIAG)
         self._fired = np.zeros((n, 2), dtype=np.int64)
-        self._tick = _tick.rolling_tick  # its compiled entry after the first step (legsim._direct)
+        self._tick: Callable[..., int] = _tick.rolling_tick  # its compiled entry after the first step
         self.reset()
 
     @property
