@@ -28,7 +28,15 @@ count) takes a fifth argument, its *memory*::
 
 The memory is bookkeeping states of the run (``ctrl_m<k>``, after the robot's states, starting at
 ``controller_memory``), so the records hold it and a run continued from a recorded state
-(``x0=res.x[-1]``) continues it.
+(``x0=res.x[-1]``) continues it. Name the values and give them ranges, and a run's parameters can be
+set by name (checked)::
+
+    robot.simulate(1.0, pi, controller_params=[kp, q_ref, dt], controller_memory=[0.0],
+                   param_names=("kp", "q_ref", "dt"), param_ranges={"kp": positive("V/rad")},
+                   memory_names=("integral",), params={"kp": 2.0})
+
+A parameter that sizes or indexes the controller's arrays (a count, a channel) gets ``choice(<its value>)``:
+another value would make the compiled code read or write past them (DESIGN "Bad input").
 """
 
 from __future__ import annotations
