@@ -745,6 +745,21 @@ def test_hooks_compiled_from_older_sources_are_refused_with_what_to_do():
     assert "delete legsim/assembly/__pycache__" in robot.model.message(L.ERR_STALE)
 
 
+def test_the_stamp_hashes_only_files_the_hooks_cache_key_covers():
+    """legsim's cache keys the hooks on their import closure; a file the stamp hashes outside it would change
+    the stamp without recompiling the hooks, and every assembled robot would then be refused as stale (until
+    session 43 the stamp hashed ``compiled.py``, which the hooks do not import: an edit of its docstring did
+    that)."""
+    from pathlib import Path
+
+    from legsim import _numba_cache as nc
+    from legsim.assembly import _layout as L
+
+    here = Path(L.__file__).parent
+    closure = {Path(nc._module_file(m)).resolve() for m in nc.closure("legsim.assembly._hooks")}
+    assert {(here / f).resolve() for f in L._STAMPED} <= closure
+
+
 def test_contacts_by_link_name_and_by_default_skip_the_shapes_they_cannot_take():
     import pybullet_data
 
@@ -909,6 +924,20 @@ def test_a_compiled_controller_s_parameters_and_memory_take_names_and_ranges_a_s
     np.testing.assert_array_equal(run.x, res.x)
     with pytest.raises(InputError, match="param_names, memory_names name a compiled controller's values"):
         robot.simulate(0.01, lambda t, s: [0.0], param_names=names, memory_names=("a",))
+    # before session 43 these were Python's TypeError or ValueError (a string of names was its letters)
+    pi = (compiled_pi, [0.3, 0.4, 1.0, 1e-3], [0.0, 0.0])
+    for kw, said in ((dict(param_names="abcd"), "param_names = 'abcd', expected None or a list of names"),
+                     (dict(memory_names=7), "memory_names = 7, expected None or a list of names"),
+                     (dict(param_names=names, param_ranges=[("kp", positive())]),
+                      "param_ranges = .*, expected None or a mapping of parameter name"),
+                     (dict(param_names=names, param_ranges={"kp": 1.0}), "param_ranges = .*, expected None")):
+        with pytest.raises(InputError, match=said):
+            robot.with_compiled_controller(*pi, **kw)
+    for bad in ("abc", {"kp": 1.0}, True, ["j", 3]):
+        with pytest.raises(InputError, match="controller_params = .*, expected finite numbers"):
+            robot.with_compiled_controller(compiled_pi, bad)
+    with pytest.raises(InputError, match="param_names has 4 entries, expected 3 .* of controller_params"):
+        robot.with_compiled_controller(compiled_pi, [0.3, 0.4, 1.0], param_names=names)
 
 
 def test_a_sphere_pushes_at_its_deepest_point_or_midway_to_the_ground():

@@ -23,16 +23,22 @@ commands, sensordata, filter states, the exchange's states and the controller's 
 import hashlib
 from pathlib import Path
 
+_STAMPED = ("_layout.py", "_kernels.py", "_hooks.py", "../world/_terrain.py")
+"""The files :data:`STAMP` hashes, beside this one."""
+
 
 def _stamp() -> float:
     """A 48-bit hash of the sources the hooks are compiled from, exact as a float64. numba compiles it
     into the hooks as a constant; a hook loaded from a disk cache older than these sources (numba does
     not see an edit of an imported constant or of a callee in another file) carries another value, and
-    the check hook refuses to run (DESIGN.md "numba's on-disk cache"). ``world/_terrain.py`` is hashed too:
-its contact kinematics are inlined into the hooks."""
+    the check hook refuses to run (DESIGN.md "numba's on-disk cache"). ``world/_terrain.py`` is hashed
+    too: its contact kinematics are inlined into the hooks. Only files the hooks import: legsim's own cache
+    keys the hooks on exactly those, so an edit recompiles the hooks and their stamp together.
+    ``compiled.py`` (which the hooks do not import) was hashed until session 43: any edit of it made every
+    assembled robot refuse to run, its hooks loaded from the cache with the old stamp."""
     h = hashlib.sha256()
     here = Path(__file__).parent
-    for name in ("_layout.py", "_kernels.py", "_hooks.py", "compiled.py", "../world/_terrain.py"):
+    for name in _STAMPED:
         h.update((here / name).read_bytes())
     return float(int.from_bytes(h.digest()[:6], "little"))
 

@@ -1121,14 +1121,8 @@ class Robot:
         if not is_compiled_controller(controller):
             raise InputError(f"{self.name}: controller = {controller!r}, expected a function compiled with "
                              "legsim.assembly.compiled_controller")
-        cp = np.array(controller_params, dtype=float).ravel()
-        if not np.all(np.isfinite(cp)):
-            raise InputError(f"{self.name}: controller_params = {controller_params!r}, expected finite "
-                             "numbers")
-        mem = np.array(controller_memory, dtype=float).ravel()
-        if not np.all(np.isfinite(mem)):
-            raise InputError(f"{self.name}: controller_memory = {controller_memory!r}, expected finite "
-                             "numbers")
+        cp = _controller_values(self.name, "controller_params", controller_params)
+        mem = _controller_values(self.name, "controller_memory", controller_memory)
         if mem.size and not takes_memory(controller):
             raise InputError(f"{self.name}: controller_memory has {mem.size} values, but the controller "
                              "takes no memory (its fifth argument)")
@@ -1138,6 +1132,10 @@ class Robot:
         p[L.P_OCP], p[L.P_NCP], p[L.P_XM], p[L.P_NM] = base.size, cp.size, nx, mem.size
         pn = _own_names(self.name, "param_names", param_names, [f"ctrl_p{k}" for k in range(cp.size)])
         mn = _own_names(self.name, "memory_names", memory_names, [f"ctrl_m{k}" for k in range(mem.size)])
+        if not (param_ranges is None or isinstance(param_ranges, Mapping) and all(
+                isinstance(k, str) and isinstance(v, ParamRange) for k, v in param_ranges.items())):
+            raise InputError(f"{self.name}: param_ranges = {shown(param_ranges)}, expected None or a mapping "
+                             "of parameter name -> legsim.hybrid.ParamRange")
         ranges = dict(param_ranges or {})
         unknown = sorted(set(ranges) - set(pn))
         if unknown:
@@ -1155,16 +1153,30 @@ class Robot:
                                    state_defaults=np.concatenate([self.model.state_defaults, mem]))
 
 
+def _controller_values(robot: str, what: str, value) -> np.ndarray:
+    """A compiled controller's parameters or initial memory: finite numbers (a number, a list or an array,
+    flattened; empty: none), else an :class:`InputError` naming ``what``."""
+    a = as_floats(value).ravel()
+    if isinstance(value, (str, bytes, Mapping)) or a.size != np.asarray(value, dtype=object).size \
+            or not np.all(np.isfinite(a)):
+        raise InputError(f"{robot}: {what} = {shown(value)}, expected finite numbers (a list or an array)")
+    return a
+
+
 def _own_names(robot: str, what: str, names: Sequence[str] | None, default: list[str]) -> tuple[str, ...]:
     """A compiled controller's parameter or memory names: ``names`` (one unique identifier each) or the
     defaults."""
     if names is None:
         return tuple(default)
+    values = "controller_params" if what == "param_names" else "controller_memory"
+    if not (isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names)):
+        raise InputError(f"{robot}: {what} = {shown(names)}, expected None or a list of names (one per value "
+                         f"of {values})")
     out = tuple(names)
     unique = len(set(out)) == len(out) and all(isinstance(n, str) and n for n in out)
     if len(out) != len(default) or not unique:
         raise InputError(f"{robot}: {what} has {len(out)} entries, expected {len(default)} unique non-empty "
-                         "names (one per value)")
+                         f"names (one per value of {values})")
     return out
 
 
