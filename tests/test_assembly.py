@@ -733,6 +733,22 @@ def test_a_battery_drains_at_the_peukert_rate_of_its_motors_summed_currents():
                                           battery="pak")], resources=[Battery("pack")])
 
 
+def test_initial_commands_and_the_options_choice_of_the_wrong_kind_are_refused_by_name():
+    """Found sweeping Robot.simulate in session 43: ``commands0`` of the wrong count or kind was told as
+    "the controller returned commands of shape ...", 10**400 was an OverflowError, and
+    ``default_options(smooth=array)`` numpy's ValueError."""
+    robot = Robot(wheel(), actuators=[TorqueSource("t", "link")])
+    for bad in ([1.0, 2.0], "abc", True, 10**400, [float("nan")]):
+        with pytest.raises(InputError, match=r"commands0 = .*, expected 1 finite numbers \(actuators t\)"):
+            robot.simulate(0.01, q0=[0.0], commands0=bad)
+    with pytest.raises(InputError, match="command for unknown actuator 'u'"):
+        robot.initial_state(commands0={"u": 1.0})
+    assert robot.initial_state(commands0={"t": 0.5})[-1] == 0.5
+    with pytest.raises(InputError, match="default_options: 'smooth' = .*, expected True or False"):
+        robot.default_options(smooth=np.zeros(3))
+    assert robot.simulate(0.01, lambda t, s: 10**400, q0=[0.0], raise_on_error=False).status != "done"
+
+
 def test_hooks_compiled_from_older_sources_are_refused_with_what_to_do():
     from legsim.assembly import _layout as L
 

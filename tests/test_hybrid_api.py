@@ -271,3 +271,19 @@ def test_the_engine_is_re_entered_through_its_compiled_entry_for_the_runs_argume
     assert entry is not add and entry(*args) == 3.0
     assert _entry_point(add, (np.ones(2, dtype=np.int64), 2.0)) is add  # another type: the dispatcher
     assert _entry_point(add.py_func, args) is add.py_func  # no JIT
+
+
+def test_a_run_whose_kept_records_cannot_fit_in_memory_is_refused_before_it_starts(ball):
+    """Session 43: ``Robot.simulate(2**40)`` (found sweeping it) would have recorded 1.1e15 records at 1 ms
+    in memory until the OS killed it. A run that keeps more records than the machine's memory holds is
+    refused, saying how to stream them; streamed, or recorded less often, it is not."""
+    from legsim._machine import physical_memory
+
+    opts = Options(record_period=1e-3)
+    with pytest.raises(InputError, match=r"keeps 1.1e\+15 records .* GB\) in memory, more than this "
+                                         r"machine's .*: stream them to disk"):
+        simulate(ball, 2.0**40, options=opts, progress=False)
+    rows = physical_memory() / ((2 + ball.nx + ball.ny) * 8.0)  # just over the memory, at 1 ms
+    with pytest.raises(InputError, match="more than this machine's"):
+        simulate(ball, 1.01 * rows * 1e-3, options=opts, progress=False)
+    assert simulate(ball, 0.05, options=opts, progress=False).t.size == 51

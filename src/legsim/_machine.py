@@ -1,4 +1,4 @@
-"""This machine's CPUs, and stopping the worker processes legsim runs on them."""
+"""This machine's CPUs and memory, and stopping the worker processes legsim runs on them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import threading
 
 from .errors import check_whole
 
-__all__ = ["MAX_WORKERS", "check_workers", "cpu_count", "stop_workers", "uninterrupted"]
+__all__ = ["MAX_WORKERS", "check_workers", "cpu_count", "physical_memory", "stop_workers", "uninterrupted"]
 
 MAX_WORKERS = 1024
 """Most worker processes one pool may ask for (a local pool starts them all at once)."""
@@ -22,6 +22,14 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - macOS, Windows
         return os.cpu_count() or 1
+
+
+def physical_memory() -> float:
+    """This machine's physical memory [bytes]; 0 where the OS does not say (nothing is refused for it)."""
+    try:
+        return float(os.sysconf("SC_PHYS_PAGES")) * float(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - Windows
+        return 0.0
 
 
 def check_workers(owner: str, workers, name: str = "workers") -> int | None:

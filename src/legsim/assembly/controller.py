@@ -90,7 +90,7 @@ class CommandWriter:
         else:
             try:
                 arr = np.asarray(cmd, dtype=float)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # (OverflowError: an int beyond any float)
                 raise InputError(f"commands = {cmd!r}: expected {self.n} numbers (actuators "
                                  f"{', '.join(self.names)}) or a mapping actuator -> value") from None
             if arr.shape != (self.n,):

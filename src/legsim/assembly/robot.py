@@ -965,6 +965,13 @@ class Robot:
             x[slot] = math.floor(k * (x[qadr] if qadr >= 0 else lengths[a]))
         self._hold_packets(x)
         if commands0 is not None:
+            n = self._x["nact"]
+            if not isinstance(commands0, Mapping):  # (a mapping's values: the writer names each actuator)
+                c = as_floats(commands0)
+                if c.shape != (n,) or not np.all(np.isfinite(c)):
+                    raise InputError(f"{self.name}: commands0 = {shown(commands0)}, expected {n} finite "
+                                     f"numbers (actuators {', '.join(self.actuator_names)}) or a mapping "
+                                     "actuator -> value")
             CommandWriter(self, x)(commands0)
         return x
 
@@ -980,6 +987,7 @@ class Robot:
             return self.options
         if smooth is None:
             smooth = self.contacts is not None and self.contacts.path == "smooth"
+        smooth = check_flag(f"{self.name}: default_options", "smooth", smooth)
         if smooth:
             h = self.control_period / 2
             loops = [a.current_bandwidth_hz for a in self.actuators

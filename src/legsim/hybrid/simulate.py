@@ -208,6 +208,7 @@ def simulate(model: Model, t_final: float,
             raise InputError(f"{model.name}: a controller needs a sample period: the model has none "
                              "and options.sample_period is 0")
         controller_every = check_whole(model.name, "controller_every", controller_every, lo=1)
+    _check_memory(model, t_final - t0, opts.record_period, keep_records)
     if opts.method_code.stiff:  # scipy's implicit solvers between events (legsim.hybrid.stiff)
         from .stiff import _simulate_stiff
 
@@ -371,6 +372,25 @@ def simulate(model: Model, t_final: float,
         raise kind(msg, t=t_stop, mode=model.mode_name(mode_stop), cause=cause,
                    result=result) from failure
     return result
+
+
+def _check_memory(model: Model, span: float, record_period: float, keep_records: bool) -> None:
+    """An :class:`InputError` when the records a run keeps in memory (every ``record_period`` over ``span``
+    seconds) would take more than this machine's physical memory: the run would be killed by the OS
+    (or swap for hours) instead of stopping with a message."""
+    from .._machine import physical_memory
+
+    have = physical_memory()
+    if not keep_records or record_period <= 0.0 or have <= 0.0:
+        return
+    rows = span / record_period
+    need = rows * (2 + model.nx + model.ny) * 8.0  # time, states, outputs and the mode: float64 each
+    if need > have:
+        raise InputError(f"{model.name}: 't_final' - 't0' = {span:g} s recorded every {record_period:g} s "
+                         f"(options.record_period) keeps {rows:.3g} records ({need / 1e9:.3g} GB) in memory, "
+                         f"more than this machine's {have / 1e9:.3g} GB: stream them to disk "
+                         "(sinks=[legsim.io.RunWriter(...)], keep_records=False; the legsim command does), "
+                         "or set a longer record_period")
 
 
 def _explain(model: Model, status: int, si: np.ndarray, opts: Options, recent_events: np.ndarray,
