@@ -4,9 +4,11 @@ recorder: a real one would compile for a minute (DESIGN.md "Compile time" has th
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -88,6 +90,45 @@ def test_nothing_starts_when_cached_disabled_or_on_one_core(fresh):
     fresh.setattr(legsim._machine, "cpu_count", lambda: 1)
     C.compile_in_background(assembly=True)
     assert jobs == []
+
+
+def test_while_the_engine_compiles_there_this_process_compiles_its_late_callees_unless_parts_wait(fresh):
+    """legsim._compiling.engine_callees (called by registry.build before a model compiles its hooks) imports
+    legsim.hybrid._prewarm only while the second process compiles the engine (either variant) and no robot
+    from parts' joint accelerations, whose hooks are this process's own long compile."""
+    imported = []
+    fresh.setattr(importlib, "import_module", lambda name: imported.append(name))
+    fresh.delitem(sys.modules, C.ENGINE_PREWARM, raising=False)
+    C.engine_callees()  # no job: not a first run
+    C.compile_in_background(assembly=True)
+    C.engine_callees()
+    assert imported == []
+    for stiff in (False, True):
+        fresh.setattr(C, "_JOB", None)
+        C.compile_in_background(stiff=stiff)
+        C.engine_callees()
+    assert imported == [C.ENGINE_PREWARM] * 2
+
+
+def test_the_engines_late_callees_are_compiled_ahead_with_the_engines_own_argument_types():
+    """The compile driver of legsim.hybrid._prewarm types the engine's late callees as the engine does.
+    After the engine (loaded from the cache or compiled here), a fresh compile of the driver leaves each
+    callee with one compiled overload in this process and one signature in numba's cache index: other types
+    would add the driver's own overload beside the engine's (compiled here, or cached by the warm-up)."""
+    from numba import njit
+
+    from legsim._cache_audit import _signatures
+    from legsim._compiling import engine
+    from legsim.hybrid import _events, _prewarm, _steppers
+    from legsim.hybrid._kernels import _ADVANCE_SIG
+
+    engine()
+    njit(_ADVANCE_SIG, error_model="numpy")(_prewarm.late_callees.py_func)  # not cached: types them afresh
+    for c in (_events._records_until, _steppers._slide_alpha, _events._locate, _events._try_slide):
+        name = c.py_func.__qualname__
+        assert len(c.overloads) == 1, name
+        [index] = Path(c.stats.cache_path).glob(f"*.{name}-*.nbi")
+        assert len(_signatures(index)) == 1, name
 
 
 def test_the_engine_waits_for_its_cache_entry_not_for_the_whole_job(fresh):

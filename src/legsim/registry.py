@@ -51,6 +51,9 @@ def build(name: str, where: str = "model", **options) -> Model:
         raise InputError(f"{where}: unknown model '{name}'{closest(name, list(models))}; "
                          f"available: {', '.join(sorted(models))}")
     module, func = models[name].split(":")
+    from ._compiling import engine_callees
+
+    engine_callees()  # on a first run, before the model's module compiles its hooks
     builder = getattr(importlib.import_module(module), func)
     try:
         return builder(**options)

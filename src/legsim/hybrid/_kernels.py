@@ -161,6 +161,19 @@ def _step_after_sample(h, sf, si):
     return min(h, hs) if hs > 0.0 else h
 
 
+@njit(cache=True, inline="always")
+def _scratch(work, iwork, nx, ng, ny):
+    """Views of the scratch vectors (:func:`work_sizes`): ``(K (7, nx) Runge–Kutta stages, xs, xnew,
+    xe, xr, xh, k2, k3, k4, fb, fa, xp (nx,) state buffers, g0, g1, gbuf (ng,) guard values, ybuf (ny,)
+    outputs, fired (ng,) int)``; the Rosenbrock matrices follow them in ``work``."""
+    K = work[:7 * nx].reshape((7, nx))
+    return (K, work[7 * nx:8 * nx], work[8 * nx:9 * nx], work[9 * nx:10 * nx], work[10 * nx:11 * nx],
+            work[11 * nx:12 * nx], work[12 * nx:13 * nx], work[13 * nx:14 * nx], work[14 * nx:15 * nx],
+            work[15 * nx:16 * nx], work[16 * nx:17 * nx], work[17 * nx:18 * nx], work[18 * nx:18 * nx + ng],
+            work[18 * nx + ng:18 * nx + 2 * ng], work[18 * nx + 2 * ng:18 * nx + 3 * ng],
+            work[18 * nx + 3 * ng:18 * nx + 3 * ng + ny], iwork[:ng])
+
+
 _ROSENBROCK = False
 """Whether a copy of :func:`_advance` carries the Rosenbrock step: False in the engine every run
 compiles, True in its stiff variant (:func:`variant`). numba prunes the branch a False constant
@@ -214,23 +227,8 @@ def _advance(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t,
     rec_cap = rec.shape[0]
     ev_cap = ev_t.shape[0]
 
-    K = work[:7 * nx].reshape((7, nx))
-    xs = work[7 * nx:8 * nx]
-    xnew = work[8 * nx:9 * nx]
-    xe = work[9 * nx:10 * nx]
-    xr = work[10 * nx:11 * nx]
-    xh = work[11 * nx:12 * nx]
-    k2 = work[12 * nx:13 * nx]
-    k3 = work[13 * nx:14 * nx]
-    k4 = work[14 * nx:15 * nx]
-    fb = work[15 * nx:16 * nx]
-    fa = work[16 * nx:17 * nx]
-    xp = work[17 * nx:18 * nx]
-    g0 = work[18 * nx:18 * nx + ng]
-    g1 = work[18 * nx + ng:18 * nx + 2 * ng]
-    gbuf = work[18 * nx + 2 * ng:18 * nx + 3 * ng]
-    ybuf = work[18 * nx + 3 * ng:18 * nx + 3 * ng + ny]
-    fired = iwork[:ng]
+    K, xs, xnew, xe, xr, xh, k2, k3, k4, fb, fa, xp, g0, g1, gbuf, ybuf, fired = _scratch(
+        work, iwork, nx, ng, ny)
     fired[:] = 0
     if _ROSENBROCK:  # its Jacobian and iteration matrix over the ODE's states, pivots, Jacobian age
         base = 18 * nx + 3 * ng + ny
