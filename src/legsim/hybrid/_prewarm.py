@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._borrow import borrow_all
 from ._events import _locate, _records_until, _try_slide
 from ._kernels import _ADVANCE_SIG, _scratch
 from ._layout import (
@@ -43,18 +42,11 @@ from ._steppers import _slide_alpha
 def late_callees(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i, work,
                  iwork):  # pragma: no cover - a compile driver, never called
     """One call of each late callee of :func:`._kernels._advance`, its arguments typed as there (the
-    views of :func:`._kernels._scratch`, the scalars read from the same arrays, guard indices int64)."""
-    (gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i, work, iwork) = borrow_all(
-        (gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, ev_t, ev_i, work, iwork))
-    vf = hooks.vector_field
-    gf = hooks.guards
-    rf = hooks.reset
-    of = hooks.outputs
-    nx = x.size
-    ng = gdir.size
-    ny = rec.shape[1] - 1 - nx
+    hooks, the views of :func:`._kernels._scratch`, the scalars read from the same arrays, guard indices
+    int64; borrowing the arrays, as the engine does, does not change their types)."""
+    vf, gf = hooks.vector_field, hooks.guards
     K, xs, xnew, xe, xr, xh, k2, k3, k4, fb, fa, xp, g0, g1, gbuf, ybuf, fired = _scratch(
-        work, iwork, nx, ng, ny)
+        work, iwork, x.size, gdir.size, rec.shape[1] - 1 - x.size)
     method = opti[OI_METHOD]
     t = sf[SF_T]
     h = sf[SF_H]
@@ -62,11 +54,11 @@ def late_callees(hooks, gdir, gplace, p, optf, opti, sf, si, x, rec, rec_mode, e
     j = np.int64(0)
     place = gplace[j]
     eps_t = 8.0 * 2.220446049250313e-16 * max(1.0, abs(optf[OF_TF]), abs(optf[OF_T0]))
-    _records_until(method, vf, gf, of, si, t, x, h, t, xe, p, mode, K, k2, k3, k4, xs, xr, fb, xp, gbuf,
-                   rec, rec_mode, ybuf, optf[OF_T0], optf[OF_REC_PERIOD], optf[OF_TF], eps_t)
+    _records_until(method, vf, gf, hooks.outputs, si, t, x, h, t, xe, p, mode, K, k2, k3, k4, xs, xr, fb, xp,
+                   gbuf, rec, rec_mode, ybuf, optf[OF_T0], optf[OF_REC_PERIOD], optf[OF_TF], eps_t)
     _slide_alpha(vf, gf, si, t, xnew, p, mode, fa, fb, xp, gbuf)
     _locate(method, vf, gf, si, j, t, x, h, p, mode, K, k2, k3, k4, xs, xe, fb, xp, gbuf, fa, g0[j], g1[j],
             h, gdir[j] if j >= 0 else -1, place, optf[OF_STOP_PREC], opti[OI_MAX_STOP_ITER], eps_t)
-    _try_slide(vf, gf, rf, si, t, xnew, p, mode, mode, j, gdir, g0[j], fired, gbuf, fa, fb, xr, xp, g1,
-               optf[OF_SLIDE_TOL])
+    _try_slide(vf, gf, hooks.reset, si, t, xnew, p, mode, mode, j, gdir, g0[j], fired, gbuf, fa, fb, xr, xp,
+               g1, optf[OF_SLIDE_TOL])
     return 0
