@@ -5,6 +5,7 @@ recorder: a real one would compile for a minute (DESIGN.md "Compile time" has th
 from __future__ import annotations
 
 import importlib
+import multiprocessing
 import os
 import sys
 import types
@@ -108,6 +109,24 @@ def test_while_the_engine_compiles_there_this_process_compiles_its_late_callees_
         C.compile_in_background(stiff=stiff)
         C.engine_callees()
     assert imported == [C.ENGINE_PREWARM] * 2
+
+
+def test_a_first_run_from_python_starts_the_engines_second_process_and_compiles_its_callees_here(fresh):
+    """engine() called with no second process (a script or the API, not the CLI) and the engine uncached:
+    it starts the second process for the engine and imports legsim.hybrid._prewarm meanwhile; not in a
+    pool's worker process."""
+    imported = []
+    stub = types.SimpleNamespace(advance="the loop")
+    fresh.setattr(importlib, "import_module", lambda name: imported.append(name) or stub)
+    fresh.setattr(C, "engine_cached", lambda stiff=False: bool(jobs) and C.ENGINE_PREWARM in imported)
+    fresh.delitem(sys.modules, C.ENGINE_PREWARM, raising=False)
+    fresh.setattr(multiprocessing, "parent_process", lambda: object())  # a pool's worker: nothing starts
+    assert C.engine() == "the loop" and jobs == [] and imported == ["legsim.hybrid._engine"]
+    fresh.setattr(multiprocessing, "parent_process", lambda: None)
+    imported.clear()
+    assert C.engine() == "the loop"
+    assert len(jobs) == 1 and _imports(jobs[0]) == ["legsim.hybrid._engine"]
+    assert imported == [C.ENGINE_PREWARM, "legsim.hybrid._engine"]
 
 
 def test_the_engines_late_callees_are_compiled_ahead_with_the_engines_own_argument_types():

@@ -345,10 +345,18 @@ def _until(ready, timeout: float | None = None) -> bool:
 def engine(stiff: bool = False):
     """The engine's integration loop (``legsim.hybrid._engine.advance``, or with ``stiff`` the variant
     that carries the Rosenbrock method), once the second process (if it compiles that variant) has it
-    in the cache; if that process failed, the import compiles here as before."""
+    in the cache; if that process failed, the import compiles here as before. A first run from Python
+    (a script, the API: nothing has started a second process) that finds the engine uncached starts one
+    for it here and compiles the engine's late callees meanwhile (:func:`engine_callees`), as the CLI does;
+    not in a worker process of a pool (``multiprocessing``), whose pool is the parallelism."""
     import importlib
+    import multiprocessing
 
     module = _engine_module(stiff)
+    if _JOB is None and module not in sys.modules and multiprocessing.parent_process() is None \
+            and not engine_cached(stiff):
+        compile_in_background(stiff=stiff)
+        engine_callees()
     if module in _JOB_MODULES and module not in sys.modules and not _until(lambda: engine_cached(stiff), 1.0):
         global _WAITED
         _WAITED = True
