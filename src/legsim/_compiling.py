@@ -296,11 +296,13 @@ def engine_callees() -> None:
     from parts' hooks to compile first, compile in this process the engine's callees that its compile
     reaches last (:mod:`legsim.hybrid._prewarm`, ~3.5 s cold), so that the second process loads them: the
     engine is ready ~3.5 s sooner. Called before a registered model compiles its own hooks
-    (:func:`legsim.registry.build`: the SLIP, the SimSect hexapod); nothing happens on other runs."""
+    (:func:`legsim.registry.build`: the SLIP, the SimSect hexapod) and by :func:`engine`; nothing happens
+    on other runs, or once the engine is cached."""
     import importlib
 
-    compiles_engine = any(_engine_module(stiff) in _JOB_MODULES for stiff in (False, True))
-    if ENGINE_PREWARM in sys.modules or PREWARM in _JOB_MODULES or not compiles_engine:
+    compiling = any(_engine_module(stiff) in _JOB_MODULES and not engine_cached(stiff)
+                    for stiff in (False, True))
+    if ENGINE_PREWARM in sys.modules or PREWARM in _JOB_MODULES or not compiling:
         return
     importlib.import_module(ENGINE_PREWARM)
 
@@ -356,7 +358,7 @@ def engine(stiff: bool = False):
     if _JOB is None and module not in sys.modules and multiprocessing.parent_process() is None \
             and not engine_cached(stiff):
         compile_in_background(stiff=stiff)
-        engine_callees()
+    engine_callees()  # (also a robot from parts whose hooks were cached: its second process has the engine)
     if module in _JOB_MODULES and module not in sys.modules and not _until(lambda: engine_cached(stiff), 1.0):
         global _WAITED
         _WAITED = True
