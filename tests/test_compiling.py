@@ -217,6 +217,40 @@ def test_a_compile_long_enough_to_announce_stops_a_background_warmup(fresh):
     assert gave_way == [0] and w.announced
 
 
+def test_a_compile_cut_short_says_no_duration_and_leaves_no_estimate(fresh, tmp_path):
+    """Ctrl-C (or an error) inside an announced compile: the burst ends without "compiled in N s" (the CLI
+    says "interrupted"), and its time does not become the next notice's estimate; the next burst of the same
+    function is announced with the table's figure and closes normally."""
+    import io
+
+    fresh.setenv("LEGSIM_CACHE_DIR", str(tmp_path))
+    name = "legsim.assembly._hooks.robot_guards"
+    out = io.StringIO()
+    w = C._Watcher(out, after=60.0)
+    w.start(name)
+    w.announce()
+    w.end(failed=True)
+    w.close()
+    assert "compiled in" not in out.getvalue() and not (tmp_path / C.TIMES).exists()
+    w.start(name)
+    w.announce()
+    w.end()
+    w.close()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 3 and "(about 45 s on a 2-core machine)" in lines[1] and "compiled in" in lines[2]
+
+
+def test_a_compile_that_raised_is_told_from_numbas_end_event():
+    from numba.core.event import Event, EventStatus
+
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        raised = Event("numba:compile", EventStatus.END, exc_details=sys.exc_info())
+    ok = Event("numba:compile", EventStatus.END, exc_details=(None, None, None))
+    assert C._raised(raised) and not C._raised(ok)
+
+
 def test_the_notice_estimates_from_the_last_compile_on_this_machine(fresh, tmp_path):
     import io
 

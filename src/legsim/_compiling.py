@@ -102,7 +102,7 @@ class _Watcher:
                 self.timer.daemon = True
                 self.timer.start()
 
-    def end(self) -> None:
+    def end(self, failed: bool = False) -> None:
         with self.lock:
             self.depth -= 1
             if self.depth > 0:
@@ -111,6 +111,12 @@ class _Watcher:
             if self.timer is not None:
                 self.timer.cancel()
                 self.timer = None
+            if failed:  # cut short (Ctrl-C) or refused: no "compiled in" line, and no time to estimate from
+                if self.closer is not None:
+                    self.closer.cancel()
+                    self.closer = None
+                self.burst = 0.0
+                return
             if self.burst:  # the burst ends when no compilation follows within a second
                 self.closer = threading.Timer(1.0, self.close)
                 self.closer.daemon = True
@@ -200,6 +206,13 @@ def compiled() -> bool:
     return _WAITED or (_WATCHER is not None and _WATCHER.announced)
 
 
+def _raised(ev) -> bool:
+    """Whether the compile that numba's END event ``ev`` closes raised (Ctrl-C, an error). Not
+    ``ev.is_failed``: numba 0.68 returns ``_exc_details is None`` there, True for every compile that
+    succeeded."""
+    return getattr(ev, "_exc_details", None) is not None
+
+
 def watch(stream: TextIO | None = None, after: float = 2.0) -> None:
     """Announce compilations that last more than ``after`` seconds on ``stream`` (default: the
     ``sys.stderr`` of the moment). Idempotent: the listener is registered once per process."""
@@ -216,7 +229,7 @@ def watch(stream: TextIO | None = None, after: float = 2.0) -> None:
             watcher.start(f"{f.__module__}.{f.__qualname__}")
 
         def on_end(self, ev):
-            watcher.end()
+            watcher.end(failed=_raised(ev))
 
     event.register("numba:compile", Listener())
     atexit.register(watcher.close)  # a run that ends right after compiling still says how long
