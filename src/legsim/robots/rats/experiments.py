@@ -231,7 +231,7 @@ def calibrate_tip_model(pressures_mpa=(0.15, 0.2, 0.3, 0.45, 0.6, 0.689, 0.8), *
 SIM_TIP_MODEL = TipStrengthModel(a=9.1458, b=-0.72506, c_resistance=(0.054192,) * N_LEGS,
                                  c_latency=(6.9347,) * N_LEGS)
 """(6.6) fitted to the default robot (rubber-seat valves, tipping set, leg 1 from stance 0) by
-:func:`calibrate_tip_model`: thresholds 58, 44, 32, 25, 21, 20, 18 ms at 0.15, 0.2, 0.3, 0.45, 0.6,
+:func:`calibrate_tip_model`: thresholds 57, 44, 32, 25, 21, 20, 18 ms at 0.15, 0.2, 0.3, 0.45, 0.6,
 0.689, 0.8 MPa gauge, fitted within 0.35 ms. The thesis's shape (a = 2.2584 ms MPa^-b, b = -1.1795)
 is steeper: its 0.689 MPa thresholds are 6-9 ms, where this model's valve needs 20 (its effective
 C_v was fitted to the hop height E4, not to tipping)."""
