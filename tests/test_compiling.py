@@ -53,7 +53,9 @@ def fresh(monkeypatch):
     monkeypatch.setattr(C, "engine_cached", lambda stiff=False: False)
     monkeypatch.setattr(C, "assembly_cached", lambda: False)
     monkeypatch.setattr(C, "replay_cached", lambda: False)
-    for m in ("legsim.hybrid._engine", "legsim.hybrid._engine_stiff", C.PREWARM, C.REPLAY_PREWARM):
+    monkeypatch.setattr(C, "world_cached", lambda: False)
+    for m in ("legsim.hybrid._engine", "legsim.hybrid._engine_stiff", C.PREWARM, C.REPLAY_PREWARM,
+              C.WORLD_LATE):
         monkeypatch.delitem(sys.modules, m, raising=False)
     return monkeypatch
 
@@ -75,6 +77,25 @@ def test_a_robot_from_parts_gets_its_joint_accelerations_first_then_the_engine_t
 def test_other_runs_get_the_engine_alone_and_the_stiff_variant_when_asked(fresh):
     C.compile_in_background(stiff=True)
     assert _imports(jobs[0]) == ["legsim.hybrid._engine_stiff"]
+
+
+def test_a_robot_world_gets_its_loops_late_callees_and_not_the_engine(fresh):
+    C.compile_in_background(world=True)
+    assert _imports(jobs[0]) == [C.WORLD_LATE]
+    fresh.setattr(C, "_JOB", None)
+    fresh.setattr(C, "world_cached", lambda: True)
+    C.compile_in_background(world=True)
+    assert len(jobs) == 1
+
+
+def test_robot_world_simulate_asks_for_the_second_process(monkeypatch):
+    from legsim.world import robot_world
+    from legsim.world._one_body import one_body_world
+
+    asked = []
+    monkeypatch.setattr(robot_world, "compile_in_background", lambda **kw: asked.append(kw))
+    one_body_world().simulate(1e-3, 1e-3)
+    assert asked == [{"world": True}]
 
 
 def test_nothing_starts_when_cached_disabled_or_on_one_core(fresh):
@@ -129,25 +150,49 @@ def test_a_first_run_from_python_starts_the_engines_second_process_and_compiles_
     assert imported == [C.ENGINE_PREWARM, "legsim.hybrid._engine"]
 
 
-def test_the_engines_late_callees_are_compiled_ahead_with_the_engines_own_argument_types():
-    """The compile driver of legsim.hybrid._prewarm types the engine's late callees as the engine does.
-    After the engine (loaded from the cache or compiled here), a fresh compile of the driver leaves each
-    callee with one compiled overload in this process and one signature in numba's cache index: other types
-    would add the driver's own overload beside the engine's (compiled here, or cached by the warm-up)."""
+def _typed_as_their_caller(driver, args_types, callees) -> None:
+    """A fresh (uncached) compile of the compile driver ``driver`` for ``args_types``, after its caller's
+    loop was loaded or compiled, leaves each of ``callees`` one compiled overload in this process and one
+    signature in numba's cache index: other types would add the driver's own beside the loop's (compiled
+    here, or cached by the warm-up)."""
     from numba import njit
 
     from legsim._cache_audit import _signatures
+
+    options = {k: v for k, v in driver.targetoptions.items() if k not in ("cache", "nopython")}
+    njit(args_types, **options)(driver.py_func)  # not cached: it types the callees afresh
+    for c in callees:
+        name = c.py_func.__qualname__
+        assert len(c.overloads) == 1, name
+        [index] = Path(c.stats.cache_path).glob(f"*.{name}-*.nbi")
+        assert len(_signatures(index)) == 1, name
+
+
+def test_the_engines_late_callees_are_compiled_ahead_with_the_engines_own_argument_types():
+    """legsim.hybrid._prewarm's driver types the callees the engine's compile reaches last as the engine
+    does (after the engine, loaded or compiled here)."""
     from legsim._compiling import engine
     from legsim.hybrid import _events, _prewarm, _steppers
     from legsim.hybrid._kernels import _ADVANCE_SIG
 
     engine()
-    njit(_ADVANCE_SIG, error_model="numpy")(_prewarm.late_callees.py_func)  # not cached: types them afresh
-    for c in (_events._records_until, _steppers._slide_alpha, _events._locate, _events._try_slide):
-        name = c.py_func.__qualname__
-        assert len(c.overloads) == 1, name
-        [index] = Path(c.stats.cache_path).glob(f"*.{name}-*.nbi")
-        assert len(_signatures(index)) == 1, name
+    _typed_as_their_caller(_prewarm.late_callees, _ADVANCE_SIG, (
+        _events._records_until, _steppers._slide_alpha, _events._locate, _events._try_slide))
+
+
+def test_robot_worlds_late_callees_are_compiled_ahead_with_its_loops_own_argument_types():
+    """legsim.world._late_callees's driver types the callees RobotWorld's loop reaches last as the loop does
+    (after the loop, loaded or compiled here on the one-body world)."""
+    from legsim.contact import _response
+    from legsim.multibody import _aba_world
+    from legsim.world import _kernels, _late_callees
+    from legsim.world._one_body import one_body_world
+
+    one_body_world().simulate(1e-3, 1e-3, method="rk4")
+    [sig] = _late_callees.late_callees.signatures
+    _typed_as_their_caller(_late_callees.late_callees, sig, (
+        _response.contact_forces, _kernels.rk4_commit_forces, _kernels.rk4_stage_forces, _kernels._target,
+        _aba_world.forward_dynamics_world))
 
 
 def test_the_engine_waits_for_its_cache_entry_not_for_the_whole_job(fresh):

@@ -247,6 +247,9 @@ PREWARM = "legsim.assembly._prewarm"
 REPLAY_PREWARM = "legsim.viz._prewarm"
 """The module whose import compiles the forward kinematics that a robot's replay draws with."""
 
+WORLD_LATE = "legsim.world._late_callees"
+"""The module whose import compiles the late callees of RobotWorld's loop."""
+
 ENGINE_PREWARM = "legsim.hybrid._prewarm"
 """The module whose import compiles, in this process, the engine's callees that its compile reaches last."""
 
@@ -271,17 +274,24 @@ def replay_cached() -> bool:
     return cached("legsim.multibody._packed", "forward_kinematics")
 
 
-def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:
+def world_cached() -> bool:
+    """Whether numba's cache holds RobotWorld's loop (``world._kernels.run``)."""
+    return cached("legsim.world._kernels", "run")
+
+
+def compile_in_background(stiff: bool = False, assembly: bool = False, world: bool = False) -> None:
     """On a first run, compile in a second process what this one would otherwise compile after its own
     work: the engine (``stiff``: its variant with the Rosenbrock method, for a run known to use it; 12–15 s
     of every first run); for a robot from parts (``assembly``) while its hooks are not cached, first
     their joint accelerations (:mod:`legsim.assembly._prewarm`, ~23 s, which this process's compile of
     the hooks reaches last, ~25 s in), and after the engine the forward kinematics of the robot's replay
-    (:mod:`legsim.viz._prewarm`, ~2 s, done while this process still compiles the hooks). Nothing starts
-    when all of it is cached, on one core, without the JIT, or with ``LEGSIM_BACKGROUND_COMPILE=0``
-    (``legsim warmup``'s workers). :func:`engine` waits for the engine only; the process is stopped when
-    this one exits. Two processes compiling the same function only duplicate work: numba writes each
-    cache file atomically."""
+    (:mod:`legsim.viz._prewarm`, ~2 s, done while this process still compiles the hooks). For a
+    RobotWorld (``world``, which does not run the engine) while its loop is not cached, that loop's late
+    callees (:mod:`legsim.world._late_callees`, ~16 s, reached ~37 s into this process's compile).
+    Nothing starts when all of it is cached, on one core, without the JIT, or with
+    ``LEGSIM_BACKGROUND_COMPILE=0`` (``legsim warmup``'s workers). :func:`engine` waits for the engine
+    only; the process is stopped when this one exits. Two processes compiling the same function only
+    duplicate work: numba writes each cache file atomically."""
     global _JOB, _JOB_MODULES
     import os
 
@@ -291,10 +301,11 @@ def compile_in_background(stiff: bool = False, assembly: bool = False) -> None:
             or os.environ.get("LEGSIM_BACKGROUND_COMPILE") == "0":
         return
     module = _engine_module(stiff)
-    modules = tuple(m for m, needed in (
+    wanted = ((WORLD_LATE, WORLD_LATE not in sys.modules and not world_cached()),) if world else (
         (PREWARM, assembly and PREWARM not in sys.modules and not assembly_cached()),
         (module, module not in sys.modules and not engine_cached(stiff)),
-        (REPLAY_PREWARM, assembly and REPLAY_PREWARM not in sys.modules and not replay_cached())) if needed)
+        (REPLAY_PREWARM, assembly and REPLAY_PREWARM not in sys.modules and not replay_cached()))
+    modules = tuple(m for m, needed in wanted if needed)
     if not modules:
         return
     _give_way()

@@ -12,16 +12,7 @@ With an empty cache on a 2-core machine: 39 s, then 49 s (DESIGN.md "Compile tim
 
 from __future__ import annotations
 
-from ..contact import ContactLaw, _prewarm, coulomb, kelvin_voigt  # noqa: F401 - _prewarm compiles RigidWorld
-from ..multibody.model import RobotBuilder
-from .robot_world import RobotWorld
+from ..contact import _prewarm  # noqa: F401 - compiles RigidWorld
+from ._one_body import one_body_world
 
-_builder = RobotBuilder("robot_world_prewarm")
-_builder.add_body("body", "world", "free", mass=1.0, inertia=(0.004, 0.004, 0.004))
-_builder.add_geometry("body", "sphere", radius=0.1)
-_model = _builder.compile()
-_world = RobotWorld(_model, contact_law=ContactLaw(kelvin_voigt(1e4, 10.0), coulomb(1.0, 0.01)))
-_q = _model.neutral()
-_q[2] = 0.1
-_world.reset(q=_q)
-_world.simulate(1e-3, 1e-3, method="rk4")
+one_body_world().simulate(1e-3, 1e-3, method="rk4")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._compiling import compile_in_background
 from .._compiling import watch as watch_compilation
 from ..contact import _gjk
 from ..contact._response import new_state
@@ -243,6 +244,13 @@ class RobotWorld:
         self._w = self._w._replace(tab=np.ascontiguousarray(tab), prm=np.array([dt_table]))
 
     # ---- run -----------------------------------------------------------------------------------
+    def kernel_buffers(self) -> tuple:
+        """What the compiled loop (:func:`._kernels.run`) takes before the state: the model's and the
+        data's arrays, the collision model, the contacts, the GJK work, the contact state and the world's
+        arrays (named tuples of arrays)."""
+        return (self.model.kernel_arrays, self._data, self.collision_model, self._contacts, self._work,
+                self._state, self._w)
+
     def simulate(self, t_final, dt, method="euler", record_every=1, vmax=100.0, max_depth=0.05):
         """Advance ``t_final`` s at the fixed step ``dt`` s from the current state; returns a
         :class:`WorldResult` and keeps the final state (``self.q``, ``self.v``, ``self.t``).
@@ -260,14 +268,14 @@ class RobotWorld:
         vmax = check_number("RobotWorld.simulate", "vmax", vmax, lo=0.0, lo_open=True)
         max_depth = check_number("RobotWorld.simulate", "max_depth", max_depth, lo=0.0, lo_open=True)
         watch_compilation()  # a first run on a machine compiles (~1 min): say so rather than sit silent
+        compile_in_background(world=True)  # the loop's late callees in a second process, if not cached
         rec = WorldResult(np.zeros(nrec), np.zeros((nrec, m.nq)), np.zeros((nrec, m.nv)),
                           np.zeros((nrec, m.nbody, 3)), np.zeros(nrec, np.int64))
         err = np.zeros(4, np.int64)
         q = np.ascontiguousarray(self.q, dtype=float).copy()
         v = np.ascontiguousarray(self.v, dtype=float).copy()
-        n = K.run(m.kernel_arrays, self._data, self.collision_model, self._contacts, self._work, self._state,
-                  self._w, q, v, self.t, float(dt), nsteps, METHODS[method], every, float(vmax),
-                  float(max_depth), rec.t, rec.q, rec.v, rec.contact_force, rec.ncontact, err)
+        n = K.run(*self.kernel_buffers(), q, v, self.t, float(dt), nsteps, METHODS[method], every,
+                  float(vmax), float(max_depth), rec.t, rec.q, rec.v, rec.contact_force, rec.ncontact, err)
         self.q, self.v = q, v
         if err[0] != K.ERR_OK:
             step = int(err[1])
