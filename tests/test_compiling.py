@@ -53,9 +53,9 @@ def fresh(monkeypatch):
     monkeypatch.setattr(C, "engine_cached", lambda stiff=False: False)
     monkeypatch.setattr(C, "assembly_cached", lambda: False)
     monkeypatch.setattr(C, "replay_cached", lambda: False)
-    monkeypatch.setattr(C, "world_cached", lambda: False)
+    monkeypatch.setattr(C, "world_cached", lambda world: False)
     for m in ("legsim.hybrid._engine", "legsim.hybrid._engine_stiff", C.PREWARM, C.REPLAY_PREWARM,
-              C.WORLD_LATE):
+              *C.WORLD_LATE.values()):
         monkeypatch.delitem(sys.modules, m, raising=False)
     return monkeypatch
 
@@ -79,30 +79,42 @@ def test_other_runs_get_the_engine_alone_and_the_stiff_variant_when_asked(fresh)
     assert _imports(jobs[0]) == ["legsim.hybrid._engine_stiff"]
 
 
-def test_a_robot_world_gets_its_loops_late_callees_and_not_the_engine(fresh):
-    C.compile_in_background(world=True)
-    assert _imports(jobs[0]) == [C.WORLD_LATE]
+@pytest.mark.parametrize("world", ["robot", "rigid"])
+def test_a_world_gets_its_loops_late_callees_and_not_the_engine(fresh, world):
+    C.compile_in_background(world=world)
+    assert _imports(jobs[0]) == [C.WORLD_LATE[world]]
     fresh.setattr(C, "_JOB", None)
-    fresh.setattr(C, "world_cached", lambda: True)
-    C.compile_in_background(world=True)
+    fresh.setattr(C, "world_cached", lambda world: True)
+    C.compile_in_background(world=world)
     assert len(jobs) == 1
 
 
-def test_robot_world_simulate_asks_for_the_second_process(monkeypatch):
-    from legsim.world import robot_world
+def _asks_for_the_second_process_while_its_loop_is_not_here(monkeypatch, module, loop, world, kind):
+    """``world.simulate`` (of ``module``, whose compiled loop is ``loop``) asks ``compile_in_background`` for
+    ``kind``'s second process when its loop is not in this process, and not once it is (the cache probe
+    costs 40 us a call)."""
+    asked = []
+    monkeypatch.setattr(module, "compile_in_background", lambda **kw: asked.append(kw))
+    world.simulate(1e-3, 1e-4)  # the loop is in this process from here on
+    asked.clear()
+    world.simulate(1e-3, 1e-4)
+    assert asked == []
+    with monkeypatch.context() as before_the_loop_is_loaded:
+        before_the_loop_is_loaded.setattr(loop, "overloads", {})
+        world.simulate(1e-3, 1e-4)
+    assert asked == [{"world": kind}]
+
+
+def test_robot_and_rigid_worlds_ask_for_the_second_process_while_their_loop_is_not_here(monkeypatch):
+    from legsim.contact import _bodies, bodies
+    from legsim.contact._one_sphere import sphere_world
+    from legsim.world import _kernels, robot_world
     from legsim.world._one_body import one_body_world
 
-    asked = []
-    monkeypatch.setattr(robot_world, "compile_in_background", lambda **kw: asked.append(kw))
-    world = one_body_world()
-    world.simulate(1e-3, 1e-3)  # the loop is in this process from here on
-    asked.clear()
-    world.simulate(1e-3, 1e-3)
-    assert asked == []  # not asked again (the cache probe costs 40 us a call)
-    with monkeypatch.context() as before_the_loop_is_loaded:
-        before_the_loop_is_loaded.setattr(robot_world.K.run, "overloads", {})
-        world.simulate(1e-3, 1e-3)
-    assert asked == [{"world": True}]
+    _asks_for_the_second_process_while_its_loop_is_not_here(monkeypatch, robot_world, _kernels.run,
+                                                             one_body_world(), "robot")
+    _asks_for_the_second_process_while_its_loop_is_not_here(monkeypatch, bodies, _bodies.run, sphere_world(),
+                                                             "rigid")
 
 
 def test_nothing_starts_when_cached_disabled_or_on_one_core(fresh):
@@ -200,6 +212,18 @@ def test_robot_worlds_late_callees_are_compiled_ahead_with_its_loops_own_argumen
     _typed_as_their_caller(_late_callees.late_callees, sig, (
         _response.contact_forces, _kernels.rk4_commit_forces, _kernels.rk4_stage_forces, _kernels._target,
         _aba_world.forward_dynamics_world))
+
+
+def test_rigid_worlds_late_callees_are_compiled_ahead_with_its_loops_own_argument_types():
+    """legsim.contact._late_callees's driver types the callees RigidWorld's loop reaches last as the loop
+    does (after the loop, loaded or compiled here on the sphere world)."""
+    from legsim.contact import _collide, _late_callees, _narrow, _response
+    from legsim.contact._one_sphere import sphere_world
+
+    sphere_world().simulate(1e-4, 1e-5)
+    [sig] = _late_callees.late_callees.signatures
+    _typed_as_their_caller(_late_callees.late_callees, sig,
+                           (_narrow.height_body, _collide._grid_pairs, _response.contact_forces))
 
 
 def test_the_engine_waits_for_its_cache_entry_not_for_the_whole_job(fresh):

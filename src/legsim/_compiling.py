@@ -247,8 +247,9 @@ PREWARM = "legsim.assembly._prewarm"
 REPLAY_PREWARM = "legsim.viz._prewarm"
 """The module whose import compiles the forward kinematics that a robot's replay draws with."""
 
-WORLD_LATE = "legsim.world._late_callees"
-"""The module whose import compiles the late callees of RobotWorld's loop."""
+WORLD_LATE = {"robot": "legsim.world._late_callees", "rigid": "legsim.contact._late_callees"}
+"""World kind -> the module whose import compiles the late callees of that world's loop (RobotWorld's,
+RigidWorld's)."""
 
 ENGINE_PREWARM = "legsim.hybrid._prewarm"
 """The module whose import compiles, in this process, the engine's callees that its compile reaches last."""
@@ -274,20 +275,22 @@ def replay_cached() -> bool:
     return cached("legsim.multibody._packed", "forward_kinematics")
 
 
-def world_cached() -> bool:
-    """Whether numba's cache holds RobotWorld's loop (``world._kernels.run``)."""
-    return cached("legsim.world._kernels", "run")
+def world_cached(world: str) -> bool:
+    """Whether numba's cache holds the loop of RobotWorld (``world`` "robot": ``world._kernels.run``) or of
+    RigidWorld ("rigid": ``contact._bodies.run``)."""
+    return cached("legsim.world._kernels" if world == "robot" else "legsim.contact._bodies", "run")
 
 
-def compile_in_background(stiff: bool = False, assembly: bool = False, world: bool = False) -> None:
+def compile_in_background(stiff: bool = False, assembly: bool = False, world: str | None = None) -> None:
     """On a first run, compile in a second process what this one would otherwise compile after its own
     work: the engine (``stiff``: its variant with the Rosenbrock method, for a run known to use it; 12–15 s
     of every first run); for a robot from parts (``assembly``) while its hooks are not cached, first
     their joint accelerations (:mod:`legsim.assembly._prewarm`, ~23 s, which this process's compile of
     the hooks reaches last, ~25 s in), and after the engine the forward kinematics of the robot's replay
-    (:mod:`legsim.viz._prewarm`, ~2 s, done while this process still compiles the hooks). For a
-    RobotWorld (``world``, which does not run the engine) while its loop is not cached, that loop's late
-    callees (:mod:`legsim.world._late_callees`, ~16 s, reached ~37 s into this process's compile).
+    (:mod:`legsim.viz._prewarm`, ~2 s, done while this process still compiles the hooks). For a world
+    that does not run the engine (``world`` "robot": RobotWorld, "rigid": RigidWorld) while its loop is not
+    cached, that loop's late callees (:mod:`legsim.world._late_callees`, ~24 s, reached ~32 s into this
+    process's ~73 s; :mod:`legsim.contact._late_callees`, ~13 s, ~16 s into ~39 s).
     Nothing starts when all of it is cached, on one core, without the JIT, or with
     ``LEGSIM_BACKGROUND_COMPILE=0`` (``legsim warmup``'s workers). :func:`engine` waits for the engine
     only; the process is stopped when this one exits. Two processes compiling the same function only
@@ -301,7 +304,8 @@ def compile_in_background(stiff: bool = False, assembly: bool = False, world: bo
             or os.environ.get("LEGSIM_BACKGROUND_COMPILE") == "0":
         return
     module = _engine_module(stiff)
-    wanted = ((WORLD_LATE, WORLD_LATE not in sys.modules and not world_cached()),) if world else (
+    late = WORLD_LATE.get(world or "")
+    wanted = ((late, late not in sys.modules and not world_cached(world)),) if late and world else (
         (PREWARM, assembly and PREWARM not in sys.modules and not assembly_cached()),
         (module, module not in sys.modules and not engine_cached(stiff)),
         (REPLAY_PREWARM, assembly and REPLAY_PREWARM not in sys.modules and not replay_cached()))

@@ -10,11 +10,6 @@ whose types do not depend on the world, so this compiles the overload that every
 
 from __future__ import annotations
 
-from .bodies import RigidWorld
-from .laws import ContactLaw, LawTable, coulomb, kelvin_voigt
-from .shapes import Plane, Sphere
+from ._one_sphere import sphere_world
 
-_world = RigidWorld(LawTable(1, ContactLaw(kelvin_voigt(1e4, 10.0), coulomb(0.5))))
-_world.add_solid(Sphere(0.05), mass=0.2, pos=(0.0, 0.0, 0.05))
-_world.scene.add(Plane())
-_world.simulate(1e-4, 1e-5)
+sphere_world().simulate(1e-4, 1e-5)

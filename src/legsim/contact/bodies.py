@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._compiling import compile_in_background
 from .._compiling import watch as watch_compilation
 from ..errors import InputError, SimulationError, as_floats, check_array, check_number
 from . import _bodies, _gjk
@@ -170,6 +171,8 @@ class RigidWorld:
         nsteps, every, (pos, rot, vel, omega), rec = self._begin(t_final, dt, record_every)
         vmax = check_number("RigidWorld.simulate", "vmax", vmax, lo=0.0, lo_open=True)
         watch_compilation()  # a first run on a machine compiles (~40 s): say so rather than sit silent
+        if not getattr(_bodies.run, "overloads", True):  # not in this process yet: perhaps a first run
+            compile_in_background(world="rigid")  # the loop's late callees in a second process, if not cached
         a = self._arrays
         nb = len(self.mass)
         ng = len(a["m"].gtype)

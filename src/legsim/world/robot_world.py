@@ -269,7 +269,7 @@ class RobotWorld:
         max_depth = check_number("RobotWorld.simulate", "max_depth", max_depth, lo=0.0, lo_open=True)
         watch_compilation()  # a first run on a machine compiles (~1 min): say so rather than sit silent
         if not getattr(K.run, "overloads", True):  # not yet compiled or loaded here: perhaps a first run
-            compile_in_background(world=True)  # the loop's late callees in a second process, if not cached
+            compile_in_background(world="robot")  # the loop's late callees in a second process, if not cached
         rec = WorldResult(np.zeros(nrec), np.zeros((nrec, m.nq)), np.zeros((nrec, m.nv)),
                           np.zeros((nrec, m.nbody, 3)), np.zeros(nrec, np.int64))
         err = np.zeros(4, np.int64)
