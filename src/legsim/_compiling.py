@@ -322,8 +322,8 @@ def compile_in_background(stiff: bool = False, assembly: bool = False, world: st
 def engine_callees() -> None:
     """While the second process compiles the engine (a first run's critical path, ~16 s) and has no robot
     from parts' hooks to compile first, compile in this process the engine's callees that its compile
-    reaches last (:mod:`legsim.hybrid._prewarm`, ~3.5 s cold), so that the second process loads them: the
-    engine is ready ~3.5 s sooner. Called before a registered model compiles its own hooks
+    reaches last (:mod:`legsim.hybrid._prewarm`, ~6 s cold with their own callees), so that the second
+    process loads them: the engine is ready 3–5 s sooner. Called before a registered model compiles its own hooks
     (:func:`legsim.registry.build`: the SLIP, the SimSect hexapod) and by :func:`engine`; nothing happens
     on other runs, or once the engine is cached."""
     import importlib
