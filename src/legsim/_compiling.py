@@ -323,9 +323,9 @@ def engine_callees() -> None:
     """While the second process compiles the engine (a first run's critical path, ~16 s) and has no robot
     from parts' hooks to compile first, compile in this process the engine's callees that its compile
     reaches last (:mod:`legsim.hybrid._prewarm`, ~6 s cold with their own callees), so that the second
-    process loads them: the engine is ready 3–5 s sooner. Called before a registered model compiles its own hooks
-    (:func:`legsim.registry.build`: the SLIP, the SimSect hexapod) and by :func:`engine`; nothing happens
-    on other runs, or once the engine is cached."""
+    process loads them: the engine is ready 3–5 s sooner. Called before a registered model compiles its
+    own hooks (:func:`legsim.registry.build`: the SLIP, the SimSect hexapod) and by :func:`engine`;
+    nothing happens on other runs, or once the engine is cached."""
     import importlib
 
     compiling = any(_engine_module(stiff) in _JOB_MODULES and not engine_cached(stiff)
