@@ -303,12 +303,14 @@ def compile_in_background(stiff: bool = False, assembly: bool = False, world: st
     if _JOB is not None or os.environ.get("NUMBA_DISABLE_JIT") == "1" or cpu_count() < 2 \
             or os.environ.get("LEGSIM_BACKGROUND_COMPILE") == "0":
         return
-    module = _engine_module(stiff)
-    late = WORLD_LATE.get(world or "")
-    wanted = ((late, late not in sys.modules and not world_cached(world)),) if late and world else (
-        (PREWARM, assembly and PREWARM not in sys.modules and not assembly_cached()),
-        (module, module not in sys.modules and not engine_cached(stiff)),
-        (REPLAY_PREWARM, assembly and REPLAY_PREWARM not in sys.modules and not replay_cached()))
+    if world is not None:  # a contact world: its loop's late callees, no engine
+        late = WORLD_LATE[world]
+        wanted: tuple[tuple[str, bool], ...] = ((late, late not in sys.modules and not world_cached(world)),)
+    else:
+        module = _engine_module(stiff)
+        wanted = ((PREWARM, assembly and PREWARM not in sys.modules and not assembly_cached()),
+                  (module, module not in sys.modules and not engine_cached(stiff)),
+                  (REPLAY_PREWARM, assembly and REPLAY_PREWARM not in sys.modules and not replay_cached()))
     modules = tuple(m for m, needed in wanted if needed)
     if not modules:
         return
