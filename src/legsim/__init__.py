@@ -1,13 +1,8 @@
 """legsim: design, simulate and control legged and multi-limbed robots."""
 
-from importlib.metadata import PackageNotFoundError, version
-
 from . import _numba_cache
 
-try:
-    __version__ = version("legsim")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0"
+__version__ = "0.1.0"  # the package's version (flit reads it from here; no importlib.metadata at start-up)
 
 _numba_cache.install()  # legsim's kernels cached per user, by what they import (before numba compiles any)
 
