@@ -9,12 +9,17 @@
   any worker. Every test holds a shared lock on a file of this test run; a ``realtime`` test holds it
   exclusively. A turnstile lock in front gives a waiting ``realtime`` test priority, so a stream of
   short tests on the other worker cannot keep it waiting.
+- Tests press Ctrl-C (SIGINT) on legsim processes they start. A shell without job control starts a
+  background command (``pytest &`` in a script) with SIGINT ignored, and a child inherits that: Python then
+  installs no KeyboardInterrupt handler in it and the signal never arrives. The session takes SIGINT back
+  (its children start with the default), so those tests test legsim, not how pytest was started.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +27,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("LEGSIM_BACKGROUND_WARMUP", "0")  # CLI tests in a terminal start no warm-up
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:   # started as a background job (module docstring)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _WARMUP: dict[str, float] = {}
 """When the session started and how long the warm-up took [s] (pytest's own clock starts after it)."""

@@ -27,8 +27,8 @@ def test_fitted_tip_model_matches_the_robots_thresholds(valve, p_mpa, threshold)
 
 def test_range_with_and_without_compensation():
     """T12. With compensation: 160 +- 30 tips before the first failed tip (measured 169). Without
-    (fixed times from the full charge): failure within 30-65 tips (measured 38, 4.7 m;
-    36, 4.5 m before session 21: the fixed-time run is sensitive to round-off).
+    (fixed times from the full charge): failure within 30-65 tips (measured 36, 4.5 m since
+    session 44; 38, 4.7 m from session 21 and 36 before: the fixed-time run is sensitive to round-off).
 
     Both runs add a 2 ms margin to (6.6): the thesis's thresholds were the shortest firings that tip
     9 times in 10 over the hardest of a leg's 5 edges, a margin above the bare threshold that this
