@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -55,6 +56,25 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"legsim: the warm-up compiled for {_WARMUP['seconds']:.0f} s before pytest's clock started; "
             f"the whole session took {total // 60:.0f}:{total % 60:02.0f} (M:SS)")
+
+
+@pytest.fixture
+def spawn():
+    """``spawn(cmd, **popen_kw)``: ``subprocess.Popen`` for this test, killed at the test's teardown if it is
+    still running. A test that fails or times out while a legsim process serves or computes (a Ctrl-C that
+    did not arrive) then leaves nothing behind: a viewer kept its port, and the next run's test with it."""
+    started: list[subprocess.Popen] = []
+
+    def start(cmd, **popen_kw) -> subprocess.Popen:
+        proc = subprocess.Popen(cmd, **popen_kw)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def pytest_configure(config):

@@ -192,12 +192,12 @@ def _running(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc (Linux)")
-def test_ctrl_c_stops_the_report_and_its_workers_in_one_line(tmp_path):
+def test_ctrl_c_stops_the_report_and_its_workers_in_one_line(tmp_path, spawn):
     """Ctrl-C while both workers run their sources: exit status 130, one line on stderr (no traceback,
     no warning of a leaked lock), no report written, no worker left running."""
     cmd = [sys.executable, "-m", "legsim", "report", "--out", str(tmp_path), "--only", "rats", "contact",
            "--workers", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen = ""
     while "tipping_range ..." not in seen or "primitive_scene ..." not in seen:  # both in their long case
         line = proc.stdout.readline()

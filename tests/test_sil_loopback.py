@@ -66,8 +66,14 @@ def loopback(tmp_path_factory):
                                f"127.0.0.1:{p_robot}", "--bind", f"127.0.0.1:{p_ctrl}", "--duration",
                                str(DURATION), "--wait", "300", "--out", str(tmp / "client.json")],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    s_out, s_err = server.communicate(timeout=600)
-    c_out, c_err = client.communicate(timeout=60)
+    try:
+        s_out, s_err = server.communicate(timeout=600)
+        c_out, c_err = client.communicate(timeout=60)
+    finally:  # a timeout leaves neither process holding its UDP port
+        for proc in (server, client):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     print(f"\n--- legsim sil ---\n{s_out}{s_err}--- sil_controller ---\n{c_out}{c_err}")
     assert server.returncode == 0, s_err
     assert client.returncode == 0, c_err

@@ -504,12 +504,12 @@ def test_the_sweep_command_and_package_import_nothing_heavy():
     assert out.stdout.strip() == "[]"
 
 
-def test_ctrl_c_stops_the_workers_keeps_finished_rows_and_the_sweep_resumes(tmp_path):
+def test_ctrl_c_stops_the_workers_keeps_finished_rows_and_the_sweep_resumes(tmp_path, spawn):
     out, N = tmp_path / "int", 500
     cmd = [sys.executable, "-m", "legsim", "sweep", str(SLIP), "--out", str(out), "--workers", "2",
            "--grid", "params.k=" + ",".join(str(800 + k) for k in range(N)), "--grid", "t_final=100.0",
            "--output", "x@final"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not list((out / "parts").glob("part-*.parquet")):
         time.sleep(0.02)  # the first rows are written (a part per second of finished batches)

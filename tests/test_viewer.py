@@ -337,13 +337,13 @@ def _wait_for(url: str, timeout: float = 30.0) -> str:
     raise AssertionError(f"nothing served at {url}")
 
 
-def test_run_view_shows_live_then_replays_until_ctrl_c(tmp_path):
+def test_run_view_shows_live_then_replays_until_ctrl_c(tmp_path, spawn):
     """`legsim run … --view --pace 4`: the live view serves a page while the run goes, replays the
     finished run, and Ctrl-C ends it with status 0 and a complete run directory."""
     out = tmp_path / "walk"
     cmd = [sys.executable, "-m", "legsim", "run", str(SCENARIOS / "slip_run.toml"), "--out", str(out),
            "--view", "--port", "8392", "--pace", "4"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines = []
     assert p.stdout is not None
     for line in p.stdout:
@@ -460,12 +460,12 @@ def test_crr_leg_cylinders_have_the_linkages_length_at_every_angle():
         np.testing.assert_allclose(np.linalg.norm(rod[:, 1] - a, axis=1), lk.l2 + x, atol=1e-12)
 
 
-def test_legsim_view_serves_a_run_until_ctrl_c(tmp_path):
+def test_legsim_view_serves_a_run_until_ctrl_c(tmp_path, spawn):
     """`legsim view RUN_DIR`: the page is served (the viser client) and Ctrl-C ends it with status 0."""
     out = tmp_path / "slip"
     assert main(["run", str(SCENARIOS / "slip_run.toml"), "--out", str(out), "-q"]) == 0
     cmd = [sys.executable, "-m", "legsim", "view", str(out), "--port", "8396", "--plot", "x", "y"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert p.stdout is not None
     line = p.stdout.readline()
     assert "viewer: slip run" in line, line
